@@ -1,0 +1,169 @@
+# libpprof: one non-recursive Makefile. Everything it makes goes under build/.
+#
+#   make            build/libpprof.so and build/pprof-analyze
+#   make demo       install missing Debian packages, build, profile a workload, report
+#   make test       install missing Debian packages, build, run every test
+#   make bench      overhead and handler-cost numbers (timing lives here, not in test)
+#   make asan       the same build with AddressSanitizer, under build/asan/
+#   make install    PREFIX=/usr/local DESTDIR=
+#   make clean
+
+VARIANT ?= release
+ifeq ($(VARIANT),release)
+OUT := build
+else
+OUT := build/$(VARIANT)
+endif
+OBJ := $(OUT)/obj
+
+CC ?= gcc
+PREFIX ?= /usr/local
+DESTDIR ?=
+
+WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	-Wformat=2 -Wvla
+ifeq ($(CI),true)
+WARN += -Werror
+endif
+
+OPT := -O2 -g
+ifeq ($(VARIANT),asan)
+OPT := -O1 -g -fsanitize=address -fno-omit-frame-pointer
+endif
+
+CPPFLAGS_ALL := -Iinclude -D_GNU_SOURCE
+CFLAGS_ALL := -std=gnu11 $(OPT) $(WARN) -MMD -MP $(CFLAGS)
+LDFLAGS_ALL := $(filter -fsanitize=%,$(OPT)) $(LDFLAGS)
+
+# --- Debian packages the build and the tests need --------------------------
+DEB_PKGS := gcc make pkg-config binutils libunwind-dev libinih-dev \
+	libcriterion-dev libdw-dev libelf-dev libpfm4-dev zlib1g-dev
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+# --- libpprof.so -------------------------------------------------------------
+PRELOAD_SRCS := $(wildcard preload/*.c)
+PRELOAD_OBJS := $(PRELOAD_SRCS:%.c=$(OBJ)/%.o)
+PRELOAD_CFLAGS := -fPIC -fvisibility=hidden -ftls-model=initial-exec \
+	-fno-omit-frame-pointer
+PRELOAD_LIBS := -lunwind -ldl -pthread
+# Objects whose code runs in the signal handler: checked by check-sigsafe.
+SIGSAFE_OBJS := $(OBJ)/preload/sampler.o $(OBJ)/preload/tlog.o \
+	$(OBJ)/preload/threads.o
+
+# --- pprof-analyze -----------------------------------------------------------
+ANALYZE_SRCS := $(wildcard analyze/*.c)
+ANALYZE_OBJS := $(ANALYZE_SRCS:%.c=$(OBJ)/%.o)
+ANALYZE_LIB_OBJS := $(filter-out $(OBJ)/analyze/main.o,$(ANALYZE_OBJS))
+ANALYZE_LIBS := -ldw -lelf -lz
+
+# --- tests -------------------------------------------------------------------
+TEST_SRCS := $(wildcard tests/*.c)
+TEST_OBJS := $(TEST_SRCS:%.c=$(OBJ)/%.o)
+# The log writer is linked into the tests for the round-trip tests.
+TEST_PRELOAD_OBJS := $(OBJ)/preload/tlog.o
+WORKLOAD_SRCS := $(filter-out tests/workloads/lib%.c,$(wildcard tests/workloads/*.c))
+WORKLOAD_LIB_SRCS := $(wildcard tests/workloads/lib*.c)
+WORKLOADS := $(WORKLOAD_SRCS:tests/workloads/%.c=$(OUT)/workloads/%)
+WORKLOAD_LIBS := $(WORKLOAD_LIB_SRCS:tests/workloads/%.c=$(OUT)/workloads/%.so)
+# Workloads are built like an ordinary user's program: optimised, with
+# symbols, and without frame pointers in what they call from libc.
+WORKLOAD_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -pthread
+
+.PHONY: all demo test check unit-tests bench asan install clean deps \
+	check-sigsafe tests-build
+.DEFAULT_GOAL := all
+
+all: $(OUT)/libpprof.so $(OUT)/pprof-analyze
+
+$(OBJ)/preload/%.o: preload/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(PRELOAD_CFLAGS) -c $< -o $@
+
+$(OBJ)/analyze/%.o: analyze/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c $< -o $@
+
+$(OBJ)/tests/%.o: tests/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_ALL) -Ianalyze -Ipreload \
+		-DPP_TEST_BUILD_DIR='"$(abspath $(OUT))"' \
+		-DPP_TEST_SOURCE_DIR='"$(abspath .)"' \
+		$(CFLAGS_ALL) -c $< -o $@
+
+$(OUT)/libpprof.so: $(PRELOAD_OBJS) preload/libpprof.map
+	$(CC) -shared -o $@ $(PRELOAD_OBJS) $(LDFLAGS_ALL) \
+		-Wl,--version-script=preload/libpprof.map -Wl,-z,now $(PRELOAD_LIBS)
+
+$(OUT)/pprof-analyze: $(ANALYZE_OBJS)
+	$(CC) -o $@ $^ $(LDFLAGS_ALL) $(ANALYZE_LIBS)
+
+$(OUT)/tests/run-tests: $(TEST_OBJS) $(ANALYZE_LIB_OBJS) $(TEST_PRELOAD_OBJS)
+	@mkdir -p $(@D)
+	$(CC) -o $@ $^ $(LDFLAGS_ALL) -lcriterion $(ANALYZE_LIBS) -pthread
+
+$(OUT)/workloads/lib%.so: tests/workloads/lib%.c
+	@mkdir -p $(@D)
+	$(CC) $(WORKLOAD_CFLAGS) -fPIC -shared -o $@ $<
+
+$(OUT)/workloads/%: tests/workloads/%.c
+	@mkdir -p $(@D)
+	$(CC) $(WORKLOAD_CFLAGS) -o $@ $< -ldl -lm
+
+tests-build: all $(OUT)/tests/run-tests $(WORKLOADS) $(WORKLOAD_LIBS)
+
+# Every function that runs in the signal handler may call only what
+# preload/sigsafe.allow lists (async-signal-safe libc, raw syscalls,
+# libunwind's local unwinding). nm -u shows what the objects import.
+check-sigsafe: $(SIGSAFE_OBJS)
+	@bad=$$(comm -23 <(nm -u $(SIGSAFE_OBJS) | awk 'NF==2 {print $$2}' | \
+		sed 's/@.*//' | sort -u) \
+		<( (nm --defined-only $(SIGSAFE_OBJS) | awk 'NF==3 {print $$3}'; \
+		grep -v '^#' preload/sigsafe.allow) | sort -u)); \
+	if [ -n "$$bad" ]; then \
+		echo "check-sigsafe: not on preload/sigsafe.allow:" $$bad >&2; exit 1; \
+	else echo "check-sigsafe: handler objects import only allowed symbols"; fi
+check-sigsafe: SHELL := /bin/bash
+
+deps:
+	@missing=$$(for p in $(DEB_PKGS); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
+		grep -q 'ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "make: installing Debian packages:" $$missing; \
+		$(SUDO) apt-get update -qq && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive \
+			apt-get install -y -qq $$missing >/dev/null || exit 1; \
+	fi
+
+test: deps
+	@$(MAKE) --no-print-directory tests-build
+	@$(MAKE) --no-print-directory check-sigsafe
+	$(OUT)/tests/run-tests --jobs 2 --timeout 300
+
+check: test
+
+DEMO_DATA := $(OUT)/demo-data
+demo: deps
+	@$(MAKE) --no-print-directory all $(OUT)/workloads/demo $(OUT)/workloads/libburn.so
+	@rm -rf $(DEMO_DATA)
+	PPROF_OUTPUT=$(DEMO_DATA) LD_PRELOAD=$(abspath $(OUT))/libpprof.so \
+		$(OUT)/workloads/demo
+	$(OUT)/pprof-analyze top --limit 15 $(DEMO_DATA)
+	$(OUT)/pprof-analyze threads $(DEMO_DATA)
+
+bench: deps
+	@$(MAKE) --no-print-directory all $(OUT)/workloads/deepstack
+	tests/bench/overhead.sh $(OUT)
+
+asan:
+	@$(MAKE) --no-print-directory VARIANT=asan all
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin
+	install -m 0644 $(OUT)/libpprof.so $(DESTDIR)$(PREFIX)/lib/libpprof.so
+	install -m 0755 $(OUT)/pprof-analyze $(DESTDIR)$(PREFIX)/bin/pprof-analyze
+
+clean:
+	rm -rf build
+
+-include $(shell find build -name '*.d' 2>/dev/null)

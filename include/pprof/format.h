@@ -1,0 +1,225 @@
+/*
+ * The on-disk log format shared by libpprof.so (writer) and pprof-analyze
+ * (reader). Nothing else lives here.
+ *
+ * A run writes one directory per process, <root>/<exe>.<pid>/, holding
+ *   process.log        header, PPF_REC_PROCESS, PPF_REC_EVENT..., PPF_REC_MODULE
+ *                      and PPF_REC_MODULE_UNLOAD as they happen, PPF_REC_PROCESS_END
+ *   thread-<tid>.log   header, PPF_REC_THREAD, PPF_REC_SAMPLE..., PPF_REC_THREAD_NAME,
+ *                      PPF_REC_THREAD_END
+ *
+ * Every file starts with struct ppf_file_header, then a sequence of records.
+ * Every record starts with struct ppf_record {type, size}; size counts the
+ * header, is a multiple of PPF_RECORD_ALIGN and at most PPF_RECORD_MAX, so a
+ * reader skips a type it does not know by its size. Thread logs are
+ * preallocated file mappings: a record header that is all zero marks the end
+ * of what was written (a log whose process was killed has no END record and
+ * may end in zeros). All integers are in the writer's byte order, which
+ * ppf_file_header.byte_order tells; all times are CLOCK_MONOTONIC nanoseconds
+ * unless the field says otherwise.
+ */
+#ifndef PPROF_FORMAT_H
+#define PPROF_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PPF_MAGIC "PPROFLOG" /* 8 bytes, no NUL stored */
+#define PPF_MAGIC_LEN 8
+#define PPF_VERSION 1
+#define PPF_BYTE_ORDER_MARK 0x01020304u
+
+#define PPF_RECORD_ALIGN 8u
+#define PPF_RECORD_MAX (1u << 20)
+#define PPF_MAX_FRAMES 512u
+#define PPF_BUILD_ID_MAX 32u
+#define PPF_NAME_MAX 64u
+#define PPF_THREAD_NAME_MAX 16u
+
+#define PPF_PROCESS_LOG "process.log"
+#define PPF_THREAD_LOG_PREFIX "thread-"
+#define PPF_LOG_SUFFIX ".log"
+
+enum ppf_file_kind {
+	PPF_FILE_PROCESS = 1,
+	PPF_FILE_THREAD = 2,
+};
+
+struct ppf_file_header {
+	char magic[PPF_MAGIC_LEN]; /* PPF_MAGIC */
+	uint32_t byte_order;       /* PPF_BYTE_ORDER_MARK as the writer stored it */
+	uint16_t version;          /* PPF_VERSION */
+	uint16_t kind;             /* enum ppf_file_kind */
+	uint32_t header_size;      /* records start at this offset */
+	uint32_t reserved;
+};
+
+struct ppf_record {
+	uint32_t type; /* enum ppf_record_type */
+	uint32_t size; /* whole record, header included, multiple of 8 */
+};
+
+enum ppf_record_type {
+	/* process.log */
+	PPF_REC_PROCESS = 1,
+	PPF_REC_EVENT = 2,
+	PPF_REC_MODULE = 3,
+	PPF_REC_MODULE_UNLOAD = 4,
+	PPF_REC_PROCESS_END = 5,
+	/* thread-<tid>.log */
+	PPF_REC_THREAD = 16,
+	PPF_REC_SAMPLE = 17,
+	PPF_REC_THREAD_NAME = 18,
+	PPF_REC_THREAD_END = 19,
+};
+
+enum ppf_mode {
+	PPF_MODE_SIGTRAP = 1, /* one inherited event per process, SIGTRAP */
+	PPF_MODE_SIGNAL = 2,  /* per-thread events, F_SETOWN_EX */
+	PPF_MODE_OFF = 3,     /* profiling could not start; see the stderr line */
+};
+
+/*
+ * Followed by exe_len bytes of the executable's absolute path (NUL included)
+ * and cmdline_len bytes of the command line (arguments each NUL-terminated),
+ * then zero padding to the record size.
+ */
+struct ppf_process {
+	struct ppf_record h;
+	uint32_t pid;
+	uint32_t ppid;
+	uint64_t start_ns;
+	uint64_t start_realtime_ns; /* CLOCK_REALTIME, for display */
+	uint32_t mode;              /* enum ppf_mode */
+	uint32_t exe_len;
+	uint32_t cmdline_len;
+	uint32_t reserved;
+};
+
+enum ppf_event_flags {
+	PPF_EVENT_FREQ = 1u << 0,           /* period holds a frequency in Hz */
+	PPF_EVENT_EXCLUDE_KERNEL = 1u << 1,
+	PPF_EVENT_EXCLUDE_USER = 1u << 2,
+	PPF_EVENT_TIME_NS = 1u << 3,        /* the counter counts nanoseconds */
+};
+
+/* One per configured event; samples name it by index. */
+struct ppf_event {
+	struct ppf_record h;
+	uint32_t index;  /* PPF_REC_SAMPLE.event */
+	uint32_t type;   /* perf_event_attr.type */
+	uint64_t config; /* perf_event_attr.config */
+	uint64_t period; /* sample_period, or Hz with PPF_EVENT_FREQ */
+	uint32_t flags;  /* enum ppf_event_flags */
+	uint32_t reserved;
+	char name[PPF_NAME_MAX]; /* NUL-terminated */
+};
+
+/*
+ * A loaded ELF object. [start, end) covers its PT_LOAD segments in memory;
+ * bias is the load bias (runtime address = ELF vaddr + bias); pgoff is the
+ * file offset of its first PT_LOAD. Followed by path_len bytes of path (NUL
+ * included) and padding. id is unique within the process; an unload names it.
+ * load_ns is when the object was seen loaded (the process start for what was
+ * there before the profiler).
+ */
+struct ppf_module {
+	struct ppf_record h;
+	uint64_t id;
+	uint64_t bias;
+	uint64_t start;
+	uint64_t end;
+	uint64_t pgoff;
+	uint64_t load_ns;
+	uint32_t build_id_len; /* 0 when the object has none */
+	uint32_t path_len;
+	uint8_t build_id[PPF_BUILD_ID_MAX];
+};
+
+struct ppf_module_unload {
+	struct ppf_record h;
+	uint64_t id;
+	uint64_t unload_ns;
+};
+
+enum ppf_exit_how {
+	PPF_EXIT_UNKNOWN = 0, /* no END record: killed, or still running */
+	PPF_EXIT_NORMAL = 1,  /* exit() or return from main; status is set */
+	PPF_EXIT_SIGNAL = 2,  /* status holds the signal number */
+};
+
+struct ppf_process_end {
+	struct ppf_record h;
+	uint64_t end_ns;
+	uint64_t samples; /* taken in this process, all threads */
+	uint64_t lost;    /* dropped in this process, all threads */
+	uint32_t how;     /* enum ppf_exit_how */
+	int32_t status;
+};
+
+struct ppf_thread {
+	struct ppf_record h;
+	uint32_t pid;
+	uint32_t tid;
+	uint64_t start_ns;
+	char name[PPF_THREAD_NAME_MAX]; /* NUL-terminated, may be empty */
+};
+
+enum ppf_sample_flags {
+	PPF_SAMPLE_TRUNCATED = 1u << 0, /* the stack was deeper than recorded */
+	PPF_SAMPLE_LEAF_ONLY = 1u << 1, /* unwinding was skipped; ips[0] only */
+	PPF_SAMPLE_LATE = 1u << 2,      /* signal arrived after a block (async) */
+};
+
+/*
+ * One sample. ips[0] is the interrupted instruction; ips[1..] are return
+ * addresses, innermost first (symbolise them at ip - 1).
+ */
+struct ppf_sample {
+	struct ppf_record h;
+	uint64_t time_ns;
+	uint32_t event;   /* struct ppf_event.index */
+	uint16_t flags;   /* enum ppf_sample_flags */
+	uint16_t nframes; /* 1..PPF_MAX_FRAMES */
+	uint64_t ips[];
+};
+
+struct ppf_thread_name {
+	struct ppf_record h;
+	uint64_t time_ns;
+	char name[PPF_THREAD_NAME_MAX];
+};
+
+struct ppf_thread_end {
+	struct ppf_record h;
+	uint64_t end_ns;
+	uint64_t samples;
+	uint64_t lost;   /* dropped in this thread (re-entry, log full, ...) */
+	uint64_t cpu_ns; /* CLOCK_THREAD_CPUTIME_ID at the end, 0 if unknown */
+};
+
+_Static_assert(sizeof(struct ppf_file_header) == 24, "ppf_file_header");
+_Static_assert(sizeof(struct ppf_record) == 8, "ppf_record");
+_Static_assert(sizeof(struct ppf_process) == 48, "ppf_process");
+_Static_assert(sizeof(struct ppf_event) == 104, "ppf_event");
+_Static_assert(sizeof(struct ppf_module) == 96, "ppf_module");
+_Static_assert(sizeof(struct ppf_module_unload) == 24, "ppf_module_unload");
+_Static_assert(sizeof(struct ppf_process_end) == 40, "ppf_process_end");
+_Static_assert(sizeof(struct ppf_thread) == 40, "ppf_thread");
+_Static_assert(sizeof(struct ppf_sample) == 24, "ppf_sample");
+_Static_assert(sizeof(struct ppf_thread_name) == 32, "ppf_thread_name");
+_Static_assert(sizeof(struct ppf_thread_end) == 40, "ppf_thread_end");
+
+/* Round n up to the record alignment. */
+static inline uint32_t ppf_align(uint32_t n)
+{
+	return (n + PPF_RECORD_ALIGN - 1) & ~(PPF_RECORD_ALIGN - 1);
+}
+
+/* Size of a sample record holding nframes addresses. */
+static inline uint32_t ppf_sample_size(uint32_t nframes)
+{
+	return (uint32_t)sizeof(struct ppf_sample) + nframes * (uint32_t)sizeof(uint64_t);
+}
+
+#endif /* PPROF_FORMAT_H */

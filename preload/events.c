@@ -1,0 +1,114 @@
+/* perf_event_open for the sigtrap mode (DESIGN.md, Sampling modes). */
+#include "events.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "sampler.h"
+
+/* Our fds go high so that they stay clear of the app's low numbers. */
+#define PP_EVENTS_FD_MIN 512
+
+static void pp_events_attr(struct perf_event_attr *attr,
+			   const struct pp_config_event *ce, unsigned index)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = ce->type;
+	attr->config = ce->config;
+	if (ce->freq) {
+		attr->freq = 1;
+		attr->sample_freq = ce->period;
+	} else {
+		attr->sample_period = ce->period;
+	}
+	attr->exclude_kernel = ce->exclude_kernel ? 1 : 0;
+	attr->exclude_hv = 1;
+	attr->inherit = 1;
+	attr->inherit_thread = 1;
+	attr->remove_on_exec = 1;
+	attr->sigtrap = 1;
+	attr->sig_data = PP_SIGDATA_TAG | index;
+}
+
+static const char *pp_events_hint(int err)
+{
+	switch (err) {
+	case ENOENT:
+	case EOPNOTSUPP:
+		return "this machine does not provide the event (no hardware "
+		       "PMU?); use a software event such as cpu-clock";
+	case EACCES:
+	case EPERM:
+		return "not permitted: check /proc/sys/kernel/perf_event_paranoid "
+		       "(events must exclude the kernel above 1) and seccomp";
+	case EINVAL:
+		return "the kernel refused the settings (sigtrap mode needs "
+		       "Linux 5.13 or later; is the rate above "
+		       "perf_event_max_sample_rate?)";
+	case ENOSYS:
+		return "perf_event_open is not available (kernel built without "
+		       "perf events, or blocked by seccomp)";
+	case EMFILE:
+	case ENFILE:
+		return "out of file descriptors";
+	default:
+		return "the kernel refused the event";
+	}
+}
+
+static int pp_events_open_one(const struct pp_config_event *ce, unsigned index)
+{
+	struct perf_event_attr attr;
+	int fd, high;
+
+	pp_events_attr(&attr, ce, index);
+	fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1,
+			  PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	high = fcntl(fd, F_DUPFD_CLOEXEC, PP_EVENTS_FD_MIN);
+	if (high >= 0) {
+		close(fd);
+		fd = high;
+	}
+	return fd;
+}
+
+int pp_events_open(struct pp_events *ev, const struct pp_config *cfg,
+		   char *msg, size_t msg_size)
+{
+	memset(ev, 0, sizeof(*ev));
+	for (unsigned i = 0; i < cfg->nevents; i++) {
+		int fd = pp_events_open_one(&cfg->events[i], i);
+
+		if (fd < 0) {
+			snprintf(msg, msg_size, "cannot open event %s: %s; %s",
+				 cfg->events[i].name, strerror(-fd),
+				 pp_events_hint(-fd));
+			pp_events_close(ev);
+			return fd;
+		}
+		ev->fds[ev->n++] = fd;
+	}
+	return 0;
+}
+
+void pp_events_disable(struct pp_events *ev)
+{
+	for (unsigned i = 0; i < ev->n; i++)
+		ioctl(ev->fds[i], PERF_EVENT_IOC_DISABLE, 0);
+}
+
+void pp_events_close(struct pp_events *ev)
+{
+	for (unsigned i = 0; i < ev->n; i++)
+		close(ev->fds[i]);
+	ev->n = 0;
+}

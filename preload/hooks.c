@@ -1,0 +1,226 @@
+/*
+ * The interposed functions. Each forwards to the next definition (libc's)
+ * found with dlsym(RTLD_NEXT) and adds what profiling needs around it.
+ */
+#include "hooks.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "init.h"
+#include "maps.h"
+#include "sampler.h"
+
+#define PP_EXPORT __attribute__((visibility("default")))
+
+typedef int (*pp_pthread_create_fn)(pthread_t *, const pthread_attr_t *,
+				    void *(*)(void *), void *);
+typedef void *(*pp_dlopen_fn)(const char *, int);
+typedef int (*pp_dlclose_fn)(void *);
+typedef int (*pp_sigaction_fn)(int, const struct sigaction *,
+			       struct sigaction *);
+
+typedef int (*pp_main_fn)(int, char **, char **);
+typedef int (*pp_start_main_fn)(pp_main_fn, int, char **, void (*)(void),
+				void (*)(void), void (*)(void), void *);
+
+static struct {
+	pp_pthread_create_fn pthread_create;
+	pp_dlopen_fn dlopen;
+	pp_dlclose_fn dlclose;
+	pp_sigaction_fn sigaction;
+} pp_real;
+
+/* Whether our handler holds SIGTRAP; the app's own action is the sampler's. */
+static int pp_trap_owned;
+static pthread_mutex_t pp_app_trap_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+struct pp_hooks_start {
+	void *(*fn)(void *);
+	void *arg;
+};
+
+void pp_hooks_resolve(void)
+{
+	if (pp_real.pthread_create)
+		return;
+	pp_real.dlopen = (pp_dlopen_fn)dlsym(RTLD_NEXT, "dlopen");
+	pp_real.dlclose = (pp_dlclose_fn)dlsym(RTLD_NEXT, "dlclose");
+	pp_real.sigaction = (pp_sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+	__atomic_store_n(&pp_real.pthread_create,
+			 (pp_pthread_create_fn)dlsym(RTLD_NEXT, "pthread_create"),
+			 __ATOMIC_RELEASE);
+}
+
+int pp_hooks_install_handler(void)
+{
+	struct sigaction sa, old;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = pp_sampler_handle_sigsafe;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	pthread_mutex_lock(&pp_app_trap_mutex);
+	if (pp_real.sigaction(SIGTRAP, &sa, &old) != 0) {
+		pthread_mutex_unlock(&pp_app_trap_mutex);
+		return -errno;
+	}
+	if (!pp_trap_owned) {
+		pp_sampler_app_action_set(&old);
+		__atomic_store_n(&pp_trap_owned, 1, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&pp_app_trap_mutex);
+	return 0;
+}
+
+void pp_hooks_uninstall_handler(void)
+{
+	pthread_mutex_lock(&pp_app_trap_mutex);
+	if (pp_trap_owned) {
+		struct sigaction app;
+
+		pp_sampler_app_action_get(&app);
+		pp_real.sigaction(SIGTRAP, &app, NULL);
+		__atomic_store_n(&pp_trap_owned, 0, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&pp_app_trap_mutex);
+}
+
+/* The app changes its SIGTRAP action: keep ours, remember the app's. */
+static int pp_hooks_app_trap(const struct sigaction *act,
+			     struct sigaction *old)
+{
+	struct sigaction prev;
+
+	pthread_mutex_lock(&pp_app_trap_mutex);
+	pp_sampler_app_action_get(&prev);
+	if (act)
+		pp_sampler_app_action_set(act);
+	pthread_mutex_unlock(&pp_app_trap_mutex);
+	if (old)
+		*old = prev;
+	return 0;
+}
+
+PP_EXPORT int sigaction(int sig, const struct sigaction *act,
+			struct sigaction *old)
+{
+	if (!pp_real.sigaction)
+		pp_hooks_resolve();
+	if (sig == SIGTRAP && __atomic_load_n(&pp_trap_owned, __ATOMIC_ACQUIRE))
+		return pp_hooks_app_trap(act, old);
+	return pp_real.sigaction(sig, act, old);
+}
+
+PP_EXPORT sighandler_t signal(int sig, sighandler_t handler)
+{
+	struct sigaction sa, old;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	sa.sa_flags = SA_RESTART; /* glibc's signal() has BSD semantics */
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, sig);
+	if (sigaction(sig, &sa, &old) != 0)
+		return SIG_ERR;
+	/* sa_handler and sa_sigaction share storage: either reads it. */
+	return old.sa_handler;
+}
+
+static pp_main_fn pp_app_main;
+
+int __libc_start_main(pp_main_fn main_fn, int argc, char **argv,
+		      void (*init)(void), void (*fini)(void),
+		      void (*rtld_fini)(void), void *stack_end);
+
+/*
+ * Runs as the app's main. The call is a tail call at -O2, so no frame of
+ * ours shows in the app's stacks.
+ */
+static int pp_hooks_main(int argc, char **argv, char **envp)
+{
+	pp_init_main_starts();
+	return pp_app_main(argc, argv, envp);
+}
+
+/*
+ * The program's entry calls this to run main. Wrapping main lets the
+ * profiler register its exit handler after libc's own, so that it runs
+ * before the destructors and sees the exit status.
+ */
+PP_EXPORT int __libc_start_main(pp_main_fn main_fn, int argc, char **argv,
+				void (*init)(void), void (*fini)(void),
+				void (*rtld_fini)(void), void *stack_end)
+{
+	pp_start_main_fn real =
+		(pp_start_main_fn)dlsym(RTLD_NEXT, "__libc_start_main");
+
+	pp_app_main = main_fn;
+	return real(pp_hooks_main, argc, argv, init, fini, rtld_fini,
+		    stack_end);
+}
+
+static void *pp_hooks_thread_start(void *arg)
+{
+	struct pp_hooks_start start = *(struct pp_hooks_start *)arg;
+
+	free(arg);
+	pp_init_thread_begin();
+	return start.fn(start.arg);
+}
+
+PP_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
+			     void *(*fn)(void *), void *arg)
+{
+	pp_pthread_create_fn real =
+		__atomic_load_n(&pp_real.pthread_create, __ATOMIC_ACQUIRE);
+	struct pp_hooks_start *start;
+	int err;
+
+	if (!real) {
+		pp_hooks_resolve();
+		real = pp_real.pthread_create;
+	}
+	if (!pp_init_active())
+		return real(thread, attr, fn, arg);
+	start = malloc(sizeof(*start));
+	if (!start)
+		return real(thread, attr, fn, arg);
+	start->fn = fn;
+	start->arg = arg;
+	err = real(thread, attr, pp_hooks_thread_start, start);
+	if (err)
+		free(start);
+	return err;
+}
+
+PP_EXPORT void *dlopen(const char *file, int mode)
+{
+	void *h;
+
+	if (!pp_real.dlopen)
+		pp_hooks_resolve();
+	pp_sampler_dl_enter_sigsafe();
+	h = pp_real.dlopen(file, mode);
+	pp_sampler_dl_leave_sigsafe();
+	if (h && pp_init_active())
+		pp_maps_scan(pp_init_now_ns());
+	return h;
+}
+
+PP_EXPORT int dlclose(void *handle)
+{
+	int rc;
+
+	if (!pp_real.dlclose)
+		pp_hooks_resolve();
+	pp_sampler_dl_enter_sigsafe();
+	rc = pp_real.dlclose(handle);
+	pp_sampler_dl_leave_sigsafe();
+	if (rc == 0 && pp_init_active())
+		pp_maps_scan(pp_init_now_ns());
+	return rc;
+}

@@ -1,0 +1,615 @@
+/*
+ * The process's profiling state. The constructor takes the configuration,
+ * makes <root>/<exe>.<pid>/, writes process.log, installs the SIGTRAP handler,
+ * warms libunwind up and opens the events; threads get their slot and log in
+ * pp_init_thread_begin; the destructor and the thread-exit finaliser write
+ * the END records. Nothing here runs in signal context.
+ */
+#include "init.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+
+#include "config.h"
+#include "events.h"
+#include "hooks.h"
+#include "maps.h"
+#include "pprof/format.h"
+#include "proclog.h"
+#include "sampler.h"
+#include "threads.h"
+
+#define PP_ALTSTACK_SIZE (64 * 1024)
+#define PP_FD_MIN 512
+#define PP_CMDLINE_MAX (64 * 1024)
+#define PP_UNW_CACHE_SIZE 32768
+#define PP_FINISH_SPINS 100000
+
+static struct {
+	int active;          /* profiling runs in this process */
+	pid_t pid;           /* the process the state belongs to */
+	int dirfd;
+	char dir[PATH_MAX];
+	struct pp_config cfg;
+	struct pp_events events;
+	pthread_key_t key;
+	int key_ok;
+	int exit_known;
+	int exit_status;
+	uint64_t samples;    /* atomic: of threads whose logs are finished */
+	uint64_t lost;
+} pp_st = { .dirfd = -1 };
+
+/* One line on stderr, prefixed "libpprof: ". */
+__attribute__((format(printf, 1, 2)))
+static void pp_init_warn(const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	int n;
+
+	memcpy(line, "libpprof: ", 10);
+	va_start(ap, fmt);
+	n = vsnprintf(line + 10, sizeof(line) - 11, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	n = 10 + (n < (int)sizeof(line) - 11 ? n : (int)sizeof(line) - 12);
+	line[n++] = '\n';
+	(void)!write(STDERR_FILENO, line, (size_t)n);
+}
+
+int pp_init_active(void)
+{
+	return __atomic_load_n(&pp_st.active, __ATOMIC_ACQUIRE) &&
+	       pp_st.pid == getpid();
+}
+
+uint64_t pp_init_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Moves fd above the app's usual range; returns the fd to use. */
+static int pp_init_high_fd(int fd)
+{
+	int high = fcntl(fd, F_DUPFD_CLOEXEC, PP_FD_MIN);
+
+	if (high < 0)
+		return fd;
+	close(fd);
+	return high;
+}
+
+/* mkdir -p with mode 0700 for what it creates. */
+static int pp_init_mkdir_p(const char *path)
+{
+	char buf[PATH_MAX];
+	size_t len = strlen(path);
+
+	if (len >= sizeof(buf))
+		return -ENAMETOOLONG;
+	memcpy(buf, path, len + 1);
+	for (char *p = buf + 1;; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		char c = *p;
+
+		*p = '\0';
+		if (mkdir(buf, 0700) != 0 && errno != EEXIST)
+			return -errno;
+		*p = c;
+		if (c == '\0')
+			return 0;
+	}
+}
+
+/* Creates <root>/<exe>.<pid>/ (or .<pid>.<k> if a stale one is there). */
+static int pp_init_process_dir(void)
+{
+	char exe[PATH_MAX];
+	const char *base;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	exe[n > 0 ? n : 0] = '\0';
+	base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : "unknown";
+	for (int k = 0; k < 100; k++) {
+		int len = k ? snprintf(pp_st.dir, sizeof(pp_st.dir), "%s/%s.%d.%d",
+				       pp_st.cfg.output, base, (int)pp_st.pid, k)
+			    : snprintf(pp_st.dir, sizeof(pp_st.dir), "%s/%s.%d",
+				       pp_st.cfg.output, base, (int)pp_st.pid);
+
+		if (len < 0 || len >= (int)sizeof(pp_st.dir))
+			return -ENAMETOOLONG;
+		if (mkdir(pp_st.dir, 0700) == 0)
+			break;
+		if (errno != EEXIST || k == 99)
+			return -errno;
+	}
+	pp_st.dirfd = open(pp_st.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (pp_st.dirfd < 0)
+		return -errno;
+	pp_st.dirfd = pp_init_high_fd(pp_st.dirfd);
+	return 0;
+}
+
+/* Reads /proc/self/cmdline into a malloc'd buffer; *len gets its size. */
+static char *pp_init_cmdline(uint32_t *len)
+{
+	char *buf = malloc(PP_CMDLINE_MAX);
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	ssize_t n = 0, r;
+
+	*len = 0;
+	if (!buf || fd < 0) {
+		if (fd >= 0)
+			close(fd);
+		return buf;
+	}
+	while (n < PP_CMDLINE_MAX &&
+	       (r = read(fd, buf + n, (size_t)(PP_CMDLINE_MAX - n))) > 0)
+		n += r;
+	close(fd);
+	*len = (uint32_t)n;
+	return buf;
+}
+
+static void pp_init_write_process(uint32_t mode)
+{
+	struct ppf_process rec;
+	struct timespec rt;
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	uint32_t cmdline_len;
+	char *cmdline = pp_init_cmdline(&cmdline_len);
+
+	exe[n > 0 ? n : 0] = '\0';
+	clock_gettime(CLOCK_REALTIME, &rt);
+	memset(&rec, 0, sizeof(rec));
+	rec.h.type = PPF_REC_PROCESS;
+	rec.pid = (uint32_t)getpid();
+	rec.ppid = (uint32_t)getppid();
+	rec.start_ns = pp_init_now_ns();
+	rec.start_realtime_ns = (uint64_t)rt.tv_sec * 1000000000ull +
+				(uint64_t)rt.tv_nsec;
+	rec.mode = mode;
+	rec.exe_len = (uint32_t)strlen(exe) + 1;
+	rec.cmdline_len = cmdline ? cmdline_len : 0;
+	pp_proclog_append_var(&rec, sizeof(rec), exe, rec.exe_len, cmdline,
+			      rec.cmdline_len);
+	free(cmdline);
+}
+
+static void pp_init_write_events(void)
+{
+	for (unsigned i = 0; i < pp_st.cfg.nevents; i++) {
+		const struct pp_config_event *ce = &pp_st.cfg.events[i];
+		struct ppf_event rec;
+
+		memset(&rec, 0, sizeof(rec));
+		rec.h.type = PPF_REC_EVENT;
+		rec.h.size = sizeof(rec);
+		rec.index = i;
+		rec.type = ce->type;
+		rec.config = ce->config;
+		rec.period = ce->period;
+		rec.flags = (ce->freq ? PPF_EVENT_FREQ : 0) |
+			    (ce->exclude_kernel ? PPF_EVENT_EXCLUDE_KERNEL : 0) |
+			    (ce->time_ns ? PPF_EVENT_TIME_NS : 0);
+		snprintf(rec.name, sizeof(rec.name), "%s", ce->name);
+		pp_proclog_append(&rec, sizeof(rec));
+	}
+}
+
+/* Gives the thread our alternate signal stack unless it has one already. */
+static void pp_init_altstack(struct pp_thread *t)
+{
+	stack_t old, ss;
+	void *p;
+
+	if (sigaltstack(NULL, &old) == 0 && !(old.ss_flags & SS_DISABLE))
+		return;
+	p = mmap(NULL, PP_ALTSTACK_SIZE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (p == MAP_FAILED)
+		return;
+	ss.ss_sp = p;
+	ss.ss_size = PP_ALTSTACK_SIZE;
+	ss.ss_flags = 0;
+	if (sigaltstack(&ss, NULL) != 0) {
+		munmap(p, PP_ALTSTACK_SIZE);
+		return;
+	}
+	t->altstack = p;
+	t->altstack_size = PP_ALTSTACK_SIZE;
+}
+
+static void pp_init_altstack_free(struct pp_thread *t, int self)
+{
+	stack_t ss = { .ss_flags = SS_DISABLE };
+
+	if (!t->altstack)
+		return;
+	if (self)
+		sigaltstack(&ss, NULL);
+	munmap(t->altstack, t->altstack_size);
+	t->altstack = NULL;
+}
+
+/*
+ * libunwind's first call in a thread runs pthread_once and an mmap: make it
+ * here, never first in the handler.
+ */
+static void pp_init_warm_up(void)
+{
+	void *frames[8];
+
+	(void)unw_backtrace(frames, 8);
+}
+
+/* Claims the calling thread's slot and starts its log. */
+static struct pp_thread *pp_init_thread_setup(void)
+{
+	int tid = pp_threads_gettid_sigsafe();
+	struct pp_thread *t = pp_threads_claim_sigsafe(tid);
+	struct ppf_thread rec;
+	char name[64];
+	int err;
+
+	if (!t)
+		return NULL;
+	pp_init_altstack(t);
+	pp_init_warm_up();
+	pp_tlog_format_name_sigsafe(name, PPF_THREAD_LOG_PREFIX, (uint64_t)tid,
+				    PPF_LOG_SUFFIX);
+	err = pp_tlog_create_sigsafe(&t->log, pp_st.dirfd, name,
+				     PPF_FILE_THREAD);
+	if (err) {
+		pp_init_warn("cannot create %s/%s: %s; this thread is not "
+			     "profiled", pp_st.dir, name, strerror(-err));
+		pp_init_altstack_free(t, 1);
+		pp_threads_release_sigsafe(t);
+		return NULL;
+	}
+	t->log.fd = pp_init_high_fd(t->log.fd);
+	memset(&rec, 0, sizeof(rec));
+	rec.h.type = PPF_REC_THREAD;
+	rec.h.size = sizeof(rec);
+	rec.pid = (uint32_t)pp_st.pid;
+	rec.tid = (uint32_t)tid;
+	rec.start_ns = pp_init_now_ns();
+	prctl(PR_GET_NAME, rec.name, 0, 0, 0);
+	pp_tlog_append_sigsafe(&t->log, &rec, sizeof(rec));
+	pp_threads_leave_sigsafe(t);
+	return t;
+}
+
+/* The thread's current name: its own via prctl, another's via /proc. */
+static void pp_init_thread_name(int tid, int self, char *name)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	memset(name, 0, PPF_THREAD_NAME_MAX);
+	if (self) {
+		prctl(PR_GET_NAME, name, 0, 0, 0);
+		return;
+	}
+	snprintf(path, sizeof(path), "/proc/self/task/%d/comm", tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, name, PPF_THREAD_NAME_MAX - 1);
+	close(fd);
+	if (n > 0 && name[n - 1] == '\n')
+		name[n - 1] = '\0';
+}
+
+/* CPU time of a thread of this process, by tid (the kernel's clock id). */
+static uint64_t pp_init_thread_cpu_ns(int tid)
+{
+	clockid_t clk = (clockid_t)((~(unsigned)tid << 3) | 6);
+	struct timespec ts;
+
+	if (clock_gettime(clk, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Writes the thread's name and END record and closes its log (t is busy). */
+static void pp_init_thread_finish(struct pp_thread *t, int tid, int self)
+{
+	struct ppf_thread_name nrec;
+	struct ppf_thread_end erec;
+
+	if (t->log.fd < 0)
+		return;
+	memset(&nrec, 0, sizeof(nrec));
+	nrec.h.type = PPF_REC_THREAD_NAME;
+	nrec.h.size = sizeof(nrec);
+	nrec.time_ns = pp_init_now_ns();
+	pp_init_thread_name(tid, self, nrec.name);
+	pp_tlog_append_sigsafe(&t->log, &nrec, sizeof(nrec));
+	memset(&erec, 0, sizeof(erec));
+	erec.h.type = PPF_REC_THREAD_END;
+	erec.h.size = sizeof(erec);
+	erec.end_ns = nrec.time_ns;
+	erec.samples = t->samples;
+	erec.lost = __atomic_load_n(&t->lost, __ATOMIC_RELAXED);
+	erec.cpu_ns = pp_init_thread_cpu_ns(tid);
+	pp_tlog_append_sigsafe(&t->log, &erec, sizeof(erec));
+	__atomic_add_fetch(&pp_st.samples, erec.samples, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&pp_st.lost, erec.lost, __ATOMIC_RELAXED);
+	pp_tlog_close_sigsafe(&t->log);
+}
+
+/* Waits (bounded) until no sample is being written for t, then holds it. */
+static int pp_init_thread_hold(struct pp_thread *t)
+{
+	for (int i = 0; i < PP_FINISH_SPINS; i++) {
+		if (pp_threads_enter_sigsafe(t))
+			return 1;
+		sched_yield();
+	}
+	return 0;
+}
+
+/* pthread key destructor: the thread is ending. */
+static void pp_init_thread_end(void *arg)
+{
+	struct pp_thread *t = arg;
+	int tid = pp_threads_gettid_sigsafe();
+
+	if (pp_st.pid != getpid() || __atomic_load_n(&t->tid, __ATOMIC_ACQUIRE) != tid)
+		return;
+	if (!pp_init_thread_hold(t))
+		return;
+	pp_init_thread_finish(t, tid, 1);
+	pp_init_altstack_free(t, 1);
+	pp_threads_release_sigsafe(t);
+}
+
+void pp_init_thread_begin(void)
+{
+	struct pp_thread *t;
+
+	if (!pp_init_active())
+		return;
+	t = pp_init_thread_setup();
+	if (t && pp_st.key_ok)
+		pthread_setspecific(pp_st.key, t);
+}
+
+static void pp_init_finish_other(struct pp_thread *t, void *arg)
+{
+	int self = *(int *)arg;
+	int tid = __atomic_load_n(&t->tid, __ATOMIC_ACQUIRE);
+
+	if (tid <= 0 || !pp_init_thread_hold(t))
+		return;
+	pp_init_thread_finish(t, tid, tid == self);
+	/* Keep busy set: a late sample for this thread is dropped. */
+}
+
+static void pp_init_write_end(void)
+{
+	struct ppf_process_end rec;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.h.type = PPF_REC_PROCESS_END;
+	rec.h.size = sizeof(rec);
+	rec.end_ns = pp_init_now_ns();
+	rec.samples = __atomic_load_n(&pp_st.samples, __ATOMIC_RELAXED);
+	rec.lost = __atomic_load_n(&pp_st.lost, __ATOMIC_RELAXED) +
+		   pp_sampler_unowned_lost();
+	rec.how = pp_st.exit_known ? PPF_EXIT_NORMAL : PPF_EXIT_UNKNOWN;
+	rec.status = pp_st.exit_known ? pp_st.exit_status : 0;
+	pp_proclog_append(&rec, sizeof(rec));
+}
+
+/* on_exit handler: the only place that sees the exit status. */
+static void pp_init_on_exit(int status, void *arg)
+{
+	(void)arg;
+	pp_st.exit_known = 1;
+	pp_st.exit_status = status;
+}
+
+void pp_init_main_starts(void)
+{
+	/*
+	 * Registered now, after libc registered the destructors' runner, so
+	 * it runs before our destructor writes the END record.
+	 */
+	on_exit(pp_init_on_exit, NULL);
+}
+
+__attribute__((destructor))
+static void pp_init_destructor(void)
+{
+	int self = pp_threads_gettid_sigsafe();
+
+	if (!pp_init_active())
+		return;
+	__atomic_store_n(&pp_st.active, 0, __ATOMIC_RELEASE);
+	pp_events_disable(&pp_st.events);
+	pp_threads_each_sigsafe(pp_init_finish_other, &self);
+	pp_init_write_end();
+	pp_proclog_close();
+	/*
+	 * The handler stays installed: a signal still in flight must not meet
+	 * SIGTRAP's default action.
+	 */
+}
+
+/* The tracer's pid from /proc/self/status, 0 when none. */
+static int pp_init_tracer(void)
+{
+	char buf[4096];
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	const char *p;
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strstr(buf, "TracerPid:");
+	return p ? atoi(p + 10) : 0;
+}
+
+/* Opens the events; on failure says why and leaves profiling off. */
+static int pp_init_start_events(struct pp_thread *main_thread)
+{
+	char msg[512];
+	int err = pp_hooks_install_handler();
+
+	if (err) {
+		snprintf(msg, sizeof(msg), "cannot install the SIGTRAP handler: %s",
+			 strerror(-err));
+	} else {
+		err = pp_events_open(&pp_st.events, &pp_st.cfg, msg, sizeof(msg));
+		if (err)
+			pp_hooks_uninstall_handler();
+	}
+	if (!err)
+		return 0;
+	pp_init_warn("%s; profiling is off, the program runs unprofiled", msg);
+	if (main_thread) {
+		char name[64];
+
+		pp_tlog_format_name_sigsafe(name, PPF_THREAD_LOG_PREFIX,
+					    (uint64_t)main_thread->tid,
+					    PPF_LOG_SUFFIX);
+		pp_tlog_close_sigsafe(&main_thread->log);
+		unlinkat(pp_st.dirfd, name, 0);
+		pp_init_altstack_free(main_thread, 1);
+		pp_threads_release_sigsafe(main_thread);
+	}
+	return err;
+}
+
+/* Everything a process needs to be profiled; called at start and in a fork child. */
+static void pp_init_start_process(void)
+{
+	struct pp_sampler_config scfg = {
+		.nevents = pp_st.cfg.nevents,
+		.max_frames = pp_st.cfg.max_frames,
+	};
+	struct pp_thread *main_thread;
+	int err;
+
+	pp_st.pid = getpid();
+	err = pp_init_mkdir_p(pp_st.cfg.output);
+	if (!err)
+		err = pp_init_process_dir();
+	if (!err)
+		err = pp_proclog_create(pp_st.dirfd);
+	if (err) {
+		pp_init_warn("cannot create the output directory under %s: %s; "
+			     "profiling is off", pp_st.cfg.output, strerror(-err));
+		return;
+	}
+	pp_sampler_configure(&scfg);
+	main_thread = pp_init_thread_setup();
+	if (pp_init_start_events(main_thread) != 0) {
+		pp_init_write_process(PPF_MODE_OFF);
+		pp_init_write_events();
+		pp_proclog_close();
+		return;
+	}
+	pp_init_write_process(PPF_MODE_SIGTRAP);
+	pp_init_write_events();
+	pp_maps_scan(pp_init_now_ns());
+	if (main_thread && pp_st.key_ok)
+		pthread_setspecific(pp_st.key, main_thread);
+	__atomic_store_n(&pp_st.active, 1, __ATOMIC_RELEASE);
+}
+
+/* Drops a parent's slot in a fork child: its log and stack are the parent's. */
+static void pp_init_forget_slot(struct pp_thread *t, void *arg)
+{
+	(void)arg;
+	pp_tlog_forget_sigsafe(&t->log);
+	if (t->altstack)
+		munmap(t->altstack, t->altstack_size);
+	t->altstack = NULL;
+	pp_threads_release_sigsafe(t);
+}
+
+/*
+ * pthread_atfork child handler. With inherit_thread a fork child inherits no
+ * event: it gets its own directory, log and events, like a new process.
+ */
+static void pp_init_fork_child(void)
+{
+	stack_t ss = { .ss_flags = SS_DISABLE };
+
+	if (!__atomic_load_n(&pp_st.active, __ATOMIC_ACQUIRE))
+		return;
+	__atomic_store_n(&pp_st.active, 0, __ATOMIC_RELEASE);
+	pp_threads_each_sigsafe(pp_init_forget_slot, NULL);
+	/* The forking thread's stack was unmapped above; a new one is made. */
+	sigaltstack(&ss, NULL);
+	for (unsigned i = 0; i < pp_st.events.n; i++)
+		close(pp_st.events.fds[i]);
+	pp_st.events.n = 0;
+	pp_proclog_forget();
+	pp_maps_reset();
+	if (pp_st.dirfd >= 0)
+		close(pp_st.dirfd);
+	pp_st.dirfd = -1;
+	pp_st.exit_known = 0;
+	pp_st.samples = 0;
+	pp_st.lost = 0;
+	pp_init_start_process();
+}
+
+__attribute__((constructor))
+static void pp_init_constructor(void)
+{
+	int err, tracer;
+
+	pp_hooks_resolve();
+	pp_config_default(&pp_st.cfg);
+	err = pp_config_from_env(&pp_st.cfg);
+	if (err) {
+		pp_init_warn("cannot resolve the output directory %s: %s; "
+			     "profiling is off", pp_st.cfg.output, strerror(-err));
+		return;
+	}
+	tracer = pp_init_tracer();
+	if (tracer) {
+		pp_init_warn("a tracer is attached (pid %d): the sigtrap mode "
+			     "cannot run under a debugger; profiling is off",
+			     tracer);
+		return;
+	}
+	/* Children that exec and chdir write next to their parent. */
+	setenv("PPROF_OUTPUT", pp_st.cfg.output, 1);
+	unw_set_cache_size(unw_local_addr_space, PP_UNW_CACHE_SIZE, 0);
+	pp_init_warm_up();
+	pp_st.key_ok = pthread_key_create(&pp_st.key, pp_init_thread_end) == 0;
+	pthread_atfork(NULL, NULL, pp_init_fork_child);
+	pp_init_start_process();
+}

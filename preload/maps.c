@@ -1,0 +1,211 @@
+/* The module map, from dl_iterate_phdr (outside signal context only). */
+#include "maps.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <limits.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pprof/format.h"
+#include "proclog.h"
+
+struct pp_maps_entry {
+	uint64_t id;
+	uint64_t bias;
+	uint64_t start;
+	uint64_t end;
+	int seen;            /* found by the current scan */
+};
+
+struct pp_maps_scan_ctx {
+	uint64_t now_ns;
+	int first;
+	int err;
+};
+
+static pthread_mutex_t pp_maps_mutex = PTHREAD_MUTEX_INITIALIZER;
+static struct pp_maps_entry *pp_maps;
+static size_t pp_maps_n, pp_maps_cap;
+static uint64_t pp_maps_next_id = 1;
+
+static struct pp_maps_entry *pp_maps_find(uint64_t bias, uint64_t start,
+					  uint64_t end)
+{
+	for (size_t i = 0; i < pp_maps_n; i++)
+		if (pp_maps[i].bias == bias && pp_maps[i].start == start &&
+		    pp_maps[i].end == end)
+			return &pp_maps[i];
+	return NULL;
+}
+
+static struct pp_maps_entry *pp_maps_add(void)
+{
+	if (pp_maps_n == pp_maps_cap) {
+		size_t cap = pp_maps_cap ? pp_maps_cap * 2 : 64;
+		struct pp_maps_entry *m = realloc(pp_maps, cap * sizeof(*m));
+
+		if (!m)
+			return NULL;
+		pp_maps = m;
+		pp_maps_cap = cap;
+	}
+	memset(&pp_maps[pp_maps_n], 0, sizeof(*pp_maps));
+	return &pp_maps[pp_maps_n++];
+}
+
+/* Copies the GNU build-id note of a loaded object, if it has one. */
+static void pp_maps_build_id(const struct dl_phdr_info *info,
+			     struct ppf_module *rec)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const uint8_t *p, *end;
+
+		if (ph->p_type != PT_NOTE)
+			continue;
+		p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
+		end = p + ph->p_memsz;
+		while (p + sizeof(ElfW(Nhdr)) <= end) {
+			const ElfW(Nhdr) *nh = (const void *)p;
+			const uint8_t *name = p + sizeof(*nh);
+			const uint8_t *desc = name + ((nh->n_namesz + 3) & ~3u);
+
+			if (desc + nh->n_descsz > end)
+				break;
+			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
+			    memcmp(name, "GNU", 4) == 0 && nh->n_descsz &&
+			    nh->n_descsz <= PPF_BUILD_ID_MAX) {
+				memcpy(rec->build_id, desc, nh->n_descsz);
+				rec->build_id_len = nh->n_descsz;
+				return;
+			}
+			p = desc + ((nh->n_descsz + 3) & ~3u);
+		}
+	}
+}
+
+/* The absolute path of an object, or 0 for the vdso and the like. */
+static int pp_maps_path(const struct dl_phdr_info *info, int first,
+			char *path)
+{
+	const char *name = info->dlpi_name;
+
+	if ((!name || !*name) && first)
+		name = "/proc/self/exe";
+	if (!name || !*name)
+		return 0;
+	return realpath(name, path) != NULL;
+}
+
+static void pp_maps_record(const struct dl_phdr_info *info, const char *path,
+			   uint64_t start, uint64_t end, uint64_t pgoff,
+			   struct pp_maps_scan_ctx *ctx)
+{
+	struct pp_maps_entry *e = pp_maps_add();
+	struct ppf_module rec;
+	uint32_t len = (uint32_t)strlen(path) + 1;
+	int err;
+
+	if (!e) {
+		ctx->err = -ENOMEM;
+		return;
+	}
+	e->id = pp_maps_next_id++;
+	e->bias = info->dlpi_addr;
+	e->start = start;
+	e->end = end;
+	e->seen = 1;
+	memset(&rec, 0, sizeof(rec));
+	rec.h.type = PPF_REC_MODULE;
+	rec.id = e->id;
+	rec.bias = info->dlpi_addr;
+	rec.start = start;
+	rec.end = end;
+	rec.pgoff = pgoff;
+	rec.load_ns = ctx->now_ns;
+	rec.path_len = len;
+	pp_maps_build_id(info, &rec);
+	err = pp_proclog_append_var(&rec, sizeof(rec), path, len, NULL, 0);
+	if (err)
+		ctx->err = err;
+}
+
+static int pp_maps_visit(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct pp_maps_scan_ctx *ctx = arg;
+	uint64_t start = UINT64_MAX, end = 0, pgoff = 0;
+	struct pp_maps_entry *e;
+	char path[PATH_MAX];
+	int first = ctx->first;
+
+	(void)size;
+	ctx->first = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if (start == UINT64_MAX)
+			pgoff = ph->p_offset;
+		if (info->dlpi_addr + ph->p_vaddr < start)
+			start = info->dlpi_addr + ph->p_vaddr;
+		if (info->dlpi_addr + ph->p_vaddr + ph->p_memsz > end)
+			end = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+	}
+	if (start >= end)
+		return 0;
+	e = pp_maps_find(info->dlpi_addr, start, end);
+	if (e) {
+		e->seen = 1;
+		return 0;
+	}
+	if (pp_maps_path(info, first, path))
+		pp_maps_record(info, path, start, end, pgoff, ctx);
+	return 0;
+}
+
+/* Writes unload records for what the scan did not see, and drops them. */
+static void pp_maps_sweep(struct pp_maps_scan_ctx *ctx)
+{
+	size_t keep = 0;
+
+	for (size_t i = 0; i < pp_maps_n; i++) {
+		struct ppf_module_unload rec;
+
+		if (pp_maps[i].seen) {
+			pp_maps[keep++] = pp_maps[i];
+			continue;
+		}
+		memset(&rec, 0, sizeof(rec));
+		rec.h.type = PPF_REC_MODULE_UNLOAD;
+		rec.h.size = sizeof(rec);
+		rec.id = pp_maps[i].id;
+		rec.unload_ns = ctx->now_ns;
+		if (pp_proclog_append(&rec, sizeof(rec)) != 0)
+			ctx->err = -ENOSPC;
+	}
+	pp_maps_n = keep;
+}
+
+int pp_maps_scan(uint64_t now_ns)
+{
+	struct pp_maps_scan_ctx ctx = { .now_ns = now_ns, .first = 1 };
+
+	pthread_mutex_lock(&pp_maps_mutex);
+	for (size_t i = 0; i < pp_maps_n; i++)
+		pp_maps[i].seen = 0;
+	dl_iterate_phdr(pp_maps_visit, &ctx);
+	pp_maps_sweep(&ctx);
+	pthread_mutex_unlock(&pp_maps_mutex);
+	return ctx.err;
+}
+
+void pp_maps_reset(void)
+{
+	pthread_mutex_init(&pp_maps_mutex, NULL);
+	pp_maps_n = 0;
+}

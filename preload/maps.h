@@ -1,0 +1,22 @@
+/*
+ * maps: the module map. Every ELF object loaded in the process, with its
+ * address range, load bias, file offset, path and build-id, goes to the
+ * process log when first seen; an object that goes away gets an unload
+ * record. Rescanned by the dlopen/dlclose hooks, never in signal context.
+ */
+#ifndef PP_MAPS_H
+#define PP_MAPS_H
+
+#include <stdint.h>
+
+/*
+ * Compares the loaded objects with what was recorded and writes the
+ * differences (PPF_REC_MODULE, PPF_REC_MODULE_UNLOAD) stamped now_ns.
+ * Returns 0 or a negative errno.
+ */
+int pp_maps_scan(uint64_t now_ns);
+
+/* Forgets every recorded module (a fork child starts a new log). */
+void pp_maps_reset(void);
+
+#endif

@@ -1,0 +1,217 @@
+/*
+ * The SIGTRAP handler and nothing else: everything in this file runs in
+ * signal context (checked by `make check-sigsafe`).
+ */
+#include "sampler.h"
+
+#include <errno.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <time.h>
+#include <ucontext.h>
+
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+
+#include "pprof/format.h"
+#include "threads.h"
+
+#ifndef TRAP_PERF
+#define TRAP_PERF 6
+#endif
+#define PP_TRAP_PERF_FLAG_ASYNC 1u
+
+/* Frames of our own above the interrupted one: handler, unwinder, trampoline. */
+#define PP_SAMPLER_SLACK 16
+
+static struct pp_sampler_config pp_sampler_cfg;
+/*
+ * The app's action for SIGTRAP: two copies and an index, so the handler
+ * never reads a copy that is being written.
+ */
+static struct sigaction pp_sampler_app[2];
+static int pp_sampler_app_cur;
+static int pp_sampler_in_dl;
+static uint64_t pp_sampler_unowned;
+
+/*
+ * glibc 2.36 has no si_perf_*: they follow si_addr in the kernel's
+ * _sigfault layout (unsigned long data; u32 type; u32 flags).
+ */
+struct pp_perf_siginfo {
+	unsigned long data;
+	uint32_t type;
+	uint32_t flags;
+};
+
+static const struct pp_perf_siginfo *pp_sampler_perf_info(const siginfo_t *si)
+{
+	return (const void *)((const char *)&si->si_addr + sizeof(void *));
+}
+
+void pp_sampler_configure(const struct pp_sampler_config *cfg)
+{
+	pp_sampler_cfg = *cfg;
+}
+
+/* Runs in signal context. */
+void pp_sampler_dl_enter_sigsafe(void)
+{
+	__atomic_add_fetch(&pp_sampler_in_dl, 1, __ATOMIC_ACQ_REL);
+}
+
+/* Runs in signal context. */
+void pp_sampler_dl_leave_sigsafe(void)
+{
+	__atomic_sub_fetch(&pp_sampler_in_dl, 1, __ATOMIC_ACQ_REL);
+}
+
+uint64_t pp_sampler_unowned_lost(void)
+{
+	return __atomic_load_n(&pp_sampler_unowned, __ATOMIC_RELAXED);
+}
+
+void pp_sampler_app_action_get(struct sigaction *out)
+{
+	*out = pp_sampler_app[__atomic_load_n(&pp_sampler_app_cur,
+					      __ATOMIC_ACQUIRE)];
+}
+
+void pp_sampler_app_action_set(const struct sigaction *act)
+{
+	int next = !__atomic_load_n(&pp_sampler_app_cur, __ATOMIC_ACQUIRE);
+
+	pp_sampler_app[next] = *act;
+	__atomic_store_n(&pp_sampler_app_cur, next, __ATOMIC_RELEASE);
+}
+
+/*
+ * Runs in signal context. Gives a signal that is not ours to the app's
+ * action. The default action (terminate with a core) is restored with the
+ * raw system call (our own sigaction() would keep ours) and the signal sent
+ * again; it arrives when this handler returns.
+ */
+static void pp_sampler_forward_sigsafe(int sig, siginfo_t *si, void *uc)
+{
+	const struct sigaction *a =
+		&pp_sampler_app[__atomic_load_n(&pp_sampler_app_cur,
+						__ATOMIC_ACQUIRE)];
+	struct { void *handler; unsigned long flags; void *restorer;
+		 uint64_t mask; } kdfl = { 0 };
+
+	if (a->sa_handler == SIG_IGN)
+		return;
+	if (a->sa_handler == SIG_DFL) {
+		kdfl.handler = SIG_DFL;
+		syscall(SYS_rt_sigaction, sig, &kdfl, NULL, sizeof(kdfl.mask));
+		syscall(SYS_tgkill, getpid(), pp_threads_gettid_sigsafe(), sig);
+		return;
+	}
+	if (a->sa_flags & SA_SIGINFO)
+		a->sa_sigaction(sig, si, uc);
+	else
+		a->sa_handler(sig);
+}
+
+/* Runs in signal context. Is this SIGTRAP one of our overflows? */
+static int pp_sampler_is_ours_sigsafe(const siginfo_t *si, unsigned *event)
+{
+	const struct pp_perf_siginfo *p;
+
+	if (!si || si->si_code != TRAP_PERF)
+		return 0;
+	p = pp_sampler_perf_info(si);
+	if ((p->data & PP_SIGDATA_MASK) != PP_SIGDATA_TAG)
+		return 0;
+	*event = (unsigned)(p->data & ~PP_SIGDATA_MASK);
+	return *event < pp_sampler_cfg.nevents;
+}
+
+/*
+ * Runs in signal context. Unwinds into ips (cap entries) starting at the
+ * interrupted instruction; returns the count, 0 when the interrupted frame
+ * was not found in the unwound stack.
+ */
+static unsigned pp_sampler_unwind_sigsafe(uint64_t rip, uint64_t *ips,
+					  unsigned cap, int *truncated)
+{
+	void *buf[PPF_MAX_FRAMES + PP_SAMPLER_SLACK];
+	int n = unw_backtrace(buf, (int)(cap + PP_SAMPLER_SLACK));
+	int i;
+
+	for (i = 0; i < n && i < PP_SAMPLER_SLACK; i++)
+		if ((uint64_t)(uintptr_t)buf[i] == rip)
+			break;
+	if (i >= n || i >= PP_SAMPLER_SLACK)
+		return 0;
+	*truncated = n == (int)(cap + PP_SAMPLER_SLACK) || n - i > (int)cap;
+	n -= i;
+	if (n > (int)cap)
+		n = (int)cap;
+	for (int k = 0; k < n; k++)
+		ips[k] = (uint64_t)(uintptr_t)buf[i + k];
+	return (unsigned)n;
+}
+
+/* Runs in signal context. Writes one sample for thread t. */
+static void pp_sampler_record_sigsafe(struct pp_thread *t, unsigned event,
+				      uint32_t perf_flags,
+				      const ucontext_t *uc)
+{
+	unsigned cap = pp_sampler_cfg.max_frames;
+	struct ppf_sample *s = pp_tlog_reserve_sigsafe(&t->log,
+						       ppf_sample_size(cap));
+	uint64_t rip = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+	struct timespec ts;
+	unsigned n = 0;
+	int truncated = 0;
+	uint16_t flags = 0;
+
+	if (!s) {
+		t->lost++;
+		return;
+	}
+	if (!__atomic_load_n(&pp_sampler_in_dl, __ATOMIC_ACQUIRE))
+		n = pp_sampler_unwind_sigsafe(rip, s->ips, cap, &truncated);
+	if (n == 0) {
+		s->ips[0] = rip;
+		n = 1;
+		flags |= PPF_SAMPLE_LEAF_ONLY;
+	}
+	if (truncated)
+		flags |= PPF_SAMPLE_TRUNCATED;
+	if (perf_flags & PP_TRAP_PERF_FLAG_ASYNC)
+		flags |= PPF_SAMPLE_LATE;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	s->time_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	s->event = event;
+	s->flags = flags;
+	s->nframes = (uint16_t)n;
+	pp_tlog_commit_sigsafe(&t->log, s, PPF_REC_SAMPLE, ppf_sample_size(n));
+	t->samples++;
+}
+
+/* Runs in signal context. */
+void pp_sampler_handle_sigsafe(int sig, siginfo_t *si, void *uc)
+{
+	int saved_errno = errno;
+	struct pp_thread *t;
+	unsigned event;
+
+	if (!pp_sampler_is_ours_sigsafe(si, &event)) {
+		pp_sampler_forward_sigsafe(sig, si, uc);
+		errno = saved_errno;
+		return;
+	}
+	t = pp_threads_find_sigsafe(pp_threads_gettid_sigsafe());
+	if (!t) {
+		__atomic_add_fetch(&pp_sampler_unowned, 1, __ATOMIC_RELAXED);
+	} else if (!pp_threads_enter_sigsafe(t)) {
+		__atomic_add_fetch(&t->lost, 1, __ATOMIC_RELAXED);
+	} else {
+		pp_sampler_record_sigsafe(t, event,
+					  pp_sampler_perf_info(si)->flags, uc);
+		pp_threads_leave_sigsafe(t);
+	}
+	errno = saved_errno;
+}

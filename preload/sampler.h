@@ -1,0 +1,45 @@
+/*
+ * sampler: the signal handler. On each perf overflow it unwinds the
+ * interrupted stack with unw_backtrace() and appends one PPF_REC_SAMPLE to
+ * the thread's log. Signals that are not ours go to the app's handler.
+ */
+#ifndef PP_SAMPLER_H
+#define PP_SAMPLER_H
+
+#include <signal.h>
+#include <stdint.h>
+
+/* sig_data of our events: this tag in the high bits, the event index low. */
+#define PP_SIGDATA_TAG 0x7070726f66000000ull /* "pprof" */
+#define PP_SIGDATA_MASK 0xffffffffff000000ull
+
+struct pp_sampler_config {
+	unsigned nevents;    /* sig_data indexes below this are ours */
+	unsigned max_frames; /* 1..PPF_MAX_FRAMES */
+};
+
+/* Sets what the handler accepts; call before any event is enabled. */
+void pp_sampler_configure(const struct pp_sampler_config *cfg);
+
+/* The SIGTRAP handler (sa_sigaction). Runs in signal context. */
+void pp_sampler_handle_sigsafe(int sig, siginfo_t *si, void *uc);
+
+/*
+ * Runs in signal context. Called by the dlopen/dlclose hooks around the real
+ * call: while any thread is inside, samples keep the leaf only (libunwind
+ * would call dl_iterate_phdr and could deadlock on the loader lock).
+ */
+void pp_sampler_dl_enter_sigsafe(void);
+void pp_sampler_dl_leave_sigsafe(void);
+
+/* Samples dropped for threads that have no slot (not counted per thread). */
+uint64_t pp_sampler_unowned_lost(void);
+
+/*
+ * The app's own action for our signal, which the handler runs for signals
+ * that are not ours. The caller (the sigaction hook) serialises setters.
+ */
+void pp_sampler_app_action_get(struct sigaction *out);
+void pp_sampler_app_action_set(const struct sigaction *act);
+
+#endif

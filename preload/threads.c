@@ -1,0 +1,102 @@
+/*
+ * The thread table: open addressing on the tid with linear probing. Freed
+ * slots become tombstones (-1) so that probe chains stay intact; a claim
+ * reuses the first tombstone or free slot it meets. Every loop is bounded by
+ * the table size. Runs in signal context.
+ */
+#include "threads.h"
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static struct pp_thread pp_threads[PP_THREADS_MAX];
+
+static unsigned pp_threads_hash(int tid)
+{
+	return ((unsigned)tid * 2654435761u) % PP_THREADS_MAX;
+}
+
+/* Runs in signal context. */
+int pp_threads_gettid_sigsafe(void)
+{
+	return (int)syscall(SYS_gettid);
+}
+
+/* Runs in signal context. */
+struct pp_thread *pp_threads_find_sigsafe(int tid)
+{
+	unsigned h = pp_threads_hash(tid);
+
+	for (unsigned i = 0; i < PP_THREADS_MAX; i++) {
+		struct pp_thread *t = &pp_threads[(h + i) % PP_THREADS_MAX];
+		int owner = __atomic_load_n(&t->tid, __ATOMIC_ACQUIRE);
+
+		if (owner == tid)
+			return t;
+		if (owner == 0)
+			return NULL;
+	}
+	return NULL;
+}
+
+/* Runs in signal context. */
+struct pp_thread *pp_threads_claim_sigsafe(int tid)
+{
+	unsigned h = pp_threads_hash(tid);
+
+	for (unsigned i = 0; i < PP_THREADS_MAX; i++) {
+		struct pp_thread *t = &pp_threads[(h + i) % PP_THREADS_MAX];
+		int owner = __atomic_load_n(&t->tid, __ATOMIC_ACQUIRE);
+
+		if (owner != 0 && owner != -1)
+			continue;
+		/*
+		 * Only the thread itself claims its slot, so a sample can land
+		 * between the exchange and the busy mark only on a closed log,
+		 * which drops it.
+		 */
+		if (__atomic_compare_exchange_n(&t->tid, &owner, tid, 0,
+						__ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE)) {
+			__atomic_store_n(&t->busy, 1, __ATOMIC_RELEASE);
+			pp_tlog_init_sigsafe(&t->log);
+			t->samples = 0;
+			t->lost = 0;
+			t->altstack = NULL;
+			t->altstack_size = 0;
+			return t;
+		}
+	}
+	return NULL;
+}
+
+/* Runs in signal context. */
+void pp_threads_release_sigsafe(struct pp_thread *t)
+{
+	__atomic_store_n(&t->tid, -1, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->busy, 0, __ATOMIC_RELEASE);
+}
+
+/* Runs in signal context. */
+int pp_threads_enter_sigsafe(struct pp_thread *t)
+{
+	return __atomic_exchange_n(&t->busy, 1, __ATOMIC_ACQUIRE) == 0;
+}
+
+/* Runs in signal context. */
+void pp_threads_leave_sigsafe(struct pp_thread *t)
+{
+	__atomic_store_n(&t->busy, 0, __ATOMIC_RELEASE);
+}
+
+/* Runs in signal context. */
+void pp_threads_each_sigsafe(void (*fn)(struct pp_thread *t, void *arg),
+			     void *arg)
+{
+	for (unsigned i = 0; i < PP_THREADS_MAX; i++) {
+		int owner = __atomic_load_n(&pp_threads[i].tid, __ATOMIC_ACQUIRE);
+
+		if (owner > 0)
+			fn(&pp_threads[i], arg);
+	}
+}

@@ -1,0 +1,51 @@
+/*
+ * threads: the per-thread state the signal handler needs, in a preallocated
+ * table found by thread id (raw clone() threads share their parent's TLS, so
+ * TLS cannot tell threads apart). Slots are claimed with compare-and-swap.
+ */
+#ifndef PP_THREADS_H
+#define PP_THREADS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "tlog.h"
+
+#define PP_THREADS_MAX 8192
+
+struct pp_thread {
+	int tid;         /* atomic: 0 free, -1 released, else the owner */
+	int busy;        /* atomic: 1 while profiler code runs for this thread */
+	struct pp_tlog log;
+	uint64_t samples;
+	uint64_t lost;
+	void *altstack;  /* our alternate signal stack, NULL if none */
+	size_t altstack_size;
+};
+
+/* Runs in signal context. The thread's slot, or NULL. */
+struct pp_thread *pp_threads_find_sigsafe(int tid);
+
+/* Runs in signal context. Claims a slot for tid (busy set), or NULL if full. */
+struct pp_thread *pp_threads_claim_sigsafe(int tid);
+
+/* Runs in signal context. Frees a slot claimed by pp_threads_claim_sigsafe. */
+void pp_threads_release_sigsafe(struct pp_thread *t);
+
+/*
+ * Runs in signal context. Marks t busy; returns 0 if it already was (the
+ * caller must then leave t alone).
+ */
+int pp_threads_enter_sigsafe(struct pp_thread *t);
+
+/* Runs in signal context. Clears the busy mark set by enter/claim. */
+void pp_threads_leave_sigsafe(struct pp_thread *t);
+
+/* Runs in signal context. Calls fn on every claimed slot. */
+void pp_threads_each_sigsafe(void (*fn)(struct pp_thread *t, void *arg),
+			     void *arg);
+
+/* Runs in signal context. The calling thread's id (raw syscall). */
+int pp_threads_gettid_sigsafe(void);
+
+#endif

@@ -1,0 +1,167 @@
+/*
+ * Log files as shared file mappings. The file is preallocated a chunk at a
+ * time with fallocate, so a full disk fails here, at allocation, and never as
+ * a SIGBUS on a later store. Only raw syscalls: this runs in signal context.
+ */
+#include "tlog.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "pprof/format.h"
+
+#define PP_TLOG_PAGE 4096u
+
+/* Runs in signal context. */
+void pp_tlog_init_sigsafe(struct pp_tlog *log)
+{
+	memset(log, 0, sizeof(*log));
+	log->fd = -1;
+}
+
+/* Runs in signal context. Grows the file to at least want bytes. */
+static int pp_tlog_allocate_sigsafe(struct pp_tlog *log, uint64_t want)
+{
+	if (want <= log->size)
+		return 0;
+	if (syscall(SYS_fallocate, log->fd, 0, (off_t)log->size,
+		    (off_t)(want - log->size)) != 0) {
+		/* Filesystems without fallocate: a sparse file still works. */
+		if (errno != EOPNOTSUPP || ftruncate(log->fd, (off_t)want) != 0)
+			return -errno;
+	}
+	log->size = want;
+	return 0;
+}
+
+/* Runs in signal context. Maps a window starting at the page of `used`. */
+static int pp_tlog_map_sigsafe(struct pp_tlog *log)
+{
+	uint64_t off = log->used & ~(uint64_t)(PP_TLOG_PAGE - 1);
+	int err = pp_tlog_allocate_sigsafe(log, off + PP_TLOG_CHUNK);
+	void *p;
+
+	if (err)
+		return err;
+	p = mmap(NULL, PP_TLOG_CHUNK, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 log->fd, (off_t)off);
+	if (p == MAP_FAILED)
+		return -errno;
+	if (log->map)
+		munmap(log->map, log->map_len);
+	log->map = p;
+	log->map_off = off;
+	log->map_len = PP_TLOG_CHUNK;
+	return 0;
+}
+
+/* Runs in signal context. */
+int pp_tlog_create_sigsafe(struct pp_tlog *log, int dirfd, const char *name,
+			   unsigned kind)
+{
+	struct ppf_file_header hdr;
+	int err;
+
+	pp_tlog_init_sigsafe(log);
+	log->fd = openat(dirfd, name,
+			 O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			 0600);
+	if (log->fd < 0)
+		return -errno;
+	err = pp_tlog_map_sigsafe(log);
+	if (err) {
+		close(log->fd);
+		unlinkat(dirfd, name, 0);
+		pp_tlog_init_sigsafe(log);
+		return err;
+	}
+	memset(&hdr, 0, sizeof(hdr));
+	memcpy(hdr.magic, PPF_MAGIC, PPF_MAGIC_LEN);
+	hdr.byte_order = PPF_BYTE_ORDER_MARK;
+	hdr.version = PPF_VERSION;
+	hdr.kind = (uint16_t)kind;
+	hdr.header_size = sizeof(hdr);
+	memcpy(log->map, &hdr, sizeof(hdr));
+	log->used = sizeof(hdr);
+	return 0;
+}
+
+/* Runs in signal context. */
+void *pp_tlog_reserve_sigsafe(struct pp_tlog *log, uint32_t size)
+{
+	if (!log->map || size < sizeof(struct ppf_record) ||
+	    size > PPF_RECORD_MAX || size % PPF_RECORD_ALIGN)
+		return NULL;
+	/* Keep a zero header after every record: it marks the end. */
+	if (log->used + size + sizeof(struct ppf_record) >
+	    log->map_off + log->map_len) {
+		if (pp_tlog_map_sigsafe(log) != 0)
+			return NULL;
+	}
+	return log->map + (log->used - log->map_off);
+}
+
+/* Runs in signal context. */
+void pp_tlog_commit_sigsafe(struct pp_tlog *log, void *rec, uint32_t type,
+			    uint32_t size)
+{
+	struct ppf_record *h = rec;
+
+	h->size = size;
+	/* The type goes last: a reader that sees it sees the whole record. */
+	__atomic_store_n(&h->type, type, __ATOMIC_RELEASE);
+	log->used += size;
+}
+
+/* Runs in signal context. */
+int pp_tlog_append_sigsafe(struct pp_tlog *log, const void *rec, uint32_t size)
+{
+	const struct ppf_record *src = rec;
+	uint8_t *dst = pp_tlog_reserve_sigsafe(log, size);
+
+	if (!dst)
+		return -ENOSPC;
+	memcpy(dst + sizeof(*src), (const uint8_t *)rec + sizeof(*src),
+	       size - sizeof(*src));
+	pp_tlog_commit_sigsafe(log, dst, src->type, size);
+	return 0;
+}
+
+/* Runs in signal context. */
+void pp_tlog_forget_sigsafe(struct pp_tlog *log)
+{
+	if (log->map)
+		munmap(log->map, log->map_len);
+	if (log->fd >= 0)
+		close(log->fd);
+	pp_tlog_init_sigsafe(log);
+}
+
+/* Runs in signal context. */
+void pp_tlog_close_sigsafe(struct pp_tlog *log)
+{
+	if (log->fd >= 0 && log->map)
+		(void)!ftruncate(log->fd, (off_t)log->used);
+	pp_tlog_forget_sigsafe(log);
+}
+
+/* Runs in signal context. */
+void pp_tlog_format_name_sigsafe(char *buf, const char *prefix, uint64_t n,
+				 const char *suffix)
+{
+	char digits[24];
+	size_t nd = 0, len = strlen(prefix);
+
+	memcpy(buf, prefix, len);
+	do {
+		digits[nd++] = (char)('0' + n % 10);
+		n /= 10;
+	} while (n && nd < sizeof(digits));
+	while (nd)
+		buf[len++] = digits[--nd];
+	memcpy(buf + len, suffix, strlen(suffix) + 1);
+}

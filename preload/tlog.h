@@ -1,0 +1,62 @@
+/*
+ * tlog: one append-only log file written through a shared file mapping, so
+ * what is written is in the page cache at once and survives a SIGKILL.
+ * Used for thread logs (from the signal handler) and for the process log.
+ * Every function here is async-signal-safe: raw syscalls only.
+ */
+#ifndef PP_TLOG_H
+#define PP_TLOG_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+struct pp_tlog {
+	int fd;            /* -1 when closed */
+	uint8_t *map;      /* window of the file mapped at map_off */
+	uint64_t map_off;  /* file offset of map[0], page aligned */
+	uint64_t map_len;  /* bytes mapped */
+	uint64_t used;     /* file offset where the next record goes */
+	uint64_t size;     /* bytes allocated in the file */
+};
+
+/* Bytes the file grows by at a time. */
+#define PP_TLOG_CHUNK (1u << 20)
+
+/* Marks a closed log; a zeroed struct is not closed (fd 0). */
+void pp_tlog_init_sigsafe(struct pp_tlog *log);
+
+/*
+ * Creates dirfd/name (O_EXCL, mode 0600), allocates its first chunk, maps it
+ * and writes the file header of the given enum ppf_file_kind.
+ * Returns 0 or a negative errno; on error nothing is left open.
+ */
+int pp_tlog_create_sigsafe(struct pp_tlog *log, int dirfd, const char *name,
+			   unsigned kind);
+
+/*
+ * Returns a zeroed place for a record of size bytes (a multiple of 8), or
+ * NULL when the file cannot grow. Fill it, then pp_tlog_commit_sigsafe().
+ */
+void *pp_tlog_reserve_sigsafe(struct pp_tlog *log, uint32_t size);
+
+/*
+ * Publishes a reserved record: stores its {type, size} header last, so a
+ * reader never sees a half-written record, and advances the log.
+ */
+void pp_tlog_commit_sigsafe(struct pp_tlog *log, void *rec, uint32_t type,
+			    uint32_t size);
+
+/* Copies a whole record (header filled in by the caller) into the log. */
+int pp_tlog_append_sigsafe(struct pp_tlog *log, const void *rec, uint32_t size);
+
+/* Trims the file to what was written, unmaps and closes it. */
+void pp_tlog_close_sigsafe(struct pp_tlog *log);
+
+/* Unmaps and closes without touching the file (a fork child's copy). */
+void pp_tlog_forget_sigsafe(struct pp_tlog *log);
+
+/* Writes "<prefix><n><suffix>" into buf (at least 64 bytes). */
+void pp_tlog_format_name_sigsafe(char *buf, const char *prefix, uint64_t n,
+				 const char *suffix);
+
+#endif
