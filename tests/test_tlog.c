@@ -1,0 +1,174 @@
+/*
+ * The log writer (preload/tlog.c) against the analyzer's reader: what the
+ * writer puts in a thread log is what the reader gives back, across chunk
+ * growth and without a final close (a killed process).
+ */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pprof/format.h"
+#include "reader.h"
+#include "tlog.h"
+
+static char tlog_dir[64];
+static int tlog_dirfd = -1;
+
+static void tlog_setup(void)
+{
+	snprintf(tlog_dir, sizeof(tlog_dir), "/tmp/pp-tlog-XXXXXX");
+	cr_assert_not_null(mkdtemp(tlog_dir));
+	tlog_dirfd = open(tlog_dir, O_RDONLY | O_DIRECTORY);
+	cr_assert_geq(tlog_dirfd, 0);
+}
+
+static void tlog_teardown(void)
+{
+	char cmd[128];
+
+	close(tlog_dirfd);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tlog_dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+TestSuite(tlog, .init = tlog_setup, .fini = tlog_teardown, .timeout = 30);
+
+/* A deterministic stack for sample i: depth 1..40, addresses from i. */
+static unsigned tlog_depth(unsigned i)
+{
+	return 1 + (i * 7) % 40;
+}
+
+static uint64_t tlog_ip(unsigned i, unsigned k)
+{
+	return 0x400000ull + (uint64_t)i * 0x100 + k;
+}
+
+static void tlog_write_thread(struct pp_tlog *log, unsigned nsamples)
+{
+	struct ppf_thread th = { .h = { PPF_REC_THREAD, sizeof(th) } };
+
+	th.pid = 100;
+	th.tid = 101;
+	th.start_ns = 5;
+	snprintf(th.name, sizeof(th.name), "worker");
+	cr_assert_eq(pp_tlog_append_sigsafe(log, &th, sizeof(th)), 0);
+	for (unsigned i = 0; i < nsamples; i++) {
+		unsigned n = tlog_depth(i);
+		/* Reserve for the deepest stack, commit what was used. */
+		struct ppf_sample *s = pp_tlog_reserve_sigsafe(log,
+							       ppf_sample_size(64));
+
+		cr_assert_not_null(s, "reserve failed at sample %u", i);
+		s->time_ns = 1000 + i;
+		s->event = 0;
+		s->nframes = (uint16_t)n;
+		for (unsigned k = 0; k < n; k++)
+			s->ips[k] = tlog_ip(i, k);
+		pp_tlog_commit_sigsafe(log, s, PPF_REC_SAMPLE,
+				       ppf_sample_size(n));
+	}
+}
+
+static void tlog_check_samples(const struct pa_thread *t, unsigned nsamples)
+{
+	cr_assert_eq(t->pid, 100);
+	cr_assert_eq(t->tid, 101);
+	cr_assert_eq(t->nsamples, nsamples);
+	for (unsigned i = 0; i < nsamples; i++) {
+		const struct pa_sample *s = &t->samples[i];
+
+		cr_assert_eq(s->time_ns, 1000 + i);
+		cr_assert_eq(s->nframes, tlog_depth(i), "sample %u", i);
+		for (unsigned k = 0; k < s->nframes; k++)
+			cr_assert_eq(s->ips[k], tlog_ip(i, k), "sample %u frame %u", i, k);
+	}
+}
+
+Test(tlog, round_trip_across_chunk_growth)
+{
+	/* About 5 MiB of samples: the writer remaps its window several times. */
+	const unsigned nsamples = 30000;
+	struct ppf_thread_end end = { .h = { PPF_REC_THREAD_END, sizeof(end) } };
+	struct ppf_thread_name nm = { .h = { PPF_REC_THREAD_NAME, sizeof(nm) } };
+	struct pa_thread *t = NULL;
+	struct pa_warnings warn = { 0 };
+	struct pa_error err;
+	struct pp_tlog log;
+	char path[128];
+	struct stat st;
+
+	cr_assert_eq(pp_tlog_create_sigsafe(&log, tlog_dirfd, "thread-101.log",
+					    PPF_FILE_THREAD), 0);
+	tlog_write_thread(&log, nsamples);
+	snprintf(nm.name, sizeof(nm.name), "renamed");
+	cr_assert_eq(pp_tlog_append_sigsafe(&log, &nm, sizeof(nm)), 0);
+	end.samples = nsamples;
+	end.lost = 3;
+	end.end_ns = 99999;
+	cr_assert_eq(pp_tlog_append_sigsafe(&log, &end, sizeof(end)), 0);
+	pp_tlog_close_sigsafe(&log);
+
+	snprintf(path, sizeof(path), "%s/thread-101.log", tlog_dir);
+	cr_assert_eq(stat(path, &st), 0);
+	cr_assert_gt(st.st_size, 4 * PP_TLOG_CHUNK, "the test must cross chunks");
+	cr_assert_eq(st.st_size % 8, 0, "closed log is trimmed to its records");
+	cr_assert_eq(pa_thread_log_load(path, &t, &warn, &err), 0, "%s", err.reason);
+	tlog_check_samples(t, nsamples);
+	cr_assert(t->ended);
+	cr_assert_eq(t->samples_taken, nsamples);
+	cr_assert_eq(t->lost, 3);
+	cr_assert_str_eq(t->name, "renamed");
+	cr_assert_eq(warn.n, 0, "a finished log loads without warnings");
+	pa_thread_free(t);
+	pa_warnings_release(&warn);
+}
+
+Test(tlog, unclosed_log_keeps_every_sample)
+{
+	/* What a SIGKILL leaves: the mapping is gone, no END, zeros after. */
+	struct pa_thread *t = NULL;
+	struct pa_warnings warn = { 0 };
+	struct pa_error err;
+	struct pp_tlog log;
+	char path[128];
+
+	cr_assert_eq(pp_tlog_create_sigsafe(&log, tlog_dirfd, "thread-101.log",
+					    PPF_FILE_THREAD), 0);
+	tlog_write_thread(&log, 2000);
+	pp_tlog_forget_sigsafe(&log);
+
+	snprintf(path, sizeof(path), "%s/thread-101.log", tlog_dir);
+	cr_assert_eq(pa_thread_log_load(path, &t, &warn, &err), 0, "%s", err.reason);
+	tlog_check_samples(t, 2000);
+	cr_assert_not(t->ended);
+	cr_assert_geq(warn.n, 1, "an unfinished log is reported");
+	pa_thread_free(t);
+	pa_warnings_release(&warn);
+}
+
+Test(tlog, create_refuses_existing_file)
+{
+	struct pp_tlog log, again;
+
+	cr_assert_eq(pp_tlog_create_sigsafe(&log, tlog_dirfd, "thread-7.log",
+					    PPF_FILE_THREAD), 0);
+	cr_assert_lt(pp_tlog_create_sigsafe(&again, tlog_dirfd, "thread-7.log",
+					    PPF_FILE_THREAD), 0);
+	cr_assert_eq(again.fd, -1);
+	pp_tlog_close_sigsafe(&log);
+}
+
+Test(tlog, format_name)
+{
+	char buf[64];
+
+	pp_tlog_format_name_sigsafe(buf, "thread-", 4194303, ".log");
+	cr_assert_str_eq(buf, "thread-4194303.log");
+	pp_tlog_format_name_sigsafe(buf, "thread-", 0, ".log");
+	cr_assert_str_eq(buf, "thread-0.log");
+}
