@@ -1,0 +1,73 @@
+/*
+ * Integration: the app's own SIGTRAP handling survives the profiler, whose
+ * samples also arrive as SIGTRAP.
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "pa_it.h"
+
+static struct pa_it it_sig;
+
+static void it_sig_init(void)
+{
+	pa_it_init(&it_sig);
+}
+
+static void it_sig_fini(void)
+{
+	pa_it_release(&it_sig);
+}
+
+TestSuite(it_signals, .init = it_sig_init, .fini = it_sig_fini, .timeout = 120);
+
+/*
+ * apptrap installs a SIGTRAP handler, raises SIGTRAP five times and checks
+ * that its handler ran five times (no sample reached it), that sigaction()
+ * and signal() give back its own handler, and that SIG_IGN works. Its output
+ * must be the same with and without the profiler, and the profiler must
+ * still have sampled it.
+ */
+Test(it_signals, app_sigtrap_handler_keeps_working)
+{
+	const char *argv[] = { "workloads/apptrap", "0.5", NULL };
+	struct pa_it_result plain, prof;
+	struct pa_profile *p;
+	struct pa_run *run;
+
+	pa_it_run(&it_sig, "plain", argv, NULL, &plain);
+	pa_it_run_profiled(&it_sig, "prof", argv, NULL, &prof);
+	cr_assert(WIFEXITED(plain.status) && WEXITSTATUS(plain.status) == 0,
+		  "apptrap fails on its own: %s", plain.out);
+	cr_assert_eq(prof.status, plain.status, "profiled: %s", prof.out);
+	cr_assert_str_eq(prof.out, plain.out);
+	cr_assert_str_eq(prof.err, plain.err);
+
+	run = pa_it_load(&it_sig);
+	p = pa_it_profile(run, 0, 0);
+	/* 0.6 s of CPU in apptrap_burn at 1 ms per sample. */
+	cr_assert_gt(pa_it_self(p, "apptrap_burn"), 300,
+		     "the profiler stopped sampling");
+	pa_profile_free(p);
+	pa_run_free(run);
+	pa_it_result_release(&plain);
+	pa_it_result_release(&prof);
+}
+
+/* A SIGTRAP left at its default action still kills the app, as without us. */
+Test(it_signals, default_sigtrap_still_kills)
+{
+	const char *argv[] = { "workloads/apptrap", "--raise-default", NULL };
+	struct pa_it_result plain, prof;
+
+	pa_it_run(&it_sig, "plain", argv, NULL, &plain);
+	pa_it_run_profiled(&it_sig, "prof", argv, NULL, &prof);
+	cr_assert(WIFSIGNALED(plain.status) && WTERMSIG(plain.status) == SIGTRAP,
+		  "status 0x%x", plain.status);
+	cr_assert_eq(prof.status, plain.status, "profiled status 0x%x", prof.status);
+	cr_assert_str_eq(prof.out, plain.out);
+	pa_it_result_release(&plain);
+	pa_it_result_release(&prof);
+}
