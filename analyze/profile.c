@@ -1,0 +1,424 @@
+/* profile: per-function and per-stack sample counts; see profile.h. */
+#include "profile.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symbols.h"
+
+/* A distinct stack while counting: function ids, root first. */
+struct pa_profile_stack {
+	uint32_t *ids;
+	size_t n;
+	uint64_t count;
+	uint64_t hash;
+};
+
+/* Counting state; the public struct comes first so a pointer converts. */
+struct pa_profile_impl {
+	struct pa_profile pub;
+	/* functions: pub.funcs holds them; fhash maps (name, module) to index + 1 */
+	size_t funcs_cap;
+	uint32_t *fhash;
+	size_t fhash_cap;
+	uint64_t *seen; /* per function: serial of the last sample that counted it */
+	/* stacks */
+	struct pa_profile_stack *st;
+	size_t nst, st_cap;
+	uint32_t *shash; /* index + 1 into st */
+	size_t shash_cap;
+	uint32_t ids[PPF_MAX_FRAMES];
+};
+
+static uint64_t pa_profile_hash_str(uint64_t h, const char *s)
+{
+	for (; s && *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return (h ^ 0xff) * 0x100000001b3ull;
+}
+
+static bool pa_profile_same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* Rehash an index table of index + 1 entries to twice its size. */
+static int pa_profile_rehash(uint32_t **table, size_t *cap, size_t n,
+			     uint64_t (*hash_of)(struct pa_profile_impl *, uint32_t),
+			     struct pa_profile_impl *p)
+{
+	size_t ncap = *cap ? *cap * 2 : 1024;
+	uint32_t *nt = calloc(ncap, sizeof(*nt));
+
+	if (!nt)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++) {
+		size_t j = hash_of(p, i) & (ncap - 1);
+
+		while (nt[j])
+			j = (j + 1) & (ncap - 1);
+		nt[j] = i + 1;
+	}
+	free(*table);
+	*table = nt;
+	*cap = ncap;
+	return 0;
+}
+
+static uint64_t pa_profile_func_hash(struct pa_profile_impl *p, uint32_t i)
+{
+	const struct pa_func *f = &p->pub.funcs[i];
+
+	return pa_profile_hash_str(pa_profile_hash_str(0xcbf29ce484222325ull, f->name), f->module);
+}
+
+/* The id of the function (name, module), added on first sight; -ENOMEM. */
+static int64_t pa_profile_func_id(struct pa_profile_impl *p, const char *name, const char *module)
+{
+	uint64_t h = pa_profile_hash_str(pa_profile_hash_str(0xcbf29ce484222325ull, name), module);
+	struct pa_func *f;
+	size_t j;
+
+	if ((p->pub.nfuncs + 1) * 2 > p->fhash_cap &&
+	    pa_profile_rehash(&p->fhash, &p->fhash_cap, p->pub.nfuncs, pa_profile_func_hash, p) < 0)
+		return -ENOMEM;
+	for (j = h & (p->fhash_cap - 1); p->fhash[j]; j = (j + 1) & (p->fhash_cap - 1)) {
+		f = &p->pub.funcs[p->fhash[j] - 1];
+		if (strcmp(f->name, name) == 0 && pa_profile_same_str(f->module, module))
+			return p->fhash[j] - 1;
+	}
+	if (p->pub.nfuncs == p->funcs_cap) {
+		size_t ncap = p->funcs_cap ? p->funcs_cap * 2 : 256;
+		struct pa_func *nf = realloc(p->pub.funcs, ncap * sizeof(*nf));
+		uint64_t *ns = realloc(p->seen, ncap * sizeof(*ns));
+
+		if (nf)
+			p->pub.funcs = nf;
+		if (ns)
+			p->seen = ns;
+		if (!nf || !ns)
+			return -ENOMEM;
+		p->funcs_cap = ncap;
+	}
+	f = &p->pub.funcs[p->pub.nfuncs];
+	memset(f, 0, sizeof(*f));
+	f->name = strdup(name);
+	f->module = module ? strdup(module) : NULL;
+	if (!f->name || (module && !f->module)) {
+		free((char *)f->name);
+		free((char *)f->module);
+		return -ENOMEM;
+	}
+	p->seen[p->pub.nfuncs] = 0;
+	p->fhash[j] = (uint32_t)++p->pub.nfuncs;
+	return p->pub.nfuncs - 1;
+}
+
+static uint64_t pa_profile_ids_hash(const uint32_t *ids, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ ids[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static uint64_t pa_profile_stack_hash(struct pa_profile_impl *p, uint32_t i)
+{
+	return p->st[i].hash;
+}
+
+/* Count one sample of stack ids[0..n) (root first). */
+static int pa_profile_add_stack(struct pa_profile_impl *p, const uint32_t *ids, size_t n)
+{
+	uint64_t h = pa_profile_ids_hash(ids, n);
+	struct pa_profile_stack *s;
+	size_t j;
+
+	if ((p->nst + 1) * 2 > p->shash_cap &&
+	    pa_profile_rehash(&p->shash, &p->shash_cap, p->nst, pa_profile_stack_hash, p) < 0)
+		return -ENOMEM;
+	for (j = h & (p->shash_cap - 1); p->shash[j]; j = (j + 1) & (p->shash_cap - 1)) {
+		s = &p->st[p->shash[j] - 1];
+		if (s->hash == h && s->n == n && memcmp(s->ids, ids, n * sizeof(*ids)) == 0) {
+			s->count++;
+			return 0;
+		}
+	}
+	if (p->nst == p->st_cap) {
+		size_t ncap = p->st_cap ? p->st_cap * 2 : 256;
+		struct pa_profile_stack *ns = realloc(p->st, ncap * sizeof(*ns));
+
+		if (!ns)
+			return -ENOMEM;
+		p->st = ns;
+		p->st_cap = ncap;
+	}
+	s = &p->st[p->nst];
+	s->ids = malloc(n * sizeof(*ids));
+	if (!s->ids)
+		return -ENOMEM;
+	memcpy(s->ids, ids, n * sizeof(*ids));
+	s->n = n;
+	s->count = 1;
+	s->hash = h;
+	p->shash[j] = (uint32_t)++p->nst;
+	return 0;
+}
+
+static int pa_profile_add_sample(struct pa_profile_impl *p, struct pa_symbols *sym,
+				 const struct pa_sample *s)
+{
+	uint64_t serial = p->pub.samples + 1;
+	size_t n = s->nframes;
+
+	/* ids root first: frame n-1 is the outermost */
+	for (size_t i = 0; i < n; i++) {
+		struct pa_frame fr;
+		int64_t id;
+
+		if (pa_symbols_lookup_at(sym, s->ips[i], i > 0, s->time_ns, &fr) < 0)
+			return -ENOMEM;
+		id = pa_profile_func_id(p, fr.name, fr.module);
+		if (id < 0)
+			return -ENOMEM;
+		p->ids[n - 1 - i] = (uint32_t)id;
+		if (p->seen[id] != serial) {
+			p->seen[id] = serial;
+			p->pub.funcs[id].total++;
+		}
+	}
+	p->pub.funcs[p->ids[n - 1]].self++;
+	p->pub.samples++;
+	return pa_profile_add_stack(p, p->ids, n);
+}
+
+static bool pa_profile_wants(const struct pa_filter *f, const struct pa_sample *s)
+{
+	return f->event < 0 || s->event == (uint64_t)f->event;
+}
+
+static int pa_profile_add_process(struct pa_profile_impl *p, const struct pa_process *proc,
+				  struct pa_warnings *warn, struct pa_error *err)
+{
+	const struct pa_filter *f = &p->pub.filter;
+	struct pa_symbols *sym = NULL;
+	uint64_t lost = 0;
+	size_t nthreads = 0;
+	int ret = 0;
+
+	for (size_t t = 0; t < proc->nthreads && ret == 0; t++) {
+		const struct pa_thread *th = proc->threads[t];
+
+		if (f->tid && th->tid != f->tid)
+			continue;
+		nthreads++;
+		lost += th->lost;
+		for (size_t i = 0; i < th->nsamples && ret == 0; i++) {
+			if (!pa_profile_wants(f, &th->samples[i]))
+				continue;
+			if (!sym) {
+				ret = pa_symbols_new(proc, &sym, warn, err);
+				if (ret < 0)
+					return ret;
+			}
+			ret = pa_profile_add_sample(p, sym, &th->samples[i]);
+			if (ret < 0)
+				pa_error_set(err, ret, proc->dir, false, 0, "out of memory");
+		}
+	}
+	pa_symbols_free(sym);
+	/* The process counts drops of threads that left no log, too. */
+	if (!f->tid && proc->ended && proc->lost > lost)
+		lost = proc->lost;
+	p->pub.lost += lost;
+	p->pub.nthreads += nthreads;
+	if (nthreads || !f->tid)
+		p->pub.nprocesses++;
+	return ret;
+}
+
+static int pa_profile_cmp_func(const void *a, const void *b)
+{
+	const struct pa_func *x = a, *y = b;
+	int c;
+
+	if (x->self != y->self)
+		return x->self > y->self ? -1 : 1;
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	c = strcmp(x->name, y->name);
+	if (c)
+		return c;
+	return strcmp(x->module ? x->module : "", y->module ? y->module : "");
+}
+
+/* A stack and its folded text, for sorting. */
+struct pa_profile_sorted {
+	char *folded;
+	struct pa_stack stack;
+};
+
+static int pa_profile_cmp_sorted(const void *a, const void *b)
+{
+	const struct pa_profile_sorted *x = a, *y = b;
+
+	return strcmp(x->folded, y->folded);
+}
+
+/* Turn the counting tables into pub.stacks, sorted, with names. */
+static int pa_profile_finish_stacks(struct pa_profile_impl *p)
+{
+	struct pa_profile_sorted *v = calloc(p->nst ? p->nst : 1, sizeof(*v));
+	int ret = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->nst && ret == 0; i++) {
+		struct pa_stack *s = &v[i].stack;
+
+		s->frames = malloc(p->st[i].n * sizeof(*s->frames));
+		if (!s->frames) {
+			ret = -ENOMEM;
+			break;
+		}
+		s->nframes = p->st[i].n;
+		s->count = p->st[i].count;
+		for (size_t k = 0; k < s->nframes; k++)
+			s->frames[k] = p->pub.funcs[p->st[i].ids[k]].name;
+		v[i].folded = pa_stack_fold(s);
+		if (!v[i].folded)
+			ret = -ENOMEM;
+	}
+	if (ret == 0)
+		qsort(v, p->nst, sizeof(*v), pa_profile_cmp_sorted);
+	p->pub.stacks = calloc(p->nst ? p->nst : 1, sizeof(*p->pub.stacks));
+	if (!p->pub.stacks)
+		ret = -ENOMEM;
+	for (size_t i = 0; i < p->nst; i++) {
+		free(v[i].folded);
+		if (ret == 0)
+			p->pub.stacks[p->pub.nstacks++] = v[i].stack;
+		else
+			free(v[i].stack.frames);
+	}
+	free(v);
+	return ret;
+}
+
+/* Free the counting state, keeping pub. */
+static void pa_profile_drop_tables(struct pa_profile_impl *p)
+{
+	for (size_t i = 0; i < p->nst; i++)
+		free(p->st[i].ids);
+	free(p->st);
+	p->st = NULL;
+	p->nst = 0;
+	free(p->shash);
+	p->shash = NULL;
+	free(p->fhash);
+	p->fhash = NULL;
+	free(p->seen);
+	p->seen = NULL;
+}
+
+int pa_profile_build(const struct pa_run *run, const struct pa_filter *filter,
+		     struct pa_profile **out, struct pa_warnings *warn,
+		     struct pa_error *err)
+{
+	struct pa_profile_impl *p = calloc(1, sizeof(*p));
+	int ret = 0;
+
+	*out = NULL;
+	if (!p)
+		return pa_error_set(err, -ENOMEM, run->dir, false, 0, "out of memory");
+	p->pub.filter = filter ? *filter : PA_FILTER_ALL;
+	for (size_t i = 0; i < run->nprocesses && ret == 0; i++) {
+		const struct pa_process *proc = run->processes[i];
+
+		if (p->pub.filter.pid && proc->pid != p->pub.filter.pid)
+			continue;
+		ret = pa_profile_add_process(p, proc, warn, err);
+	}
+	if (ret == 0) {
+		ret = pa_profile_finish_stacks(p);
+		if (ret < 0)
+			pa_error_set(err, ret, run->dir, false, 0, "out of memory");
+	}
+	pa_profile_drop_tables(p);
+	if (ret < 0) {
+		pa_profile_free(&p->pub);
+		return ret;
+	}
+	if (p->pub.nfuncs)
+		qsort(p->pub.funcs, p->pub.nfuncs, sizeof(*p->pub.funcs), pa_profile_cmp_func);
+	*out = &p->pub;
+	return 0;
+}
+
+void pa_profile_free(struct pa_profile *prof)
+{
+	struct pa_profile_impl *p = (struct pa_profile_impl *)prof;
+
+	if (!prof)
+		return;
+	pa_profile_drop_tables(p);
+	for (size_t i = 0; i < prof->nfuncs; i++) {
+		free((char *)prof->funcs[i].name);
+		free((char *)prof->funcs[i].module);
+	}
+	free(prof->funcs);
+	for (size_t i = 0; i < prof->nstacks; i++)
+		free(prof->stacks[i].frames);
+	free(prof->stacks);
+	free(p);
+}
+
+const struct pa_func *pa_profile_find(const struct pa_profile *prof, const char *name)
+{
+	for (size_t i = 0; i < prof->nfuncs; i++)
+		if (strcmp(prof->funcs[i].name, name) == 0)
+			return &prof->funcs[i];
+	return NULL;
+}
+
+uint64_t pa_profile_call_count(const struct pa_profile *prof, const char *caller,
+			       const char *callee)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < prof->nstacks; i++) {
+		const struct pa_stack *s = &prof->stacks[i];
+
+		for (size_t k = 0; k + 1 < s->nframes; k++)
+			if (strcmp(s->frames[k], caller) == 0 &&
+			    strcmp(s->frames[k + 1], callee) == 0) {
+				n += s->count;
+				break;
+			}
+	}
+	return n;
+}
+
+char *pa_stack_fold(const struct pa_stack *stack)
+{
+	size_t len = 1, at = 0;
+	char *s;
+
+	for (size_t i = 0; i < stack->nframes; i++)
+		len += strlen(stack->frames[i]) + 1;
+	s = malloc(len);
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < stack->nframes; i++) {
+		size_t n = strlen(stack->frames[i]);
+
+		if (i)
+			s[at++] = ';';
+		memcpy(s + at, stack->frames[i], n);
+		at += n;
+	}
+	s[at] = '\0';
+	return s;
+}

@@ -1,0 +1,83 @@
+/*
+ * profile: aggregates a run's samples, symbolised, into per-function counts
+ * and distinct stacks. Reports (report_*.c) and tests read the result.
+ *
+ * A function is identified by its display name (struct pa_frame.name: the
+ * function name, or "module+0xOFFSET" when unresolved, or "[unknown]")
+ * together with its module path. self counts the samples whose innermost
+ * frame is the function; total counts the samples in which it appears at any
+ * depth, once per sample even when it recurses.
+ */
+#ifndef PA_PROFILE_H
+#define PA_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "reader.h"
+
+/* Which samples to count. */
+struct pa_filter {
+	uint32_t pid; /* 0: every process */
+	uint32_t tid; /* 0: every thread */
+	int64_t event; /* event index, -1: every event */
+};
+
+/* The filter that takes everything: pid 0, tid 0, event -1. */
+#define PA_FILTER_ALL ((struct pa_filter){ .pid = 0, .tid = 0, .event = -1 })
+
+struct pa_func {
+	const char *name;   /* display name, see above; never NULL */
+	const char *module; /* module path, NULL if none */
+	uint64_t self;      /* samples with this function innermost */
+	uint64_t total;     /* samples containing it (inclusive) */
+};
+
+struct pa_stack {
+	const char **frames; /* display names, root first (frames[0] is the outermost) */
+	size_t nframes;
+	uint64_t count;      /* samples with exactly this stack */
+};
+
+struct pa_profile {
+	struct pa_filter filter;
+	uint64_t samples;   /* samples counted */
+	uint64_t lost;      /* samples the writer lost in the selected threads */
+	size_t nprocesses;  /* processes selected by the pid filter */
+	size_t nthreads;    /* threads selected by the pid and tid filters */
+	struct pa_func *funcs; /* sorted by self desc, then total desc, then name */
+	size_t nfuncs;
+	struct pa_stack *stacks; /* sorted by their folded text (pa_stack_fold) */
+	size_t nstacks;
+};
+
+/*
+ * Symbolise (one pa_symbols per selected process) and count every sample of
+ * run that filter selects (NULL: PA_FILTER_ALL). Symboliser warnings go to
+ * warn (may be NULL). Returns 0 and *out, to be freed with pa_profile_free,
+ * or a negative errno with err filled. A filter that selects nothing is not
+ * an error: the profile is empty.
+ */
+int pa_profile_build(const struct pa_run *run, const struct pa_filter *filter,
+		     struct pa_profile **out, struct pa_warnings *warn,
+		     struct pa_error *err);
+void pa_profile_free(struct pa_profile *prof);
+
+/* The first function with that display name (any module), or NULL. */
+const struct pa_func *pa_profile_find(const struct pa_profile *prof, const char *name);
+
+/*
+ * Samples in which caller calls callee directly (callee is the frame just
+ * inside caller), counted once per sample.
+ */
+uint64_t pa_profile_call_count(const struct pa_profile *prof, const char *caller,
+			       const char *callee);
+
+/*
+ * The stack as folded text, frames root first joined by ';' (no count).
+ * Returns a malloc'd string, or NULL on allocation failure.
+ */
+char *pa_stack_fold(const struct pa_stack *stack);
+
+#endif /* PA_PROFILE_H */

@@ -1,0 +1,958 @@
+/* reader: loads and validates a run's logs; see reader.h. */
+#include "reader.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* A file read whole into memory, and where parsing stands. */
+struct pa_log_buf {
+	const char *path;
+	char *data;
+	size_t size;
+	uint64_t data_end; /* offset where the written data stops */
+	size_t unknown;    /* records of unknown type skipped */
+	bool saw_end;      /* the END record was read */
+};
+
+int pa_error_set(struct pa_error *err, int code, const char *path, bool has_offset,
+		 uint64_t offset, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err)
+		return code;
+	snprintf(err->path, sizeof(err->path), "%s", path ? path : "");
+	err->has_offset = has_offset;
+	err->offset = has_offset ? offset : 0;
+	va_start(ap, fmt);
+	vsnprintf(err->reason, sizeof(err->reason), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int pa_warnings_add(struct pa_warnings *warn, const char *path, bool has_offset,
+		    uint64_t offset, const char *fmt, ...)
+{
+	struct pa_warning *w;
+	va_list ap;
+	int len;
+
+	if (!warn)
+		return 0;
+	if (warn->n == warn->cap) {
+		size_t cap = warn->cap ? warn->cap * 2 : 8;
+		struct pa_warning *v = realloc(warn->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		warn->v = v;
+		warn->cap = cap;
+	}
+	w = &warn->v[warn->n];
+	w->path = strdup(path ? path : "");
+	w->has_offset = has_offset;
+	w->offset = offset;
+	va_start(ap, fmt);
+	len = vasprintf(&w->reason, fmt, ap);
+	va_end(ap);
+	if (!w->path || len < 0) {
+		free(w->path);
+		return -ENOMEM;
+	}
+	warn->n++;
+	return 0;
+}
+
+void pa_warnings_release(struct pa_warnings *warn)
+{
+	if (!warn)
+		return;
+	for (size_t i = 0; i < warn->n; i++) {
+		free(warn->v[i].path);
+		free(warn->v[i].reason);
+	}
+	free(warn->v);
+	warn->v = NULL;
+	warn->n = warn->cap = 0;
+}
+
+/* Grow *v (elements of size elem) so that it holds at least n + 1. */
+static int pa_reader_grow(void **v, size_t *cap, size_t n, size_t elem)
+{
+	size_t ncap;
+	void *nv;
+
+	if (n < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 16;
+	nv = realloc(*v, ncap * elem);
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*cap = ncap;
+	return 0;
+}
+
+static int pa_reader_read_file(const char *path, struct pa_log_buf *buf, struct pa_error *err)
+{
+	struct stat st;
+	size_t got = 0;
+	int fd;
+
+	memset(buf, 0, sizeof(*buf));
+	buf->path = path;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return pa_error_set(err, -errno, path, false, 0, "cannot open: %s", strerror(errno));
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		int e = S_ISREG(st.st_mode) ? errno : EINVAL;
+
+		close(fd);
+		return pa_error_set(err, -e, path, false, 0, "not a regular file");
+	}
+	buf->size = (size_t)st.st_size;
+	buf->data = malloc(buf->size ? buf->size : 1);
+	if (!buf->data) {
+		close(fd);
+		return pa_error_set(err, -ENOMEM, path, false, 0, "out of memory");
+	}
+	while (got < buf->size) {
+		ssize_t n = read(fd, buf->data + got, buf->size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+
+			close(fd);
+			free(buf->data);
+			buf->data = NULL;
+			return pa_error_set(err, -e, path, false, 0, "read failed: %s", strerror(e));
+		}
+		if (n == 0)
+			break; /* shrank while reading: parse what we have */
+		got += (size_t)n;
+	}
+	buf->size = got;
+	close(fd);
+	return 0;
+}
+
+static const char *pa_reader_kind_name(uint32_t kind)
+{
+	return kind == PPF_FILE_PROCESS ? "process log" :
+	       kind == PPF_FILE_THREAD  ? "thread log" : "unknown kind";
+}
+
+/* Check the file header; returns the offset of the first record or an error. */
+static int pa_reader_check_header(struct pa_log_buf *buf, uint16_t want_kind,
+				  uint64_t *first, struct pa_error *err)
+{
+	struct ppf_file_header h;
+
+	if (buf->size < sizeof(h))
+		return pa_error_set(err, -EINVAL, buf->path, true, 0,
+				    "file too short for a header (%zu bytes, need %zu)",
+				    buf->size, sizeof(h));
+	memcpy(&h, buf->data, sizeof(h));
+	if (memcmp(h.magic, PPF_MAGIC, PPF_MAGIC_LEN) != 0)
+		return pa_error_set(err, -EINVAL, buf->path, true, 0,
+				    "bad magic (expected \"%s\"): not a libpprof log", PPF_MAGIC);
+	if (h.byte_order == __builtin_bswap32(PPF_BYTE_ORDER_MARK))
+		return pa_error_set(err, -EINVAL, buf->path, true, 0,
+				    "written in the other byte order (expected 0x%08x, found 0x%08x)",
+				    PPF_BYTE_ORDER_MARK, h.byte_order);
+	if (h.byte_order != PPF_BYTE_ORDER_MARK)
+		return pa_error_set(err, -EINVAL, buf->path, true, 0,
+				    "bad byte-order mark 0x%08x (expected 0x%08x)",
+				    h.byte_order, PPF_BYTE_ORDER_MARK);
+	if (h.version != PPF_VERSION)
+		return pa_error_set(err, -EINVAL, buf->path, true, 0,
+				    "unsupported format version %u (expected %u)",
+				    h.version, PPF_VERSION);
+	if (h.kind != want_kind)
+		return pa_error_set(err, -EINVAL, buf->path, true, 0,
+				    "file kind %u (%s), expected %u (%s)", h.kind,
+				    pa_reader_kind_name(h.kind), want_kind,
+				    pa_reader_kind_name(want_kind));
+	if (h.header_size < sizeof(h) || h.header_size % PPF_RECORD_ALIGN ||
+	    h.header_size > buf->size)
+		return pa_error_set(err, -EINVAL, buf->path, true, 0,
+				    "bad header size %u (file of %zu bytes)",
+				    h.header_size, buf->size);
+	*first = h.header_size;
+	return 0;
+}
+
+/* Copy a fixed-size, possibly unterminated name. */
+static void pa_reader_copy_name(char *dst, size_t dst_size, const char *src, size_t src_size)
+{
+	size_t n = strnlen(src, src_size);
+
+	if (n >= dst_size)
+		n = dst_size - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/*
+ * Called once per well-sized record of a known or unknown type; rec points
+ * at the whole record (size bytes, size >= 8). Returns 0 or an error.
+ */
+typedef int (*pa_reader_record_fn)(void *ctx, struct pa_log_buf *buf, uint64_t off,
+				   const char *rec, uint32_t type, uint32_t size,
+				   struct pa_warnings *warn, struct pa_error *err);
+
+/*
+ * Walk the records of buf from first, checking every size, and call fn for
+ * each. Stops at an all-zero header or the end; a record past the end is a
+ * warning. Sets buf->data_end.
+ */
+static int pa_reader_walk(struct pa_log_buf *buf, uint64_t first, pa_reader_record_fn fn,
+			  void *ctx, struct pa_warnings *warn, struct pa_error *err)
+{
+	uint64_t off = first;
+
+	while (off < buf->size) {
+		uint64_t left = buf->size - off;
+		struct ppf_record r;
+		int ret;
+
+		if (left < sizeof(r)) {
+			bool zero = true;
+
+			for (uint64_t i = 0; i < left; i++)
+				zero = zero && buf->data[off + i] == 0;
+			if (!zero)
+				pa_warnings_add(warn, buf->path, true, off,
+						"truncated: %llu bytes left, too few for a record header",
+						(unsigned long long)left);
+			break;
+		}
+		memcpy(&r, buf->data + off, sizeof(r));
+		if (r.type == 0 && r.size == 0)
+			break; /* end of the written data */
+		if (r.size < sizeof(r))
+			return pa_error_set(err, -EINVAL, buf->path, true, off,
+					    "record type %u: size %u is smaller than a record header (8)",
+					    r.type, r.size);
+		if (r.size % PPF_RECORD_ALIGN)
+			return pa_error_set(err, -EINVAL, buf->path, true, off,
+					    "record type %u: size %u is not a multiple of %u",
+					    r.type, r.size, PPF_RECORD_ALIGN);
+		if (r.size > PPF_RECORD_MAX)
+			return pa_error_set(err, -EINVAL, buf->path, true, off,
+					    "record type %u: size %u exceeds the maximum %u",
+					    r.type, r.size, PPF_RECORD_MAX);
+		if (r.size > left) {
+			pa_warnings_add(warn, buf->path, true, off,
+					"truncated: record type %u of %u bytes, only %llu bytes "
+					"left; later data ignored", r.type, r.size,
+					(unsigned long long)left);
+			break;
+		}
+		ret = fn(ctx, buf, off, buf->data + off, r.type, r.size, warn, err);
+		if (ret < 0)
+			return ret;
+		off += r.size;
+	}
+	buf->data_end = off;
+	if (buf->unknown)
+		pa_warnings_add(warn, buf->path, false, 0,
+				"skipped %zu record%s of unknown type", buf->unknown,
+				buf->unknown == 1 ? "" : "s");
+	if (!buf->saw_end)
+		pa_warnings_add(warn, buf->path, true, off,
+				"log not finalised (no END record): the process was killed "
+				"or is still running; data up to here kept");
+	return 0;
+}
+
+/* Check that a record of size bytes holds the fixed struct (need bytes) and copy it. */
+static int pa_reader_fixed(struct pa_log_buf *buf, uint64_t off, const char *rec, uint32_t size,
+			   void *dst, size_t need, const char *what, struct pa_error *err)
+{
+	if (size < need) {
+		pa_error_set(err, -EINVAL, buf->path, true, off,
+			     "%s record of %u bytes, needs at least %zu", what, size, need);
+		return -EINVAL; /* visibly non-zero, so that dst is known set on 0 */
+	}
+	memcpy(dst, rec, need);
+	return 0;
+}
+
+/*
+ * A record type this file kind does not have: a known type of the other
+ * kind is an error, an unknown one is counted and skipped.
+ */
+static int pa_reader_other_type(struct pa_log_buf *buf, uint64_t off, uint32_t type,
+				const char *kind, struct pa_error *err)
+{
+	if ((type >= PPF_REC_PROCESS && type <= PPF_REC_PROCESS_END) ||
+	    (type >= PPF_REC_THREAD && type <= PPF_REC_THREAD_END))
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "record type %u does not belong in a %s", type, kind);
+	buf->unknown++;
+	return 0;
+}
+
+/* ---- process.log -------------------------------------------------------- */
+
+struct pa_process_ctx {
+	struct pa_process *proc;
+	size_t events_cap;
+	size_t modules_cap;
+	bool saw_process;
+};
+
+static int pa_reader_split_cmdline(struct pa_process *proc, const char *p, size_t len)
+{
+	size_t argc = 0;
+
+	for (size_t i = 0; i < len; i++)
+		argc += p[i] == '\0';
+	proc->argv = calloc(argc + 1, sizeof(*proc->argv));
+	if (!proc->argv)
+		return -ENOMEM;
+	for (size_t i = 0, a = 0; a < argc; a++) {
+		proc->argv[a] = strdup(p + i);
+		if (!proc->argv[a])
+			return -ENOMEM;
+		proc->argc = a + 1;
+		i += strlen(p + i) + 1;
+	}
+	return 0;
+}
+
+static int pa_reader_process_rec(struct pa_process_ctx *c, struct pa_log_buf *buf,
+				 uint64_t off, const char *rec, uint32_t size,
+				 struct pa_error *err)
+{
+	struct pa_process *proc = c->proc;
+	struct ppf_process p;
+	const char *exe, *cmd;
+
+	if (pa_reader_fixed(buf, off, rec, size, &p, sizeof(p), "process", err) < 0)
+		return -EINVAL;
+	if (c->saw_process)
+		return pa_error_set(err, -EINVAL, buf->path, true, off, "second process record");
+	if ((uint64_t)p.exe_len + p.cmdline_len > size - sizeof(p))
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "process record: exe_len %u + cmdline_len %u exceed "
+				    "the %zu bytes after the fixed part",
+				    p.exe_len, p.cmdline_len, size - sizeof(p));
+	exe = rec + sizeof(p);
+	cmd = exe + p.exe_len;
+	if (p.exe_len == 0 || exe[p.exe_len - 1] != '\0')
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "process record: exe path is not NUL-terminated");
+	if (p.cmdline_len && cmd[p.cmdline_len - 1] != '\0')
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "process record: command line is not NUL-terminated");
+	c->saw_process = true;
+	proc->pid = p.pid;
+	proc->ppid = p.ppid;
+	proc->start_ns = p.start_ns;
+	proc->start_realtime_ns = p.start_realtime_ns;
+	proc->mode = p.mode;
+	proc->exe = strdup(exe);
+	if (!proc->exe || pa_reader_split_cmdline(proc, cmd, p.cmdline_len) < 0)
+		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
+	return 0;
+}
+
+static int pa_reader_event_rec(struct pa_process_ctx *c, struct pa_log_buf *buf,
+			       uint64_t off, const char *rec, uint32_t size,
+			       struct pa_error *err)
+{
+	struct pa_process *proc = c->proc;
+	struct ppf_event e;
+	struct pa_event *pe;
+
+	if (pa_reader_fixed(buf, off, rec, size, &e, sizeof(e), "event", err) < 0)
+		return -EINVAL;
+	if (pa_process_find_event(proc, e.index))
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "second event with index %u", e.index);
+	if (pa_reader_grow((void **)&proc->events, &c->events_cap, proc->nevents, sizeof(*pe)) < 0)
+		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
+	pe = &proc->events[proc->nevents++];
+	pe->index = e.index;
+	pe->type = e.type;
+	pe->config = e.config;
+	pe->period = e.period;
+	pe->flags = e.flags;
+	pa_reader_copy_name(pe->name, sizeof(pe->name), e.name, sizeof(e.name));
+	return 0;
+}
+
+static int pa_reader_module_rec(struct pa_process_ctx *c, struct pa_log_buf *buf,
+				uint64_t off, const char *rec, uint32_t size,
+				struct pa_error *err)
+{
+	struct pa_process *proc = c->proc;
+	struct ppf_module m;
+	struct pa_module *pm;
+	const char *path = rec + sizeof(m);
+
+	if (pa_reader_fixed(buf, off, rec, size, &m, sizeof(m), "module", err) < 0)
+		return -EINVAL;
+	if (m.build_id_len > PPF_BUILD_ID_MAX)
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "module record: build-id length %u exceeds %u",
+				    m.build_id_len, PPF_BUILD_ID_MAX);
+	if (m.path_len > size - sizeof(m))
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "module record: path_len %u exceeds the %zu bytes "
+				    "after the fixed part", m.path_len, size - sizeof(m));
+	if (m.path_len && path[m.path_len - 1] != '\0')
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "module record: path is not NUL-terminated");
+	if (m.end < m.start)
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "module record: end 0x%llx is below start 0x%llx",
+				    (unsigned long long)m.end, (unsigned long long)m.start);
+	if (pa_reader_grow((void **)&proc->modules, &c->modules_cap, proc->nmodules, sizeof(*pm)) < 0)
+		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
+	pm = &proc->modules[proc->nmodules];
+	memset(pm, 0, sizeof(*pm));
+	pm->path = strdup(m.path_len ? path : "");
+	if (!pm->path)
+		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
+	proc->nmodules++;
+	pm->id = m.id;
+	pm->bias = m.bias;
+	pm->start = m.start;
+	pm->end = m.end;
+	pm->pgoff = m.pgoff;
+	pm->load_ns = m.load_ns;
+	pm->unload_ns = UINT64_MAX;
+	pm->build_id_len = m.build_id_len;
+	memcpy(pm->build_id, m.build_id, m.build_id_len);
+	return 0;
+}
+
+static int pa_reader_process_cb(void *ctx, struct pa_log_buf *buf, uint64_t off,
+				const char *rec, uint32_t type, uint32_t size,
+				struct pa_warnings *warn, struct pa_error *err)
+{
+	struct pa_process_ctx *c = ctx;
+	struct pa_process *proc = c->proc;
+
+	switch (type) {
+	case PPF_REC_PROCESS:
+		return pa_reader_process_rec(c, buf, off, rec, size, err);
+	case PPF_REC_EVENT:
+		return pa_reader_event_rec(c, buf, off, rec, size, err);
+	case PPF_REC_MODULE:
+		return pa_reader_module_rec(c, buf, off, rec, size, err);
+	case PPF_REC_MODULE_UNLOAD: {
+		struct ppf_module_unload u;
+		size_t i;
+
+		if (pa_reader_fixed(buf, off, rec, size, &u, sizeof(u), "module unload", err) < 0)
+			return -EINVAL;
+		/* The latest module with that id: ids are unique, but be lenient. */
+		for (i = proc->nmodules; i > 0; i--)
+			if (proc->modules[i - 1].id == u.id)
+				break;
+		if (i == 0)
+			pa_warnings_add(warn, buf->path, true, off,
+					"unload of unknown module id %llu ignored",
+					(unsigned long long)u.id);
+		else
+			proc->modules[i - 1].unload_ns = u.unload_ns;
+		return 0;
+	}
+	case PPF_REC_PROCESS_END: {
+		struct ppf_process_end e;
+
+		if (pa_reader_fixed(buf, off, rec, size, &e, sizeof(e), "process end", err) < 0)
+			return -EINVAL;
+		buf->saw_end = true;
+		proc->ended = true;
+		proc->end_ns = e.end_ns;
+		proc->samples_taken = e.samples;
+		proc->lost = e.lost;
+		proc->exit_how = e.how;
+		proc->exit_status = e.status;
+		return 0;
+	}
+	default:
+		return pa_reader_other_type(buf, off, type, "process log", err);
+	}
+}
+
+void pa_process_free(struct pa_process *proc)
+{
+	if (!proc)
+		return;
+	free(proc->exe);
+	for (size_t i = 0; proc->argv && i < proc->argc; i++)
+		free(proc->argv[i]);
+	free(proc->argv);
+	free(proc->events);
+	for (size_t i = 0; i < proc->nmodules; i++)
+		free(proc->modules[i].path);
+	free(proc->modules);
+	for (size_t i = 0; i < proc->nthreads; i++)
+		pa_thread_free(proc->threads[i]);
+	free(proc->threads);
+	free(proc->dir);
+	free(proc->path);
+	free(proc);
+}
+
+int pa_process_log_load(const char *path, struct pa_process **out,
+			struct pa_warnings *warn, struct pa_error *err)
+{
+	struct pa_process_ctx c = { 0 };
+	struct pa_log_buf buf;
+	uint64_t first;
+	int ret;
+
+	*out = NULL;
+	ret = pa_reader_read_file(path, &buf, err);
+	if (ret < 0)
+		return ret;
+	c.proc = calloc(1, sizeof(*c.proc));
+	if (!c.proc) {
+		free(buf.data);
+		return pa_error_set(err, -ENOMEM, path, false, 0, "out of memory");
+	}
+	c.proc->path = strdup(path);
+	c.proc->dir = strdup("");
+	ret = !c.proc->path || !c.proc->dir ?
+		pa_error_set(err, -ENOMEM, path, false, 0, "out of memory") :
+		pa_reader_check_header(&buf, PPF_FILE_PROCESS, &first, err);
+	if (ret == 0)
+		ret = pa_reader_walk(&buf, first, pa_reader_process_cb, &c, warn, err);
+	if (ret == 0 && !c.saw_process)
+		ret = pa_error_set(err, -EINVAL, path, true, buf.data_end,
+				   "no process record before the end of the data");
+	free(buf.data);
+	if (ret < 0) {
+		pa_process_free(c.proc);
+		return ret;
+	}
+	c.proc->unknown_records = buf.unknown;
+	*out = c.proc;
+	return 0;
+}
+
+/* ---- thread-<tid>.log ---------------------------------------------------- */
+
+struct pa_thread_ctx {
+	struct pa_thread *thread;
+	size_t samples_cap;
+	bool saw_thread;
+};
+
+static int pa_reader_sample_rec(struct pa_thread_ctx *c, struct pa_log_buf *buf,
+				uint64_t off, const char *rec, uint32_t size,
+				struct pa_error *err)
+{
+	struct pa_thread *t = c->thread;
+	struct ppf_sample s;
+	struct pa_sample *ps;
+
+	if (pa_reader_fixed(buf, off, rec, size, &s, sizeof(s), "sample", err) < 0)
+		return -EINVAL;
+	if (s.nframes == 0 || s.nframes > PPF_MAX_FRAMES)
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "sample record: %u frames (expected 1..%u)",
+				    s.nframes, PPF_MAX_FRAMES);
+	if (ppf_sample_size(s.nframes) > size)
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "sample record of %u bytes cannot hold its %u frames "
+				    "(needs %u)", size, s.nframes, ppf_sample_size(s.nframes));
+	if (pa_reader_grow((void **)&t->samples, &c->samples_cap, t->nsamples, sizeof(*ps)) < 0)
+		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
+	ps = &t->samples[t->nsamples++];
+	ps->time_ns = s.time_ns;
+	ps->event = s.event;
+	ps->flags = s.flags;
+	ps->nframes = s.nframes;
+	/* Records are 8-aligned in an 8-aligned buffer: ips are aligned. */
+	ps->ips = (const uint64_t *)(const void *)(rec + sizeof(s));
+	return 0;
+}
+
+static int pa_reader_thread_cb(void *ctx, struct pa_log_buf *buf, uint64_t off,
+			       const char *rec, uint32_t type, uint32_t size,
+			       struct pa_warnings *warn, struct pa_error *err)
+{
+	struct pa_thread_ctx *c = ctx;
+	struct pa_thread *t = c->thread;
+
+	(void)warn;
+	switch (type) {
+	case PPF_REC_THREAD: {
+		struct ppf_thread r;
+
+		if (pa_reader_fixed(buf, off, rec, size, &r, sizeof(r), "thread", err) < 0)
+			return -EINVAL;
+		if (c->saw_thread)
+			return pa_error_set(err, -EINVAL, buf->path, true, off, "second thread record");
+		c->saw_thread = true;
+		t->pid = r.pid;
+		t->tid = r.tid;
+		t->start_ns = r.start_ns;
+		pa_reader_copy_name(t->name, sizeof(t->name), r.name, sizeof(r.name));
+		return 0;
+	}
+	case PPF_REC_SAMPLE:
+		return pa_reader_sample_rec(c, buf, off, rec, size, err);
+	case PPF_REC_THREAD_NAME: {
+		struct ppf_thread_name r;
+
+		if (pa_reader_fixed(buf, off, rec, size, &r, sizeof(r), "thread name", err) < 0)
+			return -EINVAL;
+		pa_reader_copy_name(t->name, sizeof(t->name), r.name, sizeof(r.name));
+		return 0;
+	}
+	case PPF_REC_THREAD_END: {
+		struct ppf_thread_end r;
+
+		if (pa_reader_fixed(buf, off, rec, size, &r, sizeof(r), "thread end", err) < 0)
+			return -EINVAL;
+		buf->saw_end = true;
+		t->ended = true;
+		t->end_ns = r.end_ns;
+		t->samples_taken = r.samples;
+		t->lost = r.lost;
+		t->cpu_ns = r.cpu_ns;
+		return 0;
+	}
+	default:
+		return pa_reader_other_type(buf, off, type, "thread log", err);
+	}
+}
+
+void pa_thread_free(struct pa_thread *thread)
+{
+	if (!thread)
+		return;
+	free(thread->samples);
+	free(thread->ip_storage);
+	free(thread->path);
+	free(thread);
+}
+
+/*
+ * Keep only the written part of the buffer (thread logs are preallocated and
+ * mostly zero) as the storage behind samples[].ips.
+ */
+static int pa_reader_keep_ips(struct pa_thread *t, struct pa_log_buf *buf)
+{
+	char *keep = buf->data;
+
+	if (buf->data_end < buf->size / 2) {
+		keep = malloc(buf->data_end ? buf->data_end : 1);
+		if (!keep)
+			return -ENOMEM;
+		memcpy(keep, buf->data, buf->data_end);
+		for (size_t i = 0; i < t->nsamples; i++) {
+			size_t at = (size_t)((const char *)t->samples[i].ips - buf->data);
+
+			t->samples[i].ips = (const uint64_t *)(const void *)(keep + at);
+		}
+		free(buf->data);
+	}
+	buf->data = NULL;
+	t->ip_storage = (uint64_t *)(void *)keep;
+	return 0;
+}
+
+int pa_thread_log_load(const char *path, struct pa_thread **out,
+		       struct pa_warnings *warn, struct pa_error *err)
+{
+	struct pa_thread_ctx c = { 0 };
+	struct pa_log_buf buf;
+	uint64_t first;
+	int ret;
+
+	*out = NULL;
+	ret = pa_reader_read_file(path, &buf, err);
+	if (ret < 0)
+		return ret;
+	c.thread = calloc(1, sizeof(*c.thread));
+	if (!c.thread) {
+		free(buf.data);
+		return pa_error_set(err, -ENOMEM, path, false, 0, "out of memory");
+	}
+	c.thread->path = strdup(path);
+	ret = !c.thread->path ? pa_error_set(err, -ENOMEM, path, false, 0, "out of memory") :
+		pa_reader_check_header(&buf, PPF_FILE_THREAD, &first, err);
+	if (ret == 0)
+		ret = pa_reader_walk(&buf, first, pa_reader_thread_cb, &c, warn, err);
+	if (ret == 0 && !c.saw_thread)
+		ret = pa_error_set(err, -EINVAL, path, true, buf.data_end,
+				   "no thread record before the end of the data");
+	if (ret == 0 && pa_reader_keep_ips(c.thread, &buf) < 0)
+		ret = pa_error_set(err, -ENOMEM, path, false, 0, "out of memory");
+	free(buf.data);
+	if (ret < 0) {
+		pa_thread_free(c.thread);
+		return ret;
+	}
+	c.thread->unknown_records = buf.unknown;
+	*out = c.thread;
+	return 0;
+}
+
+/* ---- directories ---------------------------------------------------------- */
+
+static char *pa_reader_join(const char *dir, const char *name)
+{
+	char *s;
+
+	if (asprintf(&s, "%s/%s", dir, name) < 0)
+		return NULL;
+	return s;
+}
+
+static bool pa_reader_is_thread_log(const char *name)
+{
+	size_t n = strlen(name), p = strlen(PPF_THREAD_LOG_PREFIX), s = strlen(PPF_LOG_SUFFIX);
+
+	return n > p + s && strncmp(name, PPF_THREAD_LOG_PREFIX, p) == 0 &&
+	       strcmp(name + n - s, PPF_LOG_SUFFIX) == 0;
+}
+
+static int pa_reader_cmp_thread(const void *a, const void *b)
+{
+	const struct pa_thread *x = *(struct pa_thread *const *)a;
+	const struct pa_thread *y = *(struct pa_thread *const *)b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
+}
+
+static int pa_reader_cmp_process(const void *a, const void *b)
+{
+	const struct pa_process *x = *(struct pa_process *const *)a;
+	const struct pa_process *y = *(struct pa_process *const *)b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
+}
+
+static int pa_reader_cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void pa_reader_free_names(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* Sorted names of the entries of dir that pass keep(). */
+static int pa_reader_list_dir(const char *dir, bool (*keep)(const char *dir, const char *name),
+			      char ***names, size_t *n, struct pa_error *err)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	size_t cap = 0;
+
+	*names = NULL;
+	*n = 0;
+	if (!d)
+		return pa_error_set(err, -errno, dir, false, 0, "cannot open directory: %s",
+				    strerror(errno));
+	while ((de = readdir(d))) {
+		char *s;
+
+		if (de->d_name[0] == '.' || !keep(dir, de->d_name))
+			continue;
+		s = strdup(de->d_name);
+		if (!s || pa_reader_grow((void **)names, &cap, *n, sizeof(char *)) < 0) {
+			free(s);
+			closedir(d);
+			pa_reader_free_names(*names, *n);
+			*names = NULL;
+			*n = 0;
+			return pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
+		}
+		(*names)[(*n)++] = s;
+	}
+	closedir(d);
+	if (*n)
+		qsort(*names, *n, sizeof(char *), pa_reader_cmp_name);
+	return 0;
+}
+
+static bool pa_reader_keep_thread_log(const char *dir, const char *name)
+{
+	(void)dir;
+	return pa_reader_is_thread_log(name);
+}
+
+/* A process directory is a directory holding a process.log. */
+static bool pa_reader_keep_process_dir(const char *dir, const char *name)
+{
+	char *p = NULL;
+	struct stat st;
+	bool ok;
+
+	if (asprintf(&p, "%s/%s/%s", dir, name, PPF_PROCESS_LOG) < 0)
+		return false;
+	ok = stat(p, &st) == 0 && S_ISREG(st.st_mode);
+	free(p);
+	return ok;
+}
+
+int pa_process_load(const char *dir, struct pa_process **out,
+		    struct pa_warnings *warn, struct pa_error *err)
+{
+	struct pa_process *proc = NULL;
+	char *path = pa_reader_join(dir, PPF_PROCESS_LOG);
+	char **names = NULL;
+	size_t n = 0;
+	int ret;
+
+	*out = NULL;
+	if (!path)
+		return pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
+	ret = pa_process_log_load(path, &proc, warn, err);
+	free(path);
+	if (ret < 0)
+		return ret;
+	free(proc->dir);
+	proc->dir = strdup(dir);
+	ret = proc->dir ? pa_reader_list_dir(dir, pa_reader_keep_thread_log, &names, &n, err) :
+		pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
+	if (ret == 0 && n) {
+		proc->threads = calloc(n, sizeof(*proc->threads));
+		if (!proc->threads)
+			ret = pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
+	}
+	for (size_t i = 0; ret == 0 && i < n; i++) {
+		struct pa_thread *t;
+
+		path = pa_reader_join(dir, names[i]);
+		if (!path) {
+			ret = pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
+			break;
+		}
+		ret = pa_thread_log_load(path, &t, warn, err);
+		if (ret == 0) {
+			if (t->pid != proc->pid)
+				pa_warnings_add(warn, path, false, 0,
+						"thread log of pid %u in the directory of pid %u",
+						t->pid, proc->pid);
+			proc->threads[proc->nthreads++] = t;
+		}
+		free(path);
+	}
+	pa_reader_free_names(names, n);
+	if (ret < 0) {
+		pa_process_free(proc);
+		return ret;
+	}
+	if (proc->nthreads)
+		qsort(proc->threads, proc->nthreads, sizeof(*proc->threads), pa_reader_cmp_thread);
+	*out = proc;
+	return 0;
+}
+
+void pa_run_free(struct pa_run *run)
+{
+	if (!run)
+		return;
+	for (size_t i = 0; i < run->nprocesses; i++)
+		pa_process_free(run->processes[i]);
+	free(run->processes);
+	pa_warnings_release(&run->warnings);
+	free(run->dir);
+	free(run);
+}
+
+int pa_run_load(const char *dir, struct pa_run **out, struct pa_error *err)
+{
+	struct pa_run *run;
+	struct stat st;
+	char **names = NULL;
+	size_t n = 0;
+	int ret;
+
+	*out = NULL;
+	if (stat(dir, &st) < 0)
+		return pa_error_set(err, -errno, dir, false, 0, "%s", strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return pa_error_set(err, -ENOTDIR, dir, false, 0, "not a directory");
+	run = calloc(1, sizeof(*run));
+	if (!run || !(run->dir = strdup(dir))) {
+		free(run);
+		return pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
+	}
+	ret = pa_reader_list_dir(dir, pa_reader_keep_process_dir, &names, &n, err);
+	if (ret == 0 && n == 0) {
+		/* The directory of one process given directly. */
+		if (pa_reader_keep_process_dir(dir, ".")) {
+			free(names);
+			names = malloc(sizeof(*names));
+			if (names && (names[0] = strdup(".")))
+				n = 1;
+			else
+				ret = pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
+		} else
+			ret = pa_error_set(err, -ENOENT, dir, false, 0,
+					   "no process directories (<exe>.<pid>/%s) found: "
+					   "not a libpprof output directory, or the program did "
+					   "not run with libpprof", PPF_PROCESS_LOG);
+	}
+	if (ret == 0 && n) {
+		run->processes = calloc(n, sizeof(*run->processes));
+		if (!run->processes)
+			ret = pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
+	}
+	for (size_t i = 0; ret == 0 && i < n; i++) {
+		char *pdir = strcmp(names[i], ".") ? pa_reader_join(dir, names[i]) : strdup(dir);
+
+		if (!pdir) {
+			ret = pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
+			break;
+		}
+		ret = pa_process_load(pdir, &run->processes[run->nprocesses], &run->warnings, err);
+		if (ret == 0)
+			run->nprocesses++;
+		free(pdir);
+	}
+	pa_reader_free_names(names, n);
+	if (ret < 0) {
+		pa_run_free(run);
+		return ret;
+	}
+	qsort(run->processes, run->nprocesses, sizeof(*run->processes), pa_reader_cmp_process);
+	*out = run;
+	return 0;
+}
+
+const struct pa_process *pa_run_find_process(const struct pa_run *run, uint32_t pid)
+{
+	for (size_t i = 0; i < run->nprocesses; i++)
+		if (run->processes[i]->pid == pid)
+			return run->processes[i];
+	return NULL;
+}
+
+const struct pa_event *pa_process_find_event(const struct pa_process *proc, uint32_t index)
+{
+	for (size_t i = 0; i < proc->nevents; i++)
+		if (proc->events[i].index == index)
+			return &proc->events[i];
+	return NULL;
+}

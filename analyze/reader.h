@@ -1,0 +1,192 @@
+/*
+ * reader: loads a run's logs (see include/pprof/format.h) into plain structs.
+ *
+ * A run directory holds one <exe>.<pid>/ directory per process, each with
+ * process.log and thread-<tid>.log files. Every file is treated as hostile:
+ * every size is checked against the bytes left and PPF_RECORD_MAX before use.
+ *
+ * Errors (the load fails, nothing is returned):
+ *   - wrong magic, byte order, version or file kind (offset 0);
+ *   - a record whose size is < 8, not a multiple of 8, above PPF_RECORD_MAX,
+ *     or inconsistent with its own fields (nframes, exe_len + cmdline_len,
+ *     path_len, ...);
+ *   - a directory holding no process directory.
+ * Warnings (the load goes on, what came before is kept):
+ *   - a record that runs past the end of the file ("truncated at offset N");
+ *   - a log without its END record ("not finalised");
+ *   - records of unknown type, skipped by their size (one warning per file
+ *     with the count).
+ *
+ * Everything is owned by the struct pa_run (or the struct returned by the
+ * single-file loaders) and freed by the matching _free function. All
+ * pointers inside stay valid until then.
+ */
+#ifndef PA_READER_H
+#define PA_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pprof/format.h"
+
+#define PA_ERROR_REASON_MAX 256
+#define PA_ERROR_PATH_MAX 4096
+
+/*
+ * Why something failed. Filled by every analyzer module that can fail; only
+ * analyze/main.c prints it, as "pprof-analyze: PATH: offset N: REASON" (no
+ * offset part when has_offset is false, no path part when path is empty).
+ */
+struct pa_error {
+	char path[PA_ERROR_PATH_MAX];     /* file or directory, "" if none */
+	uint64_t offset;                  /* byte offset in path */
+	bool has_offset;                  /* offset is meaningful */
+	char reason[PA_ERROR_REASON_MAX]; /* human-readable, no trailing newline */
+};
+
+/* A non-fatal problem, printed as "pprof-analyze: warning: PATH: offset N: REASON". */
+struct pa_warning {
+	char *path;
+	uint64_t offset;
+	bool has_offset;
+	char *reason;
+};
+
+/* A growable list of warnings; zero-initialise it, release it with pa_warnings_release. */
+struct pa_warnings {
+	struct pa_warning *v;
+	size_t n;
+	size_t cap;
+};
+
+/* One PPF_REC_EVENT. */
+struct pa_event {
+	uint32_t index;  /* what pa_sample.event refers to */
+	uint32_t type;   /* perf_event_attr.type */
+	uint64_t config; /* perf_event_attr.config */
+	uint64_t period; /* sample period, or Hz with PPF_EVENT_FREQ */
+	uint32_t flags;  /* enum ppf_event_flags */
+	char name[PPF_NAME_MAX]; /* always NUL-terminated */
+};
+
+/* One PPF_REC_MODULE, with its unload time when a PPF_REC_MODULE_UNLOAD named it. */
+struct pa_module {
+	uint64_t id;
+	uint64_t bias;  /* runtime address = ELF vaddr + bias */
+	uint64_t start; /* [start, end): its PT_LOAD segments in memory */
+	uint64_t end;
+	uint64_t pgoff;
+	uint64_t load_ns;
+	uint64_t unload_ns; /* UINT64_MAX if never unloaded */
+	uint32_t build_id_len; /* 0 when none was recorded */
+	uint8_t build_id[PPF_BUILD_ID_MAX];
+	char *path; /* as recorded; may be "" (then the process exe is used) */
+};
+
+/* One PPF_REC_SAMPLE. */
+struct pa_sample {
+	uint64_t time_ns;
+	uint32_t event;        /* pa_event.index */
+	uint16_t flags;        /* enum ppf_sample_flags */
+	uint16_t nframes;      /* 1..PPF_MAX_FRAMES */
+	const uint64_t *ips;   /* nframes addresses: ips[0] interrupted, then callers */
+};
+
+/* One thread-<tid>.log. */
+struct pa_thread {
+	uint32_t pid;
+	uint32_t tid;
+	char name[PPF_THREAD_NAME_MAX + 1]; /* latest PPF_REC_THREAD_NAME wins, else PPF_REC_THREAD's */
+	uint64_t start_ns;
+	bool ended;            /* PPF_REC_THREAD_END was read; the four below come from it */
+	uint64_t end_ns;
+	uint64_t samples_taken; /* as the writer counted them (0 if !ended) */
+	uint64_t lost;          /* dropped in this thread (0 if !ended) */
+	uint64_t cpu_ns;        /* thread CPU time at the end, 0 if unknown */
+	struct pa_sample *samples; /* in file order */
+	size_t nsamples;
+	size_t unknown_records; /* records of unknown type skipped */
+	char *path;             /* the log file */
+	uint64_t *ip_storage;   /* private: backs samples[].ips */
+};
+
+/* One <exe>.<pid>/ directory. */
+struct pa_process {
+	uint32_t pid;
+	uint32_t ppid;
+	char *exe;       /* absolute path of the executable */
+	char **argv;     /* argc strings, then NULL */
+	size_t argc;
+	uint32_t mode;   /* enum ppf_mode */
+	uint64_t start_ns;
+	uint64_t start_realtime_ns;
+	bool ended;      /* PPF_REC_PROCESS_END was read; the fields below come from it */
+	uint64_t end_ns;
+	uint64_t samples_taken; /* all threads, as the writer counted them */
+	uint64_t lost;
+	uint32_t exit_how;      /* enum ppf_exit_how; PPF_EXIT_UNKNOWN if !ended */
+	int32_t exit_status;    /* exit status, or signal number with PPF_EXIT_SIGNAL */
+	struct pa_event *events; /* in file order */
+	size_t nevents;
+	struct pa_module *modules; /* in file order */
+	size_t nmodules;
+	struct pa_thread **threads; /* sorted by tid */
+	size_t nthreads;
+	size_t unknown_records; /* in process.log */
+	char *dir;       /* the process directory ("" for pa_process_log_load) */
+	char *path;      /* its process.log */
+};
+
+/* A whole run. */
+struct pa_run {
+	char *dir;
+	struct pa_process **processes; /* sorted by pid */
+	size_t nprocesses;
+	struct pa_warnings warnings;   /* from every file, in load order */
+};
+
+/*
+ * Load every <exe>.<pid>/ directory under dir (a directory is a process
+ * directory when it holds a process.log). Returns 0 and sets *out, to be
+ * freed with pa_run_free; or a negative errno (-EINVAL for bad content,
+ * -ENOENT when there is no process directory, ...) with err filled and *out
+ * set to NULL.
+ */
+int pa_run_load(const char *dir, struct pa_run **out, struct pa_error *err);
+void pa_run_free(struct pa_run *run);
+
+/*
+ * Load one process directory: its process.log and every thread-*.log. Same
+ * return convention; warnings are appended to warn (which may be NULL).
+ */
+int pa_process_load(const char *dir, struct pa_process **out,
+		    struct pa_warnings *warn, struct pa_error *err);
+
+/* Load a single process.log (no threads). */
+int pa_process_log_load(const char *path, struct pa_process **out,
+			struct pa_warnings *warn, struct pa_error *err);
+
+/* Load a single thread-<tid>.log. */
+int pa_thread_log_load(const char *path, struct pa_thread **out,
+		       struct pa_warnings *warn, struct pa_error *err);
+
+void pa_process_free(struct pa_process *proc);
+void pa_thread_free(struct pa_thread *thread);
+
+/* Find by id; NULL if absent. */
+const struct pa_process *pa_run_find_process(const struct pa_run *run, uint32_t pid);
+const struct pa_event *pa_process_find_event(const struct pa_process *proc, uint32_t index);
+
+/* Append a warning (copies path and reason). Returns 0 or -ENOMEM. */
+int pa_warnings_add(struct pa_warnings *warn, const char *path, bool has_offset,
+		    uint64_t offset, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+void pa_warnings_release(struct pa_warnings *warn);
+
+/* Fill err (err and path may be NULL) and return code, a negative errno. */
+int pa_error_set(struct pa_error *err, int code, const char *path, bool has_offset,
+		 uint64_t offset, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+
+#endif /* PA_READER_H */

@@ -1,0 +1,67 @@
+/*
+ * symbols: turns a process's sampled addresses into function names, offline,
+ * with elfutils' libdwfl.
+ *
+ * One symboliser per process. Each recorded module is reported to libdwfl at
+ * its recorded load bias; its function symbols (.symtab, or .dynsym when the
+ * object is stripped, plus separate debuginfo found by build-id) are sorted
+ * once into a table searched by bisection, and every result is cached per
+ * unique address. C++ names are demangled (through libstdc++'s
+ * __cxa_demangle, loaded at run time when present; names stay mangled
+ * otherwise).
+ *
+ * Modules whose address ranges overlap (one unloaded, another loaded at the
+ * same place): a lookup with a time picks the module whose
+ * [load_ns, unload_ns) holds that time, else the first recorded.
+ *
+ * A module whose file cannot be opened, or whose build-id differs from the
+ * recorded one, leaves its frames unresolved (one warning per module).
+ */
+#ifndef PA_SYMBOLS_H
+#define PA_SYMBOLS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "reader.h"
+
+struct pa_symbols;
+
+/* What an address is. Strings are owned by the symboliser. */
+struct pa_frame {
+	uint64_t ip;              /* the address as recorded */
+	const char *function;     /* demangled function name, or NULL if unresolved */
+	const char *module;       /* module path, or NULL when no module holds ip */
+	const char *module_base;  /* basename of module, or NULL */
+	uint64_t offset;          /* ip - bias (ELF vaddr, what addr2line takes); ip if no module */
+	uint64_t func_offset;     /* looked-up address - function start; 0 if unresolved */
+	/*
+	 * What reports print: function, else "basename+0xOFFSET" (hex offset,
+	 * lowercase), else "[unknown]". Never NULL.
+	 */
+	const char *name;
+};
+
+/*
+ * Build a symboliser for proc (which must outlive it). Modules that cannot be
+ * opened or whose build-id does not match are not an error: they add one
+ * warning each to warn (may be NULL). Returns 0 and *out, or a negative errno
+ * with err filled.
+ */
+int pa_symbols_new(const struct pa_process *proc, struct pa_symbols **out,
+		   struct pa_warnings *warn, struct pa_error *err);
+void pa_symbols_free(struct pa_symbols *sym);
+
+/*
+ * Look up ip. is_caller: ip is a return address (sample frames 1..n-1), so
+ * the lookup is done at ip - 1. Fills *out, whose strings stay valid until
+ * pa_symbols_free. Returns 0, or -ENOMEM (then *out names "[unknown]").
+ */
+int pa_symbols_lookup(struct pa_symbols *sym, uint64_t ip, bool is_caller,
+		      struct pa_frame *out);
+
+/* Same, picking among overlapping modules the one loaded at time_ns. */
+int pa_symbols_lookup_at(struct pa_symbols *sym, uint64_t ip, bool is_caller,
+			 uint64_t time_ns, struct pa_frame *out);
+
+#endif /* PA_SYMBOLS_H */

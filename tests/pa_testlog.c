@@ -1,0 +1,285 @@
+/* pa_testlog: hand-made logs for the analyzer's tests; see pa_testlog.h. */
+#include "pa_testlog.h"
+
+#include <criterion/criterion.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void *pa_testlog_space(struct pa_testlog *l, size_t n)
+{
+	if (l->len + n > l->cap) {
+		size_t cap = (l->len + n) * 2;
+
+		l->buf = realloc(l->buf, cap);
+		cr_assert(l->buf);
+		memset(l->buf + l->cap, 0, cap - l->cap);
+		l->cap = cap;
+	}
+	l->len += n;
+	return l->buf + l->len - n;
+}
+
+size_t pa_testlog_raw(struct pa_testlog *l, const void *p, size_t n)
+{
+	memcpy(pa_testlog_space(l, n), p, n);
+	return l->len - n;
+}
+
+void pa_testlog_begin(struct pa_testlog *l, uint16_t kind)
+{
+	struct ppf_file_header h = {
+		.byte_order = PPF_BYTE_ORDER_MARK,
+		.version = PPF_VERSION,
+		.kind = kind,
+		.header_size = sizeof(h),
+	};
+
+	memset(l, 0, sizeof(*l));
+	memcpy(h.magic, PPF_MAGIC, PPF_MAGIC_LEN);
+	pa_testlog_raw(l, &h, sizeof(h));
+}
+
+/* Append a record: fixed part of fixed_size bytes, then tail, padded. */
+static size_t pa_testlog_rec_add(struct pa_testlog *l, uint32_t type, void *fixed,
+				 size_t fixed_size, const void *tail, size_t tail_len)
+{
+	uint32_t size = ppf_align((uint32_t)(fixed_size + tail_len));
+	struct ppf_record *r = fixed;
+	size_t off = l->len;
+	char *p;
+
+	r->type = type;
+	r->size = size;
+	p = pa_testlog_space(l, size);
+	memset(p, 0, size);
+	memcpy(p, fixed, fixed_size);
+	if (tail_len)
+		memcpy(p + fixed_size, tail, tail_len);
+	return off;
+}
+
+size_t pa_testlog_process(struct pa_testlog *l, uint32_t pid, uint32_t ppid,
+			  const char *exe, const char *const *argv)
+{
+	struct ppf_process p = { .pid = pid, .ppid = ppid, .start_ns = 1000,
+				 .start_realtime_ns = 2000, .mode = PPF_MODE_SIGTRAP };
+	char tail[1024];
+	size_t n = strlen(exe) + 1;
+
+	memcpy(tail, exe, n);
+	p.exe_len = (uint32_t)n;
+	for (size_t i = 0; argv && argv[i]; i++) {
+		size_t a = strlen(argv[i]) + 1;
+
+		cr_assert_lt(n + a, sizeof(tail));
+		memcpy(tail + n, argv[i], a);
+		n += a;
+	}
+	p.cmdline_len = (uint32_t)(n - p.exe_len);
+	return pa_testlog_rec_add(l, PPF_REC_PROCESS, &p, sizeof(p), tail, n);
+}
+
+size_t pa_testlog_event(struct pa_testlog *l, uint32_t index, const char *name,
+			uint64_t period, uint32_t flags)
+{
+	struct ppf_event e = { .index = index, .type = 1, .period = period, .flags = flags };
+
+	snprintf(e.name, sizeof(e.name), "%s", name);
+	return pa_testlog_rec_add(l, PPF_REC_EVENT, &e, sizeof(e), NULL, 0);
+}
+
+size_t pa_testlog_module(struct pa_testlog *l, uint64_t id, uint64_t bias,
+			 uint64_t start, uint64_t end, uint64_t load_ns,
+			 const char *path, const uint8_t *build_id, uint32_t build_id_len)
+{
+	struct ppf_module m = { .id = id, .bias = bias, .start = start, .end = end,
+				.load_ns = load_ns, .build_id_len = build_id_len,
+				.path_len = (uint32_t)strlen(path) + 1 };
+
+	if (build_id_len)
+		memcpy(m.build_id, build_id, build_id_len);
+	return pa_testlog_rec_add(l, PPF_REC_MODULE, &m, sizeof(m), path, m.path_len);
+}
+
+size_t pa_testlog_unload(struct pa_testlog *l, uint64_t id, uint64_t unload_ns)
+{
+	struct ppf_module_unload u = { .id = id, .unload_ns = unload_ns };
+
+	return pa_testlog_rec_add(l, PPF_REC_MODULE_UNLOAD, &u, sizeof(u), NULL, 0);
+}
+
+size_t pa_testlog_process_end(struct pa_testlog *l, uint64_t end_ns, uint64_t samples,
+			      uint64_t lost, uint32_t how, int32_t status)
+{
+	struct ppf_process_end e = { .end_ns = end_ns, .samples = samples, .lost = lost,
+				     .how = how, .status = status };
+
+	return pa_testlog_rec_add(l, PPF_REC_PROCESS_END, &e, sizeof(e), NULL, 0);
+}
+
+size_t pa_testlog_thread(struct pa_testlog *l, uint32_t pid, uint32_t tid,
+			 uint64_t start_ns, const char *name)
+{
+	struct ppf_thread t = { .pid = pid, .tid = tid, .start_ns = start_ns };
+
+	snprintf(t.name, sizeof(t.name), "%s", name);
+	return pa_testlog_rec_add(l, PPF_REC_THREAD, &t, sizeof(t), NULL, 0);
+}
+
+size_t pa_testlog_sample(struct pa_testlog *l, uint64_t time_ns, uint32_t event,
+			 uint16_t flags, uint16_t nframes, const uint64_t *ips)
+{
+	struct ppf_sample s = { .time_ns = time_ns, .event = event, .flags = flags,
+				.nframes = nframes };
+
+	return pa_testlog_rec_add(l, PPF_REC_SAMPLE, &s, sizeof(s), ips,
+				  nframes * sizeof(uint64_t));
+}
+
+size_t pa_testlog_thread_name(struct pa_testlog *l, uint64_t time_ns, const char *name)
+{
+	struct ppf_thread_name n = { .time_ns = time_ns };
+
+	snprintf(n.name, sizeof(n.name), "%s", name);
+	return pa_testlog_rec_add(l, PPF_REC_THREAD_NAME, &n, sizeof(n), NULL, 0);
+}
+
+size_t pa_testlog_thread_end(struct pa_testlog *l, uint64_t end_ns, uint64_t samples,
+			     uint64_t lost, uint64_t cpu_ns)
+{
+	struct ppf_thread_end e = { .end_ns = end_ns, .samples = samples, .lost = lost,
+				    .cpu_ns = cpu_ns };
+
+	return pa_testlog_rec_add(l, PPF_REC_THREAD_END, &e, sizeof(e), NULL, 0);
+}
+
+struct ppf_record *pa_testlog_rec(struct pa_testlog *l, size_t off)
+{
+	cr_assert_leq(off + sizeof(struct ppf_record), l->len);
+	return (struct ppf_record *)(void *)(l->buf + off);
+}
+
+void pa_testlog_write(struct pa_testlog *l, const char *dir, const char *name)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "wb");
+	cr_assert(f, "cannot create %s", path);
+	cr_assert_eq(fwrite(l->buf, 1, l->len, f), l->len);
+	cr_assert_eq(fclose(f), 0);
+	free(l->buf);
+	memset(l, 0, sizeof(*l));
+}
+
+char *pa_testlog_tmpdir(void)
+{
+	char *d = strdup("/tmp/pa-test-XXXXXX");
+
+	cr_assert(d && mkdtemp(d));
+	return d;
+}
+
+static int pa_testlog_rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+void pa_testlog_rmdir(char *dir)
+{
+	if (!dir)
+		return;
+	nftw(dir, pa_testlog_rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	free(dir);
+}
+
+char *pa_testlog_subdir(const char *dir, const char *sub)
+{
+	char *p;
+
+	cr_assert(asprintf(&p, "%s/%s", dir, sub) > 0);
+	cr_assert_eq(mkdir(p, 0700), 0, "mkdir %s", p);
+	return p;
+}
+
+struct pa_testlog_find {
+	uint64_t addr;
+	struct pa_testlog_self *out;
+	int found;
+};
+
+static void pa_testlog_build_id(const struct dl_phdr_info *info, const ElfW(Phdr) *ph,
+				struct pa_testlog_self *out)
+{
+	const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr);
+	const char *end = p + ph->p_memsz;
+
+	while (p + sizeof(ElfW(Nhdr)) <= end) {
+		const ElfW(Nhdr) *n = (const void *)p;
+		const char *desc = p + sizeof(*n) + ((n->n_namesz + 3) & ~3u);
+
+		if (n->n_type == NT_GNU_BUILD_ID && n->n_descsz <= PPF_BUILD_ID_MAX &&
+		    n->n_namesz == 4 && memcmp(p + sizeof(*n), "GNU", 4) == 0) {
+			memcpy(out->build_id, desc, n->n_descsz);
+			out->build_id_len = n->n_descsz;
+			return;
+		}
+		p = desc + ((n->n_descsz + 3) & ~3u);
+	}
+}
+
+static int pa_testlog_phdr_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct pa_testlog_find *f = data;
+	uint64_t lo = UINT64_MAX, hi = 0;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if (info->dlpi_addr + ph->p_vaddr < lo)
+			lo = info->dlpi_addr + ph->p_vaddr;
+		if (info->dlpi_addr + ph->p_vaddr + ph->p_memsz > hi)
+			hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+	}
+	if (f->addr < lo || f->addr >= hi)
+		return 0;
+	f->out->bias = info->dlpi_addr;
+	f->out->start = lo;
+	f->out->end = hi;
+	if (info->dlpi_name[0]) {
+		snprintf(f->out->path, sizeof(f->out->path), "%s", info->dlpi_name);
+	} else {
+		ssize_t n = readlink("/proc/self/exe", f->out->path, sizeof(f->out->path) - 1);
+
+		cr_assert_gt(n, 0);
+		f->out->path[n] = '\0';
+	}
+	for (int i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_NOTE && !f->out->build_id_len)
+			pa_testlog_build_id(info, &info->dlpi_phdr[i], f->out);
+	f->found = 1;
+	return 1;
+}
+
+void pa_testlog_self_module(const void *addr, struct pa_testlog_self *out)
+{
+	struct pa_testlog_find f = { .addr = (uint64_t)(uintptr_t)addr, .out = out };
+
+	memset(out, 0, sizeof(*out));
+	dl_iterate_phdr(pa_testlog_phdr_cb, &f);
+	cr_assert(f.found, "no loaded object holds %p", addr);
+}

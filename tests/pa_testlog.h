@@ -1,0 +1,67 @@
+/*
+ * pa_testlog: builds libpprof logs by hand for the analyzer's tests, and
+ * describes a module of the test binary itself for symbolisation tests.
+ * Every function aborts the test (cr_assert) when something fails.
+ */
+#ifndef PA_TESTLOG_H
+#define PA_TESTLOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pprof/format.h"
+
+/* A log file being built in memory. */
+struct pa_testlog {
+	char *buf;
+	size_t len;
+	size_t cap;
+};
+
+/* Start a log with a valid header of the given enum ppf_file_kind. */
+void pa_testlog_begin(struct pa_testlog *l, uint16_t kind);
+/* Append raw bytes; returns the offset where they start. */
+size_t pa_testlog_raw(struct pa_testlog *l, const void *p, size_t n);
+/* Each returns the offset of the record it appended. */
+size_t pa_testlog_process(struct pa_testlog *l, uint32_t pid, uint32_t ppid,
+			  const char *exe, const char *const *argv);
+size_t pa_testlog_event(struct pa_testlog *l, uint32_t index, const char *name,
+			uint64_t period, uint32_t flags);
+size_t pa_testlog_module(struct pa_testlog *l, uint64_t id, uint64_t bias,
+			 uint64_t start, uint64_t end, uint64_t load_ns,
+			 const char *path, const uint8_t *build_id, uint32_t build_id_len);
+size_t pa_testlog_unload(struct pa_testlog *l, uint64_t id, uint64_t unload_ns);
+size_t pa_testlog_process_end(struct pa_testlog *l, uint64_t end_ns, uint64_t samples,
+			      uint64_t lost, uint32_t how, int32_t status);
+size_t pa_testlog_thread(struct pa_testlog *l, uint32_t pid, uint32_t tid,
+			 uint64_t start_ns, const char *name);
+size_t pa_testlog_sample(struct pa_testlog *l, uint64_t time_ns, uint32_t event,
+			 uint16_t flags, uint16_t nframes, const uint64_t *ips);
+size_t pa_testlog_thread_name(struct pa_testlog *l, uint64_t time_ns, const char *name);
+size_t pa_testlog_thread_end(struct pa_testlog *l, uint64_t end_ns, uint64_t samples,
+			     uint64_t lost, uint64_t cpu_ns);
+/* The record header at offset off, to corrupt it. */
+struct ppf_record *pa_testlog_rec(struct pa_testlog *l, size_t off);
+/* Write the log to dir/name (dir/name's directories must exist) and free it. */
+void pa_testlog_write(struct pa_testlog *l, const char *dir, const char *name);
+
+/* A fresh temporary directory (malloc'd path); pa_testlog_rmdir removes it all. */
+char *pa_testlog_tmpdir(void);
+void pa_testlog_rmdir(char *dir);
+/* Make dir/sub and return its malloc'd path. */
+char *pa_testlog_subdir(const char *dir, const char *sub);
+
+/* Where a loaded object of this process lies, as the preload records it. */
+struct pa_testlog_self {
+	char path[4096];
+	uint64_t bias;
+	uint64_t start;
+	uint64_t end;
+	uint8_t build_id[PPF_BUILD_ID_MAX];
+	uint32_t build_id_len;
+};
+
+/* Describe the object holding addr (the test binary, libc, ...). */
+void pa_testlog_self_module(const void *addr, struct pa_testlog_self *out);
+
+#endif /* PA_TESTLOG_H */

@@ -1,0 +1,329 @@
+/*
+ * Tests of analyze/profile.c and the text reports on a hand-made run whose
+ * samples hold real addresses of functions of this test binary.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pa_testlog.h"
+#include "profile.h"
+#include "reader.h"
+#include "report_folded.h"
+#include "report_threads.h"
+#include "report_top.h"
+
+/* The "program" the samples come from; non-static so they have symbols. */
+__attribute__((noinline)) int pa_proftest_leaf(int x);
+__attribute__((noinline)) int pa_proftest_mid(int x);
+__attribute__((noinline)) int pa_proftest_rec(int x);
+__attribute__((noinline)) int pa_proftest_main(int x);
+
+__attribute__((noinline)) int pa_proftest_leaf(int x)
+{
+	volatile int v = x;
+
+	return v * 3 + 1;
+}
+
+__attribute__((noinline)) int pa_proftest_mid(int x)
+{
+	volatile int v = pa_proftest_leaf(x);
+
+	return v + 2;
+}
+
+__attribute__((noinline)) int pa_proftest_rec(int x)
+{
+	volatile int v = x;
+
+	return v > 0 ? pa_proftest_rec(v - 1) + 1 : 0;
+}
+
+__attribute__((noinline)) int pa_proftest_main(int x)
+{
+	volatile int v = pa_proftest_mid(x) + pa_proftest_rec(x);
+
+	return v;
+}
+
+static char *pf_dir;
+static struct pa_run *pf_run;
+
+/* An address inside fn (past its first byte, so ip - 1 is inside too). */
+static uint64_t pf_in(int (*fn)(int))
+{
+	return (uint64_t)(uintptr_t)fn + 2;
+}
+
+static void pf_process_log(const char *pdir, uint32_t pid, uint64_t lost, bool ended)
+{
+	struct pa_testlog_self self;
+	struct pa_testlog l;
+
+	pa_testlog_self_module((const void *)pa_proftest_main, &self);
+	pa_testlog_begin(&l, PPF_FILE_PROCESS);
+	pa_testlog_process(&l, pid, 1, self.path, NULL);
+	pa_testlog_event(&l, 0, "cpu-clock", 1000000, PPF_EVENT_TIME_NS);
+	pa_testlog_event(&l, 1, "page-faults", 1, 0);
+	pa_testlog_module(&l, 1, self.bias, self.start, self.end, 0, self.path,
+			  self.build_id, self.build_id_len);
+	if (ended)
+		pa_testlog_process_end(&l, 9000, 0, lost, PPF_EXIT_NORMAL, 0);
+	pa_testlog_write(&l, pdir, PPF_PROCESS_LOG);
+}
+
+/* Append count samples of stack (innermost first, n frames). */
+static void pf_samples(struct pa_testlog *l, int count, uint32_t event, size_t n,
+		       const uint64_t *stack)
+{
+	for (int i = 0; i < count; i++)
+		pa_testlog_sample(l, 1000 + (uint64_t)i, event, 0, (uint16_t)n, stack);
+}
+
+/*
+ * pid 10: thread 10 "main": 3 x main>mid>leaf, 1 x main>mid,
+ *         2 x main>rec>rec>rec; lost 3;
+ *         thread 11 "worker": 4 x main>leaf, 1 x main>leaf on event 1.
+ * pid 20 (killed, no END): thread 20: 5 x main>mid.
+ */
+static void pf_setup(void)
+{
+	const uint64_t leaf_mid_main[] = { pf_in(pa_proftest_leaf), pf_in(pa_proftest_mid),
+					   pf_in(pa_proftest_main) };
+	const uint64_t mid_main[] = { pf_in(pa_proftest_mid), pf_in(pa_proftest_main) };
+	const uint64_t leaf_main[] = { pf_in(pa_proftest_leaf), pf_in(pa_proftest_main) };
+	const uint64_t rec3[] = { pf_in(pa_proftest_rec), pf_in(pa_proftest_rec),
+				  pf_in(pa_proftest_rec), pf_in(pa_proftest_main) };
+	struct pa_error err = { 0 };
+	struct pa_testlog l;
+	char *p10, *p20;
+
+	pf_dir = pa_testlog_tmpdir();
+	p10 = pa_testlog_subdir(pf_dir, "app.10");
+	p20 = pa_testlog_subdir(pf_dir, "app.20");
+	pf_process_log(p10, 10, 1, true);
+	pf_process_log(p20, 20, 0, false);
+
+	pa_testlog_begin(&l, PPF_FILE_THREAD);
+	pa_testlog_thread(&l, 10, 10, 0, "main");
+	pf_samples(&l, 3, 0, 3, leaf_mid_main);
+	pf_samples(&l, 1, 0, 2, mid_main);
+	pf_samples(&l, 2, 0, 4, rec3);
+	pa_testlog_thread_end(&l, 9000, 6, 3, 6000000);
+	pa_testlog_write(&l, p10, "thread-10.log");
+
+	pa_testlog_begin(&l, PPF_FILE_THREAD);
+	pa_testlog_thread(&l, 10, 11, 0, "");
+	pa_testlog_thread_name(&l, 100, "worker");
+	pf_samples(&l, 4, 0, 2, leaf_main);
+	pf_samples(&l, 1, 1, 2, leaf_main);
+	pa_testlog_thread_end(&l, 9000, 5, 0, 4000000);
+	pa_testlog_write(&l, p10, "thread-11.log");
+
+	pa_testlog_begin(&l, PPF_FILE_THREAD);
+	pa_testlog_thread(&l, 20, 20, 0, "main");
+	pf_samples(&l, 5, 0, 2, mid_main);
+	pa_testlog_write(&l, p20, "thread-20.log");
+
+	cr_assert_eq(pa_run_load(pf_dir, &pf_run, &err), 0, "%s: %s", err.path, err.reason);
+	free(p10);
+	free(p20);
+}
+
+static void pf_teardown(void)
+{
+	pa_run_free(pf_run);
+	pf_run = NULL;
+	pa_testlog_rmdir(pf_dir);
+	pf_dir = NULL;
+}
+
+TestSuite(profile, .init = pf_setup, .fini = pf_teardown, .timeout = 30);
+
+static struct pa_profile *pf_build(uint32_t pid, uint32_t tid, int64_t event)
+{
+	struct pa_filter f = { .pid = pid, .tid = tid, .event = event };
+	struct pa_warnings warn = { 0 };
+	struct pa_error err = { 0 };
+	struct pa_profile *prof = NULL;
+
+	cr_assert_eq(pa_profile_build(pf_run, &f, &prof, &warn, &err), 0, "%s", err.reason);
+	cr_assert_eq(warn.n, 0, "%s", warn.n ? warn.v[0].reason : "");
+	return prof;
+}
+
+static void pf_expect(const struct pa_profile *prof, const char *name, uint64_t self,
+		      uint64_t total)
+{
+	const struct pa_func *f = pa_profile_find(prof, name);
+
+	cr_assert(f, "%s missing from the profile", name);
+	cr_assert_eq(f->self, self, "%s: self %llu, expected %llu", name,
+		     (unsigned long long)f->self, (unsigned long long)self);
+	cr_assert_eq(f->total, total, "%s: total %llu, expected %llu", name,
+		     (unsigned long long)f->total, (unsigned long long)total);
+}
+
+Test(profile, counts_self_and_total_per_function)
+{
+	struct pa_profile *prof = pf_build(0, 0, 0);
+
+	cr_assert_eq(prof->samples, 15);
+	cr_assert_eq(prof->nprocesses, 2);
+	cr_assert_eq(prof->nthreads, 3);
+	cr_assert_eq(prof->lost, 3);
+	pf_expect(prof, "pa_proftest_leaf", 7, 7);
+	pf_expect(prof, "pa_proftest_mid", 6, 9);
+	pf_expect(prof, "pa_proftest_main", 0, 15);
+	cr_assert_str_eq(prof->funcs[0].name, "pa_proftest_leaf"); /* most self first */
+	cr_assert_str_eq(prof->funcs[1].name, "pa_proftest_mid");
+	cr_assert(strstr(prof->funcs[0].module, "run-tests"));
+	pa_profile_free(prof);
+}
+
+Test(profile, counts_recursion_once_in_total)
+{
+	struct pa_profile *prof = pf_build(0, 0, 0);
+
+	pf_expect(prof, "pa_proftest_rec", 2, 2);
+	cr_assert_eq(pa_profile_call_count(prof, "pa_proftest_rec", "pa_proftest_rec"), 2);
+	pa_profile_free(prof);
+}
+
+Test(profile, filters_by_pid_tid_and_event)
+{
+	struct pa_profile *prof = pf_build(20, 0, 0);
+
+	cr_assert_eq(prof->samples, 5);
+	cr_assert_eq(prof->nprocesses, 1);
+	cr_assert_eq(prof->nthreads, 1);
+	pf_expect(prof, "pa_proftest_mid", 5, 5);
+	cr_assert_null(pa_profile_find(prof, "pa_proftest_leaf"));
+	pa_profile_free(prof);
+
+	prof = pf_build(0, 11, 0);
+	cr_assert_eq(prof->samples, 4);
+	cr_assert_eq(prof->nthreads, 1);
+	pf_expect(prof, "pa_proftest_leaf", 4, 4);
+	cr_assert_null(pa_profile_find(prof, "pa_proftest_mid"));
+	pa_profile_free(prof);
+
+	prof = pf_build(0, 11, -1); /* every event: the page-fault sample too */
+	pf_expect(prof, "pa_proftest_leaf", 5, 5);
+	pa_profile_free(prof);
+
+	prof = pf_build(0, 0, 1);
+	cr_assert_eq(prof->samples, 1);
+	pa_profile_free(prof);
+
+	prof = pf_build(99, 0, 0); /* no such process: empty, not an error */
+	cr_assert_eq(prof->samples, 0);
+	cr_assert_eq(prof->nfuncs, 0);
+	cr_assert_eq(prof->nprocesses, 0);
+	pa_profile_free(prof);
+}
+
+Test(profile, keeps_callers_in_stacks)
+{
+	struct pa_profile *prof = pf_build(0, 0, 0);
+
+	cr_assert_eq(pa_profile_call_count(prof, "pa_proftest_main", "pa_proftest_mid"), 9);
+	cr_assert_eq(pa_profile_call_count(prof, "pa_proftest_mid", "pa_proftest_leaf"), 3);
+	cr_assert_eq(pa_profile_call_count(prof, "pa_proftest_main", "pa_proftest_leaf"), 4);
+	cr_assert_eq(pa_profile_call_count(prof, "pa_proftest_leaf", "pa_proftest_mid"), 0);
+	cr_assert_eq(prof->nstacks, 4);
+	cr_assert_eq(prof->stacks[2].nframes, 3);
+	cr_assert_str_eq(prof->stacks[2].frames[0], "pa_proftest_main"); /* root first */
+	cr_assert_str_eq(prof->stacks[2].frames[2], "pa_proftest_leaf");
+	pa_profile_free(prof);
+}
+
+/* The report text as a malloc'd string. */
+static char *pf_report(const char *which, uint32_t tid)
+{
+	struct pa_filter f = { .tid = tid, .event = 0 };
+	struct pa_profile *prof = pf_build(0, tid, 0);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	cr_assert(out);
+	if (strcmp(which, "top") == 0)
+		cr_assert_eq(pa_report_top(out, pf_run, prof, 0), 0);
+	else if (strcmp(which, "folded") == 0)
+		cr_assert_eq(pa_report_folded(out, prof), 0);
+	else
+		cr_assert_eq(pa_report_threads(out, pf_run, &f), 0);
+	cr_assert_eq(fclose(out), 0);
+	pa_profile_free(prof);
+	return text;
+}
+
+/* Compare with tests/golden/NAME; PA_UPDATE_GOLDEN=1 in the environment rewrites it. */
+static void pf_golden(const char *text, const char *name)
+{
+	char path[4096], *want = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/tests/golden/%s", PP_TEST_SOURCE_DIR, name);
+	if (getenv("PA_UPDATE_GOLDEN")) { /* regenerate, then review the diff */
+		f = fopen(path, "w");
+		cr_assert(f && fputs(text, f) >= 0 && fclose(f) == 0, "cannot write %s", path);
+	}
+	f = fopen(path, "r");
+	cr_assert(f, "cannot open %s", path);
+	cr_assert_gt(getdelim(&want, &len, '\0', f), 0);
+	fclose(f);
+	cr_assert_str_eq(text, want, "output differs from %s:\n%s", path, text);
+	free(want);
+}
+
+Test(profile, folded_output_matches_golden)
+{
+	char *text = pf_report("folded", 0);
+
+	pf_golden(text, "folded.txt");
+	free(text);
+}
+
+Test(profile, top_output_matches_golden)
+{
+	char *text = pf_report("top", 0);
+
+	pf_golden(text, "top.txt");
+	free(text);
+}
+
+Test(profile, threads_output_matches_golden)
+{
+	char *text = pf_report("threads", 0);
+
+	pf_golden(text, "threads.txt");
+	free(text);
+}
+
+Test(profile, names_frames_outside_modules_unknown)
+{
+	const uint64_t stack[] = { 0x10, pf_in(pa_proftest_main) };
+	struct pa_testlog l;
+	struct pa_error err = { 0 };
+	struct pa_profile *prof;
+	char *p30 = pa_testlog_subdir(pf_dir, "app.30");
+
+	pf_process_log(p30, 30, 0, true);
+	pa_testlog_begin(&l, PPF_FILE_THREAD);
+	pa_testlog_thread(&l, 30, 30, 0, "main");
+	pf_samples(&l, 2, 0, 2, stack);
+	pa_testlog_thread_end(&l, 9000, 2, 0, 0);
+	pa_testlog_write(&l, p30, "thread-30.log");
+	pa_run_free(pf_run);
+	cr_assert_eq(pa_run_load(pf_dir, &pf_run, &err), 0, "%s", err.reason);
+	prof = pf_build(30, 0, 0);
+	pf_expect(prof, "[unknown]", 2, 2);
+	cr_assert_eq(pa_profile_call_count(prof, "pa_proftest_main", "[unknown]"), 2);
+	pa_profile_free(prof);
+	free(p30);
+}

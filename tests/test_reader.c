@@ -1,0 +1,516 @@
+/* Tests of analyze/reader.c on hand-made logs. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pa_testlog.h"
+#include "reader.h"
+#include "tlog.h"
+
+static char *rd_dir;
+
+static void rd_setup(void)
+{
+	rd_dir = pa_testlog_tmpdir();
+}
+
+static void rd_teardown(void)
+{
+	pa_testlog_rmdir(rd_dir);
+	rd_dir = NULL;
+}
+
+TestSuite(reader, .init = rd_setup, .fini = rd_teardown, .timeout = 10);
+
+static const uint64_t rd_ips[3] = { 0x401010, 0x402020, 0x403030 };
+
+/* A finished process.log for pid in dir/<name>/; returns that directory. */
+static char *rd_process_dir(const char *name, uint32_t pid)
+{
+	char *pdir = pa_testlog_subdir(rd_dir, name);
+	static const char *const argv[] = { "app", "--fast", NULL };
+	struct pa_testlog l;
+
+	pa_testlog_begin(&l, PPF_FILE_PROCESS);
+	pa_testlog_process(&l, pid, 1, "/usr/bin/app", argv);
+	pa_testlog_event(&l, 0, "cpu-clock", 1000000, PPF_EVENT_TIME_NS);
+	pa_testlog_process_end(&l, 9000, 3, 0, PPF_EXIT_NORMAL, 0);
+	pa_testlog_write(&l, pdir, PPF_PROCESS_LOG);
+	return pdir;
+}
+
+/* A thread log with THREAD and two samples, not yet finished. */
+static void rd_thread_start(struct pa_testlog *l, uint32_t pid, uint32_t tid)
+{
+	pa_testlog_begin(l, PPF_FILE_THREAD);
+	pa_testlog_thread(l, pid, tid, 1500, "main");
+	pa_testlog_sample(l, 2000, 0, 0, 3, rd_ips);
+	pa_testlog_sample(l, 3000, 0, PPF_SAMPLE_TRUNCATED, 1, rd_ips + 2);
+}
+
+/* Load one thread log expecting success; returns it. */
+static struct pa_thread *rd_load_thread(const char *pdir, const char *name,
+					struct pa_warnings *warn)
+{
+	struct pa_error err = { 0 };
+	struct pa_thread *t = NULL;
+	char path[4096];
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/%s", pdir, name);
+	ret = pa_thread_log_load(path, &t, warn, &err);
+	cr_assert_eq(ret, 0, "load failed: %s: %s", err.path, err.reason);
+	return t;
+}
+
+/* Load one thread log expecting an error at offset; returns the error. */
+static struct pa_error rd_expect_thread_error(const char *pdir, const char *name,
+					      uint64_t offset)
+{
+	struct pa_error err = { 0 };
+	struct pa_thread *t = (struct pa_thread *)1;
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", pdir, name);
+	cr_assert_lt(pa_thread_log_load(path, &t, NULL, &err), 0);
+	cr_assert_null(t);
+	cr_assert(strstr(err.path, name), "error names %s, not %s", err.path, name);
+	cr_assert(err.has_offset);
+	cr_assert_eq(err.offset, offset, "offset %llu, expected %llu",
+		     (unsigned long long)err.offset, (unsigned long long)offset);
+	return err;
+}
+
+static bool rd_has_warning(const struct pa_warnings *w, const char *needle, uint64_t *offset)
+{
+	for (size_t i = 0; i < w->n; i++)
+		if (strstr(w->v[i].reason, needle)) {
+			if (offset)
+				*offset = w->v[i].offset;
+			return true;
+		}
+	return false;
+}
+
+Test(reader, round_trips_every_record_type)
+{
+	char *pdir = pa_testlog_subdir(rd_dir, "app.42");
+	static const char *const argv[] = { "app", "-n", "3", NULL };
+	static const uint8_t bid[4] = { 0xde, 0xad, 0xbe, 0xef };
+	struct pa_error err = { 0 };
+	struct pa_testlog l;
+	struct pa_run *run;
+	const struct pa_process *p;
+	const struct pa_thread *t;
+
+	pa_testlog_begin(&l, PPF_FILE_PROCESS);
+	pa_testlog_process(&l, 42, 7, "/usr/bin/app", argv);
+	pa_testlog_event(&l, 0, "cpu-clock", 1000000, PPF_EVENT_TIME_NS);
+	pa_testlog_event(&l, 1, "page-faults", 99, PPF_EVENT_FREQ);
+	pa_testlog_module(&l, 1, 0x400000, 0x401000, 0x405000, 1000, "/usr/bin/app", bid, 4);
+	pa_testlog_module(&l, 2, 0x7f0000000000, 0x7f0000001000, 0x7f0000009000, 5000,
+			  "/usr/lib/libplugin.so", NULL, 0);
+	pa_testlog_unload(&l, 2, 8000);
+	pa_testlog_process_end(&l, 9000, 3, 1, PPF_EXIT_SIGNAL, 15);
+	pa_testlog_write(&l, pdir, PPF_PROCESS_LOG);
+	rd_thread_start(&l, 42, 42);
+	pa_testlog_thread_name(&l, 2500, "worker");
+	pa_testlog_thread_name(&l, 2600, "renamed");
+	pa_testlog_thread_end(&l, 8500, 2, 1, 7000000);
+	pa_testlog_write(&l, pdir, "thread-42.log");
+	rd_thread_start(&l, 42, 43);
+	pa_testlog_thread_end(&l, 8600, 2, 0, 0);
+	pa_testlog_write(&l, pdir, "thread-43.log");
+
+	cr_assert_eq(pa_run_load(rd_dir, &run, &err), 0, "%s: %s", err.path, err.reason);
+	cr_assert_eq(run->warnings.n, 0, "unexpected warning: %s",
+		     run->warnings.n ? run->warnings.v[0].reason : "");
+	cr_assert_eq(run->nprocesses, 1);
+	p = run->processes[0];
+	cr_assert_eq(p->pid, 42);
+	cr_assert_eq(p->ppid, 7);
+	cr_assert_str_eq(p->exe, "/usr/bin/app");
+	cr_assert_eq(p->argc, 3);
+	cr_assert_str_eq(p->argv[0], "app");
+	cr_assert_str_eq(p->argv[2], "3");
+	cr_assert_null(p->argv[3]);
+	cr_assert_eq(p->mode, PPF_MODE_SIGTRAP);
+	cr_assert(p->ended);
+	cr_assert_eq(p->exit_how, PPF_EXIT_SIGNAL);
+	cr_assert_eq(p->exit_status, 15);
+	cr_assert_eq(p->samples_taken, 3);
+	cr_assert_eq(p->lost, 1);
+	cr_assert_eq(p->end_ns, 9000);
+	cr_assert_eq(p->nevents, 2);
+	cr_assert_str_eq(p->events[1].name, "page-faults");
+	cr_assert_eq(p->events[1].flags, PPF_EVENT_FREQ);
+	cr_assert_eq(p->events[0].period, 1000000);
+	cr_assert_eq(pa_process_find_event(p, 1), &p->events[1]);
+	cr_assert_eq(p->nmodules, 2);
+	cr_assert_eq(p->modules[0].bias, 0x400000);
+	cr_assert_eq(p->modules[0].build_id_len, 4);
+	cr_assert_eq(p->modules[0].build_id[3], 0xef);
+	cr_assert_eq(p->modules[0].unload_ns, UINT64_MAX);
+	cr_assert_eq(p->modules[1].unload_ns, 8000);
+	cr_assert_eq(p->modules[1].load_ns, 5000);
+	cr_assert_str_eq(p->modules[1].path, "/usr/lib/libplugin.so");
+	cr_assert_eq(p->nthreads, 2);
+	t = p->threads[0];
+	cr_assert_eq(t->tid, 42);
+	cr_assert_str_eq(t->name, "renamed");
+	cr_assert(t->ended);
+	cr_assert_eq(t->lost, 1);
+	cr_assert_eq(t->cpu_ns, 7000000);
+	cr_assert_eq(t->nsamples, 2);
+	cr_assert_eq(t->samples[0].nframes, 3);
+	cr_assert_eq(t->samples[0].ips[2], 0x403030);
+	cr_assert_eq(t->samples[1].flags, PPF_SAMPLE_TRUNCATED);
+	cr_assert_eq(t->samples[1].time_ns, 3000);
+	cr_assert(strstr(t->path, "thread-42.log"));
+	cr_assert_eq(p->threads[1]->tid, 43);
+	pa_run_free(run);
+	free(pdir);
+}
+
+Test(reader, warns_on_truncated_tail_and_keeps_data)
+{
+	char *pdir = rd_process_dir("app.1", 1);
+	struct pa_warnings warn = { 0 };
+	struct pa_testlog l;
+	struct pa_thread *t;
+	size_t cut;
+	uint64_t off;
+
+	rd_thread_start(&l, 1, 1);
+	cut = pa_testlog_sample(&l, 4000, 0, 0, 3, rd_ips);
+	l.len = cut + 20; /* the file ends inside the third sample */
+	pa_testlog_write(&l, pdir, "thread-1.log");
+	t = rd_load_thread(pdir, "thread-1.log", &warn);
+	cr_assert_eq(t->nsamples, 2);
+	cr_assert(rd_has_warning(&warn, "truncated: record", &off));
+	cr_assert_eq(off, cut);
+	cr_assert(strstr(warn.v[0].path, "thread-1.log"));
+	pa_thread_free(t);
+	pa_warnings_release(&warn);
+	free(pdir);
+}
+
+Test(reader, warns_on_record_past_end)
+{
+	char *pdir = rd_process_dir("app.1", 1);
+	struct pa_warnings warn = { 0 };
+	struct pa_testlog l;
+	struct pa_thread *t;
+	size_t off;
+	uint64_t woff;
+
+	rd_thread_start(&l, 1, 1);
+	off = pa_testlog_thread_end(&l, 1, 2, 0, 0);
+	pa_testlog_rec(&l, off)->size = 4096; /* claims more than the file holds */
+	pa_testlog_write(&l, pdir, "thread-1.log");
+	t = rd_load_thread(pdir, "thread-1.log", &warn);
+	cr_assert_eq(t->nsamples, 2);
+	cr_assert_not(t->ended);
+	cr_assert(rd_has_warning(&warn, "truncated: record", &woff));
+	cr_assert_eq(woff, off);
+	pa_thread_free(t);
+	pa_warnings_release(&warn);
+	free(pdir);
+}
+
+Test(reader, rejects_record_above_max_size)
+{
+	char *pdir = rd_process_dir("app.1", 1);
+	struct pa_testlog l;
+	size_t off;
+
+	rd_thread_start(&l, 1, 1);
+	off = pa_testlog_thread_end(&l, 1, 2, 0, 0);
+	pa_testlog_rec(&l, off)->size = PPF_RECORD_MAX + 8;
+	pa_testlog_write(&l, pdir, "thread-1.log");
+	rd_expect_thread_error(pdir, "thread-1.log", off);
+	free(pdir);
+}
+
+Test(reader, rejects_size_not_multiple_of_8)
+{
+	char *pdir = rd_process_dir("app.1", 1);
+	struct pa_testlog l;
+	struct pa_error err;
+	size_t off;
+
+	rd_thread_start(&l, 1, 1);
+	off = pa_testlog_sample(&l, 5000, 0, 0, 1, rd_ips);
+	pa_testlog_rec(&l, off)->size = 36;
+	pa_testlog_write(&l, pdir, "thread-1.log");
+	err = rd_expect_thread_error(pdir, "thread-1.log", off);
+	cr_assert(strstr(err.reason, "multiple of 8"), "%s", err.reason);
+	free(pdir);
+}
+
+Test(reader, rejects_size_below_record_header)
+{
+	char *pdir = rd_process_dir("app.1", 1);
+	struct pa_testlog l;
+	size_t off;
+
+	rd_thread_start(&l, 1, 1);
+	off = pa_testlog_sample(&l, 5000, 0, 0, 1, rd_ips);
+	pa_testlog_rec(&l, off)->size = 0; /* type kept: not the zero end marker */
+	pa_testlog_write(&l, pdir, "thread-1.log");
+	rd_expect_thread_error(pdir, "thread-1.log", off);
+	free(pdir);
+}
+
+Test(reader, rejects_sample_frames_inconsistent_with_size)
+{
+	char *pdir = rd_process_dir("app.1", 1);
+	struct pa_testlog l;
+	struct ppf_sample *s;
+	size_t off;
+
+	rd_thread_start(&l, 1, 1);
+	off = pa_testlog_sample(&l, 5000, 0, 0, 2, rd_ips);
+	s = (struct ppf_sample *)(void *)pa_testlog_rec(&l, off);
+	s->nframes = 3; /* the record holds only 2 */
+	pa_testlog_write(&l, pdir, "thread-1.log");
+	rd_expect_thread_error(pdir, "thread-1.log", off);
+	free(pdir);
+}
+
+Test(reader, rejects_sample_without_frames)
+{
+	char *pdir = rd_process_dir("app.1", 1);
+	struct pa_testlog l;
+	struct ppf_sample *s;
+	struct pa_error err;
+	size_t off;
+
+	rd_thread_start(&l, 1, 1);
+	off = pa_testlog_sample(&l, 5000, 0, 0, 1, rd_ips);
+	s = (struct ppf_sample *)(void *)pa_testlog_rec(&l, off);
+	s->nframes = 0;
+	pa_testlog_write(&l, pdir, "thread-1.log");
+	err = rd_expect_thread_error(pdir, "thread-1.log", off);
+	cr_assert(strstr(err.reason, "frames"), "%s", err.reason);
+	free(pdir);
+}
+
+Test(reader, rejects_process_record_longer_than_its_size)
+{
+	char *pdir = pa_testlog_subdir(rd_dir, "app.5");
+	struct pa_error err = { 0 };
+	struct pa_process *p = NULL;
+	struct pa_testlog l;
+	struct ppf_process *rec;
+	char path[4096];
+	size_t off;
+
+	pa_testlog_begin(&l, PPF_FILE_PROCESS);
+	off = pa_testlog_process(&l, 5, 1, "/bin/x", NULL);
+	rec = (struct ppf_process *)(void *)pa_testlog_rec(&l, off);
+	rec->cmdline_len = 4096;
+	pa_testlog_write(&l, pdir, PPF_PROCESS_LOG);
+	snprintf(path, sizeof(path), "%s/%s", pdir, PPF_PROCESS_LOG);
+	cr_assert_eq(pa_process_log_load(path, &p, NULL, &err), -EINVAL);
+	cr_assert_str_eq(err.path, path);
+	cr_assert(err.has_offset);
+	cr_assert_eq(err.offset, off);
+	cr_assert(strstr(err.reason, "cmdline_len"), "%s", err.reason);
+	free(pdir);
+}
+
+Test(reader, skips_unknown_record_type)
+{
+	char *pdir = rd_process_dir("app.1", 1);
+	struct pa_warnings warn = { 0 };
+	struct pa_testlog l;
+	struct pa_thread *t;
+	uint64_t future[3] = { 0 };
+	struct ppf_record *r = (struct ppf_record *)(void *)future;
+
+	pa_testlog_begin(&l, PPF_FILE_THREAD);
+	pa_testlog_thread(&l, 1, 1, 1500, "main");
+	pa_testlog_sample(&l, 2000, 0, 0, 3, rd_ips);
+	r->type = 99;
+	r->size = sizeof(future);
+	pa_testlog_raw(&l, future, sizeof(future));
+	pa_testlog_sample(&l, 3000, 0, 0, 1, rd_ips);
+	pa_testlog_thread_end(&l, 4000, 2, 0, 0);
+	pa_testlog_write(&l, pdir, "thread-1.log");
+	t = rd_load_thread(pdir, "thread-1.log", &warn);
+	cr_assert_eq(t->nsamples, 2);
+	cr_assert_eq(t->samples[1].time_ns, 3000);
+	cr_assert_eq(t->unknown_records, 1);
+	cr_assert(t->ended);
+	cr_assert(rd_has_warning(&warn, "skipped 1 record of unknown type", NULL));
+	pa_thread_free(t);
+	pa_warnings_release(&warn);
+	free(pdir);
+}
+
+/* Write a thread log whose header field at field_off is replaced by value. */
+static struct pa_error rd_bad_header(size_t field_off, const void *value, size_t n)
+{
+	char *pdir = rd_process_dir("app.1", 1);
+	struct pa_testlog l;
+	struct pa_error err;
+
+	rd_thread_start(&l, 1, 1);
+	memcpy(l.buf + field_off, value, n);
+	pa_testlog_write(&l, pdir, "thread-1.log");
+	err = rd_expect_thread_error(pdir, "thread-1.log", 0);
+	free(pdir);
+	return err;
+}
+
+Test(reader, rejects_wrong_magic)
+{
+	struct pa_error err = rd_bad_header(0, "ELF\177xxxx", 8);
+
+	cr_assert(strstr(err.reason, "magic"), "%s", err.reason);
+	cr_assert(strstr(err.reason, PPF_MAGIC), "%s", err.reason);
+}
+
+Test(reader, rejects_wrong_version)
+{
+	uint16_t v = PPF_VERSION + 1;
+	struct pa_error err = rd_bad_header(offsetof(struct ppf_file_header, version), &v, 2);
+
+	cr_assert(strstr(err.reason, "version 2 (expected 1)"), "%s", err.reason);
+}
+
+Test(reader, rejects_other_byte_order)
+{
+	uint32_t bom = __builtin_bswap32(PPF_BYTE_ORDER_MARK);
+	struct pa_error err = rd_bad_header(offsetof(struct ppf_file_header, byte_order), &bom, 4);
+
+	cr_assert(strstr(err.reason, "byte order"), "%s", err.reason);
+}
+
+Test(reader, rejects_wrong_file_kind)
+{
+	uint16_t kind = PPF_FILE_PROCESS;
+	struct pa_error err = rd_bad_header(offsetof(struct ppf_file_header, kind), &kind, 2);
+
+	cr_assert(strstr(err.reason, "expected 2 (thread log)"), "%s", err.reason);
+}
+
+Test(reader, keeps_samples_of_unfinalised_zero_padded_log)
+{
+	char *pdir = rd_process_dir("app.1", 1);
+	struct pa_warnings warn = { 0 };
+	static const char zeros[8192];
+	struct pa_testlog l;
+	struct pa_thread *t;
+	size_t end;
+	uint64_t off;
+
+	rd_thread_start(&l, 1, 1);
+	end = pa_testlog_raw(&l, zeros, sizeof(zeros)); /* preallocated, never written */
+	pa_testlog_write(&l, pdir, "thread-1.log");
+	t = rd_load_thread(pdir, "thread-1.log", &warn);
+	cr_assert_eq(t->nsamples, 2);
+	cr_assert_eq(t->samples[0].ips[1], 0x402020);
+	cr_assert_not(t->ended);
+	cr_assert(rd_has_warning(&warn, "not finalised", &off));
+	cr_assert_eq(off, end);
+	pa_thread_free(t);
+	pa_warnings_release(&warn);
+	free(pdir);
+}
+
+Test(reader, rejects_directory_without_process_dirs)
+{
+	struct pa_error err = { 0 };
+	struct pa_run *run = (struct pa_run *)1;
+
+	cr_assert_eq(pa_run_load(rd_dir, &run, &err), -ENOENT);
+	cr_assert_null(run);
+	cr_assert_str_eq(err.path, rd_dir);
+	cr_assert(strstr(err.reason, "no process directories"), "%s", err.reason);
+}
+
+Test(reader, run_error_names_the_bad_file)
+{
+	char *pdir = rd_process_dir("app.1", 1);
+	struct pa_error err = { 0 };
+	struct pa_testlog l;
+	struct pa_run *run;
+
+	rd_thread_start(&l, 1, 1);
+	memcpy(l.buf, "XXXXXXXX", 8);
+	pa_testlog_write(&l, pdir, "thread-1.log");
+	cr_assert_lt(pa_run_load(rd_dir, &run, &err), 0);
+	cr_assert(strstr(err.path, "app.1/thread-1.log"), "%s", err.path);
+	cr_assert(err.has_offset);
+	cr_assert_eq(err.offset, 0);
+	free(pdir);
+}
+
+Test(reader, loads_process_dir_given_directly_and_sorts)
+{
+	char *a = rd_process_dir("app.20", 20);
+	char *b = rd_process_dir("zz.3", 3);
+	struct pa_error err = { 0 };
+	struct pa_testlog l;
+	struct pa_run *run;
+
+	rd_thread_start(&l, 20, 22);
+	pa_testlog_thread_end(&l, 1, 2, 0, 0);
+	pa_testlog_write(&l, a, "thread-22.log");
+	rd_thread_start(&l, 20, 21);
+	pa_testlog_thread_end(&l, 1, 2, 0, 0);
+	pa_testlog_write(&l, a, "thread-21.log");
+	cr_assert_eq(pa_run_load(rd_dir, &run, &err), 0, "%s", err.reason);
+	cr_assert_eq(run->nprocesses, 2);
+	cr_assert_eq(run->processes[0]->pid, 3);
+	cr_assert_eq(run->processes[1]->nthreads, 2);
+	cr_assert_eq(run->processes[1]->threads[0]->tid, 21);
+	cr_assert_eq(pa_run_find_process(run, 20), run->processes[1]);
+	pa_run_free(run);
+	cr_assert_eq(pa_run_load(a, &run, &err), 0, "%s", err.reason);
+	cr_assert_eq(run->nprocesses, 1);
+	cr_assert_eq(run->processes[0]->pid, 20);
+	pa_run_free(run);
+	free(a);
+	free(b);
+}
+
+/* The preload's own writer, killed before closing: the reader keeps it all. */
+Test(reader, reads_log_written_by_tlog)
+{
+	char *pdir = rd_process_dir("app.1", 1);
+	struct pa_warnings warn = { 0 };
+	struct ppf_thread th = { .h = { PPF_REC_THREAD, sizeof(th) }, .pid = 1, .tid = 7 };
+	uint64_t rec[8] = { 0 };
+	struct ppf_sample *s = (struct ppf_sample *)(void *)rec;
+	struct pp_tlog log;
+	struct pa_thread *t;
+	int dfd = open(pdir, O_RDONLY | O_DIRECTORY);
+
+	cr_assert_geq(dfd, 0);
+	pp_tlog_init_sigsafe(&log);
+	cr_assert_eq(pp_tlog_create_sigsafe(&log, dfd, "thread-7.log", PPF_FILE_THREAD), 0);
+	cr_assert_eq(pp_tlog_append_sigsafe(&log, &th, sizeof(th)), 0);
+	s->h.type = PPF_REC_SAMPLE;
+	s->h.size = ppf_sample_size(3);
+	s->time_ns = 77;
+	s->nframes = 3;
+	memcpy(s->ips, rd_ips, sizeof(rd_ips));
+	cr_assert_eq(pp_tlog_append_sigsafe(&log, s, s->h.size), 0);
+	pp_tlog_forget_sigsafe(&log); /* as if SIGKILLed: no END, zero tail */
+	close(dfd);
+	t = rd_load_thread(pdir, "thread-7.log", &warn);
+	cr_assert_eq(t->tid, 7);
+	cr_assert_eq(t->nsamples, 1);
+	cr_assert_eq(t->samples[0].time_ns, 77);
+	cr_assert_eq(t->samples[0].ips[2], 0x403030);
+	cr_assert(rd_has_warning(&warn, "not finalised", NULL));
+	pa_thread_free(t);
+	pa_warnings_release(&warn);
+	free(pdir);
+}
