@@ -1,0 +1,239 @@
+/* Helpers for the integration tests; see pa_it.h. */
+#include "pa_it.h"
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "pa_testlog.h"
+
+void pa_it_build_path(char *buf, const char *rel)
+{
+	int n = snprintf(buf, PA_IT_PATH_MAX, "%s/%s", PP_TEST_BUILD_DIR, rel);
+
+	cr_assert(n > 0 && n < PA_IT_PATH_MAX);
+}
+
+void pa_it_init(struct pa_it *it)
+{
+	char lib[PA_IT_PATH_MAX];
+
+	memset(it, 0, sizeof(*it));
+	it->tmp = pa_testlog_tmpdir();
+	snprintf(it->data, sizeof(it->data), "%s/data", it->tmp);
+	pa_it_build_path(lib, "libpprof.so");
+	cr_assert_eq(access(lib, R_OK), 0, "%s is not built", lib);
+	snprintf(it->env_preload, sizeof(it->env_preload), "LD_PRELOAD=%s", lib);
+	snprintf(it->env_output, sizeof(it->env_output), "PPROF_OUTPUT=%s", it->data);
+}
+
+void pa_it_release(struct pa_it *it)
+{
+	pa_testlog_rmdir(it->tmp);
+	it->tmp = NULL;
+}
+
+void pa_it_result_release(struct pa_it_result *r)
+{
+	free(r->out);
+	free(r->err);
+	memset(r, 0, sizeof(*r));
+}
+
+/* In the child: stdin from /dev/null, stdout and stderr to tmp/<tag>.*. */
+static void pa_it_child_files(const struct pa_it *it, const char *tag)
+{
+	static const char *const suffix[] = { "out", "err" };
+	char path[PA_IT_PATH_MAX];
+	int fd = open("/dev/null", O_RDONLY);
+
+	if (fd < 0 || dup2(fd, STDIN_FILENO) < 0)
+		_exit(126);
+	for (int i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/%s.%s", it->tmp, tag, suffix[i]);
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (fd < 0 || dup2(fd, STDOUT_FILENO + i) < 0)
+			_exit(126);
+		close(fd);
+	}
+}
+
+/* In the child: a clean environment plus env. */
+static void pa_it_child_env(const char *const *env)
+{
+	static const char *const drop[] = {
+		"LD_PRELOAD", "PPROF_OUTPUT", "PPROF_TRUTH", "PPROF_CONFIG",
+		"MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES",
+	};
+
+	for (size_t i = 0; i < sizeof(drop) / sizeof(drop[0]); i++)
+		unsetenv(drop[i]);
+	for (size_t i = 0; env && env[i]; i++)
+		if (putenv((char *)env[i]) != 0)
+			_exit(126);
+}
+
+pid_t pa_it_spawn(const struct pa_it *it, const char *tag,
+		  const char *const *argv, const char *const *env)
+{
+	char path[PA_IT_PATH_MAX];
+	pid_t pid;
+
+	if (argv[0][0] == '/')
+		snprintf(path, sizeof(path), "%s", argv[0]);
+	else
+		pa_it_build_path(path, argv[0]);
+	fflush(NULL);
+	pid = fork();
+	cr_assert(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		pa_it_child_files(it, tag);
+		pa_it_child_env(env);
+		execv(path, (char *const *)argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+void pa_it_wait(const struct pa_it *it, const char *tag, pid_t pid,
+		struct pa_it_result *r)
+{
+	char path[PA_IT_PATH_MAX];
+
+	memset(r, 0, sizeof(*r));
+	cr_assert_eq(waitpid(pid, &r->status, 0), pid, "waitpid: %s", strerror(errno));
+	snprintf(path, sizeof(path), "%s/%s.out", it->tmp, tag);
+	r->out = pa_it_slurp(path, &r->out_len);
+	snprintf(path, sizeof(path), "%s/%s.err", it->tmp, tag);
+	r->err = pa_it_slurp(path, &r->err_len);
+	cr_assert(!WIFEXITED(r->status) || WEXITSTATUS(r->status) != 127,
+		  "%s: the program could not be run: %s", tag, r->err);
+}
+
+void pa_it_run(const struct pa_it *it, const char *tag, const char *const *argv,
+	       const char *const *env, struct pa_it_result *r)
+{
+	pa_it_wait(it, tag, pa_it_spawn(it, tag, argv, env), r);
+}
+
+void pa_it_run_profiled(const struct pa_it *it, const char *tag,
+			const char *const *argv, const char *extra,
+			struct pa_it_result *r)
+{
+	const char *env[] = { it->env_preload, it->env_output, extra, NULL };
+
+	pa_it_run(it, tag, argv, env, r);
+}
+
+char *pa_it_slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t n = 0, cap = 0, got;
+
+	cr_assert(f, "%s: %s", path, strerror(errno));
+	do {
+		if (cap - n < 4096) {
+			cap = cap ? 2 * cap : 8192;
+			buf = realloc(buf, cap + 1);
+			cr_assert(buf);
+		}
+		got = fread(buf + n, 1, cap - n, f);
+		n += got;
+	} while (got > 0);
+	cr_assert(!ferror(f), "%s: read error", path);
+	fclose(f);
+	buf[n] = '\0';
+	if (len)
+		*len = n;
+	return buf;
+}
+
+size_t pa_it_count_lines(const char *text, const char *prefix)
+{
+	size_t n = 0, plen = strlen(prefix);
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (strncmp(p, prefix, plen) == 0)
+			n++;
+	return n;
+}
+
+struct pa_run *pa_it_load(const struct pa_it *it)
+{
+	struct pa_error err;
+	struct pa_run *run = NULL;
+	int rc = pa_run_load(it->data, &run, &err);
+
+	cr_assert_eq(rc, 0, "pa_run_load(%s): %s: %s", it->data, err.path, err.reason);
+	cr_assert(run);
+	return run;
+}
+
+struct pa_profile *pa_it_profile(const struct pa_run *run, uint32_t pid,
+				 uint32_t tid)
+{
+	struct pa_filter filter = { .pid = pid, .tid = tid, .event = 0 };
+	struct pa_profile *prof = NULL;
+	struct pa_error err;
+	int rc = pa_profile_build(run, &filter, &prof, NULL, &err);
+
+	cr_assert_eq(rc, 0, "pa_profile_build: %s: %s", err.path, err.reason);
+	cr_assert(prof);
+	return prof;
+}
+
+uint64_t pa_it_self(const struct pa_profile *prof, const char *name)
+{
+	const struct pa_func *f = pa_profile_find(prof, name);
+
+	return f ? f->self : 0;
+}
+
+uint64_t pa_it_stack_count(const struct pa_profile *prof, const char *suffix)
+{
+	size_t slen = strlen(suffix);
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < prof->nstacks; i++) {
+		char *text = pa_stack_fold(&prof->stacks[i]);
+		size_t len;
+
+		cr_assert(text);
+		len = strlen(text);
+		if (len >= slen && strcmp(text + len - slen, suffix) == 0 &&
+		    (len == slen || text[len - slen - 1] == ';'))
+			n += prof->stacks[i].count;
+		free(text);
+	}
+	return n;
+}
+
+double pa_it_period_s(const struct pa_process *proc)
+{
+	const struct pa_event *e = pa_process_find_event(proc, 0);
+
+	cr_assert(e, "no event 0");
+	cr_assert(e->flags & PPF_EVENT_TIME_NS, "event 0 does not count time");
+	cr_assert(!(e->flags & PPF_EVENT_FREQ), "event 0 has no fixed period");
+	return (double)e->period * 1e-9;
+}
+
+double pa_it_truth(const char *path, const char *func)
+{
+	char *text = pa_it_slurp(path, NULL);
+	size_t flen = strlen(func);
+	double v = -1;
+
+	for (char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (strncmp(p, func, flen) == 0 && p[flen] == ' ')
+			v = strtod(p + flen + 1, NULL);
+	free(text);
+	cr_assert(v >= 0, "%s: no truth for %s", path, func);
+	return v;
+}

@@ -1,0 +1,84 @@
+/*
+ * pa_it: helpers for the integration tests, which run real programs from
+ * tests/workloads/ (built into PP_TEST_BUILD_DIR/workloads/) under
+ * LD_PRELOAD=libpprof.so and read their logs with the analyzer's own reader.
+ * Every function aborts the test (cr_assert) when something fails.
+ */
+#ifndef PA_IT_H
+#define PA_IT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "profile.h"
+#include "reader.h"
+
+#define PA_IT_PATH_MAX 4096
+
+/* One test's scratch space. */
+struct pa_it {
+	char *tmp;                        /* fresh directory, removed by pa_it_release */
+	char data[PA_IT_PATH_MAX];        /* tmp/data: the run's PPROF_OUTPUT */
+	char env_preload[PA_IT_PATH_MAX + 32]; /* "LD_PRELOAD=<build>/libpprof.so" */
+	char env_output[PA_IT_PATH_MAX + 32]; /* "PPROF_OUTPUT=<data>" */
+};
+
+/* What a finished program did. Buffers are malloc'd and NUL-terminated. */
+struct pa_it_result {
+	int status;     /* as waitpid returns it */
+	char *out;      /* stdout */
+	size_t out_len;
+	char *err;      /* stderr */
+	size_t err_len;
+};
+
+void pa_it_init(struct pa_it *it);
+void pa_it_release(struct pa_it *it);
+void pa_it_result_release(struct pa_it_result *r);
+
+/* Writes "<build dir>/rel" into buf (PA_IT_PATH_MAX bytes). */
+void pa_it_build_path(char *buf, const char *rel);
+
+/*
+ * Starts argv (argv[0] relative to the build directory unless absolute) with
+ * stdin from /dev/null and stdout, stderr into tmp/<tag>.out and .err. The
+ * child's environment is ours without LD_PRELOAD, PPROF_* and make's
+ * variables, plus env (NULL-terminated "NAME=VALUE" strings, may be NULL).
+ * Returns the child's pid.
+ */
+pid_t pa_it_spawn(const struct pa_it *it, const char *tag,
+		  const char *const *argv, const char *const *env);
+/* Waits for a child of pa_it_spawn (same tag) and collects what it wrote. */
+void pa_it_wait(const struct pa_it *it, const char *tag, pid_t pid,
+		struct pa_it_result *r);
+/* pa_it_spawn then pa_it_wait. */
+void pa_it_run(const struct pa_it *it, const char *tag, const char *const *argv,
+	       const char *const *env, struct pa_it_result *r);
+/* pa_it_run under the preload, with PPROF_OUTPUT = it->data, plus extra (may be NULL). */
+void pa_it_run_profiled(const struct pa_it *it, const char *tag,
+			const char *const *argv, const char *extra,
+			struct pa_it_result *r);
+
+/* The whole file, malloc'd and NUL-terminated; *len (may be NULL) gets its size. */
+char *pa_it_slurp(const char *path, size_t *len);
+/* Whether text holds n lines, each starting with prefix. */
+size_t pa_it_count_lines(const char *text, const char *prefix);
+
+/* Load it->data; there must be no error. Free with pa_run_free. */
+struct pa_run *pa_it_load(const struct pa_it *it);
+/* Profile of one process (pid 0: all) and thread (tid 0: all), event 0. */
+struct pa_profile *pa_it_profile(const struct pa_run *run, uint32_t pid,
+				 uint32_t tid);
+/* Self samples of the function named name, 0 if it has none. */
+uint64_t pa_it_self(const struct pa_profile *prof, const char *name);
+/* Samples whose folded stack ends with ";suffix" (or is suffix). */
+uint64_t pa_it_stack_count(const struct pa_profile *prof, const char *suffix);
+/* The sampling period of the run's first event, in seconds. */
+double pa_it_period_s(const struct pa_process *proc);
+
+/* A "FUNCTION SECONDS" line of a workload's truth file; asserts it is there. */
+double pa_it_truth(const char *path, const char *func);
+
+#endif /* PA_IT_H */

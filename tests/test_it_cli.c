@@ -1,0 +1,219 @@
+/*
+ * Integration: pprof-analyze's command line on a real run's data (exit codes
+ * 0 ok, 1 bad input, 2 usage), and `make check-sigsafe` on objects that do
+ * and do not keep to the allow-list.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "pa_it.h"
+
+static struct pa_it it_cli;
+
+static void it_cli_init(void)
+{
+	pa_it_init(&it_cli);
+}
+
+static void it_cli_fini(void)
+{
+	pa_it_release(&it_cli);
+}
+
+TestSuite(it_cli, .init = it_cli_init, .fini = it_cli_fini, .timeout = 120);
+
+/* Profiles a short demo run into it_cli.data. */
+static void it_cli_record(void)
+{
+	const char *argv[] = { "workloads/demo", "0.2", NULL };
+	struct pa_it_result r;
+
+	pa_it_run_profiled(&it_cli, "demo", argv, NULL, &r);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "demo: %s", r.err);
+	pa_it_result_release(&r);
+}
+
+/* Runs pprof-analyze with args (NULL-terminated, at most 8); returns its exit code. */
+static int it_cli_analyze(const char *const *args, struct pa_it_result *r)
+{
+	const char *argv[10] = { "pprof-analyze" };
+
+	for (size_t i = 0; args[i]; i++) {
+		cr_assert_lt(i, 8);
+		argv[i + 1] = args[i];
+	}
+	pa_it_run(&it_cli, "analyze", argv, NULL, r);
+	cr_assert(WIFEXITED(r->status), "pprof-analyze died: status 0x%x", r->status);
+	return WEXITSTATUS(r->status);
+}
+
+/* Runs pprof-analyze and expects exit code want and each of needles in stdout. */
+static void it_cli_expect(const char *const *args, int want, const char *const *needles)
+{
+	struct pa_it_result r;
+	int code = it_cli_analyze(args, &r);
+
+	cr_expect_eq(code, want, "pprof-analyze %s: exit %d, stderr: %s", args[0], code, r.err);
+	for (size_t i = 0; needles && needles[i]; i++)
+		cr_expect(strstr(r.out, needles[i]), "pprof-analyze %s: no \"%s\" in:\n%s",
+			  args[0], needles[i], r.out);
+	pa_it_result_release(&r);
+}
+
+Test(it_cli, reports_name_the_functions)
+{
+	const char *top[] = { "top", it_cli.data, NULL };
+	const char *top_needles[] = { "burn_alpha", "burn_beta", "burn_gamma", "libburn.so", NULL };
+	const char *folded[] = { "folded", it_cli.data, NULL };
+	const char *folded_needles[] = { "main;mid_alpha;burn_alpha ",
+		"beta_thread;mid_beta;burn_beta ", "gamma_thread;mid_gamma;burn_gamma ", NULL };
+	const char *threads[] = { "threads", it_cli.data, NULL };
+	const char *threads_needles[] = { "beta", "gamma", "demo", NULL };
+	const char *limited[] = { "top", it_cli.data, "--limit", "1", NULL };
+	const char *limited_needles[] = { "burn_alpha", NULL };
+
+	it_cli_record();
+	it_cli_expect(top, 0, top_needles);
+	it_cli_expect(folded, 0, folded_needles);
+	it_cli_expect(threads, 0, threads_needles);
+	it_cli_expect(limited, 0, limited_needles);
+}
+
+Test(it_cli, bad_usage_exits_2)
+{
+	static const char *const cases[][4] = {
+		{ NULL },
+		{ "bogus", "/tmp", NULL },
+		{ "top", NULL },
+		{ "top", "/tmp", "--limit", "many" },
+		{ "top", "/tmp", "--no-such-option", NULL },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *args[5] = { 0 };
+		struct pa_it_result r;
+
+		memcpy(args, cases[i], sizeof(cases[i]));
+		cr_expect_eq(it_cli_analyze(args, &r), 2, "case %zu: stderr: %s", i, r.err);
+		cr_expect_gt(r.err_len, 0, "case %zu: nothing on stderr", i);
+		pa_it_result_release(&r);
+	}
+}
+
+/* Overwrites len bytes at offset off of path, or cuts it to off bytes when bytes is NULL. */
+static void it_cli_damage(const char *path, long off, const void *bytes, size_t len)
+{
+	FILE *f;
+
+	if (!bytes) {
+		cr_assert_eq(truncate(path, off), 0, "truncate %s", path);
+		return;
+	}
+	f = fopen(path, "r+b");
+	cr_assert(f, "%s", path);
+	cr_assert_eq(fseek(f, off, SEEK_SET), 0);
+	cr_assert_eq(fwrite(bytes, 1, len, f), len);
+	cr_assert_eq(fclose(f), 0);
+}
+
+/* The path of the (only) process directory's file name in it_cli.data. */
+static void it_cli_log_path(char *buf, size_t size, const char *name)
+{
+	struct pa_run *run = pa_it_load(&it_cli);
+
+	cr_assert_eq(run->nprocesses, 1);
+	snprintf(buf, size, "%s/%s", run->processes[0]->dir, name);
+	pa_run_free(run);
+}
+
+/* A damaged log: exit 1, and stderr names the file. */
+static void it_cli_expect_bad_input(const char *path)
+{
+	const char *args[] = { "top", it_cli.data, NULL };
+	struct pa_it_result r;
+
+	cr_expect_eq(it_cli_analyze(args, &r), 1, "stderr: %s", r.err);
+	cr_expect(strstr(r.err, path), "stderr does not name %s: %s", path, r.err);
+	pa_it_result_release(&r);
+}
+
+Test(it_cli, wrong_magic_exits_1_naming_the_file)
+{
+	char path[PA_IT_PATH_MAX + 64];
+
+	it_cli_record();
+	it_cli_log_path(path, sizeof(path), "process.log");
+	it_cli_damage(path, 0, "NOTALOG!", 8);
+	it_cli_expect_bad_input(path);
+}
+
+Test(it_cli, header_cut_short_exits_1_naming_the_file)
+{
+	const char *args[] = { "threads", it_cli.data, NULL };
+	struct pa_it_result r;
+	char name[64], path[PA_IT_PATH_MAX + 128];
+	struct pa_run *run;
+
+	it_cli_record();
+	run = pa_it_load(&it_cli);
+	snprintf(name, sizeof(name), "thread-%u.log", run->processes[0]->threads[0]->tid);
+	pa_run_free(run);
+	it_cli_log_path(path, sizeof(path), name);
+	it_cli_damage(path, 12, NULL, 0);
+	it_cli_expect_bad_input(path);
+	cr_expect_eq(it_cli_analyze(args, &r), 1, "threads: stderr: %s", r.err);
+	pa_it_result_release(&r);
+}
+
+Test(it_cli, missing_directory_exits_1)
+{
+	const char *args[] = { "top", it_cli.data, NULL };
+	struct pa_it_result r;
+
+	cr_expect_eq(it_cli_analyze(args, &r), 1, "stderr: %s", r.err);
+	cr_expect(strstr(r.err, it_cli.data), "stderr does not name %s: %s", it_cli.data, r.err);
+	pa_it_result_release(&r);
+}
+
+/* Compiles src into tmp/name.o and runs `make check-sigsafe` on it alone. */
+static int it_cli_sigsafe(const char *name, const char *src, struct pa_it_result *r)
+{
+	char c_path[PA_IT_PATH_MAX + 16], o_path[PA_IT_PATH_MAX + 16];
+	char objs[PA_IT_PATH_MAX + 32];
+	const char *cc[] = { "/usr/bin/cc", "-O2", "-c", c_path, "-o", o_path, NULL };
+	const char *make[] = { "/usr/bin/make", "-s", "--no-print-directory", "-C",
+			       PP_TEST_SOURCE_DIR, "check-sigsafe", objs, NULL };
+	FILE *f;
+
+	snprintf(c_path, sizeof(c_path), "%s/%s.c", it_cli.tmp, name);
+	snprintf(o_path, sizeof(o_path), "%s/%s.o", it_cli.tmp, name);
+	snprintf(objs, sizeof(objs), "SIGSAFE_OBJS=%s", o_path);
+	f = fopen(c_path, "w");
+	cr_assert(f && fputs(src, f) >= 0 && fclose(f) == 0);
+	pa_it_run(&it_cli, "cc", cc, NULL, r);
+	cr_assert(WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0, "cc: %s", r->err);
+	pa_it_result_release(r);
+	pa_it_run(&it_cli, "make", make, NULL, r);
+	cr_assert(WIFEXITED(r->status));
+	return WEXITSTATUS(r->status);
+}
+
+/* The check the Makefile runs on the handler's objects passes and fails when it should. */
+Test(it_cli, check_sigsafe_rejects_printf)
+{
+	static const char good[] =
+		"#include <unistd.h>\nint f(void);\nint f(void) { return getpid(); }\n";
+	static const char bad[] =
+		"#include <stdio.h>\nint f(int);\nint f(int x) { return printf(\"%d\\n\", x); }\n";
+	struct pa_it_result r;
+
+	cr_expect_eq(it_cli_sigsafe("good", good, &r), 0, "good object refused: %s", r.err);
+	pa_it_result_release(&r);
+	cr_expect_neq(it_cli_sigsafe("bad", bad, &r), 0, "printf accepted: %s", r.out);
+	cr_expect(strstr(r.err, "printf"), "the error does not name printf: %s", r.err);
+	pa_it_result_release(&r);
+}

@@ -1,0 +1,181 @@
+/*
+ * Integration: what happens to a profiled process as a whole: killed with
+ * SIGKILL, refused perf_event_open, forking a child.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pa_it.h"
+
+static struct pa_it it_proc;
+
+static void it_proc_init(void)
+{
+	pa_it_init(&it_proc);
+}
+
+static void it_proc_fini(void)
+{
+	pa_it_release(&it_proc);
+}
+
+TestSuite(it_process, .init = it_proc_init, .fini = it_proc_fini, .timeout = 120);
+
+/* Polls tmp/<tag>.out until it holds a line starting with "ready"; false on timeout. */
+static bool it_proc_wait_ready(const char *tag, pid_t pid, int seconds)
+{
+	char path[PA_IT_PATH_MAX];
+	struct timespec pause = { .tv_nsec = 20 * 1000 * 1000 };
+
+	snprintf(path, sizeof(path), "%s/%s.out", it_proc.tmp, tag);
+	for (int i = 0; i < seconds * 50; i++) {
+		/* The child may not have made the file yet. */
+		char *out = access(path, R_OK) == 0 ? pa_it_slurp(path, NULL) : NULL;
+		bool ready = out && pa_it_count_lines(out, "ready") > 0;
+
+		free(out);
+		if (ready)
+			return true;
+		if (waitpid(pid, NULL, WNOHANG) == pid)
+			return false;
+		nanosleep(&pause, NULL);
+	}
+	return false;
+}
+
+/*
+ * A process killed with SIGKILL writes no END record, but every sample it
+ * took is in the page cache: the logs load (with warnings) and hold them.
+ */
+Test(it_process, sigkill_keeps_samples)
+{
+	const char *argv[] = { "workloads/spin", "0.5", NULL };
+	const char *env[] = { it_proc.env_preload, it_proc.env_output, NULL };
+	struct pa_it_result r;
+	struct pa_profile *prof;
+	struct pa_run *run;
+	const struct pa_process *p;
+	pid_t pid = pa_it_spawn(&it_proc, "spin", argv, env);
+	bool ready = it_proc_wait_ready("spin", pid, 30);
+	double want;
+
+	kill(pid, SIGKILL);
+	pa_it_wait(&it_proc, "spin", pid, &r);
+	cr_assert(ready, "spin never said ready: %s", r.err);
+	cr_assert(WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGKILL,
+		  "status 0x%x", r.status);
+	pa_it_result_release(&r);
+	run = pa_it_load(&it_proc);
+	cr_assert_eq(run->nprocesses, 1);
+	p = run->processes[0];
+	cr_expect(!p->ended, "a killed process has an END record");
+	cr_expect_eq(p->nthreads, 2);
+	cr_expect_geq(run->warnings.n, 1, "no warning about the unfinished logs");
+	prof = pa_it_profile(run, 0, 0);
+	/* The main thread alone burnt 0.5 s before saying ready. */
+	want = 0.5 / pa_it_period_s(p);
+	cr_expect_geq(pa_it_self(prof, "burn_spin"), 0.8 * want, "burn_spin: %llu samples",
+		      (unsigned long long)pa_it_self(prof, "burn_spin"));
+	cr_expect_geq(pa_it_stack_count(prof, "spin_loop;burn_spin"),
+		      0.95 * (double)pa_it_self(prof, "burn_spin"));
+	pa_profile_free(prof);
+	pa_run_free(run);
+}
+
+/*
+ * perf_event_open refused (seccomp_run makes it fail with err): the app runs
+ * to completion as if unprofiled, the preload says why in exactly one line,
+ * and the process log says profiling was off.
+ */
+static void it_proc_refused(int err, const char *reason)
+{
+	char errno_arg[16], env_cmd[] = "/usr/bin/env";
+	const char *plain_argv[] = { "workloads/demo", "0.1", "--exit", "3", NULL };
+	const char *argv[] = { "workloads/seccomp_run", errno_arg, env_cmd,
+			       it_proc.env_preload, NULL, "0.1", "--exit", "3", NULL };
+	const char *env[] = { it_proc.env_output, NULL };
+	char demo[PA_IT_PATH_MAX];
+	struct pa_it_result plain, r;
+	struct pa_profile *prof;
+	struct pa_run *run;
+
+	snprintf(errno_arg, sizeof(errno_arg), "%d", err);
+	pa_it_build_path(demo, "workloads/demo");
+	argv[4] = demo;
+	/* The preload goes in through env(1), so that seccomp_run itself is not profiled. */
+	pa_it_run(&it_proc, "refused", argv, env, &r);
+	pa_it_run(&it_proc, "plain", plain_argv, NULL, &plain);
+	cr_expect_eq(r.status, plain.status, "status 0x%x, without the preload 0x%x",
+		     r.status, plain.status);
+	cr_expect_str_eq(r.out, plain.out);
+	cr_expect_eq(pa_it_count_lines(r.err, ""), 1, "stderr: %s", r.err);
+	cr_expect_eq(pa_it_count_lines(r.err, "libpprof: "), 1, "stderr: %s", r.err);
+	cr_expect(strstr(r.err, reason) && strstr(r.err, "profiling is off"),
+		  "stderr does not say \"%s\" and \"profiling is off\": %s", reason, r.err);
+	run = pa_it_load(&it_proc);
+	cr_assert_eq(run->nprocesses, 1);
+	cr_expect_eq(run->processes[0]->mode, PPF_MODE_OFF);
+	cr_expect_eq(run->processes[0]->nthreads, 0);
+	prof = pa_it_profile(run, 0, 0);
+	cr_expect_eq(prof->samples, 0);
+	pa_profile_free(prof);
+	pa_run_free(run);
+	pa_it_result_release(&r);
+	pa_it_result_release(&plain);
+}
+
+Test(it_process, perf_event_open_eacces_runs_unprofiled)
+{
+	it_proc_refused(EACCES, strerror(EACCES));
+}
+
+Test(it_process, perf_event_open_enosys_runs_unprofiled)
+{
+	it_proc_refused(ENOSYS, strerror(ENOSYS));
+}
+
+/* A fork child gets its own <exe>.<pid> directory and its own samples. */
+Test(it_process, fork_child_has_own_directory)
+{
+	const char *argv[] = { "workloads/forker", "0.3", NULL };
+	struct pa_it_result r;
+	struct pa_run *run;
+	const struct pa_process *parent, *child;
+	struct pa_profile *pp, *cp;
+	char dir[PA_IT_PATH_MAX + 64];
+	int ppid = 0, cpid = 0;
+	double want;
+
+	pa_it_run_profiled(&it_proc, "forker", argv, NULL, &r);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "forker: %s", r.err);
+	cr_assert_eq(sscanf(r.out, "parent %d child %d", &ppid, &cpid), 2, "%s", r.out);
+	pa_it_result_release(&r);
+	snprintf(dir, sizeof(dir), "%s/forker.%d/process.log", it_proc.data, cpid);
+	cr_expect_eq(access(dir, R_OK), 0, "no %s", dir);
+	run = pa_it_load(&it_proc);
+	cr_assert_eq(run->nprocesses, 2);
+	parent = pa_run_find_process(run, (uint32_t)ppid);
+	child = pa_run_find_process(run, (uint32_t)cpid);
+	cr_assert(parent && child, "parent %d or child %d missing", ppid, cpid);
+	cr_expect_eq(child->ppid, (uint32_t)ppid);
+	cr_expect(parent->ended && child->ended);
+	cr_expect_eq(child->nthreads, 1);
+	cr_expect_eq(child->threads[0]->tid, (uint32_t)cpid);
+	want = 0.3 / pa_it_period_s(child);
+	pp = pa_it_profile(run, (uint32_t)ppid, 0);
+	cp = pa_it_profile(run, (uint32_t)cpid, 0);
+	cr_expect_geq(pa_it_self(cp, "burn_child"), 0.8 * want);
+	cr_expect_geq(pa_it_self(pp, "burn_parent"), 0.8 * want);
+	cr_expect_eq(pa_it_self(cp, "burn_parent"), 0, "the child has the parent's samples");
+	cr_expect_eq(pa_it_self(pp, "burn_child"), 0, "the parent has the child's samples");
+	pa_profile_free(pp);
+	pa_profile_free(cp);
+	pa_run_free(run);
+}
