@@ -67,7 +67,7 @@ WORKLOADS := $(WORKLOAD_SRCS:tests/workloads/%.c=$(OUT)/workloads/%)
 WORKLOAD_LIBS := $(WORKLOAD_LIB_SRCS:tests/workloads/%.c=$(OUT)/workloads/%.so)
 # Workloads are built like an ordinary user's program: optimised, with
 # symbols, and without frame pointers in what they call from libc.
-WORKLOAD_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -pthread
+WORKLOAD_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -pthread -MMD -MP
 
 .PHONY: all demo test check unit-tests bench asan install clean deps \
 	check-sigsafe tests-build

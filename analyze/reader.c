@@ -543,6 +543,11 @@ int pa_process_log_load(const char *path, struct pa_process **out,
 		return ret;
 	}
 	c.proc->unknown_records = buf.unknown;
+	if (c.proc->mode == PPF_MODE_OFF)
+		pa_warnings_add(warn, path, false, 0,
+				"profiling was off in process %u (%s): its stderr has a "
+				"'libpprof:' line saying why", c.proc->pid,
+				c.proc->exe ? c.proc->exe : "?");
 	*out = c.proc;
 	return 0;
 }

@@ -2,8 +2,17 @@
 #include "report_top.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <string.h>
+
+/* Whether name is an unresolved frame of module base: "base+0x...". */
+static bool pa_report_top_names_module(const char *name, const char *base)
+{
+	size_t n = strlen(base);
+
+	return strncmp(name, base, n) == 0 && strncmp(name + n, "+0x", 3) == 0;
+}
 
 /* The event the profile counts, from the first selected process that has it. */
 static const struct pa_event *pa_report_top_event(const struct pa_run *run,
@@ -78,8 +87,8 @@ int pa_report_top(FILE *out, const struct pa_run *run, const struct pa_profile *
 		fprintf(out, "%9" PRIu64 " %6.2f%% %9" PRIu64 " %6.2f%% %10s  %s",
 			f->self, pa_report_top_pct(f->self, prof->samples),
 			f->total, pa_report_top_pct(f->total, prof->samples), cpu, f->name);
-		/* Unresolved names already start with the module's basename. */
-		if (base && strncmp(f->name, base, strlen(base)) != 0)
+		/* Unresolved names already read "<module basename>+0x...". */
+		if (base && !pa_report_top_names_module(f->name, base))
 			fprintf(out, " (%s)", base);
 		fputc('\n', out);
 	}

@@ -51,6 +51,7 @@ static struct {
 	int key_ok;
 	int exit_known;
 	int exit_status;
+	int off_log;         /* profiling is off, process.log still open */
 	uint64_t samples;    /* atomic: of threads whose logs are finished */
 	uint64_t lost;
 } pp_st = { .dirfd = -1 };
@@ -448,6 +449,12 @@ static void pp_init_destructor(void)
 {
 	int self = pp_threads_gettid_sigsafe();
 
+	if (pp_st.off_log && pp_st.pid == getpid()) {
+		pp_init_write_end();
+		pp_proclog_close();
+		pp_st.off_log = 0;
+		return;
+	}
 	if (!pp_init_active())
 		return;
 	__atomic_store_n(&pp_st.active, 0, __ATOMIC_RELEASE);
@@ -533,13 +540,15 @@ static void pp_init_start_process(void)
 	pp_sampler_configure(&scfg);
 	main_thread = pp_init_thread_setup();
 	if (pp_init_start_events(main_thread) != 0) {
+		/* The log stays open: the destructor says how the process ended. */
 		pp_init_write_process(PPF_MODE_OFF);
 		pp_init_write_events();
-		pp_proclog_close();
+		pp_st.off_log = 1;
 		return;
 	}
 	pp_init_write_process(PPF_MODE_SIGTRAP);
 	pp_init_write_events();
+	pp_maps_set_dir(pp_st.dirfd, pp_st.dir);
 	pp_maps_scan(pp_init_now_ns());
 	if (main_thread && pp_st.key_ok)
 		pthread_setspecific(pp_st.key, main_thread);

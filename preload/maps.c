@@ -2,6 +2,9 @@
 #include "maps.h"
 
 #include <elf.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/auxv.h>
 #include <errno.h>
 #include <limits.h>
 #include <link.h>
@@ -12,6 +15,8 @@
 
 #include "pprof/format.h"
 #include "proclog.h"
+
+#define PP_MAPS_VDSO_FILE "vdso.so"
 
 struct pp_maps_entry {
 	uint64_t id;
@@ -31,6 +36,46 @@ static pthread_mutex_t pp_maps_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct pp_maps_entry *pp_maps;
 static size_t pp_maps_n, pp_maps_cap;
 static uint64_t pp_maps_next_id = 1;
+static int pp_maps_dirfd = -1;
+static char pp_maps_dir[PATH_MAX];
+
+void pp_maps_set_dir(int dirfd, const char *dir)
+{
+	pp_maps_dirfd = dirfd;
+	snprintf(pp_maps_dir, sizeof(pp_maps_dir), "%s", dir);
+}
+
+/*
+ * The vDSO has no file: write its image (ELF header to section headers,
+ * which come last) into the process directory, as perf keeps a copy, so
+ * that the analyzer can name what runs in it. Returns 1 with path set.
+ */
+static int pp_maps_vdso(const struct dl_phdr_info *info, uint64_t start,
+			uint64_t end, char *path)
+{
+	const ElfW(Ehdr) *eh = (const void *)getauxval(AT_SYSINFO_EHDR);
+	uint64_t size;
+	int fd, ok;
+
+	if (!eh || pp_maps_dirfd < 0 || (uint64_t)(uintptr_t)eh < start ||
+	    (uint64_t)(uintptr_t)eh >= end ||
+	    memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0)
+		return 0;
+	(void)info;
+	size = eh->e_shoff + (uint64_t)eh->e_shnum * eh->e_shentsize;
+	if (size > end - (uint64_t)(uintptr_t)eh + 4096 || size > (1u << 20))
+		return 0;
+	fd = openat(pp_maps_dirfd, PP_MAPS_VDSO_FILE,
+		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return 0;
+	ok = write(fd, eh, size) == (ssize_t)size;
+	close(fd);
+	if (!ok)
+		return 0;
+	return snprintf(path, PATH_MAX, "%.*s/%s", PATH_MAX - 16, pp_maps_dir,
+			PP_MAPS_VDSO_FILE) < PATH_MAX;
+}
 
 static struct pp_maps_entry *pp_maps_find(uint64_t bias, uint64_t start,
 					  uint64_t end)
@@ -88,17 +133,17 @@ static void pp_maps_build_id(const struct dl_phdr_info *info,
 	}
 }
 
-/* The absolute path of an object, or 0 for the vdso and the like. */
+/* The absolute path of an object (a copy for the vDSO), or 0 if none. */
 static int pp_maps_path(const struct dl_phdr_info *info, int first,
-			char *path)
+			uint64_t start, uint64_t end, char *path)
 {
 	const char *name = info->dlpi_name;
 
 	if ((!name || !*name) && first)
 		name = "/proc/self/exe";
-	if (!name || !*name)
-		return 0;
-	return realpath(name, path) != NULL;
+	if (name && *name && realpath(name, path))
+		return 1;
+	return pp_maps_vdso(info, start, end, path);
 }
 
 static void pp_maps_record(const struct dl_phdr_info *info, const char *path,
@@ -163,7 +208,7 @@ static int pp_maps_visit(struct dl_phdr_info *info, size_t size, void *arg)
 		e->seen = 1;
 		return 0;
 	}
-	if (pp_maps_path(info, first, path))
+	if (pp_maps_path(info, first, start, end, path))
 		pp_maps_record(info, path, start, end, pgoff, ctx);
 	return 0;
 }
@@ -206,6 +251,7 @@ int pp_maps_scan(uint64_t now_ns)
 
 void pp_maps_reset(void)
 {
+	pp_maps_dirfd = -1;
 	pthread_mutex_init(&pp_maps_mutex, NULL);
 	pp_maps_n = 0;
 }

@@ -10,6 +10,12 @@
 #include <stdint.h>
 
 /*
+ * The process directory, where a copy of the vDSO goes (it has no file of
+ * its own). dirfd stays owned by the caller.
+ */
+void pp_maps_set_dir(int dirfd, const char *dir);
+
+/*
  * Compares the loaded objects with what was recorded and writes the
  * differences (PPF_REC_MODULE, PPF_REC_MODULE_UNLOAD) stamped now_ns.
  * Returns 0 or a negative errno.

@@ -67,7 +67,8 @@ static void it_cli_expect(const char *const *args, int want, const char *const *
 Test(it_cli, reports_name_the_functions)
 {
 	const char *top[] = { "top", it_cli.data, NULL };
-	const char *top_needles[] = { "burn_alpha", "burn_beta", "burn_gamma", "libburn.so", NULL };
+	const char *top_needles[] = { "burn_alpha (demo)", "burn_beta (demo)",
+		"burn_gamma (libburn.so)", NULL };
 	const char *folded[] = { "folded", it_cli.data, NULL };
 	const char *folded_needles[] = { "main;mid_alpha;burn_alpha ",
 		"beta_thread;mid_beta;burn_beta ", "gamma_thread;mid_gamma;burn_gamma ", NULL };

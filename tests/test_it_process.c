@@ -123,6 +123,13 @@ static void it_proc_refused(int err, const char *reason)
 	cr_assert_eq(run->nprocesses, 1);
 	cr_expect_eq(run->processes[0]->mode, PPF_MODE_OFF);
 	cr_expect_eq(run->processes[0]->nthreads, 0);
+	/* Not mistaken for a killed process: it ended, with its status. */
+	cr_expect(run->processes[0]->ended);
+	cr_expect_eq(run->processes[0]->exit_how, PPF_EXIT_NORMAL);
+	cr_expect_eq(run->processes[0]->exit_status, 3);
+	cr_expect_eq(run->warnings.n, 1);
+	cr_expect(run->warnings.n && strstr(run->warnings.v[0].reason, "profiling was off"),
+		  "no warning that profiling was off");
 	prof = pa_it_profile(run, 0, 0);
 	cr_expect_eq(prof->samples, 0);
 	pa_profile_free(prof);

@@ -1,6 +1,6 @@
 /*
  * Integration: the app's own SIGTRAP handling survives the profiler, whose
- * samples also arrive as SIGTRAP.
+ * samples also arrive as SIGTRAP; code outside any file (the vDSO) is named.
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
@@ -70,4 +70,32 @@ Test(it_signals, default_sigtrap_still_kills)
 	cr_assert_str_eq(prof.out, plain.out);
 	pa_it_result_release(&plain);
 	pa_it_result_release(&prof);
+}
+
+/*
+ * Time spent in the vDSO (clock_gettime) is named: the preload keeps a copy
+ * of the vDSO image in the process directory and records it as a module.
+ */
+Test(it_signals, vdso_frames_are_named)
+{
+	const char *argv[] = { "workloads/clockloop", "0.3", NULL };
+	struct pa_it_result r;
+	struct pa_profile *p;
+	struct pa_run *run;
+	uint64_t vdso = 0;
+
+	pa_it_run_profiled(&it_sig, "clock", argv, NULL, &r);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0);
+	run = pa_it_load(&it_sig);
+	p = pa_it_profile(run, 0, 0);
+	for (size_t i = 0; i < p->nfuncs; i++)
+		if (strstr(p->funcs[i].name, "clock_gettime") && p->funcs[i].module &&
+		    strstr(p->funcs[i].module, "vdso"))
+			vdso += p->funcs[i].self;
+	/* Most of the time is inside the vDSO's clock_gettime. */
+	cr_assert_gt(vdso, p->samples / 2, "%llu of %llu samples named in the vDSO",
+		     (unsigned long long)vdso, (unsigned long long)p->samples);
+	pa_profile_free(p);
+	pa_run_free(run);
+	pa_it_result_release(&r);
 }
