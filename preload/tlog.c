@@ -1,7 +1,9 @@
 /*
- * Log files as shared file mappings. The file is preallocated a chunk at a
- * time with fallocate, so a full disk fails here, at allocation, and never as
- * a SIGBUS on a later store. Only raw syscalls: this runs in signal context.
+ * Log files as shared file mappings. A window of address space is mapped
+ * over the file, and the file is allocated a step at a time with fallocate,
+ * so a full disk fails here, at allocation, and never as a SIGBUS on a later
+ * store (nothing past the allocated size is ever touched). Only raw
+ * syscalls: this runs in signal context.
  */
 #include "tlog.h"
 
@@ -16,6 +18,10 @@
 
 #define PP_TLOG_PAGE 4096u
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
 /* Runs in signal context. */
 void pp_tlog_init_sigsafe(struct pp_tlog *log)
 {
@@ -23,40 +29,61 @@ void pp_tlog_init_sigsafe(struct pp_tlog *log)
 	log->fd = -1;
 }
 
-/* Runs in signal context. Grows the file to at least want bytes. */
+/*
+ * Runs in signal context. Allocates the file up to at least want bytes, a
+ * step at a time, and faults the new pages in while at it: one batch costs
+ * less than a write fault per page in later samples.
+ */
 static int pp_tlog_allocate_sigsafe(struct pp_tlog *log, uint64_t want)
 {
-	if (want <= log->size)
+	uint64_t to = (want + PP_TLOG_STEP - 1) / PP_TLOG_STEP * PP_TLOG_STEP;
+
+	if (to <= log->size)
 		return 0;
 	if (syscall(SYS_fallocate, log->fd, 0, (off_t)log->size,
-		    (off_t)(want - log->size)) != 0) {
+		    (off_t)(to - log->size)) != 0) {
 		/* Filesystems without fallocate: a sparse file still works. */
-		if (errno != EOPNOTSUPP || ftruncate(log->fd, (off_t)want) != 0)
+		if (errno != EOPNOTSUPP || ftruncate(log->fd, (off_t)to) != 0)
 			return -errno;
 	}
-	log->size = want;
+	if (log->map && to <= log->map_off + log->map_len)
+		/* Kernels before 5.14 lack it: pages then fault on first write. */
+		madvise(log->map + (log->size - log->map_off),
+			to - log->size, MADV_POPULATE_WRITE);
+	log->size = to;
 	return 0;
 }
 
-/* Runs in signal context. Maps a window starting at the page of `used`. */
+/*
+ * Runs in signal context. Maps a window of address space starting at the
+ * page of `used`; the file behind it grows by steps within the window.
+ */
 static int pp_tlog_map_sigsafe(struct pp_tlog *log)
 {
 	uint64_t off = log->used & ~(uint64_t)(PP_TLOG_PAGE - 1);
-	int err = pp_tlog_allocate_sigsafe(log, off + PP_TLOG_CHUNK);
-	void *p;
+	void *p = mmap(NULL, PP_TLOG_WINDOW, PROT_READ | PROT_WRITE,
+		       MAP_SHARED, log->fd, (off_t)off);
 
-	if (err)
-		return err;
-	p = mmap(NULL, PP_TLOG_CHUNK, PROT_READ | PROT_WRITE, MAP_SHARED,
-		 log->fd, (off_t)off);
 	if (p == MAP_FAILED)
 		return -errno;
 	if (log->map)
 		munmap(log->map, log->map_len);
 	log->map = p;
 	log->map_off = off;
-	log->map_len = PP_TLOG_CHUNK;
+	log->map_len = PP_TLOG_WINDOW;
 	return 0;
+}
+
+/* Runs in signal context. Makes [used, need) mapped and allocated. */
+static int pp_tlog_make_room_sigsafe(struct pp_tlog *log, uint64_t need)
+{
+	int err = 0;
+
+	if (need > log->map_off + log->map_len)
+		err = pp_tlog_map_sigsafe(log);
+	if (!err && need > log->size)
+		err = pp_tlog_allocate_sigsafe(log, need);
+	return err;
 }
 
 /* Runs in signal context. */
@@ -73,7 +100,11 @@ int pp_tlog_create_sigsafe(struct pp_tlog *log, int dirfd, const char *name,
 	if (log->fd < 0)
 		return -errno;
 	err = pp_tlog_map_sigsafe(log);
+	if (!err)
+		err = pp_tlog_allocate_sigsafe(log, sizeof(hdr) + PPF_RECORD_ALIGN);
 	if (err) {
+		if (log->map)
+			munmap(log->map, log->map_len);
 		close(log->fd);
 		unlinkat(dirfd, name, 0);
 		pp_tlog_init_sigsafe(log);
@@ -97,11 +128,9 @@ void *pp_tlog_reserve_sigsafe(struct pp_tlog *log, uint32_t size)
 	    size > PPF_RECORD_MAX || size % PPF_RECORD_ALIGN)
 		return NULL;
 	/* Keep a zero header after every record: it marks the end. */
-	if (log->used + size + sizeof(struct ppf_record) >
-	    log->map_off + log->map_len) {
-		if (pp_tlog_map_sigsafe(log) != 0)
-			return NULL;
-	}
+	if (pp_tlog_make_room_sigsafe(log, log->used + size +
+					   sizeof(struct ppf_record)) != 0)
+		return NULL;
 	return log->map + (log->used - log->map_off);
 }
 
@@ -141,11 +170,13 @@ void pp_tlog_forget_sigsafe(struct pp_tlog *log)
 	pp_tlog_init_sigsafe(log);
 }
 
-/* Runs in signal context. */
+/*
+ * Runs in signal context. The file keeps its allocated tail (zeros, less
+ * than a step): trimming it would free blocks, and on ext4 that waits for a
+ * journal commit, about 4 ms for every thread that ends.
+ */
 void pp_tlog_close_sigsafe(struct pp_tlog *log)
 {
-	if (log->fd >= 0 && log->map)
-		(void)!ftruncate(log->fd, (off_t)log->used);
 	pp_tlog_forget_sigsafe(log);
 }
 

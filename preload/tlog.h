@@ -14,19 +14,21 @@ struct pp_tlog {
 	int fd;            /* -1 when closed */
 	uint8_t *map;      /* window of the file mapped at map_off */
 	uint64_t map_off;  /* file offset of map[0], page aligned */
-	uint64_t map_len;  /* bytes mapped */
+	uint64_t map_len;  /* bytes of address space mapped (past the file's end too) */
 	uint64_t used;     /* file offset where the next record goes */
-	uint64_t size;     /* bytes allocated in the file */
+	uint64_t size;     /* bytes allocated in the file: never touched past it */
 };
 
-/* Bytes the file grows by at a time. */
-#define PP_TLOG_CHUNK (1u << 20)
+/* Bytes the file grows by at a time; the most a log wastes at its end. */
+#define PP_TLOG_STEP (64u << 10)
+/* Address space mapped over the file at a time. */
+#define PP_TLOG_WINDOW (4u << 20)
 
 /* Marks a closed log; a zeroed struct is not closed (fd 0). */
 void pp_tlog_init_sigsafe(struct pp_tlog *log);
 
 /*
- * Creates dirfd/name (O_EXCL, mode 0600), allocates its first chunk, maps it
+ * Creates dirfd/name (O_EXCL, mode 0600), allocates its first step, maps it
  * and writes the file header of the given enum ppf_file_kind.
  * Returns 0 or a negative errno; on error nothing is left open.
  */
@@ -49,7 +51,10 @@ void pp_tlog_commit_sigsafe(struct pp_tlog *log, void *rec, uint32_t type,
 /* Copies a whole record (header filled in by the caller) into the log. */
 int pp_tlog_append_sigsafe(struct pp_tlog *log, const void *rec, uint32_t size);
 
-/* Trims the file to what was written, unmaps and closes it. */
+/*
+ * Unmaps and closes. The file ends in zeros after the last record, less
+ * than PP_TLOG_STEP of them (readers stop at a zero record header).
+ */
 void pp_tlog_close_sigsafe(struct pp_tlog *log);
 
 /* Unmaps and closes without touching the file (a fork child's copy). */
