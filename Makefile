@@ -3,7 +3,7 @@
 #   make            build/libpprof.so and build/pprof-analyze
 #   make demo       install missing Debian packages, build, profile a workload, report
 #   make test       install missing Debian packages, build, run every test
-#   make bench      overhead and handler-cost numbers (timing lives here, not in test)
+#   make bench      overhead and per-sample cost numbers (timing lives here, not in test)
 #   make asan       the same build with AddressSanitizer, under build/asan/
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make clean
@@ -151,9 +151,15 @@ demo: deps
 	$(OUT)/pprof-analyze top --limit 15 $(DEMO_DATA)
 	$(OUT)/pprof-analyze threads $(DEMO_DATA)
 
+$(OUT)/bench/sigcost: tests/bench/sigcost.c
+	@mkdir -p $(@D)
+	$(CC) $(WORKLOAD_CFLAGS) -o $@ $< -lunwind
+
 bench: deps
-	@$(MAKE) --no-print-directory all $(OUT)/workloads/deepstack
+	@$(MAKE) --no-print-directory all $(OUT)/workloads/deepstack \
+		$(OUT)/bench/sigcost
 	tests/bench/overhead.sh $(OUT)
+	$(OUT)/bench/sigcost
 
 asan:
 	@$(MAKE) --no-print-directory VARIANT=asan all

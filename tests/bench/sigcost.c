@@ -1,0 +1,202 @@
+/*
+ * sigcost: where the time of one sample goes. One thread does a fixed amount
+ * of work 30 frames deep, sampled by a cpu-clock event every PERIOD ns of
+ * its CPU time (default 100 us, to make the per-sample cost stand out), in
+ * each of these setups, in turn, ROUNDS times (default 5):
+ *
+ *   none      no event: the baseline
+ *   overflow  the event overflows, no signal: the timer interrupt and perf
+ *   signal    sigtrap to an empty handler: plus the signal's delivery
+ *   unwind    sigtrap to a handler that calls unw_backtrace(): plus the stack
+ *
+ * and prints, per setup, the median extra CPU time per sample over "none".
+ * What libpprof adds on top (finding the thread, the log record) is the
+ * preload's total cost (overhead.sh) minus the "unwind" line.
+ *
+ *   sigcost [PERIOD_NS [ROUNDS]]
+ *   sigcost --work      only the work, once, and print its CPU ms (run it
+ *                       with and without the preload to get the whole cost)
+ */
+#define _GNU_SOURCE
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+
+#define SIGCOST_DEPTH 30
+#define SIGCOST_ITERS 400000000ull
+#define SIGCOST_MAX_ROUNDS 21
+
+enum sigcost_setup { SC_NONE, SC_OVERFLOW, SC_SIGNAL, SC_UNWIND, SC_N };
+static const char *const sigcost_names[SC_N] = { "none", "overflow", "signal", "unwind" };
+
+static volatile uint64_t sigcost_sink;
+static volatile uint64_t sigcost_signals;
+static int sigcost_unwind;
+
+__attribute__((noinline)) uint64_t sigcost_burn(uint64_t iters, uint64_t x);
+__attribute__((noinline)) uint64_t sigcost_deep(int depth, uint64_t iters);
+
+__attribute__((noinline)) uint64_t sigcost_burn(uint64_t iters, uint64_t x)
+{
+	for (uint64_t i = 0; i < iters; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		__asm__ volatile("" : "+r"(x));
+	}
+	return x;
+}
+
+__attribute__((noinline)) uint64_t sigcost_deep(int depth, uint64_t iters)
+{
+	uint64_t r = depth ? sigcost_deep(depth - 1, iters) : sigcost_burn(iters, 88172645463325252ull);
+
+	__asm__ volatile("" : "+r"(r));
+	return r + 1;
+}
+
+static void sigcost_handler(int sig, siginfo_t *si, void *uc)
+{
+	void *frames[64];
+
+	(void)sig;
+	(void)si;
+	(void)uc;
+	if (sigcost_unwind)
+		sigcost_sink += (uint64_t)unw_backtrace(frames, 64);
+	sigcost_signals++;
+}
+
+static double sigcost_cpu(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+}
+
+static int sigcost_open(enum sigcost_setup s, uint64_t period)
+{
+	struct perf_event_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_CPU_CLOCK;
+	attr.sample_period = period;
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	attr.disabled = 1;
+	if (s >= SC_SIGNAL) {
+		attr.sigtrap = 1;
+		attr.remove_on_exec = 1;
+	}
+	return (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/* One run of a setup: extra-free CPU seconds and the samples it took. */
+static int sigcost_run(enum sigcost_setup s, uint64_t period, double *cpu, uint64_t *samples)
+{
+	int fd = -1;
+	uint64_t count = 0;
+	double t0;
+
+	if (s != SC_NONE) {
+		fd = sigcost_open(s, period);
+		if (fd < 0) {
+			perror("sigcost: perf_event_open");
+			return -1;
+		}
+	}
+	sigcost_unwind = s == SC_UNWIND;
+	sigcost_signals = 0;
+	t0 = sigcost_cpu();
+	if (fd >= 0)
+		ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	sigcost_sink += sigcost_deep(SIGCOST_DEPTH, SIGCOST_ITERS);
+	if (fd >= 0) {
+		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+		if (read(fd, &count, sizeof(count)) != sizeof(count))
+			count = 0;
+		close(fd);
+	}
+	*cpu = sigcost_cpu() - t0;
+	*samples = s >= SC_SIGNAL ? sigcost_signals : count / period;
+	return 0;
+}
+
+static int sigcost_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double sigcost_median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), sigcost_cmp);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t period = argc > 1 ? strtoull(argv[1], NULL, 10) : 100000;
+	int rounds = argc > 2 ? atoi(argv[2]) : 5;
+	double cpu[SC_N][SIGCOST_MAX_ROUNDS], per[SC_N][SIGCOST_MAX_ROUNDS];
+	uint64_t samples[SC_N][SIGCOST_MAX_ROUNDS];
+	struct sigaction sa;
+	void *warm[8];
+
+	if (argc > 1 && strcmp(argv[1], "--work") == 0) {
+		double t0 = sigcost_cpu();
+
+		sigcost_sink += sigcost_deep(SIGCOST_DEPTH, SIGCOST_ITERS);
+		printf("%.1f\n", (sigcost_cpu() - t0) * 1e3);
+		return 0;
+	}
+	if (period < 10000 || rounds < 1 || rounds > SIGCOST_MAX_ROUNDS) {
+		fprintf(stderr, "usage: sigcost [PERIOD_NS >= 10000 [ROUNDS 1..%d]]\n",
+			SIGCOST_MAX_ROUNDS);
+		return 2;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = sigcost_handler;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigaction(SIGTRAP, &sa, NULL);
+	unw_set_cache_size(unw_local_addr_space, 32768, 0);
+	sigcost_sink += (uint64_t)unw_backtrace(warm, 8);
+	/* Rounds interleave the setups, so that drift in the machine's speed hits all. */
+	for (int r = 0; r < rounds; r++)
+		for (int s = 0; s < SC_N; s++)
+			if (sigcost_run((enum sigcost_setup)s, period, &cpu[s][r], &samples[s][r]))
+				return 1;
+	printf("sigcost: cpu-clock every %llu ns, %d rounds, work %d frames deep\n",
+	       (unsigned long long)period, rounds, SIGCOST_DEPTH);
+	printf("%-9s %12s %10s %18s\n", "setup", "cpu (ms)", "samples", "extra ns/sample");
+	for (int s = 0; s < SC_N; s++) {
+		double c[SIGCOST_MAX_ROUNDS], sm[SIGCOST_MAX_ROUNDS];
+
+		for (int r = 0; r < rounds; r++) {
+			c[r] = cpu[s][r];
+			sm[r] = (double)samples[s][r];
+			/* Against the same round's baseline. */
+			per[s][r] = s == SC_NONE || !samples[s][r] ? 0 :
+				    (cpu[s][r] - cpu[SC_NONE][r]) * 1e9 / (double)samples[s][r];
+		}
+		printf("%-9s %12.1f %10.0f %18.0f\n", sigcost_names[s],
+		       sigcost_median(c, rounds) * 1e3, sigcost_median(sm, rounds),
+		       sigcost_median(per[s], rounds));
+	}
+	return sigcost_sink == 42 ? 3 : 0;
+}
