@@ -4,7 +4,8 @@
  *
  * A run writes one directory per process, <root>/<exe>.<pid>/, holding
  *   process.log        header, PPF_REC_PROCESS, PPF_REC_EVENT..., PPF_REC_MODULE
- *                      and PPF_REC_MODULE_UNLOAD as they happen, PPF_REC_PROCESS_END
+ *                      and PPF_REC_MODULE_UNLOAD as they happen, PPF_REC_EXEC
+ *                      before each exec attempt, PPF_REC_PROCESS_END
  *   thread-<tid>.log   header, PPF_REC_THREAD, PPF_REC_SAMPLE..., PPF_REC_THREAD_NAME,
  *                      PPF_REC_THREAD_END
  *
@@ -66,6 +67,7 @@ enum ppf_record_type {
 	PPF_REC_MODULE = 3,
 	PPF_REC_MODULE_UNLOAD = 4,
 	PPF_REC_PROCESS_END = 5,
+	PPF_REC_EXEC = 6,
 	/* thread-<tid>.log */
 	PPF_REC_THREAD = 16,
 	PPF_REC_SAMPLE = 17,
@@ -142,10 +144,25 @@ struct ppf_module_unload {
 	uint64_t unload_ns;
 };
 
+/*
+ * Written just before the process calls exec. If more records follow, the
+ * exec failed and the process went on; if it is the last record (no
+ * PPF_REC_PROCESS_END), the process image was replaced: the new image
+ * writes its own <exe>.<pid>/ directory, with the same pid, and the logs of
+ * this one end here without END records. Followed by path_len bytes of the
+ * path passed to exec (NUL included) and padding.
+ */
+struct ppf_exec {
+	struct ppf_record h;
+	uint64_t time_ns;
+	uint32_t path_len;
+	uint32_t reserved;
+};
+
 enum ppf_exit_how {
 	PPF_EXIT_UNKNOWN = 0, /* no END record: killed, or still running */
-	PPF_EXIT_NORMAL = 1,  /* exit() or return from main; status is set */
-	PPF_EXIT_SIGNAL = 2,  /* status holds the signal number */
+	PPF_EXIT_NORMAL = 1,  /* exit(), _exit() or return from main; status is set */
+	PPF_EXIT_SIGNAL = 2,  /* status holds the signal number (abort(): SIGABRT) */
 };
 
 struct ppf_process_end {
@@ -205,6 +222,7 @@ _Static_assert(sizeof(struct ppf_event) == 104, "ppf_event");
 _Static_assert(sizeof(struct ppf_module) == 96, "ppf_module");
 _Static_assert(sizeof(struct ppf_module_unload) == 24, "ppf_module_unload");
 _Static_assert(sizeof(struct ppf_process_end) == 40, "ppf_process_end");
+_Static_assert(sizeof(struct ppf_exec) == 24, "ppf_exec");
 _Static_assert(sizeof(struct ppf_thread) == 40, "ppf_thread");
 _Static_assert(sizeof(struct ppf_sample) == 24, "ppf_sample");
 _Static_assert(sizeof(struct ppf_thread_name) == 32, "ppf_thread_name");
