@@ -27,6 +27,7 @@
 
 #include "config.h"
 #include "events.h"
+#include "exec.h"
 #include "hooks.h"
 #include "maps.h"
 #include "pprof/format.h"
@@ -49,7 +50,7 @@ static struct {
 	struct pp_events events;
 	pthread_key_t key;
 	int key_ok;
-	int exit_known;
+	uint32_t exit_how;   /* enum ppf_exit_how, once known */
 	int exit_status;
 	int off_log;         /* profiling is off, process.log still open */
 	uint64_t samples;    /* atomic: of threads whose logs are finished */
@@ -422,8 +423,8 @@ static void pp_init_write_end(void)
 	rec.samples = __atomic_load_n(&pp_st.samples, __ATOMIC_RELAXED);
 	rec.lost = __atomic_load_n(&pp_st.lost, __ATOMIC_RELAXED) +
 		   pp_sampler_unowned_lost();
-	rec.how = pp_st.exit_known ? PPF_EXIT_NORMAL : PPF_EXIT_UNKNOWN;
-	rec.status = pp_st.exit_known ? pp_st.exit_status : 0;
+	rec.how = pp_st.exit_how;
+	rec.status = pp_st.exit_how != PPF_EXIT_UNKNOWN ? pp_st.exit_status : 0;
 	pp_proclog_append(&rec, sizeof(rec));
 }
 
@@ -431,7 +432,7 @@ static void pp_init_write_end(void)
 static void pp_init_on_exit(int status, void *arg)
 {
 	(void)arg;
-	pp_st.exit_known = 1;
+	pp_st.exit_how = PPF_EXIT_NORMAL;
 	pp_st.exit_status = status;
 }
 
@@ -444,8 +445,8 @@ void pp_init_main_starts(void)
 	on_exit(pp_init_on_exit, NULL);
 }
 
-__attribute__((destructor))
-static void pp_init_destructor(void)
+/* Writes every END record and closes the logs: the process is ending. */
+static void pp_init_finish(void)
 {
 	int self = pp_threads_gettid_sigsafe();
 
@@ -466,6 +467,36 @@ static void pp_init_destructor(void)
 	 * The handler stays installed: a signal still in flight must not meet
 	 * SIGTRAP's default action.
 	 */
+}
+
+__attribute__((destructor))
+static void pp_init_destructor(void)
+{
+	pp_init_finish();
+}
+
+void pp_init_process_ends(uint32_t how, int status)
+{
+	if (pp_st.pid != getpid())
+		return;
+	pp_st.exit_how = how;
+	pp_st.exit_status = status;
+	pp_init_finish();
+}
+
+void pp_init_exec_attempt(const char *path)
+{
+	struct ppf_exec rec;
+	char buf[PATH_MAX];
+
+	if (!pp_init_active())
+		return;
+	snprintf(buf, sizeof(buf), "%s", path ? path : "");
+	memset(&rec, 0, sizeof(rec));
+	rec.h.type = PPF_REC_EXEC;
+	rec.time_ns = pp_init_now_ns();
+	rec.path_len = (uint32_t)strlen(buf) + 1;
+	pp_proclog_append_var(&rec, sizeof(rec), buf, rec.path_len, NULL, 0);
 }
 
 /* The tracer's pid from /proc/self/status, 0 when none. */
@@ -588,7 +619,7 @@ static void pp_init_fork_child(void)
 	if (pp_st.dirfd >= 0)
 		close(pp_st.dirfd);
 	pp_st.dirfd = -1;
-	pp_st.exit_known = 0;
+	pp_st.exit_how = PPF_EXIT_UNKNOWN;
 	pp_st.samples = 0;
 	pp_st.lost = 0;
 	pp_init_start_process();
@@ -597,6 +628,7 @@ static void pp_init_fork_child(void)
 __attribute__((constructor))
 static void pp_init_constructor(void)
 {
+	const char *follow;
 	int err, tracer;
 
 	pp_hooks_resolve();
@@ -616,6 +648,8 @@ static void pp_init_constructor(void)
 	}
 	/* Children that exec and chdir write next to their parent. */
 	setenv("PPROF_OUTPUT", pp_st.cfg.output, 1);
+	follow = getenv("PPROF_FOLLOW_EXEC");
+	pp_exec_init(!follow || strcmp(follow, "0") != 0);
 	unw_set_cache_size(unw_local_addr_space, PP_UNW_CACHE_SIZE, 0);
 	pp_init_warm_up();
 	pp_st.key_ok = pthread_key_create(&pp_st.key, pp_init_thread_end) == 0;

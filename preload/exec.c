@@ -1,0 +1,319 @@
+/*
+ * The exec family, posix_spawn, _exit, _Exit and abort. Some of these run
+ * in a vfork() child, which shares the parent's memory: they allocate only
+ * on the stack (alloca), never on the heap, and write no log (the process
+ * id is not the profiled one there).
+ */
+#include "exec.h"
+
+#include <alloca.h>
+#include <dlfcn.h>
+#include <limits.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "init.h"
+#include "pprof/format.h"
+
+#define PP_EXPORT __attribute__((visibility("default")))
+#define PP_EXEC_MAX_VARS 16
+/* Past this, an environment is passed on as it is. */
+#define PP_EXEC_ENV_MAX (256u << 10)
+#define PP_EXEC_PRELOAD "LD_PRELOAD="
+
+typedef int (*pp_execve_fn)(const char *, char *const[], char *const[]);
+typedef int (*pp_fexecve_fn)(int, char *const[], char *const[]);
+typedef int (*pp_spawn_fn)(pid_t *, const char *,
+			   const posix_spawn_file_actions_t *,
+			   const posix_spawnattr_t *, char *const[],
+			   char *const[]);
+typedef void (*pp_exit_fn)(int);
+typedef void (*pp_abort_fn)(void);
+
+static struct {
+	int resolved;
+	int follow;
+	char lib[PATH_MAX];              /* this library, absolute */
+	char *vars[PP_EXEC_MAX_VARS];    /* PPROF_*=... at start */
+	size_t nvars;
+	pp_execve_fn execve, execvpe;
+	pp_fexecve_fn fexecve;
+	pp_spawn_fn spawn, spawnp;
+	pp_exit_fn exit_, exit_upper;
+	pp_abort_fn abort_;
+} pp_exec;
+
+extern char **environ;
+
+/* Finds the real functions; before the constructor too (another library's). */
+static void pp_exec_resolve(void)
+{
+	if (__atomic_load_n(&pp_exec.resolved, __ATOMIC_ACQUIRE))
+		return;
+	pp_exec.execve = (pp_execve_fn)dlsym(RTLD_NEXT, "execve");
+	pp_exec.execvpe = (pp_execve_fn)dlsym(RTLD_NEXT, "execvpe");
+	pp_exec.fexecve = (pp_fexecve_fn)dlsym(RTLD_NEXT, "fexecve");
+	pp_exec.spawn = (pp_spawn_fn)dlsym(RTLD_NEXT, "posix_spawn");
+	pp_exec.spawnp = (pp_spawn_fn)dlsym(RTLD_NEXT, "posix_spawnp");
+	pp_exec.exit_ = (pp_exit_fn)dlsym(RTLD_NEXT, "_exit");
+	pp_exec.exit_upper = (pp_exit_fn)dlsym(RTLD_NEXT, "_Exit");
+	pp_exec.abort_ = (pp_abort_fn)dlsym(RTLD_NEXT, "abort");
+	__atomic_store_n(&pp_exec.resolved, 1, __ATOMIC_RELEASE);
+}
+
+void pp_exec_init(int follow)
+{
+	Dl_info info;
+
+	pp_exec_resolve();
+	if (!dladdr((void *)pp_exec_init, &info) || !info.dli_fname ||
+	    !realpath(info.dli_fname, pp_exec.lib))
+		follow = 0;
+	pp_exec.follow = follow;
+	for (char **e = environ; e && *e && pp_exec.nvars < PP_EXEC_MAX_VARS; e++)
+		if (strncmp(*e, "PPROF_", 6) == 0 && strchr(*e, '='))
+			pp_exec.vars[pp_exec.nvars++] = strdup(*e);
+}
+
+/* The entry "NAME=..." of envp whose name is that of var ("NAME=..."), or NULL. */
+static char *pp_exec_find(char *const envp[], const char *var)
+{
+	size_t n = (size_t)(strchr(var, '=') - var) + 1;
+
+	for (size_t i = 0; envp && envp[i]; i++)
+		if (strncmp(envp[i], var, n) == 0)
+			return envp[i];
+	return NULL;
+}
+
+/* Whether an LD_PRELOAD entry already names this library. */
+static int pp_exec_has_lib(const char *entry)
+{
+	const char *p = entry + strlen(PP_EXEC_PRELOAD);
+	size_t n = strlen(pp_exec.lib);
+
+	while ((p = strstr(p, pp_exec.lib)) != NULL) {
+		int starts = p == entry + strlen(PP_EXEC_PRELOAD) || p[-1] == ':' ||
+			     p[-1] == ' ';
+		int ends = p[n] == '\0' || p[n] == ':' || p[n] == ' ';
+
+		if (starts && ends)
+			return 1;
+		p += n;
+	}
+	return 0;
+}
+
+/*
+ * Bytes pp_exec_env_fill needs for envp, or 0 when envp can be passed on as
+ * it is (it has the profiler, or following is off, or it is too large).
+ */
+static size_t pp_exec_env_size(char *const envp[])
+{
+	const char *preload;
+	size_t n = 0, need = 0, strings = 0;
+
+	if (!pp_exec.follow)
+		return 0;
+	/* Counted first: need says whether anything is missing at all. */
+	while (envp && envp[n])
+		n++;
+	preload = pp_exec_find(envp, PP_EXEC_PRELOAD);
+	if (!preload || !pp_exec_has_lib(preload)) {
+		need++;
+		strings = sizeof(PP_EXEC_PRELOAD) + strlen(pp_exec.lib) + 1 +
+			  (preload ? strlen(preload) : 0);
+	}
+	for (size_t i = 0; i < pp_exec.nvars; i++)
+		if (!pp_exec_find(envp, pp_exec.vars[i]))
+			need++;
+	if (!need)
+		return 0;
+	/* Room for every pointer pp_exec_env_fill may write, then the string. */
+	need = (n + 2 + pp_exec.nvars) * sizeof(char *) + strings;
+	return need > PP_EXEC_ENV_MAX ? 0 : need;
+}
+
+/*
+ * Writes into buf (pp_exec_env_size bytes) envp with the profiler put back:
+ * this library first in LD_PRELOAD, and the PPROF_* variables the app left
+ * out. Variables the app set itself keep the app's values.
+ */
+static char **pp_exec_env_fill(char *const envp[], void *buf)
+{
+	char **out = buf;
+	const char *preload = pp_exec_find(envp, PP_EXEC_PRELOAD);
+	size_t k = 0, n = 0;
+	char *str;
+
+	while (envp && envp[n])
+		n++;
+	for (size_t i = 0; envp && envp[i]; i++)
+		if (envp[i] != preload)
+			out[k++] = envp[i];
+	if (preload && pp_exec_has_lib(preload)) {
+		out[k++] = (char *)preload;
+	} else {
+		const char *rest = preload ? preload + strlen(PP_EXEC_PRELOAD) : "";
+		size_t lib = strlen(pp_exec.lib), pre = strlen(PP_EXEC_PRELOAD);
+
+		/* No stdio: this may run in a vfork child. */
+		str = (char *)(out + n + 2 + pp_exec.nvars);
+		memcpy(str, PP_EXEC_PRELOAD, pre);
+		memcpy(str + pre, pp_exec.lib, lib);
+		str[pre + lib] = *rest ? ':' : '\0';
+		memcpy(str + pre + lib + 1, rest, strlen(rest) + 1);
+		out[k++] = str;
+	}
+	for (size_t i = 0; i < pp_exec.nvars; i++)
+		if (!pp_exec_find(envp, pp_exec.vars[i]))
+			out[k++] = pp_exec.vars[i];
+	out[k] = NULL;
+	return out;
+}
+
+/* envp with the profiler put back, in the caller's stack frame. */
+#define PP_EXEC_ENV(envp)                                                    \
+	({                                                                   \
+		size_t pp_size_ = pp_exec_env_size(envp);                    \
+		pp_size_ ? pp_exec_env_fill(envp, alloca(pp_size_))          \
+			 : (char **)(envp);                                  \
+	})
+
+PP_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	pp_exec_resolve();
+	pp_init_exec_attempt(path);
+	return pp_exec.execve(path, argv, PP_EXEC_ENV(envp));
+}
+
+PP_EXPORT int execv(const char *path, char *const argv[])
+{
+	return execve(path, argv, environ);
+}
+
+PP_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	pp_exec_resolve();
+	pp_init_exec_attempt(file);
+	return pp_exec.execvpe(file, argv, PP_EXEC_ENV(envp));
+}
+
+PP_EXPORT int execvp(const char *file, char *const argv[])
+{
+	return execvpe(file, argv, environ);
+}
+
+PP_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	char path[64];
+
+	pp_exec_resolve();
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	pp_init_exec_attempt(path);
+	return pp_exec.fexecve(fd, argv, PP_EXEC_ENV(envp));
+}
+
+/* The arguments of an execl-style call, as an argv on the caller's stack. */
+#define PP_EXEC_ARGV(first, ap, with_envp, envp_out)                          \
+	({                                                                   \
+		va_list pp_count_;                                           \
+		size_t pp_n_ = 1;                                            \
+		char **pp_argv_;                                             \
+		va_copy(pp_count_, ap);                                      \
+		while (va_arg(pp_count_, char *))                            \
+			pp_n_++;                                             \
+		va_end(pp_count_);                                           \
+		pp_argv_ = alloca((pp_n_ + 1) * sizeof(char *));             \
+		pp_argv_[0] = (char *)(first);                               \
+		for (size_t pp_i_ = 1; pp_i_ <= pp_n_; pp_i_++)              \
+			pp_argv_[pp_i_] = va_arg(ap, char *);                \
+		if (with_envp)                                               \
+			envp_out = va_arg(ap, char **);                      \
+		pp_argv_;                                                    \
+	})
+
+PP_EXPORT int execl(const char *path, const char *arg, ...)
+{
+	char **envp = environ, **argv;
+	va_list ap;
+
+	va_start(ap, arg);
+	argv = PP_EXEC_ARGV(arg, ap, 0, envp);
+	va_end(ap);
+	return execve(path, argv, envp);
+}
+
+PP_EXPORT int execlp(const char *file, const char *arg, ...)
+{
+	char **envp = environ, **argv;
+	va_list ap;
+
+	va_start(ap, arg);
+	argv = PP_EXEC_ARGV(arg, ap, 0, envp);
+	va_end(ap);
+	return execvpe(file, argv, envp);
+}
+
+PP_EXPORT int execle(const char *path, const char *arg, ...)
+{
+	char **envp = NULL, **argv;
+	va_list ap;
+
+	va_start(ap, arg);
+	argv = PP_EXEC_ARGV(arg, ap, 1, envp);
+	va_end(ap);
+	return execve(path, argv, envp);
+}
+
+PP_EXPORT int posix_spawn(pid_t *pid, const char *path,
+			  const posix_spawn_file_actions_t *actions,
+			  const posix_spawnattr_t *attr, char *const argv[],
+			  char *const envp[])
+{
+	pp_exec_resolve();
+	return pp_exec.spawn(pid, path, actions, attr, argv, PP_EXEC_ENV(envp));
+}
+
+PP_EXPORT int posix_spawnp(pid_t *pid, const char *file,
+			   const posix_spawn_file_actions_t *actions,
+			   const posix_spawnattr_t *attr, char *const argv[],
+			   char *const envp[])
+{
+	pp_exec_resolve();
+	return pp_exec.spawnp(pid, file, actions, attr, argv, PP_EXEC_ENV(envp));
+}
+
+PP_EXPORT void _exit(int status)
+{
+	pp_exec_resolve();
+	pp_init_process_ends(PPF_EXIT_NORMAL, status);
+	pp_exec.exit_(status);
+	__builtin_unreachable();
+}
+
+PP_EXPORT void _Exit(int status)
+{
+	pp_exec_resolve();
+	pp_init_process_ends(PPF_EXIT_NORMAL, status);
+	pp_exec.exit_upper(status);
+	__builtin_unreachable();
+}
+
+PP_EXPORT void abort(void)
+{
+	struct sigaction sa;
+
+	pp_exec_resolve();
+	/* Only when nothing can catch it: an app handler may recover. */
+	if (sigaction(SIGABRT, NULL, &sa) == 0 &&
+	    (sa.sa_handler == SIG_DFL || sa.sa_handler == SIG_IGN))
+		pp_init_process_ends(PPF_EXIT_SIGNAL, SIGABRT);
+	pp_exec.abort_();
+	__builtin_unreachable();
+}
