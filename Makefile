@@ -105,6 +105,11 @@ $(OUT)/workloads/lib%.so: tests/workloads/lib%.c
 	@mkdir -p $(@D)
 	$(CC) $(WORKLOAD_CFLAGS) -fPIC -shared -o $@ $<
 
+# oddthreads links libearly.so, whose constructor starts a thread before ours.
+$(OUT)/workloads/oddthreads: tests/workloads/oddthreads.c $(OUT)/workloads/libearly.so
+	$(CC) $(WORKLOAD_CFLAGS) -o $@ $< -L$(OUT)/workloads -learly \
+		-Wl,-rpath,'$$ORIGIN'
+
 $(OUT)/workloads/%: tests/workloads/%.c
 	@mkdir -p $(@D)
 	$(CC) $(WORKLOAD_CFLAGS) -o $@ $< -ldl -lm

@@ -1,7 +1,9 @@
 /* perf_event_open for the sigtrap mode (DESIGN.md, Sampling modes). */
 #include "events.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
@@ -63,13 +65,14 @@ static const char *pp_events_hint(int err)
 	}
 }
 
-static int pp_events_open_one(const struct pp_config_event *ce, unsigned index)
+static int pp_events_open_one(const struct pp_config_event *ce, unsigned index,
+			      pid_t tid)
 {
 	struct perf_event_attr attr;
 	int fd, high;
 
 	pp_events_attr(&attr, ce, index);
-	fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1,
+	fd = (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1,
 			  PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -86,7 +89,7 @@ int pp_events_open(struct pp_events *ev, const struct pp_config *cfg,
 {
 	memset(ev, 0, sizeof(*ev));
 	for (unsigned i = 0; i < cfg->nevents; i++) {
-		int fd = pp_events_open_one(&cfg->events[i], i);
+		int fd = pp_events_open_one(&cfg->events[i], i, 0);
 
 		if (fd < 0) {
 			snprintf(msg, msg_size, "cannot open event %s: %s; %s",
@@ -98,6 +101,46 @@ int pp_events_open(struct pp_events *ev, const struct pp_config *cfg,
 		ev->fds[ev->n++] = fd;
 	}
 	return 0;
+}
+
+/* Opens cfg's events on thread tid; all or none. */
+static int pp_events_open_task(struct pp_events *ev, const struct pp_config *cfg,
+			       pid_t tid)
+{
+	unsigned first = ev->n;
+
+	if (ev->n + cfg->nevents > sizeof(ev->fds) / sizeof(ev->fds[0]))
+		return -ENOSPC;
+	for (unsigned i = 0; i < cfg->nevents; i++) {
+		int fd = pp_events_open_one(&cfg->events[i], i, tid);
+
+		if (fd < 0) {
+			while (ev->n > first)
+				close(ev->fds[--ev->n]);
+			return fd;
+		}
+		ev->fds[ev->n++] = fd;
+	}
+	return 0;
+}
+
+int pp_events_open_others(struct pp_events *ev, const struct pp_config *cfg)
+{
+	pid_t self = (pid_t)syscall(SYS_gettid);
+	DIR *dir = opendir("/proc/self/task");
+	struct dirent *de;
+	int opened = 0;
+
+	if (!dir)
+		return 0;
+	while ((de = readdir(dir)) != NULL) {
+		pid_t tid = (pid_t)atoi(de->d_name);
+
+		if (tid > 0 && tid != self && pp_events_open_task(ev, cfg, tid) == 0)
+			opened++;
+	}
+	closedir(dir);
+	return opened;
 }
 
 void pp_events_disable(struct pp_events *ev)

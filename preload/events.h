@@ -8,9 +8,12 @@
 
 #include "config.h"
 
+/* Threads that existed before the constructor, whose events it opens too. */
+#define PP_EVENTS_MAX_TASKS 256
+
 struct pp_events {
 	unsigned n;
-	int fds[PP_CONFIG_MAX_EVENTS];
+	int fds[PP_CONFIG_MAX_EVENTS * (PP_EVENTS_MAX_TASKS + 1)];
 };
 
 /*
@@ -20,6 +23,13 @@ struct pp_events {
  */
 int pp_events_open(struct pp_events *ev, const struct pp_config *cfg,
 		   char *msg, size_t msg_size);
+
+/*
+ * Opens every event of cfg on the other threads of the process that exist
+ * already (they inherit nothing: inheritance covers threads created later).
+ * A thread that cannot get its events is skipped; returns how many did.
+ */
+int pp_events_open_others(struct pp_events *ev, const struct pp_config *cfg);
 
 /* Stops counting in every thread (the events are inherited). */
 void pp_events_disable(struct pp_events *ev);

@@ -40,6 +40,7 @@
 #define PP_CMDLINE_MAX (64 * 1024)
 #define PP_UNW_CACHE_SIZE 32768
 #define PP_FINISH_SPINS 100000
+#define PP_THREAD_DEAD (-1)
 
 static struct {
 	int active;          /* profiling runs in this process */
@@ -267,43 +268,6 @@ static void pp_init_warm_up(void)
 	(void)unw_backtrace(frames, 8);
 }
 
-/* Claims the calling thread's slot and starts its log. */
-static struct pp_thread *pp_init_thread_setup(void)
-{
-	int tid = pp_threads_gettid_sigsafe();
-	struct pp_thread *t = pp_threads_claim_sigsafe(tid);
-	struct ppf_thread rec;
-	char name[64];
-	int err;
-
-	if (!t)
-		return NULL;
-	pp_init_altstack(t);
-	pp_init_warm_up();
-	pp_tlog_format_name_sigsafe(name, PPF_THREAD_LOG_PREFIX, (uint64_t)tid,
-				    PPF_LOG_SUFFIX);
-	err = pp_tlog_create_sigsafe(&t->log, pp_st.dirfd, name,
-				     PPF_FILE_THREAD);
-	if (err) {
-		pp_init_warn("cannot create %s/%s: %s; this thread is not "
-			     "profiled", pp_st.dir, name, strerror(-err));
-		pp_init_altstack_free(t, 1);
-		pp_threads_release_sigsafe(t);
-		return NULL;
-	}
-	t->log.fd = pp_init_high_fd(t->log.fd);
-	memset(&rec, 0, sizeof(rec));
-	rec.h.type = PPF_REC_THREAD;
-	rec.h.size = sizeof(rec);
-	rec.pid = (uint32_t)pp_st.pid;
-	rec.tid = (uint32_t)tid;
-	rec.start_ns = pp_init_now_ns();
-	prctl(PR_GET_NAME, rec.name, 0, 0, 0);
-	pp_tlog_append_sigsafe(&t->log, &rec, sizeof(rec));
-	pp_threads_leave_sigsafe(t);
-	return t;
-}
-
 /* The thread's current name: its own via prctl, another's via /proc. */
 static void pp_init_thread_name(int tid, int self, char *name)
 {
@@ -337,7 +301,11 @@ static uint64_t pp_init_thread_cpu_ns(int tid)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Writes the thread's name and END record and closes its log (t is busy). */
+/*
+ * Writes the thread's name and END record and closes its log (t is busy).
+ * self: 1 the calling thread, 0 another live one, PP_THREAD_DEAD one that is
+ * gone (its name and CPU time can no longer be read).
+ */
 static void pp_init_thread_finish(struct pp_thread *t, int tid, int self)
 {
 	struct ppf_thread_name nrec;
@@ -349,15 +317,19 @@ static void pp_init_thread_finish(struct pp_thread *t, int tid, int self)
 	nrec.h.type = PPF_REC_THREAD_NAME;
 	nrec.h.size = sizeof(nrec);
 	nrec.time_ns = pp_init_now_ns();
-	pp_init_thread_name(tid, self, nrec.name);
-	pp_tlog_append_sigsafe(&t->log, &nrec, sizeof(nrec));
+	/* A thread that is gone has no name left to read: keep the first. */
+	if (self != PP_THREAD_DEAD) {
+		pp_init_thread_name(tid, self, nrec.name);
+		if (nrec.name[0])
+			pp_tlog_append_sigsafe(&t->log, &nrec, sizeof(nrec));
+	}
 	memset(&erec, 0, sizeof(erec));
 	erec.h.type = PPF_REC_THREAD_END;
 	erec.h.size = sizeof(erec);
 	erec.end_ns = nrec.time_ns;
 	erec.samples = t->samples;
 	erec.lost = __atomic_load_n(&t->lost, __ATOMIC_RELAXED);
-	erec.cpu_ns = pp_init_thread_cpu_ns(tid);
+	erec.cpu_ns = self == PP_THREAD_DEAD ? 0 : pp_init_thread_cpu_ns(tid);
 	pp_tlog_append_sigsafe(&t->log, &erec, sizeof(erec));
 	__atomic_add_fetch(&pp_st.samples, erec.samples, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&pp_st.lost, erec.lost, __ATOMIC_RELAXED);
@@ -373,6 +345,52 @@ static int pp_init_thread_hold(struct pp_thread *t)
 		sched_yield();
 	}
 	return 0;
+}
+
+/* Claims the calling thread's slot and starts its log. */
+static struct pp_thread *pp_init_thread_setup(void)
+{
+	int tid = pp_threads_gettid_sigsafe();
+	struct pp_thread *t = pp_threads_find_sigsafe(tid);
+	struct ppf_thread rec;
+	char name[64];
+	int err;
+
+	/*
+	 * A slot with our tid is a dead thread's that nothing finished (one
+	 * adopted by the handler): finish it before its id is ours.
+	 */
+	if (t && pp_init_thread_hold(t)) {
+		pp_init_thread_finish(t, tid, PP_THREAD_DEAD);
+		pp_threads_release_sigsafe(t);
+	}
+	t = pp_threads_claim_sigsafe(tid);
+	if (!t)
+		return NULL;
+	pp_init_altstack(t);
+	pp_init_warm_up();
+	pp_tlog_format_name_sigsafe(name, PPF_THREAD_LOG_PREFIX, (uint64_t)tid,
+				    PPF_LOG_SUFFIX);
+	err = pp_tlog_create_sigsafe(&t->log, pp_st.dirfd, name,
+				     PPF_FILE_THREAD);
+	if (err) {
+		pp_init_warn("cannot create %s/%s: %s; this thread is not "
+			     "profiled", pp_st.dir, name, strerror(-err));
+		pp_init_altstack_free(t, 1);
+		pp_threads_release_sigsafe(t);
+		return NULL;
+	}
+	t->log.fd = pp_init_high_fd(t->log.fd);
+	memset(&rec, 0, sizeof(rec));
+	rec.h.type = PPF_REC_THREAD;
+	rec.h.size = sizeof(rec);
+	rec.pid = (uint32_t)pp_st.pid;
+	rec.tid = (uint32_t)tid;
+	rec.start_ns = pp_init_now_ns();
+	prctl(PR_GET_NAME, rec.name, 0, 0, 0);
+	pp_tlog_append_sigsafe(&t->log, &rec, sizeof(rec));
+	pp_threads_leave_sigsafe(t);
+	return t;
 }
 
 /* pthread key destructor: the thread is ending. */
@@ -553,6 +571,7 @@ static void pp_init_start_process(void)
 	struct pp_sampler_config scfg = {
 		.nevents = pp_st.cfg.nevents,
 		.max_frames = pp_st.cfg.max_frames,
+		.dirfd = -1,
 	};
 	struct pp_thread *main_thread;
 	int err;
@@ -568,6 +587,8 @@ static void pp_init_start_process(void)
 			     "profiling is off", pp_st.cfg.output, strerror(-err));
 		return;
 	}
+	scfg.dirfd = pp_st.dirfd;
+	scfg.pid = (int)pp_st.pid;
 	pp_sampler_configure(&scfg);
 	main_thread = pp_init_thread_setup();
 	if (pp_init_start_events(main_thread) != 0) {
@@ -577,6 +598,8 @@ static void pp_init_start_process(void)
 		pp_st.off_log = 1;
 		return;
 	}
+	/* Threads started before us (by a library's constructor). */
+	pp_events_open_others(&pp_st.events, &pp_st.cfg);
 	pp_init_write_process(PPF_MODE_SIGTRAP);
 	pp_init_write_events();
 	pp_maps_set_dir(pp_st.dirfd, pp_st.dir);

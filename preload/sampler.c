@@ -5,6 +5,7 @@
 #include "sampler.h"
 
 #include <errno.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <time.h>
@@ -171,7 +172,7 @@ static void pp_sampler_record_sigsafe(struct pp_thread *t, unsigned event,
 		t->lost++;
 		return;
 	}
-	if (!__atomic_load_n(&pp_sampler_in_dl, __ATOMIC_ACQUIRE))
+	if (!t->leaf_only && !__atomic_load_n(&pp_sampler_in_dl, __ATOMIC_ACQUIRE))
 		n = pp_sampler_unwind_sigsafe(rip, s->ips, cap, &truncated);
 	if (n == 0) {
 		s->ips[0] = rip;
@@ -191,20 +192,63 @@ static void pp_sampler_record_sigsafe(struct pp_thread *t, unsigned event,
 	t->samples++;
 }
 
+/*
+ * Runs in signal context. A sample from a thread with no slot: one that
+ * existed before the constructor ran, or one made by raw clone(). It gets
+ * its slot and log here, with raw syscalls only. A thread that shares
+ * another's TLS (clone without CLONE_SETTLS) must not use libunwind, whose
+ * per-thread cache lives in TLS: its samples keep the leaf only. Returns the
+ * slot, busy, or NULL.
+ */
+static struct pp_thread *pp_sampler_adopt_sigsafe(int tid)
+{
+	struct ppf_thread rec = { .h = { PPF_REC_THREAD, sizeof(rec) } };
+	struct pp_thread *t;
+	struct timespec ts;
+	char name[64];
+
+	if (pp_sampler_cfg.dirfd < 0 || pp_sampler_cfg.pid != (int)getpid())
+		return NULL;
+	t = pp_threads_claim_sigsafe(tid);
+	if (!t)
+		return NULL;
+	pp_tlog_format_name_sigsafe(name, PPF_THREAD_LOG_PREFIX, (uint64_t)tid,
+				    PPF_LOG_SUFFIX);
+	if (pp_tlog_create_sigsafe(&t->log, pp_sampler_cfg.dirfd, name,
+				   PPF_FILE_THREAD) != 0) {
+		pp_threads_release_sigsafe(t);
+		return NULL;
+	}
+	t->leaf_only = pp_threads_tcb_shared_sigsafe(t->tcb, tid);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	rec.pid = (uint32_t)pp_sampler_cfg.pid;
+	rec.tid = (uint32_t)tid;
+	rec.start_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	syscall(SYS_prctl, PR_GET_NAME, rec.name, 0, 0, 0);
+	pp_tlog_append_sigsafe(&t->log, &rec, sizeof(rec));
+	return t;
+}
+
 /* Runs in signal context. */
 void pp_sampler_handle_sigsafe(int sig, siginfo_t *si, void *uc)
 {
 	int saved_errno = errno;
 	struct pp_thread *t;
 	unsigned event;
+	int tid;
 
 	if (!pp_sampler_is_ours_sigsafe(si, &event)) {
 		pp_sampler_forward_sigsafe(sig, si, uc);
 		errno = saved_errno;
 		return;
 	}
-	t = pp_threads_find_sigsafe(pp_threads_gettid_sigsafe());
-	if (!t) {
+	tid = pp_threads_gettid_sigsafe();
+	t = pp_threads_find_sigsafe(tid);
+	if (!t && (t = pp_sampler_adopt_sigsafe(tid)) != NULL) {
+		pp_sampler_record_sigsafe(t, event,
+					  pp_sampler_perf_info(si)->flags, uc);
+		pp_threads_leave_sigsafe(t);
+	} else if (!t) {
 		__atomic_add_fetch(&pp_sampler_unowned, 1, __ATOMIC_RELAXED);
 	} else if (!pp_threads_enter_sigsafe(t)) {
 		__atomic_add_fetch(&t->lost, 1, __ATOMIC_RELAXED);

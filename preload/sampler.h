@@ -16,6 +16,8 @@
 struct pp_sampler_config {
 	unsigned nevents;    /* sig_data indexes below this are ours */
 	unsigned max_frames; /* 1..PPF_MAX_FRAMES */
+	int dirfd;           /* the process directory, for adopted threads' logs */
+	int pid;
 };
 
 /* Sets what the handler accepts; call before any event is enabled. */

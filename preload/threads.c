@@ -64,6 +64,8 @@ struct pp_thread *pp_threads_claim_sigsafe(int tid)
 			t->lost = 0;
 			t->altstack = NULL;
 			t->altstack_size = 0;
+			t->tcb = pp_threads_tcb_sigsafe();
+			t->leaf_only = 0;
 			return t;
 		}
 	}
@@ -99,4 +101,25 @@ void pp_threads_each_sigsafe(void (*fn)(struct pp_thread *t, void *arg),
 		if (owner > 0)
 			fn(&pp_threads[i], arg);
 	}
+}
+
+/* Runs in signal context. */
+uintptr_t pp_threads_tcb_sigsafe(void)
+{
+	uintptr_t tcb;
+
+	__asm__ volatile("mov %%fs:0, %0" : "=r"(tcb));
+	return tcb;
+}
+
+/* Runs in signal context. */
+int pp_threads_tcb_shared_sigsafe(uintptr_t tcb, int tid)
+{
+	for (unsigned i = 0; i < PP_THREADS_MAX; i++) {
+		int owner = __atomic_load_n(&pp_threads[i].tid, __ATOMIC_ACQUIRE);
+
+		if (owner > 0 && owner != tid && pp_threads[i].tcb == tcb)
+			return 1;
+	}
+	return 0;
 }

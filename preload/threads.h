@@ -21,6 +21,8 @@ struct pp_thread {
 	uint64_t lost;
 	void *altstack;  /* our alternate signal stack, NULL if none */
 	size_t altstack_size;
+	uintptr_t tcb;   /* the thread's TLS block (%fs:0) */
+	int leaf_only;   /* shares another thread's TLS: no unwinding */
 };
 
 /* Runs in signal context. The thread's slot, or NULL. */
@@ -47,5 +49,14 @@ void pp_threads_each_sigsafe(void (*fn)(struct pp_thread *t, void *arg),
 
 /* Runs in signal context. The calling thread's id (raw syscall). */
 int pp_threads_gettid_sigsafe(void);
+
+/* Runs in signal context. The calling thread's TLS block address (%fs:0). */
+uintptr_t pp_threads_tcb_sigsafe(void);
+
+/*
+ * Runs in signal context. Whether another claimed slot has this TLS block:
+ * a thread made by clone() without CLONE_SETTLS shares its parent's.
+ */
+int pp_threads_tcb_shared_sigsafe(uintptr_t tcb, int tid);
 
 #endif

@@ -1,0 +1,82 @@
+/*
+ * Integration: threads the profiler did not see being created are sampled
+ * too, each into its own log: one started by a library constructor before
+ * the profiler's, one made by raw clone() sharing the main thread's TLS.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "pa_it.h"
+
+static struct pa_it it_thr;
+
+static void it_thr_init(void)
+{
+	pa_it_init(&it_thr);
+}
+
+static void it_thr_fini(void)
+{
+	pa_it_release(&it_thr);
+}
+
+TestSuite(it_threads, .init = it_thr_init, .fini = it_thr_fini, .timeout = 120);
+
+/* The one thread of p holding samples of func; asserts there is exactly one. */
+static uint32_t it_thr_owner(const struct pa_run *run, const struct pa_process *p,
+			     const char *func)
+{
+	uint32_t owner = 0;
+
+	for (size_t i = 0; i < p->nthreads; i++) {
+		struct pa_profile *prof = pa_it_profile(run, p->pid, p->threads[i]->tid);
+		uint64_t self = pa_it_self(prof, func);
+
+		pa_profile_free(prof);
+		if (!self)
+			continue;
+		cr_expect_eq(owner, 0, "%s in threads %u and %u", func, owner,
+			     p->threads[i]->tid);
+		owner = p->threads[i]->tid;
+		/* 0.3 s of CPU at one sample per ms. */
+		cr_expect_geq(self, 150, "%s: %llu samples", func, (unsigned long long)self);
+	}
+	cr_expect_neq(owner, 0, "no samples of %s", func);
+	return owner;
+}
+
+Test(it_threads, early_and_raw_clone_threads_are_sampled)
+{
+	const char *argv[] = { "workloads/oddthreads", "0.3", NULL };
+	struct pa_it_result plain, prof;
+	const struct pa_process *p;
+	uint32_t main_tid, early, raw;
+	struct pa_profile *early_prof;
+	struct pa_run *run;
+
+	pa_it_run(&it_thr, "plain", argv, NULL, &plain);
+	pa_it_run_profiled(&it_thr, "prof", argv, NULL, &prof);
+	cr_assert(WIFEXITED(plain.status) && WEXITSTATUS(plain.status) == 0, "%s", plain.err);
+	cr_assert_eq(prof.status, plain.status, "%s", prof.err);
+	cr_assert_str_eq(prof.out, plain.out);
+	cr_assert_str_eq(prof.err, plain.err);
+
+	run = pa_it_load(&it_thr);
+	cr_assert_eq(run->nprocesses, 1);
+	p = run->processes[0];
+	cr_expect_eq(p->nthreads, 3, "%zu thread logs", p->nthreads);
+	main_tid = it_thr_owner(run, p, "burn_main");
+	early = it_thr_owner(run, p, "burn_early");
+	raw = it_thr_owner(run, p, "burn_raw");
+	cr_expect_eq(main_tid, p->pid);
+	cr_expect(early != main_tid && raw != main_tid && early != raw,
+		  "main %u early %u raw %u", main_tid, early, raw);
+	/* The pre-existing thread is unwound: its caller is in the stacks. */
+	early_prof = pa_it_profile(run, p->pid, early);
+	cr_expect_gt(pa_it_stack_count(early_prof, "early_main;burn_early"), 0);
+	pa_profile_free(early_prof);
+	pa_run_free(run);
+	pa_it_result_release(&plain);
+	pa_it_result_release(&prof);
+}
