@@ -14,6 +14,7 @@
 #include "profile.h"
 #include "reader.h"
 #include "report_folded.h"
+#include "report_processes.h"
 #include "report_threads.h"
 #include "report_top.h"
 
@@ -29,6 +30,7 @@ static const char pa_main_usage[] =
 "    pprof-analyze top DIR [--limit N] [OPTIONS]\n"
 "    pprof-analyze folded DIR [OPTIONS]\n"
 "    pprof-analyze threads DIR [OPTIONS]\n"
+"    pprof-analyze processes DIR [OPTIONS]\n"
 "    pprof-analyze -h | --help\n"
 "\n"
 "    DIR is a run's output directory (./pprof-data by default when\n"
@@ -45,6 +47,19 @@ static const char pa_main_usage[] =
 "             input for flamegraph.pl or speedscope.\n"
 "    threads  One row per thread: pid, tid, name, samples, lost samples,\n"
 "             whether it ended cleanly, CPU time, executable.\n"
+"    processes\n"
+"             One row per process: pid, ppid, start (seconds after the\n"
+"             run's first process), wall-clock duration, samples, threads,\n"
+"             executable and how it ended: 'exit N', 'signal SIGNAME',\n"
+"             'exec PATH' (its image was replaced; the new image is the\n"
+"             next row with the same pid), 'killed?' (no END record: killed\n"
+"             or still running) or 'unknown'; 'off, ' comes first when\n"
+"             profiling was off in it. A child is listed under its parent,\n"
+"             its executable indented by two spaces per level.\n"
+"\n"
+"    Caller frames in libpprof.so itself (the profiler's thread\n"
+"    trampoline) are left out of stacks; a sample taken inside it keeps\n"
+"    that leaf frame.\n"
 "\n"
 "    A frame that no symbol covers shows as MODULE+0xOFFSET (OFFSET is the\n"
 "    ELF address, what addr2line -e MODULE takes); an address outside every\n"
@@ -53,6 +68,8 @@ static const char pa_main_usage[] =
 "OPTIONS\n"
 "    --pid PID      Only samples of process PID.\n"
 "    --tid TID      Only samples of thread TID.\n"
+"    --exe NAME     Only processes whose executable's basename (or full\n"
+"                   path) is NAME; a warning when no process runs it.\n"
 "    --event N      Only samples of event index N (default 0, the first\n"
 "                   configured event; -1 for every event).\n"
 "    --limit N      top: print at most N functions (default: all).\n"
@@ -71,7 +88,9 @@ static const char pa_main_usage[] =
 "    LD_PRELOAD=build/libpprof.so ./app && pprof-analyze top pprof-data\n"
 "    pprof-analyze top pprof-data --limit 20 --tid 4242\n"
 "    pprof-analyze folded pprof-data | flamegraph.pl > flame.svg\n"
-"    pprof-analyze threads pprof-data -o threads.txt\n";
+"    pprof-analyze threads pprof-data -o threads.txt\n"
+"    pprof-analyze processes pprof-data\n"
+"    pprof-analyze top pprof-data --exe worker\n";
 
 struct pa_main_opts {
 	const char *command;
@@ -134,12 +153,13 @@ static bool pa_main_number(const char *text, int64_t min, int64_t max, int64_t *
 
 static int pa_main_parse(int argc, char **argv, struct pa_main_opts *o)
 {
-	enum { OPT_PID = 256, OPT_TID, OPT_EVENT, OPT_LIMIT };
+	enum { OPT_PID = 256, OPT_TID, OPT_EVENT, OPT_LIMIT, OPT_EXE };
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, OPT_PID },
 		{ "tid", required_argument, NULL, OPT_TID },
 		{ "event", required_argument, NULL, OPT_EVENT },
 		{ "limit", required_argument, NULL, OPT_LIMIT },
+		{ "exe", required_argument, NULL, OPT_EXE },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -178,6 +198,9 @@ static int pa_main_parse(int argc, char **argv, struct pa_main_opts *o)
 			}
 			o->limit = (size_t)v;
 			break;
+		case OPT_EXE:
+			o->filter.exe = optarg;
+			break;
 		case 'o':
 			o->output = optarg;
 			break;
@@ -193,14 +216,14 @@ static int pa_main_parse(int argc, char **argv, struct pa_main_opts *o)
 		}
 	}
 	if (optind >= argc) {
-		pa_main_usage_error("missing command (top, folded or threads)");
+		pa_main_usage_error("missing command (top, folded, threads or processes)");
 		return PA_EXIT_USAGE;
 	}
 	o->command = argv[optind++];
 	if (strcmp(o->command, "top") && strcmp(o->command, "folded") &&
-	    strcmp(o->command, "threads")) {
-		pa_main_usage_error("unknown command '%s' (expected top, folded or threads)",
-				    o->command);
+	    strcmp(o->command, "threads") && strcmp(o->command, "processes")) {
+		pa_main_usage_error("unknown command '%s' (expected top, folded, threads "
+				    "or processes)", o->command);
 		return PA_EXIT_USAGE;
 	}
 	if (optind >= argc) {
@@ -225,6 +248,8 @@ static int pa_main_report(FILE *out, const struct pa_main_opts *o, struct pa_run
 
 	if (strcmp(o->command, "threads") == 0)
 		return pa_report_threads(out, run, &o->filter);
+	if (strcmp(o->command, "processes") == 0)
+		return pa_report_processes(out, run, &o->filter);
 	ret = pa_profile_build(run, &o->filter, &prof, &run->warnings, err);
 	pa_main_print_warnings(&run->warnings, nwarn);
 	if (ret < 0)
@@ -235,6 +260,17 @@ static int pa_main_report(FILE *out, const struct pa_main_opts *o, struct pa_run
 		ret = pa_report_folded(out, prof);
 	pa_profile_free(prof);
 	return ret;
+}
+
+/* --exe NAME that no process runs: an empty report, and a warning saying why. */
+static void pa_main_check_exe(const struct pa_main_opts *o, const struct pa_run *run)
+{
+	if (!o->filter.exe)
+		return;
+	for (size_t i = 0; i < run->nprocesses; i++)
+		if (pa_process_runs(run->processes[i], o->filter.exe))
+			return;
+	fprintf(stderr, PA_PROG ": warning: no process runs %s\n", o->filter.exe);
 }
 
 /* Report into o->output through a temporary file, renamed once complete. */
@@ -282,6 +318,7 @@ int main(int argc, char **argv)
 		return PA_EXIT_INPUT;
 	}
 	pa_main_print_warnings(&run->warnings, 0);
+	pa_main_check_exe(&o, run);
 	if (o.output) {
 		ret = pa_main_report_to_file(&o, run, &err);
 	} else {

@@ -167,28 +167,48 @@ static int pa_profile_add_stack(struct pa_profile_impl *p, const uint32_t *ids, 
 	return 0;
 }
 
+/* Whether a caller frame is the profiler's own and left out of the stack. */
+static bool pa_profile_hides(const struct pa_frame *fr)
+{
+	return fr->module_base && strcmp(fr->module_base, PA_PROFILE_SELF_MODULE) == 0;
+}
+
+/* Reverse ids[0..n) in place. */
+static void pa_profile_reverse(uint32_t *ids, size_t n)
+{
+	for (size_t i = 0; i < n / 2; i++) {
+		uint32_t t = ids[i];
+
+		ids[i] = ids[n - 1 - i];
+		ids[n - 1 - i] = t;
+	}
+}
+
 static int pa_profile_add_sample(struct pa_profile_impl *p, struct pa_symbols *sym,
 				 const struct pa_sample *s)
 {
 	uint64_t serial = p->pub.samples + 1;
-	size_t n = s->nframes;
+	size_t n = 0;
 
-	/* ids root first: frame n-1 is the outermost */
-	for (size_t i = 0; i < n; i++) {
+	/* ids innermost first, then reversed: stacks are stored root first */
+	for (size_t i = 0; i < s->nframes; i++) {
 		struct pa_frame fr;
 		int64_t id;
 
 		if (pa_symbols_lookup_at(sym, s->ips[i], i > 0, s->time_ns, &fr) < 0)
 			return -ENOMEM;
+		if (i > 0 && pa_profile_hides(&fr))
+			continue;
 		id = pa_profile_func_id(p, fr.name, fr.module);
 		if (id < 0)
 			return -ENOMEM;
-		p->ids[n - 1 - i] = (uint32_t)id;
+		p->ids[n++] = (uint32_t)id;
 		if (p->seen[id] != serial) {
 			p->seen[id] = serial;
 			p->pub.funcs[id].total++;
 		}
 	}
+	pa_profile_reverse(p->ids, n);
 	p->pub.funcs[p->ids[n - 1]].self++;
 	p->pub.samples++;
 	return pa_profile_add_stack(p, p->ids, n);
@@ -337,7 +357,7 @@ int pa_profile_build(const struct pa_run *run, const struct pa_filter *filter,
 	for (size_t i = 0; i < run->nprocesses && ret == 0; i++) {
 		const struct pa_process *proc = run->processes[i];
 
-		if (p->pub.filter.pid && proc->pid != p->pub.filter.pid)
+		if (!pa_filter_selects(&p->pub.filter, proc))
 			continue;
 		ret = pa_profile_add_process(p, proc, warn, err);
 	}
@@ -373,6 +393,20 @@ void pa_profile_free(struct pa_profile *prof)
 		free(prof->stacks[i].frames);
 	free(prof->stacks);
 	free(p);
+}
+
+bool pa_filter_selects(const struct pa_filter *f, const struct pa_process *proc)
+{
+	return (!f->pid || proc->pid == f->pid) && (!f->exe || pa_process_runs(proc, f->exe));
+}
+
+uint64_t pa_filter_count_samples(const struct pa_filter *f, const struct pa_thread *t)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < t->nsamples; i++)
+		n += pa_profile_wants(f, &t->samples[i]);
+	return n;
 }
 
 const struct pa_func *pa_profile_find(const struct pa_profile *prof, const char *name)

@@ -7,6 +7,11 @@
  * together with its module path. self counts the samples whose innermost
  * frame is the function; total counts the samples in which it appears at any
  * depth, once per sample even when it recurses.
+ *
+ * Caller frames in the profiler itself (module basename PA_PROFILE_SELF_MODULE:
+ * its pthread_create trampoline, when the compiler kept it on the stack) are
+ * left out of stacks and totals; a leaf frame there stays, so that time spent
+ * in the profiler's own code shows.
  */
 #ifndef PA_PROFILE_H
 #define PA_PROFILE_H
@@ -17,15 +22,25 @@
 
 #include "reader.h"
 
+#define PA_PROFILE_SELF_MODULE "libpprof.so"
+
 /* Which samples to count. */
 struct pa_filter {
 	uint32_t pid; /* 0: every process */
 	uint32_t tid; /* 0: every thread */
 	int64_t event; /* event index, -1: every event */
+	const char *exe; /* NULL: every process; else only processes that run it
+			    (pa_process_runs: basename or full path); not owned */
 };
 
-/* The filter that takes everything: pid 0, tid 0, event -1. */
-#define PA_FILTER_ALL ((struct pa_filter){ .pid = 0, .tid = 0, .event = -1 })
+/* The filter that takes everything: pid 0, tid 0, event -1, exe NULL. */
+#define PA_FILTER_ALL ((struct pa_filter){ .pid = 0, .tid = 0, .event = -1, .exe = NULL })
+
+/* Whether f's pid and exe select proc (tid and event select within it). */
+bool pa_filter_selects(const struct pa_filter *f, const struct pa_process *proc);
+
+/* The samples of thread t that f's event index selects. */
+uint64_t pa_filter_count_samples(const struct pa_filter *f, const struct pa_thread *t);
 
 struct pa_func {
 	const char *name;   /* display name, see above; never NULL */
@@ -44,8 +59,8 @@ struct pa_profile {
 	struct pa_filter filter;
 	uint64_t samples;   /* samples counted */
 	uint64_t lost;      /* samples the writer lost in the selected threads */
-	size_t nprocesses;  /* processes selected by the pid filter */
-	size_t nthreads;    /* threads selected by the pid and tid filters */
+	size_t nprocesses;  /* processes selected by the pid and exe filters */
+	size_t nthreads;    /* threads selected by the pid, exe and tid filters */
 	struct pa_func *funcs; /* sorted by self desc, then total desc, then name */
 	size_t nfuncs;
 	struct pa_stack *stacks; /* sorted by their folded text (pa_stack_fold) */

@@ -19,6 +19,7 @@ struct pa_log_buf {
 	uint64_t data_end; /* offset where the written data stops */
 	size_t unknown;    /* records of unknown type skipped */
 	bool saw_end;      /* the END record was read */
+	bool truncated;    /* the data stops inside a record */
 };
 
 int pa_error_set(struct pa_error *err, int code, const char *path, bool has_offset,
@@ -234,6 +235,7 @@ static int pa_reader_walk(struct pa_log_buf *buf, uint64_t first, pa_reader_reco
 				pa_warnings_add(warn, buf->path, true, off,
 						"truncated: %llu bytes left, too few for a record header",
 						(unsigned long long)left);
+			buf->truncated = !zero;
 			break;
 		}
 		memcpy(&r, buf->data + off, sizeof(r));
@@ -256,6 +258,7 @@ static int pa_reader_walk(struct pa_log_buf *buf, uint64_t first, pa_reader_reco
 					"truncated: record type %u of %u bytes, only %llu bytes "
 					"left; later data ignored", r.type, r.size,
 					(unsigned long long)left);
+			buf->truncated = true;
 			break;
 		}
 		ret = fn(ctx, buf, off, buf->data + off, r.type, r.size, warn, err);
@@ -268,11 +271,17 @@ static int pa_reader_walk(struct pa_log_buf *buf, uint64_t first, pa_reader_reco
 		pa_warnings_add(warn, buf->path, false, 0,
 				"skipped %zu record%s of unknown type", buf->unknown,
 				buf->unknown == 1 ? "" : "s");
-	if (!buf->saw_end)
-		pa_warnings_add(warn, buf->path, true, off,
+	return 0;
+}
+
+/* After the walk: a log that should have ended with an END record and did not. */
+static void pa_reader_check_end(const struct pa_log_buf *buf, bool expect_end,
+				struct pa_warnings *warn)
+{
+	if (expect_end && !buf->saw_end)
+		pa_warnings_add(warn, buf->path, true, buf->data_end,
 				"log not finalised (no END record): the process was killed "
 				"or is still running; data up to here kept");
-	return 0;
 }
 
 /* Check that a record of size bytes holds the fixed struct (need bytes) and copy it. */
@@ -295,7 +304,7 @@ static int pa_reader_fixed(struct pa_log_buf *buf, uint64_t off, const char *rec
 static int pa_reader_other_type(struct pa_log_buf *buf, uint64_t off, uint32_t type,
 				const char *kind, struct pa_error *err)
 {
-	if ((type >= PPF_REC_PROCESS && type <= PPF_REC_PROCESS_END) ||
+	if ((type >= PPF_REC_PROCESS && type <= PPF_REC_EXEC) ||
 	    (type >= PPF_REC_THREAD && type <= PPF_REC_THREAD_END))
 		return pa_error_set(err, -EINVAL, buf->path, true, off,
 				    "record type %u does not belong in a %s", type, kind);
@@ -309,7 +318,9 @@ struct pa_process_ctx {
 	struct pa_process *proc;
 	size_t events_cap;
 	size_t modules_cap;
+	size_t execs_cap;
 	bool saw_process;
+	bool last_exec; /* the latest record was PPF_REC_EXEC */
 };
 
 static int pa_reader_split_cmdline(struct pa_process *proc, const char *p, size_t len)
@@ -393,6 +404,24 @@ static int pa_reader_event_rec(struct pa_process_ctx *c, struct pa_log_buf *buf,
 	return 0;
 }
 
+/*
+ * Check the path that follows a record's fixed part: len bytes (NUL
+ * included) of the avail bytes left in the record; len 0 only if allow_empty.
+ */
+static int pa_reader_path(struct pa_log_buf *buf, uint64_t off, const char *what,
+			  const char *path, uint32_t len, size_t avail, bool allow_empty,
+			  struct pa_error *err)
+{
+	if (len > avail)
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "%s record: path_len %u exceeds the %zu bytes "
+				    "after the fixed part", what, len, avail);
+	if ((len == 0 && !allow_empty) || (len && path[len - 1] != '\0'))
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "%s record: path is not NUL-terminated", what);
+	return 0;
+}
+
 static int pa_reader_module_rec(struct pa_process_ctx *c, struct pa_log_buf *buf,
 				uint64_t off, const char *rec, uint32_t size,
 				struct pa_error *err)
@@ -408,13 +437,8 @@ static int pa_reader_module_rec(struct pa_process_ctx *c, struct pa_log_buf *buf
 		return pa_error_set(err, -EINVAL, buf->path, true, off,
 				    "module record: build-id length %u exceeds %u",
 				    m.build_id_len, PPF_BUILD_ID_MAX);
-	if (m.path_len > size - sizeof(m))
-		return pa_error_set(err, -EINVAL, buf->path, true, off,
-				    "module record: path_len %u exceeds the %zu bytes "
-				    "after the fixed part", m.path_len, size - sizeof(m));
-	if (m.path_len && path[m.path_len - 1] != '\0')
-		return pa_error_set(err, -EINVAL, buf->path, true, off,
-				    "module record: path is not NUL-terminated");
+	if (pa_reader_path(buf, off, "module", path, m.path_len, size - sizeof(m), true, err) < 0)
+		return -EINVAL;
 	if (m.end < m.start)
 		return pa_error_set(err, -EINVAL, buf->path, true, off,
 				    "module record: end 0x%llx is below start 0x%llx",
@@ -439,6 +463,30 @@ static int pa_reader_module_rec(struct pa_process_ctx *c, struct pa_log_buf *buf
 	return 0;
 }
 
+static int pa_reader_exec_rec(struct pa_process_ctx *c, struct pa_log_buf *buf,
+			      uint64_t off, const char *rec, uint32_t size,
+			      struct pa_error *err)
+{
+	struct pa_process *proc = c->proc;
+	struct ppf_exec x;
+	struct pa_exec *px;
+	const char *path = rec + sizeof(x);
+
+	if (pa_reader_fixed(buf, off, rec, size, &x, sizeof(x), "exec", err) < 0)
+		return -EINVAL;
+	if (pa_reader_path(buf, off, "exec", path, x.path_len, size - sizeof(x), false, err) < 0)
+		return -EINVAL;
+	if (pa_reader_grow((void **)&proc->execs, &c->execs_cap, proc->nexecs, sizeof(*px)) < 0)
+		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
+	px = &proc->execs[proc->nexecs];
+	px->time_ns = x.time_ns;
+	px->path = strdup(path);
+	if (!px->path)
+		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
+	proc->nexecs++;
+	return 0;
+}
+
 static int pa_reader_process_cb(void *ctx, struct pa_log_buf *buf, uint64_t off,
 				const char *rec, uint32_t type, uint32_t size,
 				struct pa_warnings *warn, struct pa_error *err)
@@ -446,6 +494,7 @@ static int pa_reader_process_cb(void *ctx, struct pa_log_buf *buf, uint64_t off,
 	struct pa_process_ctx *c = ctx;
 	struct pa_process *proc = c->proc;
 
+	c->last_exec = type == PPF_REC_EXEC; /* anything after an exec: it failed */
 	switch (type) {
 	case PPF_REC_PROCESS:
 		return pa_reader_process_rec(c, buf, off, rec, size, err);
@@ -453,6 +502,8 @@ static int pa_reader_process_cb(void *ctx, struct pa_log_buf *buf, uint64_t off,
 		return pa_reader_event_rec(c, buf, off, rec, size, err);
 	case PPF_REC_MODULE:
 		return pa_reader_module_rec(c, buf, off, rec, size, err);
+	case PPF_REC_EXEC:
+		return pa_reader_exec_rec(c, buf, off, rec, size, err);
 	case PPF_REC_MODULE_UNLOAD: {
 		struct ppf_module_unload u;
 		size_t i;
@@ -502,6 +553,9 @@ void pa_process_free(struct pa_process *proc)
 	for (size_t i = 0; i < proc->nmodules; i++)
 		free(proc->modules[i].path);
 	free(proc->modules);
+	for (size_t i = 0; i < proc->nexecs; i++)
+		free(proc->execs[i].path);
+	free(proc->execs);
 	for (size_t i = 0; i < proc->nthreads; i++)
 		pa_thread_free(proc->threads[i]);
 	free(proc->threads);
@@ -543,6 +597,9 @@ int pa_process_log_load(const char *path, struct pa_process **out,
 		return ret;
 	}
 	c.proc->unknown_records = buf.unknown;
+	/* A truncated tail after the EXEC means more was written: the exec failed. */
+	c.proc->replaced = c.last_exec && !buf.truncated && !c.proc->ended;
+	pa_reader_check_end(&buf, !c.proc->replaced, warn);
 	if (c.proc->mode == PPF_MODE_OFF)
 		pa_warnings_add(warn, path, false, 0,
 				"profiling was off in process %u (%s): its stderr has a "
@@ -676,8 +733,9 @@ static int pa_reader_keep_ips(struct pa_thread *t, struct pa_log_buf *buf)
 	return 0;
 }
 
-int pa_thread_log_load(const char *path, struct pa_thread **out,
-		       struct pa_warnings *warn, struct pa_error *err)
+/* pa_thread_log_load; expect_end false: the log may end without END, say nothing. */
+static int pa_reader_thread_load(const char *path, bool expect_end, struct pa_thread **out,
+				 struct pa_warnings *warn, struct pa_error *err)
 {
 	struct pa_thread_ctx c = { 0 };
 	struct pa_log_buf buf;
@@ -709,8 +767,15 @@ int pa_thread_log_load(const char *path, struct pa_thread **out,
 		return ret;
 	}
 	c.thread->unknown_records = buf.unknown;
+	pa_reader_check_end(&buf, expect_end, warn);
 	*out = c.thread;
 	return 0;
+}
+
+int pa_thread_log_load(const char *path, struct pa_thread **out,
+		       struct pa_warnings *warn, struct pa_error *err)
+{
+	return pa_reader_thread_load(path, true, out, warn, err);
 }
 
 /* ---- directories ---------------------------------------------------------- */
@@ -852,7 +917,8 @@ int pa_process_load(const char *dir, struct pa_process **out,
 			ret = pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
 			break;
 		}
-		ret = pa_thread_log_load(path, &t, warn, err);
+		/* exec ends every thread of the old image without END records. */
+		ret = pa_reader_thread_load(path, !proc->replaced, &t, warn, err);
 		if (ret == 0) {
 			if (t->pid != proc->pid)
 				pa_warnings_add(warn, path, false, 0,
@@ -960,4 +1026,20 @@ const struct pa_event *pa_process_find_event(const struct pa_process *proc, uint
 		if (proc->events[i].index == index)
 			return &proc->events[i];
 	return NULL;
+}
+
+const char *pa_process_exe_base(const struct pa_process *proc)
+{
+	const char *slash;
+
+	if (!proc->exe)
+		return "";
+	slash = strrchr(proc->exe, '/');
+	return slash ? slash + 1 : proc->exe;
+}
+
+bool pa_process_runs(const struct pa_process *proc, const char *name)
+{
+	return strcmp(pa_process_exe_base(proc), name) == 0 ||
+	       (proc->exe && strcmp(proc->exe, name) == 0);
 }

@@ -13,7 +13,11 @@
  *   - a directory holding no process directory.
  * Warnings (the load goes on, what came before is kept):
  *   - a record that runs past the end of the file ("truncated at offset N");
- *   - a log without its END record ("not finalised");
+ *   - a log without its END record ("not finalised"), except for a process
+ *     whose image exec replaced (struct pa_process.replaced): its
+ *     process.log ends with PPF_REC_EXEC and its thread logs stop without
+ *     END records by design, so nothing is said about them (the
+ *     `processes` report shows "exec PATH");
  *   - records of unknown type, skipped by their size (one warning per file
  *     with the count).
  *
@@ -84,6 +88,12 @@ struct pa_module {
 	char *path; /* as recorded; may be "" (then the process exe is used) */
 };
 
+/* One PPF_REC_EXEC: an exec attempt, which failed unless it is the last record. */
+struct pa_exec {
+	uint64_t time_ns;
+	char *path; /* as passed to exec */
+};
+
 /* One PPF_REC_SAMPLE. */
 struct pa_sample {
 	uint64_t time_ns;
@@ -131,6 +141,11 @@ struct pa_process {
 	size_t nevents;
 	struct pa_module *modules; /* in file order */
 	size_t nmodules;
+	struct pa_exec *execs;   /* exec attempts, in file order */
+	size_t nexecs;
+	bool replaced;   /* the image was replaced by exec: process.log ends with
+			    PPF_REC_EXEC (execs[nexecs - 1]) and has no END; the
+			    new image has a directory of its own, same pid */
 	struct pa_thread **threads; /* sorted by tid */
 	size_t nthreads;
 	size_t unknown_records; /* in process.log */
@@ -177,6 +192,12 @@ void pa_thread_free(struct pa_thread *thread);
 /* Find by id; NULL if absent. */
 const struct pa_process *pa_run_find_process(const struct pa_run *run, uint32_t pid);
 const struct pa_event *pa_process_find_event(const struct pa_process *proc, uint32_t index);
+
+/* The basename of proc->exe ("" when unknown); points into proc->exe. */
+const char *pa_process_exe_base(const struct pa_process *proc);
+
+/* Whether proc runs name: its executable's basename or full path equals name. */
+bool pa_process_runs(const struct pa_process *proc, const char *name);
 
 /* Append a warning (copies path and reason). Returns 0 or -ENOMEM. */
 int pa_warnings_add(struct pa_warnings *warn, const char *path, bool has_offset,

@@ -3,16 +3,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <string.h>
-
-static uint64_t pa_report_threads_count(const struct pa_thread *t, const struct pa_filter *f)
-{
-	uint64_t n = 0;
-
-	for (size_t i = 0; i < t->nsamples; i++)
-		n += f->event < 0 || t->samples[i].event == (uint64_t)f->event;
-	return n;
-}
 
 int pa_report_threads(FILE *out, const struct pa_run *run, const struct pa_filter *filter)
 {
@@ -22,10 +12,9 @@ int pa_report_threads(FILE *out, const struct pa_run *run, const struct pa_filte
 		"SAMPLES", "LOST", "ENDED", "CPU(s)", "EXE");
 	for (size_t p = 0; p < run->nprocesses; p++) {
 		const struct pa_process *proc = run->processes[p];
-		const char *exe = proc->exe ? strrchr(proc->exe, '/') : NULL;
+		const char *exe = pa_process_exe_base(proc);
 
-		exe = exe ? exe + 1 : proc->exe ? proc->exe : "";
-		if (f.pid && proc->pid != f.pid)
+		if (!pa_filter_selects(&f, proc))
 			continue;
 		for (size_t i = 0; i < proc->nthreads; i++) {
 			const struct pa_thread *t = proc->threads[i];
@@ -37,7 +26,7 @@ int pa_report_threads(FILE *out, const struct pa_run *run, const struct pa_filte
 				snprintf(cpu, sizeof(cpu), "%.3f", (double)t->cpu_ns / 1e9);
 			fprintf(out, "%8" PRIu32 " %8" PRIu32 "  %-16s %9" PRIu64 " %7" PRIu64
 				" %5s %10s  %s\n", t->pid, t->tid, t->name[0] ? t->name : "-",
-				pa_report_threads_count(t, &f), t->lost,
+				pa_filter_count_samples(&f, t), t->lost,
 				t->ended ? "yes" : "no", cpu, exe);
 		}
 	}

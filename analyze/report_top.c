@@ -24,7 +24,7 @@ static const struct pa_event *pa_report_top_event(const struct pa_run *run,
 		const struct pa_process *proc = run->processes[p];
 		const struct pa_event *e;
 
-		if (f->pid && proc->pid != f->pid)
+		if (!pa_filter_selects(f, proc))
 			continue;
 		e = pa_process_find_event(proc, (uint32_t)f->event);
 		if (e)

@@ -154,13 +154,23 @@ char *pa_it_slurp(const char *path, size_t *len)
 	return buf;
 }
 
-size_t pa_it_count_lines(const char *text, const char *prefix)
+const char *pa_it_find_line(const char *text, const char *prefix)
 {
-	size_t n = 0, plen = strlen(prefix);
+	size_t plen = strlen(prefix);
 
 	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
 		if (strncmp(p, prefix, plen) == 0)
-			n++;
+			return p;
+	return NULL;
+}
+
+size_t pa_it_count_lines(const char *text, const char *prefix)
+{
+	const char *p = pa_it_find_line(text, prefix);
+	size_t n = 0;
+
+	for (; p; p = strchr(p, '\n'), p = p ? pa_it_find_line(p + 1, prefix) : NULL)
+		n++;
 	return n;
 }
 

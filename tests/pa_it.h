@@ -63,7 +63,9 @@ void pa_it_run_profiled(const struct pa_it *it, const char *tag,
 
 /* The whole file, malloc'd and NUL-terminated; *len (may be NULL) gets its size. */
 char *pa_it_slurp(const char *path, size_t *len);
-/* Whether text holds n lines, each starting with prefix. */
+/* The first line of text that starts with prefix (a pointer into text), or NULL. */
+const char *pa_it_find_line(const char *text, const char *prefix);
+/* How many lines of text start with prefix. */
 size_t pa_it_count_lines(const char *text, const char *prefix);
 
 /* Load it->data; there must be no error. Free with pa_run_free. */

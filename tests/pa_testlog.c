@@ -115,6 +115,13 @@ size_t pa_testlog_unload(struct pa_testlog *l, uint64_t id, uint64_t unload_ns)
 	return pa_testlog_rec_add(l, PPF_REC_MODULE_UNLOAD, &u, sizeof(u), NULL, 0);
 }
 
+size_t pa_testlog_exec(struct pa_testlog *l, uint64_t time_ns, const char *path)
+{
+	struct ppf_exec x = { .time_ns = time_ns, .path_len = (uint32_t)strlen(path) + 1 };
+
+	return pa_testlog_rec_add(l, PPF_REC_EXEC, &x, sizeof(x), path, x.path_len);
+}
+
 size_t pa_testlog_process_end(struct pa_testlog *l, uint64_t end_ns, uint64_t samples,
 			      uint64_t lost, uint32_t how, int32_t status)
 {

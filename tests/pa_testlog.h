@@ -31,6 +31,7 @@ size_t pa_testlog_module(struct pa_testlog *l, uint64_t id, uint64_t bias,
 			 uint64_t start, uint64_t end, uint64_t load_ns,
 			 const char *path, const uint8_t *build_id, uint32_t build_id_len);
 size_t pa_testlog_unload(struct pa_testlog *l, uint64_t id, uint64_t unload_ns);
+size_t pa_testlog_exec(struct pa_testlog *l, uint64_t time_ns, const char *path);
 size_t pa_testlog_process_end(struct pa_testlog *l, uint64_t end_ns, uint64_t samples,
 			      uint64_t lost, uint32_t how, int32_t status);
 size_t pa_testlog_thread(struct pa_testlog *l, uint32_t pid, uint32_t tid,

@@ -218,3 +218,77 @@ Test(it_cli, check_sigsafe_rejects_printf)
 	cr_expect(strstr(r.err, "printf"), "the error does not name printf: %s", r.err);
 	pa_it_result_release(&r);
 }
+
+/*
+ * The row starting with prefix has exe (its indentation included) right after
+ * the THREADS number, and says how it ended.
+ */
+static void it_cli_expect_row(const char *text, const char *prefix, const char *exe,
+			      const char *how)
+{
+	const char *row = pa_it_find_line(text, prefix);
+	const char *end = row ? strchr(row, '\n') : NULL;
+	const char *at = row ? strstr(row, exe) : NULL;
+
+	cr_assert(row && end, "no row '%s' in:\n%s", prefix, text);
+	cr_expect(at && at < end && at[-1] >= '0' && at[-1] <= '9',
+		  "row '%s': no '%s' after the thread count:\n%s", prefix, exe, text);
+	cr_expect(strstr(row, how) && strstr(row, how) < end, "row %s does not say %s",
+		  prefix, how);
+}
+
+/* forker's parent and child: one row each, the child under its parent. */
+Test(it_cli, processes_lists_forked_child_under_parent)
+{
+	const char *argv[] = { "workloads/forker", "0.2", NULL };
+	const char *args[] = { "processes", it_cli.data, NULL };
+	char parent_row[64], child_row[64];
+	struct pa_it_result r;
+	int parent, child;
+
+	pa_it_run_profiled(&it_cli, "forker", argv, NULL, &r);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "forker: %s", r.err);
+	cr_assert_eq(sscanf(r.out, "parent %d child %d", &parent, &child), 2, "%s", r.out);
+	pa_it_result_release(&r);
+	snprintf(parent_row, sizeof(parent_row), "%8d ", parent);
+	snprintf(child_row, sizeof(child_row), "%8d %8d ", child, parent);
+	cr_assert_eq(it_cli_analyze(args, &r), 0, "stderr: %s", r.err);
+	cr_expect_eq(pa_it_count_lines(r.out, parent_row), 1, "no parent row:\n%s", r.out);
+	cr_expect_eq(pa_it_count_lines(r.out, child_row), 1, "no child row:\n%s", r.out);
+	cr_expect_eq(pa_it_count_lines(r.out, ""), 3, "header and two rows:\n%s", r.out);
+	it_cli_expect_row(r.out, parent_row, "  forker", "exit 0");
+	it_cli_expect_row(r.out, child_row, "    forker", "exit 0");
+	cr_expect(pa_it_find_line(r.out, parent_row) < pa_it_find_line(r.out, child_row),
+		  "the child is listed before its parent:\n%s", r.out);
+	pa_it_result_release(&r);
+}
+
+/* --exe on every report: forker selects both processes; an unknown name warns. */
+Test(it_cli, exe_filter_selects_processes)
+{
+	const char *argv[] = { "workloads/forker", "0.2", NULL };
+	const char *top[] = { "top", it_cli.data, "--exe", "forker", NULL };
+	const char *top_needles[] = { "burn_parent", "burn_child", "2 processes", NULL };
+	const char *folded[] = { "folded", "--exe", "forker", it_cli.data, NULL };
+	const char *folded_needles[] = { ";burn_child ", ";burn_parent ", NULL };
+	const char *threads[] = { "threads", it_cli.data, "--exe", "forker", NULL };
+	const char *threads_needles[] = { "forker", NULL };
+	const char *unknown[] = { "processes", it_cli.data, "--exe", "no-such-exe", NULL };
+	struct pa_it_result r;
+
+	pa_it_run_profiled(&it_cli, "forker", argv, NULL, &r);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "forker: %s", r.err);
+	pa_it_result_release(&r);
+	it_cli_expect(top, 0, top_needles);
+	it_cli_expect(folded, 0, folded_needles);
+	it_cli_expect(threads, 0, threads_needles);
+	cr_assert_eq(it_cli_analyze(unknown, &r), 0, "stderr: %s", r.err);
+	cr_expect(strstr(r.err, "pprof-analyze: warning: no process runs no-such-exe"),
+		  "stderr: %s", r.err);
+	cr_expect_eq(pa_it_count_lines(r.out, ""), 1, "only the header:\n%s", r.out);
+	pa_it_result_release(&r);
+	unknown[0] = "top";
+	cr_assert_eq(it_cli_analyze(unknown, &r), 0, "stderr: %s", r.err);
+	cr_expect(strstr(r.out, "0 samples, 0 processes"), "%s", r.out);
+	pa_it_result_release(&r);
+}

@@ -6,11 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pa_testlog.h"
 #include "profile.h"
 #include "reader.h"
 #include "report_folded.h"
+#include "report_processes.h"
 #include "report_threads.h"
 #include "report_top.h"
 
@@ -57,14 +59,16 @@ static uint64_t pf_in(int (*fn)(int))
 	return (uint64_t)(uintptr_t)fn + 2;
 }
 
-static void pf_process_log(const char *pdir, uint32_t pid, uint64_t lost, bool ended)
+/* A process.log whose process runs exe (NULL: this test binary). */
+static void pf_process_log_exe(const char *pdir, uint32_t pid, const char *exe,
+			       uint64_t lost, bool ended)
 {
 	struct pa_testlog_self self;
 	struct pa_testlog l;
 
 	pa_testlog_self_module((const void *)pa_proftest_main, &self);
 	pa_testlog_begin(&l, PPF_FILE_PROCESS);
-	pa_testlog_process(&l, pid, 1, self.path, NULL);
+	pa_testlog_process(&l, pid, 1, exe ? exe : self.path, NULL);
 	pa_testlog_event(&l, 0, "cpu-clock", 1000000, PPF_EVENT_TIME_NS);
 	pa_testlog_event(&l, 1, "page-faults", 1, 0);
 	pa_testlog_module(&l, 1, self.bias, self.start, self.end, 0, self.path,
@@ -72,6 +76,11 @@ static void pf_process_log(const char *pdir, uint32_t pid, uint64_t lost, bool e
 	if (ended)
 		pa_testlog_process_end(&l, 9000, 0, lost, PPF_EXIT_NORMAL, 0);
 	pa_testlog_write(&l, pdir, PPF_PROCESS_LOG);
+}
+
+static void pf_process_log(const char *pdir, uint32_t pid, uint64_t lost, bool ended)
+{
+	pf_process_log_exe(pdir, pid, NULL, lost, ended);
 }
 
 /* Append count samples of stack (innermost first, n frames). */
@@ -142,16 +151,22 @@ static void pf_teardown(void)
 
 TestSuite(profile, .init = pf_setup, .fini = pf_teardown, .timeout = 30);
 
-static struct pa_profile *pf_build(uint32_t pid, uint32_t tid, int64_t event)
+static struct pa_profile *pf_build_filter(const struct pa_filter *f)
 {
-	struct pa_filter f = { .pid = pid, .tid = tid, .event = event };
 	struct pa_warnings warn = { 0 };
 	struct pa_error err = { 0 };
 	struct pa_profile *prof = NULL;
 
-	cr_assert_eq(pa_profile_build(pf_run, &f, &prof, &warn, &err), 0, "%s", err.reason);
+	cr_assert_eq(pa_profile_build(pf_run, f, &prof, &warn, &err), 0, "%s", err.reason);
 	cr_assert_eq(warn.n, 0, "%s", warn.n ? warn.v[0].reason : "");
 	return prof;
+}
+
+static struct pa_profile *pf_build(uint32_t pid, uint32_t tid, int64_t event)
+{
+	struct pa_filter f = { .pid = pid, .tid = tid, .event = event };
+
+	return pf_build_filter(&f);
 }
 
 static void pf_expect(const struct pa_profile *prof, const char *name, uint64_t self,
@@ -326,4 +341,210 @@ Test(profile, names_frames_outside_modules_unknown)
 	cr_assert_eq(pa_profile_call_count(prof, "pa_proftest_main", "[unknown]"), 2);
 	pa_profile_free(prof);
 	free(p30);
+}
+
+/* Add dir/<name>/ with a thread log of pid holding count samples of stack. */
+static void pf_add_thread(const char *pdir, uint32_t pid, int count, size_t n,
+			  const uint64_t *stack)
+{
+	struct pa_testlog l;
+	char name[64];
+
+	pa_testlog_begin(&l, PPF_FILE_THREAD);
+	pa_testlog_thread(&l, pid, pid, 0, "main");
+	pf_samples(&l, count, 0, n, stack);
+	pa_testlog_thread_end(&l, 9000, (uint64_t)count, 0, 0);
+	snprintf(name, sizeof(name), "thread-%u.log", pid);
+	pa_testlog_write(&l, pdir, name);
+}
+
+static void pf_reload(void)
+{
+	struct pa_error err = { 0 };
+
+	pa_run_free(pf_run);
+	cr_assert_eq(pa_run_load(pf_dir, &pf_run, &err), 0, "%s: %s", err.path, err.reason);
+}
+
+Test(profile, filters_by_exe_basename_or_path)
+{
+	const uint64_t stack[] = { pf_in(pa_proftest_leaf), pf_in(pa_proftest_main) };
+	char *p40 = pa_testlog_subdir(pf_dir, "worker.40");
+	struct pa_filter f = { .event = 0, .exe = "worker" };
+	struct pa_profile *prof;
+
+	pf_process_log_exe(p40, 40, "/opt/bin/worker", 0, true);
+	pf_add_thread(p40, 40, 7, 2, stack);
+	pf_reload();
+	prof = pf_build_filter(&f);
+	cr_assert_eq(prof->samples, 7);
+	cr_assert_eq(prof->nprocesses, 1);
+	pf_expect(prof, "pa_proftest_leaf", 7, 7);
+	pa_profile_free(prof);
+
+	f.exe = "/opt/bin/worker";
+	prof = pf_build_filter(&f);
+	cr_assert_eq(prof->samples, 7);
+	pa_profile_free(prof);
+
+	f.exe = "run-tests"; /* pid 10 and 20 of the fixture */
+	prof = pf_build_filter(&f);
+	cr_assert_eq(prof->samples, 15);
+	cr_assert_eq(prof->nprocesses, 2);
+	pa_profile_free(prof);
+
+	f.exe = "work"; /* a prefix is not a match */
+	prof = pf_build_filter(&f);
+	cr_assert_eq(prof->samples, 0);
+	cr_assert_eq(prof->nprocesses, 0);
+	pa_profile_free(prof);
+	free(p40);
+}
+
+/*
+ * Process 50 maps this test binary a second time, as "libpprof.so", 16 TiB
+ * higher: its copy of pa_proftest_mid stands for a frame of the profiler.
+ */
+#define PF_SHIFT 0x100000000000ull
+
+static void pf_libpprof_process(const char *pdir)
+{
+	struct pa_testlog_self self;
+	struct pa_testlog l;
+	char *link;
+
+	pa_testlog_self_module((const void *)pa_proftest_main, &self);
+	cr_assert(asprintf(&link, "%s/libpprof.so", pf_dir) > 0);
+	cr_assert_eq(symlink(self.path, link), 0, "symlink %s", link);
+	pa_testlog_begin(&l, PPF_FILE_PROCESS);
+	pa_testlog_process(&l, 50, 1, self.path, NULL);
+	pa_testlog_event(&l, 0, "cpu-clock", 1000000, PPF_EVENT_TIME_NS);
+	pa_testlog_module(&l, 1, self.bias, self.start, self.end, 0, self.path,
+			  self.build_id, self.build_id_len);
+	pa_testlog_module(&l, 2, self.bias + PF_SHIFT, self.start + PF_SHIFT,
+			  self.end + PF_SHIFT, 0, link, self.build_id, self.build_id_len);
+	pa_testlog_process_end(&l, 9000, 0, 0, PPF_EXIT_NORMAL, 0);
+	pa_testlog_write(&l, pdir, PPF_PROCESS_LOG);
+	free(link);
+}
+
+Test(profile, drops_libpprof_caller_frames_but_not_leaves)
+{
+	const uint64_t through[] = { pf_in(pa_proftest_leaf), pf_in(pa_proftest_mid) + PF_SHIFT,
+				     pf_in(pa_proftest_main) };
+	const uint64_t inside[] = { pf_in(pa_proftest_mid) + PF_SHIFT, pf_in(pa_proftest_main) };
+	char *p50 = pa_testlog_subdir(pf_dir, "app.50");
+	struct pa_testlog l;
+	struct pa_profile *prof;
+	const struct pa_func *mid;
+
+	pf_libpprof_process(p50);
+	pa_testlog_begin(&l, PPF_FILE_THREAD);
+	pa_testlog_thread(&l, 50, 50, 0, "main");
+	pf_samples(&l, 2, 0, 3, through);
+	pf_samples(&l, 3, 0, 2, inside);
+	pa_testlog_thread_end(&l, 9000, 5, 0, 0);
+	pa_testlog_write(&l, p50, "thread-50.log");
+	pf_reload();
+	prof = pf_build(50, 0, 0);
+	cr_assert_eq(prof->samples, 5);
+	cr_assert_eq(prof->nstacks, 2);
+	cr_assert_eq(pa_profile_call_count(prof, "pa_proftest_main", "pa_proftest_leaf"), 2);
+	pf_expect(prof, "pa_proftest_leaf", 2, 2);
+	pf_expect(prof, "pa_proftest_main", 0, 5);
+	mid = pa_profile_find(prof, "pa_proftest_mid");
+	cr_assert(mid, "a leaf in libpprof.so stays");
+	cr_assert_eq(mid->self, 3);
+	cr_assert_eq(mid->total, 3, "the caller frame in libpprof.so is counted");
+	cr_assert(strstr(mid->module, "/libpprof.so"), "%s", mid->module);
+	cr_assert_eq(pa_profile_call_count(prof, "pa_proftest_main", "pa_proftest_mid"), 3);
+	pa_profile_free(prof);
+	free(p50);
+}
+
+/* A process.log: pid, ppid, exe, start, then what end() appends. */
+static void pf_tree_process(const char *dir, uint32_t pid, uint32_t ppid, const char *exe,
+			    uint64_t start_ns, uint32_t mode, void (*end)(struct pa_testlog *))
+{
+	struct pa_testlog l;
+	struct ppf_process *p;
+	char name[64], *pdir;
+	const char *base = strrchr(exe, '/') + 1;
+
+	snprintf(name, sizeof(name), "%s.%u", base, pid);
+	pdir = pa_testlog_subdir(dir, name);
+	pa_testlog_begin(&l, PPF_FILE_PROCESS);
+	p = (struct ppf_process *)(void *)pa_testlog_rec(&l, pa_testlog_process(&l, pid, ppid,
+										    exe, NULL));
+	p->start_ns = start_ns;
+	p->mode = mode;
+	pa_testlog_event(&l, 0, "cpu-clock", 1000000, PPF_EVENT_TIME_NS);
+	end(&l);
+	pa_testlog_write(&l, pdir, PPF_PROCESS_LOG);
+	if (pid == 100) {
+		const uint64_t stack[] = { 0x401000 };
+
+		pf_add_thread(pdir, pid, 4, 1, stack);
+	}
+	free(pdir);
+}
+
+static void pf_end_exit0(struct pa_testlog *l)
+{
+	pa_testlog_process_end(l, 2500000000ull, 0, 0, PPF_EXIT_NORMAL, 0);
+}
+
+static void pf_end_abort(struct pa_testlog *l)
+{
+	pa_testlog_process_end(l, 1250000000ull, 0, 0, PPF_EXIT_SIGNAL, 6);
+}
+
+static void pf_end_exec(struct pa_testlog *l)
+{
+	pa_testlog_exec(l, 1100000000ull, "/usr/bin/env");
+}
+
+static void pf_end_exit3(struct pa_testlog *l)
+{
+	pa_testlog_process_end(l, 1200000000ull, 0, 0, PPF_EXIT_NORMAL, 3);
+}
+
+static void pf_end_none(struct pa_testlog *l)
+{
+	(void)l;
+}
+
+/*
+ * make (100) runs cc (101, aborts), sh (102, execs env, which exits 3) and
+ * sh's child ld (103, forked before the exec, killed); tool (104) ran with
+ * profiling off and is 102's child after the exec.
+ */
+Test(profile, processes_output_matches_golden)
+{
+	char *dir = pa_testlog_tmpdir();
+	struct pa_error err = { 0 };
+	struct pa_run *run;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	pf_tree_process(dir, 100, 1, "/usr/bin/make", 1000000000ull, PPF_MODE_SIGTRAP,
+			pf_end_exit0);
+	pf_tree_process(dir, 101, 100, "/usr/bin/cc", 1010000000ull, PPF_MODE_SIGTRAP,
+			pf_end_abort);
+	pf_tree_process(dir, 102, 100, "/bin/sh", 1020000000ull, PPF_MODE_SIGNAL, pf_end_exec);
+	pf_tree_process(dir, 102, 100, "/usr/bin/env", 1110000000ull, PPF_MODE_SIGNAL,
+			pf_end_exit3);
+	pf_tree_process(dir, 103, 102, "/usr/bin/ld", 1050000000ull, PPF_MODE_SIGTRAP,
+			pf_end_none);
+	pf_tree_process(dir, 104, 102, "/opt/tool", 1150000000ull, PPF_MODE_OFF, pf_end_exit0);
+	cr_assert_eq(pa_run_load(dir, &run, &err), 0, "%s: %s", err.path, err.reason);
+	out = open_memstream(&text, &len);
+	cr_assert(out);
+	cr_assert_eq(pa_report_processes(out, run, NULL), 0);
+	cr_assert_eq(fclose(out), 0);
+	pf_golden(text, "processes.txt");
+	free(text);
+	pa_run_free(run);
+	pa_testlog_rmdir(dir);
 }

@@ -514,3 +514,182 @@ Test(reader, reads_log_written_by_tlog)
 	pa_warnings_release(&warn);
 	free(pdir);
 }
+
+/* A process.log for pid in dir/<name>/ that ends with what add() appends. */
+static char *rd_exec_dir(const char *name, uint32_t pid, void (*add)(struct pa_testlog *))
+{
+	char *pdir = pa_testlog_subdir(rd_dir, name);
+	struct pa_testlog l;
+
+	pa_testlog_begin(&l, PPF_FILE_PROCESS);
+	pa_testlog_process(&l, pid, 1, "/bin/sh", NULL);
+	pa_testlog_event(&l, 0, "cpu-clock", 1000000, PPF_EVENT_TIME_NS);
+	add(&l);
+	pa_testlog_write(&l, pdir, PPF_PROCESS_LOG);
+	return pdir;
+}
+
+/* A failed exec, then one that replaced the image. */
+static void rd_add_execs(struct pa_testlog *l)
+{
+	pa_testlog_exec(l, 4000, "/no/such/prog");
+	pa_testlog_module(l, 1, 0, 0x401000, 0x405000, 4500, "/bin/sh", NULL, 0);
+	pa_testlog_exec(l, 5000, "/usr/bin/env");
+}
+
+Test(reader, reads_exec_records)
+{
+	char *pdir = rd_exec_dir("sh.8", 8, rd_add_execs);
+	struct pa_error err = { 0 };
+	struct pa_testlog l;
+	struct pa_run *run;
+	const struct pa_process *p;
+
+	rd_thread_start(&l, 8, 8); /* exec ends it without an END record */
+	pa_testlog_write(&l, pdir, "thread-8.log");
+	cr_assert_eq(pa_run_load(rd_dir, &run, &err), 0, "%s: %s", err.path, err.reason);
+	p = run->processes[0];
+	cr_assert_eq(p->nexecs, 2);
+	cr_assert_eq(p->execs[0].time_ns, 4000);
+	cr_assert_str_eq(p->execs[0].path, "/no/such/prog");
+	cr_assert_eq(p->execs[1].time_ns, 5000);
+	cr_assert_str_eq(p->execs[1].path, "/usr/bin/env");
+	cr_assert_eq(p->nmodules, 1);
+	cr_assert(p->replaced);
+	cr_assert_not(p->ended);
+	cr_assert_eq(p->threads[0]->nsamples, 2);
+	cr_assert_eq(run->warnings.n, 0, "an exec'd process is not unfinished: %s: %s",
+		     run->warnings.n ? run->warnings.v[0].path : "",
+		     run->warnings.n ? run->warnings.v[0].reason : "");
+	pa_run_free(run);
+	free(pdir);
+}
+
+/* An exec that failed: the process went on, and was killed later. */
+static void rd_add_failed_exec(struct pa_testlog *l)
+{
+	pa_testlog_exec(l, 4000, "/no/such/prog");
+	pa_testlog_unload(l, 99, 4100);
+}
+
+Test(reader, failed_exec_is_not_replaced)
+{
+	char *pdir = rd_exec_dir("sh.8", 8, rd_add_failed_exec);
+	struct pa_error err = { 0 };
+	struct pa_testlog l;
+	struct pa_run *run;
+	const struct pa_process *p;
+	size_t unfinished = 0;
+
+	rd_thread_start(&l, 8, 8);
+	pa_testlog_write(&l, pdir, "thread-8.log");
+	cr_assert_eq(pa_run_load(rd_dir, &run, &err), 0, "%s: %s", err.path, err.reason);
+	p = run->processes[0];
+	cr_assert_eq(p->nexecs, 1);
+	cr_assert_not(p->replaced);
+	for (size_t i = 0; i < run->warnings.n; i++)
+		unfinished += strstr(run->warnings.v[i].reason, "not finalised") != NULL;
+	cr_assert_eq(unfinished, 2, "process.log and thread-8.log are both unfinished");
+	pa_run_free(run);
+	free(pdir);
+}
+
+static void rd_add_exec_then_end(struct pa_testlog *l)
+{
+	pa_testlog_exec(l, 4000, "/no/such/prog");
+	pa_testlog_process_end(l, 9000, 0, 0, PPF_EXIT_NORMAL, 127);
+}
+
+Test(reader, exec_followed_by_end_is_an_exit)
+{
+	char *pdir = rd_exec_dir("sh.8", 8, rd_add_exec_then_end);
+	struct pa_warnings warn = { 0 };
+	struct pa_error err = { 0 };
+	struct pa_process *p = NULL;
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", pdir, PPF_PROCESS_LOG);
+	cr_assert_eq(pa_process_log_load(path, &p, &warn, &err), 0, "%s", err.reason);
+	cr_assert_not(p->replaced);
+	cr_assert(p->ended);
+	cr_assert_eq(p->exit_status, 127);
+	cr_assert_eq(warn.n, 0, "%s", warn.n ? warn.v[0].reason : "");
+	pa_process_free(p);
+	pa_warnings_release(&warn);
+	free(pdir);
+}
+
+/* A process.log whose EXEC record is damaged by damage(); the error is at its offset. */
+static struct pa_error rd_bad_exec(const char *name, void (*damage)(struct ppf_exec *))
+{
+	char *pdir = pa_testlog_subdir(rd_dir, name);
+	struct pa_error err = { 0 };
+	struct pa_process *p = (struct pa_process *)1;
+	struct pa_testlog l;
+	char path[4096];
+	size_t off;
+
+	pa_testlog_begin(&l, PPF_FILE_PROCESS);
+	pa_testlog_process(&l, 9, 1, "/bin/sh", NULL);
+	off = pa_testlog_exec(&l, 4000, "/bin/true"); /* 24 + 10 bytes, padded to 40 */
+	damage((struct ppf_exec *)(void *)pa_testlog_rec(&l, off));
+	pa_testlog_write(&l, pdir, PPF_PROCESS_LOG);
+	snprintf(path, sizeof(path), "%s/%s", pdir, PPF_PROCESS_LOG);
+	cr_assert_eq(pa_process_log_load(path, &p, NULL, &err), -EINVAL);
+	cr_assert_null(p);
+	cr_assert_str_eq(err.path, path);
+	cr_assert(err.has_offset);
+	cr_assert_eq(err.offset, off, "offset %llu, expected %zu",
+		     (unsigned long long)err.offset, off);
+	free(pdir);
+	return err;
+}
+
+static void rd_exec_path_too_long(struct ppf_exec *x)
+{
+	x->path_len = 17; /* the record has 16 bytes after the fixed part */
+}
+
+static void rd_exec_path_unterminated(struct ppf_exec *x)
+{
+	x->path_len = 4; /* "/bin" without its NUL */
+}
+
+static void rd_exec_path_empty(struct ppf_exec *x)
+{
+	x->path_len = 0;
+}
+
+static void rd_exec_too_short(struct ppf_exec *x)
+{
+	x->h.size = 16; /* less than struct ppf_exec; the rest reads as a record */
+}
+
+Test(reader, rejects_bad_exec_sizes)
+{
+	struct pa_error err;
+
+	err = rd_bad_exec("sh.1", rd_exec_path_too_long);
+	cr_assert(strstr(err.reason, "path_len 17"), "%s", err.reason);
+	err = rd_bad_exec("sh.2", rd_exec_path_unterminated);
+	cr_assert(strstr(err.reason, "NUL"), "%s", err.reason);
+	err = rd_bad_exec("sh.3", rd_exec_path_empty);
+	cr_assert(strstr(err.reason, "NUL"), "%s", err.reason);
+	err = rd_bad_exec("sh.4", rd_exec_too_short);
+	cr_assert(strstr(err.reason, "needs at least 24"), "%s", err.reason);
+}
+
+Test(reader, rejects_exec_record_in_thread_log)
+{
+	char *pdir = rd_process_dir("app.1", 1);
+	struct pa_testlog l;
+	struct pa_error err;
+	size_t off;
+
+	rd_thread_start(&l, 1, 1);
+	off = pa_testlog_exec(&l, 4000, "/bin/true");
+	pa_testlog_write(&l, pdir, "thread-1.log");
+	err = rd_expect_thread_error(pdir, "thread-1.log", off);
+	cr_assert(strstr(err.reason, "does not belong"), "%s", err.reason);
+	free(pdir);
+}

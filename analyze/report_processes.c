@@ -1,0 +1,232 @@
+/* report_processes: the process tree; see report_processes.h. */
+#include "report_processes.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PA_REPORT_PROCESSES_NONE SIZE_MAX
+#define PA_REPORT_PROCESSES_MAX_INDENT 16 /* levels; deeper ones line up */
+
+/* The selected processes (v, in run order) and their tree, by index into v. */
+struct pa_report_processes_tree {
+	const struct pa_process **v;
+	size_t n;
+	size_t *parent;      /* NONE for a root */
+	size_t *first_child; /* children linked by next, in descending index order */
+	size_t *next;
+	size_t *order;       /* v indexes in display order */
+	size_t *depth;       /* per display row */
+	size_t nrows;
+};
+
+static bool pa_report_processes_has_tid(const struct pa_process *proc, uint32_t tid)
+{
+	for (size_t i = 0; i < proc->nthreads; i++)
+		if (proc->threads[i]->tid == tid)
+			return true;
+	return false;
+}
+
+/* The parent of v[k]: pid = its ppid, started last but not after it. */
+static size_t pa_report_processes_parent(const struct pa_report_processes_tree *t, size_t k)
+{
+	size_t best = PA_REPORT_PROCESSES_NONE;
+
+	for (size_t j = 0; j < t->n; j++) {
+		if (j == k || t->v[j]->pid != t->v[k]->ppid ||
+		    t->v[j]->start_ns > t->v[k]->start_ns)
+			continue;
+		if (best == PA_REPORT_PROCESSES_NONE || t->v[j]->start_ns > t->v[best]->start_ns)
+			best = j;
+	}
+	return best;
+}
+
+/*
+ * Depth-first from every root, then from whatever a ppid cycle (hostile or
+ * clashing logs) left unvisited, so that every process gets one row.
+ */
+static int pa_report_processes_order(struct pa_report_processes_tree *t)
+{
+	size_t *stack = malloc(2 * t->n * sizeof(*stack) + 1);
+	size_t *sdepth = malloc(2 * t->n * sizeof(*sdepth) + 1);
+	bool *seen = calloc(t->n + 1, sizeof(*seen));
+	int ret = stack && sdepth && seen ? 0 : -ENOMEM;
+
+	for (int pass = 0; pass < 2 && ret == 0; pass++) {
+		for (size_t r = 0; r < t->n; r++) {
+			size_t top = 0;
+
+			if (seen[r] || (pass == 0 && t->parent[r] != PA_REPORT_PROCESSES_NONE))
+				continue;
+			stack[top] = r;
+			sdepth[top++] = 0;
+			while (top) {
+				size_t k = stack[--top], d = sdepth[top];
+
+				if (seen[k])
+					continue;
+				seen[k] = true;
+				t->order[t->nrows] = k;
+				t->depth[t->nrows++] = d;
+				for (size_t c = t->first_child[k]; c != PA_REPORT_PROCESSES_NONE;
+				     c = t->next[c]) {
+					stack[top] = c;
+					sdepth[top++] = d + 1;
+				}
+			}
+		}
+	}
+	free(stack);
+	free(sdepth);
+	free(seen);
+	return ret;
+}
+
+static void pa_report_processes_tree_release(struct pa_report_processes_tree *t)
+{
+	free(t->v);
+	free(t->parent);
+	free(t->first_child);
+	free(t->next);
+	free(t->order);
+	free(t->depth);
+}
+
+static int pa_report_processes_tree_init(struct pa_report_processes_tree *t,
+					 const struct pa_run *run, const struct pa_filter *f)
+{
+	size_t cap = run->nprocesses + 1;
+
+	memset(t, 0, sizeof(*t));
+	t->v = malloc(cap * sizeof(*t->v));
+	t->parent = malloc(cap * sizeof(*t->parent));
+	t->first_child = malloc(cap * sizeof(*t->first_child));
+	t->next = malloc(cap * sizeof(*t->next));
+	t->order = malloc(cap * sizeof(*t->order));
+	t->depth = malloc(cap * sizeof(*t->depth));
+	if (!t->v || !t->parent || !t->first_child || !t->next || !t->order || !t->depth)
+		return -ENOMEM;
+	for (size_t i = 0; i < run->nprocesses; i++) {
+		const struct pa_process *proc = run->processes[i];
+
+		if (pa_filter_selects(f, proc) &&
+		    (!f->tid || pa_report_processes_has_tid(proc, f->tid)))
+			t->v[t->n++] = proc;
+	}
+	for (size_t k = 0; k < t->n; k++) {
+		t->parent[k] = pa_report_processes_parent(t, k);
+		t->first_child[k] = t->next[k] = PA_REPORT_PROCESSES_NONE;
+	}
+	for (size_t k = 0; k < t->n; k++) {
+		size_t p = t->parent[k];
+
+		if (p != PA_REPORT_PROCESSES_NONE) {
+			t->next[k] = t->first_child[p];
+			t->first_child[p] = k;
+		}
+	}
+	return pa_report_processes_order(t);
+}
+
+/* How proc ended, as the ENDED column says it (see report_processes.h). */
+static void pa_report_processes_how(const struct pa_process *proc, char *buf, size_t size)
+{
+	const char *off = proc->mode == PPF_MODE_OFF ? "off, " : "";
+	const char *sig;
+
+	if (proc->replaced)
+		snprintf(buf, size, "%sexec %s", off, proc->execs[proc->nexecs - 1].path);
+	else if (!proc->ended)
+		snprintf(buf, size, "%skilled?", off);
+	else if (proc->exit_how == PPF_EXIT_NORMAL)
+		snprintf(buf, size, "%sexit %" PRId32, off, proc->exit_status);
+	else if (proc->exit_how == PPF_EXIT_SIGNAL && (sig = sigabbrev_np(proc->exit_status)))
+		snprintf(buf, size, "%ssignal SIG%s", off, sig);
+	else if (proc->exit_how == PPF_EXIT_SIGNAL)
+		snprintf(buf, size, "%ssignal %" PRId32, off, proc->exit_status);
+	else
+		snprintf(buf, size, "%sunknown", off);
+}
+
+/* Seconds from start_ns to the end of proc (END, or its exec), "-" if unknown. */
+static void pa_report_processes_duration(const struct pa_process *proc, char *buf, size_t size)
+{
+	uint64_t end = proc->ended ? proc->end_ns :
+		       proc->replaced ? proc->execs[proc->nexecs - 1].time_ns : 0;
+
+	if (end >= proc->start_ns && (proc->ended || proc->replaced))
+		snprintf(buf, size, "%.3f", (double)(end - proc->start_ns) / 1e9);
+	else
+		snprintf(buf, size, "-");
+}
+
+static uint64_t pa_report_processes_samples(const struct pa_process *proc,
+					    const struct pa_filter *f, size_t *nthreads)
+{
+	uint64_t n = 0;
+
+	*nthreads = 0;
+	for (size_t i = 0; i < proc->nthreads; i++) {
+		if (f->tid && proc->threads[i]->tid != f->tid)
+			continue;
+		(*nthreads)++;
+		n += pa_filter_count_samples(f, proc->threads[i]);
+	}
+	return n;
+}
+
+static size_t pa_report_processes_indent(size_t depth)
+{
+	return 2 * (depth < PA_REPORT_PROCESSES_MAX_INDENT ? depth : PA_REPORT_PROCESSES_MAX_INDENT);
+}
+
+static void pa_report_processes_row(FILE *out, const struct pa_process *proc, size_t depth,
+				    int exe_width, uint64_t t0, const struct pa_filter *f)
+{
+	const char *exe = pa_process_exe_base(proc);
+	char how[PA_ERROR_PATH_MAX + 32], dur[32];
+	int indent = (int)pa_report_processes_indent(depth);
+	size_t nthreads;
+	uint64_t samples = pa_report_processes_samples(proc, f, &nthreads);
+
+	pa_report_processes_how(proc, how, sizeof(how));
+	pa_report_processes_duration(proc, dur, sizeof(dur));
+	fprintf(out, "%8" PRIu32 " %8" PRIu32 " %9.3f %9s %9" PRIu64 " %7zu  %*s%-*s  %s\n",
+		proc->pid, proc->ppid,
+		proc->start_ns >= t0 ? (double)(proc->start_ns - t0) / 1e9 : 0.0, dur,
+		samples, nthreads, indent, "", exe_width - indent, exe[0] ? exe : "?", how);
+}
+
+int pa_report_processes(FILE *out, const struct pa_run *run, const struct pa_filter *filter)
+{
+	struct pa_filter f = filter ? *filter : PA_FILTER_ALL;
+	struct pa_report_processes_tree t;
+	uint64_t t0 = UINT64_MAX;
+	size_t width = strlen("EXE");
+	int ret = pa_report_processes_tree_init(&t, run, &f);
+
+	if (ret < 0) {
+		pa_report_processes_tree_release(&t);
+		return ret;
+	}
+	/* Times from the run's first process, whatever the filter. */
+	for (size_t i = 0; i < run->nprocesses; i++)
+		if (run->processes[i]->start_ns < t0)
+			t0 = run->processes[i]->start_ns;
+	for (size_t r = 0; r < t.nrows; r++) {
+		size_t w = pa_report_processes_indent(t.depth[r]) +
+			   strlen(pa_process_exe_base(t.v[t.order[r]]));
+
+		if (w > width)
+			width = w;
+	}
+	fprintf(out, "%8s %8s %9s %9s %9s %7s  %-*s  %s\n", "PID", "PPID", "START(s)",
+		"WALL(s)", "SAMPLES", "THREADS", (int)width, "EXE", "ENDED");
+	for (size_t r = 0; r < t.nrows; r++)
+		pa_report_processes_row(out, t.v[t.order[r]], t.depth[r], (int)width, t0, &f);
+	pa_report_processes_tree_release(&t);
+	return ferror(out) ? -EIO : 0;
+}

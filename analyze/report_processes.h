@@ -1,0 +1,31 @@
+/* report_processes: one line per process of a run, laid out as a tree. */
+#ifndef PA_REPORT_PROCESSES_H
+#define PA_REPORT_PROCESSES_H
+
+#include <stdio.h>
+
+#include "profile.h"
+#include "reader.h"
+
+/*
+ * One row per process that filter selects (its pid and exe; with a tid, only
+ * the process holding that thread, counting that thread alone; the event
+ * index selects which samples are counted): pid, ppid, start (seconds after
+ * the run's first process started), wall-clock duration, samples in the
+ * logs, threads, the executable's basename, and how the process ended:
+ *   "exit N"          exit status N
+ *   "signal SIGNAME"  killed by that signal (SIGABRT for abort())
+ *   "exec PATH"       its image was replaced by exec; the new image is the
+ *                     next row with the same pid
+ *   "killed?"         no END record: killed, or still running
+ *   "unknown"         an END record that does not say how
+ * prefixed by "off, " when profiling was off in the process ("off, exit 0").
+ *
+ * Rows come in tree order: a process is listed under its parent (the
+ * selected process with pid = its ppid that started last before it), its
+ * exe indented by two spaces per level; siblings and roots are sorted by pid
+ * then start time. Returns 0, -ENOMEM, or -EIO on a write error.
+ */
+int pa_report_processes(FILE *out, const struct pa_run *run, const struct pa_filter *filter);
+
+#endif /* PA_REPORT_PROCESSES_H */
