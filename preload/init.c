@@ -358,9 +358,12 @@ static struct pp_thread *pp_init_thread_setup(void)
 
 	/*
 	 * A slot with our tid is a dead thread's that nothing finished (one
-	 * adopted by the handler): finish it before its id is ours.
+	 * adopted by the handler): finish it before its id is ours. Only this
+	 * thread's handler could use it, and this thread is not in it, so it
+	 * is ours to take, busy or not.
 	 */
-	if (t && pp_init_thread_hold(t)) {
+	if (t) {
+		pp_threads_enter_sigsafe(t);
 		pp_init_thread_finish(t, tid, PP_THREAD_DEAD);
 		pp_threads_release_sigsafe(t);
 	}
@@ -411,12 +414,19 @@ static void pp_init_thread_end(void *arg)
 void pp_init_thread_begin(void)
 {
 	struct pp_thread *t;
+	int cancel;
 
 	if (!pp_init_active())
 		return;
+	/*
+	 * The app may cancel the thread as soon as it exists: no cancellation
+	 * point in the setup (openat, read) may leave a slot half made.
+	 */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
 	t = pp_init_thread_setup();
 	if (t && pp_st.key_ok)
 		pthread_setspecific(pp_st.key, t);
+	pthread_setcancelstate(cancel, NULL);
 }
 
 static void pp_init_finish_other(struct pp_thread *t, void *arg)

@@ -1,9 +1,11 @@
 /*
  * Integration: threads the profiler did not see being created are sampled
- * too, each into its own log: one started by a library constructor before
- * the profiler's, one made by raw clone() sharing the main thread's TLS.
+ * too, each into its own log (one started by a library constructor before
+ * the profiler's, one made by raw clone() sharing the main thread's TLS),
+ * and many short-lived threads leave one finished log each and no growth.
  */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -79,4 +81,48 @@ Test(it_threads, early_and_raw_clone_threads_are_sampled)
 	pa_run_free(run);
 	pa_it_result_release(&plain);
 	pa_it_result_release(&prof);
+}
+
+/* Parses the workload's "fds F0 F1 rss R0 R1" line from stderr. */
+static void it_thr_usage(const char *err, int *fds0, int *fds1, long *rss0, long *rss1)
+{
+	const char *line = strstr(err, "fds ");
+
+	cr_assert_not_null(line, "stderr: %s", err);
+	cr_assert_eq(sscanf(line, "fds %d %d rss %ld %ld", fds0, fds1, rss0, rss1), 4);
+}
+
+/*
+ * 1,000 short threads, created and joined one after another, ending by
+ * return, pthread_exit and cancellation in turn: one finished log each, and
+ * the profiler's file descriptors and memory do not grow with them.
+ */
+Test(it_threads, thousand_short_threads)
+{
+	const char *argv[] = { "workloads/manythreads", "1000", NULL };
+	struct pa_it_result r;
+	struct pa_run *run;
+	const struct pa_process *p;
+	int fds0, fds1;
+	long rss0, rss1;
+	size_t ended = 0;
+
+	pa_it_run_profiled(&it_thr, "many", argv, NULL, &r);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
+	it_thr_usage(r.err, &fds0, &fds1, &rss0, &rss1);
+	cr_expect_eq(fds1, fds0, "open fds went from %d to %d", fds0, fds1);
+	/* The thread table is preallocated (under 1 MiB): what it touches is all. */
+	cr_expect_lt(rss1 - rss0, 2048, "RSS grew from %ld to %ld KiB", rss0, rss1);
+
+	run = pa_it_load(&it_thr);
+	cr_assert_eq(run->nprocesses, 1);
+	p = run->processes[0];
+	cr_expect_eq(p->nthreads, 1001, "%zu thread logs", p->nthreads);
+	for (size_t i = 0; i < p->nthreads; i++)
+		ended += p->threads[i]->ended;
+	cr_expect_eq(ended, p->nthreads, "%zu of %zu thread logs finished", ended,
+		     p->nthreads);
+	cr_expect_eq(run->warnings.n, 0);
+	pa_run_free(run);
+	pa_it_result_release(&r);
 }
