@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -30,6 +31,19 @@ void pp_tlog_init_sigsafe(struct pp_tlog *log)
 }
 
 /*
+ * Runs in signal context. Whether fd is still our file: the app may close
+ * every descriptor it did not open and reuse the number for its own file,
+ * which we must then never grow, truncate or close.
+ */
+static int pp_tlog_fd_ours_sigsafe(const struct pp_tlog *log)
+{
+	struct stat st;
+
+	return log->fd >= 0 && fstat(log->fd, &st) == 0 &&
+	       (uint64_t)st.st_dev == log->dev && (uint64_t)st.st_ino == log->ino;
+}
+
+/*
  * Runs in signal context. Allocates the file up to at least want bytes, a
  * step at a time, and faults the new pages in while at it: one batch costs
  * less than a write fault per page in later samples.
@@ -40,6 +54,8 @@ static int pp_tlog_allocate_sigsafe(struct pp_tlog *log, uint64_t want)
 
 	if (to <= log->size)
 		return 0;
+	if (!pp_tlog_fd_ours_sigsafe(log))
+		return -EBADF;
 	if (syscall(SYS_fallocate, log->fd, 0, (off_t)log->size,
 		    (off_t)(to - log->size)) != 0) {
 		/* Filesystems without fallocate: a sparse file still works. */
@@ -61,7 +77,11 @@ static int pp_tlog_allocate_sigsafe(struct pp_tlog *log, uint64_t want)
 static int pp_tlog_map_sigsafe(struct pp_tlog *log)
 {
 	uint64_t off = log->used & ~(uint64_t)(PP_TLOG_PAGE - 1);
-	void *p = mmap(NULL, PP_TLOG_WINDOW, PROT_READ | PROT_WRITE,
+	void *p;
+
+	if (!pp_tlog_fd_ours_sigsafe(log))
+		return -EBADF;
+	p = mmap(NULL, PP_TLOG_WINDOW, PROT_READ | PROT_WRITE,
 		       MAP_SHARED, log->fd, (off_t)off);
 
 	if (p == MAP_FAILED)
@@ -91,6 +111,7 @@ int pp_tlog_create_sigsafe(struct pp_tlog *log, int dirfd, const char *name,
 			   unsigned kind)
 {
 	struct ppf_file_header hdr;
+	struct stat st;
 	int err;
 
 	pp_tlog_init_sigsafe(log);
@@ -99,6 +120,15 @@ int pp_tlog_create_sigsafe(struct pp_tlog *log, int dirfd, const char *name,
 			 0600);
 	if (log->fd < 0)
 		return -errno;
+	if (fstat(log->fd, &st) != 0) {
+		err = -errno;
+		close(log->fd);
+		unlinkat(dirfd, name, 0);
+		pp_tlog_init_sigsafe(log);
+		return err;
+	}
+	log->dev = (uint64_t)st.st_dev;
+	log->ino = (uint64_t)st.st_ino;
 	err = pp_tlog_map_sigsafe(log);
 	if (!err)
 		err = pp_tlog_allocate_sigsafe(log, sizeof(hdr) + PPF_RECORD_ALIGN);
@@ -165,7 +195,7 @@ void pp_tlog_forget_sigsafe(struct pp_tlog *log)
 {
 	if (log->map)
 		munmap(log->map, log->map_len);
-	if (log->fd >= 0)
+	if (pp_tlog_fd_ours_sigsafe(log))
 		close(log->fd);
 	pp_tlog_init_sigsafe(log);
 }

@@ -17,6 +17,7 @@ struct pp_tlog {
 	uint64_t map_len;  /* bytes of address space mapped (past the file's end too) */
 	uint64_t used;     /* file offset where the next record goes */
 	uint64_t size;     /* bytes allocated in the file: never touched past it */
+	uint64_t dev, ino; /* the file fd must still name before we use fd */
 };
 
 /* Bytes the file grows by at a time; the most a log wastes at its end. */

@@ -186,3 +186,34 @@ Test(tlog, format_name)
 	pp_tlog_format_name_sigsafe(buf, "thread-", 0, ".log");
 	cr_assert_str_eq(buf, "thread-0.log");
 }
+
+/*
+ * The app closes our descriptor and opens a file of its own, which gets the
+ * same number: the writer must never grow, map or close the app's file.
+ */
+Test(tlog, never_touches_a_reused_descriptor)
+{
+	struct pp_tlog log;
+	struct stat st;
+	char path[128];
+	int fd, app_fd, reserved = 0;
+
+	cr_assert_eq(pp_tlog_create_sigsafe(&log, tlog_dirfd, "thread-5.log",
+					    PPF_FILE_THREAD), 0);
+	fd = log.fd;
+	close(fd);
+	snprintf(path, sizeof(path), "%s/app-file", tlog_dir);
+	app_fd = open(path, O_RDWR | O_CREAT, 0600);
+	cr_assert_eq(app_fd, fd, "the test needs the number reused");
+	cr_assert_eq(write(app_fd, "app", 3), 3);
+	/* Enough records to need more room than the first allocation. */
+	for (unsigned i = 0; i < 2 * PP_TLOG_STEP / 64; i++)
+		reserved += pp_tlog_append_sigsafe(&log, &(struct ppf_thread_name){
+			.h = { PPF_REC_THREAD_NAME, sizeof(struct ppf_thread_name) } },
+			sizeof(struct ppf_thread_name)) == 0;
+	cr_assert_lt(reserved, 2 * PP_TLOG_STEP / 64, "the log grew through a foreign fd");
+	pp_tlog_close_sigsafe(&log);
+	cr_assert_eq(fstat(app_fd, &st), 0, "the writer closed the app's descriptor");
+	cr_assert_eq(st.st_size, 3, "the app's file was resized to %lld", (long long)st.st_size);
+	close(app_fd);
+}
