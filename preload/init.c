@@ -46,6 +46,7 @@ static struct {
 	int active;          /* profiling runs in this process */
 	pid_t pid;           /* the process the state belongs to */
 	int dirfd;
+	uint64_t dir_dev, dir_ino; /* what dirfd must still name */
 	char dir[PATH_MAX];
 	struct pp_config cfg;
 	struct pp_events events;
@@ -54,6 +55,7 @@ static struct {
 	uint32_t exit_how;   /* enum ppf_exit_how, once known */
 	int exit_status;
 	int off_log;         /* profiling is off, process.log still open */
+	int warned_thread;   /* a thread's log could not be made (said once) */
 	uint64_t samples;    /* atomic: of threads whose logs are finished */
 	uint64_t lost;
 } pp_st = { .dirfd = -1 };
@@ -151,6 +153,8 @@ static int pp_init_process_dir(void)
 	if (pp_st.dirfd < 0)
 		return -errno;
 	pp_st.dirfd = pp_init_high_fd(pp_st.dirfd);
+	pp_st.dir_dev = pp_st.dir_ino = 0;
+	pp_tlog_same_file_sigsafe(pp_st.dirfd, &pp_st.dir_dev, &pp_st.dir_ino);
 	return 0;
 }
 
@@ -374,11 +378,18 @@ static struct pp_thread *pp_init_thread_setup(void)
 	pp_init_warm_up();
 	pp_tlog_format_name_sigsafe(name, PPF_THREAD_LOG_PREFIX, (uint64_t)tid,
 				    PPF_LOG_SUFFIX);
-	err = pp_tlog_create_sigsafe(&t->log, pp_st.dirfd, name,
-				     PPF_FILE_THREAD);
+	/* The app may have closed our directory and reused the number. */
+	err = pp_tlog_same_file_sigsafe(pp_st.dirfd, &pp_st.dir_dev, &pp_st.dir_ino) ?
+	      pp_tlog_create_sigsafe(&t->log, pp_st.dirfd, name, PPF_FILE_THREAD) :
+	      -EBADF;
 	if (err) {
-		pp_init_warn("cannot create %s/%s: %s; this thread is not "
-			     "profiled", pp_st.dir, name, strerror(-err));
+		/* Once per process: the cause is usually the same for all. */
+		if (!__atomic_exchange_n(&pp_st.warned_thread, 1, __ATOMIC_RELAXED))
+			pp_init_warn("cannot create %s/%s: %s; this thread and "
+				     "others like it are not profiled", pp_st.dir,
+				     name, err == -EBADF ?
+				     "the program closed the directory's descriptor" :
+				     strerror(-err));
 		pp_init_altstack_free(t, 1);
 		pp_threads_release_sigsafe(t);
 		return NULL;
@@ -598,6 +609,8 @@ static void pp_init_start_process(void)
 		return;
 	}
 	scfg.dirfd = pp_st.dirfd;
+	scfg.dir_dev = pp_st.dir_dev;
+	scfg.dir_ino = pp_st.dir_ino;
 	scfg.pid = (int)pp_st.pid;
 	pp_sampler_configure(&scfg);
 	main_thread = pp_init_thread_setup();
@@ -653,6 +666,7 @@ static void pp_init_fork_child(void)
 		close(pp_st.dirfd);
 	pp_st.dirfd = -1;
 	pp_st.exit_how = PPF_EXIT_UNKNOWN;
+	pp_st.warned_thread = 0;
 	pp_st.samples = 0;
 	pp_st.lost = 0;
 	pp_init_start_process();

@@ -207,7 +207,9 @@ static struct pp_thread *pp_sampler_adopt_sigsafe(int tid)
 	struct timespec ts;
 	char name[64];
 
-	if (pp_sampler_cfg.dirfd < 0 || pp_sampler_cfg.pid != (int)getpid())
+	if (pp_sampler_cfg.pid != (int)getpid() ||
+	    !pp_tlog_same_file_sigsafe(pp_sampler_cfg.dirfd, &pp_sampler_cfg.dir_dev,
+				       &pp_sampler_cfg.dir_ino))
 		return NULL;
 	t = pp_threads_claim_sigsafe(tid);
 	if (!t)

@@ -17,6 +17,8 @@ struct pp_sampler_config {
 	unsigned nevents;    /* sig_data indexes below this are ours */
 	unsigned max_frames; /* 1..PPF_MAX_FRAMES */
 	int dirfd;           /* the process directory, for adopted threads' logs */
+	uint64_t dir_dev;    /* what dirfd must still name */
+	uint64_t dir_ino;
 	int pid;
 };
 

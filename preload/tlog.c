@@ -35,12 +35,23 @@ void pp_tlog_init_sigsafe(struct pp_tlog *log)
  * every descriptor it did not open and reuse the number for its own file,
  * which we must then never grow, truncate or close.
  */
-static int pp_tlog_fd_ours_sigsafe(const struct pp_tlog *log)
+static int pp_tlog_fd_ours_sigsafe(struct pp_tlog *log)
+{
+	return pp_tlog_same_file_sigsafe(log->fd, &log->dev, &log->ino);
+}
+
+/* Runs in signal context. */
+int pp_tlog_same_file_sigsafe(int fd, uint64_t *dev, uint64_t *ino)
 {
 	struct stat st;
 
-	return log->fd >= 0 && fstat(log->fd, &st) == 0 &&
-	       (uint64_t)st.st_dev == log->dev && (uint64_t)st.st_ino == log->ino;
+	if (fd < 0 || fstat(fd, &st) != 0)
+		return 0;
+	if (!*dev && !*ino) {
+		*dev = (uint64_t)st.st_dev;
+		*ino = (uint64_t)st.st_ino;
+	}
+	return (uint64_t)st.st_dev == *dev && (uint64_t)st.st_ino == *ino;
 }
 
 /*
@@ -111,7 +122,6 @@ int pp_tlog_create_sigsafe(struct pp_tlog *log, int dirfd, const char *name,
 			   unsigned kind)
 {
 	struct ppf_file_header hdr;
-	struct stat st;
 	int err;
 
 	pp_tlog_init_sigsafe(log);
@@ -120,15 +130,13 @@ int pp_tlog_create_sigsafe(struct pp_tlog *log, int dirfd, const char *name,
 			 0600);
 	if (log->fd < 0)
 		return -errno;
-	if (fstat(log->fd, &st) != 0) {
+	if (!pp_tlog_fd_ours_sigsafe(log)) {
 		err = -errno;
 		close(log->fd);
 		unlinkat(dirfd, name, 0);
 		pp_tlog_init_sigsafe(log);
-		return err;
+		return err ? err : -EBADF;
 	}
-	log->dev = (uint64_t)st.st_dev;
-	log->ino = (uint64_t)st.st_ino;
 	err = pp_tlog_map_sigsafe(log);
 	if (!err)
 		err = pp_tlog_allocate_sigsafe(log, sizeof(hdr) + PPF_RECORD_ALIGN);

@@ -61,6 +61,13 @@ void pp_tlog_close_sigsafe(struct pp_tlog *log);
 /* Unmaps and closes without touching the file (a fork child's copy). */
 void pp_tlog_forget_sigsafe(struct pp_tlog *log);
 
+/*
+ * Whether fd still names the file or directory with this device and inode
+ * (the app may have closed it and reused the number). *dev and *ino are
+ * filled when they are 0 (first call, at creation).
+ */
+int pp_tlog_same_file_sigsafe(int fd, uint64_t *dev, uint64_t *ino);
+
 /* Writes "<prefix><n><suffix>" into buf (at least 64 bytes). */
 void pp_tlog_format_name_sigsafe(char *buf, const char *prefix, uint64_t n,
 				 const char *suffix);
