@@ -48,7 +48,7 @@ PRELOAD_CFLAGS := -fPIC -fvisibility=hidden -ftls-model=initial-exec \
 PRELOAD_LIBS := -lunwind -ldl -pthread
 # Objects whose code runs in the signal handler: checked by check-sigsafe.
 SIGSAFE_OBJS := $(OBJ)/preload/sampler.o $(OBJ)/preload/tlog.o \
-	$(OBJ)/preload/threads.o
+	$(OBJ)/preload/threads.o $(OBJ)/preload/dlsnap.o
 
 # --- pprof-analyze -----------------------------------------------------------
 ANALYZE_SRCS := $(wildcard analyze/*.c)

@@ -40,7 +40,6 @@
 #define PP_CMDLINE_MAX (64 * 1024)
 #define PP_UNW_CACHE_SIZE 32768
 #define PP_FINISH_SPINS 100000
-#define PP_THREAD_DEAD (-1)
 
 static struct {
 	int active;          /* profiling runs in this process */
@@ -307,8 +306,7 @@ static uint64_t pp_init_thread_cpu_ns(int tid)
 
 /*
  * Writes the thread's name and END record and closes its log (t is busy).
- * self: 1 the calling thread, 0 another live one, PP_THREAD_DEAD one that is
- * gone (its name and CPU time can no longer be read).
+ * self: the calling thread, else another (its name read from /proc).
  */
 static void pp_init_thread_finish(struct pp_thread *t, int tid, int self)
 {
@@ -322,18 +320,16 @@ static void pp_init_thread_finish(struct pp_thread *t, int tid, int self)
 	nrec.h.size = sizeof(nrec);
 	nrec.time_ns = pp_init_now_ns();
 	/* A thread that is gone has no name left to read: keep the first. */
-	if (self != PP_THREAD_DEAD) {
-		pp_init_thread_name(tid, self, nrec.name);
-		if (nrec.name[0])
-			pp_tlog_append_sigsafe(&t->log, &nrec, sizeof(nrec));
-	}
+	pp_init_thread_name(tid, self, nrec.name);
+	if (nrec.name[0])
+		pp_tlog_append_sigsafe(&t->log, &nrec, sizeof(nrec));
 	memset(&erec, 0, sizeof(erec));
 	erec.h.type = PPF_REC_THREAD_END;
 	erec.h.size = sizeof(erec);
 	erec.end_ns = nrec.time_ns;
 	erec.samples = t->samples;
 	erec.lost = __atomic_load_n(&t->lost, __ATOMIC_RELAXED);
-	erec.cpu_ns = self == PP_THREAD_DEAD ? 0 : pp_init_thread_cpu_ns(tid);
+	erec.cpu_ns = pp_init_thread_cpu_ns(tid);
 	pp_tlog_append_sigsafe(&t->log, &erec, sizeof(erec));
 	__atomic_add_fetch(&pp_st.samples, erec.samples, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&pp_st.lost, erec.lost, __ATOMIC_RELAXED);
@@ -361,15 +357,18 @@ static struct pp_thread *pp_init_thread_setup(void)
 	int err;
 
 	/*
-	 * A slot with our tid is a dead thread's that nothing finished (one
-	 * adopted by the handler): finish it before its id is ours. Only this
-	 * thread's handler could use it, and this thread is not in it, so it
-	 * is ours to take, busy or not.
+	 * A sample can land between clone() and here, and the handler then
+	 * made this thread's slot and log already: they are ours to finish.
+	 * (A dead raw-clone thread whose tid we reuse would share its log.)
 	 */
 	if (t) {
 		pp_threads_enter_sigsafe(t);
-		pp_init_thread_finish(t, tid, PP_THREAD_DEAD);
-		pp_threads_release_sigsafe(t);
+		t->tcb = pp_threads_tcb_sigsafe();
+		t->leaf_only = 0;
+		pp_init_altstack(t);
+		pp_init_warm_up();
+		pp_threads_leave_sigsafe(t);
+		return t;
 	}
 	t = pp_threads_claim_sigsafe(tid);
 	if (!t)

@@ -1,6 +1,7 @@
 /* The module map, from dl_iterate_phdr (outside signal context only). */
 #include "maps.h"
 
+#include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -14,7 +15,9 @@
 #include <unistd.h>
 
 #include "pprof/format.h"
+#include "dlsnap.h"
 #include "proclog.h"
+#include "sampler.h"
 
 #define PP_MAPS_VDSO_FILE "vdso.so"
 
@@ -30,7 +33,13 @@ struct pp_maps_scan_ctx {
 	uint64_t now_ns;
 	int first;
 	int err;
+	struct pp_dlsnap *snap; /* the handler's next copy of the list */
+	size_t snap_cap;
 };
+
+typedef int (*pp_maps_iterate_fn)(int (*)(struct dl_phdr_info *, size_t, void *),
+				  void *);
+static pp_maps_iterate_fn pp_maps_real_iterate;
 
 static pthread_mutex_t pp_maps_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct pp_maps_entry *pp_maps;
@@ -179,6 +188,29 @@ static void pp_maps_record(const struct dl_phdr_info *info, const char *path,
 		ctx->err = err;
 }
 
+/* Appends a copy of info to the snapshot being built. */
+static void pp_maps_snap_add(struct pp_maps_scan_ctx *ctx,
+			     const struct dl_phdr_info *info, size_t size)
+{
+	if (!ctx->snap || ctx->snap->n == ctx->snap_cap) {
+		size_t cap = ctx->snap_cap ? ctx->snap_cap * 2 : 64;
+		struct pp_dlsnap *s = realloc(ctx->snap, sizeof(*s) +
+					      cap * sizeof(s->info[0]));
+
+		if (!s) {
+			ctx->err = -ENOMEM;
+			return;
+		}
+		if (!ctx->snap)
+			s->n = 0;
+		ctx->snap = s;
+		ctx->snap_cap = cap;
+	}
+	memset(&ctx->snap->info[ctx->snap->n], 0, sizeof(*info));
+	memcpy(&ctx->snap->info[ctx->snap->n++], info,
+	       size < sizeof(*info) ? size : sizeof(*info));
+}
+
 static int pp_maps_visit(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	struct pp_maps_scan_ctx *ctx = arg;
@@ -187,8 +219,8 @@ static int pp_maps_visit(struct dl_phdr_info *info, size_t size, void *arg)
 	char path[PATH_MAX];
 	int first = ctx->first;
 
-	(void)size;
 	ctx->first = 0;
+	pp_maps_snap_add(ctx, info, size);
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 
@@ -236,17 +268,50 @@ static void pp_maps_sweep(struct pp_maps_scan_ctx *ctx)
 	pp_maps_n = keep;
 }
 
+static pp_maps_iterate_fn pp_maps_real(void)
+{
+	pp_maps_iterate_fn fn = __atomic_load_n(&pp_maps_real_iterate,
+						__ATOMIC_ACQUIRE);
+
+	if (!fn) {
+		fn = (pp_maps_iterate_fn)dlsym(RTLD_NEXT, "dl_iterate_phdr");
+		__atomic_store_n(&pp_maps_real_iterate, fn, __ATOMIC_RELEASE);
+	}
+	return fn;
+}
+
 int pp_maps_scan(uint64_t now_ns)
 {
 	struct pp_maps_scan_ctx ctx = { .now_ns = now_ns, .first = 1 };
 
+	/* While the list is read and the snapshot replaced: leaf-only samples. */
+	pp_sampler_dl_enter_sigsafe();
 	pthread_mutex_lock(&pp_maps_mutex);
 	for (size_t i = 0; i < pp_maps_n; i++)
 		pp_maps[i].seen = 0;
-	dl_iterate_phdr(pp_maps_visit, &ctx);
+	pp_maps_real()(pp_maps_visit, &ctx);
 	pp_maps_sweep(&ctx);
+	if (ctx.snap && !ctx.err)
+		free(pp_dlsnap_publish(ctx.snap));
+	else
+		free(ctx.snap);
 	pthread_mutex_unlock(&pp_maps_mutex);
+	pp_sampler_dl_leave_sigsafe();
 	return ctx.err;
+}
+
+/*
+ * Interposed for libunwind, which calls it on every cache miss: inside our
+ * signal handler it walks the snapshot (lock-free: this path runs in signal
+ * context and calls only pp_dlsnap_iterate_sigsafe); everywhere else it is
+ * glibc's.
+ */
+__attribute__((visibility("default")))
+int dl_iterate_phdr(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data)
+{
+	if (pp_dlsnap_in_handler_sigsafe())
+		return pp_dlsnap_iterate_sigsafe(cb, data);
+	return pp_maps_real()(cb, data);
 }
 
 void pp_maps_reset(void)

@@ -14,6 +14,7 @@
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
+#include "dlsnap.h"
 #include "pprof/format.h"
 #include "threads.h"
 
@@ -172,8 +173,11 @@ static void pp_sampler_record_sigsafe(struct pp_thread *t, unsigned event,
 		t->lost++;
 		return;
 	}
-	if (!t->leaf_only && !__atomic_load_n(&pp_sampler_in_dl, __ATOMIC_ACQUIRE))
+	if (!t->leaf_only && !__atomic_load_n(&pp_sampler_in_dl, __ATOMIC_ACQUIRE)) {
+		pp_dlsnap_enter_handler_sigsafe();
 		n = pp_sampler_unwind_sigsafe(rip, s->ips, cap, &truncated);
+		pp_dlsnap_leave_handler_sigsafe();
+	}
 	if (n == 0) {
 		s->ips[0] = rip;
 		n = 1;
