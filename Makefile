@@ -36,7 +36,7 @@ CFLAGS_ALL := -std=gnu11 $(OPT) $(WARN) -MMD -MP $(CFLAGS)
 LDFLAGS_ALL := $(filter -fsanitize=%,$(OPT)) $(LDFLAGS)
 
 # --- Debian packages the build and the tests need --------------------------
-DEB_PKGS := gcc make pkg-config binutils libunwind-dev libinih-dev \
+DEB_PKGS := gcc make pkg-config binutils gdb libunwind-dev libinih-dev \
 	libcriterion-dev libdw-dev libelf-dev libpfm4-dev zlib1g-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

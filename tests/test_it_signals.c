@@ -1,8 +1,10 @@
 /*
  * Integration: the app's own SIGTRAP handling survives the profiler, whose
- * samples also arrive as SIGTRAP; code outside any file (the vDSO) is named.
+ * samples also arrive as SIGTRAP, and under gdb; code outside any file (the
+ * vDSO) is named.
  */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -97,5 +99,29 @@ Test(it_signals, vdso_frames_are_named)
 		     (unsigned long long)vdso, (unsigned long long)p->samples);
 	pa_profile_free(p);
 	pa_run_free(run);
+	pa_it_result_release(&r);
+}
+
+/*
+ * Under a debugger every perf SIGTRAP would stop the program: with a tracer
+ * attached the profiler turns itself off, says so once, and the program
+ * runs to its normal end under gdb.
+ */
+Test(it_signals, runs_under_gdb)
+{
+	char demo[PA_IT_PATH_MAX];
+	const char *argv[] = { "/usr/bin/gdb", "-nx", "-batch", "-ex", "run", "--args",
+			       "/usr/bin/env", it_sig.env_preload, it_sig.env_output, demo,
+			       "0.2", "--exit", "3", NULL };
+	struct pa_it_result r;
+
+	pa_it_build_path(demo, "workloads/demo");
+	pa_it_run(&it_sig, "gdb", argv, NULL, &r);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "gdb: %s", r.err);
+	cr_expect(strstr(r.out, "exited with code 03"), "gdb saw: %s", r.out);
+	cr_expect(!strstr(r.out, "SIGTRAP"), "the program stopped on SIGTRAP: %s", r.out);
+	cr_expect(strstr(r.out, "demo: alpha"), "no program output: %s", r.out);
+	cr_expect_eq(pa_it_count_lines(r.err, "libpprof: "), 1, "stderr: %s", r.err);
+	cr_expect(strstr(r.err, "tracer is attached"), "stderr: %s", r.err);
 	pa_it_result_release(&r);
 }
