@@ -62,7 +62,13 @@ int pp_hooks_install_handler(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = pp_sampler_handle_sigsafe;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
-	sigemptyset(&sa.sa_mask);
+	/*
+	 * Nothing may interrupt the handler: an asynchronous cancellation
+	 * (glibc's SIGCANCEL) that unwound the thread from inside it would
+	 * leave its slot busy and its log unfinished, or libunwind's lock held.
+	 * sigfillset() leaves glibc's internal signals out, so set every bit.
+	 */
+	memset(&sa.sa_mask, 0xff, sizeof(sa.sa_mask));
 	pthread_mutex_lock(&pp_app_trap_mutex);
 	if (pp_real.sigaction(SIGTRAP, &sa, &old) != 0) {
 		pthread_mutex_unlock(&pp_app_trap_mutex);

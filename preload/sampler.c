@@ -5,6 +5,7 @@
 #include "sampler.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -235,6 +236,31 @@ static struct pp_thread *pp_sampler_adopt_sigsafe(int tid)
 	return t;
 }
 
+/*
+ * Runs in signal context. libunwind's slow path reads and writes a pipe to
+ * validate addresses, and read/write are cancellation points: a thread with
+ * a cancellation pending would be unwound from inside the handler, leaving
+ * its slot busy for good (seen with 1,000 cancelled threads). Cancellation is
+ * held off while the sample is taken. glibc's pthread_setcancelstate is a
+ * lock-free update of the thread's own word; it is skipped for threads that
+ * share another's TLS (that word would be the other thread's).
+ */
+static void pp_sampler_take_sigsafe(struct pp_thread *t, unsigned event,
+				    const siginfo_t *si, void *uc,
+				    int saved_errno)
+{
+	int cancel = PTHREAD_CANCEL_DISABLE, leaf = t->leaf_only;
+
+	if (!leaf)
+		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
+	pp_sampler_record_sigsafe(t, event, pp_sampler_perf_info(si)->flags, uc);
+	pp_threads_leave_sigsafe(t);
+	errno = saved_errno;
+	/* Last: re-enabling may act on an asynchronous cancellation now. */
+	if (!leaf && cancel != PTHREAD_CANCEL_DISABLE)
+		pthread_setcancelstate(cancel, NULL);
+}
+
 /* Runs in signal context. */
 void pp_sampler_handle_sigsafe(int sig, siginfo_t *si, void *uc)
 {
@@ -250,18 +276,16 @@ void pp_sampler_handle_sigsafe(int sig, siginfo_t *si, void *uc)
 	}
 	tid = pp_threads_gettid_sigsafe();
 	t = pp_threads_find_sigsafe(tid);
-	if (!t && (t = pp_sampler_adopt_sigsafe(tid)) != NULL) {
-		pp_sampler_record_sigsafe(t, event,
-					  pp_sampler_perf_info(si)->flags, uc);
-		pp_threads_leave_sigsafe(t);
-	} else if (!t) {
-		__atomic_add_fetch(&pp_sampler_unowned, 1, __ATOMIC_RELAXED);
+	if (!t) {
+		/* A new slot comes back busy. */
+		t = pp_sampler_adopt_sigsafe(tid);
+		if (!t)
+			__atomic_add_fetch(&pp_sampler_unowned, 1, __ATOMIC_RELAXED);
 	} else if (!pp_threads_enter_sigsafe(t)) {
 		__atomic_add_fetch(&t->lost, 1, __ATOMIC_RELAXED);
-	} else {
-		pp_sampler_record_sigsafe(t, event,
-					  pp_sampler_perf_info(si)->flags, uc);
-		pp_threads_leave_sigsafe(t);
+		t = NULL;
 	}
+	if (t)
+		pp_sampler_take_sigsafe(t, event, si, uc, saved_errno);
 	errno = saved_errno;
 }
