@@ -125,3 +125,51 @@ Test(it_signals, runs_under_gdb)
 	cr_expect(strstr(r.err, "tracer is attached"), "stderr: %s", r.err);
 	pa_it_result_release(&r);
 }
+
+/*
+ * A thread that blocks every signal runs on unharmed; the samples the kernel
+ * merged while SIGTRAP was blocked arrive as one late sample, flagged, and
+ * `threads` counts it; sampling resumes once the thread unblocks.
+ */
+Test(it_signals, blocked_signals_are_late_not_fatal)
+{
+	const char *argv[] = { "workloads/blocker", "0.3", NULL };
+	char analyze[PA_IT_PATH_MAX], want[64];
+	const char *report[] = { analyze, "threads", it_sig.data, NULL };
+	struct pa_it_result plain, prof, rep;
+	const struct pa_process *p;
+	const struct pa_thread *t = NULL;
+	struct pa_profile *pr;
+	struct pa_run *run;
+	size_t late = 0;
+
+	pa_it_run(&it_sig, "plain", argv, NULL, &plain);
+	pa_it_run_profiled(&it_sig, "prof", argv, NULL, &prof);
+	cr_assert(WIFEXITED(plain.status) && WEXITSTATUS(plain.status) == 0);
+	cr_assert_eq(prof.status, plain.status, "%s", prof.err);
+	cr_assert_str_eq(prof.out, plain.out);
+	cr_assert_str_eq(prof.err, plain.err);
+
+	run = pa_it_load(&it_sig);
+	p = run->processes[0];
+	for (size_t i = 0; i < p->nthreads; i++)
+		if (p->threads[i]->tid != p->pid)
+			t = p->threads[i];
+	cr_assert_not_null(t);
+	for (size_t i = 0; i < t->nsamples; i++)
+		late += (t->samples[i].flags & PPF_SAMPLE_LATE) != 0;
+	cr_expect_geq(late, 1, "no sample flagged late");
+	pr = pa_it_profile(run, p->pid, t->tid);
+	cr_expect_geq(pa_it_self(pr, "burn_unblocked"), 150, "sampling did not resume");
+	pa_profile_free(pr);
+
+	/* The threads report shows the late count in its LATE column. */
+	pa_it_build_path(analyze, "pprof-analyze");
+	pa_it_run(&it_sig, "report", report, NULL, &rep);
+	snprintf(want, sizeof(want), " %zu ", late);
+	cr_expect(strstr(rep.out, "LATE") && strstr(rep.out, want), "%s", rep.out);
+	pa_it_result_release(&rep);
+	pa_run_free(run);
+	pa_it_result_release(&plain);
+	pa_it_result_release(&prof);
+}
