@@ -48,7 +48,7 @@ PRELOAD_CFLAGS := -fPIC -fvisibility=hidden -ftls-model=initial-exec \
 PRELOAD_LIBS := -lunwind -ldl -pthread
 # Objects whose code runs in the signal handler: checked by check-sigsafe.
 SIGSAFE_OBJS := $(OBJ)/preload/sampler.o $(OBJ)/preload/tlog.o \
-	$(OBJ)/preload/threads.o $(OBJ)/preload/dlsnap.o
+	$(OBJ)/preload/threads.o $(OBJ)/preload/dlsnap.o $(OBJ)/preload/fd.o
 
 # --- pprof-analyze -----------------------------------------------------------
 ANALYZE_SRCS := $(wildcard analyze/*.c)
@@ -60,7 +60,7 @@ ANALYZE_LIBS := -ldw -lelf -lz
 TEST_SRCS := $(wildcard tests/*.c)
 TEST_OBJS := $(TEST_SRCS:%.c=$(OBJ)/%.o)
 # The log writer is linked into the tests for the round-trip tests.
-TEST_PRELOAD_OBJS := $(OBJ)/preload/tlog.o
+TEST_PRELOAD_OBJS := $(OBJ)/preload/tlog.o $(OBJ)/preload/fd.o
 WORKLOAD_SRCS := $(filter-out tests/workloads/lib%.c,$(wildcard tests/workloads/*.c))
 WORKLOAD_LIB_SRCS := $(wildcard tests/workloads/lib*.c)
 WORKLOADS := $(WORKLOAD_SRCS:tests/workloads/%.c=$(OUT)/workloads/%)

@@ -12,10 +12,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "fd.h"
 #include "sampler.h"
-
-/* Our fds go high so that they stay clear of the app's low numbers. */
-#define PP_EVENTS_FD_MIN 512
 
 static void pp_events_attr(struct perf_event_attr *attr,
 			   const struct pp_config_event *ce, unsigned index)
@@ -69,19 +67,14 @@ static int pp_events_open_one(const struct pp_config_event *ce, unsigned index,
 			      pid_t tid)
 {
 	struct perf_event_attr attr;
-	int fd, high;
+	int fd;
 
 	pp_events_attr(&attr, ce, index);
 	fd = (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1,
 			  PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	high = fcntl(fd, F_DUPFD_CLOEXEC, PP_EVENTS_FD_MIN);
-	if (high >= 0) {
-		close(fd);
-		fd = high;
-	}
-	return fd;
+	return pp_fd_move_high_sigsafe(fd);
 }
 
 int pp_events_open(struct pp_events *ev, const struct pp_config *cfg,

@@ -28,6 +28,7 @@
 #include "config.h"
 #include "events.h"
 #include "exec.h"
+#include "fd.h"
 #include "hooks.h"
 #include "maps.h"
 #include "pprof/format.h"
@@ -36,7 +37,6 @@
 #include "threads.h"
 
 #define PP_ALTSTACK_SIZE (64 * 1024)
-#define PP_FD_MIN 512
 #define PP_CMDLINE_MAX (64 * 1024)
 #define PP_UNW_CACHE_SIZE 32768
 #define PP_FINISH_SPINS 100000
@@ -92,17 +92,6 @@ uint64_t pp_init_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Moves fd above the app's usual range; returns the fd to use. */
-static int pp_init_high_fd(int fd)
-{
-	int high = fcntl(fd, F_DUPFD_CLOEXEC, PP_FD_MIN);
-
-	if (high < 0)
-		return fd;
-	close(fd);
-	return high;
-}
-
 /* mkdir -p with mode 0700 for what it creates. */
 static int pp_init_mkdir_p(const char *path)
 {
@@ -151,7 +140,7 @@ static int pp_init_process_dir(void)
 	pp_st.dirfd = open(pp_st.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (pp_st.dirfd < 0)
 		return -errno;
-	pp_st.dirfd = pp_init_high_fd(pp_st.dirfd);
+	pp_st.dirfd = pp_fd_move_high_sigsafe(pp_st.dirfd);
 	pp_st.dir_dev = pp_st.dir_ino = 0;
 	pp_tlog_same_file_sigsafe(pp_st.dirfd, &pp_st.dir_dev, &pp_st.dir_ino);
 	return 0;
@@ -393,7 +382,6 @@ static struct pp_thread *pp_init_thread_setup(void)
 		pp_threads_release_sigsafe(t);
 		return NULL;
 	}
-	t->log.fd = pp_init_high_fd(t->log.fd);
 	memset(&rec, 0, sizeof(rec));
 	rec.h.type = PPF_REC_THREAD;
 	rec.h.size = sizeof(rec);

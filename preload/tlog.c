@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "fd.h"
 #include "pprof/format.h"
 
 #define PP_TLOG_PAGE 4096u
@@ -65,8 +66,6 @@ static int pp_tlog_allocate_sigsafe(struct pp_tlog *log, uint64_t want)
 
 	if (to <= log->size)
 		return 0;
-	if (!pp_tlog_fd_ours_sigsafe(log))
-		return -EBADF;
 	if (syscall(SYS_fallocate, log->fd, 0, (off_t)log->size,
 		    (off_t)(to - log->size)) != 0) {
 		/* Filesystems without fallocate: a sparse file still works. */
@@ -88,11 +87,7 @@ static int pp_tlog_allocate_sigsafe(struct pp_tlog *log, uint64_t want)
 static int pp_tlog_map_sigsafe(struct pp_tlog *log)
 {
 	uint64_t off = log->used & ~(uint64_t)(PP_TLOG_PAGE - 1);
-	void *p;
-
-	if (!pp_tlog_fd_ours_sigsafe(log))
-		return -EBADF;
-	p = mmap(NULL, PP_TLOG_WINDOW, PROT_READ | PROT_WRITE,
+	void *p = mmap(NULL, PP_TLOG_WINDOW, PROT_READ | PROT_WRITE,
 		       MAP_SHARED, log->fd, (off_t)off);
 
 	if (p == MAP_FAILED)
@@ -105,11 +100,19 @@ static int pp_tlog_map_sigsafe(struct pp_tlog *log)
 	return 0;
 }
 
-/* Runs in signal context. Makes [used, need) mapped and allocated. */
+/*
+ * Runs in signal context. Makes [used, need) mapped and allocated; the one
+ * place that maps or grows the file, so the one place that checks it is
+ * still ours.
+ */
 static int pp_tlog_make_room_sigsafe(struct pp_tlog *log, uint64_t need)
 {
 	int err = 0;
 
+	if (need <= log->size && need <= log->map_off + log->map_len)
+		return 0;
+	if (!pp_tlog_fd_ours_sigsafe(log))
+		return -EBADF;
 	if (need > log->map_off + log->map_len)
 		err = pp_tlog_map_sigsafe(log);
 	if (!err && need > log->size)
@@ -130,24 +133,11 @@ int pp_tlog_create_sigsafe(struct pp_tlog *log, int dirfd, const char *name,
 			 0600);
 	if (log->fd < 0)
 		return -errno;
-	if (!pp_tlog_fd_ours_sigsafe(log)) {
-		err = -errno;
-		close(log->fd);
-		unlinkat(dirfd, name, 0);
-		pp_tlog_init_sigsafe(log);
-		return err ? err : -EBADF;
-	}
-	err = pp_tlog_map_sigsafe(log);
-	if (!err)
-		err = pp_tlog_allocate_sigsafe(log, sizeof(hdr) + PPF_RECORD_ALIGN);
-	if (err) {
-		if (log->map)
-			munmap(log->map, log->map_len);
-		close(log->fd);
-		unlinkat(dirfd, name, 0);
-		pp_tlog_init_sigsafe(log);
-		return err;
-	}
+	log->fd = pp_fd_move_high_sigsafe(log->fd);
+	/* Its first check also notes the file's identity (dev, ino still 0). */
+	err = pp_tlog_make_room_sigsafe(log, sizeof(hdr) + PPF_RECORD_ALIGN);
+	if (err)
+		goto out_unlink;
 	memset(&hdr, 0, sizeof(hdr));
 	memcpy(hdr.magic, PPF_MAGIC, PPF_MAGIC_LEN);
 	hdr.byte_order = PPF_BYTE_ORDER_MARK;
@@ -157,6 +147,14 @@ int pp_tlog_create_sigsafe(struct pp_tlog *log, int dirfd, const char *name,
 	memcpy(log->map, &hdr, sizeof(hdr));
 	log->used = sizeof(hdr);
 	return 0;
+
+out_unlink:
+	if (log->map)
+		munmap(log->map, log->map_len);
+	close(log->fd);
+	unlinkat(dirfd, name, 0);
+	pp_tlog_init_sigsafe(log);
+	return err;
 }
 
 /* Runs in signal context. */

@@ -204,7 +204,12 @@ Test(tlog, never_touches_a_reused_descriptor)
 	close(fd);
 	snprintf(path, sizeof(path), "%s/app-file", tlog_dir);
 	app_fd = open(path, O_RDWR | O_CREAT, 0600);
-	cr_assert_eq(app_fd, fd, "the test needs the number reused");
+	/* Our descriptors sit high: the app takes the number with dup2. */
+	if (app_fd != fd) {
+		cr_assert_eq(dup2(app_fd, fd), fd);
+		close(app_fd);
+		app_fd = fd;
+	}
 	cr_assert_eq(write(app_fd, "app", 3), 3);
 	/* Enough records to need more room than the first allocation. */
 	for (unsigned i = 0; i < 2 * PP_TLOG_STEP / 64; i++)
