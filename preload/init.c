@@ -45,7 +45,7 @@ static struct {
 	int active;          /* profiling runs in this process */
 	pid_t pid;           /* the process the state belongs to */
 	int dirfd;
-	uint64_t dir_dev, dir_ino; /* what dirfd must still name */
+	struct pp_thread_dir tdir; /* dirfd, for thread logs */
 	char dir[PATH_MAX];
 	struct pp_config cfg;
 	struct pp_events events;
@@ -141,8 +141,8 @@ static int pp_init_process_dir(void)
 	if (pp_st.dirfd < 0)
 		return -errno;
 	pp_st.dirfd = pp_fd_move_high_sigsafe(pp_st.dirfd);
-	pp_st.dir_dev = pp_st.dir_ino = 0;
-	pp_tlog_same_file_sigsafe(pp_st.dirfd, &pp_st.dir_dev, &pp_st.dir_ino);
+	pp_st.tdir = (struct pp_thread_dir){ .fd = pp_st.dirfd, .pid = (int)pp_st.pid };
+	pp_tlog_same_file_sigsafe(pp_st.dirfd, &pp_st.tdir.dev, &pp_st.tdir.ino);
 	return 0;
 }
 
@@ -336,13 +336,22 @@ static int pp_init_thread_hold(struct pp_thread *t)
 	return 0;
 }
 
+/* Says, once per process, that a thread's log could not be made. */
+static void pp_init_warn_thread_log(int tid, int err)
+{
+	if (__atomic_exchange_n(&pp_st.warned_thread, 1, __ATOMIC_RELAXED))
+		return;
+	pp_init_warn("cannot create %s/thread-%d.log: %s; this thread and "
+		     "others like it are not profiled", pp_st.dir, tid,
+		     err == -EBADF ? "the program closed the directory's descriptor" :
+		     strerror(-err));
+}
+
 /* Claims the calling thread's slot and starts its log. */
 static struct pp_thread *pp_init_thread_setup(void)
 {
 	int tid = pp_threads_gettid_sigsafe();
 	struct pp_thread *t = pp_threads_find_sigsafe(tid);
-	struct ppf_thread rec;
-	char name[64];
 	int err;
 
 	/*
@@ -352,44 +361,21 @@ static struct pp_thread *pp_init_thread_setup(void)
 	 */
 	if (t) {
 		pp_threads_enter_sigsafe(t);
-		t->tcb = pp_threads_tcb_sigsafe();
-		t->leaf_only = 0;
-		pp_init_altstack(t);
-		pp_init_warm_up();
-		pp_threads_leave_sigsafe(t);
-		return t;
+	} else {
+		t = pp_threads_claim_sigsafe(tid);
+		if (!t)
+			return NULL;
+		err = pp_threads_open_log_sigsafe(t, &pp_st.tdir);
+		if (err) {
+			pp_init_warn_thread_log(tid, err);
+			pp_threads_release_sigsafe(t);
+			return NULL;
+		}
 	}
-	t = pp_threads_claim_sigsafe(tid);
-	if (!t)
-		return NULL;
+	t->tcb = pp_threads_tcb_sigsafe();
+	t->leaf_only = 0;
 	pp_init_altstack(t);
 	pp_init_warm_up();
-	pp_tlog_format_name_sigsafe(name, PPF_THREAD_LOG_PREFIX, (uint64_t)tid,
-				    PPF_LOG_SUFFIX);
-	/* The app may have closed our directory and reused the number. */
-	err = pp_tlog_same_file_sigsafe(pp_st.dirfd, &pp_st.dir_dev, &pp_st.dir_ino) ?
-	      pp_tlog_create_sigsafe(&t->log, pp_st.dirfd, name, PPF_FILE_THREAD) :
-	      -EBADF;
-	if (err) {
-		/* Once per process: the cause is usually the same for all. */
-		if (!__atomic_exchange_n(&pp_st.warned_thread, 1, __ATOMIC_RELAXED))
-			pp_init_warn("cannot create %s/%s: %s; this thread and "
-				     "others like it are not profiled", pp_st.dir,
-				     name, err == -EBADF ?
-				     "the program closed the directory's descriptor" :
-				     strerror(-err));
-		pp_init_altstack_free(t, 1);
-		pp_threads_release_sigsafe(t);
-		return NULL;
-	}
-	memset(&rec, 0, sizeof(rec));
-	rec.h.type = PPF_REC_THREAD;
-	rec.h.size = sizeof(rec);
-	rec.pid = (uint32_t)pp_st.pid;
-	rec.tid = (uint32_t)tid;
-	rec.start_ns = pp_init_now_ns();
-	prctl(PR_GET_NAME, rec.name, 0, 0, 0);
-	pp_tlog_append_sigsafe(&t->log, &rec, sizeof(rec));
 	pp_threads_leave_sigsafe(t);
 	return t;
 }
@@ -579,7 +565,6 @@ static void pp_init_start_process(void)
 	struct pp_sampler_config scfg = {
 		.nevents = pp_st.cfg.nevents,
 		.max_frames = pp_st.cfg.max_frames,
-		.dirfd = -1,
 	};
 	struct pp_thread *main_thread;
 	int err;
@@ -595,10 +580,7 @@ static void pp_init_start_process(void)
 			     "profiling is off", pp_st.cfg.output, strerror(-err));
 		return;
 	}
-	scfg.dirfd = pp_st.dirfd;
-	scfg.dir_dev = pp_st.dir_dev;
-	scfg.dir_ino = pp_st.dir_ino;
-	scfg.pid = (int)pp_st.pid;
+	scfg.dir = pp_st.tdir;
 	pp_sampler_configure(&scfg);
 	main_thread = pp_init_thread_setup();
 	if (pp_init_start_events(main_thread) != 0) {

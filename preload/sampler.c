@@ -6,7 +6,6 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <time.h>
@@ -207,32 +206,18 @@ static void pp_sampler_record_sigsafe(struct pp_thread *t, unsigned event,
  */
 static struct pp_thread *pp_sampler_adopt_sigsafe(int tid)
 {
-	struct ppf_thread rec = { .h = { PPF_REC_THREAD, sizeof(rec) } };
 	struct pp_thread *t;
-	struct timespec ts;
-	char name[64];
 
-	if (pp_sampler_cfg.pid != (int)getpid() ||
-	    !pp_tlog_same_file_sigsafe(pp_sampler_cfg.dirfd, &pp_sampler_cfg.dir_dev,
-				       &pp_sampler_cfg.dir_ino))
+	if (pp_sampler_cfg.dir.pid != (int)getpid())
 		return NULL;
 	t = pp_threads_claim_sigsafe(tid);
 	if (!t)
 		return NULL;
-	pp_tlog_format_name_sigsafe(name, PPF_THREAD_LOG_PREFIX, (uint64_t)tid,
-				    PPF_LOG_SUFFIX);
-	if (pp_tlog_create_sigsafe(&t->log, pp_sampler_cfg.dirfd, name,
-				   PPF_FILE_THREAD) != 0) {
+	if (pp_threads_open_log_sigsafe(t, &pp_sampler_cfg.dir) != 0) {
 		pp_threads_release_sigsafe(t);
 		return NULL;
 	}
 	t->leaf_only = pp_threads_tcb_shared_sigsafe(t->tcb, tid);
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	rec.pid = (uint32_t)pp_sampler_cfg.pid;
-	rec.tid = (uint32_t)tid;
-	rec.start_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-	syscall(SYS_prctl, PR_GET_NAME, rec.name, 0, 0, 0);
-	pp_tlog_append_sigsafe(&t->log, &rec, sizeof(rec));
 	return t;
 }
 

@@ -9,6 +9,8 @@
 #include <signal.h>
 #include <stdint.h>
 
+#include "threads.h"
+
 /* sig_data of our events: this tag in the high bits, the event index low. */
 #define PP_SIGDATA_TAG 0x7070726f66000000ull /* "pprof" */
 #define PP_SIGDATA_MASK 0xffffffffff000000ull
@@ -16,10 +18,7 @@
 struct pp_sampler_config {
 	unsigned nevents;    /* sig_data indexes below this are ours */
 	unsigned max_frames; /* 1..PPF_MAX_FRAMES */
-	int dirfd;           /* the process directory, for adopted threads' logs */
-	uint64_t dir_dev;    /* what dirfd must still name */
-	uint64_t dir_ino;
-	int pid;
+	struct pp_thread_dir dir; /* for the logs of threads adopted here */
 };
 
 /* Sets what the handler accepts; call before any event is enabled. */

@@ -6,8 +6,13 @@
  */
 #include "threads.h"
 
+#include <errno.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
+
+#include "pprof/format.h"
 
 static struct pp_thread pp_threads[PP_THREADS_MAX];
 
@@ -122,4 +127,29 @@ int pp_threads_tcb_shared_sigsafe(uintptr_t tcb, int tid)
 			return 1;
 	}
 	return 0;
+}
+
+/* Runs in signal context. */
+int pp_threads_open_log_sigsafe(struct pp_thread *t,
+				const struct pp_thread_dir *dir)
+{
+	struct ppf_thread rec = { .h = { PPF_REC_THREAD, sizeof(rec) } };
+	uint64_t dev = dir->dev, ino = dir->ino;
+	struct timespec ts;
+	char name[64];
+	int err;
+
+	if (!pp_tlog_same_file_sigsafe(dir->fd, &dev, &ino))
+		return -EBADF;
+	pp_tlog_format_name_sigsafe(name, PPF_THREAD_LOG_PREFIX,
+				    (uint64_t)t->tid, PPF_LOG_SUFFIX);
+	err = pp_tlog_create_sigsafe(&t->log, dir->fd, name, PPF_FILE_THREAD);
+	if (err)
+		return err;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	rec.pid = (uint32_t)dir->pid;
+	rec.tid = (uint32_t)t->tid;
+	rec.start_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	syscall(SYS_prctl, PR_GET_NAME, rec.name, 0, 0, 0);
+	return pp_tlog_append_sigsafe(&t->log, &rec, sizeof(rec));
 }

@@ -25,6 +25,23 @@ struct pp_thread {
 	int leaf_only;   /* shares another thread's TLS: no unwinding */
 };
 
+/* Where thread logs go: the process directory, as it was opened. */
+struct pp_thread_dir {
+	int fd;       /* -1 when there is none */
+	int pid;      /* the process it belongs to */
+	uint64_t dev; /* what fd must still name (the app may reuse the number) */
+	uint64_t ino;
+};
+
+/*
+ * Runs in signal context. Creates t's thread-<tid>.log in dir and writes its
+ * PPF_REC_THREAD record (pid, tid, now, the calling thread's name): t must be
+ * the calling thread's. Returns 0 or a negative errno (-EBADF when dir's
+ * descriptor no longer names the directory).
+ */
+int pp_threads_open_log_sigsafe(struct pp_thread *t,
+				const struct pp_thread_dir *dir);
+
 /* Runs in signal context. The thread's slot, or NULL. */
 struct pp_thread *pp_threads_find_sigsafe(int tid);
 
