@@ -36,7 +36,7 @@ CFLAGS_ALL := -std=gnu11 $(OPT) $(WARN) -MMD -MP $(CFLAGS)
 LDFLAGS_ALL := $(filter -fsanitize=%,$(OPT)) $(LDFLAGS)
 
 # --- Debian packages the build and the tests need --------------------------
-DEB_PKGS := gcc make pkg-config binutils gdb libunwind-dev libinih-dev \
+DEB_PKGS := gcc g++ make pkg-config binutils gdb strace libunwind-dev libinih-dev \
 	libcriterion-dev libdw-dev libelf-dev libpfm4-dev zlib1g-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -45,7 +45,7 @@ PRELOAD_SRCS := $(wildcard preload/*.c)
 PRELOAD_OBJS := $(PRELOAD_SRCS:%.c=$(OBJ)/%.o)
 PRELOAD_CFLAGS := -fPIC -fvisibility=hidden -ftls-model=initial-exec \
 	-fno-omit-frame-pointer
-PRELOAD_LIBS := -lunwind -ldl -pthread
+PRELOAD_LIBS := -lunwind -linih -lpfm -ldl -pthread
 # Objects whose code runs in the signal handler: checked by check-sigsafe.
 SIGSAFE_OBJS := $(OBJ)/preload/sampler.o $(OBJ)/preload/tlog.o \
 	$(OBJ)/preload/threads.o $(OBJ)/preload/dlsnap.o $(OBJ)/preload/fd.o
@@ -60,10 +60,13 @@ ANALYZE_LIBS := -ldw -lelf -lz
 TEST_SRCS := $(wildcard tests/*.c)
 TEST_OBJS := $(TEST_SRCS:%.c=$(OBJ)/%.o)
 # The log writer is linked into the tests for the round-trip tests.
-TEST_PRELOAD_OBJS := $(OBJ)/preload/tlog.o $(OBJ)/preload/fd.o
+TEST_PRELOAD_OBJS := $(OBJ)/preload/tlog.o $(OBJ)/preload/fd.o \
+	$(OBJ)/preload/config.o $(OBJ)/preload/evname.o $(OBJ)/preload/strdist.o
 WORKLOAD_SRCS := $(filter-out tests/workloads/lib%.c,$(wildcard tests/workloads/*.c))
+WORKLOAD_CXX_SRCS := $(wildcard tests/workloads/*.cc)
 WORKLOAD_LIB_SRCS := $(wildcard tests/workloads/lib*.c)
-WORKLOADS := $(WORKLOAD_SRCS:tests/workloads/%.c=$(OUT)/workloads/%)
+WORKLOADS := $(WORKLOAD_SRCS:tests/workloads/%.c=$(OUT)/workloads/%) \
+	$(WORKLOAD_CXX_SRCS:tests/workloads/%.cc=$(OUT)/workloads/%)
 WORKLOAD_LIBS := $(WORKLOAD_LIB_SRCS:tests/workloads/%.c=$(OUT)/workloads/%.so)
 # Workloads are built like an ordinary user's program: optimised, with
 # symbols, and without frame pointers in what they call from libc.
@@ -78,6 +81,11 @@ all: $(OUT)/libpprof.so $(OUT)/pprof-analyze
 $(OBJ)/preload/%.o: preload/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(PRELOAD_CFLAGS) -c $< -o $@
+
+# The embedded default configuration is config/default.ini itself (.incbin).
+$(OBJ)/preload/config.o: config/default.ini
+$(OBJ)/preload/config.o: PRELOAD_CFLAGS += \
+	-DPP_CONFIG_DEFAULT_INI='"$(abspath config/default.ini)"'
 
 $(OBJ)/analyze/%.o: analyze/%.c
 	@mkdir -p $(@D)
@@ -99,7 +107,7 @@ $(OUT)/pprof-analyze: $(ANALYZE_OBJS)
 
 $(OUT)/tests/run-tests: $(TEST_OBJS) $(ANALYZE_LIB_OBJS) $(TEST_PRELOAD_OBJS)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $^ $(LDFLAGS_ALL) -lcriterion $(ANALYZE_LIBS) -pthread
+	$(CC) -o $@ $^ $(LDFLAGS_ALL) -lcriterion $(ANALYZE_LIBS) -linih -lpfm -pthread
 
 $(OUT)/workloads/lib%.so: tests/workloads/lib%.c
 	@mkdir -p $(@D)
@@ -113,6 +121,11 @@ $(OUT)/workloads/oddthreads: tests/workloads/oddthreads.c $(OUT)/workloads/libea
 $(OUT)/workloads/%: tests/workloads/%.c
 	@mkdir -p $(@D)
 	$(CC) $(WORKLOAD_CFLAGS) -o $@ $< -ldl -lm
+
+# C++ workloads (exceptions): built like a C++ user's program.
+$(OUT)/workloads/%: tests/workloads/%.cc
+	@mkdir -p $(@D)
+	$(CXX) -std=gnu++17 -O2 -g -Wall -Wextra -pthread -MMD -MP -o $@ $<
 
 tests-build: all $(OUT)/tests/run-tests $(WORKLOADS) $(WORKLOAD_LIBS)
 

@@ -11,8 +11,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "events.h"
 #include "profile.h"
 #include "reader.h"
+#include "report_counters.h"
+#include "report_events.h"
 #include "report_folded.h"
 #include "report_processes.h"
 #include "report_threads.h"
@@ -31,6 +34,8 @@ static const char pa_main_usage[] =
 "    pprof-analyze folded DIR [OPTIONS]\n"
 "    pprof-analyze threads DIR [OPTIONS]\n"
 "    pprof-analyze processes DIR [OPTIONS]\n"
+"    pprof-analyze events DIR [OPTIONS]\n"
+"    pprof-analyze counters DIR [OPTIONS]\n"
 "    pprof-analyze -h | --help\n"
 "\n"
 "    DIR is a run's output directory (./pprof-data by default when\n"
@@ -44,9 +49,11 @@ static const char pa_main_usage[] =
 "             '-' otherwise), name and module. Sorted by self samples.\n"
 "    folded   Folded stacks, one line per distinct stack, root first,\n"
 "             frames joined by ';', then a space and the sample count;\n"
-"             input for flamegraph.pl or speedscope.\n"
+"             input for flamegraph.pl or speedscope. No header line.\n"
 "    threads  One row per thread: pid, tid, name, samples, lost samples,\n"
-"             whether it ended cleanly, CPU time, executable.\n"
+"             late samples, how its log ended ('yes', 'exec' when its\n"
+"             process's image was replaced, 'no' when killed or still\n"
+"             running), CPU time, executable.\n"
 "    processes\n"
 "             One row per process: pid, ppid, start (seconds after the\n"
 "             run's first process), wall-clock duration, samples, threads,\n"
@@ -56,6 +63,22 @@ static const char pa_main_usage[] =
 "             or still running) or 'unknown'; 'off, ' comes first when\n"
 "             profiling was off in it. A child is listed under its parent,\n"
 "             its executable indented by two spaces per level.\n"
+"    events   The sampling mode (in force and requested) and where the\n"
+"             configuration came from, then one row per event: name, event\n"
+"             as written, kind (sample or count), perf encoding, period,\n"
+"             scope (user, kernel), precise_ip, samples, lost samples, the\n"
+"             processes that have it, status ('ok' or 'unavailable: WHY').\n"
+"    counters Totals of the counting events per process and per thread,\n"
+"             scaled when the kernel multiplexed the counter (value x time\n"
+"             enabled / time running, shown as 'scaled, counted N% of the\n"
+"             time'), with instructions per cycle and the cache and branch\n"
+"             miss rates where both counts exist. '-': not known (the note\n"
+"             in parentheses says why). Without counting events it says so\n"
+"             in one line and exits 0.\n"
+"\n"
+"    top, threads and processes start with a line naming the event and its\n"
+"    period, e.g. '# event cpu-clock: period 1 ms of CPU (user), 3,312\n"
+"    samples'.\n"
 "\n"
 "    Caller frames in libpprof.so itself (the profiler's thread\n"
 "    trampoline) are left out of stacks; a sample taken inside it keeps\n"
@@ -70,8 +93,13 @@ static const char pa_main_usage[] =
 "    --tid TID      Only samples of thread TID.\n"
 "    --exe NAME     Only processes whose executable's basename (or full\n"
 "                   path) is NAME; a warning when no process runs it.\n"
-"    --event N      Only samples of event index N (default 0, the first\n"
-"                   configured event; -1 for every event).\n"
+"    --event NAME   The event to report: an event's name (its section in the\n"
+"                   configuration) or the event as written ('cycles:u').\n"
+"                   Default: the first sampling event that could be opened\n"
+"                   (top, folded, threads, processes), every event (events,\n"
+"                   counters). An unknown NAME, a counting event for a\n"
+"                   sampling report (or the reverse), or an event that could\n"
+"                   not be opened is an error (exit 1).\n"
 "    --limit N      top: print at most N functions (default: all).\n"
 "    -o, --output FILE\n"
 "                   Write the report to FILE (replaced only once the report\n"
@@ -81,7 +109,8 @@ static const char pa_main_usage[] =
 "EXIT STATUS\n"
 "    0  success (warnings about truncated or unfinished logs may be printed)\n"
 "    1  bad input: unreadable or malformed logs, no process directory,\n"
-"       output not writable; the message names the file and byte offset\n"
+"       output not writable (the message names the file and byte offset),\n"
+"       or an --event the logs do not have\n"
 "    2  usage error: unknown command or option, missing DIR, bad number\n"
 "\n"
 "EXAMPLES\n"
@@ -90,12 +119,16 @@ static const char pa_main_usage[] =
 "    pprof-analyze folded pprof-data | flamegraph.pl > flame.svg\n"
 "    pprof-analyze threads pprof-data -o threads.txt\n"
 "    pprof-analyze processes pprof-data\n"
-"    pprof-analyze top pprof-data --exe worker\n";
+"    pprof-analyze top pprof-data --exe worker\n"
+"    pprof-analyze top pprof-data --event page-faults\n"
+"    pprof-analyze events pprof-data\n"
+"    pprof-analyze counters pprof-data --pid 4242\n";
 
 struct pa_main_opts {
 	const char *command;
 	const char *dir;
 	const char *output;
+	const char *event; /* --event NAME, NULL for the report's default */
 	struct pa_filter filter;
 	size_t limit;
 };
@@ -151,6 +184,23 @@ static bool pa_main_number(const char *text, int64_t min, int64_t max, int64_t *
 	return true;
 }
 
+#define PA_MAIN_COMMANDS "top, folded, threads, processes, events or counters"
+
+/* The kind of event command shows, or -1 when it is no command. */
+static int pa_main_command(const char *command)
+{
+	static const struct { const char *name; enum pa_events_use use; } commands[] = {
+		{ "top", PA_EVENTS_SAMPLES }, { "folded", PA_EVENTS_SAMPLES },
+		{ "threads", PA_EVENTS_SAMPLES }, { "processes", PA_EVENTS_SAMPLES },
+		{ "events", PA_EVENTS_ANY }, { "counters", PA_EVENTS_COUNTS },
+	};
+
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(command, commands[i].name) == 0)
+			return (int)commands[i].use;
+	return -1;
+}
+
 static int pa_main_parse(int argc, char **argv, struct pa_main_opts *o)
 {
 	enum { OPT_PID = 256, OPT_TID, OPT_EVENT, OPT_LIMIT, OPT_EXE };
@@ -168,7 +218,6 @@ static int pa_main_parse(int argc, char **argv, struct pa_main_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->filter = PA_FILTER_ALL;
-	o->filter.event = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
 		int64_t v;
@@ -184,12 +233,7 @@ static int pa_main_parse(int argc, char **argv, struct pa_main_opts *o)
 			*(c == OPT_PID ? &o->filter.pid : &o->filter.tid) = (uint32_t)v;
 			break;
 		case OPT_EVENT:
-			if (!pa_main_number(optarg, -1, UINT32_MAX, &v)) {
-				pa_main_usage_error("bad --event '%s': expected an event index "
-						    "(0, 1, ...) or -1", optarg);
-				return PA_EXIT_USAGE;
-			}
-			o->filter.event = v;
+			o->event = optarg;
 			break;
 		case OPT_LIMIT:
 			if (!pa_main_number(optarg, 0, INT64_MAX, &v)) {
@@ -216,14 +260,13 @@ static int pa_main_parse(int argc, char **argv, struct pa_main_opts *o)
 		}
 	}
 	if (optind >= argc) {
-		pa_main_usage_error("missing command (top, folded, threads or processes)");
+		pa_main_usage_error("missing command (%s)", PA_MAIN_COMMANDS);
 		return PA_EXIT_USAGE;
 	}
 	o->command = argv[optind++];
-	if (strcmp(o->command, "top") && strcmp(o->command, "folded") &&
-	    strcmp(o->command, "threads") && strcmp(o->command, "processes")) {
-		pa_main_usage_error("unknown command '%s' (expected top, folded, threads "
-				    "or processes)", o->command);
+	if (pa_main_command(o->command) < 0) {
+		pa_main_usage_error("unknown command '%s' (expected %s)", o->command,
+				    PA_MAIN_COMMANDS);
 		return PA_EXIT_USAGE;
 	}
 	if (optind >= argc) {
@@ -250,6 +293,10 @@ static int pa_main_report(FILE *out, const struct pa_main_opts *o, struct pa_run
 		return pa_report_threads(out, run, &o->filter);
 	if (strcmp(o->command, "processes") == 0)
 		return pa_report_processes(out, run, &o->filter);
+	if (strcmp(o->command, "events") == 0)
+		return pa_report_events(out, run, &o->filter);
+	if (strcmp(o->command, "counters") == 0)
+		return pa_report_counters(out, run, &o->filter);
 	ret = pa_profile_build(run, &o->filter, &prof, &run->warnings, err);
 	pa_main_print_warnings(&run->warnings, nwarn);
 	if (ret < 0)
@@ -319,6 +366,12 @@ int main(int argc, char **argv)
 	}
 	pa_main_print_warnings(&run->warnings, 0);
 	pa_main_check_exe(&o, run);
+	if (pa_events_choose(run, &o.filter, o.event,
+			     (enum pa_events_use)pa_main_command(o.command), &err) < 0) {
+		pa_main_print_error(&err);
+		pa_run_free(run);
+		return PA_EXIT_INPUT;
+	}
 	if (o.output) {
 		ret = pa_main_report_to_file(&o, run, &err);
 	} else {

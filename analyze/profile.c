@@ -214,15 +214,27 @@ static int pa_profile_add_sample(struct pa_profile_impl *p, struct pa_symbols *s
 	return pa_profile_add_stack(p, p->ids, n);
 }
 
-static bool pa_profile_wants(const struct pa_filter *f, const struct pa_sample *s)
+/* Whether sample s is of event index idx (pa_filter_event's answer). */
+static bool pa_profile_wants(int64_t idx, const struct pa_sample *s)
 {
-	return f->event < 0 || s->event == (uint64_t)f->event;
+	return idx == -1 || (idx >= 0 && s->event == (uint64_t)idx);
+}
+
+/* Sampling events of proc, whatever their status. */
+static size_t pa_profile_sampling_events(const struct pa_process *proc)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < proc->nevents; i++)
+		n += !(proc->events[i].flags & PPF_EVENT_COUNT);
+	return n;
 }
 
 static int pa_profile_add_process(struct pa_profile_impl *p, const struct pa_process *proc,
 				  struct pa_warnings *warn, struct pa_error *err)
 {
 	const struct pa_filter *f = &p->pub.filter;
+	int64_t idx = pa_filter_event(f, proc);
 	struct pa_symbols *sym = NULL;
 	uint64_t lost = 0;
 	size_t nthreads = 0;
@@ -231,12 +243,12 @@ static int pa_profile_add_process(struct pa_profile_impl *p, const struct pa_pro
 	for (size_t t = 0; t < proc->nthreads && ret == 0; t++) {
 		const struct pa_thread *th = proc->threads[t];
 
-		if (f->tid && th->tid != f->tid)
+		if (!pa_filter_selects_thread(f, th))
 			continue;
 		nthreads++;
-		lost += th->lost;
+		lost += pa_filter_count_lost(f, proc, th);
 		for (size_t i = 0; i < th->nsamples && ret == 0; i++) {
-			if (!pa_profile_wants(f, &th->samples[i]))
+			if (!pa_profile_wants(idx, &th->samples[i]))
 				continue;
 			if (!sym) {
 				ret = pa_symbols_new(proc, &sym, warn, err);
@@ -249,8 +261,12 @@ static int pa_profile_add_process(struct pa_profile_impl *p, const struct pa_pro
 		}
 	}
 	pa_symbols_free(sym);
-	/* The process counts drops of threads that left no log, too. */
-	if (!f->tid && proc->ended && proc->lost > lost)
+	/*
+	 * The process counts drops of threads that left no log, too, for all
+	 * its events together: usable when it has one sampling event.
+	 */
+	if (!f->tid && proc->ended && proc->lost > lost && idx != PA_FILTER_NO_EVENT &&
+	    (idx == -1 || pa_profile_sampling_events(proc) == 1))
 		lost = proc->lost;
 	p->pub.lost += lost;
 	p->pub.nthreads += nthreads;
@@ -400,13 +416,53 @@ bool pa_filter_selects(const struct pa_filter *f, const struct pa_process *proc)
 	return (!f->pid || proc->pid == f->pid) && (!f->exe || pa_process_runs(proc, f->exe));
 }
 
-uint64_t pa_filter_count_samples(const struct pa_filter *f, const struct pa_thread *t)
+bool pa_filter_selects_thread(const struct pa_filter *f, const struct pa_thread *t)
 {
+	return !f->tid || t->tid == f->tid;
+}
+
+int64_t pa_filter_event(const struct pa_filter *f, const struct pa_process *proc)
+{
+	const struct pa_event *e;
+
+	if (!f->event_name)
+		return f->event >= -1 ? f->event : PA_FILTER_NO_EVENT;
+	e = pa_process_find_event_named(proc, f->event_name);
+	return e ? (int64_t)e->index : PA_FILTER_NO_EVENT;
+}
+
+const struct pa_event *pa_filter_find_event(const struct pa_filter *f,
+					    const struct pa_process *proc)
+{
+	int64_t idx = pa_filter_event(f, proc);
+
+	return idx >= 0 ? pa_process_find_event(proc, (uint32_t)idx) : NULL;
+}
+
+uint64_t pa_filter_count_samples(const struct pa_filter *f, const struct pa_process *proc,
+				 const struct pa_thread *t)
+{
+	int64_t idx = pa_filter_event(f, proc);
 	uint64_t n = 0;
 
 	for (size_t i = 0; i < t->nsamples; i++)
-		n += pa_profile_wants(f, &t->samples[i]);
+		n += pa_profile_wants(idx, &t->samples[i]);
 	return n;
+}
+
+uint64_t pa_filter_count_lost(const struct pa_filter *f, const struct pa_process *proc,
+			      const struct pa_thread *t)
+{
+	int64_t idx = pa_filter_event(f, proc);
+	const struct pa_thread_event *te;
+
+	if (idx == PA_FILTER_NO_EVENT)
+		return 0;
+	te = idx >= 0 ? pa_thread_find_event(t, (uint32_t)idx) : NULL;
+	if (te)
+		return te->lost;
+	/* An older log: THREAD_END counts every event's drops together. */
+	return idx == -1 || t->nevents == 0 ? t->lost : 0;
 }
 
 const struct pa_func *pa_profile_find(const struct pa_profile *prof, const char *name)

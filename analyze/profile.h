@@ -24,23 +24,57 @@
 
 #define PA_PROFILE_SELF_MODULE "libpprof.so"
 
-/* Which samples to count. */
+/*
+ * Which samples to count. The event is event_name when set (matched in each
+ * process against its events' names, then their specs: pa_filter_event),
+ * else the index event.
+ */
 struct pa_filter {
 	uint32_t pid; /* 0: every process */
 	uint32_t tid; /* 0: every thread */
-	int64_t event; /* event index, -1: every event */
+	int64_t event; /* event index, -1: every event, PA_FILTER_NO_EVENT: none;
+			  unused with event_name */
+	const char *event_name; /* NULL, or an event's name or spec; not owned */
 	const char *exe; /* NULL: every process; else only processes that run it
 			    (pa_process_runs: basename or full path); not owned */
 };
 
-/* The filter that takes everything: pid 0, tid 0, event -1, exe NULL. */
-#define PA_FILTER_ALL ((struct pa_filter){ .pid = 0, .tid = 0, .event = -1, .exe = NULL })
+/* The filter that takes everything: pid 0, tid 0, event -1, no names. */
+#define PA_FILTER_ALL ((struct pa_filter){ .pid = 0, .tid = 0, .event = -1, \
+					   .event_name = NULL, .exe = NULL })
+
+/* No event: pa_filter_event's answer when proc has none by f's name. */
+#define PA_FILTER_NO_EVENT (-2)
 
 /* Whether f's pid and exe select proc (tid and event select within it). */
 bool pa_filter_selects(const struct pa_filter *f, const struct pa_process *proc);
 
-/* The samples of thread t that f's event index selects. */
-uint64_t pa_filter_count_samples(const struct pa_filter *f, const struct pa_thread *t);
+/* Whether f's tid selects thread t. */
+bool pa_filter_selects_thread(const struct pa_filter *f, const struct pa_thread *t);
+
+/*
+ * The index in proc of the event f selects: without a name f->event (-1:
+ * every event, PA_FILTER_NO_EVENT: none); with one, the index of the event
+ * whose name, or failing that whose spec, is f->event_name, or
+ * PA_FILTER_NO_EVENT when proc has none.
+ */
+int64_t pa_filter_event(const struct pa_filter *f, const struct pa_process *proc);
+
+/* The event of proc f selects, NULL for every event or none. */
+const struct pa_event *pa_filter_find_event(const struct pa_filter *f,
+					    const struct pa_process *proc);
+
+/* The samples of thread t (of process proc) of the event f selects. */
+uint64_t pa_filter_count_samples(const struct pa_filter *f, const struct pa_process *proc,
+				 const struct pa_thread *t);
+
+/*
+ * The samples of the event f selects that thread t lost: its
+ * PPF_REC_THREAD_EVENT count when it has one, else (older logs, or every
+ * event) what its PPF_REC_THREAD_END counted for all events.
+ */
+uint64_t pa_filter_count_lost(const struct pa_filter *f, const struct pa_process *proc,
+			      const struct pa_thread *t);
 
 struct pa_func {
 	const char *name;   /* display name, see above; never NULL */

@@ -298,14 +298,34 @@ static int pa_reader_fixed(struct pa_log_buf *buf, uint64_t off, const char *rec
 }
 
 /*
+ * pa_reader_fixed for a record that grew at its end: at least min bytes,
+ * the fields up to need copied when present and zero when not.
+ */
+static int pa_reader_grown(struct pa_log_buf *buf, uint64_t off, const char *rec, uint32_t size,
+			   void *dst, size_t min, size_t need, const char *what,
+			   struct pa_error *err)
+{
+	size_t n = size < need ? size : need;
+
+	if (size < min) {
+		pa_error_set(err, -EINVAL, buf->path, true, off,
+			     "%s record of %u bytes, needs at least %zu", what, size, min);
+		return -EINVAL;
+	}
+	memset(dst, 0, need);
+	memcpy(dst, rec, n);
+	return 0;
+}
+
+/*
  * A record type this file kind does not have: a known type of the other
  * kind is an error, an unknown one is counted and skipped.
  */
 static int pa_reader_other_type(struct pa_log_buf *buf, uint64_t off, uint32_t type,
 				const char *kind, struct pa_error *err)
 {
-	if ((type >= PPF_REC_PROCESS && type <= PPF_REC_EXEC) ||
-	    (type >= PPF_REC_THREAD && type <= PPF_REC_THREAD_END))
+	if ((type >= PPF_REC_PROCESS && type <= PPF_REC_CONFIG) ||
+	    (type >= PPF_REC_THREAD && type <= PPF_REC_THREAD_EVENT))
 		return pa_error_set(err, -EINVAL, buf->path, true, off,
 				    "record type %u does not belong in a %s", type, kind);
 	buf->unknown++;
@@ -320,6 +340,7 @@ struct pa_process_ctx {
 	size_t modules_cap;
 	size_t execs_cap;
 	bool saw_process;
+	bool saw_config;
 	bool last_exec; /* the latest record was PPF_REC_EXEC */
 };
 
@@ -387,8 +408,13 @@ static int pa_reader_event_rec(struct pa_process_ctx *c, struct pa_log_buf *buf,
 	struct ppf_event e;
 	struct pa_event *pe;
 
-	if (pa_reader_fixed(buf, off, rec, size, &e, sizeof(e), "event", err) < 0)
+	if (pa_reader_grown(buf, off, rec, size, &e, PPF_EVENT_V1_SIZE, sizeof(e), "event",
+			    err) < 0)
 		return -EINVAL;
+	if (!memchr(e.name, '\0', sizeof(e.name)) || !memchr(e.spec, '\0', sizeof(e.spec)))
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "event record %u: %s is not NUL-terminated", e.index,
+				    memchr(e.name, '\0', sizeof(e.name)) ? "spec" : "name");
 	if (pa_process_find_event(proc, e.index))
 		return pa_error_set(err, -EINVAL, buf->path, true, off,
 				    "second event with index %u", e.index);
@@ -398,9 +424,56 @@ static int pa_reader_event_rec(struct pa_process_ctx *c, struct pa_log_buf *buf,
 	pe->index = e.index;
 	pe->type = e.type;
 	pe->config = e.config;
+	pe->config1 = e.config1;
+	pe->config2 = e.config2;
 	pe->period = e.period;
 	pe->flags = e.flags;
-	pa_reader_copy_name(pe->name, sizeof(pe->name), e.name, sizeof(e.name));
+	pe->error = e.error;
+	pe->precise_ip = e.precise_ip;
+	memcpy(pe->name, e.name, sizeof(pe->name));
+	/* Before spec existed, name was the event's perf name. */
+	memcpy(pe->spec, e.spec[0] ? e.spec : e.name, sizeof(pe->spec));
+	return 0;
+}
+
+/* The configuration record: source and text follow the fixed part, each NUL-terminated. */
+static int pa_reader_config_rec(struct pa_process_ctx *c, struct pa_log_buf *buf,
+				uint64_t off, const char *rec, uint32_t size,
+				struct pa_error *err)
+{
+	struct pa_config *pc = &c->proc->config;
+	struct ppf_config r;
+	const char *source, *text;
+
+	if (pa_reader_fixed(buf, off, rec, size, &r, sizeof(r), "config", err) < 0)
+		return -EINVAL;
+	if (c->saw_config)
+		return pa_error_set(err, -EINVAL, buf->path, true, off, "second config record");
+	if ((uint64_t)r.source_len + r.text_len > size - sizeof(r))
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "config record: source_len %u + text_len %u exceed "
+				    "the %zu bytes after the fixed part",
+				    r.source_len, r.text_len, size - sizeof(r));
+	source = rec + sizeof(r);
+	text = source + r.source_len;
+	if (r.source_len == 0 || strnlen(source, r.source_len) != r.source_len - 1)
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "config record: source is not one NUL-terminated string");
+	if (r.text_len && text[r.text_len - 1] != '\0')
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "config record: text is not NUL-terminated");
+	c->saw_config = true;
+	pc->known = true;
+	pc->mode_request = r.mode_request;
+	pc->max_frames = r.max_frames;
+	pc->flags = r.flags;
+	pc->text_len = r.text_len ? r.text_len - 1 : 0;
+	pc->source = strdup(source);
+	pc->text = malloc(pc->text_len + 1);
+	if (!pc->source || !pc->text)
+		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
+	memcpy(pc->text, text, pc->text_len);
+	pc->text[pc->text_len] = '\0';
 	return 0;
 }
 
@@ -500,6 +573,8 @@ static int pa_reader_process_cb(void *ctx, struct pa_log_buf *buf, uint64_t off,
 		return pa_reader_process_rec(c, buf, off, rec, size, err);
 	case PPF_REC_EVENT:
 		return pa_reader_event_rec(c, buf, off, rec, size, err);
+	case PPF_REC_CONFIG:
+		return pa_reader_config_rec(c, buf, off, rec, size, err);
 	case PPF_REC_MODULE:
 		return pa_reader_module_rec(c, buf, off, rec, size, err);
 	case PPF_REC_EXEC:
@@ -546,6 +621,8 @@ void pa_process_free(struct pa_process *proc)
 	if (!proc)
 		return;
 	free(proc->exe);
+	free(proc->config.source);
+	free(proc->config.text);
 	for (size_t i = 0; proc->argv && i < proc->argc; i++)
 		free(proc->argv[i]);
 	free(proc->argv);
@@ -614,6 +691,7 @@ int pa_process_log_load(const char *path, struct pa_process **out,
 struct pa_thread_ctx {
 	struct pa_thread *thread;
 	size_t samples_cap;
+	size_t events_cap;
 	bool saw_thread;
 };
 
@@ -647,6 +725,37 @@ static int pa_reader_sample_rec(struct pa_thread_ctx *c, struct pa_log_buf *buf,
 	return 0;
 }
 
+static int pa_reader_thread_event_rec(struct pa_thread_ctx *c, struct pa_log_buf *buf,
+				      uint64_t off, const char *rec, uint32_t size,
+				      struct pa_error *err)
+{
+	const uint32_t both = PPF_THREAD_EVENT_COUNTED | PPF_THREAD_EVENT_NO_COUNTER;
+	struct pa_thread *t = c->thread;
+	struct ppf_thread_event r;
+	struct pa_thread_event *pe;
+
+	if (pa_reader_fixed(buf, off, rec, size, &r, sizeof(r), "thread event", err) < 0)
+		return -EINVAL;
+	if ((r.flags & both) == both)
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "thread event record for event %u: flags 0x%x say both "
+				    "counted and no counter", r.event, r.flags);
+	if (pa_thread_find_event(t, r.event))
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "second thread event record for event %u", r.event);
+	if (pa_reader_grow((void **)&t->events, &c->events_cap, t->nevents, sizeof(*pe)) < 0)
+		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
+	pe = &t->events[t->nevents++];
+	pe->event = r.event;
+	pe->flags = r.flags;
+	pe->samples = r.samples;
+	pe->lost = r.lost;
+	pe->value = r.value;
+	pe->time_enabled = r.time_enabled;
+	pe->time_running = r.time_running;
+	return 0;
+}
+
 static int pa_reader_thread_cb(void *ctx, struct pa_log_buf *buf, uint64_t off,
 			       const char *rec, uint32_t type, uint32_t size,
 			       struct pa_warnings *warn, struct pa_error *err)
@@ -672,6 +781,8 @@ static int pa_reader_thread_cb(void *ctx, struct pa_log_buf *buf, uint64_t off,
 	}
 	case PPF_REC_SAMPLE:
 		return pa_reader_sample_rec(c, buf, off, rec, size, err);
+	case PPF_REC_THREAD_EVENT:
+		return pa_reader_thread_event_rec(c, buf, off, rec, size, err);
 	case PPF_REC_THREAD_NAME: {
 		struct ppf_thread_name r;
 
@@ -703,6 +814,7 @@ void pa_thread_free(struct pa_thread *thread)
 	if (!thread)
 		return;
 	free(thread->samples);
+	free(thread->events);
 	free(thread->ip_storage);
 	free(thread->path);
 	free(thread);
@@ -884,6 +996,20 @@ static bool pa_reader_keep_process_dir(const char *dir, const char *name)
 	return ok;
 }
 
+/* Warn about what in a thread log does not fit its process. */
+static void pa_reader_check_thread(const struct pa_process *proc, const struct pa_thread *t,
+				   const char *path, struct pa_warnings *warn)
+{
+	if (t->pid != proc->pid)
+		pa_warnings_add(warn, path, false, 0,
+				"thread log of pid %u in the directory of pid %u", t->pid, proc->pid);
+	for (size_t i = 0; i < t->nevents; i++)
+		if (!pa_process_find_event(proc, t->events[i].event))
+			pa_warnings_add(warn, path, false, 0,
+					"totals for event %u, which %s does not list; ignored",
+					t->events[i].event, PPF_PROCESS_LOG);
+}
+
 int pa_process_load(const char *dir, struct pa_process **out,
 		    struct pa_warnings *warn, struct pa_error *err)
 {
@@ -920,10 +1046,7 @@ int pa_process_load(const char *dir, struct pa_process **out,
 		/* exec ends every thread of the old image without END records. */
 		ret = pa_reader_thread_load(path, !proc->replaced, &t, warn, err);
 		if (ret == 0) {
-			if (t->pid != proc->pid)
-				pa_warnings_add(warn, path, false, 0,
-						"thread log of pid %u in the directory of pid %u",
-						t->pid, proc->pid);
+			pa_reader_check_thread(proc, t, path, warn);
 			proc->threads[proc->nthreads++] = t;
 		}
 		free(path);
@@ -1025,6 +1148,27 @@ const struct pa_event *pa_process_find_event(const struct pa_process *proc, uint
 	for (size_t i = 0; i < proc->nevents; i++)
 		if (proc->events[i].index == index)
 			return &proc->events[i];
+	return NULL;
+}
+
+const struct pa_event *pa_process_find_event_named(const struct pa_process *proc,
+						   const char *name)
+{
+	for (size_t i = 0; i < proc->nevents; i++)
+		if (strcmp(proc->events[i].name, name) == 0)
+			return &proc->events[i];
+	for (size_t i = 0; i < proc->nevents; i++)
+		if (strcmp(proc->events[i].spec, name) == 0)
+			return &proc->events[i];
+	return NULL;
+}
+
+const struct pa_thread_event *pa_thread_find_event(const struct pa_thread *thread,
+						   uint32_t index)
+{
+	for (size_t i = 0; i < thread->nevents; i++)
+		if (thread->events[i].event == index)
+			return &thread->events[i];
 	return NULL;
 }
 

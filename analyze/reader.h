@@ -8,8 +8,12 @@
  * Errors (the load fails, nothing is returned):
  *   - wrong magic, byte order, version or file kind (offset 0);
  *   - a record whose size is < 8, not a multiple of 8, above PPF_RECORD_MAX,
- *     or inconsistent with its own fields (nframes, exe_len + cmdline_len,
- *     path_len, ...);
+ *     smaller than its fixed part (PPF_EVENT_V1_SIZE for an EVENT record,
+ *     whose later fields read as zero when absent), or inconsistent with
+ *     its own fields (nframes, exe_len + cmdline_len, path_len, source_len
+ *     + text_len, a name without its NUL, ...);
+ *   - a second PROCESS, CONFIG or THREAD record, a second EVENT with the
+ *     same index, a second THREAD_EVENT for the same event in one thread;
  *   - a directory holding no process directory.
  * Warnings (the load goes on, what came before is kept):
  *   - a record that runs past the end of the file ("truncated at offset N");
@@ -19,7 +23,9 @@
  *     END records by design, so nothing is said about them (the
  *     `processes` report shows "exec PATH");
  *   - records of unknown type, skipped by their size (one warning per file
- *     with the count).
+ *     with the count);
+ *   - a thread log with totals (PPF_REC_THREAD_EVENT) for an event that its
+ *     process.log does not list.
  *
  * Everything is owned by the struct pa_run (or the struct returned by the
  * single-file loaders) and freed by the matching _free function. All
@@ -64,14 +70,52 @@ struct pa_warnings {
 	size_t cap;
 };
 
-/* One PPF_REC_EVENT. */
+/*
+ * One PPF_REC_EVENT. Logs written before config1 were added (104-byte
+ * records) read with config1, config2, precise_ip and error 0 and spec a
+ * copy of name (then the event's perf name).
+ */
 struct pa_event {
-	uint32_t index;  /* what pa_sample.event refers to */
-	uint32_t type;   /* perf_event_attr.type */
-	uint64_t config; /* perf_event_attr.config */
-	uint64_t period; /* sample period, or Hz with PPF_EVENT_FREQ */
-	uint32_t flags;  /* enum ppf_event_flags */
-	char name[PPF_NAME_MAX]; /* always NUL-terminated */
+	uint32_t index;   /* what pa_sample.event refers to */
+	uint32_t type;    /* perf_event_attr.type */
+	uint64_t config;  /* perf_event_attr.config */
+	uint64_t config1; /* perf_event_attr.config1 */
+	uint64_t config2; /* perf_event_attr.config2 */
+	uint64_t period;  /* sample period, or Hz with PPF_EVENT_FREQ; 0 counting */
+	uint32_t flags;   /* enum ppf_event_flags */
+	uint32_t error;   /* errno with PPF_EVENT_UNAVAILABLE, else 0 */
+	uint32_t precise_ip;
+	char name[PPF_NAME_MAX]; /* the configuration's section name */
+	char spec[PPF_NAME_MAX]; /* the event as written ("cycles:u"); never empty */
+};
+
+/*
+ * The PPF_REC_CONFIG record: the configuration in force in a process.
+ * known is false when the log has none (written before it existed); then
+ * every other field is 0 or NULL and reports say "unknown".
+ */
+struct pa_config {
+	bool known;
+	uint32_t mode_request; /* enum ppf_mode_request, as recorded (may be out of range) */
+	uint32_t max_frames;
+	uint32_t flags;        /* enum ppf_config_flags */
+	char *source;          /* INI file's path, or "(embedded default)" */
+	char *text;            /* the configuration text, text_len bytes then a NUL */
+	size_t text_len;       /* may hold NUL bytes the file held */
+};
+
+/*
+ * One PPF_REC_THREAD_EVENT: a thread's totals for one event, written when
+ * the thread ended (so absent from a log cut short, or ended by exec).
+ */
+struct pa_thread_event {
+	uint32_t event; /* pa_event.index */
+	uint32_t flags; /* enum ppf_thread_event_flags */
+	uint64_t samples; /* sampling events: taken and lost */
+	uint64_t lost;
+	uint64_t value;   /* counting events with PPF_THREAD_EVENT_COUNTED */
+	uint64_t time_enabled;
+	uint64_t time_running;
 };
 
 /* One PPF_REC_MODULE, with its unload time when a PPF_REC_MODULE_UNLOAD named it. */
@@ -116,6 +160,8 @@ struct pa_thread {
 	uint64_t cpu_ns;        /* thread CPU time at the end, 0 if unknown */
 	struct pa_sample *samples; /* in file order */
 	size_t nsamples;
+	struct pa_thread_event *events; /* per-event totals, in file order */
+	size_t nevents;
 	size_t unknown_records; /* records of unknown type skipped */
 	char *path;             /* the log file */
 	uint64_t *ip_storage;   /* private: backs samples[].ips */
@@ -128,7 +174,8 @@ struct pa_process {
 	char *exe;       /* absolute path of the executable */
 	char **argv;     /* argc strings, then NULL */
 	size_t argc;
-	uint32_t mode;   /* enum ppf_mode */
+	uint32_t mode;   /* enum ppf_mode: the sampling mode in force */
+	struct pa_config config; /* what the configuration asked for */
 	uint64_t start_ns;
 	uint64_t start_realtime_ns;
 	bool ended;      /* PPF_REC_PROCESS_END was read; the fields below come from it */
@@ -192,6 +239,11 @@ void pa_thread_free(struct pa_thread *thread);
 /* Find by id; NULL if absent. */
 const struct pa_process *pa_run_find_process(const struct pa_run *run, uint32_t pid);
 const struct pa_event *pa_process_find_event(const struct pa_process *proc, uint32_t index);
+/* The event whose name is name, else the first whose spec is name; NULL if none. */
+const struct pa_event *pa_process_find_event_named(const struct pa_process *proc,
+						   const char *name);
+const struct pa_thread_event *pa_thread_find_event(const struct pa_thread *thread,
+						   uint32_t index);
 
 /* The basename of proc->exe ("" when unknown); points into proc->exe. */
 const char *pa_process_exe_base(const struct pa_process *proc);

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "events.h"
+
 #define PA_REPORT_PROCESSES_NONE SIZE_MAX
 #define PA_REPORT_PROCESSES_MAX_INDENT 16 /* levels; deeper ones line up */
 
@@ -170,11 +172,23 @@ static uint64_t pa_report_processes_samples(const struct pa_process *proc,
 
 	*nthreads = 0;
 	for (size_t i = 0; i < proc->nthreads; i++) {
-		if (f->tid && proc->threads[i]->tid != f->tid)
+		if (!pa_filter_selects_thread(f, proc->threads[i]))
 			continue;
 		(*nthreads)++;
-		n += pa_filter_count_samples(f, proc->threads[i]);
+		n += pa_filter_count_samples(f, proc, proc->threads[i]);
 	}
+	return n;
+}
+
+/* Samples of every row, for the header. */
+static uint64_t pa_report_processes_total(const struct pa_report_processes_tree *t,
+					  const struct pa_filter *f)
+{
+	uint64_t n = 0;
+	size_t nthreads;
+
+	for (size_t k = 0; k < t->n; k++)
+		n += pa_report_processes_samples(t->v[k], f, &nthreads);
 	return n;
 }
 
@@ -223,6 +237,7 @@ int pa_report_processes(FILE *out, const struct pa_run *run, const struct pa_fil
 		if (w > width)
 			width = w;
 	}
+	pa_events_header(out, run, &f, pa_report_processes_total(&t, &f), false, 0, 0, 0);
 	fprintf(out, "%8s %8s %9s %9s %9s %7s  %-*s  %s\n", "PID", "PPID", "START(s)",
 		"WALL(s)", "SAMPLES", "THREADS", (int)width, "EXE", "ENDED");
 	for (size_t r = 0; r < t.nrows; r++)

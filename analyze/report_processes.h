@@ -8,7 +8,8 @@
 #include "reader.h"
 
 /*
- * One row per process that filter selects (its pid and exe; with a tid, only
+ * A header line naming the event and its period (pa_events_header), then
+ * one row per process that filter selects (its pid and exe; with a tid, only
  * the process holding that thread, counting that thread alone; the event
  * index selects which samples are counted): pid, ppid, start (seconds after
  * the run's first process started), wall-clock duration, samples in the

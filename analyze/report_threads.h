@@ -8,10 +8,14 @@
 #include "reader.h"
 
 /*
- * One row per thread that filter selects (its pid and tid; the event index
+ * A header line naming the event and its period (pa_events_header), then
+ * one row per thread that filter selects (its pid and tid; the event
  * selects which samples are counted): pid, tid, name, samples in the log,
- * samples lost, whether the thread ended cleanly, its CPU time when known,
- * and the executable. Returns 0, or -EIO on a write error.
+ * samples lost (of that event when the log says, else of all events), late
+ * samples, how its log ended ("yes": END record; "exec": its process's
+ * image was replaced by exec, which ends threads without one; "no": killed
+ * or still running), its CPU time when known, and the executable. Returns
+ * 0, or -EIO on a write error.
  */
 int pa_report_threads(FILE *out, const struct pa_run *run, const struct pa_filter *filter);
 

@@ -1,51 +1,889 @@
-/* The embedded default configuration and the environment that adjusts it. */
+/*
+ * The configuration: INI text parsed with inih in two steps. Reading
+ * collects each section's values with their line numbers (inih r55 tells its
+ * handler no line number, so inih reads lines through our reader, which
+ * counts them, drops leading whitespace so that an indented key is never a
+ * continuation line, and measures each line against inih's buffer before
+ * inih can cut it). Building then checks every value and resolves the events.
+ * Every problem is collected with its line; nothing is printed here.
+ */
 #include "config.h"
 
 #include <errno.h>
-#include <linux/perf_event.h>
+#include <fcntl.h>
+#include <ini.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#define PP_CONFIG_DEFAULT_OUTPUT "pprof-data"
-#define PP_CONFIG_DEFAULT_FRAMES 128
-/* 1 ms of CPU per sample: about 1000 samples per second per busy thread. */
-#define PP_CONFIG_DEFAULT_PERIOD_NS 1000000
+#include "evname.h"
+#include "strdist.h"
 
-void pp_config_default(struct pp_config *cfg)
+/* config/default.ini, built in (the Makefile passes its path). */
+__asm__(".section .rodata\n"
+	".hidden pp_config_default_ini\n"
+	"pp_config_default_ini:\n"
+	".incbin \"" PP_CONFIG_DEFAULT_INI "\"\n"
+	".byte 0\n"
+	".previous\n");
+extern const char pp_config_default_ini[];
+
+#define PP_CONFIG_VALUE_MAX 256
+#define PP_CONFIG_MAX_KEYS 6
+/* The kernel's hrtimer events (cpu-clock, task-clock) fire at most every 10 us. */
+#define PP_CONFIG_MIN_TIME_PERIOD 10000ull
+#define PP_CONFIG_MAX_TIME_PERIOD 3600000000000ull
+#define PP_CONFIG_MAX_COUNT_PERIOD (1ull << 62)
+#define PP_CONFIG_DEFAULT_RATE_LIMIT 100000ull
+
+enum pp_config_kind { PP_SEC_PROFILE, PP_SEC_SAMPLE, PP_SEC_COUNT };
+
+static const char *const pp_config_kinds[] = { "profile", "sample", "count" };
+
+enum { K_OUTPUT, K_MODE, K_MAX_FRAMES, K_FOLLOW_EXEC, K_UNAVAILABLE, K_STRICT };
+static const char *const pp_config_profile_keys[] = {
+	"output", "mode", "max_frames", "follow_exec", "unavailable", "strict",
+};
+
+enum { K_EVENT, K_PERIOD, K_FREQUENCY, K_EXCLUDE_KERNEL, K_EXCLUDE_USER,
+       K_PRECISE_IP };
+static const char *const pp_config_event_keys[] = {
+	"event", "period", "frequency", "exclude_kernel", "exclude_user",
+	"precise_ip",
+};
+
+struct pp_config_value {
+	int line; /* 0: not given */
+	char text[PP_CONFIG_VALUE_MAX];
+};
+
+struct pp_config_section {
+	int kind;
+	int line;
+	char name[PPF_NAME_MAX];
+	struct pp_config_value v[PP_CONFIG_MAX_KEYS];
+};
+
+struct pp_config_parser {
+	const char *source;
+	const char *pos;      /* the next line of the text */
+	int lineno;
+	struct pp_config_errors *errs;
+	struct pp_config_section profile;
+	struct pp_config_section events[PP_CONFIG_MAX_EVENTS];
+	unsigned nevents;
+	struct pp_config_section *cur; /* NULL before any section or in a bad one */
+	int cur_bad;          /* the current section was reported: skip its keys */
+};
+
+/* Records one problem at line (0: the file as a whole), kept in line order. */
+__attribute__((format(printf, 3, 4)))
+static void pp_config_error(struct pp_config_parser *p, int line,
+			    const char *fmt, ...)
 {
-	struct pp_config_event *ev = &cfg->events[0];
+	struct pp_config_errors *errs = p->errs;
+	unsigned at;
+	size_t len;
+	va_list ap;
 
-	memset(cfg, 0, sizeof(*cfg));
-	snprintf(cfg->output, sizeof(cfg->output), "%s",
-		 PP_CONFIG_DEFAULT_OUTPUT);
-	cfg->max_frames = PP_CONFIG_DEFAULT_FRAMES;
-	cfg->nevents = 1;
-	snprintf(ev->name, sizeof(ev->name), "cpu-clock");
-	ev->type = PERF_TYPE_SOFTWARE;
-	ev->config = PERF_COUNT_SW_CPU_CLOCK;
-	ev->period = PP_CONFIG_DEFAULT_PERIOD_NS;
-	ev->exclude_kernel = 1;
-	ev->time_ns = 1;
+	if (errs->n == PP_CONFIG_MAX_ERRORS) {
+		errs->more++;
+		return;
+	}
+	for (at = errs->n; at > 0 && errs->e[at - 1].line > line; at--)
+		errs->e[at] = errs->e[at - 1];
+	errs->e[at].line = line;
+	if (line > 0)
+		snprintf(errs->e[at].msg, sizeof(errs->e[at].msg), "%s:%d: ",
+			 p->source, line);
+	else
+		snprintf(errs->e[at].msg, sizeof(errs->e[at].msg), "%s: ", p->source);
+	len = strlen(errs->e[at].msg);
+	va_start(ap, fmt);
+	vsnprintf(errs->e[at].msg + len, sizeof(errs->e[at].msg) - len, fmt, ap);
+	va_end(ap);
+	errs->n++;
 }
 
-int pp_config_from_env(struct pp_config *cfg)
+static int pp_config_has_error_at(const struct pp_config_parser *p, int line)
+{
+	for (unsigned i = 0; i < p->errs->n; i++)
+		if (p->errs->e[i].line == line)
+			return 1;
+	return 0;
+}
+
+/* Copies s[0..len) with surrounding blanks removed into out (out_size > 0). */
+static void pp_config_trim(const char *s, size_t len, char *out, size_t out_size)
+{
+	while (len && (*s == ' ' || *s == '\t'))
+		s++, len--;
+	while (len && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\r'))
+		len--;
+	if (len >= out_size)
+		len = out_size - 1;
+	memcpy(out, s, len);
+	out[len] = '\0';
+}
+
+static int pp_config_lookup(const char *word, const char *const *words, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (strcasecmp(word, words[i]) == 0)
+			return (int)i;
+	return -1;
+}
+
+static struct pp_config_section *pp_config_find_event(struct pp_config_parser *p,
+						      int kind, const char *name)
+{
+	for (unsigned i = 0; i < p->nevents; i++)
+		if (p->events[i].kind == kind && strcmp(p->events[i].name, name) == 0)
+			return &p->events[i];
+	return NULL;
+}
+
+static void pp_config_unknown_section(struct pp_config_parser *p,
+				      const char *kind, const char *name)
+{
+	const char *s = pp_strdist_closest(kind, pp_config_kinds, 3);
+
+	if (s)
+		pp_config_error(p, p->lineno, "unknown section [%s%s%s]; did you "
+				"mean [%s%s%s]?", kind, *name ? " " : "", name, s,
+				*name ? " " : "", name);
+	else
+		pp_config_error(p, p->lineno, "unknown section [%s%s%s]; sections "
+				"are [profile], [sample EVENT] and [count EVENT]",
+				kind, *name ? " " : "", name);
+}
+
+/* Begins a section at the current line; inner is the text between [ and ]. */
+static void pp_config_section_begin(struct pp_config_parser *p, const char *inner,
+				    size_t len)
+{
+	char text[PP_CONFIG_VALUE_MAX], *name;
+	struct pp_config_section *s;
+	int kind;
+
+	pp_config_trim(inner, len, text, sizeof(text));
+	name = text + strcspn(text, " \t");
+	if (*name)
+		*name++ = '\0';
+	name += strspn(name, " \t");
+	p->cur = NULL;
+	p->cur_bad = 1;
+	kind = pp_config_lookup(text, pp_config_kinds, 3);
+	if (kind < 0) {
+		pp_config_unknown_section(p, text, name);
+		return;
+	}
+	if (kind == PP_SEC_PROFILE) {
+		if (*name)
+			pp_config_error(p, p->lineno, "[profile %s]: the profile "
+					"section takes no name", name);
+		else if (p->profile.line)
+			pp_config_error(p, p->lineno, "[profile] appears twice "
+					"(first on line %d)", p->profile.line);
+		else {
+			p->profile.line = p->lineno;
+			p->cur = &p->profile;
+			p->cur_bad = 0;
+		}
+		return;
+	}
+	if (!*name) {
+		pp_config_error(p, p->lineno, "[%s] needs an event, as in [%s "
+				"cpu-clock]", text, text);
+		return;
+	}
+	if (strlen(name) >= PPF_NAME_MAX) {
+		pp_config_error(p, p->lineno, "[%s %s]: the name is longer than "
+				"%u characters", text, name, PPF_NAME_MAX - 1);
+		return;
+	}
+	if ((s = pp_config_find_event(p, kind, name)) != NULL) {
+		pp_config_error(p, p->lineno, "[%s %s] appears twice (first on "
+				"line %d)", text, name, s->line);
+		return;
+	}
+	if (p->nevents == PP_CONFIG_MAX_EVENTS) {
+		pp_config_error(p, p->lineno, "[%s %s]: more than %d events",
+				text, name, PP_CONFIG_MAX_EVENTS);
+		return;
+	}
+	s = &p->events[p->nevents++];
+	s->kind = kind;
+	s->line = p->lineno;
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	p->cur = s;
+	p->cur_bad = 0;
+}
+
+/* Looks at a line before inih does: sections, and lines inih would reject. */
+static void pp_config_line_check(struct pp_config_parser *p, const char *s,
+				 size_t len)
+{
+	const char *end;
+
+	if (len == 0 || *s == ';' || *s == '#')
+		return;
+	if (*s == '[') {
+		end = memchr(s, ']', len);
+		if (end) {
+			pp_config_section_begin(p, s + 1, (size_t)(end - s - 1));
+			return;
+		}
+		pp_config_error(p, p->lineno, "'%.*s': a section name needs a "
+				"closing ]", (int)len, s);
+		p->cur = NULL;
+		p->cur_bad = 1;
+		return;
+	}
+	if (!memchr(s, '=', len) && !memchr(s, ':', len))
+		pp_config_error(p, p->lineno, "'%.*s': expected 'key = value', "
+				"a [section] or a comment", (int)len, s);
+}
+
+/*
+ * inih's reader: hands it one line of the text per call (fgets-like: at most
+ * num - 1 bytes, newline included), without leading blanks.
+ */
+static char *pp_config_read_line(char *str, int num, void *stream)
+{
+	struct pp_config_parser *p = stream;
+	const char *s = p->pos, *nl;
+	size_t len;
+
+	if (!*s || num < 3)
+		return NULL;
+	nl = strchr(s, '\n');
+	len = nl ? (size_t)(nl - s) : strlen(s);
+	p->pos = nl ? nl + 1 : s + len;
+	p->lineno++;
+	if (p->lineno == 1 && len >= 3 && memcmp(s, "\xef\xbb\xbf", 3) == 0)
+		s += 3, len -= 3;
+	while (len && (*s == ' ' || *s == '\t'))
+		s++, len--;
+	if (len && s[len - 1] == '\r')
+		len--;
+	if (len + 2 > (size_t)num) {
+		pp_config_error(p, p->lineno, "the line is %zu characters long; "
+				"the longest line read is %d characters", len,
+				num - 2);
+		if (*s == '[') {
+			p->cur = NULL;
+			p->cur_bad = 1;
+		}
+		len = 0;
+	} else {
+		pp_config_line_check(p, s, len);
+	}
+	memcpy(str, s, len);
+	str[len] = '\n';
+	str[len + 1] = '\0';
+	return str;
+}
+
+static void pp_config_unknown_key(struct pp_config_parser *p, const char *key,
+				  const char *const *keys, unsigned n)
+{
+	const char *s = pp_strdist_closest(key, keys, n);
+	const char *sec = p->cur->kind == PP_SEC_PROFILE ? "profile" :
+			  pp_config_kinds[p->cur->kind];
+	char list[256] = "";
+
+	if (s) {
+		pp_config_error(p, p->lineno, "unknown key '%s' in [%s%s%s]; did "
+				"you mean '%s'?", key, sec, *p->cur->name ? " " : "",
+				p->cur->name, s);
+		return;
+	}
+	for (unsigned i = 0; i < n; i++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+			 i ? ", " : "", keys[i]);
+	pp_config_error(p, p->lineno, "unknown key '%s' in [%s%s%s]; the keys "
+			"are %s", key, sec, *p->cur->name ? " " : "",
+			p->cur->name, list);
+}
+
+/* inih's handler: stores one value. Always "succeeds": we report ourselves. */
+static int pp_config_on_value(void *user, const char *section, const char *key,
+			      const char *value)
+{
+	struct pp_config_parser *p = user;
+	const char *const *keys;
+	struct pp_config_value *v;
+	unsigned n;
+	int k;
+
+	(void)section;
+	if (!p->cur) {
+		if (!p->cur_bad)
+			pp_config_error(p, p->lineno, "'%s' is outside any "
+					"section: put it under [profile] or an "
+					"event's section", key);
+		return 1;
+	}
+	keys = p->cur->kind == PP_SEC_PROFILE ? pp_config_profile_keys :
+						pp_config_event_keys;
+	n = p->cur->kind == PP_SEC_PROFILE ?
+		    sizeof(pp_config_profile_keys) / sizeof(*keys) :
+		    sizeof(pp_config_event_keys) / sizeof(*keys);
+	k = pp_config_lookup(key, keys, n);
+	if (k < 0) {
+		pp_config_unknown_key(p, key, keys, n);
+		return 1;
+	}
+	v = &p->cur->v[k];
+	if (v->line) {
+		pp_config_error(p, p->lineno, "'%s' is given twice in this "
+				"section (first on line %d)", keys[k], v->line);
+		return 1;
+	}
+	v->line = p->lineno;
+	if (strlen(value) >= sizeof(v->text))
+		pp_config_error(p, p->lineno, "the value of '%s' is longer than "
+				"%zu characters", keys[k], sizeof(v->text) - 1);
+	snprintf(v->text, sizeof(v->text), "%s", value);
+	return 1;
+}
+
+/* ---- values ------------------------------------------------------------ */
+
+static int pp_config_bool(struct pp_config_parser *p, const char *key,
+			  const struct pp_config_value *v, int *out)
+{
+	static const char *const yes[] = { "yes", "true", "on", "1" };
+	static const char *const no[] = { "no", "false", "off", "0" };
+
+	if (!v->line)
+		return 0;
+	if (pp_config_lookup(v->text, yes, 4) >= 0)
+		*out = 1;
+	else if (pp_config_lookup(v->text, no, 4) >= 0)
+		*out = 0;
+	else
+		pp_config_error(p, v->line, "%s = '%s': expected yes or no (or "
+				"true/false, on/off, 1/0)", key, v->text);
+	return 0;
+}
+
+/* A whole number with an optional unit suffix from units (factor each). */
+struct pp_config_unit {
+	const char *suffix;
+	uint64_t factor;
+};
+
+static int pp_config_number(const char *text, const struct pp_config_unit *units,
+			    unsigned nunits, uint64_t *out)
+{
+	char *end, unit[16];
+	unsigned long long n;
+
+	if (*text < '0' || *text > '9')
+		return -EINVAL;
+	errno = 0;
+	n = strtoull(text, &end, 10);
+	if (errno)
+		return -ERANGE;
+	pp_config_trim(end, strlen(end), unit, sizeof(unit));
+	if (!*unit) {
+		*out = n;
+		return 0;
+	}
+	for (unsigned i = 0; i < nunits; i++) {
+		if (strcmp(unit, units[i].suffix) != 0)
+			continue;
+		if (n > UINT64_MAX / units[i].factor)
+			return -ERANGE;
+		*out = n * units[i].factor;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* Parses v as a number in [lo, hi]; what describes the expected form. */
+static int pp_config_range(struct pp_config_parser *p, const char *key,
+			   const struct pp_config_value *v,
+			   const struct pp_config_unit *units, unsigned nunits,
+			   uint64_t lo, uint64_t hi, const char *what, uint64_t *out)
+{
+	uint64_t n;
+	int err = pp_config_number(v->text, units, nunits, &n);
+
+	if (err == -EINVAL) {
+		pp_config_error(p, v->line, "%s = '%s': expected %s", key, v->text,
+				what);
+		return err;
+	}
+	if (err || n < lo || n > hi) {
+		pp_config_error(p, v->line, "%s = '%s' is out of range: expected %s",
+				key, v->text, what);
+		return -ERANGE;
+	}
+	*out = n;
+	return 0;
+}
+
+static const struct pp_config_unit pp_config_time_units[] = {
+	{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 },
+};
+static const struct pp_config_unit pp_config_hz_units[] = {
+	{ "Hz", 1 }, { "hz", 1 }, { "kHz", 1000 }, { "khz", 1000 },
+};
+
+static int pp_config_choice(struct pp_config_parser *p, const char *key,
+			    const struct pp_config_value *v,
+			    const char *const *choices, unsigned n, int *out)
+{
+	int k;
+
+	if (!v->line)
+		return 0;
+	k = pp_config_lookup(v->text, choices, n);
+	if (k >= 0) {
+		*out = k;
+		return 0;
+	}
+	if (n == 2)
+		pp_config_error(p, v->line, "%s = '%s': expected %s or %s", key,
+				v->text, choices[0], choices[1]);
+	else
+		pp_config_error(p, v->line, "%s = '%s': expected %s, %s or %s",
+				key, v->text, choices[0], choices[1], choices[2]);
+	return -EINVAL;
+}
+
+/* ---- building ---------------------------------------------------------- */
+
+static void pp_config_build_profile(struct pp_config_parser *p,
+				    struct pp_config *cfg)
+{
+	static const char *const modes[] = { "auto", "sigtrap", "signal" };
+	static const char *const unavailable[] = { "skip", "off" };
+	const struct pp_config_value *v = p->profile.v;
+	int mode = 0;
+	uint64_t n;
+
+	if (v[K_OUTPUT].line) {
+		if (!v[K_OUTPUT].text[0])
+			pp_config_error(p, v[K_OUTPUT].line, "output has no value");
+		snprintf(cfg->output, sizeof(cfg->output), "%s", v[K_OUTPUT].text);
+	}
+	if (pp_config_choice(p, "mode", &v[K_MODE], modes, 3, &mode) == 0 &&
+	    mode == PPF_MODE_REQUEST_SIGNAL)
+		pp_config_error(p, v[K_MODE].line, "mode = signal: this version "
+				"of libpprof samples in the sigtrap mode only; "
+				"use mode = auto or mode = sigtrap");
+	cfg->mode_request = (uint32_t)mode;
+	if (v[K_MAX_FRAMES].line &&
+	    pp_config_range(p, "max_frames", &v[K_MAX_FRAMES], NULL, 0, 1,
+			    PPF_MAX_FRAMES, "a number of frames from 1 to 512",
+			    &n) == 0)
+		cfg->max_frames = (unsigned)n;
+	pp_config_bool(p, "follow_exec", &v[K_FOLLOW_EXEC], &cfg->follow_exec);
+	pp_config_choice(p, "unavailable", &v[K_UNAVAILABLE], unavailable, 2,
+			 &cfg->unavailable_off);
+	pp_config_bool(p, "strict", &v[K_STRICT], &cfg->strict);
+}
+
+/* perf_event_max_sample_rate: the highest frequency the kernel accepts. */
+static uint64_t pp_config_rate_limit(void)
+{
+	char buf[32];
+	int fd = open("/proc/sys/kernel/perf_event_max_sample_rate",
+		      O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return PP_CONFIG_DEFAULT_RATE_LIMIT;
+	buf[n] = '\0';
+	return strtoull(buf, NULL, 10) ? strtoull(buf, NULL, 10) :
+					 PP_CONFIG_DEFAULT_RATE_LIMIT;
+}
+
+static void pp_config_event_rate(struct pp_config_parser *p,
+				 const struct pp_config_section *s,
+				 struct pp_config_event *ev)
+{
+	const struct pp_config_value *per = &s->v[K_PERIOD], *fr = &s->v[K_FREQUENCY];
+	uint64_t limit, n;
+	char what[160];
+
+	if (per->line && fr->line) {
+		pp_config_error(p, per->line > fr->line ? per->line : fr->line,
+				"[sample %s] has both a period and a frequency; "
+				"give one", s->name);
+		return;
+	}
+	if (fr->line) {
+		limit = pp_config_rate_limit();
+		snprintf(what, sizeof(what), "samples per second from 1 to %llu "
+			 "(the kernel's perf_event_max_sample_rate)",
+			 (unsigned long long)limit);
+		if (pp_config_range(p, "frequency", fr, pp_config_hz_units, 4, 1,
+				    limit, what, &n) == 0) {
+			ev->period = n;
+			ev->freq = 1;
+		}
+		return;
+	}
+	if (per->line && ev->time_ns) {
+		if (pp_config_range(p, "period", per, pp_config_time_units, 4,
+				    PP_CONFIG_MIN_TIME_PERIOD,
+				    PP_CONFIG_MAX_TIME_PERIOD, "a duration from "
+				    "10us to 3600s, such as 500us, 1ms or 2s "
+				    "(a bare number is nanoseconds)", &n) == 0)
+			ev->period = n;
+	} else if (per->line) {
+		if (pp_config_range(p, "period", per, NULL, 0, 1,
+				    PP_CONFIG_MAX_COUNT_PERIOD, "a whole number "
+				    "of events (one sample every N)", &n) == 0)
+			ev->period = n;
+	} else if (ev->time_ns) {
+		ev->period = 1000000; /* 1 ms, as in config/default.ini */
+	} else {
+		pp_config_error(p, s->line, "[sample %s] needs a period (one "
+				"sample every N events) or a frequency (samples "
+				"per second)", s->name);
+	}
+}
+
+/* Resolves the event's name; reports an unknown one with a suggestion. */
+static int pp_config_event_encode(struct pp_config_parser *p,
+				  const struct pp_config_section *s,
+				  struct pp_config_event *ev, int line)
+{
+	struct pp_evname en;
+	char why[256], near[128];
+	int err = pp_evname_encode(ev->spec, ev->exclude_user, ev->exclude_kernel,
+				   &en, why, sizeof(why));
+
+	if (err == -ENOENT && pp_evname_closest(ev->spec, near, sizeof(near)))
+		pp_config_error(p, line, "unknown event '%s' in [%s %s]; did you "
+				"mean '%s'?", ev->spec, pp_config_kinds[s->kind],
+				s->name, near);
+	else if (err == -ENOENT)
+		pp_config_error(p, line, "unknown event '%s' in [%s %s]; name a "
+				"perf event (cpu-clock, page-faults, cycles, ...), "
+				"a raw rNNNN or a libpfm4 PMU event", ev->spec,
+				pp_config_kinds[s->kind], s->name);
+	else if (err)
+		pp_config_error(p, line, "event '%s' in [%s %s]: %s", ev->spec,
+				pp_config_kinds[s->kind], s->name, why);
+	if (err)
+		return err;
+	ev->type = en.type;
+	ev->config = en.config;
+	ev->config1 = en.config1;
+	ev->config2 = en.config2;
+	ev->exclude_user = en.exclude_user;
+	ev->exclude_kernel = en.exclude_kernel;
+	ev->precise_ip = en.precise_ip;
+	ev->time_ns = en.time_ns;
+	ev->kernel_only = en.kernel_only;
+	return 0;
+}
+
+/*
+ * Context switches and migrations happen in the kernel: excluding the kernel
+ * would count nothing, so they count there unless the file says otherwise,
+ * and saying so is an error.
+ */
+static int pp_config_kernel_only(struct pp_config_parser *p,
+				 const struct pp_config_section *s,
+				 struct pp_config_event *ev, int line)
+{
+	if (!ev->kernel_only || !ev->exclude_kernel)
+		return 0;
+	if (s->v[K_EXCLUDE_KERNEL].line || strchr(ev->spec, ':')) {
+		pp_config_error(p, s->v[K_EXCLUDE_KERNEL].line ?
+				s->v[K_EXCLUDE_KERNEL].line : line,
+				"[%s %s]: %s happens in the kernel: excluding "
+				"the kernel, it counts nothing", pp_config_kinds[s->kind],
+				s->name, ev->spec);
+		return -EINVAL;
+	}
+	ev->exclude_kernel = 0;
+	return pp_config_event_encode(p, s, ev, line);
+}
+
+static int pp_config_same_event(const struct pp_config_event *a,
+				const struct pp_config_event *b)
+{
+	return a->count_only == b->count_only && a->type == b->type &&
+	       a->config == b->config && a->config1 == b->config1 &&
+	       a->config2 == b->config2 && a->exclude_user == b->exclude_user &&
+	       a->exclude_kernel == b->exclude_kernel;
+}
+
+static void pp_config_build_event(struct pp_config_parser *p,
+				  const struct pp_config_section *s,
+				  struct pp_config *cfg)
+{
+	struct pp_config_event *ev = &cfg->events[cfg->nevents];
+	const struct pp_config_value *v = s->v;
+	int line = v[K_EVENT].line ? v[K_EVENT].line : s->line;
+	uint64_t n;
+
+	memset(ev, 0, sizeof(*ev));
+	snprintf(ev->name, sizeof(ev->name), "%s", s->name);
+	ev->count_only = s->kind == PP_SEC_COUNT;
+	ev->line = s->line;
+	ev->exclude_kernel = 1;
+	if (v[K_EVENT].line && (!v[K_EVENT].text[0] ||
+				strlen(v[K_EVENT].text) >= sizeof(ev->spec))) {
+		pp_config_error(p, line, "event = '%s': expected an event name "
+				"of 1 to %u characters", v[K_EVENT].text,
+				PPF_NAME_MAX - 1);
+		return;
+	}
+	snprintf(ev->spec, sizeof(ev->spec), "%s",
+		 v[K_EVENT].line ? v[K_EVENT].text : s->name);
+	pp_config_bool(p, "exclude_kernel", &v[K_EXCLUDE_KERNEL], &ev->exclude_kernel);
+	pp_config_bool(p, "exclude_user", &v[K_EXCLUDE_USER], &ev->exclude_user);
+	if (ev->exclude_kernel && ev->exclude_user) {
+		pp_config_error(p, s->line, "[%s %s] excludes both user and "
+				"kernel space: nothing is left to count",
+				pp_config_kinds[s->kind], s->name);
+		return;
+	}
+	if (pp_config_event_encode(p, s, ev, line))
+		return;
+	if (pp_config_kernel_only(p, s, ev, line))
+		return;
+	if (ev->count_only) {
+		for (int k = K_PERIOD; k <= K_PRECISE_IP; k++)
+			if (k != K_EXCLUDE_KERNEL && k != K_EXCLUDE_USER && v[k].line)
+				pp_config_error(p, v[k].line, "[count %s] counts "
+						"only: it takes no %s", s->name,
+						pp_config_event_keys[k]);
+	} else {
+		pp_config_event_rate(p, s, ev);
+		if (v[K_PRECISE_IP].line &&
+		    pp_config_range(p, "precise_ip", &v[K_PRECISE_IP], NULL, 0,
+				    0, 3, "0, 1, 2 or 3", &n) == 0)
+			ev->precise_ip = (unsigned)n;
+	}
+	for (unsigned i = 0; i < cfg->nevents; i++) {
+		if (!pp_config_same_event(&cfg->events[i], ev))
+			continue;
+		pp_config_error(p, line, "[%s %s] is the same event as [%s %s] "
+				"on line %d", pp_config_kinds[s->kind], s->name,
+				pp_config_kinds[s->kind], cfg->events[i].name,
+				cfg->events[i].line);
+		return;
+	}
+	cfg->nevents++;
+}
+
+static void pp_config_init(struct pp_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	snprintf(cfg->output, sizeof(cfg->output), "pprof-data");
+	cfg->mode_request = PPF_MODE_REQUEST_AUTO;
+	cfg->max_frames = 128;
+	cfg->follow_exec = 1;
+}
+
+/* A file without event sections samples what the embedded default samples. */
+static int pp_config_default_events(struct pp_config *cfg)
+{
+	struct pp_config_errors errs = { 0 };
+	struct pp_config def;
+	int err = pp_config_parse(&def, PP_CONFIG_EMBEDDED, pp_config_default_ini,
+				  &errs);
+
+	if (!err) {
+		memcpy(cfg->events, def.events, sizeof(def.events));
+		cfg->nevents = def.nevents;
+	}
+	pp_config_release(&def);
+	return err;
+}
+
+int pp_config_parse(struct pp_config *cfg, const char *source,
+		    const char *text, struct pp_config_errors *errs)
+{
+	struct pp_config_parser *p = calloc(1, sizeof(*p));
+	unsigned nsections;
+	int ret;
+
+	pp_config_init(cfg);
+	memset(errs, 0, sizeof(*errs));
+	snprintf(cfg->source, sizeof(cfg->source), "%s", source);
+	cfg->from_file = strcmp(source, PP_CONFIG_EMBEDDED) != 0;
+	cfg->text = strdup(text);
+	if (!p || !cfg->text) {
+		free(p);
+		return -ENOMEM;
+	}
+	p->source = source;
+	p->pos = text;
+	p->errs = errs;
+	ret = ini_parse_stream(pp_config_read_line, p, pp_config_on_value, p);
+	if (ret > 0 && !pp_config_has_error_at(p, ret))
+		pp_config_error(p, ret, "expected 'key = value', a [section] or "
+				"a comment");
+	pp_config_build_profile(p, cfg);
+	nsections = p->nevents;
+	for (unsigned i = 0; i < nsections; i++)
+		pp_config_build_event(p, &p->events[i], cfg);
+	free(p);
+	if (errs->n)
+		return -EINVAL;
+	return nsections ? 0 : pp_config_default_events(cfg);
+}
+
+const char *pp_config_default_text(void)
+{
+	return pp_config_default_ini;
+}
+
+void pp_config_release(struct pp_config *cfg)
+{
+	free(cfg->text);
+	cfg->text = NULL;
+}
+
+unsigned pp_config_nsampling(const struct pp_config *cfg)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < cfg->nevents; i++)
+		n += !cfg->events[i].count_only;
+	return n;
+}
+
+/* One problem that is not on a line of the text (the file, the environment). */
+__attribute__((format(printf, 2, 3)))
+static void pp_config_fail(struct pp_config_errors *errs, const char *fmt, ...)
+{
+	va_list ap;
+
+	memset(errs, 0, sizeof(*errs));
+	va_start(ap, fmt);
+	vsnprintf(errs->e[0].msg, sizeof(errs->e[0].msg), fmt, ap);
+	va_end(ap);
+	errs->n = 1;
+}
+
+/* Reads the whole file at path (at most PP_CONFIG_MAX_TEXT bytes) into *text. */
+static int pp_config_read_file(const char *path, char **text,
+			       struct pp_config_errors *errs)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char *buf = malloc(PP_CONFIG_MAX_TEXT + 1);
+	size_t len = 0;
+	ssize_t n = 0;
+
+	if (fd < 0 || !buf) {
+		pp_config_fail(errs, "PPROF_CONFIG=%s: cannot read it: %s", path,
+			       strerror(fd < 0 ? errno : ENOMEM));
+		goto out_fail;
+	}
+	while (len <= PP_CONFIG_MAX_TEXT &&
+	       (n = read(fd, buf + len, PP_CONFIG_MAX_TEXT + 1 - len)) > 0)
+		len += (size_t)n;
+	if (n < 0) {
+		pp_config_fail(errs, "%s: cannot read it: %s", path, strerror(errno));
+		goto out_fail;
+	}
+	if (len > PP_CONFIG_MAX_TEXT) {
+		pp_config_fail(errs, "%s: larger than %d bytes; is it the right "
+			       "file?", path, PP_CONFIG_MAX_TEXT);
+		goto out_fail;
+	}
+	if (memchr(buf, '\0', len)) {
+		pp_config_fail(errs, "%s: byte %zu is a NUL: not a text file", path,
+			       (size_t)((char *)memchr(buf, '\0', len) - buf));
+		goto out_fail;
+	}
+	buf[len] = '\0';
+	close(fd);
+	*text = buf;
+	return 0;
+out_fail:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return -EINVAL;
+}
+
+/* Makes path absolute against the current directory, into out. */
+static int pp_config_absolute(const char *path, char *out, size_t out_size)
+{
+	char cwd[PATH_MAX];
+	int n;
+
+	if (path[0] == '/') {
+		n = snprintf(out, out_size, "%s", path);
+	} else {
+		if (!getcwd(cwd, sizeof(cwd)))
+			return -errno;
+		n = snprintf(out, out_size, "%s/%s", cwd, path);
+	}
+	return n < 0 || (size_t)n >= out_size ? -ENAMETOOLONG : 0;
+}
+
+/* PPROF_OUTPUT and PPROF_FOLLOW_EXEC override the file. */
+static int pp_config_from_env(struct pp_config *cfg, struct pp_config_errors *errs)
 {
 	const char *out = getenv("PPROF_OUTPUT");
-	char cwd[4096];
-	int n;
+	const char *follow = getenv("PPROF_FOLLOW_EXEC");
+	char abs[sizeof(cfg->output)];
+	int err;
 
 	if (out && *out)
 		snprintf(cfg->output, sizeof(cfg->output), "%s", out);
-	if (cfg->output[0] == '/')
-		return 0;
-	if (!getcwd(cwd, sizeof(cwd)))
-		return -errno;
-	n = snprintf(cwd + strlen(cwd), sizeof(cwd) - strlen(cwd), "/%s",
-		     cfg->output);
-	if (n < 0 || (size_t)n >= sizeof(cwd) - 1)
-		return -ENAMETOOLONG;
-	memcpy(cfg->output, cwd, sizeof(cfg->output));
+	if (follow && *follow) {
+		if (strcmp(follow, "0") != 0 && strcmp(follow, "1") != 0) {
+			pp_config_fail(errs, "PPROF_FOLLOW_EXEC=%s: expected 0 or 1",
+				       follow);
+			return -EINVAL;
+		}
+		cfg->follow_exec = follow[0] == '1';
+	}
+	err = pp_config_absolute(cfg->output, abs, sizeof(abs));
+	if (err) {
+		pp_config_fail(errs, "cannot resolve the output directory %s: %s",
+			       cfg->output, strerror(-err));
+		return err;
+	}
+	memcpy(cfg->output, abs, sizeof(abs));
 	return 0;
+}
+
+int pp_config_load(struct pp_config *cfg, struct pp_config_errors *errs)
+{
+	const char *path = getenv("PPROF_CONFIG");
+	char abs[PATH_MAX];
+	char *text = NULL;
+	int err;
+
+	if (!path || !*path) {
+		err = pp_config_parse(cfg, PP_CONFIG_EMBEDDED, pp_config_default_ini,
+				      errs);
+	} else if ((err = pp_config_absolute(path, abs, sizeof(abs))) != 0) {
+		pp_config_init(cfg);
+		pp_config_fail(errs, "PPROF_CONFIG=%s: %s", path, strerror(-err));
+	} else if ((err = pp_config_read_file(abs, &text, errs)) != 0) {
+		pp_config_init(cfg);
+	} else {
+		/* Children that chdir and exec read the same file. */
+		if (strcmp(path, abs) != 0)
+			setenv("PPROF_CONFIG", abs, 1);
+		err = pp_config_parse(cfg, abs, text, errs);
+		free(text);
+	}
+	pp_evname_done();
+	if (err)
+		return err;
+	return pp_config_from_env(cfg, errs);
 }

@@ -1,6 +1,7 @@
 /*
- * config: what to sample. This version knows the embedded default only
- * (cpu-clock, 1 ms of CPU per sample, user space); the INI file comes later.
+ * config: what to sample, from an INI file (inih) or the embedded default
+ * (config/default.ini, built into the library), then the environment. The
+ * keys are documented in README.md. Runs in the constructor only.
  */
 #ifndef PP_CONFIG_H
 #define PP_CONFIG_H
@@ -10,31 +11,78 @@
 #include "pprof/format.h"
 
 #define PP_CONFIG_MAX_EVENTS 16
+#define PP_CONFIG_MAX_ERRORS 16
+#define PP_CONFIG_MAX_TEXT (64 * 1024)
+#define PP_CONFIG_MSG_MAX 512
+#define PP_CONFIG_EMBEDDED "(embedded default)"
 
 struct pp_config_event {
-	char name[PPF_NAME_MAX];
-	uint32_t type;      /* perf_event_attr.type */
-	uint64_t config;    /* perf_event_attr.config */
-	uint64_t period;    /* sample_period, or Hz when freq */
+	char name[PPF_NAME_MAX]; /* the section's name */
+	char spec[PPF_NAME_MAX]; /* the event as written */
+	int count_only;          /* [count NAME]: no samples */
+	uint32_t type;           /* perf_event_attr fields */
+	uint64_t config;
+	uint64_t config1;
+	uint64_t config2;
+	uint64_t period;         /* sample_period, or Hz when freq; 0 counting */
 	int freq;
 	int exclude_kernel;
-	int time_ns;        /* the counter counts nanoseconds */
+	int exclude_user;
+	unsigned precise_ip;
+	int time_ns;             /* the counter counts nanoseconds */
+	int kernel_only;         /* counted in the kernel only (context-switches) */
+	int line;                /* the section's line, for messages */
 };
 
 struct pp_config {
 	char output[4096];  /* output root, absolute after pp_config_resolve */
+	char source[4096];  /* the INI file's absolute path, or PP_CONFIG_EMBEDDED */
+	int from_file;
+	uint32_t mode_request; /* enum ppf_mode_request */
 	unsigned max_frames;
-	unsigned nevents;
+	int follow_exec;
+	int strict;
+	int unavailable_off;
+	unsigned nevents;   /* sampling and counting, in file order */
 	struct pp_config_event events[PP_CONFIG_MAX_EVENTS];
+	char *text;         /* the configuration text, owned (malloc'd) */
 };
 
-/* Fills cfg with the embedded default. */
-void pp_config_default(struct pp_config *cfg);
+/* Problems found in a configuration, in line order. */
+struct pp_config_errors {
+	unsigned n;
+	unsigned more;      /* errors beyond the ones kept */
+	struct {
+		int line;
+		char msg[PP_CONFIG_MSG_MAX]; /* "FILE:LINE: what is wrong" */
+	} e[PP_CONFIG_MAX_ERRORS];
+};
 
 /*
- * Applies the environment: PPROF_OUTPUT (output root, default ./pprof-data),
- * made absolute against the current directory. Returns 0 or a negative errno.
+ * Parses text (NUL-terminated; source names it in messages) into cfg,
+ * which it initialises; copies text into cfg->text. Returns 0, or -EINVAL
+ * with every problem in errs (cfg then holds what could be read; release
+ * it), or -ENOMEM.
  */
-int pp_config_from_env(struct pp_config *cfg);
+int pp_config_parse(struct pp_config *cfg, const char *source,
+		    const char *text, struct pp_config_errors *errs);
+
+/*
+ * Loads the configuration a process runs with: the file PPROF_CONFIG names
+ * (made absolute and exported so exec'd children read the same file), or
+ * the embedded default; then PPROF_OUTPUT and PPROF_FOLLOW_EXEC override
+ * output and follow_exec, and output is made absolute. Returns 0 or a
+ * negative errno with the problems in errs.
+ */
+int pp_config_load(struct pp_config *cfg, struct pp_config_errors *errs);
+
+/* The embedded default's text (config/default.ini), NUL-terminated. */
+const char *pp_config_default_text(void);
+
+/* Frees cfg->text. */
+void pp_config_release(struct pp_config *cfg);
+
+/* Number of sampling events (those that are not count_only). */
+unsigned pp_config_nsampling(const struct pp_config *cfg);
 
 #endif

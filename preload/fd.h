@@ -1,18 +1,43 @@
 /*
  * fd: the descriptors the profiler keeps open go above the numbers programs
- * usually use, close-on-exec, so that they stay clear of the app's own.
+ * usually use, close-on-exec, so that they stay clear of the app's own; and
+ * they are registered, so that a program closing every descriptor (a
+ * daemon's close loop, close_range, closefrom) closes its own and leaves
+ * ours: to the program they do not exist (close says EBADF, as it would
+ * without the profiler).
  */
 #ifndef PP_FD_H
 #define PP_FD_H
 
 /* Lowest number asked for. */
 #define PP_FD_MIN 512
+/* Descriptors below this number can be registered. */
+#define PP_FD_REG_MAX 65536
 
 /*
  * Runs in signal context. Moves fd to the lowest free number >= PP_FD_MIN,
- * close-on-exec, and returns the number to use: the new one, or fd itself
- * when none is free (RLIMIT_NOFILE).
+ * close-on-exec, registers it, and returns the number to use: the new one,
+ * or fd itself when none is free (RLIMIT_NOFILE).
  */
 int pp_fd_move_high_sigsafe(int fd);
+
+/* Runs in signal context. Registers fd (with the file it names now) as ours. */
+void pp_fd_own_sigsafe(int fd);
+
+/* Runs in signal context. Unregisters fd and closes it. */
+void pp_fd_close_sigsafe(int fd);
+
+/*
+ * Runs in signal context. Whether fd is registered and still names the file
+ * it named then (a number the program freed behind our back with a raw
+ * system call and reused is the program's again: its entry is dropped).
+ */
+int pp_fd_ours_sigsafe(int fd);
+
+/*
+ * Runs in signal context. The lowest registered descriptor in [lo, hi] that
+ * is still ours, or -1.
+ */
+int pp_fd_next_ours_sigsafe(unsigned lo, unsigned hi);
 
 #endif

@@ -9,7 +9,10 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
+#include "fd.h"
 #include "init.h"
 #include "maps.h"
 #include "sampler.h"
@@ -23,6 +26,9 @@ typedef int (*pp_dlclose_fn)(void *);
 typedef int (*pp_sigaction_fn)(int, const struct sigaction *,
 			       struct sigaction *);
 
+typedef int (*pp_close_fn)(int);
+typedef int (*pp_close_range_fn)(unsigned, unsigned, int);
+
 typedef int (*pp_main_fn)(int, char **, char **);
 typedef int (*pp_start_main_fn)(pp_main_fn, int, char **, void (*)(void),
 				void (*)(void), void (*)(void), void *);
@@ -32,6 +38,8 @@ static struct {
 	pp_dlopen_fn dlopen;
 	pp_dlclose_fn dlclose;
 	pp_sigaction_fn sigaction;
+	pp_close_fn close;
+	pp_close_range_fn close_range;
 } pp_real;
 
 /* Whether our handler holds SIGTRAP; the app's own action is the sampler's. */
@@ -50,6 +58,8 @@ void pp_hooks_resolve(void)
 	pp_real.dlopen = (pp_dlopen_fn)dlsym(RTLD_NEXT, "dlopen");
 	pp_real.dlclose = (pp_dlclose_fn)dlsym(RTLD_NEXT, "dlclose");
 	pp_real.sigaction = (pp_sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+	pp_real.close = (pp_close_fn)dlsym(RTLD_NEXT, "close");
+	pp_real.close_range = (pp_close_range_fn)dlsym(RTLD_NEXT, "close_range");
 	__atomic_store_n(&pp_real.pthread_create,
 			 (pp_pthread_create_fn)dlsym(RTLD_NEXT, "pthread_create"),
 			 __ATOMIC_RELEASE);
@@ -212,8 +222,12 @@ PP_EXPORT void *dlopen(const char *file, int mode)
 	pp_sampler_dl_enter_sigsafe();
 	h = pp_real.dlopen(file, mode);
 	pp_sampler_dl_leave_sigsafe();
-	if (h && pp_init_active())
+	if (h && pp_init_active()) {
+		int saved = errno; /* the app sees dlopen's errno */
+
 		pp_maps_scan(pp_init_now_ns());
+		errno = saved;
+	}
 	return h;
 }
 
@@ -226,7 +240,69 @@ PP_EXPORT int dlclose(void *handle)
 	pp_sampler_dl_enter_sigsafe();
 	rc = pp_real.dlclose(handle);
 	pp_sampler_dl_leave_sigsafe();
-	if (rc == 0 && pp_init_active())
+	if (rc == 0 && pp_init_active()) {
+		int saved = errno;
+
 		pp_maps_scan(pp_init_now_ns());
+		errno = saved;
+	}
 	return rc;
+}
+
+/*
+ * Descriptors: the profiler's are not the program's to close (fd.h). close()
+ * of one says EBADF, as it would without the profiler; ranges are closed
+ * around them. glibc's close is a cancellation point, so the real one is
+ * called for everything else. Runs in signal context when the program
+ * closes from its own handler.
+ */
+PP_EXPORT int close(int fd)
+{
+	if (pp_fd_ours_sigsafe(fd)) {
+		errno = EBADF;
+		return -1;
+	}
+	if (!pp_real.close)
+		return (int)syscall(SYS_close, fd);
+	return pp_real.close(fd);
+}
+
+static int pp_hooks_close_range_raw(unsigned lo, unsigned hi, int flags)
+{
+	if (pp_real.close_range)
+		return pp_real.close_range(lo, hi, flags);
+	return (int)syscall(SYS_close_range, lo, hi, (unsigned)flags);
+}
+
+/* close_range(2) over [lo, hi] minus our descriptors. */
+PP_EXPORT int close_range(unsigned lo, unsigned hi, int flags)
+{
+	int ours;
+
+	while (lo <= hi && (ours = pp_fd_next_ours_sigsafe(lo, hi)) >= 0) {
+		if ((unsigned)ours > lo &&
+		    pp_hooks_close_range_raw(lo, (unsigned)ours - 1, flags) != 0)
+			return -1;
+		if ((unsigned)ours == hi)
+			return 0;
+		lo = (unsigned)ours + 1;
+	}
+	return lo <= hi ? pp_hooks_close_range_raw(lo, hi, flags) : 0;
+}
+
+/* glibc's closefrom, which would close ours with one close_range(). */
+PP_EXPORT void closefrom(int lo)
+{
+	int saved = errno;
+
+	if (lo < 0)
+		lo = 0;
+	if (close_range((unsigned)lo, ~0u, 0) != 0) {
+		/* No close_range (kernel before 5.9): one at a time. */
+		long max = sysconf(_SC_OPEN_MAX);
+
+		for (long fd = lo; fd < max; fd++)
+			close((int)fd);
+	}
+	errno = saved;
 }

@@ -55,6 +55,8 @@ static struct {
 	int exit_status;
 	int off_log;         /* profiling is off, process.log still open */
 	int warned_thread;   /* a thread's log could not be made (said once) */
+	int warned_counters; /* a thread's counters could not be opened (once) */
+	int starting;        /* in the constructor (not a fork child) */
 	uint64_t samples;    /* atomic: of threads whose logs are finished */
 	uint64_t lost;
 } pp_st = { .dirfd = -1 };
@@ -208,10 +210,68 @@ static void pp_init_write_events(void)
 		rec.period = ce->period;
 		rec.flags = (ce->freq ? PPF_EVENT_FREQ : 0) |
 			    (ce->exclude_kernel ? PPF_EVENT_EXCLUDE_KERNEL : 0) |
-			    (ce->time_ns ? PPF_EVENT_TIME_NS : 0);
+			    (ce->exclude_user ? PPF_EVENT_EXCLUDE_USER : 0) |
+			    (ce->time_ns ? PPF_EVENT_TIME_NS : 0) |
+			    (ce->count_only ? PPF_EVENT_COUNT : 0) |
+			    (pp_st.events.error[i] ? PPF_EVENT_UNAVAILABLE : 0);
+		rec.error = (uint32_t)pp_st.events.error[i];
+		rec.config1 = ce->config1;
+		rec.config2 = ce->config2;
+		rec.precise_ip = ce->precise_ip;
 		snprintf(rec.name, sizeof(rec.name), "%s", ce->name);
+		snprintf(rec.spec, sizeof(rec.spec), "%s", ce->spec);
 		pp_proclog_append(&rec, sizeof(rec));
 	}
+}
+
+/* The configuration in force, with its text as read. */
+static void pp_init_write_config(void)
+{
+	const struct pp_config *cfg = &pp_st.cfg;
+	const char *text = cfg->text ? cfg->text : "";
+	struct ppf_config rec;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.h.type = PPF_REC_CONFIG;
+	rec.mode_request = cfg->mode_request;
+	rec.max_frames = cfg->max_frames;
+	rec.flags = (cfg->follow_exec ? PPF_CONFIG_FOLLOW_EXEC : 0) |
+		    (cfg->strict ? PPF_CONFIG_STRICT : 0) |
+		    (cfg->unavailable_off ? PPF_CONFIG_UNAVAILABLE_OFF : 0) |
+		    (cfg->from_file ? PPF_CONFIG_FROM_FILE : 0);
+	rec.source_len = (uint32_t)strlen(cfg->source) + 1;
+	rec.text_len = (uint32_t)strlen(text) + 1;
+	pp_proclog_append_var(&rec, sizeof(rec), cfg->source, rec.source_len,
+			      text, rec.text_len);
+}
+
+/* This thread's totals for each event that runs, before its END record. */
+static void pp_init_write_thread_events(struct pp_thread *t)
+{
+	for (unsigned i = 0; i < pp_st.cfg.nevents; i++) {
+		struct ppf_thread_event rec;
+		struct pp_counter_value cv;
+
+		if (pp_st.events.error[i])
+			continue;
+		memset(&rec, 0, sizeof(rec));
+		rec.h.type = PPF_REC_THREAD_EVENT;
+		rec.h.size = sizeof(rec);
+		rec.event = i;
+		if (!pp_st.cfg.events[i].count_only) {
+			rec.samples = t->ev_samples[i];
+			rec.lost = __atomic_load_n(&t->ev_lost[i], __ATOMIC_RELAXED);
+		} else if (pp_events_counter_read(&t->counters, i, &cv) == 0) {
+			rec.flags = PPF_THREAD_EVENT_COUNTED;
+			rec.value = cv.value;
+			rec.time_enabled = cv.time_enabled;
+			rec.time_running = cv.time_running;
+		} else {
+			rec.flags = PPF_THREAD_EVENT_NO_COUNTER;
+		}
+		pp_tlog_append_sigsafe(&t->log, &rec, sizeof(rec));
+	}
+	pp_events_counters_close(&t->counters);
 }
 
 /* Gives the thread our alternate signal stack unless it has one already. */
@@ -312,6 +372,7 @@ static void pp_init_thread_finish(struct pp_thread *t, int tid, int self)
 	pp_init_thread_name(tid, self, nrec.name);
 	if (nrec.name[0])
 		pp_tlog_append_sigsafe(&t->log, &nrec, sizeof(nrec));
+	pp_init_write_thread_events(t);
 	memset(&erec, 0, sizeof(erec));
 	erec.h.type = PPF_REC_THREAD_END;
 	erec.h.size = sizeof(erec);
@@ -384,7 +445,7 @@ static struct pp_thread *pp_init_thread_setup(void)
 static void pp_init_thread_end(void *arg)
 {
 	struct pp_thread *t = arg;
-	int tid = pp_threads_gettid_sigsafe();
+	int tid = pp_threads_gettid_sigsafe(), saved = errno;
 
 	if (pp_st.pid != getpid() || __atomic_load_n(&t->tid, __ATOMIC_ACQUIRE) != tid)
 		return;
@@ -393,12 +454,28 @@ static void pp_init_thread_end(void *arg)
 	pp_init_thread_finish(t, tid, 1);
 	pp_init_altstack_free(t, 1);
 	pp_threads_release_sigsafe(t);
+	errno = saved; /* other key destructors run after this one */
+}
+
+/* Opens the calling thread's counting events (t is its slot). */
+static void pp_init_thread_counters(struct pp_thread *t)
+{
+	int err;
+
+	if (!pp_threads_enter_sigsafe(t))
+		return;
+	err = pp_events_counters_open(&t->counters, &pp_st.cfg, &pp_st.events, 0);
+	pp_threads_leave_sigsafe(t);
+	if (err && !__atomic_exchange_n(&pp_st.warned_counters, 1, __ATOMIC_RELAXED))
+		pp_init_warn("thread %d: cannot open its counters: %s; threads "
+			     "like it have no counts (pprof-analyze counters "
+			     "shows which)", t->tid, strerror(-err));
 }
 
 void pp_init_thread_begin(void)
 {
 	struct pp_thread *t;
-	int cancel;
+	int cancel, saved;
 
 	if (!pp_init_active())
 		return;
@@ -406,11 +483,15 @@ void pp_init_thread_begin(void)
 	 * The app may cancel the thread as soon as it exists: no cancellation
 	 * point in the setup (openat, read) may leave a slot half made.
 	 */
+	saved = errno;
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
 	t = pp_init_thread_setup();
+	if (t)
+		pp_init_thread_counters(t);
 	if (t && pp_st.key_ok)
 		pthread_setspecific(pp_st.key, t);
 	pthread_setcancelstate(cancel, NULL);
+	errno = saved;
 }
 
 static void pp_init_finish_other(struct pp_thread *t, void *arg)
@@ -484,7 +565,10 @@ static void pp_init_finish(void)
 __attribute__((destructor))
 static void pp_init_destructor(void)
 {
+	int saved = errno; /* destructors that run after ours see it */
+
 	pp_init_finish();
+	errno = saved;
 }
 
 void pp_init_process_ends(uint32_t how, int status)
@@ -528,34 +612,84 @@ static int pp_init_tracer(void)
 	return p ? atoi(p + 10) : 0;
 }
 
-/* Opens the events; on failure says why and leaves profiling off. */
+/*
+ * Profiling cannot start: with strict = yes the program is stopped before
+ * main (only in the constructor: a fork child of a running program goes on).
+ */
+static void pp_init_strict_stop(void)
+{
+	if (!pp_st.cfg.strict || !pp_st.starting)
+		return;
+	pp_init_warn("strict = yes in %s: stopping the program (exit status 1)",
+		     pp_st.cfg.source);
+	_exit(EXIT_FAILURE);
+}
+
+/* Undoes the main thread's setup when profiling does not start. */
+static void pp_init_drop_main(struct pp_thread *main_thread)
+{
+	char name[64];
+
+	pp_tlog_format_name_sigsafe(name, PPF_THREAD_LOG_PREFIX,
+				    (uint64_t)main_thread->tid, PPF_LOG_SUFFIX);
+	pp_tlog_close_sigsafe(&main_thread->log);
+	unlinkat(pp_st.dirfd, name, 0);
+	pp_init_altstack_free(main_thread, 1);
+	pp_threads_release_sigsafe(main_thread);
+}
+
+/*
+ * One line per event the machine refused; when profiling cannot start
+ * (err), the last one says so too.
+ */
+static void pp_init_event_lines(char (*lines)[PP_EVENTS_LINE_MAX], int err)
+{
+	unsigned last = 0;
+
+	if (!pp_st.starting && !err)
+		return;
+	for (unsigned i = 0; i < pp_st.cfg.nevents; i++)
+		if (lines[i][0])
+			last = i;
+	for (unsigned i = 0; i < pp_st.cfg.nevents; i++) {
+		if (!lines[i][0])
+			continue;
+		if (!err)
+			pp_init_warn("%s; skipped (unavailable = skip)", lines[i]);
+		else if (i < last)
+			pp_init_warn("%s", lines[i]);
+		else
+			pp_init_warn("%s; %s: profiling is off, the program runs "
+				     "unprofiled", lines[i], pp_st.cfg.unavailable_off ?
+				     "unavailable = off" : "no event is left");
+	}
+}
+
+/*
+ * Opens the events. Each event the machine refuses is named in one line
+ * (in the constructor; a fork child does not repeat them). On failure says
+ * why and leaves profiling off.
+ */
 static int pp_init_start_events(struct pp_thread *main_thread)
 {
-	char msg[512];
+	static char lines[PP_CONFIG_MAX_EVENTS][PP_EVENTS_LINE_MAX];
+	struct pp_counters none, *self = main_thread ? &main_thread->counters : &none;
 	int err = pp_hooks_install_handler();
 
 	if (err) {
-		snprintf(msg, sizeof(msg), "cannot install the SIGTRAP handler: %s",
-			 strerror(-err));
-	} else {
-		err = pp_events_open(&pp_st.events, &pp_st.cfg, msg, sizeof(msg));
-		if (err)
-			pp_hooks_uninstall_handler();
+		pp_init_warn("cannot install the SIGTRAP handler: %s; profiling "
+			     "is off, the program runs unprofiled", strerror(-err));
+		goto out_off;
 	}
+	err = pp_events_open(&pp_st.events, &pp_st.cfg, self, lines);
+	pp_init_event_lines(lines, err);
 	if (!err)
 		return 0;
-	pp_init_warn("%s; profiling is off, the program runs unprofiled", msg);
-	if (main_thread) {
-		char name[64];
-
-		pp_tlog_format_name_sigsafe(name, PPF_THREAD_LOG_PREFIX,
-					    (uint64_t)main_thread->tid,
-					    PPF_LOG_SUFFIX);
-		pp_tlog_close_sigsafe(&main_thread->log);
-		unlinkat(pp_st.dirfd, name, 0);
-		pp_init_altstack_free(main_thread, 1);
-		pp_threads_release_sigsafe(main_thread);
-	}
+	pp_hooks_uninstall_handler();
+out_off:
+	if (main_thread)
+		pp_init_drop_main(main_thread);
+	pp_init_strict_stop();
 	return err;
 }
 
@@ -578,6 +712,7 @@ static void pp_init_start_process(void)
 	if (err) {
 		pp_init_warn("cannot create the output directory under %s: %s; "
 			     "profiling is off", pp_st.cfg.output, strerror(-err));
+		pp_init_strict_stop();
 		return;
 	}
 	scfg.dir = pp_st.tdir;
@@ -586,6 +721,7 @@ static void pp_init_start_process(void)
 	if (pp_init_start_events(main_thread) != 0) {
 		/* The log stays open: the destructor says how the process ended. */
 		pp_init_write_process(PPF_MODE_OFF);
+		pp_init_write_config();
 		pp_init_write_events();
 		pp_st.off_log = 1;
 		return;
@@ -593,6 +729,7 @@ static void pp_init_start_process(void)
 	/* Threads started before us (by a library's constructor). */
 	pp_events_open_others(&pp_st.events, &pp_st.cfg);
 	pp_init_write_process(PPF_MODE_SIGTRAP);
+	pp_init_write_config();
 	pp_init_write_events();
 	pp_maps_set_dir(pp_st.dirfd, pp_st.dir);
 	pp_maps_scan(pp_init_now_ns());
@@ -606,6 +743,7 @@ static void pp_init_forget_slot(struct pp_thread *t, void *arg)
 {
 	(void)arg;
 	pp_tlog_forget_sigsafe(&t->log);
+	pp_events_counters_close(&t->counters);
 	if (t->altstack)
 		munmap(t->altstack, t->altstack_size);
 	t->altstack = NULL;
@@ -619,6 +757,7 @@ static void pp_init_forget_slot(struct pp_thread *t, void *arg)
 static void pp_init_fork_child(void)
 {
 	stack_t ss = { .ss_flags = SS_DISABLE };
+	int saved = errno; /* the child sees fork's errno */
 
 	if (!__atomic_load_n(&pp_st.active, __ATOMIC_ACQUIRE))
 		return;
@@ -627,48 +766,64 @@ static void pp_init_fork_child(void)
 	/* The forking thread's stack was unmapped above; a new one is made. */
 	sigaltstack(&ss, NULL);
 	for (unsigned i = 0; i < pp_st.events.n; i++)
-		close(pp_st.events.fds[i]);
+		pp_fd_close_sigsafe(pp_st.events.fds[i]);
 	pp_st.events.n = 0;
 	pp_proclog_forget();
 	pp_maps_reset();
 	if (pp_st.dirfd >= 0)
-		close(pp_st.dirfd);
+		pp_fd_close_sigsafe(pp_st.dirfd);
 	pp_st.dirfd = -1;
 	pp_st.exit_how = PPF_EXIT_UNKNOWN;
 	pp_st.warned_thread = 0;
 	pp_st.samples = 0;
 	pp_st.lost = 0;
 	pp_init_start_process();
+	errno = saved;
+}
+
+/* Says what is wrong with the configuration, one line per problem. */
+static void pp_init_config_errors(const struct pp_config_errors *errs)
+{
+	for (unsigned i = 0; i < errs->n; i++)
+		pp_init_warn("%s", errs->e[i].msg);
+	if (errs->more)
+		pp_init_warn("... and %u more problems", errs->more);
 }
 
 __attribute__((constructor))
 static void pp_init_constructor(void)
 {
-	const char *follow;
+	static struct pp_config_errors errs;
+	int saved = errno; /* main starts with the errno it would have */
 	int err, tracer;
 
 	pp_hooks_resolve();
-	pp_config_default(&pp_st.cfg);
-	err = pp_config_from_env(&pp_st.cfg);
+	pp_st.starting = 1;
+	err = pp_config_load(&pp_st.cfg, &errs);
 	if (err) {
-		pp_init_warn("cannot resolve the output directory %s: %s; "
-			     "profiling is off", pp_st.cfg.output, strerror(-err));
-		return;
+		pp_init_config_errors(&errs);
+		pp_init_strict_stop();
+		pp_init_warn("profiling is off because of the configuration; the "
+			     "program runs unprofiled");
+		goto out;
 	}
 	tracer = pp_init_tracer();
 	if (tracer) {
 		pp_init_warn("a tracer is attached (pid %d): the sigtrap mode "
 			     "cannot run under a debugger; profiling is off",
 			     tracer);
-		return;
+		pp_init_strict_stop();
+		goto out;
 	}
 	/* Children that exec and chdir write next to their parent. */
 	setenv("PPROF_OUTPUT", pp_st.cfg.output, 1);
-	follow = getenv("PPROF_FOLLOW_EXEC");
-	pp_exec_init(!follow || strcmp(follow, "0") != 0);
+	pp_exec_init(pp_st.cfg.follow_exec);
 	unw_set_cache_size(unw_local_addr_space, PP_UNW_CACHE_SIZE, 0);
 	pp_init_warm_up();
 	pp_st.key_ok = pthread_key_create(&pp_st.key, pp_init_thread_end) == 0;
 	pthread_atfork(NULL, NULL, pp_init_fork_child);
 	pp_init_start_process();
+out:
+	pp_st.starting = 0;
+	errno = saved;
 }

@@ -170,7 +170,8 @@ static void pp_sampler_record_sigsafe(struct pp_thread *t, unsigned event,
 	uint16_t flags = 0;
 
 	if (!s) {
-		t->lost++;
+		__atomic_add_fetch(&t->lost, 1, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&t->ev_lost[event], 1, __ATOMIC_RELAXED);
 		return;
 	}
 	if (!t->leaf_only && !__atomic_load_n(&pp_sampler_in_dl, __ATOMIC_ACQUIRE)) {
@@ -194,6 +195,7 @@ static void pp_sampler_record_sigsafe(struct pp_thread *t, unsigned event,
 	s->nframes = (uint16_t)n;
 	pp_tlog_commit_sigsafe(&t->log, s, PPF_REC_SAMPLE, ppf_sample_size(n));
 	t->samples++;
+	t->ev_samples[event]++;
 }
 
 /*
@@ -268,6 +270,7 @@ void pp_sampler_handle_sigsafe(int sig, siginfo_t *si, void *uc)
 			__atomic_add_fetch(&pp_sampler_unowned, 1, __ATOMIC_RELAXED);
 	} else if (!pp_threads_enter_sigsafe(t)) {
 		__atomic_add_fetch(&t->lost, 1, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&t->ev_lost[event], 1, __ATOMIC_RELAXED);
 		t = NULL;
 	}
 	if (t)

@@ -1,8 +1,11 @@
 /*
- * The thread table: open addressing on the tid with linear probing. Freed
- * slots become tombstones (-1) so that probe chains stay intact; a claim
- * reuses the first tombstone or free slot it meets. Every loop is bounded by
- * the table size. Runs in signal context.
+ * The thread table: slots, and an index from tid to slot. Slots are taken
+ * lowest first and reused, so memory follows the number of threads alive at
+ * once, not how many there ever were (tids are all different). The index is
+ * open addressing on the tid with linear probing; each entry packs the tid
+ * and its slot in one word, so a lookup never sees one without the other.
+ * Freed entries become tombstones so that probe chains stay intact. Every
+ * loop is bounded by the table size. Runs in signal context.
  */
 #include "threads.h"
 
@@ -14,7 +17,12 @@
 
 #include "pprof/format.h"
 
+/* Index entries: 0 free, PP_THREADS_TOMB freed, else tid | slot << 32. */
+#define PP_THREADS_ENT(tid, slot) (((uint64_t)(slot) << 32) | (uint32_t)(tid))
+#define PP_THREADS_TOMB PP_THREADS_ENT(-1, 0)
+
 static struct pp_thread pp_threads[PP_THREADS_MAX];
+static uint64_t pp_threads_index[PP_THREADS_MAX];
 
 static unsigned pp_threads_hash(int tid)
 {
@@ -33,40 +41,46 @@ struct pp_thread *pp_threads_find_sigsafe(int tid)
 	unsigned h = pp_threads_hash(tid);
 
 	for (unsigned i = 0; i < PP_THREADS_MAX; i++) {
-		struct pp_thread *t = &pp_threads[(h + i) % PP_THREADS_MAX];
-		int owner = __atomic_load_n(&t->tid, __ATOMIC_ACQUIRE);
+		uint64_t e = __atomic_load_n(&pp_threads_index[(h + i) % PP_THREADS_MAX],
+					     __ATOMIC_ACQUIRE);
+		struct pp_thread *t;
 
-		if (owner == tid)
-			return t;
-		if (owner == 0)
+		if (e == 0)
 			return NULL;
+		if ((int)(uint32_t)e != tid)
+			continue;
+		/* A stale entry names a slot that was released (and maybe reused). */
+		t = &pp_threads[e >> 32];
+		if (__atomic_load_n(&t->tid, __ATOMIC_ACQUIRE) == tid)
+			return t;
 	}
 	return NULL;
 }
 
-/* Runs in signal context. */
-struct pp_thread *pp_threads_claim_sigsafe(int tid)
+/* Runs in signal context. Takes the lowest free slot for tid, busy, or NULL. */
+static struct pp_thread *pp_threads_take_slot(int tid)
 {
-	unsigned h = pp_threads_hash(tid);
-
 	for (unsigned i = 0; i < PP_THREADS_MAX; i++) {
-		struct pp_thread *t = &pp_threads[(h + i) % PP_THREADS_MAX];
+		struct pp_thread *t = &pp_threads[i];
 		int owner = __atomic_load_n(&t->tid, __ATOMIC_ACQUIRE);
 
-		if (owner != 0 && owner != -1)
-			continue;
 		/*
 		 * Only the thread itself claims its slot, so a sample can land
 		 * between the exchange and the busy mark only on a closed log,
 		 * which drops it.
 		 */
-		if (__atomic_compare_exchange_n(&t->tid, &owner, tid, 0,
-						__ATOMIC_ACQ_REL,
-						__ATOMIC_ACQUIRE)) {
+		if ((owner == 0 || owner == -1) &&
+		    __atomic_compare_exchange_n(&t->tid, &owner, tid, 0,
+						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 			__atomic_store_n(&t->busy, 1, __ATOMIC_RELEASE);
 			pp_tlog_init_sigsafe(&t->log);
 			t->samples = 0;
 			t->lost = 0;
+			for (unsigned e = 0; e < PP_CONFIG_MAX_EVENTS; e++) {
+				t->ev_samples[e] = 0;
+				t->ev_lost[e] = 0;
+			}
+			t->counters.open = 0;
 			t->altstack = NULL;
 			t->altstack_size = 0;
 			t->tcb = pp_threads_tcb_sigsafe();
@@ -78,8 +92,35 @@ struct pp_thread *pp_threads_claim_sigsafe(int tid)
 }
 
 /* Runs in signal context. */
+struct pp_thread *pp_threads_claim_sigsafe(int tid)
+{
+	struct pp_thread *t = pp_threads_take_slot(tid);
+	unsigned h = pp_threads_hash(tid);
+
+	if (!t)
+		return NULL;
+	for (unsigned i = 0; i < PP_THREADS_MAX; i++) {
+		unsigned at = (h + i) % PP_THREADS_MAX;
+		uint64_t e = __atomic_load_n(&pp_threads_index[at], __ATOMIC_ACQUIRE);
+
+		if (e != 0 && e != PP_THREADS_TOMB)
+			continue;
+		if (__atomic_compare_exchange_n(&pp_threads_index[at], &e,
+						PP_THREADS_ENT(tid, t - pp_threads), 0,
+						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+			t->ent = at;
+			return t;
+		}
+	}
+	__atomic_store_n(&t->tid, -1, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->busy, 0, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Runs in signal context. */
 void pp_threads_release_sigsafe(struct pp_thread *t)
 {
+	__atomic_store_n(&pp_threads_index[t->ent], PP_THREADS_TOMB, __ATOMIC_RELEASE);
 	__atomic_store_n(&t->tid, -1, __ATOMIC_RELEASE);
 	__atomic_store_n(&t->busy, 0, __ATOMIC_RELEASE);
 }

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "events.h"
 #include "tlog.h"
 
 #define PP_THREADS_MAX 8192
@@ -18,11 +19,15 @@ struct pp_thread {
 	int busy;        /* atomic: 1 while profiler code runs for this thread */
 	struct pp_tlog log;
 	uint64_t samples;
-	uint64_t lost;
+	uint64_t lost;   /* atomic */
+	uint64_t ev_samples[PP_CONFIG_MAX_EVENTS]; /* per event: samples taken */
+	uint64_t ev_lost[PP_CONFIG_MAX_EVENTS];    /* atomic; per event, lost */
+	struct pp_counters counters; /* counting events, opened by the thread */
 	void *altstack;  /* our alternate signal stack, NULL if none */
 	size_t altstack_size;
 	uintptr_t tcb;   /* the thread's TLS block (%fs:0) */
 	int leaf_only;   /* shares another thread's TLS: no unwinding */
+	unsigned ent;    /* its entry in the tid index */
 };
 
 /* Where thread logs go: the process directory, as it was opened. */

@@ -151,7 +151,7 @@ int pp_tlog_create_sigsafe(struct pp_tlog *log, int dirfd, const char *name,
 out_unlink:
 	if (log->map)
 		munmap(log->map, log->map_len);
-	close(log->fd);
+	pp_fd_close_sigsafe(log->fd);
 	unlinkat(dirfd, name, 0);
 	pp_tlog_init_sigsafe(log);
 	return err;
@@ -202,7 +202,7 @@ void pp_tlog_forget_sigsafe(struct pp_tlog *log)
 	if (log->map)
 		munmap(log->map, log->map_len);
 	if (pp_tlog_fd_ours_sigsafe(log))
-		close(log->fd);
+		pp_fd_close_sigsafe(log->fd);
 	pp_tlog_init_sigsafe(log);
 }
 

@@ -95,6 +95,50 @@ size_t pa_testlog_event(struct pa_testlog *l, uint32_t index, const char *name,
 	return pa_testlog_rec_add(l, PPF_REC_EVENT, &e, sizeof(e), NULL, 0);
 }
 
+size_t pa_testlog_event_full(struct pa_testlog *l, struct ppf_event *e)
+{
+	return pa_testlog_rec_add(l, PPF_REC_EVENT, e, sizeof(*e), NULL, 0);
+}
+
+size_t pa_testlog_event_v1(struct pa_testlog *l, uint32_t index, const char *name,
+			   uint64_t period, uint32_t flags)
+{
+	struct ppf_event e = { .index = index, .type = 1, .period = period, .flags = flags };
+
+	snprintf(e.name, sizeof(e.name), "%s", name);
+	return pa_testlog_rec_add(l, PPF_REC_EVENT, &e, PPF_EVENT_V1_SIZE, NULL, 0);
+}
+
+size_t pa_testlog_config(struct pa_testlog *l, uint32_t mode_request, uint32_t max_frames,
+			 uint32_t flags, const char *source, const char *text)
+{
+	struct ppf_config c = { .mode_request = mode_request, .max_frames = max_frames,
+				.flags = flags, .source_len = (uint32_t)strlen(source) + 1,
+				.text_len = (uint32_t)strlen(text) + 1 };
+	char *tail = malloc(c.source_len + c.text_len);
+	size_t off;
+
+	cr_assert(tail);
+	memcpy(tail, source, c.source_len);
+	memcpy(tail + c.source_len, text, c.text_len);
+	off = pa_testlog_rec_add(l, PPF_REC_CONFIG, &c, sizeof(c), tail,
+				 c.source_len + c.text_len);
+	free(tail);
+	return off;
+}
+
+size_t pa_testlog_thread_event(struct pa_testlog *l, uint32_t event, uint32_t flags,
+			       uint64_t samples, uint64_t lost, uint64_t value,
+			       uint64_t time_enabled, uint64_t time_running)
+{
+	struct ppf_thread_event e = { .event = event, .flags = flags, .samples = samples,
+				      .lost = lost, .value = value,
+				      .time_enabled = time_enabled,
+				      .time_running = time_running };
+
+	return pa_testlog_rec_add(l, PPF_REC_THREAD_EVENT, &e, sizeof(e), NULL, 0);
+}
+
 size_t pa_testlog_module(struct pa_testlog *l, uint64_t id, uint64_t bias,
 			 uint64_t start, uint64_t end, uint64_t load_ns,
 			 const char *path, const uint8_t *build_id, uint32_t build_id_len)
@@ -185,6 +229,25 @@ void pa_testlog_write(struct pa_testlog *l, const char *dir, const char *name)
 	cr_assert_eq(fclose(f), 0);
 	free(l->buf);
 	memset(l, 0, sizeof(*l));
+}
+
+void pa_testlog_golden(const char *text, const char *name)
+{
+	char path[4096], *want = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/tests/golden/%s", PP_TEST_SOURCE_DIR, name);
+	if (getenv("PA_UPDATE_GOLDEN")) {
+		f = fopen(path, "w");
+		cr_assert(f && fputs(text, f) >= 0 && fclose(f) == 0, "cannot write %s", path);
+	}
+	f = fopen(path, "r");
+	cr_assert(f, "cannot open %s", path);
+	cr_assert_gt(getdelim(&want, &len, '\0', f), 0);
+	fclose(f);
+	cr_assert_str_eq(text, want, "output differs from %s:\n%s", path, text);
+	free(want);
 }
 
 char *pa_testlog_tmpdir(void)

@@ -27,6 +27,16 @@ size_t pa_testlog_process(struct pa_testlog *l, uint32_t pid, uint32_t ppid,
 			  const char *exe, const char *const *argv);
 size_t pa_testlog_event(struct pa_testlog *l, uint32_t index, const char *name,
 			uint64_t period, uint32_t flags);
+/* e's fields from index on as given; its record header is filled in. */
+size_t pa_testlog_event_full(struct pa_testlog *l, struct ppf_event *e);
+/* An event record of the first version (PPF_EVENT_V1_SIZE bytes, no spec). */
+size_t pa_testlog_event_v1(struct pa_testlog *l, uint32_t index, const char *name,
+			   uint64_t period, uint32_t flags);
+size_t pa_testlog_config(struct pa_testlog *l, uint32_t mode_request, uint32_t max_frames,
+			 uint32_t flags, const char *source, const char *text);
+size_t pa_testlog_thread_event(struct pa_testlog *l, uint32_t event, uint32_t flags,
+			       uint64_t samples, uint64_t lost, uint64_t value,
+			       uint64_t time_enabled, uint64_t time_running);
 size_t pa_testlog_module(struct pa_testlog *l, uint64_t id, uint64_t bias,
 			 uint64_t start, uint64_t end, uint64_t load_ns,
 			 const char *path, const uint8_t *build_id, uint32_t build_id_len);
@@ -45,6 +55,12 @@ size_t pa_testlog_thread_end(struct pa_testlog *l, uint64_t end_ns, uint64_t sam
 struct ppf_record *pa_testlog_rec(struct pa_testlog *l, size_t off);
 /* Write the log to dir/name (dir/name's directories must exist) and free it. */
 void pa_testlog_write(struct pa_testlog *l, const char *dir, const char *name);
+
+/*
+ * Compare text with tests/golden/name; with PA_UPDATE_GOLDEN=1 in the
+ * environment, rewrite the file first (then review the diff).
+ */
+void pa_testlog_golden(const char *text, const char *name);
 
 /* A fresh temporary directory (malloc'd path); pa_testlog_rmdir removes it all. */
 char *pa_testlog_tmpdir(void);

@@ -7,10 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "pa_it.h"
+#include "pa_testlog.h"
 
 static struct pa_it it_cli;
 
@@ -255,7 +257,10 @@ Test(it_cli, processes_lists_forked_child_under_parent)
 	cr_assert_eq(it_cli_analyze(args, &r), 0, "stderr: %s", r.err);
 	cr_expect_eq(pa_it_count_lines(r.out, parent_row), 1, "no parent row:\n%s", r.out);
 	cr_expect_eq(pa_it_count_lines(r.out, child_row), 1, "no child row:\n%s", r.out);
-	cr_expect_eq(pa_it_count_lines(r.out, ""), 3, "header and two rows:\n%s", r.out);
+	cr_expect_eq(pa_it_count_lines(r.out, ""), 4, "event line, titles and two rows:\n%s",
+		     r.out);
+	cr_expect_eq(pa_it_count_lines(r.out, "# event cpu-clock: period 1 ms of CPU"), 1,
+		     "no event line:\n%s", r.out);
 	it_cli_expect_row(r.out, parent_row, "  forker", "exit 0");
 	it_cli_expect_row(r.out, child_row, "    forker", "exit 0");
 	cr_expect(pa_it_find_line(r.out, parent_row) < pa_it_find_line(r.out, child_row),
@@ -285,10 +290,113 @@ Test(it_cli, exe_filter_selects_processes)
 	cr_assert_eq(it_cli_analyze(unknown, &r), 0, "stderr: %s", r.err);
 	cr_expect(strstr(r.err, "pprof-analyze: warning: no process runs no-such-exe"),
 		  "stderr: %s", r.err);
-	cr_expect_eq(pa_it_count_lines(r.out, ""), 1, "only the header:\n%s", r.out);
+	cr_expect_eq(pa_it_count_lines(r.out, ""), 2, "only the header:\n%s", r.out);
+	cr_expect_eq(pa_it_count_lines(r.out, "# no process selected, 0 samples"), 1, "%s",
+		     r.out);
 	pa_it_result_release(&r);
 	unknown[0] = "top";
 	cr_assert_eq(it_cli_analyze(unknown, &r), 0, "stderr: %s", r.err);
 	cr_expect(strstr(r.out, "0 samples, 0 processes"), "%s", r.out);
+	pa_it_result_release(&r);
+}
+
+/*
+ * A hand-made run in it_cli.data: app (500) with cpu-clock (1 ms), "faults"
+ * (page-faults:u) and a counting event "instr" (instructions:u); thread 500
+ * has 3 cpu-clock samples, 1 fault sample and counted 5000 instructions
+ * half of the time.
+ */
+static void it_cli_handmade(void)
+{
+	const uint32_t u = PPF_EVENT_EXCLUDE_KERNEL;
+	struct ppf_event clock = { .index = 0, .type = 1, .period = 1000000,
+				   .flags = PPF_EVENT_TIME_NS | u, .name = "cpu-clock",
+				   .spec = "cpu-clock" };
+	struct ppf_event faults = { .index = 1, .type = 1, .config = 2, .period = 1, .flags = u,
+				    .name = "faults", .spec = "page-faults:u" };
+	struct ppf_event instr = { .index = 2, .type = 0, .config = 1,
+				   .flags = PPF_EVENT_COUNT | u, .name = "instr",
+				   .spec = "instructions:u" };
+	const uint64_t ips[1] = { 0x401000 };
+	struct pa_testlog l;
+	char *pdir;
+
+	cr_assert_eq(mkdir(it_cli.data, 0700), 0);
+	pdir = pa_testlog_subdir(it_cli.data, "app.500");
+	pa_testlog_begin(&l, PPF_FILE_PROCESS);
+	pa_testlog_process(&l, 500, 1, "/usr/bin/app", NULL);
+	pa_testlog_config(&l, PPF_MODE_REQUEST_AUTO, 128, PPF_CONFIG_FOLLOW_EXEC,
+			  "(embedded default)", "[profile]\n");
+	pa_testlog_event_full(&l, &clock);
+	pa_testlog_event_full(&l, &faults);
+	pa_testlog_event_full(&l, &instr);
+	pa_testlog_process_end(&l, 9000, 4, 0, PPF_EXIT_NORMAL, 0);
+	pa_testlog_write(&l, pdir, PPF_PROCESS_LOG);
+	pa_testlog_begin(&l, PPF_FILE_THREAD);
+	pa_testlog_thread(&l, 500, 500, 0, "main");
+	for (int i = 0; i < 3; i++)
+		pa_testlog_sample(&l, 100, 0, 0, 1, ips);
+	pa_testlog_sample(&l, 100, 1, 0, 1, ips);
+	pa_testlog_thread_event(&l, 0, 0, 3, 0, 0, 0, 0);
+	pa_testlog_thread_event(&l, 1, 0, 1, 0, 0, 0, 0);
+	pa_testlog_thread_event(&l, 2, PPF_THREAD_EVENT_COUNTED, 0, 0, 5000, 100, 50);
+	pa_testlog_thread_end(&l, 9000, 4, 0, 0);
+	pa_testlog_write(&l, pdir, "thread-500.log");
+	free(pdir);
+}
+
+Test(it_cli, event_option_picks_and_refuses_events)
+{
+	const char *deflt[] = { "threads", it_cli.data, NULL };
+	const char *deflt_needles[] = { "# event cpu-clock: period 1 ms of CPU (user), 3 samples\n",
+		NULL };
+	const char *byspec[] = { "top", it_cli.data, "--event", "page-faults:u", NULL };
+	const char *byspec_needles[] = { "# event faults (page-faults:u): period 1 event (user), "
+		"1 sample, 1 process, 1 thread\n", NULL };
+	const char *unknown[] = { "top", "--event", "nope", it_cli.data, NULL };
+	const char *counting[] = { "folded", it_cli.data, "--event", "instr", NULL };
+	const char *folded[] = { "folded", it_cli.data, NULL };
+	struct pa_it_result r;
+
+	it_cli_handmade();
+	it_cli_expect(deflt, 0, deflt_needles);
+	it_cli_expect(byspec, 0, byspec_needles);
+	cr_expect_eq(it_cli_analyze(unknown, &r), 1, "stderr: %s", r.err);
+	cr_expect_str_eq(r.err, "pprof-analyze: no event named nope (sampling events: "
+			 "cpu-clock, faults (page-faults:u))\n");
+	cr_expect_eq(r.out_len, 0, "%s", r.out);
+	pa_it_result_release(&r);
+	cr_expect_eq(it_cli_analyze(counting, &r), 1, "stderr: %s", r.err);
+	cr_expect(strstr(r.err, "pprof-analyze: instr is a counting event: see `pprof-analyze "
+			 "counters`"), "%s", r.err);
+	pa_it_result_release(&r);
+	cr_expect_eq(it_cli_analyze(folded, &r), 0, "stderr: %s", r.err);
+	cr_expect_eq(pa_it_count_lines(r.out, "#"), 0, "folded has no header:\n%s", r.out);
+	cr_expect_eq(pa_it_count_lines(r.out, ""), 1, "one stack:\n%s", r.out);
+	pa_it_result_release(&r);
+}
+
+Test(it_cli, events_and_counters_reports)
+{
+	const char *events[] = { "events", it_cli.data, NULL };
+	const char *events_needles[] = {
+		"# mode sigtrap (requested auto); configuration (embedded default): max_frames 128, "
+		"follow_exec yes, unavailable skip, strict no\n",
+		"\nfaults     page-faults:u   sample  software:0x2  1 event      user          "
+		"     0        1     0  all        ok\n",
+		"\ninstr      instructions:u  count   hardware:0x1  -            user          "
+		"     0        -     -  all        ok\n", NULL };
+	const char *counters[] = { "counters", it_cli.data, NULL };
+	const char *counters_needles[] = {
+		"\n            10,000  instr (instructions:u)  (scaled, counted 50.0% of the "
+		"time)\n", NULL };
+	const char *wrong[] = { "counters", it_cli.data, "--event", "cpu-clock", NULL };
+	struct pa_it_result r;
+
+	it_cli_handmade();
+	it_cli_expect(events, 0, events_needles);
+	it_cli_expect(counters, 0, counters_needles);
+	cr_expect_eq(it_cli_analyze(wrong, &r), 1, "stderr: %s", r.err);
+	cr_expect(strstr(r.err, "cpu-clock is a sampling event"), "%s", r.err);
 	pa_it_result_release(&r);
 }

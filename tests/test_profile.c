@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "events.h"
 #include "pa_testlog.h"
 #include "profile.h"
 #include "reader.h"
@@ -255,11 +256,17 @@ Test(profile, keeps_callers_in_stacks)
 	pa_profile_free(prof);
 }
 
-/* The report text as a malloc'd string. */
+/* The report text as a malloc'd string, for the event the command line picks by default. */
 static char *pf_report(const char *which, uint32_t tid)
 {
-	struct pa_filter f = { .tid = tid, .event = 0 };
-	struct pa_profile *prof = pf_build(0, tid, 0);
+	struct pa_filter f = { .tid = tid };
+	struct pa_error err = { 0 };
+	struct pa_profile *prof;
+
+	cr_assert_eq(pa_events_choose(pf_run, &f, NULL, PA_EVENTS_SAMPLES, &err), 0, "%s",
+		     err.reason);
+	cr_assert_str_eq(f.event_name, "cpu-clock");
+	prof = pf_build_filter(&f);
 	char *text = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&text, &len);
@@ -276,24 +283,9 @@ static char *pf_report(const char *which, uint32_t tid)
 	return text;
 }
 
-/* Compare with tests/golden/NAME; PA_UPDATE_GOLDEN=1 in the environment rewrites it. */
 static void pf_golden(const char *text, const char *name)
 {
-	char path[4096], *want = NULL;
-	size_t len = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/tests/golden/%s", PP_TEST_SOURCE_DIR, name);
-	if (getenv("PA_UPDATE_GOLDEN")) { /* regenerate, then review the diff */
-		f = fopen(path, "w");
-		cr_assert(f && fputs(text, f) >= 0 && fclose(f) == 0, "cannot write %s", path);
-	}
-	f = fopen(path, "r");
-	cr_assert(f, "cannot open %s", path);
-	cr_assert_gt(getdelim(&want, &len, '\0', f), 0);
-	fclose(f);
-	cr_assert_str_eq(text, want, "output differs from %s:\n%s", path, text);
-	free(want);
+	pa_testlog_golden(text, name);
 }
 
 Test(profile, folded_output_matches_golden)
@@ -521,6 +513,7 @@ static void pf_end_none(struct pa_testlog *l)
  */
 Test(profile, processes_output_matches_golden)
 {
+	struct pa_filter f = PA_FILTER_ALL;
 	char *dir = pa_testlog_tmpdir();
 	struct pa_error err = { 0 };
 	struct pa_run *run;
@@ -539,9 +532,10 @@ Test(profile, processes_output_matches_golden)
 			pf_end_none);
 	pf_tree_process(dir, 104, 102, "/opt/tool", 1150000000ull, PPF_MODE_OFF, pf_end_exit0);
 	cr_assert_eq(pa_run_load(dir, &run, &err), 0, "%s: %s", err.path, err.reason);
+	cr_assert_eq(pa_events_choose(run, &f, NULL, PA_EVENTS_SAMPLES, &err), 0);
 	out = open_memstream(&text, &len);
 	cr_assert(out);
-	cr_assert_eq(pa_report_processes(out, run, NULL), 0);
+	cr_assert_eq(pa_report_processes(out, run, &f), 0);
 	cr_assert_eq(fclose(out), 0);
 	pf_golden(text, "processes.txt");
 	free(text);

@@ -693,3 +693,420 @@ Test(reader, rejects_exec_record_in_thread_log)
 	cr_assert(strstr(err.reason, "does not belong"), "%s", err.reason);
 	free(pdir);
 }
+
+/* ---- configuration, extended events, per-thread event totals ------------ */
+
+/* A process.log in dir/<name>/ holding what add() appends after PROCESS, then END. */
+static char *rd_config_dir(const char *name, void (*add)(struct pa_testlog *))
+{
+	char *pdir = pa_testlog_subdir(rd_dir, name);
+	struct pa_testlog l;
+
+	pa_testlog_begin(&l, PPF_FILE_PROCESS);
+	pa_testlog_process(&l, 7, 1, "/usr/bin/app", NULL);
+	add(&l);
+	pa_testlog_process_end(&l, 9000, 0, 0, PPF_EXIT_NORMAL, 0);
+	pa_testlog_write(&l, pdir, PPF_PROCESS_LOG);
+	return pdir;
+}
+
+static void rd_add_config_and_events(struct pa_testlog *l)
+{
+	struct ppf_event cyc = { .index = 1, .type = 0, .config = 0, .flags = PPF_EVENT_COUNT |
+				 PPF_EVENT_UNAVAILABLE | PPF_EVENT_EXCLUDE_KERNEL,
+				 .error = ENOENT, .name = "cyc", .spec = "cycles:u" };
+	struct ppf_event raw = { .index = 0, .type = 4, .config = 0xc0, .config1 = 0x11,
+				 .config2 = 0x22, .period = 100003, .precise_ip = 2,
+				 .name = "retired", .spec = "r00c0" };
+
+	pa_testlog_config(l, PPF_MODE_REQUEST_SIGTRAP, 64,
+			  PPF_CONFIG_FOLLOW_EXEC | PPF_CONFIG_FROM_FILE, "/etc/pp.ini",
+			  "[profile]\nmode = sigtrap\n");
+	pa_testlog_event_full(l, &raw);
+	pa_testlog_event_full(l, &cyc);
+}
+
+/* Load dir/process.log expecting success. */
+static struct pa_process *rd_load_process(const char *pdir, struct pa_warnings *warn)
+{
+	struct pa_error err = { 0 };
+	struct pa_process *p = NULL;
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", pdir, PPF_PROCESS_LOG);
+	cr_assert_eq(pa_process_log_load(path, &p, warn, &err), 0, "%s", err.reason);
+	return p;
+}
+
+Test(reader, reads_config_and_extended_events)
+{
+	char *pdir = rd_config_dir("app.7", rd_add_config_and_events);
+	struct pa_warnings warn = { 0 };
+	struct pa_process *p = rd_load_process(pdir, &warn);
+	const struct pa_event *e;
+
+	cr_assert_eq(warn.n, 0, "%s", warn.n ? warn.v[0].reason : "");
+	cr_assert(p->config.known);
+	cr_assert_eq(p->config.mode_request, PPF_MODE_REQUEST_SIGTRAP);
+	cr_assert_eq(p->config.max_frames, 64);
+	cr_assert_eq(p->config.flags, PPF_CONFIG_FOLLOW_EXEC | PPF_CONFIG_FROM_FILE);
+	cr_assert_str_eq(p->config.source, "/etc/pp.ini");
+	cr_assert_str_eq(p->config.text, "[profile]\nmode = sigtrap\n");
+	cr_assert_eq(p->config.text_len, strlen("[profile]\nmode = sigtrap\n"));
+	cr_assert_eq(p->nevents, 2);
+	e = pa_process_find_event(p, 0);
+	cr_assert_str_eq(e->name, "retired");
+	cr_assert_str_eq(e->spec, "r00c0");
+	cr_assert_eq(e->type, 4);
+	cr_assert_eq(e->config, 0xc0);
+	cr_assert_eq(e->config1, 0x11);
+	cr_assert_eq(e->config2, 0x22);
+	cr_assert_eq(e->period, 100003);
+	cr_assert_eq(e->precise_ip, 2);
+	cr_assert_eq(e->error, 0);
+	e = pa_process_find_event(p, 1);
+	cr_assert_eq(e->flags & (PPF_EVENT_COUNT | PPF_EVENT_UNAVAILABLE),
+		     PPF_EVENT_COUNT | PPF_EVENT_UNAVAILABLE);
+	cr_assert_eq(e->error, ENOENT);
+	cr_assert_eq(pa_process_find_event_named(p, "cyc"), e);
+	cr_assert_eq(pa_process_find_event_named(p, "cycles:u"), e, "found by its spec");
+	cr_assert_null(pa_process_find_event_named(p, "cycles"));
+	pa_process_free(p);
+	pa_warnings_release(&warn);
+	free(pdir);
+}
+
+/* An older writer: 104-byte events and no configuration record. */
+static void rd_add_v1_event(struct pa_testlog *l)
+{
+	pa_testlog_event_v1(l, 0, "cpu-clock", 1000000, PPF_EVENT_TIME_NS);
+	pa_testlog_event_v1(l, 1, "page-faults", 1, 0);
+}
+
+Test(reader, reads_first_version_event_without_config)
+{
+	char *pdir = rd_config_dir("app.7", rd_add_v1_event);
+	struct pa_warnings warn = { 0 };
+	struct pa_process *p = rd_load_process(pdir, &warn);
+	const struct pa_event *e = pa_process_find_event(p, 0);
+
+	cr_assert_eq(warn.n, 0, "%s", warn.n ? warn.v[0].reason : "");
+	cr_assert_not(p->config.known);
+	cr_assert_null(p->config.source);
+	cr_assert_eq(p->nevents, 2);
+	cr_assert_str_eq(e->name, "cpu-clock");
+	cr_assert_str_eq(e->spec, "cpu-clock", "spec is the name in old logs");
+	cr_assert_eq(e->period, 1000000);
+	cr_assert_eq(e->flags, PPF_EVENT_TIME_NS);
+	cr_assert_eq(e->config1, 0);
+	cr_assert_eq(e->config2, 0);
+	cr_assert_eq(e->precise_ip, 0);
+	cr_assert_eq(e->error, 0);
+	cr_assert_str_eq(pa_process_find_event(p, 1)->spec, "page-faults");
+	pa_process_free(p);
+	pa_warnings_release(&warn);
+	free(pdir);
+}
+
+/* A process.log whose record of the given type is damaged by damage(); the error is at its offset. */
+static struct pa_error rd_bad_process_rec(const char *name, uint32_t type,
+					  void (*damage)(struct ppf_record *))
+{
+	char *pdir = pa_testlog_subdir(rd_dir, name);
+	struct pa_error err = { 0 };
+	struct pa_process *p = (struct pa_process *)1;
+	struct ppf_event e = { .index = 0, .type = 1, .name = "cpu-clock", .spec = "cpu-clock" };
+	struct pa_testlog l;
+	char path[4096];
+	size_t off;
+
+	pa_testlog_begin(&l, PPF_FILE_PROCESS);
+	pa_testlog_process(&l, 9, 1, "/bin/sh", NULL);
+	/* "/etc/x.ini" (11 bytes) and "a=1\n" (5 bytes): 16 bytes after the fixed part */
+	off = type == PPF_REC_CONFIG ?
+		pa_testlog_config(&l, 0, 128, 0, "/etc/x.ini", "a=1\n") :
+		pa_testlog_event_full(&l, &e);
+	damage(pa_testlog_rec(&l, off));
+	pa_testlog_write(&l, pdir, PPF_PROCESS_LOG);
+	snprintf(path, sizeof(path), "%s/%s", pdir, PPF_PROCESS_LOG);
+	cr_assert_eq(pa_process_log_load(path, &p, NULL, &err), -EINVAL);
+	cr_assert_null(p);
+	cr_assert_str_eq(err.path, path);
+	cr_assert(err.has_offset);
+	cr_assert_eq(err.offset, off, "offset %llu, expected %zu",
+		     (unsigned long long)err.offset, off);
+	free(pdir);
+	return err;
+}
+
+static void rd_event_below_v1(struct ppf_record *r)
+{
+	r->size = PPF_EVENT_V1_SIZE - 8; /* the rest reads as a record of type 0 */
+}
+
+static void rd_event_name_unterminated(struct ppf_record *r)
+{
+	memset(((struct ppf_event *)(void *)r)->name, 'x', PPF_NAME_MAX);
+}
+
+static void rd_event_spec_unterminated(struct ppf_record *r)
+{
+	memset(((struct ppf_event *)(void *)r)->spec, 'x', PPF_NAME_MAX);
+}
+
+Test(reader, rejects_damaged_event_records)
+{
+	struct pa_error err;
+
+	err = rd_bad_process_rec("a.1", PPF_REC_EVENT, rd_event_below_v1);
+	cr_assert(strstr(err.reason, "event record of 96 bytes, needs at least 104"), "%s",
+		  err.reason);
+	err = rd_bad_process_rec("a.2", PPF_REC_EVENT, rd_event_name_unterminated);
+	cr_assert(strstr(err.reason, "name is not NUL-terminated"), "%s", err.reason);
+	err = rd_bad_process_rec("a.3", PPF_REC_EVENT, rd_event_spec_unterminated);
+	cr_assert(strstr(err.reason, "spec is not NUL-terminated"), "%s", err.reason);
+}
+
+static void rd_config_too_short(struct ppf_record *r)
+{
+	r->size = 24; /* less than struct ppf_config */
+}
+
+static void rd_config_lengths_too_long(struct ppf_record *r)
+{
+	((struct ppf_config *)(void *)r)->text_len = 6; /* 11 + 6 > 16 */
+}
+
+static void rd_config_lengths_overflow(struct ppf_record *r)
+{
+	((struct ppf_config *)(void *)r)->source_len = UINT32_MAX; /* wraps in 32 bits */
+}
+
+static void rd_config_source_unterminated(struct ppf_record *r)
+{
+	((struct ppf_config *)(void *)r)->source_len = 5; /* "/etc/" */
+}
+
+static void rd_config_source_empty(struct ppf_record *r)
+{
+	((struct ppf_config *)(void *)r)->source_len = 0;
+}
+
+static void rd_config_text_unterminated(struct ppf_record *r)
+{
+	((struct ppf_config *)(void *)r)->text_len = 4; /* "a=1\n" without its NUL */
+}
+
+Test(reader, rejects_damaged_config_records)
+{
+	struct pa_error err;
+
+	err = rd_bad_process_rec("c.1", PPF_REC_CONFIG, rd_config_too_short);
+	cr_assert(strstr(err.reason, "config record of 24 bytes, needs at least 32"), "%s",
+		  err.reason);
+	err = rd_bad_process_rec("c.2", PPF_REC_CONFIG, rd_config_lengths_too_long);
+	cr_assert(strstr(err.reason, "source_len 11 + text_len 6 exceed the 16 bytes"), "%s",
+		  err.reason);
+	err = rd_bad_process_rec("c.3", PPF_REC_CONFIG, rd_config_lengths_overflow);
+	cr_assert(strstr(err.reason, "exceed"), "%s", err.reason);
+	err = rd_bad_process_rec("c.4", PPF_REC_CONFIG, rd_config_source_unterminated);
+	cr_assert(strstr(err.reason, "source is not"), "%s", err.reason);
+	err = rd_bad_process_rec("c.5", PPF_REC_CONFIG, rd_config_source_empty);
+	cr_assert(strstr(err.reason, "source is not"), "%s", err.reason);
+	err = rd_bad_process_rec("c.6", PPF_REC_CONFIG, rd_config_text_unterminated);
+	cr_assert(strstr(err.reason, "text is not NUL-terminated"), "%s", err.reason);
+}
+
+static void rd_add_two_configs(struct pa_testlog *l)
+{
+	pa_testlog_config(l, 0, 128, 0, "(embedded default)", "");
+	pa_testlog_config(l, 0, 128, 0, "(embedded default)", "");
+}
+
+Test(reader, rejects_second_config_record)
+{
+	char *pdir = rd_config_dir("app.7", rd_add_two_configs);
+	struct pa_error err = { 0 };
+	struct pa_process *p;
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", pdir, PPF_PROCESS_LOG);
+	cr_assert_eq(pa_process_log_load(path, &p, NULL, &err), -EINVAL);
+	cr_assert(strstr(err.reason, "second config record"), "%s", err.reason);
+	free(pdir);
+}
+
+static void rd_add_empty_text_config(struct pa_testlog *l)
+{
+	struct ppf_config c = { .h = { PPF_REC_CONFIG, 56 }, .max_frames = 128,
+				.source_len = 19, .text_len = 0 };
+	char rec[56] = { 0 };
+
+	memcpy(rec, &c, sizeof(c));
+	memcpy(rec + sizeof(c), "(embedded default)", 19);
+	pa_testlog_raw(l, rec, sizeof(rec));
+}
+
+Test(reader, accepts_config_without_text)
+{
+	char *pdir = rd_config_dir("app.7", rd_add_empty_text_config);
+	struct pa_process *p = rd_load_process(pdir, NULL);
+
+	cr_assert(p->config.known);
+	cr_assert_str_eq(p->config.source, "(embedded default)");
+	cr_assert_str_eq(p->config.text, "");
+	cr_assert_eq(p->config.text_len, 0);
+	pa_process_free(p);
+	free(pdir);
+}
+
+Test(reader, reads_thread_event_totals)
+{
+	char *pdir = rd_process_dir("app.1", 1);
+	struct pa_warnings warn = { 0 };
+	const struct pa_thread_event *te;
+	struct pa_testlog l;
+	struct pa_thread *t;
+
+	rd_thread_start(&l, 1, 1);
+	pa_testlog_thread_event(&l, 0, 0, 2, 5, 0, 0, 0);
+	pa_testlog_thread_event(&l, 3, PPF_THREAD_EVENT_COUNTED, 0, 0, 123456, 800, 500);
+	pa_testlog_thread_event(&l, 4, PPF_THREAD_EVENT_NO_COUNTER, 0, 0, 0, 0, 0);
+	pa_testlog_thread_end(&l, 4000, 2, 5, 0);
+	pa_testlog_write(&l, pdir, "thread-1.log");
+	t = rd_load_thread(pdir, "thread-1.log", &warn);
+	cr_assert_eq(warn.n, 0, "%s", warn.n ? warn.v[0].reason : "");
+	cr_assert_eq(t->nevents, 3);
+	te = pa_thread_find_event(t, 0);
+	cr_assert_eq(te->samples, 2);
+	cr_assert_eq(te->lost, 5);
+	te = pa_thread_find_event(t, 3);
+	cr_assert_eq(te->flags, PPF_THREAD_EVENT_COUNTED);
+	cr_assert_eq(te->value, 123456);
+	cr_assert_eq(te->time_enabled, 800);
+	cr_assert_eq(te->time_running, 500);
+	cr_assert_eq(pa_thread_find_event(t, 4)->flags, PPF_THREAD_EVENT_NO_COUNTER);
+	cr_assert_null(pa_thread_find_event(t, 1));
+	cr_assert(t->ended);
+	pa_thread_free(t);
+	pa_warnings_release(&warn);
+	free(pdir);
+}
+
+Test(reader, rejects_damaged_thread_event_records)
+{
+	char *pdir = rd_process_dir("app.1", 1);
+	struct pa_testlog l;
+	struct pa_error err;
+	size_t off;
+
+	rd_thread_start(&l, 1, 1);
+	off = pa_testlog_thread_event(&l, 0, 0, 2, 0, 0, 0, 0);
+	pa_testlog_rec(&l, off)->size = 48; /* one field short; the rest reads as type 0 */
+	pa_testlog_write(&l, pdir, "thread-1.log");
+	err = rd_expect_thread_error(pdir, "thread-1.log", off);
+	cr_assert(strstr(err.reason, "thread event record of 48 bytes, needs at least 56"),
+		  "%s", err.reason);
+
+	rd_thread_start(&l, 1, 1);
+	off = pa_testlog_thread_event(&l, 2, PPF_THREAD_EVENT_COUNTED |
+				      PPF_THREAD_EVENT_NO_COUNTER, 0, 0, 1, 1, 1);
+	pa_testlog_write(&l, pdir, "thread-1.log");
+	err = rd_expect_thread_error(pdir, "thread-1.log", off);
+	cr_assert(strstr(err.reason, "both counted and no counter"), "%s", err.reason);
+
+	rd_thread_start(&l, 1, 1);
+	pa_testlog_thread_event(&l, 2, PPF_THREAD_EVENT_COUNTED, 0, 0, 1, 1, 1);
+	off = pa_testlog_thread_event(&l, 2, PPF_THREAD_EVENT_COUNTED, 0, 0, 1, 1, 1);
+	pa_testlog_write(&l, pdir, "thread-1.log");
+	err = rd_expect_thread_error(pdir, "thread-1.log", off);
+	cr_assert(strstr(err.reason, "second thread event record for event 2"), "%s",
+		  err.reason);
+	free(pdir);
+}
+
+Test(reader, rejects_records_of_the_other_log_kind)
+{
+	char *pdir = rd_process_dir("app.1", 1);
+	struct pa_testlog l;
+	struct pa_error err;
+	size_t off;
+
+	rd_thread_start(&l, 1, 1);
+	off = pa_testlog_config(&l, 0, 128, 0, "(embedded default)", "");
+	pa_testlog_write(&l, pdir, "thread-1.log");
+	err = rd_expect_thread_error(pdir, "thread-1.log", off);
+	cr_assert(strstr(err.reason, "record type 7 does not belong in a thread log"), "%s",
+		  err.reason);
+	free(pdir);
+}
+
+static void rd_add_thread_event(struct pa_testlog *l)
+{
+	pa_testlog_thread_event(l, 0, 0, 1, 0, 0, 0, 0);
+}
+
+Test(reader, rejects_thread_event_in_process_log)
+{
+	char *pdir = rd_config_dir("app.7", rd_add_thread_event);
+	struct pa_error err = { 0 };
+	struct pa_process *p;
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", pdir, PPF_PROCESS_LOG);
+	cr_assert_eq(pa_process_log_load(path, &p, NULL, &err), -EINVAL);
+	cr_assert(strstr(err.reason, "record type 20 does not belong in a process log"), "%s",
+		  err.reason);
+	free(pdir);
+}
+
+Test(reader, warns_on_totals_of_unknown_event)
+{
+	char *pdir = rd_process_dir("app.1", 1); /* lists event 0 only */
+	struct pa_error err = { 0 };
+	struct pa_testlog l;
+	struct pa_run *run;
+
+	rd_thread_start(&l, 1, 1);
+	pa_testlog_thread_event(&l, 0, 0, 2, 0, 0, 0, 0);
+	pa_testlog_thread_event(&l, 9, PPF_THREAD_EVENT_COUNTED, 0, 0, 7, 1, 1);
+	pa_testlog_thread_end(&l, 4000, 2, 0, 0);
+	pa_testlog_write(&l, pdir, "thread-1.log");
+	cr_assert_eq(pa_run_load(rd_dir, &run, &err), 0, "%s", err.reason);
+	cr_assert_eq(run->warnings.n, 1);
+	cr_assert(strstr(run->warnings.v[0].reason, "totals for event 9"), "%s",
+		  run->warnings.v[0].reason);
+	cr_assert(strstr(run->warnings.v[0].path, "thread-1.log"));
+	pa_run_free(run);
+	free(pdir);
+}
+
+/* The preload's writer appends per-event totals the reader reads back. */
+Test(reader, reads_thread_event_written_by_tlog)
+{
+	char *pdir = rd_process_dir("app.1", 1);
+	struct ppf_thread th = { .h = { PPF_REC_THREAD, sizeof(th) }, .pid = 1, .tid = 8 };
+	struct ppf_thread_event te = { .h = { PPF_REC_THREAD_EVENT, sizeof(te) }, .event = 0,
+				       .flags = PPF_THREAD_EVENT_COUNTED, .value = 42,
+				       .time_enabled = 10, .time_running = 5 };
+	struct ppf_thread_end end = { .h = { PPF_REC_THREAD_END, sizeof(end) }, .end_ns = 9 };
+	struct pp_tlog log;
+	struct pa_thread *t;
+	int dfd = open(pdir, O_RDONLY | O_DIRECTORY);
+
+	cr_assert_geq(dfd, 0);
+	pp_tlog_init_sigsafe(&log);
+	cr_assert_eq(pp_tlog_create_sigsafe(&log, dfd, "thread-8.log", PPF_FILE_THREAD), 0);
+	cr_assert_eq(pp_tlog_append_sigsafe(&log, &th, sizeof(th)), 0);
+	cr_assert_eq(pp_tlog_append_sigsafe(&log, &te, sizeof(te)), 0);
+	cr_assert_eq(pp_tlog_append_sigsafe(&log, &end, sizeof(end)), 0);
+	pp_tlog_forget_sigsafe(&log);
+	close(dfd);
+	t = rd_load_thread(pdir, "thread-8.log", NULL);
+	cr_assert_eq(t->nevents, 1);
+	cr_assert_eq(t->events[0].value, 42);
+	cr_assert_eq(t->events[0].time_running, 5);
+	cr_assert(t->ended);
+	pa_thread_free(t);
+	free(pdir);
+}

@@ -3,11 +3,15 @@
  * (reader). Nothing else lives here.
  *
  * A run writes one directory per process, <root>/<exe>.<pid>/, holding
- *   process.log        header, PPF_REC_PROCESS, PPF_REC_EVENT..., PPF_REC_MODULE
- *                      and PPF_REC_MODULE_UNLOAD as they happen, PPF_REC_EXEC
- *                      before each exec attempt, PPF_REC_PROCESS_END
+ *   process.log        header, PPF_REC_PROCESS, PPF_REC_CONFIG, PPF_REC_EVENT...,
+ *                      PPF_REC_MODULE and PPF_REC_MODULE_UNLOAD as they happen,
+ *                      PPF_REC_EXEC before each exec attempt, PPF_REC_PROCESS_END
  *   thread-<tid>.log   header, PPF_REC_THREAD, PPF_REC_SAMPLE..., PPF_REC_THREAD_NAME,
- *                      PPF_REC_THREAD_END
+ *                      PPF_REC_THREAD_EVENT (one per event), PPF_REC_THREAD_END
+ *
+ * Records may grow at their end in later writers: a reader takes the fields
+ * it knows from a record at least as large as their first version and
+ * treats missing later fields as zero.
  *
  * Every file starts with struct ppf_file_header, then a sequence of records.
  * Every record starts with struct ppf_record {type, size}; size counts the
@@ -68,11 +72,13 @@ enum ppf_record_type {
 	PPF_REC_MODULE_UNLOAD = 4,
 	PPF_REC_PROCESS_END = 5,
 	PPF_REC_EXEC = 6,
+	PPF_REC_CONFIG = 7,
 	/* thread-<tid>.log */
 	PPF_REC_THREAD = 16,
 	PPF_REC_SAMPLE = 17,
 	PPF_REC_THREAD_NAME = 18,
 	PPF_REC_THREAD_END = 19,
+	PPF_REC_THREAD_EVENT = 20,
 };
 
 enum ppf_mode {
@@ -98,24 +104,69 @@ struct ppf_process {
 	uint32_t reserved;
 };
 
+/* The sampling mode the configuration asked for (PPF_REC_CONFIG). */
+enum ppf_mode_request {
+	PPF_MODE_REQUEST_AUTO = 0,
+	PPF_MODE_REQUEST_SIGTRAP = 1,
+	PPF_MODE_REQUEST_SIGNAL = 2,
+};
+
+enum ppf_config_flags {
+	PPF_CONFIG_FOLLOW_EXEC = 1u << 0,  /* exec hooks put the preload back */
+	PPF_CONFIG_STRICT = 1u << 1,       /* start-up problems stop the program */
+	PPF_CONFIG_UNAVAILABLE_OFF = 1u << 2, /* an unavailable event turns profiling off */
+	PPF_CONFIG_FROM_FILE = 1u << 3,    /* source names an INI file, else embedded */
+};
+
+/*
+ * The configuration in force. Followed by source_len bytes naming where it
+ * came from (the INI file's absolute path, or "(embedded default)"; NUL
+ * included), then text_len bytes of the configuration text as read (NUL
+ * included), then padding.
+ */
+struct ppf_config {
+	struct ppf_record h;
+	uint32_t mode_request; /* enum ppf_mode_request */
+	uint32_t max_frames;
+	uint32_t flags;        /* enum ppf_config_flags */
+	uint32_t source_len;
+	uint32_t text_len;
+	uint32_t reserved;
+};
+
 enum ppf_event_flags {
 	PPF_EVENT_FREQ = 1u << 0,           /* period holds a frequency in Hz */
 	PPF_EVENT_EXCLUDE_KERNEL = 1u << 1,
 	PPF_EVENT_EXCLUDE_USER = 1u << 2,
 	PPF_EVENT_TIME_NS = 1u << 3,        /* the counter counts nanoseconds */
+	PPF_EVENT_COUNT = 1u << 4,          /* counting only: no samples, totals
+					       in PPF_REC_THREAD_EVENT */
+	PPF_EVENT_UNAVAILABLE = 1u << 5,    /* could not be opened (error says
+					       why) and was skipped */
 };
 
-/* One per configured event; samples name it by index. */
+/*
+ * One per configured event, sampling or counting; samples name it by index.
+ * The fields from config1 on were added after the first version (104 bytes).
+ */
 struct ppf_event {
 	struct ppf_record h;
 	uint32_t index;  /* PPF_REC_SAMPLE.event */
 	uint32_t type;   /* perf_event_attr.type */
 	uint64_t config; /* perf_event_attr.config */
-	uint64_t period; /* sample_period, or Hz with PPF_EVENT_FREQ */
+	uint64_t period; /* sample_period, or Hz with PPF_EVENT_FREQ; 0 counting */
 	uint32_t flags;  /* enum ppf_event_flags */
+	uint32_t error;  /* errno with PPF_EVENT_UNAVAILABLE, else 0 */
+	char name[PPF_NAME_MAX]; /* the section's name; NUL-terminated */
+	uint64_t config1;
+	uint64_t config2;
+	uint32_t precise_ip;
 	uint32_t reserved;
-	char name[PPF_NAME_MAX]; /* NUL-terminated */
+	char spec[PPF_NAME_MAX]; /* the event as the user wrote it ("cycles:u",
+				    "r00c0"); NUL-terminated */
 };
+
+#define PPF_EVENT_V1_SIZE 104u
 
 /*
  * A loaded ELF object. [start, end) covers its PT_LOAD segments in memory;
@@ -207,6 +258,33 @@ struct ppf_thread_name {
 	char name[PPF_THREAD_NAME_MAX];
 };
 
+enum ppf_thread_event_flags {
+	PPF_THREAD_EVENT_COUNTED = 1u << 0, /* value, time_enabled, time_running hold
+					       this thread's counter */
+	PPF_THREAD_EVENT_NO_COUNTER = 1u << 1, /* a counting event this thread
+						  could not open (or, for a
+						  thread adopted in the handler,
+						  did not try) */
+};
+
+/*
+ * This thread's totals for one event, written when the thread ends (before
+ * PPF_REC_THREAD_END). Sampling events: samples taken and lost. Counting
+ * events: the raw count and the kernel's enabled/running times; when
+ * time_running < time_enabled the counter was multiplexed and its estimate
+ * is value * time_enabled / time_running.
+ */
+struct ppf_thread_event {
+	struct ppf_record h;
+	uint32_t event; /* struct ppf_event.index */
+	uint32_t flags; /* enum ppf_thread_event_flags */
+	uint64_t samples;
+	uint64_t lost;
+	uint64_t value;
+	uint64_t time_enabled;
+	uint64_t time_running;
+};
+
 struct ppf_thread_end {
 	struct ppf_record h;
 	uint64_t end_ns;
@@ -218,7 +296,10 @@ struct ppf_thread_end {
 _Static_assert(sizeof(struct ppf_file_header) == 24, "ppf_file_header");
 _Static_assert(sizeof(struct ppf_record) == 8, "ppf_record");
 _Static_assert(sizeof(struct ppf_process) == 48, "ppf_process");
-_Static_assert(sizeof(struct ppf_event) == 104, "ppf_event");
+_Static_assert(sizeof(struct ppf_config) == 32, "ppf_config");
+_Static_assert(sizeof(struct ppf_event) == 192, "ppf_event");
+_Static_assert(offsetof(struct ppf_event, config1) == PPF_EVENT_V1_SIZE, "ppf_event v1");
+_Static_assert(sizeof(struct ppf_thread_event) == 56, "ppf_thread_event");
 _Static_assert(sizeof(struct ppf_module) == 96, "ppf_module");
 _Static_assert(sizeof(struct ppf_module_unload) == 24, "ppf_module_unload");
 _Static_assert(sizeof(struct ppf_process_end) == 40, "ppf_process_end");

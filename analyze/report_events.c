@@ -1,0 +1,275 @@
+/* report_events: the event table; see report_events.h. */
+#include "report_events.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "events.h"
+
+#define PA_REPORT_EVENTS_PIDS 3 /* pids named in the PROCESSES column */
+
+/* Events of the selected processes that share name, spec, settings and status. */
+struct pa_report_events_row {
+	const struct pa_event *e; /* as the first process has it */
+	uint64_t samples;
+	uint64_t lost;
+	size_t nprocesses;
+	uint32_t pids[PA_REPORT_EVENTS_PIDS];
+};
+
+/* A row's columns as text. */
+struct pa_report_events_text {
+	char encoding[128];
+	char period[64];
+	char samples[32];
+	char lost[32];
+	char procs[64];
+	char status[96];
+};
+
+/* The rows of a report and how many processes it covers. */
+struct pa_report_events_table {
+	struct pa_report_events_row *rows;
+	size_t nrows;
+	size_t nprocesses;
+};
+
+static const char *pa_report_events_mode(uint32_t mode, char *buf, size_t size)
+{
+	static const char *const names[] = {
+		[PPF_MODE_SIGTRAP] = "sigtrap", [PPF_MODE_SIGNAL] = "signal", [PPF_MODE_OFF] = "off",
+	};
+
+	if (mode < sizeof(names) / sizeof(names[0]) && names[mode])
+		snprintf(buf, size, "%s", names[mode]);
+	else
+		snprintf(buf, size, "unknown (%" PRIu32 ")", mode);
+	return buf;
+}
+
+static const char *pa_report_events_request(const struct pa_config *c, char *buf, size_t size)
+{
+	static const char *const names[] = {
+		[PPF_MODE_REQUEST_AUTO] = "auto", [PPF_MODE_REQUEST_SIGTRAP] = "sigtrap",
+		[PPF_MODE_REQUEST_SIGNAL] = "signal",
+	};
+
+	if (!c->known)
+		snprintf(buf, size, "unknown");
+	else if (c->mode_request < sizeof(names) / sizeof(names[0]))
+		snprintf(buf, size, "%s", names[c->mode_request]);
+	else
+		snprintf(buf, size, "unknown (%" PRIu32 ")", c->mode_request);
+	return buf;
+}
+
+/* "mode M (requested R); configuration SOURCE: max_frames N, ...", without the "# ". */
+static void pa_report_events_config(const struct pa_process *proc, char *buf, size_t size)
+{
+	const struct pa_config *c = &proc->config;
+	char mode[32], req[32];
+	int n = snprintf(buf, size, "mode %s (requested %s); configuration ",
+			 pa_report_events_mode(proc->mode, mode, sizeof(mode)),
+			 pa_report_events_request(c, req, sizeof(req)));
+
+	if (n < 0 || (size_t)n >= size)
+		return;
+	if (!c->known)
+		snprintf(buf + n, size - (size_t)n, "unknown (the log has no configuration record)");
+	else
+		snprintf(buf + n, size - (size_t)n, "%s: max_frames %" PRIu32 ", follow_exec %s, "
+			 "unavailable %s, strict %s", c->source, c->max_frames,
+			 c->flags & PPF_CONFIG_FOLLOW_EXEC ? "yes" : "no",
+			 c->flags & PPF_CONFIG_UNAVAILABLE_OFF ? "off" : "skip",
+			 c->flags & PPF_CONFIG_STRICT ? "yes" : "no");
+}
+
+/* The configuration lines: one when every selected process agrees, else one each. */
+static void pa_report_events_configs(FILE *out, const struct pa_run *run,
+				     const struct pa_filter *f)
+{
+	char first[PA_ERROR_PATH_MAX + 256], line[PA_ERROR_PATH_MAX + 256];
+	bool agree = true, any = false;
+
+	for (size_t p = 0; p < run->nprocesses; p++) {
+		if (!pa_filter_selects(f, run->processes[p]))
+			continue;
+		pa_report_events_config(run->processes[p], any ? line : first,
+					sizeof(line));
+		agree = agree && (!any || strcmp(line, first) == 0);
+		any = true;
+	}
+	if (agree && any) {
+		fprintf(out, "# %s\n", first);
+		return;
+	}
+	for (size_t p = 0; p < run->nprocesses; p++) {
+		const struct pa_process *proc = run->processes[p];
+
+		if (!pa_filter_selects(f, proc))
+			continue;
+		pa_report_events_config(proc, line, sizeof(line));
+		fprintf(out, "# pid %" PRIu32 " (%s): %s\n", proc->pid, pa_process_exe_base(proc),
+			line);
+	}
+}
+
+/* Whether a and b go in one row. */
+static bool pa_report_events_alike(const struct pa_event *a, const struct pa_event *b)
+{
+	return strcmp(a->name, b->name) == 0 && strcmp(a->spec, b->spec) == 0 &&
+	       pa_event_same_settings(a, b) && a->flags == b->flags && a->error == b->error;
+}
+
+/* Add event e of proc to its row, made when it is the first of its kind. */
+static void pa_report_events_add(struct pa_report_events_table *t, const struct pa_filter *f,
+				 const struct pa_process *proc, const struct pa_event *e)
+{
+	struct pa_filter g = *f;
+	struct pa_report_events_row *r = NULL;
+
+	for (size_t i = 0; i < t->nrows && !r; i++)
+		if (pa_report_events_alike(t->rows[i].e, e))
+			r = &t->rows[i];
+	if (!r) {
+		r = &t->rows[t->nrows++];
+		memset(r, 0, sizeof(*r));
+		r->e = e;
+	}
+	if (r->nprocesses < PA_REPORT_EVENTS_PIDS)
+		r->pids[r->nprocesses] = proc->pid;
+	r->nprocesses++;
+	g.event_name = NULL;
+	g.event = e->index;
+	for (size_t i = 0; i < proc->nthreads; i++) {
+		if (!pa_filter_selects_thread(f, proc->threads[i]))
+			continue;
+		r->samples += pa_filter_count_samples(&g, proc, proc->threads[i]);
+		r->lost += pa_filter_count_lost(&g, proc, proc->threads[i]);
+	}
+}
+
+static int pa_report_events_table_init(struct pa_report_events_table *t,
+				       const struct pa_run *run, const struct pa_filter *f)
+{
+	size_t cap = 1;
+
+	memset(t, 0, sizeof(*t));
+	for (size_t p = 0; p < run->nprocesses; p++)
+		cap += run->processes[p]->nevents;
+	t->rows = malloc(cap * sizeof(*t->rows));
+	if (!t->rows)
+		return -ENOMEM;
+	for (size_t p = 0; p < run->nprocesses; p++) {
+		const struct pa_process *proc = run->processes[p];
+		int64_t idx = pa_filter_event(f, proc);
+
+		if (!pa_filter_selects(f, proc))
+			continue;
+		t->nprocesses++;
+		for (size_t i = 0; i < proc->nevents; i++)
+			if (idx == -1 || (idx >= 0 && proc->events[i].index == (uint64_t)idx))
+				pa_report_events_add(t, f, proc, &proc->events[i]);
+	}
+	return 0;
+}
+
+/* "all", or "101,102,103,+2". */
+static void pa_report_events_procs(const struct pa_report_events_row *r, size_t nprocesses,
+				   char *buf, size_t size)
+{
+	size_t len = 0;
+
+	if (r->nprocesses == nprocesses) {
+		snprintf(buf, size, "all");
+		return;
+	}
+	buf[0] = '\0';
+	for (size_t i = 0; i < r->nprocesses && i < PA_REPORT_EVENTS_PIDS && len < size; i++)
+		len += (size_t)snprintf(buf + len, size - len, "%s%" PRIu32, i ? "," : "",
+					r->pids[i]);
+	if (r->nprocesses > PA_REPORT_EVENTS_PIDS && len < size)
+		snprintf(buf + len, size - len, ",+%zu", r->nprocesses - PA_REPORT_EVENTS_PIDS);
+}
+
+static void pa_report_events_text(const struct pa_report_events_row *r, size_t nprocesses,
+				  struct pa_report_events_text *x)
+{
+	pa_event_format_encoding(r->e, x->encoding, sizeof(x->encoding));
+	pa_event_format_period(r->e, x->period, sizeof(x->period));
+	pa_event_format_status(r->e, x->status, sizeof(x->status));
+	pa_report_events_procs(r, nprocesses, x->procs, sizeof(x->procs));
+	if (pa_event_samples(r->e)) {
+		pa_events_format_count(r->samples, x->samples, sizeof(x->samples));
+		pa_events_format_count(r->lost, x->lost, sizeof(x->lost));
+	} else {
+		snprintf(x->samples, sizeof(x->samples), "-");
+		snprintf(x->lost, sizeof(x->lost), "-");
+	}
+}
+
+static int pa_report_events_max(int w, const char *s)
+{
+	int n = (int)strlen(s);
+
+	return n > w ? n : w;
+}
+
+/* Column widths: name, event, encoding, period, samples, lost, processes. */
+static void pa_report_events_widths(const struct pa_report_events_table *t, int w[7])
+{
+	struct pa_report_events_text x;
+
+	w[0] = 4, w[1] = 5, w[2] = 8, w[3] = 6, w[4] = 7, w[5] = 4, w[6] = 9;
+	for (size_t i = 0; i < t->nrows; i++) {
+		pa_report_events_text(&t->rows[i], t->nprocesses, &x);
+		w[0] = pa_report_events_max(w[0], t->rows[i].e->name);
+		w[1] = pa_report_events_max(w[1], t->rows[i].e->spec);
+		w[2] = pa_report_events_max(w[2], x.encoding);
+		w[3] = pa_report_events_max(w[3], x.period);
+		w[4] = pa_report_events_max(w[4], x.samples);
+		w[5] = pa_report_events_max(w[5], x.lost);
+		w[6] = pa_report_events_max(w[6], x.procs);
+	}
+}
+
+static void pa_report_events_rows(FILE *out, const struct pa_report_events_table *t)
+{
+	struct pa_report_events_text x;
+	int w[7];
+
+	pa_report_events_widths(t, w);
+	fprintf(out, "%-*s  %-*s  %-6s  %-*s  %-*s  %-11s  %7s  %*s  %*s  %-*s  %s\n",
+		w[0], "NAME", w[1], "EVENT", "KIND", w[2], "ENCODING", w[3], "PERIOD", "SCOPE",
+		"PRECISE", w[4], "SAMPLES", w[5], "LOST", w[6], "PROCESSES", "STATUS");
+	for (size_t i = 0; i < t->nrows; i++) {
+		const struct pa_event *e = t->rows[i].e;
+
+		pa_report_events_text(&t->rows[i], t->nprocesses, &x);
+		fprintf(out, "%-*s  %-*s  %-6s  %-*s  %-*s  %-11s  %7" PRIu32 "  %*s  %*s  "
+			"%-*s  %s\n", w[0], e->name, w[1], e->spec, pa_event_kind(e), w[2],
+			x.encoding, w[3], x.period, pa_event_scope(e), e->precise_ip, w[4],
+			x.samples, w[5], x.lost, w[6], x.procs, x.status);
+	}
+}
+
+int pa_report_events(FILE *out, const struct pa_run *run, const struct pa_filter *filter)
+{
+	struct pa_filter f = filter ? *filter : PA_FILTER_ALL;
+	struct pa_report_events_table t;
+	int ret = pa_report_events_table_init(&t, run, &f);
+
+	if (ret == 0) {
+		pa_report_events_configs(out, run, &f);
+		if (t.nrows)
+			pa_report_events_rows(out, &t);
+		else
+			fprintf(out, "# no events recorded in the selected processes\n");
+	}
+	free(t.rows);
+	if (ret < 0)
+		return ret;
+	return ferror(out) ? -EIO : 0;
+}

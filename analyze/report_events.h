@@ -1,0 +1,28 @@
+/* report_events: the run's events and their settings, one row per event. */
+#ifndef PA_REPORT_EVENTS_H
+#define PA_REPORT_EVENTS_H
+
+#include <stdio.h>
+
+#include "profile.h"
+#include "reader.h"
+
+/*
+ * Write the sampling mode and configuration of the processes filter
+ * selects (one "# mode ..." line when they agree, else one per process:
+ * the mode in force, the mode the configuration asked for, where the
+ * configuration came from, max_frames, follow_exec, unavailable, strict;
+ * "unknown" for logs without a configuration record), then one row per
+ * event: NAME, EVENT (the spec as written), KIND (sample or count), ENCODING
+ * (pa_event_format_encoding), PERIOD (pa_event_format_period), SCOPE (user,
+ * kernel, user+kernel), PRECISE (precise_ip), SAMPLES (sample records of the
+ * event in the selected threads), LOST (samples the writer dropped,
+ * pa_filter_count_lost), PROCESSES ("all", or the pids that have the
+ * event so) and STATUS ("ok" or "unavailable: REASON"). Events of several
+ * processes with the same name, spec and settings share a row. The event
+ * of filter, when it names one, selects the rows. Returns 0, -ENOMEM, or
+ * -EIO on a write error.
+ */
+int pa_report_events(FILE *out, const struct pa_run *run, const struct pa_filter *filter);
+
+#endif /* PA_REPORT_EVENTS_H */

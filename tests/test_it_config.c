@@ -1,0 +1,440 @@
+/*
+ * Integration: the INI configuration under the preload. Several sampling
+ * events and counters at once, checked against what the workload measured
+ * itself (tests/workloads/evmix.c: CPU time, page faults, context switches
+ * per thread); configuration errors, strict mode and unavailable events
+ * leave the program's behaviour alone; the files in config/ work.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "pa_it.h"
+
+static struct pa_it it_cfg;
+
+static void it_cfg_init(void)
+{
+	pa_it_init(&it_cfg);
+}
+
+static void it_cfg_fini(void)
+{
+	pa_it_release(&it_cfg);
+}
+
+TestSuite(it_config, .init = it_cfg_init, .fini = it_cfg_fini, .timeout = 120);
+
+/* Writes text to tmp/name; returns "PPROF_CONFIG=<path>" (static buffer). */
+static const char *it_cfg_file(const char *name, const char *text)
+{
+	static char env[PA_IT_PATH_MAX + 16];
+	char path[PA_IT_PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", it_cfg.tmp, name);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs(text, f);
+	fclose(f);
+	snprintf(env, sizeof(env), "PPROF_CONFIG=%s", path);
+	return env;
+}
+
+/* "PPROF_CONFIG=<source>/config/name". */
+static const char *it_cfg_example(const char *name)
+{
+	static char env[PA_IT_PATH_MAX + 16];
+
+	snprintf(env, sizeof(env), "PPROF_CONFIG=%s/config/%s", PP_TEST_SOURCE_DIR,
+		 name);
+	return env;
+}
+
+/* Whether this machine can count hardware cycles in user space. */
+static bool it_cfg_has_pmu(void)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr), .type = PERF_TYPE_HARDWARE,
+		.config = PERF_COUNT_HW_CPU_CYCLES, .exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+	int fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+static const struct pa_event *it_cfg_event(const struct pa_process *proc,
+					   const char *name, bool counting)
+{
+	for (size_t i = 0; i < proc->nevents; i++)
+		if (strcmp(proc->events[i].name, name) == 0 &&
+		    !!(proc->events[i].flags & PPF_EVENT_COUNT) == counting)
+			return &proc->events[i];
+	cr_assert_fail("no %s event %s", counting ? "counting" : "sampling", name);
+	return NULL;
+}
+
+static const struct pa_thread_event *it_cfg_totals(const struct pa_thread *t,
+						   const struct pa_event *e)
+{
+	for (size_t i = 0; i < t->nevents; i++)
+		if (t->events[i].event == e->index)
+			return &t->events[i];
+	cr_assert_fail("thread %u has no totals for %s", t->tid, e->name);
+	return NULL;
+}
+
+static uint64_t it_cfg_nsamples(const struct pa_thread *t, const struct pa_event *e)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < t->nsamples; i++)
+		n += t->samples[i].event == e->index;
+	return n;
+}
+
+/* Samples of event name in thread tid whose leaf is in func. */
+static uint64_t it_cfg_self(const struct pa_run *run, uint32_t tid,
+			    const char *event, const char *func)
+{
+	struct pa_filter f = { .tid = tid, .event = -1, .event_name = event };
+	struct pa_profile *prof = NULL;
+	struct pa_error err;
+	uint64_t n;
+
+	cr_assert_eq(pa_profile_build(run, &f, &prof, NULL, &err), 0, "%s: %s",
+		     err.path, err.reason);
+	n = pa_it_self(prof, func);
+	pa_profile_free(prof);
+	return n;
+}
+
+static const struct pa_thread *it_cfg_thread(const struct pa_process *proc,
+					     uint32_t tid)
+{
+	for (size_t i = 0; i < proc->nthreads; i++)
+		if (proc->threads[i]->tid == tid)
+			return proc->threads[i];
+	cr_assert_fail("no log for thread %u", tid);
+	return NULL;
+}
+
+/* One worker's line of evmix's truth file. */
+struct it_cfg_truth {
+	unsigned tid;
+	unsigned long long cpu_ns, minflt, switches, pages, spin_ns, touch_faults;
+};
+
+static size_t it_cfg_read_truth(const char *path, struct it_cfg_truth *t, size_t max)
+{
+	FILE *f = fopen(path, "r");
+	size_t n = 0;
+
+	cr_assert_not_null(f, "no truth file %s", path);
+	while (n < max && fscanf(f, "thread %u %llu %llu %llu %llu %llu %llu\n",
+				 &t[n].tid, &t[n].cpu_ns, &t[n].minflt,
+				 &t[n].switches, &t[n].pages, &t[n].spin_ns,
+				 &t[n].touch_faults) == 7)
+		n++;
+	fclose(f);
+	return n;
+}
+
+static const char it_cfg_mix[] =
+	"; two sampling events and counters\n"
+	"[sample cpu-clock]\n"
+	"period = 1ms\n"
+	"[sample page-faults]\n"
+	"period = 100\n"
+	"[count page-faults]\n"
+	"[count task-clock]\n"
+	"[count context-switches]\n"
+	"[count cycles]\n";
+
+static void it_cfg_check_thread(const struct pa_run *run, const struct pa_process *proc,
+				const struct it_cfg_truth *w)
+{
+	const struct pa_thread *t = it_cfg_thread(proc, w->tid);
+	const struct pa_event *cpu = it_cfg_event(proc, "cpu-clock", false);
+	const struct pa_event *pf = it_cfg_event(proc, "page-faults", false);
+	const struct pa_thread_event *c_pf =
+		it_cfg_totals(t, it_cfg_event(proc, "page-faults", true));
+	const struct pa_thread_event *c_task =
+		it_cfg_totals(t, it_cfg_event(proc, "task-clock", true));
+	const struct pa_thread_event *c_cs =
+		it_cfg_totals(t, it_cfg_event(proc, "context-switches", true));
+	uint64_t n_cpu = it_cfg_nsamples(t, cpu), n_pf = it_cfg_nsamples(t, pf);
+	uint64_t spin;
+
+	/* Counters: what the thread measured itself. */
+	cr_assert(c_pf->flags & PPF_THREAD_EVENT_COUNTED);
+	cr_expect(c_pf->value >= w->pages && c_pf->value <= w->minflt + 64,
+		  "tid %u: page-faults counter %llu, but it touched %llu pages "
+		  "and took %llu faults in all", w->tid,
+		  (unsigned long long)c_pf->value, w->pages, w->minflt);
+	cr_expect_eq(c_pf->time_enabled, c_pf->time_running,
+		     "a software counter was multiplexed");
+	cr_expect(llabs((long long)c_task->value - (long long)w->cpu_ns) <=
+		  (long long)(w->cpu_ns / 20 + 5000000),
+		  "tid %u: task-clock counter %llu ns, thread CPU time %llu ns",
+		  w->tid, (unsigned long long)c_task->value, w->cpu_ns);
+	cr_expect(c_cs->value >= 30 && c_cs->value <= w->switches + 8,
+		  "tid %u: context-switches counter %llu; it slept 30 times and "
+		  "rusage counts %llu switches", w->tid,
+		  (unsigned long long)c_cs->value, w->switches);
+	/* Sampling: one page-fault sample per 100 faults the counter saw. */
+	cr_expect(llabs((long long)(n_pf * 100) - (long long)c_pf->value) <=
+		  (long long)(c_pf->value / 50 + 200),
+		  "tid %u: %llu page-fault samples for %llu faults", w->tid,
+		  (unsigned long long)n_pf, (unsigned long long)c_pf->value);
+	cr_expect_geq(it_cfg_self(run, w->tid, "page-faults", "touch_pages"),
+		      (w->touch_faults / 100) * 9 / 10,
+		      "tid %u: page-fault samples not in touch_pages", w->tid);
+	/*
+	 * One cpu-clock sample per ms of CPU in user space: spin_cpu is pure
+	 * user time; the whole thread's samples cannot exceed its CPU time
+	 * (task-clock also counts the kernel's work on its page faults).
+	 */
+	spin = it_cfg_self(run, w->tid, "cpu-clock", "spin_cpu");
+	cr_expect(llabs((long long)spin * 1000000 - (long long)w->spin_ns) <=
+		  (long long)(w->spin_ns / 10 + 3000000),
+		  "tid %u: %llu cpu-clock samples in spin_cpu for %llu ns of CPU",
+		  w->tid, (unsigned long long)spin, w->spin_ns);
+	cr_expect_leq(n_cpu * 1000000, c_task->value + c_task->value / 20 + 3000000,
+		      "tid %u: %llu cpu-clock samples for %llu ns of CPU", w->tid,
+		      (unsigned long long)n_cpu, (unsigned long long)c_task->value);
+	/* The writer's per-event counts are the records in the log. */
+	cr_expect_eq(it_cfg_totals(t, cpu)->samples, n_cpu);
+	cr_expect_eq(it_cfg_totals(t, pf)->samples, n_pf);
+}
+
+Test(it_config, two_sampling_events_and_counters_match_the_workload)
+{
+	char truth[PA_IT_PATH_MAX];
+	const char *argv[] = { "workloads/evmix", truth, "0.3", "20000", NULL };
+	const bool pmu = it_cfg_has_pmu();
+	struct it_cfg_truth w[4];
+	struct pa_it_result r;
+	const struct pa_event *cycles;
+	struct pa_run *run;
+	size_t nw;
+
+	snprintf(truth, sizeof(truth), "%s/truth", it_cfg.tmp);
+	pa_it_run_profiled(&it_cfg, "evmix", argv, it_cfg_file("mix.ini", it_cfg_mix), &r);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "status 0x%x: %s",
+		  r.status, r.err);
+	cr_assert_str_eq(r.out, "evmix done\n");
+	if (pmu)
+		cr_expect_eq(r.err_len, 0, "stderr: %s", r.err);
+	else
+		cr_expect(pa_it_count_lines(r.err, "libpprof: ") == 1 &&
+			  strstr(r.err, "counting event cycles") &&
+			  strstr(r.err, "skipped"), "stderr: %s", r.err);
+	pa_it_result_release(&r);
+	run = pa_it_load(&it_cfg);
+	cr_assert_eq(run->nprocesses, 1);
+	cycles = it_cfg_event(run->processes[0], "cycles", true);
+	cr_expect_eq(!!(cycles->flags & PPF_EVENT_UNAVAILABLE), !pmu);
+	nw = it_cfg_read_truth(truth, w, 4);
+	cr_assert_eq(nw, 2, "truth has %zu worker lines", nw);
+	for (size_t i = 0; i < nw; i++)
+		it_cfg_check_thread(run, run->processes[0], &w[i]);
+	pa_run_free(run);
+}
+
+/* Runs demo with env; returns its result (the caller releases it). */
+static void it_cfg_demo(const char *env, bool profiled, struct pa_it_result *r)
+{
+	const char *argv[] = { "workloads/demo", "0.2", "--exit", "3", NULL };
+	const char *envv[] = { env, NULL };
+
+	if (profiled)
+		pa_it_run_profiled(&it_cfg, "demo", argv, env, r);
+	else
+		pa_it_run(&it_cfg, "plain", argv, envv, r);
+}
+
+/* The data directory holds no process directory. */
+static bool it_cfg_no_output(void)
+{
+	struct stat st;
+
+	return stat(it_cfg.data, &st) != 0;
+}
+
+Test(it_config, errors_are_named_and_the_program_runs_unprofiled)
+{
+	struct pa_it_result r, plain;
+	const char *env = it_cfg_file("bad.ini", "[sample cpu-clock]\n"
+				      "peroid = 2ms\n"
+				      "[profile]\n"
+				      "max_frames = -1\n");
+	char line[PA_IT_PATH_MAX + 64];
+
+	it_cfg_demo(NULL, false, &plain);
+	it_cfg_demo(env, true, &r);
+	cr_assert_eq(r.status, plain.status);
+	cr_assert_str_eq(r.out, plain.out);
+	snprintf(line, sizeof(line), "libpprof: %s/bad.ini:2: unknown key 'peroid'",
+		 it_cfg.tmp);
+	cr_expect(pa_it_find_line(r.err, line), "stderr: %s", r.err);
+	cr_expect(strstr(r.err, "did you mean 'period'?"), "stderr: %s", r.err);
+	snprintf(line, sizeof(line), "libpprof: %s/bad.ini:4: max_frames = '-1'",
+		 it_cfg.tmp);
+	cr_expect(pa_it_find_line(r.err, line), "stderr: %s", r.err);
+	cr_expect_eq(pa_it_count_lines(r.err, "libpprof: "), 3, "stderr: %s", r.err);
+	cr_expect(pa_it_find_line(r.err, "libpprof: profiling is off"), "%s", r.err);
+	cr_expect(it_cfg_no_output(), "a misconfigured run wrote logs");
+	pa_it_result_release(&r);
+	pa_it_result_release(&plain);
+}
+
+Test(it_config, strict_stops_the_program_before_main)
+{
+	struct pa_it_result r;
+
+	it_cfg_demo(it_cfg_file("strict.ini", "[profile]\nstrict = yes\n"
+				"[sample cpu-clok]\n"), true, &r);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 1,
+		  "status 0x%x", r.status);
+	cr_expect_eq(r.out_len, 0, "main ran: %s", r.out);
+	cr_expect(strstr(r.err, "did you mean 'cpu-clock'?") &&
+		  strstr(r.err, "strict = yes"), "stderr: %s", r.err);
+	pa_it_result_release(&r);
+}
+
+Test(it_config, unavailable_off_turns_profiling_off_harmlessly)
+{
+	struct pa_it_result r, plain;
+	struct pa_run *run;
+
+	if (it_cfg_has_pmu())
+		cr_skip_test("this machine counts cycles: nothing here is unavailable");
+	it_cfg_demo(NULL, false, &plain);
+	it_cfg_demo(it_cfg_file("off.ini", "[profile]\nunavailable = off\n"
+				"[sample cpu-clock]\n[count cycles]\n"), true, &r);
+	cr_assert_eq(r.status, plain.status);
+	cr_assert_str_eq(r.out, plain.out);
+	cr_expect_eq(pa_it_count_lines(r.err, "libpprof: "), 1, "stderr: %s", r.err);
+	cr_expect(strstr(r.err, "counting event cycles: No such file or directory") &&
+		  strstr(r.err, "use a software event") &&
+		  strstr(r.err, "unavailable = off: profiling is off"),
+		  "stderr: %s", r.err);
+	run = pa_it_load(&it_cfg);
+	cr_assert_eq(run->nprocesses, 1);
+	cr_expect_eq(run->processes[0]->mode, PPF_MODE_OFF);
+	cr_expect_eq(run->processes[0]->nthreads, 0);
+	pa_run_free(run);
+	pa_it_result_release(&r);
+	pa_it_result_release(&plain);
+}
+
+Test(it_config, the_configuration_in_force_is_recorded)
+{
+	const char *env = it_cfg_file("rec.ini", it_cfg_mix);
+	const struct pa_config *c;
+	struct pa_it_result r;
+	struct pa_run *run;
+
+	it_cfg_demo(env, true, &r);
+	pa_it_result_release(&r);
+	run = pa_it_load(&it_cfg);
+	c = &run->processes[0]->config;
+	cr_assert(c->known);
+	cr_expect_str_eq(c->source, env + strlen("PPROF_CONFIG="));
+	cr_expect_str_eq(c->text, it_cfg_mix);
+	cr_expect(c->flags & PPF_CONFIG_FROM_FILE);
+	cr_expect_eq(run->processes[0]->nevents, 6);
+	pa_run_free(run);
+}
+
+/* Each example in config/ runs the program unchanged, and does what it says. */
+Test(it_config, examples_default_software_counters)
+{
+	char truth[PA_IT_PATH_MAX];
+	const char *argv[] = { "workloads/evmix", truth, "0.1", "2000", NULL };
+	static const char *const files[] = { "default.ini", "software.ini",
+					     "counters.ini" };
+	static const size_t nsampling[] = { 1, 3, 0 }, ncounting[] = { 0, 4, 6 };
+
+	snprintf(truth, sizeof(truth), "%s/truth", it_cfg.tmp);
+	for (size_t i = 0; i < 3; i++) {
+		struct pa_it_result r;
+		struct pa_run *run;
+		const struct pa_process *proc;
+		size_t ns = 0, nc = 0, samples = 0;
+
+		pa_it_release(&it_cfg);
+		pa_it_init(&it_cfg);
+		snprintf(truth, sizeof(truth), "%s/truth", it_cfg.tmp);
+		pa_it_run_profiled(&it_cfg, files[i], argv, it_cfg_example(files[i]), &r);
+		cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s: %s",
+			  files[i], r.err);
+		cr_expect_str_eq(r.out, "evmix done\n", "%s", files[i]);
+		cr_expect_eq(r.err_len, 0, "%s: %s", files[i], r.err);
+		pa_it_result_release(&r);
+		run = pa_it_load(&it_cfg);
+		proc = run->processes[0];
+		for (size_t e = 0; e < proc->nevents; e++) {
+			ns += !(proc->events[e].flags & PPF_EVENT_COUNT);
+			nc += !!(proc->events[e].flags & PPF_EVENT_COUNT);
+		}
+		for (size_t t = 0; t < proc->nthreads; t++)
+			samples += proc->threads[t]->nsamples;
+		cr_expect_eq(ns, nsampling[i], "%s", files[i]);
+		cr_expect_eq(nc, ncounting[i], "%s", files[i]);
+		cr_expect_eq(samples > 0, nsampling[i] > 0, "%s: %zu samples",
+			     files[i], samples);
+		if (nc) {
+			const struct pa_event *e = it_cfg_event(proc, "page-faults", true);
+			struct it_cfg_truth w[4];
+			size_t nw = it_cfg_read_truth(truth, w, 4);
+
+			cr_assert_eq(nw, 2);
+			for (size_t k = 0; k < nw; k++)
+				cr_expect_geq(it_cfg_totals(it_cfg_thread(proc, w[k].tid),
+							    e)->value, w[k].pages,
+					      "%s", files[i]);
+		}
+		pa_run_free(run);
+	}
+}
+
+Test(it_config, example_hardware_is_clear_where_there_is_no_pmu)
+{
+	struct pa_it_result r, plain;
+	struct pa_run *run;
+
+	it_cfg_demo(NULL, false, &plain);
+	it_cfg_demo(it_cfg_example("hardware.ini"), true, &r);
+	cr_assert_eq(r.status, plain.status);
+	cr_assert_str_eq(r.out, plain.out);
+	run = pa_it_load(&it_cfg);
+	if (it_cfg_has_pmu()) {
+		cr_expect_eq(r.err_len, 0, "stderr: %s", r.err);
+		cr_expect_eq(run->processes[0]->mode, PPF_MODE_SIGTRAP);
+	} else {
+		/* One line per event, the last saying profiling is off. */
+		cr_expect_eq(pa_it_count_lines(r.err, "libpprof: cannot open "), 7,
+			     "stderr: %s", r.err);
+		cr_expect_eq(pa_it_count_lines(r.err, "libpprof: "), 7, "%s", r.err);
+		cr_expect(strstr(r.err, "sampling event cycles: No such file") &&
+			  strstr(r.err, "no event is left: profiling is off"),
+			  "stderr: %s", r.err);
+		cr_expect_eq(run->processes[0]->mode, PPF_MODE_OFF);
+	}
+	pa_run_free(run);
+	pa_it_result_release(&r);
+	pa_it_result_release(&plain);
+}

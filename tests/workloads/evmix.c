@@ -1,0 +1,126 @@
+/*
+ * evmix: work that several events see differently, for the configuration
+ * tests (two sampling events plus counters).
+ *
+ *   evmix TRUTHFILE [SECONDS] [PAGES]
+ *
+ * Two threads each: burn SECONDS of CPU in spin_cpu (default 0.3), write one
+ * byte into each of PAGES fresh pages in touch_pages (default 20000: one
+ * minor fault per page, huge pages refused), then sleep 2 ms 30 times in nap
+ * (voluntary context switches). Each thread measures its own truth with
+ * CLOCK_THREAD_CPUTIME_ID and getrusage(RUSAGE_THREAD) and appends, as its
+ * last act, one line to TRUTHFILE:
+ *   thread TID CPU_NS MINFLT SWITCHES PAGES SPIN_NS TOUCH_FAULTS
+ * (SWITCHES = voluntary + involuntary; TOUCH_FAULTS = the minor faults taken
+ * inside touch_pages). stdout: "evmix done" only.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "wl.h"
+
+#define EVMIX_PAGE 4096
+#define EVMIX_THREADS 2
+
+static const char *evmix_truth;
+static double evmix_seconds = 0.3;
+static size_t evmix_pages = 20000;
+static pthread_mutex_t evmix_lock = PTHREAD_MUTEX_INITIALIZER;
+static volatile uint64_t evmix_sink;
+
+__attribute__((noinline)) void spin_cpu(double seconds);
+__attribute__((noinline)) void touch_pages(size_t npages);
+__attribute__((noinline)) void nap(int times);
+
+__attribute__((noinline)) void spin_cpu(double seconds)
+{
+	double end = wl_thread_cpu() + seconds;
+
+	while (wl_thread_cpu() < end)
+		evmix_sink += wl_burn(WL_CHUNK / 10, 0x65766d6978);
+}
+
+__attribute__((noinline)) void touch_pages(size_t npages)
+{
+	size_t len = npages * EVMIX_PAGE;
+	volatile char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED) {
+		perror("evmix: mmap");
+		exit(1);
+	}
+	madvise((void *)p, len, MADV_NOHUGEPAGE);
+	for (size_t i = 0; i < npages; i++)
+		p[i * EVMIX_PAGE] = (char)i;
+	munmap((void *)p, len);
+}
+
+__attribute__((noinline)) void nap(int times)
+{
+	for (int i = 0; i < times; i++)
+		usleep(2000);
+}
+
+static uint64_t evmix_ns(double s)
+{
+	return (uint64_t)(s * 1e9);
+}
+
+static void *evmix_thread(void *arg)
+{
+	struct rusage before, after;
+	double t0 = wl_thread_cpu(), t1;
+	long touch_faults;
+	FILE *f;
+
+	(void)arg;
+	spin_cpu(evmix_seconds);
+	t1 = wl_thread_cpu();
+	getrusage(RUSAGE_THREAD, &before);
+	touch_pages(evmix_pages);
+	getrusage(RUSAGE_THREAD, &after);
+	touch_faults = after.ru_minflt - before.ru_minflt;
+	nap(30);
+	pthread_mutex_lock(&evmix_lock);
+	f = fopen(evmix_truth, "a");
+	if (!f) {
+		perror(evmix_truth);
+		exit(1);
+	}
+	getrusage(RUSAGE_THREAD, &after);
+	fprintf(f, "thread %d %llu %ld %ld %zu %llu %ld\n", gettid(),
+		(unsigned long long)evmix_ns(wl_thread_cpu()),
+		after.ru_minflt, after.ru_nvcsw + after.ru_nivcsw, evmix_pages,
+		(unsigned long long)evmix_ns(t1 - t0), touch_faults);
+	fclose(f);
+	pthread_mutex_unlock(&evmix_lock);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t th[EVMIX_THREADS];
+
+	if (argc < 2 || argc > 4) {
+		fprintf(stderr, "usage: evmix TRUTHFILE [SECONDS] [PAGES]\n");
+		return 2;
+	}
+	evmix_truth = argv[1];
+	evmix_seconds = wl_seconds(argc > 2 ? argv[2] : NULL, evmix_seconds);
+	if (argc > 3)
+		evmix_pages = strtoul(argv[3], NULL, 10);
+	for (int i = 0; i < EVMIX_THREADS; i++)
+		if (pthread_create(&th[i], NULL, evmix_thread, NULL) != 0)
+			return 1;
+	for (int i = 0; i < EVMIX_THREADS; i++)
+		pthread_join(th[i], NULL);
+	printf("evmix done\n");
+	return 0;
+}
