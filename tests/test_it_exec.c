@@ -1,11 +1,13 @@
 /*
  * Integration: children started every way a program can (fork + execve with
- * an empty environment after chdir, vfork + execv, posix_spawn, system())
- * are profiled into their own directories of the same output root, and the
- * ends that bypass exit() (_exit, abort) are recorded.
+ * an empty environment after chdir, vfork + execv, posix_spawn, system(),
+ * popen() for reading and for writing) are profiled into their own
+ * directories of the same output root, and the ends that bypass exit()
+ * (_exit, abort) are recorded.
  */
 #include <criterion/criterion.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -40,15 +42,21 @@ static size_t it_exec_find(const struct pa_run *run, const char *role,
 	return n;
 }
 
-/* burn_child samples of one process, against the 0.2 s it burns. */
-static void it_exec_expect_burn(const struct pa_run *run, const struct pa_process *p)
+/* Samples of func in one process, against the 0.2 s it burns there. */
+static void it_exec_expect_burn_in(const struct pa_run *run, const struct pa_process *p,
+				   const char *func)
 {
 	struct pa_profile *prof = pa_it_profile(run, p->pid, 0);
-	uint64_t self = pa_it_self(prof, "burn_child");
+	uint64_t self = pa_it_self(prof, func);
 
-	cr_expect_geq(self, 100, "pid %u (%s %s): %llu samples in burn_child",
-		      p->pid, p->exe, p->argv[1], (unsigned long long)self);
+	cr_expect_geq(self, 100, "pid %u (%s %s): %llu samples in %s",
+		      p->pid, p->exe, p->argv[1], (unsigned long long)self, func);
 	pa_profile_free(prof);
+}
+
+static void it_exec_expect_burn(const struct pa_run *run, const struct pa_process *p)
+{
+	it_exec_expect_burn_in(run, p, "burn_child");
 }
 
 /* Whether p descends from the process ancestor (through ppid links in run). */
@@ -132,4 +140,82 @@ Test(it_exec, follow_exec_off)
 	cr_expect_eq(n, 1, "%zu exec'd children profiled, want 1", n);
 	pa_run_free(run);
 	pa_it_result_release(&r);
+}
+
+/*
+ * The SAMPLES column of pid's row in a `pprof-analyze processes` report,
+ * from the row whose executable is exe; -1 if there is none.
+ */
+static long long it_exec_row_samples(const char *report, uint32_t pid, const char *exe)
+{
+	for (const char *p = report; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		unsigned row_pid, ppid, threads;
+		unsigned long long samples;
+		char name[64];
+
+		if (sscanf(p, "%u %u %*s %*s %llu %u %63s", &row_pid, &ppid, &samples,
+			   &threads, name) == 5 &&
+		    row_pid == pid && strcmp(name, exe) == 0)
+			return (long long)samples;
+	}
+	return -1;
+}
+
+/*
+ * popen(CMD, "r") and popen(CMD, "w") (glibc runs /bin/sh -c CMD): what the
+ * parent reads from the one and writes to the other is unchanged, and the
+ * program each shell starts is profiled into its own directory, with its
+ * exit status, and shows in `pprof-analyze processes` with its samples.
+ */
+Test(it_exec, popen_children_are_profiled)
+{
+	const char *argv[] = { "workloads/popener", "0.2", NULL };
+	static const char *const roles[] = { "reader", "writer" };
+	static const int codes[] = { 3, 4 };
+	char analyze[PA_IT_PATH_MAX];
+	const char *report[] = { analyze, "processes", it_exec.data, NULL };
+	const struct pa_process *children[8], *top = NULL;
+	struct pa_it_result plain, prof, rep;
+	struct pa_run *run;
+
+	pa_it_run(&it_exec, "plain", argv, NULL, &plain);
+	pa_it_run_profiled(&it_exec, "prof", argv, NULL, &prof);
+	cr_assert(WIFEXITED(plain.status) && WEXITSTATUS(plain.status) == 0, "%s", plain.err);
+	/* The children's output went through the pipe and the shared stdout. */
+	cr_assert(strstr(plain.out, "from the reader: reader: last line") &&
+		  strstr(plain.out, "writer: read 10 lines"), "%s", plain.out);
+	cr_assert_eq(prof.status, plain.status, "status 0x%x: %s", prof.status, prof.err);
+	cr_assert_str_eq(prof.out, plain.out);
+	cr_assert_str_eq(prof.err, plain.err);
+
+	run = pa_it_load(&it_exec);
+	for (size_t i = 0; i < run->nprocesses && !top; i++)
+		if (run->processes[i]->argc == 2)
+			top = run->processes[i];
+	cr_assert_not_null(top, "popener itself has no directory");
+	pa_it_build_path(analyze, "pprof-analyze");
+	pa_it_run(&it_exec, "report", report, NULL, &rep);
+	cr_assert(WIFEXITED(rep.status) && WEXITSTATUS(rep.status) == 0, "%s", rep.err);
+	for (size_t i = 0; i < 2; i++) {
+		const struct pa_process *p;
+		long long row;
+
+		cr_assert_eq(it_exec_find(run, roles[i], children, 8), 1,
+			     "the popen %s is not profiled once", roles[i]);
+		p = children[0];
+		cr_expect(it_exec_descends(run, p, top->pid), "%s: pid %u ppid %u",
+			  roles[i], p->pid, p->ppid);
+		cr_expect(p->ended && p->exit_how == PPF_EXIT_NORMAL &&
+			  p->exit_status == codes[i], "%s: ended %d how %u status %d",
+			  roles[i], p->ended, p->exit_how, p->exit_status);
+		/* burn_popen takes its 0.2 s. */
+		it_exec_expect_burn_in(run, p, "burn_popen");
+		row = it_exec_row_samples(rep.out, p->pid, "popener");
+		cr_expect_geq(row, 100, "%s (pid %u): %lld samples in its processes row:\n%s",
+			      roles[i], p->pid, row, rep.out);
+	}
+	pa_it_result_release(&rep);
+	pa_run_free(run);
+	pa_it_result_release(&plain);
+	pa_it_result_release(&prof);
 }

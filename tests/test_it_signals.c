@@ -1,13 +1,14 @@
 /*
  * Integration: the app's own SIGTRAP handling survives the profiler, whose
- * samples also arrive as SIGTRAP, and under gdb; code outside any file (the
- * vDSO) is named.
+ * samples also arrive as SIGTRAP, and under gdb and strace; code outside any
+ * file (the vDSO) is named.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "pa_it.h"
 
@@ -123,6 +124,73 @@ Test(it_signals, runs_under_gdb)
 	cr_expect(strstr(r.out, "demo: alpha"), "no program output: %s", r.out);
 	cr_expect_eq(pa_it_count_lines(r.err, "libpprof: "), 1, "stderr: %s", r.err);
 	cr_expect(strstr(r.err, "tracer is attached"), "stderr: %s", r.err);
+	pa_it_result_release(&r);
+}
+
+/* text without its lines that start with prefix (malloc'd). */
+static char *it_sig_drop_lines(const char *text, const char *prefix)
+{
+	size_t plen = strlen(prefix), n = 0;
+	char *out = malloc(strlen(text) + 1);
+
+	cr_assert_not_null(out);
+	for (const char *p = text; *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) + 1 : strlen(p);
+
+		if (strncmp(p, prefix, plen) != 0) {
+			memcpy(out + n, p, len);
+			n += len;
+		}
+		p += len;
+	}
+	out[n] = '\0';
+	return out;
+}
+
+/*
+ * Under strace -f (a tracer that passes signals on) the profiler turns
+ * itself off just as under gdb: the program is not killed, and apart from
+ * the one line that says so, its stdout, stderr and exit status are those
+ * of a run without the profiler; nothing is sampled.
+ */
+Test(it_signals, runs_under_strace)
+{
+	char demo[PA_IT_PATH_MAX];
+	const char *argv[] = { "/usr/bin/strace", "-f", "-o", "/dev/null", "/usr/bin/env",
+			       it_sig.env_preload, it_sig.env_output, demo, "0.2", "--exit",
+			       "3", NULL };
+	const char *plain_argv[] = { "workloads/demo", "0.2", "--exit", "3", NULL };
+	struct pa_it_result plain, r;
+	char *rest;
+
+	cr_assert_eq(access(argv[0], X_OK), 0, "strace is not installed (make deps)");
+	pa_it_build_path(demo, "workloads/demo");
+	pa_it_run(&it_sig, "plain", plain_argv, NULL, &plain);
+	pa_it_run(&it_sig, "strace", argv, NULL, &r);
+	cr_assert(WIFEXITED(plain.status) && WEXITSTATUS(plain.status) == 3,
+		  "plain demo: status 0x%x", plain.status);
+	/* strace exits with the traced program's status, or dies of its signal. */
+	cr_expect_eq(r.status, plain.status, "status 0x%x, without the profiler 0x%x: %s",
+		     r.status, plain.status, r.err);
+	cr_expect_str_eq(r.out, plain.out);
+	cr_expect_eq(pa_it_count_lines(r.err, "libpprof: "), 1, "stderr: %s", r.err);
+	cr_expect(strstr(r.err, "tracer is attached") && strstr(r.err, "profiling is off"),
+		  "stderr: %s", r.err);
+	rest = it_sig_drop_lines(r.err, "libpprof: ");
+	cr_expect_str_eq(rest, plain.err);
+	free(rest);
+	/* Off means off: whatever was written holds no sample. */
+	if (access(it_sig.data, F_OK) == 0) {
+		struct pa_run *run = pa_it_load(&it_sig);
+		struct pa_profile *p = pa_it_profile(run, 0, 0);
+
+		cr_expect_eq(p->samples, 0, "%llu samples under strace",
+			     (unsigned long long)p->samples);
+		pa_profile_free(p);
+		pa_run_free(run);
+	}
+	pa_it_result_release(&plain);
 	pa_it_result_release(&r);
 }
 

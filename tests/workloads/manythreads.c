@@ -3,9 +3,10 @@
  * burns a little CPU in burn_short and returns, or ends by pthread_exit or
  * by cancellation, in turn), joins each, and prints how many file
  * descriptors and how much resident memory the process had after the first
- * thread and at the end.
+ * thread and at the end (on stderr, unless --no-usage is given: the numbers
+ * differ with and without the profiler).
  *
- *   manythreads [COUNT]   (default 1000)
+ *   manythreads [COUNT] [--no-usage]   (COUNT default 1000)
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -66,6 +67,7 @@ static long many_rss_kib(void)
 int main(int argc, char **argv)
 {
 	long count = argc > 1 ? atol(argv[1]) : 1000;
+	int usage = !(argc > 2 && strcmp(argv[2], "--no-usage") == 0);
 	int fds_first = 0;
 	long rss_first = 0;
 
@@ -83,8 +85,9 @@ int main(int argc, char **argv)
 		}
 	}
 	/* To stderr: the numbers differ with and without the profiler. */
-	fprintf(stderr, "fds %d %d rss %ld %ld\n", fds_first, many_fds(), rss_first,
-		many_rss_kib());
+	if (usage)
+		fprintf(stderr, "fds %d %d rss %ld %ld\n", fds_first, many_fds(),
+			rss_first, many_rss_kib());
 	printf("manythreads: %ld threads\n", count);
 	return 0;
 }
