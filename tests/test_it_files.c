@@ -1,0 +1,81 @@
+/*
+ * Integration: a program that closes every descriptor it did not open (a
+ * daemon's close loop, close_range, closefrom) closes its own only; ours
+ * (events, logs, directory) survive, so profiling goes on and every log is
+ * complete, and the program's own descriptors work as without the profiler.
+ */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "pa_it.h"
+
+static struct pa_it it_files;
+
+static void it_files_init(void)
+{
+	pa_it_init(&it_files);
+}
+
+static void it_files_fini(void)
+{
+	pa_it_release(&it_files);
+}
+
+struct it_files_case {
+	char how[16];
+};
+
+ParameterizedTestParameters(it_files, closing_every_descriptor_keeps_profiling)
+{
+	static struct it_files_case cases[] = {
+		{ "close_range" }, { "closefrom" }, { "loop" },
+	};
+
+	return cr_make_param_array(struct it_files_case, cases,
+				   sizeof(cases) / sizeof(cases[0]));
+}
+
+ParameterizedTest(struct it_files_case *c, it_files,
+		  closing_every_descriptor_keeps_profiling, .init = it_files_init,
+		  .fini = it_files_fini, .timeout = 120)
+{
+	const char *argv[] = { "workloads/fdcloser", c->how, "0.3", NULL };
+	char truth[PA_IT_PATH_MAX], env[PA_IT_PATH_MAX + 16];
+	struct pa_it_result r, plain;
+	const struct pa_process *proc;
+	struct pa_profile *prof;
+	struct pa_run *run;
+	double burnt, got;
+
+	pa_it_run(&it_files, "plain", argv, NULL, &plain);
+	snprintf(truth, sizeof(truth), "%s/truth", it_files.tmp);
+	snprintf(env, sizeof(env), "PPROF_TRUTH=%s", truth);
+	pa_it_run_profiled(&it_files, "fdcloser", argv, env, &r);
+	cr_assert_eq(r.status, plain.status, "%s: status 0x%x, unprofiled 0x%x: %s",
+		     c->how, r.status, plain.status, r.err);
+	cr_assert_str_eq(r.out, plain.out);
+	cr_assert_str_eq(r.out, "ok\n");
+	cr_expect_eq(r.err_len, 0, "stderr: %s", r.err);
+	run = pa_it_load(&it_files);
+	cr_assert_eq(run->nprocesses, 1);
+	proc = run->processes[0];
+	cr_expect(proc->ended, "%s: process.log has no END record", c->how);
+	cr_assert_eq(proc->nthreads, 1);
+	cr_expect(proc->threads[0]->ended, "%s: the thread log has no END", c->how);
+	cr_expect_eq(run->warnings.n, 0, "%s: %s", c->how,
+		     run->warnings.n ? run->warnings.v[0].reason : "");
+	/* Sampling went on after the close: one sample per ms burnt. */
+	burnt = pa_it_truth(truth, "burn_after_close");
+	prof = pa_it_profile(run, 0, 0);
+	got = (double)pa_it_self(prof, "burn_after_close") * pa_it_period_s(proc);
+	cr_expect(got > burnt * 0.85 && got < burnt * 1.15 + 0.003,
+		  "%s: %.3f s sampled in burn_after_close, %.3f s burnt", c->how,
+		  got, burnt);
+	pa_profile_free(prof);
+	pa_run_free(run);
+	pa_it_result_release(&r);
+	pa_it_result_release(&plain);
+}
