@@ -1,0 +1,104 @@
+/*
+ * Integration: the loader-lock deadlock (DESIGN.md: the dl_iterate_phdr
+ * lock) under the highest sampling rate the kernel allows for cpu-clock
+ * (its hrtimer fires at most every 10 us): threads that dlopen/dlclose in a
+ * loop, and threads that throw C++ exceptions (the C++ unwinder walks the
+ * loaded objects with dl_iterate_phdr). A deadlock shows as the run killed
+ * by timeout(1) instead of finishing.
+ */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "pa_it.h"
+
+#define IT_STRESS_LIMIT "90" /* seconds before timeout(1) kills the run */
+
+static struct pa_it it_stress;
+
+static void it_stress_init(void)
+{
+	pa_it_init(&it_stress);
+}
+
+static void it_stress_fini(void)
+{
+	pa_it_release(&it_stress);
+}
+
+TestSuite(it_stress, .init = it_stress_init, .fini = it_stress_fini,
+	  .timeout = 200);
+
+/*
+ * Runs workload (with args) under the preload sampling every 10 us, bounded
+ * by timeout(1); asserts it finished by itself with status 0 and stdout
+ * want. Returns the run's logs.
+ */
+static struct pa_run *it_stress_run(const char *workload, const char *a1,
+				    const char *a2, const char *want)
+{
+	char path[PA_IT_PATH_MAX], ini[PA_IT_PATH_MAX], env[PA_IT_PATH_MAX + 16];
+	const char *argv[] = { "/usr/bin/timeout", "-s", "KILL", IT_STRESS_LIMIT,
+			       path, a1, a2, NULL };
+	struct pa_it_result r;
+	FILE *f;
+
+	pa_it_build_path(path, workload);
+	snprintf(ini, sizeof(ini), "%s/fast.ini", it_stress.tmp);
+	f = fopen(ini, "w");
+	cr_assert_not_null(f);
+	fputs("[sample cpu-clock]\nperiod = 10us\n", f);
+	fclose(f);
+	snprintf(env, sizeof(env), "PPROF_CONFIG=%s", ini);
+	pa_it_run_profiled(&it_stress, workload + strlen("workloads/"), argv, env, &r);
+	cr_assert(!(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 128 + SIGKILL),
+		  "%s did not finish in " IT_STRESS_LIMIT " s (deadlock?)", workload);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0,
+		  "%s: status 0x%x: %s", workload, r.status, r.err);
+	cr_assert_str_eq(r.out, want);
+	cr_expect_eq(r.err_len, 0, "stderr: %s", r.err);
+	pa_it_result_release(&r);
+	return pa_it_load(&it_stress);
+}
+
+/* The workload's process: every thread log finished, workers well sampled. */
+static void it_stress_check(const struct pa_run *run, const char *exe,
+			    size_t nworkers)
+{
+	const struct pa_process *proc = NULL;
+	size_t busy = 0;
+
+	for (size_t i = 0; i < run->nprocesses; i++)
+		if (pa_process_runs(run->processes[i], exe))
+			proc = run->processes[i];
+	cr_assert_not_null(proc, "no process ran %s", exe);
+	cr_expect_eq(proc->nthreads, nworkers + 1);
+	for (size_t i = 0; i < proc->nthreads; i++) {
+		cr_expect(proc->threads[i]->ended, "thread %u's log has no end",
+			  proc->threads[i]->tid);
+		busy += proc->threads[i]->nsamples >= 1000;
+	}
+	cr_expect_eq(busy, nworkers, "%zu of %zu workers have 1000 samples", busy,
+		     nworkers);
+}
+
+Test(it_stress, dlopen_dlclose_loops_finish_at_the_highest_rate)
+{
+	struct pa_run *run = it_stress_run("workloads/dlstorm", "10000", "2",
+					   "dlstorm done 2 x 10000\n"
+					   "checksum 48aeb54e25b2c20\n");
+
+	it_stress_check(run, "dlstorm", 2);
+	pa_run_free(run);
+}
+
+Test(it_stress, cxx_exceptions_finish_at_the_highest_rate)
+{
+	struct pa_run *run = it_stress_run("workloads/cxxthrow", "50000", "3",
+					   "cxxthrow done 3 x 50000 caught 150000\n");
+
+	it_stress_check(run, "cxxthrow", 3);
+	pa_run_free(run);
+}
