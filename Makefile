@@ -153,10 +153,14 @@ deps:
 			apt-get install -y -qq $$missing >/dev/null || exit 1; \
 	fi
 
+# Every test, then the integration tests again with the profiler in the
+# signal mode (pa_it.c adds PPROF_MODE=signal to every program it runs).
 test: deps
 	@$(MAKE) --no-print-directory tests-build
 	@$(MAKE) --no-print-directory check-sigsafe
 	$(OUT)/tests/run-tests --jobs 2 --timeout 300
+	PPROF_TEST_MODE=signal $(OUT)/tests/run-tests --jobs 2 --timeout 300 \
+		--filter 'it_*'
 
 check: test
 

@@ -394,6 +394,7 @@ static int pa_reader_process_rec(struct pa_process_ctx *c, struct pa_log_buf *bu
 	proc->start_ns = p.start_ns;
 	proc->start_realtime_ns = p.start_realtime_ns;
 	proc->mode = p.mode;
+	proc->signal = p.signal;
 	proc->exe = strdup(exe);
 	if (!proc->exe || pa_reader_split_cmdline(proc, cmd, p.cmdline_len) < 0)
 		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");

@@ -175,6 +175,7 @@ struct pa_process {
 	char **argv;     /* argc strings, then NULL */
 	size_t argc;
 	uint32_t mode;   /* enum ppf_mode: the sampling mode in force */
+	uint32_t signal; /* the signal samples came on (0: off, or not recorded) */
 	struct pa_config config; /* what the configuration asked for */
 	uint64_t start_ns;
 	uint64_t start_realtime_ns;

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,14 +66,36 @@ static const char *pa_report_events_request(const struct pa_config *c, char *buf
 	return buf;
 }
 
+/* " on SIGPROF", " on SIGRTMAX-2": the signal mode's signal, as the user would write it. */
+static void pa_report_events_signal(uint32_t sig, char *buf, size_t size)
+{
+	int s = (int)sig;
+
+	if (s == SIGRTMIN || s == SIGRTMAX)
+		snprintf(buf, size, " on SIGRTM%s", s == SIGRTMIN ? "IN" : "AX");
+	else if (s > SIGRTMIN && s < SIGRTMAX)
+		snprintf(buf, size, s - SIGRTMIN <= SIGRTMAX - s ? " on SIGRTMIN+%d" :
+			 " on SIGRTMAX-%d", s - SIGRTMIN <= SIGRTMAX - s ?
+			 s - SIGRTMIN : SIGRTMAX - s);
+	else if (sigabbrev_np(s))
+		snprintf(buf, size, " on SIG%s", sigabbrev_np(s));
+	else
+		snprintf(buf, size, " on signal %d", s);
+}
+
 /* "mode M (requested R); configuration SOURCE: max_frames N, ...", without the "# ". */
 static void pa_report_events_config(const struct pa_process *proc, char *buf, size_t size)
 {
 	const struct pa_config *c = &proc->config;
 	char mode[32], req[32];
-	int n = snprintf(buf, size, "mode %s (requested %s); configuration ",
-			 pa_report_events_mode(proc->mode, mode, sizeof(mode)),
-			 pa_report_events_request(c, req, sizeof(req)));
+	char sig[48] = "";
+	int n;
+
+	if (proc->mode == PPF_MODE_SIGNAL && proc->signal)
+		pa_report_events_signal(proc->signal, sig, sizeof(sig));
+	n = snprintf(buf, size, "mode %s%s (requested %s); configuration ",
+		     pa_report_events_mode(proc->mode, mode, sizeof(mode)), sig,
+		     pa_report_events_request(c, req, sizeof(req)));
 
 	if (n < 0 || (size_t)n >= size)
 		return;

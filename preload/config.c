@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <ini.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +33,7 @@ __asm__(".section .rodata\n"
 extern const char pp_config_default_ini[];
 
 #define PP_CONFIG_VALUE_MAX 256
-#define PP_CONFIG_MAX_KEYS 6
+#define PP_CONFIG_MAX_KEYS 7
 /* The kernel's hrtimer events (cpu-clock, task-clock) fire at most every 10 us. */
 #define PP_CONFIG_MIN_TIME_PERIOD 10000ull
 #define PP_CONFIG_MAX_TIME_PERIOD 3600000000000ull
@@ -43,9 +44,11 @@ enum pp_config_kind { PP_SEC_PROFILE, PP_SEC_SAMPLE, PP_SEC_COUNT };
 
 static const char *const pp_config_kinds[] = { "profile", "sample", "count" };
 
-enum { K_OUTPUT, K_MODE, K_MAX_FRAMES, K_FOLLOW_EXEC, K_UNAVAILABLE, K_STRICT };
+enum { K_OUTPUT, K_MODE, K_MAX_FRAMES, K_FOLLOW_EXEC, K_UNAVAILABLE, K_STRICT,
+       K_SIGNAL };
 static const char *const pp_config_profile_keys[] = {
 	"output", "mode", "max_frames", "follow_exec", "unavailable", "strict",
+	"signal",
 };
 
 enum { K_EVENT, K_PERIOD, K_FREQUENCY, K_EXCLUDE_KERNEL, K_EXCLUDE_USER,
@@ -474,12 +477,19 @@ static void pp_config_build_profile(struct pp_config_parser *p,
 			pp_config_error(p, v[K_OUTPUT].line, "output has no value");
 		snprintf(cfg->output, sizeof(cfg->output), "%s", v[K_OUTPUT].text);
 	}
-	if (pp_config_choice(p, "mode", &v[K_MODE], modes, 3, &mode) == 0 &&
-	    mode == PPF_MODE_REQUEST_SIGNAL)
-		pp_config_error(p, v[K_MODE].line, "mode = signal: this version "
-				"of libpprof samples in the sigtrap mode only; "
-				"use mode = auto or mode = sigtrap");
+	pp_config_choice(p, "mode", &v[K_MODE], modes, 3, &mode);
 	cfg->mode_request = (uint32_t)mode;
+	if (v[K_SIGNAL].line) {
+		int sig = pp_config_signal_number(v[K_SIGNAL].text);
+
+		if (sig < 0)
+			pp_config_error(p, v[K_SIGNAL].line, "signal = '%s': expected "
+					"auto, SIGPROF, SIGUSR1, SIGUSR2, SIGRTMIN+N, "
+					"SIGRTMAX-N or a number of one of those",
+					v[K_SIGNAL].text);
+		else
+			cfg->signo = sig;
+	}
 	if (v[K_MAX_FRAMES].line &&
 	    pp_config_range(p, "max_frames", &v[K_MAX_FRAMES], NULL, 0, 1,
 			    PPF_MAX_FRAMES, "a number of frames from 1 to 512",
@@ -489,6 +499,46 @@ static void pp_config_build_profile(struct pp_config_parser *p,
 	pp_config_choice(p, "unavailable", &v[K_UNAVAILABLE], unavailable, 2,
 			 &cfg->unavailable_off);
 	pp_config_bool(p, "strict", &v[K_STRICT], &cfg->strict);
+}
+
+/*
+ * The signal a `signal` value names: 0 for auto, -1 when it is not one the
+ * signal mode may use (SIGPROF, SIGUSR1, SIGUSR2 or a real-time signal).
+ */
+int pp_config_signal_number(const char *text)
+{
+	char *end;
+	long n;
+
+	if (strcasecmp(text, "auto") == 0)
+		return 0;
+	if (strncasecmp(text, "SIG", 3) == 0)
+		text += 3;
+	if (strcasecmp(text, "PROF") == 0)
+		return SIGPROF;
+	if (strcasecmp(text, "USR1") == 0)
+		return SIGUSR1;
+	if (strcasecmp(text, "USR2") == 0)
+		return SIGUSR2;
+	if (strncasecmp(text, "RTMIN", 5) == 0 || strncasecmp(text, "RTMAX", 5) == 0) {
+		int max = strncasecmp(text, "RTMAX", 5) == 0;
+
+		n = 0;
+		if (text[5] == (max ? '-' : '+'))
+			n = strtol(text + 6, &end, 10);
+		else
+			end = (char *)text + 5;
+		if (*end || n < 0 || n > SIGRTMAX - SIGRTMIN)
+			return -1;
+		return max ? SIGRTMAX - (int)n : SIGRTMIN + (int)n;
+	}
+	n = strtol(text, &end, 10);
+	if (end == text || *end)
+		return -1;
+	if (n == SIGPROF || n == SIGUSR1 || n == SIGUSR2 ||
+	    (n >= SIGRTMIN && n <= SIGRTMAX))
+		return (int)n;
+	return -1;
 }
 
 /* perf_event_max_sample_rate: the highest frequency the kernel accepts. */
@@ -832,11 +882,14 @@ static int pp_config_absolute(const char *path, char *out, size_t out_size)
 	return n < 0 || (size_t)n >= out_size ? -ENAMETOOLONG : 0;
 }
 
-/* PPROF_OUTPUT and PPROF_FOLLOW_EXEC override the file. */
+/* PPROF_OUTPUT, PPROF_FOLLOW_EXEC and PPROF_MODE override the file. */
 static int pp_config_from_env(struct pp_config *cfg, struct pp_config_errors *errs)
 {
 	const char *out = getenv("PPROF_OUTPUT");
 	const char *follow = getenv("PPROF_FOLLOW_EXEC");
+	const char *mode = getenv("PPROF_MODE");
+	static const char *const modes[] = { "auto", "sigtrap", "signal" };
+	int k;
 	char abs[sizeof(cfg->output)];
 	int err;
 
@@ -849,6 +902,14 @@ static int pp_config_from_env(struct pp_config *cfg, struct pp_config_errors *er
 			return -EINVAL;
 		}
 		cfg->follow_exec = follow[0] == '1';
+	}
+	if (mode && *mode) {
+		if ((k = pp_config_lookup(mode, modes, 3)) < 0) {
+			pp_config_fail(errs, "PPROF_MODE=%s: expected auto, sigtrap "
+				       "or signal", mode);
+			return -EINVAL;
+		}
+		cfg->mode_request = (uint32_t)k;
 	}
 	err = pp_config_absolute(cfg->output, abs, sizeof(abs));
 	if (err) {

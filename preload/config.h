@@ -39,6 +39,7 @@ struct pp_config {
 	char source[4096];  /* the INI file's absolute path, or PP_CONFIG_EMBEDDED */
 	int from_file;
 	uint32_t mode_request; /* enum ppf_mode_request */
+	int signo;          /* the signal mode's signal; 0: chosen at start */
 	unsigned max_frames;
 	int follow_exec;
 	int strict;
@@ -81,6 +82,12 @@ const char *pp_config_default_text(void);
 
 /* Frees cfg->text. */
 void pp_config_release(struct pp_config *cfg);
+
+/*
+ * The signal a `signal` value names (SIGPROF, SIGUSR1, SIGUSR2, SIGRTMIN+N,
+ * SIGRTMAX-N or the number of one of those): 0 for "auto", -1 otherwise.
+ */
+int pp_config_signal_number(const char *text);
 
 /* Number of sampling events (those that are not count_only). */
 unsigned pp_config_nsampling(const struct pp_config *cfg);

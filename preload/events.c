@@ -1,4 +1,4 @@
-/* perf_event_open for the sigtrap mode and for counters (DESIGN.md, Sampling modes). */
+/* perf_event_open in the sigtrap and signal modes, and counters (DESIGN.md, Sampling modes). */
 #include "events.h"
 
 #include <dirent.h>
@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -16,7 +17,8 @@
 #include "sampler.h"
 
 static void pp_events_attr(struct perf_event_attr *attr,
-			   const struct pp_config_event *ce, unsigned index)
+			   const struct pp_config_event *ce, unsigned index,
+			   int mode)
 {
 	memset(attr, 0, sizeof(*attr));
 	attr->size = sizeof(*attr);
@@ -39,6 +41,18 @@ static void pp_events_attr(struct perf_event_attr *attr,
 		attr->sample_period = ce->period;
 	}
 	attr->precise_ip = ce->precise_ip & 3;
+	if (mode == PPF_MODE_SIGNAL) {
+		/*
+		 * With O_ASYNC the kernel signals every overflow (measured: 997
+		 * signals for 1,000 overflows, with or without a ring buffer);
+		 * the buffer holds the overflow's address (see
+		 * PP_EVENTS_RB_PAGES). Disabled until its signal is routed.
+		 */
+		attr->disabled = 1;
+		attr->wakeup_events = 1;
+		attr->sample_type = PERF_SAMPLE_IP;
+		return;
+	}
 	attr->inherit = 1;
 	attr->inherit_thread = 1;
 	attr->remove_on_exec = 1;
@@ -74,17 +88,72 @@ const char *pp_events_hint(int err)
 }
 
 static int pp_events_open_one(const struct pp_config_event *ce, unsigned index,
-			      pid_t tid)
+			      pid_t tid, int mode)
 {
 	struct perf_event_attr attr;
 	int fd;
 
-	pp_events_attr(&attr, ce, index);
+	pp_events_attr(&attr, ce, index, mode);
 	fd = (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1,
 			  PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	return pp_fd_move_high_sigsafe(fd);
+}
+
+static size_t pp_events_rb_size(void)
+{
+	return PP_EVENTS_RB_PAGES * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+/*
+ * Signal mode: opens sampling event index for thread tid (0: the caller),
+ * maps its ring buffer into *rb (NULL if that failed: samples are then not
+ * checked for lateness) and routes its overflows to that thread as signal
+ * signo.
+ */
+static int pp_events_open_routed(const struct pp_config_event *ce,
+				 unsigned index, pid_t tid, int signo, void **rb)
+{
+	struct f_owner_ex owner = {
+		.type = F_OWNER_TID,
+		.pid = tid ? tid : (pid_t)syscall(SYS_gettid),
+	};
+	int fd = pp_events_open_one(ce, index, tid, PPF_MODE_SIGNAL), err = 0;
+
+	*rb = NULL;
+	if (fd < 0)
+		return fd;
+	*rb = mmap(NULL, pp_events_rb_size(), PROT_READ | PROT_WRITE, MAP_SHARED,
+		   fd, 0);
+	if (*rb == MAP_FAILED)
+		*rb = NULL;
+	if (fcntl(fd, F_SETFL, O_ASYNC | O_NONBLOCK) != 0 ||
+	    fcntl(fd, F_SETSIG, signo) != 0 ||
+	    fcntl(fd, F_SETOWN_EX, &owner) != 0)
+		err = -errno;
+	if (!err) {
+		pp_fd_tag_sigsafe(fd, (int)index + 1, *rb);
+		if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0)
+			err = -errno;
+	}
+	if (err) {
+		pp_fd_close_sigsafe(fd);
+		if (*rb)
+			munmap(*rb, pp_events_rb_size());
+		*rb = NULL;
+		return err;
+	}
+	return fd;
+}
+
+/* Closes an event's fd (untagged first: a late signal is then not ours) and unmaps its buffer. */
+static void pp_events_close_one(int fd, void **rb)
+{
+	pp_fd_close_sigsafe(fd);
+	if (*rb)
+		munmap(*rb, pp_events_rb_size());
+	*rb = NULL;
 }
 
 static void pp_events_refused(const struct pp_config *cfg, unsigned i, int err,
@@ -100,38 +169,47 @@ static void pp_events_refused(const struct pp_config *cfg, unsigned i, int err,
 		 pp_events_hint(-err));
 }
 
-/* Opens counting event i of cfg for tid into c. Returns 0 or a negative errno. */
-static int pp_events_counter_add(struct pp_counters *c, const struct pp_config *cfg,
-				 unsigned i, pid_t tid)
+/*
+ * Opens event i of cfg for the calling thread into te: a counter, or in the
+ * signal mode a sampling event routed to it. Returns 0 or a negative errno.
+ */
+static int pp_events_thread_add(struct pp_tevents *te, const struct pp_config *cfg,
+				unsigned i, int mode, int signo)
 {
-	int fd = pp_events_open_one(&cfg->events[i], i, tid);
+	int fd = cfg->events[i].count_only ?
+		 pp_events_open_one(&cfg->events[i], i, 0, mode) :
+		 pp_events_open_routed(&cfg->events[i], i, 0, signo, &te->rb[i]);
 
 	if (fd < 0)
 		return fd;
-	if (ioctl(fd, PERF_EVENT_IOC_ID, &c->id[i]) != 0) {
+	if (ioctl(fd, PERF_EVENT_IOC_ID, &te->id[i]) != 0) {
 		pp_fd_close_sigsafe(fd);
 		return -EINVAL;
 	}
-	c->fd[i] = fd;
-	c->open |= 1u << i;
+	te->fd[i] = fd;
+	te->open |= 1u << i;
 	return 0;
 }
 
-int pp_events_open(struct pp_events *ev, const struct pp_config *cfg,
-		   struct pp_counters *self, char (*lines)[PP_EVENTS_LINE_MAX])
+int pp_events_open(struct pp_events *ev, const struct pp_config *cfg, int mode,
+		   int signo, struct pp_tevents *self,
+		   char (*lines)[PP_EVENTS_LINE_MAX])
 {
 	unsigned left = 0;
 
 	memset(ev, 0, sizeof(*ev));
 	memset(self, 0, sizeof(*self));
+	ev->mode = mode;
+	ev->signo = signo;
 	for (unsigned i = 0; i < cfg->nevents; i++) {
-		int fd = cfg->events[i].count_only ?
-			 pp_events_counter_add(self, cfg, i, 0) :
-			 pp_events_open_one(&cfg->events[i], i, 0);
+		const struct pp_config_event *ce = &cfg->events[i];
+		int fd = ce->count_only || mode == PPF_MODE_SIGNAL ?
+			 pp_events_thread_add(self, cfg, i, mode, signo) :
+			 pp_events_open_one(ce, i, 0, mode);
 
 		lines[i][0] = '\0';
 		if (fd >= 0) {
-			if (!cfg->events[i].count_only)
+			if (!ce->count_only && mode == PPF_MODE_SIGTRAP)
 				ev->fds[ev->n++] = fd;
 			left++;
 			continue;
@@ -140,7 +218,7 @@ int pp_events_open(struct pp_events *ev, const struct pp_config *cfg,
 		ev->error[i] = -fd;
 		if (cfg->unavailable_off) {
 			pp_events_close(ev);
-			pp_events_counters_close(self);
+			pp_events_thread_close(self);
 			return fd;
 		}
 	}
@@ -148,6 +226,24 @@ int pp_events_open(struct pp_events *ev, const struct pp_config *cfg,
 		return 0;
 	pp_events_close(ev);
 	return -ENOENT;
+}
+
+int pp_events_probe_sigtrap(void)
+{
+	struct pp_config_event ce = {
+		.type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_DUMMY,
+		.period = 1, .exclude_kernel = 1,
+	};
+	struct perf_event_attr attr;
+	int fd;
+
+	pp_events_attr(&attr, &ce, 0, PPF_MODE_SIGTRAP);
+	attr.disabled = 1;
+	fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
 }
 
 /* Opens cfg's sampling events on thread tid; all or none. */
@@ -163,11 +259,16 @@ static int pp_events_open_task(struct pp_events *ev, const struct pp_config *cfg
 			continue;
 		if (ev->n == sizeof(ev->fds) / sizeof(ev->fds[0]))
 			fd = -ENOSPC;
+		else if (ev->mode == PPF_MODE_SIGNAL)
+			fd = pp_events_open_routed(&cfg->events[i], i, tid, ev->signo,
+						   &ev->rbs[ev->n]);
 		else
-			fd = pp_events_open_one(&cfg->events[i], i, tid);
+			fd = pp_events_open_one(&cfg->events[i], i, tid, ev->mode);
 		if (fd < 0) {
-			while (ev->n > first)
-				pp_fd_close_sigsafe(ev->fds[--ev->n]);
+			while (ev->n > first) {
+				ev->n--;
+				pp_events_close_one(ev->fds[ev->n], &ev->rbs[ev->n]);
+			}
 			return fd;
 		}
 		ev->fds[ev->n++] = fd;
@@ -203,44 +304,44 @@ void pp_events_disable(struct pp_events *ev)
 void pp_events_close(struct pp_events *ev)
 {
 	for (unsigned i = 0; i < ev->n; i++)
-		pp_fd_close_sigsafe(ev->fds[i]);
+		pp_events_close_one(ev->fds[i], &ev->rbs[i]);
 	ev->n = 0;
 }
 
-int pp_events_counters_open(struct pp_counters *c, const struct pp_config *cfg,
-			    const struct pp_events *ev, pid_t tid)
+int pp_events_thread_open(struct pp_tevents *te, const struct pp_config *cfg,
+			  const struct pp_events *ev)
 {
 	for (unsigned i = 0; i < cfg->nevents; i++) {
 		int err;
 
-		if (!cfg->events[i].count_only || ev->error[i] ||
-		    (c->open & (1u << i)))
+		if ((!cfg->events[i].count_only && ev->mode != PPF_MODE_SIGNAL) ||
+		    ev->error[i] || (te->open & (1u << i)))
 			continue;
-		err = pp_events_counter_add(c, cfg, i, tid);
+		err = pp_events_thread_add(te, cfg, i, ev->mode, ev->signo);
 		if (err)
 			return err;
 	}
 	return 0;
 }
 
-/* Whether counter i's fd still is the event we opened (the app may reuse numbers). */
-static int pp_events_counter_ours(const struct pp_counters *c, unsigned i)
+/* Whether te's fd i still is the event we opened (the app may reuse numbers). */
+static int pp_events_thread_ours(const struct pp_tevents *te, unsigned i)
 {
 	uint64_t id;
 
-	if (!(c->open & (1u << i)))
+	if (!(te->open & (1u << i)))
 		return 0;
-	return ioctl(c->fd[i], PERF_EVENT_IOC_ID, &id) == 0 && id == c->id[i];
+	return ioctl(te->fd[i], PERF_EVENT_IOC_ID, &id) == 0 && id == te->id[i];
 }
 
-int pp_events_counter_read(const struct pp_counters *c, unsigned i,
+int pp_events_counter_read(const struct pp_tevents *te, unsigned i,
 			   struct pp_counter_value *out)
 {
 	uint64_t buf[3];
 
-	if (!pp_events_counter_ours(c, i))
+	if (!pp_events_thread_ours(te, i))
 		return -EBADF;
-	if (read(c->fd[i], buf, sizeof(buf)) != (ssize_t)sizeof(buf))
+	if (read(te->fd[i], buf, sizeof(buf)) != (ssize_t)sizeof(buf))
 		return -EIO;
 	out->value = buf[0];
 	out->time_enabled = buf[1];
@@ -248,10 +349,17 @@ int pp_events_counter_read(const struct pp_counters *c, unsigned i,
 	return 0;
 }
 
-void pp_events_counters_close(struct pp_counters *c)
+void pp_events_thread_disable(struct pp_tevents *te)
 {
 	for (unsigned i = 0; i < PP_CONFIG_MAX_EVENTS; i++)
-		if (pp_events_counter_ours(c, i))
-			pp_fd_close_sigsafe(c->fd[i]);
-	c->open = 0;
+		if (pp_events_thread_ours(te, i) && pp_fd_tag_of_sigsafe(te->fd[i], NULL))
+			ioctl(te->fd[i], PERF_EVENT_IOC_DISABLE, 0);
+}
+
+void pp_events_thread_close(struct pp_tevents *te)
+{
+	for (unsigned i = 0; i < PP_CONFIG_MAX_EVENTS; i++)
+		if (pp_events_thread_ours(te, i))
+			pp_events_close_one(te->fd[i], &te->rb[i]);
+	te->open = 0;
 }

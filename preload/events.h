@@ -1,9 +1,11 @@
 /*
- * events: perf_event_open. Sampling events in the sigtrap mode: one per
- * configured sampling event, opened once per process on the calling thread
- * with inherit + inherit_thread, so every thread created afterwards is
- * sampled too. Counting events: opened by (or for) each thread on its own,
- * not inherited, read when the thread ends.
+ * events: perf_event_open, in two modes. sigtrap: one event per configured
+ * sampling event, opened once per process on the calling thread with
+ * inherit + inherit_thread, so every thread created afterwards is sampled
+ * too; overflows raise a synchronous SIGTRAP in the thread. signal: every
+ * thread opens its own events (O_ASYNC, F_SETSIG, F_SETOWN_EX to itself);
+ * overflows raise the chosen signal in that thread, si_fd naming the event.
+ * Counting events are always the thread's own, read when it ends.
  */
 #ifndef PP_EVENTS_H
 #define PP_EVENTS_H
@@ -16,20 +18,36 @@
 
 /* Threads that existed before the constructor, whose events it opens too. */
 #define PP_EVENTS_MAX_TASKS 256
+#define PP_EVENTS_LINE_MAX 320
 
 struct pp_events {
+	int mode;  /* PPF_MODE_SIGTRAP or PPF_MODE_SIGNAL */
+	int signo; /* the signal mode's signal */
 	unsigned n;
 	int fds[PP_CONFIG_MAX_EVENTS * (PP_EVENTS_MAX_TASKS + 1)];
+	void *rbs[PP_CONFIG_MAX_EVENTS * (PP_EVENTS_MAX_TASKS + 1)]; /* signal mode */
 	int error[PP_CONFIG_MAX_EVENTS]; /* errno of an event that could not be
 					    opened (and was skipped), else 0 */
 };
 
-/* A thread's counting events. fd[i] is valid when bit i of open is set. */
-struct pp_counters {
+/*
+ * A thread's own events: its counting events and, in the signal mode, its
+ * sampling events. fd[i] is valid when bit i of open is set.
+ */
+struct pp_tevents {
 	uint32_t open;
 	int fd[PP_CONFIG_MAX_EVENTS];
 	uint64_t id[PP_CONFIG_MAX_EVENTS]; /* PERF_EVENT_IOC_ID, to know it is ours */
+	void *rb[PP_CONFIG_MAX_EVENTS];    /* signal mode: its ring buffer, or NULL */
 };
+
+/*
+ * The signal mode maps a small ring buffer per sampling event (one page of
+ * metadata, one of data) where the kernel writes each overflow's
+ * instruction address: the handler compares it with where the signal
+ * landed to tell a late delivery (the thread had blocked the signal).
+ */
+#define PP_EVENTS_RB_PAGES 2
 
 /* One counter's reading (read_format TOTAL_TIME_ENABLED|TOTAL_TIME_RUNNING). */
 struct pp_counter_value {
@@ -38,53 +56,61 @@ struct pp_counter_value {
 	uint64_t time_running;
 };
 
-#define PP_EVENTS_LINE_MAX 320
+/*
+ * Whether the kernel takes sigtrap events (Linux 5.13 and later): 0, or the
+ * negative errno of a probe event (-EINVAL when it does not know sigtrap).
+ */
+int pp_events_probe_sigtrap(void);
 
 /*
- * Opens and enables every sampling event of cfg on the calling thread,
- * inherited by the threads it creates, and the calling thread's counting
- * events into self. An event the kernel refuses is, with
- * cfg->unavailable_off clear, skipped: its errno goes to ev->error[i] and a
- * line saying why and what to use instead to lines[i]. Returns 0, or a
- * negative errno with the reason in lines[i] of the event that stopped it
- * (everything opened is closed again): with unavailable_off set, any refused
- * event; -ENOENT when no event is left.
+ * Opens the process's events in mode (PPF_MODE_SIGTRAP or PPF_MODE_SIGNAL,
+ * on signal signo): the sampling events (sigtrap: inherited; signal: the
+ * calling thread's, into self) and the calling thread's counting events
+ * (into self). An event the kernel refuses is, with cfg->unavailable_off
+ * clear, skipped: its errno goes to ev->error[i] and a line saying why and
+ * what to use instead to lines[i]. Returns 0, or a negative errno with the
+ * reason in lines[i] of the event that stopped it (everything opened is
+ * closed again): with unavailable_off set, any refused event; -ENOENT when
+ * no event is left.
  */
-int pp_events_open(struct pp_events *ev, const struct pp_config *cfg,
-		   struct pp_counters *self,
+int pp_events_open(struct pp_events *ev, const struct pp_config *cfg, int mode,
+		   int signo, struct pp_tevents *self,
 		   char (*lines)[PP_EVENTS_LINE_MAX]);
 
 /*
- * Opens every sampling event of cfg on the other threads of the process
+ * Opens every sampling event of cfg for the other threads of the process
  * that exist already (they inherit nothing: inheritance covers threads
- * created later). A thread that cannot get its events is skipped; returns
- * how many did.
+ * created later; in the signal mode their overflows are routed to them). A
+ * thread that cannot get its events is skipped; returns how many did.
  */
 int pp_events_open_others(struct pp_events *ev, const struct pp_config *cfg);
 
-/* Stops counting in every thread (the events are inherited). */
+/* Stops the process-wide events (sigtrap: in every thread). */
 void pp_events_disable(struct pp_events *ev);
 
-/* Closes every fd. */
+/* Closes every fd of ev. */
 void pp_events_close(struct pp_events *ev);
 
 /*
- * Opens cfg's counting events for thread tid (0: the caller), skipping
- * those in ev->error. Returns 0, or the first negative errno (the counters
- * that did open stay open).
+ * Opens the calling thread's own events: its counting events and, in the
+ * signal mode, its sampling events; skips those in ev->error. Returns 0, or
+ * the first negative errno (what did open stays open).
  */
-int pp_events_counters_open(struct pp_counters *c, const struct pp_config *cfg,
-			    const struct pp_events *ev, pid_t tid);
+int pp_events_thread_open(struct pp_tevents *te, const struct pp_config *cfg,
+			  const struct pp_events *ev);
 
 /*
  * Reads counter i. Returns 0, or -EBADF when the fd no longer is that
  * counter (the program closed it; the number may name another file now).
  */
-int pp_events_counter_read(const struct pp_counters *c, unsigned i,
+int pp_events_counter_read(const struct pp_tevents *te, unsigned i,
 			   struct pp_counter_value *out);
 
-/* Closes the counters that are still ours. */
-void pp_events_counters_close(struct pp_counters *c);
+/* Stops the thread's sampling events: no signal comes from them after this. */
+void pp_events_thread_disable(struct pp_tevents *te);
+
+/* Closes the thread's events that are still ours. */
+void pp_events_thread_close(struct pp_tevents *te);
 
 /* The reason for errno err, and what to do about it, in one phrase. */
 const char *pp_events_hint(int err);

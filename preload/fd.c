@@ -12,6 +12,8 @@ struct pp_fd_entry {
 	uint64_t dev;
 	uint64_t ino;
 	int used; /* atomic: set last, cleared first */
+	int tag;  /* atomic: what the owner said it is (pp_fd_tag_sigsafe) */
+	void *data; /* the owner's, with the tag */
 };
 
 static struct pp_fd_entry pp_fd_reg[PP_FD_REG_MAX];
@@ -26,6 +28,7 @@ void pp_fd_own_sigsafe(int fd)
 	if (fd < 0 || fd >= PP_FD_REG_MAX || fstat(fd, &st) != 0)
 		return;
 	__atomic_store_n(&pp_fd_reg[fd].used, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&pp_fd_reg[fd].tag, 0, __ATOMIC_RELEASE);
 	pp_fd_reg[fd].dev = (uint64_t)st.st_dev;
 	pp_fd_reg[fd].ino = (uint64_t)st.st_ino;
 	__atomic_store_n(&pp_fd_reg[fd].used, 1, __ATOMIC_RELEASE);
@@ -53,8 +56,10 @@ int pp_fd_move_high_sigsafe(int fd)
 /* Runs in signal context. */
 void pp_fd_close_sigsafe(int fd)
 {
-	if (fd >= 0 && fd < PP_FD_REG_MAX)
+	if (fd >= 0 && fd < PP_FD_REG_MAX) {
+		__atomic_store_n(&pp_fd_reg[fd].tag, 0, __ATOMIC_RELEASE);
 		__atomic_store_n(&pp_fd_reg[fd].used, 0, __ATOMIC_RELEASE);
+	}
 	syscall(SYS_close, fd);
 }
 
@@ -85,4 +90,28 @@ int pp_fd_next_ours_sigsafe(unsigned lo, unsigned hi)
 		if (pp_fd_ours_sigsafe((int)fd))
 			return (int)fd;
 	return -1;
+}
+
+/* Runs in signal context. */
+void pp_fd_tag_sigsafe(int fd, int tag, void *data)
+{
+	if (fd < 0 || fd >= PP_FD_REG_MAX ||
+	    !__atomic_load_n(&pp_fd_reg[fd].used, __ATOMIC_ACQUIRE))
+		return;
+	pp_fd_reg[fd].data = data;
+	__atomic_store_n(&pp_fd_reg[fd].tag, tag, __ATOMIC_RELEASE);
+}
+
+/* Runs in signal context. */
+int pp_fd_tag_of_sigsafe(int fd, void **data)
+{
+	int tag;
+
+	if (fd < 0 || fd >= PP_FD_REG_MAX ||
+	    !__atomic_load_n(&pp_fd_reg[fd].used, __ATOMIC_ACQUIRE))
+		return 0;
+	tag = __atomic_load_n(&pp_fd_reg[fd].tag, __ATOMIC_ACQUIRE);
+	if (data)
+		*data = tag ? pp_fd_reg[fd].data : NULL;
+	return tag;
 }

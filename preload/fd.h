@@ -40,4 +40,19 @@ int pp_fd_ours_sigsafe(int fd);
  */
 int pp_fd_next_ours_sigsafe(unsigned lo, unsigned hi);
 
+/*
+ * Runs in signal context. Labels registered descriptor fd with tag (non-zero;
+ * the signal mode's sampling events: event index + 1) and data (theirs: the
+ * ring buffer, or NULL), until it is closed.
+ */
+void pp_fd_tag_sigsafe(int fd, int tag, void *data);
+
+/*
+ * Runs in signal context. The tag of fd, 0 when it has none or is not
+ * registered, and its data in *data (data may be NULL). Does not check what
+ * fd names (no system call): for the handler, which gets fd from the
+ * kernel's siginfo.
+ */
+int pp_fd_tag_of_sigsafe(int fd, void **data);
+
 #endif

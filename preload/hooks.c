@@ -42,13 +42,18 @@ static struct {
 	pp_close_range_fn close_range;
 } pp_real;
 
-/* Whether our handler holds SIGTRAP; the app's own action is the sampler's. */
+/*
+ * Whether our handler holds the sampling signal (pp_sig: SIGTRAP, or the
+ * signal mode's); the app's own action for it is the sampler's.
+ */
 static int pp_trap_owned;
+static int pp_sig = SIGTRAP;
 static pthread_mutex_t pp_app_trap_mutex = PTHREAD_MUTEX_INITIALIZER;
 
 struct pp_hooks_start {
 	void *(*fn)(void *);
 	void *arg;
+	int unblock; /* the app had not blocked the sampling signal */
 };
 
 void pp_hooks_resolve(void)
@@ -65,7 +70,7 @@ void pp_hooks_resolve(void)
 			 __ATOMIC_RELEASE);
 }
 
-int pp_hooks_install_handler(void)
+int pp_hooks_install_handler(int sig)
 {
 	struct sigaction sa, old;
 
@@ -80,12 +85,17 @@ int pp_hooks_install_handler(void)
 	 */
 	memset(&sa.sa_mask, 0xff, sizeof(sa.sa_mask));
 	pthread_mutex_lock(&pp_app_trap_mutex);
-	if (pp_real.sigaction(SIGTRAP, &sa, &old) != 0) {
+	if (pp_trap_owned && sig != pp_sig) {
+		pthread_mutex_unlock(&pp_app_trap_mutex);
+		return -EBUSY;
+	}
+	if (pp_real.sigaction(sig, &sa, &old) != 0) {
 		pthread_mutex_unlock(&pp_app_trap_mutex);
 		return -errno;
 	}
 	if (!pp_trap_owned) {
 		pp_sampler_app_action_set(&old);
+		pp_sig = sig;
 		__atomic_store_n(&pp_trap_owned, 1, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&pp_app_trap_mutex);
@@ -99,13 +109,13 @@ void pp_hooks_uninstall_handler(void)
 		struct sigaction app;
 
 		pp_sampler_app_action_get(&app);
-		pp_real.sigaction(SIGTRAP, &app, NULL);
+		pp_real.sigaction(pp_sig, &app, NULL);
 		__atomic_store_n(&pp_trap_owned, 0, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&pp_app_trap_mutex);
 }
 
-/* The app changes its SIGTRAP action: keep ours, remember the app's. */
+/* The app changes its action for our signal: keep ours, remember the app's. */
 static int pp_hooks_app_trap(const struct sigaction *act,
 			     struct sigaction *old)
 {
@@ -126,7 +136,7 @@ PP_EXPORT int sigaction(int sig, const struct sigaction *act,
 {
 	if (!pp_real.sigaction)
 		pp_hooks_resolve();
-	if (sig == SIGTRAP && __atomic_load_n(&pp_trap_owned, __ATOMIC_ACQUIRE))
+	if (__atomic_load_n(&pp_trap_owned, __ATOMIC_ACQUIRE) && sig == pp_sig)
 		return pp_hooks_app_trap(act, old);
 	return pp_real.sigaction(sig, act, old);
 }
@@ -179,12 +189,24 @@ PP_EXPORT int __libc_start_main(pp_main_fn main_fn, int argc, char **argv,
 		    stack_end);
 }
 
+/*
+ * The new thread starts with the sampling signal blocked (see
+ * pthread_create): it is unblocked once the thread's slot and log exist, so
+ * no sample makes them in the handler first. What came meanwhile arrives
+ * then, as one late sample.
+ */
 static void *pp_hooks_thread_start(void *arg)
 {
 	struct pp_hooks_start start = *(struct pp_hooks_start *)arg;
+	sigset_t set;
 
-	free(arg);
 	pp_init_thread_begin();
+	if (start.unblock) {
+		sigemptyset(&set);
+		sigaddset(&set, pp_sig);
+		pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	}
+	free(arg);
 	return start.fn(start.arg);
 }
 
@@ -194,6 +216,7 @@ PP_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 	pp_pthread_create_fn real =
 		__atomic_load_n(&pp_real.pthread_create, __ATOMIC_ACQUIRE);
 	struct pp_hooks_start *start;
+	sigset_t block, old;
 	int err;
 
 	if (!real) {
@@ -207,7 +230,19 @@ PP_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 		return real(thread, attr, fn, arg);
 	start->fn = fn;
 	start->arg = arg;
+	/*
+	 * The child inherits the mask the parent has in pthread_create:
+	 * block the sampling signal for that call only (see the trampoline).
+	 * Samples that a thread took in the handler before its setup made its
+	 * log there, and in the sigtrap mode at a 10 us period that hung
+	 * 1,000 short threads (a malloc arena lock left held).
+	 */
+	sigemptyset(&block);
+	sigaddset(&block, pp_sig);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	start->unblock = !sigismember(&old, pp_sig);
 	err = real(thread, attr, pp_hooks_thread_start, start);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err)
 		free(start);
 	return err;

@@ -55,7 +55,10 @@ static struct {
 	int exit_status;
 	int off_log;         /* profiling is off, process.log still open */
 	int warned_thread;   /* a thread's log could not be made (said once) */
-	int warned_counters; /* a thread's counters could not be opened (once) */
+	int warned_counters; /* a thread's own events could not be opened (once) */
+	uint64_t unsampled;  /* atomic: signal mode, threads without their events */
+	int mode;            /* PPF_MODE_SIGTRAP or PPF_MODE_SIGNAL */
+	int signo;           /* the sampling signal: SIGTRAP or the signal mode's */
 	int starting;        /* in the constructor (not a fork child) */
 	uint64_t samples;    /* atomic: of threads whose logs are finished */
 	uint64_t lost;
@@ -188,6 +191,7 @@ static void pp_init_write_process(uint32_t mode)
 	rec.start_realtime_ns = (uint64_t)rt.tv_sec * 1000000000ull +
 				(uint64_t)rt.tv_nsec;
 	rec.mode = mode;
+	rec.signal = mode == PPF_MODE_OFF ? 0 : (uint32_t)pp_st.signo;
 	rec.exe_len = (uint32_t)strlen(exe) + 1;
 	rec.cmdline_len = cmdline ? cmdline_len : 0;
 	pp_proclog_append_var(&rec, sizeof(rec), exe, rec.exe_len, cmdline,
@@ -261,7 +265,9 @@ static void pp_init_write_thread_events(struct pp_thread *t)
 		if (!pp_st.cfg.events[i].count_only) {
 			rec.samples = t->ev_samples[i];
 			rec.lost = __atomic_load_n(&t->ev_lost[i], __ATOMIC_RELAXED);
-		} else if (pp_events_counter_read(&t->counters, i, &cv) == 0) {
+			if (pp_st.mode == PPF_MODE_SIGNAL && !(t->tev.open & (1u << i)))
+				rec.flags = PPF_THREAD_EVENT_NO_COUNTER;
+		} else if (pp_events_counter_read(&t->tev, i, &cv) == 0) {
 			rec.flags = PPF_THREAD_EVENT_COUNTED;
 			rec.value = cv.value;
 			rec.time_enabled = cv.time_enabled;
@@ -271,7 +277,7 @@ static void pp_init_write_thread_events(struct pp_thread *t)
 		}
 		pp_tlog_append_sigsafe(&t->log, &rec, sizeof(rec));
 	}
-	pp_events_counters_close(&t->counters);
+	pp_events_thread_close(&t->tev);
 }
 
 /* Gives the thread our alternate signal stack unless it has one already. */
@@ -372,6 +378,7 @@ static void pp_init_thread_finish(struct pp_thread *t, int tid, int self)
 	pp_init_thread_name(tid, self, nrec.name);
 	if (nrec.name[0])
 		pp_tlog_append_sigsafe(&t->log, &nrec, sizeof(nrec));
+	pp_events_thread_disable(&t->tev);
 	pp_init_write_thread_events(t);
 	memset(&erec, 0, sizeof(erec));
 	erec.h.type = PPF_REC_THREAD_END;
@@ -408,37 +415,66 @@ static void pp_init_warn_thread_log(int tid, int err)
 		     strerror(-err));
 }
 
+/*
+ * The calling thread's slot: the one the handler made if a sample landed
+ * between clone() and here (ours to finish; a dead raw-clone thread whose
+ * tid we reuse would share its log), else a new one with its log. The
+ * sampling signal is blocked meanwhile: a sample between the lookup and the
+ * claim would make a second slot and log for this thread (seen at a 10 us
+ * period with 1,000 short threads: "File exists").
+ */
+static struct pp_thread *pp_init_thread_slot(int tid)
+{
+	struct pp_thread *t;
+	sigset_t block, old;
+	int err;
+
+	sigemptyset(&block);
+	sigaddset(&block, pp_st.signo);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	t = pp_threads_find_sigsafe(tid);
+	if (t) {
+		pp_threads_enter_sigsafe(t);
+	} else if ((t = pp_threads_claim_sigsafe(tid)) != NULL &&
+		   (err = pp_threads_open_log_sigsafe(t, &pp_st.tdir)) != 0) {
+		pp_init_warn_thread_log(tid, err);
+		pp_threads_release_sigsafe(t);
+		t = NULL;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return t;
+}
+
 /* Claims the calling thread's slot and starts its log. */
 static struct pp_thread *pp_init_thread_setup(void)
 {
-	int tid = pp_threads_gettid_sigsafe();
-	struct pp_thread *t = pp_threads_find_sigsafe(tid);
-	int err;
+	struct pp_thread *t = pp_init_thread_slot(pp_threads_gettid_sigsafe());
 
-	/*
-	 * A sample can land between clone() and here, and the handler then
-	 * made this thread's slot and log already: they are ours to finish.
-	 * (A dead raw-clone thread whose tid we reuse would share its log.)
-	 */
-	if (t) {
-		pp_threads_enter_sigsafe(t);
-	} else {
-		t = pp_threads_claim_sigsafe(tid);
-		if (!t)
-			return NULL;
-		err = pp_threads_open_log_sigsafe(t, &pp_st.tdir);
-		if (err) {
-			pp_init_warn_thread_log(tid, err);
-			pp_threads_release_sigsafe(t);
-			return NULL;
-		}
-	}
+	if (!t)
+		return NULL;
 	t->tcb = pp_threads_tcb_sigsafe();
 	t->leaf_only = 0;
 	pp_init_altstack(t);
 	pp_init_warm_up();
 	pp_threads_leave_sigsafe(t);
 	return t;
+}
+
+/*
+ * The rest of an ending thread's life (other destructors, glibc's freeing of
+ * its malloc cache and arena) goes unsampled: its log is finished, and a
+ * sample there made the handler try to adopt the thread again. With a
+ * sample every 10 us in the sigtrap mode that hung 1,000 short threads 5
+ * runs in 5 (a malloc arena's lock left held; the mechanism was not pinned
+ * down); with this and the blocked start (hooks.c), 5 in 5 finish.
+ */
+static void pp_init_block_sampling(void)
+{
+	sigset_t block;
+
+	sigemptyset(&block);
+	sigaddset(&block, pp_st.signo);
+	pthread_sigmask(SIG_BLOCK, &block, NULL);
 }
 
 /* pthread key destructor: the thread is ending. */
@@ -454,22 +490,31 @@ static void pp_init_thread_end(void *arg)
 	pp_init_thread_finish(t, tid, 1);
 	pp_init_altstack_free(t, 1);
 	pp_threads_release_sigsafe(t);
+	pp_init_block_sampling();
 	errno = saved; /* other key destructors run after this one */
 }
 
-/* Opens the calling thread's counting events (t is its slot). */
-static void pp_init_thread_counters(struct pp_thread *t)
+/*
+ * Opens the calling thread's own events (t is its slot): its counters, and
+ * in the signal mode its sampling events. A thread that cannot (out of
+ * descriptors) runs on without them; the first is said, all are counted.
+ */
+static void pp_init_thread_events(struct pp_thread *t)
 {
 	int err;
 
 	if (!pp_threads_enter_sigsafe(t))
 		return;
-	err = pp_events_counters_open(&t->counters, &pp_st.cfg, &pp_st.events, 0);
+	err = pp_events_thread_open(&t->tev, &pp_st.cfg, &pp_st.events);
 	pp_threads_leave_sigsafe(t);
+	if (err && pp_st.mode == PPF_MODE_SIGNAL)
+		__atomic_add_fetch(&pp_st.unsampled, 1, __ATOMIC_RELAXED);
 	if (err && !__atomic_exchange_n(&pp_st.warned_counters, 1, __ATOMIC_RELAXED))
-		pp_init_warn("thread %d: cannot open its counters: %s; threads "
-			     "like it have no counts (pprof-analyze counters "
-			     "shows which)", t->tid, strerror(-err));
+		pp_init_warn("thread %d: cannot open its events: %s; threads "
+			     "like it are not %s (pprof-analyze threads and "
+			     "counters show which)", t->tid, strerror(-err),
+			     pp_st.mode == PPF_MODE_SIGNAL ? "sampled or counted" :
+			     "counted");
 }
 
 void pp_init_thread_begin(void)
@@ -487,7 +532,7 @@ void pp_init_thread_begin(void)
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
 	t = pp_init_thread_setup();
 	if (t)
-		pp_init_thread_counters(t);
+		pp_init_thread_events(t);
 	if (t && pp_st.key_ok)
 		pthread_setspecific(pp_st.key, t);
 	pthread_setcancelstate(cancel, NULL);
@@ -542,6 +587,7 @@ void pp_init_main_starts(void)
 static void pp_init_finish(void)
 {
 	int self = pp_threads_gettid_sigsafe();
+	uint64_t unsampled;
 
 	if (pp_st.off_log && pp_st.pid == getpid()) {
 		pp_init_write_end();
@@ -556,6 +602,10 @@ static void pp_init_finish(void)
 	pp_threads_each_sigsafe(pp_init_finish_other, &self);
 	pp_init_write_end();
 	pp_proclog_close();
+	unsampled = __atomic_load_n(&pp_st.unsampled, __ATOMIC_RELAXED);
+	if (unsampled)
+		pp_init_warn("%llu threads could not open their events and were "
+			     "not sampled", (unsigned long long)unsampled);
 	/*
 	 * The handler stays installed: a signal still in flight must not meet
 	 * SIGTRAP's default action.
@@ -593,6 +643,61 @@ void pp_init_exec_attempt(const char *path)
 	rec.time_ns = pp_init_now_ns();
 	rec.path_len = (uint32_t)strlen(buf) + 1;
 	pp_proclog_append_var(&rec, sizeof(rec), buf, rec.path_len, NULL, 0);
+}
+
+/* Whether the program has left sig at its default action. */
+static int pp_init_signal_free(int sig)
+{
+	struct sigaction old;
+
+	return sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_DFL &&
+	       !(old.sa_flags & SA_SIGINFO);
+}
+
+/*
+ * The signal mode's signal: the configured one, else a real-time signal the
+ * program has not claimed (the highest), else SIGPROF. Under a tracer,
+ * SIGPROF first: debuggers stop on every real-time signal by default (gdb:
+ * "SIG34 Stop Yes") but pass SIGPROF on silently.
+ */
+static int pp_init_choose_signal(int tracer)
+{
+	if (pp_st.cfg.signo)
+		return pp_st.cfg.signo;
+	if (tracer && pp_init_signal_free(SIGPROF))
+		return SIGPROF;
+	for (int sig = SIGRTMAX; sig >= SIGRTMIN; sig--)
+		if (pp_init_signal_free(sig))
+			return sig;
+	return SIGPROF;
+}
+
+/*
+ * The sampling mode: mode = sigtrap, or auto where the kernel has sigtrap
+ * events and no tracer is attached (a debugger stops on every SIGTRAP);
+ * else the signal mode. Returns 0, or -1 with profiling off (sigtrap asked
+ * for under a tracer).
+ */
+static int pp_init_choose_mode(int tracer)
+{
+	uint32_t req = pp_st.cfg.mode_request;
+
+	if (req == PPF_MODE_REQUEST_SIGTRAP && tracer) {
+		pp_init_warn("a tracer is attached (pid %d) and mode = sigtrap: "
+			     "the sigtrap mode cannot run under a debugger (use "
+			     "mode = auto or signal); profiling is off", tracer);
+		return -1;
+	}
+	if (req == PPF_MODE_REQUEST_SIGTRAP ||
+	    (req == PPF_MODE_REQUEST_AUTO && !tracer &&
+	     pp_events_probe_sigtrap() != -EINVAL)) {
+		pp_st.mode = PPF_MODE_SIGTRAP;
+		pp_st.signo = SIGTRAP;
+		return 0;
+	}
+	pp_st.mode = PPF_MODE_SIGNAL;
+	pp_st.signo = pp_init_choose_signal(tracer);
+	return 0;
 }
 
 /* The tracer's pid from /proc/self/status, 0 when none. */
@@ -673,15 +778,17 @@ static void pp_init_event_lines(char (*lines)[PP_EVENTS_LINE_MAX], int err)
 static int pp_init_start_events(struct pp_thread *main_thread)
 {
 	static char lines[PP_CONFIG_MAX_EVENTS][PP_EVENTS_LINE_MAX];
-	struct pp_counters none, *self = main_thread ? &main_thread->counters : &none;
-	int err = pp_hooks_install_handler();
+	struct pp_tevents none, *self = main_thread ? &main_thread->tev : &none;
+	int err = pp_hooks_install_handler(pp_st.signo);
 
 	if (err) {
-		pp_init_warn("cannot install the SIGTRAP handler: %s; profiling "
-			     "is off, the program runs unprofiled", strerror(-err));
+		pp_init_warn("cannot install the handler of signal %d: %s; "
+			     "profiling is off, the program runs unprofiled",
+			     pp_st.signo, strerror(-err));
 		goto out_off;
 	}
-	err = pp_events_open(&pp_st.events, &pp_st.cfg, self, lines);
+	err = pp_events_open(&pp_st.events, &pp_st.cfg, pp_st.mode, pp_st.signo,
+			     self, lines);
 	pp_init_event_lines(lines, err);
 	if (!err)
 		return 0;
@@ -697,6 +804,8 @@ out_off:
 static void pp_init_start_process(void)
 {
 	struct pp_sampler_config scfg = {
+		.mode = pp_st.mode,
+		.signo = pp_st.signo,
 		.nevents = pp_st.cfg.nevents,
 		.max_frames = pp_st.cfg.max_frames,
 	};
@@ -728,7 +837,7 @@ static void pp_init_start_process(void)
 	}
 	/* Threads started before us (by a library's constructor). */
 	pp_events_open_others(&pp_st.events, &pp_st.cfg);
-	pp_init_write_process(PPF_MODE_SIGTRAP);
+	pp_init_write_process((uint32_t)pp_st.mode);
 	pp_init_write_config();
 	pp_init_write_events();
 	pp_maps_set_dir(pp_st.dirfd, pp_st.dir);
@@ -743,7 +852,7 @@ static void pp_init_forget_slot(struct pp_thread *t, void *arg)
 {
 	(void)arg;
 	pp_tlog_forget_sigsafe(&t->log);
-	pp_events_counters_close(&t->counters);
+	pp_events_thread_close(&t->tev);
 	if (t->altstack)
 		munmap(t->altstack, t->altstack_size);
 	t->altstack = NULL;
@@ -808,10 +917,7 @@ static void pp_init_constructor(void)
 		goto out;
 	}
 	tracer = pp_init_tracer();
-	if (tracer) {
-		pp_init_warn("a tracer is attached (pid %d): the sigtrap mode "
-			     "cannot run under a debugger; profiling is off",
-			     tracer);
+	if (pp_init_choose_mode(tracer) != 0) {
 		pp_init_strict_stop();
 		goto out;
 	}

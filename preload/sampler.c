@@ -1,11 +1,14 @@
 /*
- * The SIGTRAP handler and nothing else: everything in this file runs in
- * signal context (checked by `make check-sigsafe`).
+ * The sampling signal's handler (SIGTRAP in the sigtrap mode, the chosen
+ * signal in the signal mode) and nothing else: everything in this file runs
+ * in signal context (checked by `make check-sigsafe`).
  */
 #include "sampler.h"
 
 #include <errno.h>
+#include <linux/perf_event.h>
 #include <pthread.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <time.h>
@@ -15,6 +18,7 @@
 #include <libunwind.h>
 
 #include "dlsnap.h"
+#include "fd.h"
 #include "pprof/format.h"
 #include "threads.h"
 
@@ -103,6 +107,15 @@ static void pp_sampler_forward_sigsafe(int sig, siginfo_t *si, void *uc)
 
 	if (a->sa_handler == SIG_IGN)
 		return;
+	/*
+	 * A signal-mode overflow whose event was closed meanwhile (its thread
+	 * ended): nobody else asked for this signal, so it ends here.
+	 */
+	if (a->sa_handler == SIG_DFL && pp_sampler_cfg.mode == PPF_MODE_SIGNAL &&
+	    si && (si->si_code == POLL_IN || si->si_code == POLL_HUP)) {
+		__atomic_add_fetch(&pp_sampler_unowned, 1, __ATOMIC_RELAXED);
+		return;
+	}
 	if (a->sa_handler == SIG_DFL) {
 		kdfl.handler = SIG_DFL;
 		syscall(SYS_rt_sigaction, sig, &kdfl, NULL, sizeof(kdfl.mask));
@@ -115,12 +128,103 @@ static void pp_sampler_forward_sigsafe(int sig, siginfo_t *si, void *uc)
 		a->sa_handler(sig);
 }
 
-/* Runs in signal context. Is this SIGTRAP one of our overflows? */
-static int pp_sampler_is_ours_sigsafe(const siginfo_t *si, unsigned *event)
+/*
+ * Runs in signal context. Signal mode: takes the oldest overflow record from
+ * the event's ring buffer (one per signal; RT signals queue) and says
+ * whether the signal landed elsewhere than the overflow's user-space
+ * address: delivered late, after the thread had blocked it.
+ */
+static int pp_sampler_rb_late_sigsafe(void *rb, uint64_t rip)
+{
+	struct perf_event_mmap_page *pg = rb;
+	const uint8_t *data;
+	uint64_t head, tail, size;
+	int late = 0;
+
+	if (!pg)
+		return 0;
+	head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+	tail = pg->data_tail;
+	size = pg->data_size;
+	data = (const uint8_t *)rb + pg->data_offset;
+	/* Bounded: a page holds at most size / 8 records. */
+	for (uint64_t n = 0; tail < head && size && n < size / 8; n++) {
+		struct perf_event_header h;
+		uint64_t ip;
+
+		memcpy(&h, data + tail % size, sizeof(h));
+		if (h.size < sizeof(h))
+			break;
+		if (h.type == PERF_RECORD_SAMPLE && h.size >= sizeof(h) + 8) {
+			memcpy(&ip, data + (tail + sizeof(h)) % size, sizeof(ip));
+			late = (h.misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
+				       PERF_RECORD_MISC_USER && ip != rip;
+			tail += h.size;
+			break;
+		}
+		tail += h.size;
+	}
+	if (tail > head)
+		tail = head;
+	__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
+	return late;
+}
+
+/*
+ * Runs in signal context. Signal mode: overflows that came while this one
+ * was handled. Real-time signals queue: when samples cost more than the
+ * period (a period near the kernel's 10 us minimum), the queue would grow
+ * until the kernel's limit, where it sends SIGIO instead, which kills a
+ * program that does not handle it. The queued ones are taken off here
+ * (our signal is blocked in the handler), their records consumed, and
+ * counted as lost. Bounded.
+ */
+static void pp_sampler_drain_sigsafe(struct pp_thread *t)
+{
+	struct { unsigned long bits[1]; } set = { { 0 } };
+	struct timespec zero = { 0, 0 };
+	siginfo_t si;
+
+	set.bits[0] = 1ul << (pp_sampler_cfg.signo - 1);
+	for (int i = 0; i < 64; i++) {
+		void *rb = NULL;
+		int tag;
+
+		if (syscall(SYS_rt_sigtimedwait, &set, &si, &zero, sizeof(set)) !=
+		    pp_sampler_cfg.signo)
+			return;
+		tag = pp_fd_tag_of_sigsafe(si.si_fd, &rb);
+		if (tag <= 0 || (unsigned)tag > pp_sampler_cfg.nevents)
+			continue;
+		pp_sampler_rb_late_sigsafe(rb, 0);
+		if (t) {
+			__atomic_add_fetch(&t->lost, 1, __ATOMIC_RELAXED);
+			__atomic_add_fetch(&t->ev_lost[tag - 1], 1, __ATOMIC_RELAXED);
+		} else {
+			__atomic_add_fetch(&pp_sampler_unowned, 1, __ATOMIC_RELAXED);
+		}
+	}
+}
+
+/* Runs in signal context. Is this signal one of our overflows? */
+static int pp_sampler_is_ours_sigsafe(int sig, const siginfo_t *si,
+				      unsigned *event, void **rb)
 {
 	const struct pp_perf_siginfo *p;
+	int tag;
 
-	if (!si || si->si_code != TRAP_PERF)
+	*rb = NULL;
+	if (!si)
+		return 0;
+	if (pp_sampler_cfg.mode == PPF_MODE_SIGNAL) {
+		if (sig != pp_sampler_cfg.signo ||
+		    (si->si_code != POLL_IN && si->si_code != POLL_HUP))
+			return 0;
+		tag = pp_fd_tag_of_sigsafe(si->si_fd, rb);
+		*event = (unsigned)(tag - 1);
+		return tag > 0 && *event < pp_sampler_cfg.nevents;
+	}
+	if (si->si_code != TRAP_PERF)
 		return 0;
 	p = pp_sampler_perf_info(si);
 	if ((p->data & PP_SIGDATA_MASK) != PP_SIGDATA_TAG)
@@ -157,7 +261,7 @@ static unsigned pp_sampler_unwind_sigsafe(uint64_t rip, uint64_t *ips,
 
 /* Runs in signal context. Writes one sample for thread t. */
 static void pp_sampler_record_sigsafe(struct pp_thread *t, unsigned event,
-				      uint32_t perf_flags,
+				      int late,
 				      const ucontext_t *uc)
 {
 	unsigned cap = pp_sampler_cfg.max_frames;
@@ -186,7 +290,7 @@ static void pp_sampler_record_sigsafe(struct pp_thread *t, unsigned event,
 	}
 	if (truncated)
 		flags |= PPF_SAMPLE_TRUNCATED;
-	if (perf_flags & PP_TRAP_PERF_FLAG_ASYNC)
+	if (late)
 		flags |= PPF_SAMPLE_LATE;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	s->time_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
@@ -233,14 +337,13 @@ static struct pp_thread *pp_sampler_adopt_sigsafe(int tid)
  * share another's TLS (that word would be the other thread's).
  */
 static void pp_sampler_take_sigsafe(struct pp_thread *t, unsigned event,
-				    const siginfo_t *si, void *uc,
-				    int saved_errno)
+				    int late, void *uc, int saved_errno)
 {
 	int cancel = PTHREAD_CANCEL_DISABLE, leaf = t->leaf_only;
 
 	if (!leaf)
 		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
-	pp_sampler_record_sigsafe(t, event, pp_sampler_perf_info(si)->flags, uc);
+	pp_sampler_record_sigsafe(t, event, late, uc);
 	pp_threads_leave_sigsafe(t);
 	errno = saved_errno;
 	/* Last: re-enabling may act on an asynchronous cancellation now. */
@@ -254,13 +357,19 @@ void pp_sampler_handle_sigsafe(int sig, siginfo_t *si, void *uc)
 	int saved_errno = errno;
 	struct pp_thread *t;
 	unsigned event;
-	int tid;
+	void *rb;
+	int tid, late;
 
-	if (!pp_sampler_is_ours_sigsafe(si, &event)) {
+	if (!pp_sampler_is_ours_sigsafe(sig, si, &event, &rb)) {
 		pp_sampler_forward_sigsafe(sig, si, uc);
 		errno = saved_errno;
 		return;
 	}
+	if (pp_sampler_cfg.mode == PPF_MODE_SIGNAL)
+		late = pp_sampler_rb_late_sigsafe(rb, (uint64_t)((ucontext_t *)uc)->
+						  uc_mcontext.gregs[REG_RIP]);
+	else
+		late = !!(pp_sampler_perf_info(si)->flags & PP_TRAP_PERF_FLAG_ASYNC);
 	tid = pp_threads_gettid_sigsafe();
 	t = pp_threads_find_sigsafe(tid);
 	if (!t) {
@@ -274,6 +383,8 @@ void pp_sampler_handle_sigsafe(int sig, siginfo_t *si, void *uc)
 		t = NULL;
 	}
 	if (t)
-		pp_sampler_take_sigsafe(t, event, si, uc, saved_errno);
+		pp_sampler_take_sigsafe(t, event, late, uc, saved_errno);
+	if (pp_sampler_cfg.mode == PPF_MODE_SIGNAL)
+		pp_sampler_drain_sigsafe(pp_threads_find_sigsafe(tid));
 	errno = saved_errno;
 }

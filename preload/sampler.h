@@ -16,7 +16,9 @@
 #define PP_SIGDATA_MASK 0xffffffffff000000ull
 
 struct pp_sampler_config {
-	unsigned nevents;    /* sig_data indexes below this are ours */
+	int mode;            /* PPF_MODE_SIGTRAP or PPF_MODE_SIGNAL */
+	int signo;           /* the signal mode's signal */
+	unsigned nevents;    /* event indexes below this are ours */
 	unsigned max_frames; /* 1..PPF_MAX_FRAMES */
 	struct pp_thread_dir dir; /* for the logs of threads adopted here */
 };
@@ -24,7 +26,7 @@ struct pp_sampler_config {
 /* Sets what the handler accepts; call before any event is enabled. */
 void pp_sampler_configure(const struct pp_sampler_config *cfg);
 
-/* The SIGTRAP handler (sa_sigaction). Runs in signal context. */
+/* The sampling signal's handler (sa_sigaction). Runs in signal context. */
 void pp_sampler_handle_sigsafe(int sig, siginfo_t *si, void *uc);
 
 /*

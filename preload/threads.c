@@ -80,7 +80,7 @@ static struct pp_thread *pp_threads_take_slot(int tid)
 				t->ev_samples[e] = 0;
 				t->ev_lost[e] = 0;
 			}
-			t->counters.open = 0;
+			t->tev.open = 0;
 			t->altstack = NULL;
 			t->altstack_size = 0;
 			t->tcb = pp_threads_tcb_sigsafe();

@@ -22,7 +22,7 @@ struct pp_thread {
 	uint64_t lost;   /* atomic */
 	uint64_t ev_samples[PP_CONFIG_MAX_EVENTS]; /* per event: samples taken */
 	uint64_t ev_lost[PP_CONFIG_MAX_EVENTS];    /* atomic; per event, lost */
-	struct pp_counters counters; /* counting events, opened by the thread */
+	struct pp_tevents tev; /* its own events: counters; signal mode: sampling */
 	void *altstack;  /* our alternate signal stack, NULL if none */
 	size_t altstack_size;
 	uintptr_t tcb;   /* the thread's TLS block (%fs:0) */

@@ -63,16 +63,28 @@ static void pa_it_child_files(const struct pa_it *it, const char *tag)
 	}
 }
 
-/* In the child: a clean environment plus env. */
+int pa_it_mode(void)
+{
+	const char *m = getenv("PPROF_TEST_MODE");
+
+	return m && strcmp(m, "signal") == 0 ? PPF_MODE_SIGNAL : PPF_MODE_SIGTRAP;
+}
+
+/*
+ * In the child: a clean environment plus env; under PPROF_TEST_MODE=signal
+ * every program runs with PPROF_MODE=signal (the suite in the signal mode).
+ */
 static void pa_it_child_env(const char *const *env)
 {
 	static const char *const drop[] = {
 		"LD_PRELOAD", "PPROF_OUTPUT", "PPROF_TRUTH", "PPROF_CONFIG",
-		"MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES",
+		"PPROF_MODE", "MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES",
 	};
 
 	for (size_t i = 0; i < sizeof(drop) / sizeof(drop[0]); i++)
 		unsetenv(drop[i]);
+	if (pa_it_mode() == PPF_MODE_SIGNAL && setenv("PPROF_MODE", "signal", 1) != 0)
+		_exit(126);
 	for (size_t i = 0; env && env[i]; i++)
 		if (putenv((char *)env[i]) != 0)
 			_exit(126);

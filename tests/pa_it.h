@@ -34,6 +34,13 @@ struct pa_it_result {
 	size_t err_len;
 };
 
+/*
+ * The sampling mode the integration tests run the profiler in:
+ * PPF_MODE_SIGNAL when PPROF_TEST_MODE=signal (every program then gets
+ * PPROF_MODE=signal), else PPF_MODE_SIGTRAP (the default, auto).
+ */
+int pa_it_mode(void);
+
 void pa_it_init(struct pa_it *it);
 void pa_it_release(struct pa_it *it);
 void pa_it_result_release(struct pa_it_result *r);

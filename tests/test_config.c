@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -322,8 +323,40 @@ Test(config, rejects_misplaced_and_malformed_lines)
 	expect_error("[sample cpu-clock]\nexclude_user = yes\n", 1,
 		     "excludes both user and kernel", NULL);
 	expect_error("[sample page-faults]\n", 1, "needs a period", NULL);
-	expect_error("[profile]\nmode = signal\n", 2, "mode = signal",
-		     "mode = auto");
+}
+
+Test(config, signal_mode_and_its_signal)
+{
+	cr_assert_eq(parse("[profile]\nmode = signal\nsignal = SIGPROF\n"), 0,
+		     "%s", all_errors());
+	cr_assert_eq(cfg.mode_request, PPF_MODE_REQUEST_SIGNAL);
+	cr_assert_eq(cfg.signo, SIGPROF);
+	cr_assert_eq(parse("[profile]\nsignal = rtmax-3\n"), 0, "%s", all_errors());
+	cr_assert_eq(cfg.signo, SIGRTMAX - 3);
+	cr_assert_eq(parse("[profile]\nsignal = SIGRTMIN\n"), 0, "%s", all_errors());
+	cr_assert_eq(cfg.signo, SIGRTMIN);
+	cr_assert_eq(parse("[profile]\nsignal = 12\n"), 0, "%s", all_errors());
+	cr_assert_eq(cfg.signo, SIGUSR2);
+	cr_assert_eq(parse("[profile]\nsignal = auto\n"), 0, "%s", all_errors());
+	cr_assert_eq(cfg.signo, 0);
+	expect_error("[profile]\nsignal = SIGSEGV\n", 2, "signal = 'SIGSEGV'",
+		     "SIGRTMIN+N");
+	expect_error("[profile]\nsignal = 9\n", 2, "signal = '9'", NULL);
+	expect_error("[profile]\nsignal = SIGRTMAX-99\n", 2, "SIGRTMAX-99", NULL);
+}
+
+Test(config, mode_from_the_environment)
+{
+	unsetenv("PPROF_CONFIG");
+	unsetenv("PPROF_FOLLOW_EXEC");
+	setenv("PPROF_MODE", "signal", 1);
+	cr_assert_eq(pp_config_load(&cfg, &errs), 0, "%s", all_errors());
+	cr_assert_eq(cfg.mode_request, PPF_MODE_REQUEST_SIGNAL);
+	pp_config_release(&cfg);
+	setenv("PPROF_MODE", "fast", 1);
+	cr_assert_neq(pp_config_load(&cfg, &errs), 0);
+	cr_assert(strstr(errs.e[0].msg, "PPROF_MODE=fast"), "%s", errs.e[0].msg);
+	unsetenv("PPROF_MODE");
 }
 
 Test(config, reports_every_problem_in_line_order)

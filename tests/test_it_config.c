@@ -185,8 +185,13 @@ static void it_cfg_check_thread(const struct pa_run *run, const struct pa_proces
 		  (unsigned long long)c_pf->value, w->pages, w->minflt);
 	cr_expect_eq(c_pf->time_enabled, c_pf->time_running,
 		     "a software counter was multiplexed");
-	cr_expect(llabs((long long)c_task->value - (long long)w->cpu_ns) <=
-		  (long long)(w->cpu_ns / 20 + 5000000),
+	/*
+	 * perf's task clock also runs through interrupt and steal time, which
+	 * the thread's CPU clock leaves out: measured 3-15% above it on the
+	 * development VM, in both modes.
+	 */
+	cr_expect(c_task->value + w->cpu_ns / 20 + 5000000 >= w->cpu_ns &&
+		  c_task->value <= w->cpu_ns + w->cpu_ns / 4 + 5000000,
 		  "tid %u: task-clock counter %llu ns, thread CPU time %llu ns",
 		  w->tid, (unsigned long long)c_task->value, w->cpu_ns);
 	cr_expect(c_cs->value >= 30 && c_cs->value <= w->switches + 8,

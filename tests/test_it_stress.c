@@ -102,3 +102,30 @@ Test(it_stress, cxx_exceptions_finish_at_the_highest_rate)
 	it_stress_check(run, "cxxthrow", 3);
 	pa_run_free(run);
 }
+
+/*
+ * 1,000 short threads, each sampled every 10 us until it ends: an overflow
+ * that comes as a thread ends (its events closed, in the signal mode its
+ * queued signal then unclaimed) must not kill the process; every log ends.
+ */
+Test(it_stress, threads_end_while_sampled_at_the_highest_rate)
+{
+	struct pa_run *run = it_stress_run("workloads/manythreads", "1000",
+					   "--no-usage", "manythreads: 1000 threads\n");
+	const struct pa_process *proc = NULL;
+	size_t ended = 0, sampled = 0;
+
+	for (size_t i = 0; i < run->nprocesses; i++)
+		if (pa_process_runs(run->processes[i], "manythreads"))
+			proc = run->processes[i];
+	cr_assert_not_null(proc);
+	cr_expect_eq(proc->nthreads, 1001, "%zu thread logs", proc->nthreads);
+	for (size_t i = 0; i < proc->nthreads; i++) {
+		ended += proc->threads[i]->ended;
+		sampled += proc->threads[i]->nsamples > 0;
+	}
+	cr_expect_eq(ended, proc->nthreads, "%zu of %zu logs ended", ended,
+		     proc->nthreads);
+	cr_expect_geq(sampled, 900, "%zu of 1001 threads sampled", sampled);
+	pa_run_free(run);
+}

@@ -101,7 +101,9 @@ struct ppf_process {
 	uint32_t mode;              /* enum ppf_mode */
 	uint32_t exe_len;
 	uint32_t cmdline_len;
-	uint32_t reserved;
+	uint32_t signal;            /* the signal samples arrive on (SIGTRAP in
+				       the sigtrap mode); 0 when off, or in logs
+				       written before it was recorded */
 };
 
 /* The sampling mode the configuration asked for (PPF_REC_CONFIG). */
@@ -261,10 +263,13 @@ struct ppf_thread_name {
 enum ppf_thread_event_flags {
 	PPF_THREAD_EVENT_COUNTED = 1u << 0, /* value, time_enabled, time_running hold
 					       this thread's counter */
-	PPF_THREAD_EVENT_NO_COUNTER = 1u << 1, /* a counting event this thread
-						  could not open (or, for a
-						  thread adopted in the handler,
-						  did not try) */
+	PPF_THREAD_EVENT_NO_COUNTER = 1u << 1, /* an event of the thread's own
+						  that it could not open (or,
+						  for a thread adopted in the
+						  handler, did not try): a
+						  counting event, or in the
+						  signal mode a sampling event
+						  (the thread was not sampled) */
 };
 
 /*
