@@ -182,6 +182,7 @@ bench: deps
 		$(OUT)/bench/sigcost
 	tests/bench/overhead.sh $(OUT)
 	$(OUT)/bench/sigcost
+	tests/bench/modes.sh $(OUT)
 
 asan:
 	@$(MAKE) --no-print-directory VARIANT=asan all

@@ -134,13 +134,14 @@ static void pp_sampler_forward_sigsafe(int sig, siginfo_t *si, void *uc)
  * whether the signal landed elsewhere than the overflow's user-space
  * address: delivered late, after the thread had blocked it.
  */
-static int pp_sampler_rb_late_sigsafe(void *rb, uint64_t rip)
+static int pp_sampler_rb_late_sigsafe(void *rb, uint64_t rip, int *more)
 {
 	struct perf_event_mmap_page *pg = rb;
 	const uint8_t *data;
 	uint64_t head, tail, size;
 	int late = 0;
 
+	*more = 1;
 	if (!pg)
 		return 0;
 	head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
@@ -167,6 +168,8 @@ static int pp_sampler_rb_late_sigsafe(void *rb, uint64_t rip)
 	if (tail > head)
 		tail = head;
 	__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
+	/* Records left: overflows whose signals are queued behind this one. */
+	*more = tail != head;
 	return late;
 }
 
@@ -188,7 +191,7 @@ static void pp_sampler_drain_sigsafe(struct pp_thread *t)
 	set.bits[0] = 1ul << (pp_sampler_cfg.signo - 1);
 	for (int i = 0; i < 64; i++) {
 		void *rb = NULL;
-		int tag;
+		int tag, more;
 
 		if (syscall(SYS_rt_sigtimedwait, &set, &si, &zero, sizeof(set)) !=
 		    pp_sampler_cfg.signo)
@@ -196,7 +199,7 @@ static void pp_sampler_drain_sigsafe(struct pp_thread *t)
 		tag = pp_fd_tag_of_sigsafe(si.si_fd, &rb);
 		if (tag <= 0 || (unsigned)tag > pp_sampler_cfg.nevents)
 			continue;
-		pp_sampler_rb_late_sigsafe(rb, 0);
+		pp_sampler_rb_late_sigsafe(rb, 0, &more);
 		if (t) {
 			__atomic_add_fetch(&t->lost, 1, __ATOMIC_RELAXED);
 			__atomic_add_fetch(&t->ev_lost[tag - 1], 1, __ATOMIC_RELAXED);
@@ -358,7 +361,7 @@ void pp_sampler_handle_sigsafe(int sig, siginfo_t *si, void *uc)
 	struct pp_thread *t;
 	unsigned event;
 	void *rb;
-	int tid, late;
+	int tid, late, more = 0;
 
 	if (!pp_sampler_is_ours_sigsafe(sig, si, &event, &rb)) {
 		pp_sampler_forward_sigsafe(sig, si, uc);
@@ -367,7 +370,7 @@ void pp_sampler_handle_sigsafe(int sig, siginfo_t *si, void *uc)
 	}
 	if (pp_sampler_cfg.mode == PPF_MODE_SIGNAL)
 		late = pp_sampler_rb_late_sigsafe(rb, (uint64_t)((ucontext_t *)uc)->
-						  uc_mcontext.gregs[REG_RIP]);
+						  uc_mcontext.gregs[REG_RIP], &more);
 	else
 		late = !!(pp_sampler_perf_info(si)->flags & PP_TRAP_PERF_FLAG_ASYNC);
 	tid = pp_threads_gettid_sigsafe();
@@ -384,7 +387,8 @@ void pp_sampler_handle_sigsafe(int sig, siginfo_t *si, void *uc)
 	}
 	if (t)
 		pp_sampler_take_sigsafe(t, event, late, uc, saved_errno);
-	if (pp_sampler_cfg.mode == PPF_MODE_SIGNAL)
+	/* Only when the ring buffer says more overflows came: no syscall otherwise. */
+	if (more)
 		pp_sampler_drain_sigsafe(pp_threads_find_sigsafe(tid));
 	errno = saved_errno;
 }

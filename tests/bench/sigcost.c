@@ -8,6 +8,9 @@
  *   overflow  the event overflows, no signal: the timer interrupt and perf
  *   signal    sigtrap to an empty handler: plus the signal's delivery
  *   unwind    sigtrap to a handler that calls unw_backtrace(): plus the stack
+ *   fasync    the signal mode's way instead of sigtrap: O_ASYNC, F_SETSIG to a
+ *             real-time signal, F_SETOWN_EX to the thread, a two-page ring
+ *             buffer (consumed in the handler), to an empty handler
  *
  * and prints, per setup, the median extra CPU time per sample over "none".
  * What libpprof adds on top (finding the thread, the log record) is the
@@ -24,7 +27,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -36,12 +41,14 @@
 #define SIGCOST_ITERS 400000000ull
 #define SIGCOST_MAX_ROUNDS 21
 
-enum sigcost_setup { SC_NONE, SC_OVERFLOW, SC_SIGNAL, SC_UNWIND, SC_N };
-static const char *const sigcost_names[SC_N] = { "none", "overflow", "signal", "unwind" };
+enum sigcost_setup { SC_NONE, SC_OVERFLOW, SC_SIGNAL, SC_UNWIND, SC_FASYNC, SC_N };
+static const char *const sigcost_names[SC_N] = { "none", "overflow", "signal", "unwind",
+						 "fasync" };
 
 static volatile uint64_t sigcost_sink;
 static volatile uint64_t sigcost_signals;
 static int sigcost_unwind;
+static struct perf_event_mmap_page *sigcost_rb;
 
 __attribute__((noinline)) uint64_t sigcost_burn(uint64_t iters, uint64_t x);
 __attribute__((noinline)) uint64_t sigcost_deep(int depth, uint64_t iters);
@@ -74,6 +81,10 @@ static void sigcost_handler(int sig, siginfo_t *si, void *uc)
 	(void)uc;
 	if (sigcost_unwind)
 		sigcost_sink += (uint64_t)unw_backtrace(frames, 64);
+	if (sigcost_rb)
+		__atomic_store_n(&sigcost_rb->data_tail,
+				 __atomic_load_n(&sigcost_rb->data_head, __ATOMIC_ACQUIRE),
+				 __ATOMIC_RELEASE);
 	sigcost_signals++;
 }
 
@@ -98,11 +109,31 @@ static int sigcost_open(enum sigcost_setup s, uint64_t period)
 	attr.exclude_kernel = 1;
 	attr.exclude_hv = 1;
 	attr.disabled = 1;
-	if (s >= SC_SIGNAL) {
+	if (s == SC_SIGNAL || s == SC_UNWIND) {
 		attr.sigtrap = 1;
 		attr.remove_on_exec = 1;
 	}
+	if (s == SC_FASYNC) {
+		attr.wakeup_events = 1;
+		attr.sample_type = PERF_SAMPLE_IP;
+	}
 	return (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/* The signal mode's routing of fd's overflows to this thread. */
+static int sigcost_route(int fd)
+{
+	struct f_owner_ex owner = { .type = F_OWNER_TID, .pid = (pid_t)syscall(SYS_gettid) };
+	void *rb = mmap(NULL, 2 * (size_t)sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE,
+			MAP_SHARED, fd, 0);
+
+	if (rb == MAP_FAILED)
+		return -1;
+	sigcost_rb = rb;
+	if (fcntl(fd, F_SETFL, O_ASYNC | O_NONBLOCK) != 0 ||
+	    fcntl(fd, F_SETSIG, SIGRTMIN + 1) != 0 || fcntl(fd, F_SETOWN_EX, &owner) != 0)
+		return -1;
+	return 0;
 }
 
 /* One run of a setup: extra-free CPU seconds and the samples it took. */
@@ -114,7 +145,7 @@ static int sigcost_run(enum sigcost_setup s, uint64_t period, double *cpu, uint6
 
 	if (s != SC_NONE) {
 		fd = sigcost_open(s, period);
-		if (fd < 0) {
+		if (fd < 0 || (s == SC_FASYNC && sigcost_route(fd) != 0)) {
 			perror("sigcost: perf_event_open");
 			return -1;
 		}
@@ -130,6 +161,10 @@ static int sigcost_run(enum sigcost_setup s, uint64_t period, double *cpu, uint6
 		if (read(fd, &count, sizeof(count)) != sizeof(count))
 			count = 0;
 		close(fd);
+	}
+	if (sigcost_rb) {
+		munmap(sigcost_rb, 2 * (size_t)sysconf(_SC_PAGESIZE));
+		sigcost_rb = NULL;
 	}
 	*cpu = sigcost_cpu() - t0;
 	*samples = s >= SC_SIGNAL ? sigcost_signals : count / period;
@@ -174,6 +209,7 @@ int main(int argc, char **argv)
 	sa.sa_sigaction = sigcost_handler;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigaction(SIGTRAP, &sa, NULL);
+	sigaction(SIGRTMIN + 1, &sa, NULL);
 	unw_set_cache_size(unw_local_addr_space, 32768, 0);
 	sigcost_sink += (uint64_t)unw_backtrace(warm, 8);
 	/* Rounds interleave the setups, so that drift in the machine's speed hits all. */

@@ -1,13 +1,13 @@
 /*
  * deepstack: the overhead bench's workload.
  *
- *   deepstack [SECONDS]
+ *   deepstack [SECONDS [THREADS]]
  *
- * Two threads (main and one more) each chain ~30 frames deep (deep_a and
- * deep_b calling each other) and burn a fixed amount of work at the bottom:
- * SECONDS (default 1) is converted to a fixed iteration count once, so every
- * run does the same work whatever the machine's load. Prints one checksum
- * line that does not depend on timing.
+ * THREADS threads (default 2: main and one more; at most 256) each chain
+ * ~30 frames deep (deep_a and deep_b calling each other) and burn a fixed
+ * amount of work at the bottom: SECONDS (default 1) is converted to a fixed
+ * iteration count once, so every run does the same work whatever the
+ * machine's load. Prints one checksum line that does not depend on timing.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -60,24 +60,34 @@ void *deep_thread(void *arg)
 	return NULL;
 }
 
+#define DEEP_MAX_THREADS 256
+
 int main(int argc, char **argv)
 {
 	double seconds = wl_seconds(argc > 1 ? argv[1] : NULL, 1.0);
+	long nthreads = argc > 2 ? atol(argv[2]) : 2;
 	uint64_t chunks = (uint64_t)(seconds * DEEP_ITERS_PER_SECOND / WL_CHUNK) + 1;
-	struct deep_job jobs[2] = {
-		{ .chunks = chunks, .seed = 1 },
-		{ .chunks = chunks, .seed = 2 },
-	};
-	pthread_t t;
+	static struct deep_job jobs[DEEP_MAX_THREADS];
+	static pthread_t th[DEEP_MAX_THREADS];
+	uint64_t sum = 0;
 
-	if (pthread_create(&t, NULL, deep_thread, &jobs[1])) {
-		fprintf(stderr, "deepstack: cannot create a thread\n");
-		return 1;
+	if (nthreads < 1 || nthreads > DEEP_MAX_THREADS) {
+		fprintf(stderr, "deepstack: 1 to %d threads\n", DEEP_MAX_THREADS);
+		return 2;
 	}
+	for (long i = 0; i < nthreads; i++)
+		jobs[i] = (struct deep_job){ .chunks = chunks, .seed = (uint64_t)i + 1 };
+	for (long i = 1; i < nthreads; i++)
+		if (pthread_create(&th[i], NULL, deep_thread, &jobs[i])) {
+			fprintf(stderr, "deepstack: cannot create a thread\n");
+			return 1;
+		}
 	deep_thread(&jobs[0]);
-	pthread_join(t, NULL);
+	for (long i = 1; i < nthreads; i++)
+		pthread_join(th[i], NULL);
+	for (long i = 0; i < nthreads; i++)
+		sum ^= jobs[i].sum;
 	printf("deepstack: %llu chunks, checksum %016llx\n",
-	       (unsigned long long)chunks,
-	       (unsigned long long)(jobs[0].sum ^ jobs[1].sum));
+	       (unsigned long long)chunks, (unsigned long long)sum);
 	return 0;
 }
