@@ -56,7 +56,8 @@ static struct {
 	int off_log;         /* profiling is off, process.log still open */
 	int warned_thread;   /* a thread's log could not be made (said once) */
 	int warned_counters; /* a thread's own events could not be opened (once) */
-	uint64_t unsampled;  /* atomic: signal mode, threads without their events */
+	uint64_t unsampled;  /* atomic: threads left unprofiled (no log, or in the
+				signal mode no events) */
 	int mode;            /* PPF_MODE_SIGTRAP or PPF_MODE_SIGNAL */
 	int signo;           /* the sampling signal: SIGTRAP or the signal mode's */
 	int starting;        /* in the constructor (not a fork child) */
@@ -438,6 +439,7 @@ static struct pp_thread *pp_init_thread_slot(int tid)
 	} else if ((t = pp_threads_claim_sigsafe(tid)) != NULL &&
 		   (err = pp_threads_open_log_sigsafe(t, &pp_st.tdir)) != 0) {
 		pp_init_warn_thread_log(tid, err);
+		__atomic_add_fetch(&pp_st.unsampled, 1, __ATOMIC_RELAXED);
 		pp_threads_release_sigsafe(t);
 		t = NULL;
 	}
@@ -604,8 +606,12 @@ static void pp_init_finish(void)
 	pp_proclog_close();
 	unsampled = __atomic_load_n(&pp_st.unsampled, __ATOMIC_RELAXED);
 	if (unsampled)
-		pp_init_warn("%llu threads could not open their events and were "
-			     "not sampled", (unsigned long long)unsampled);
+		pp_init_warn("%llu thread%s started without %s (out of file "
+			     "descriptors? see RLIMIT_NOFILE); `pprof-analyze "
+			     "threads` lists those that were profiled",
+			     (unsigned long long)unsampled, unsampled == 1 ? "" : "s",
+			     pp_st.mode == PPF_MODE_SIGNAL ? "a log or events" :
+			     "a log");
 	/*
 	 * The handler stays installed: a signal still in flight must not meet
 	 * SIGTRAP's default action.

@@ -79,3 +79,46 @@ ParameterizedTest(struct it_files_case *c, it_files,
 	pa_it_result_release(&r);
 	pa_it_result_release(&plain);
 }
+
+/*
+ * Under a descriptor limit too low for every thread's log (and, in the
+ * signal mode, events), the threads that get none run unprofiled: said in a
+ * line, counted at exit, and the program's output and status are those of
+ * an unprofiled run under the same limit.
+ */
+Test(it_files, too_few_descriptors_for_every_thread, .init = it_files_init,
+     .fini = it_files_fini, .timeout = 120)
+{
+	char wide[PA_IT_PATH_MAX], cmd[PA_IT_PATH_MAX * 2];
+	const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+	const struct pa_process *proc = NULL;
+	struct pa_it_result r, plain;
+	struct pa_profile *prof;
+	struct pa_run *run;
+
+	pa_it_build_path(wide, "workloads/widethreads");
+	snprintf(cmd, sizeof(cmd), "ulimit -n 40 && exec %s 64 0.05", wide);
+	pa_it_run(&it_files, "plain", argv, NULL, &plain);
+	pa_it_run_profiled(&it_files, "wide", argv, NULL, &r);
+	cr_assert(WIFEXITED(plain.status) && WEXITSTATUS(plain.status) == 0, "%s",
+		  plain.err);
+	cr_assert_eq(r.status, plain.status, "status 0x%x: %s", r.status, r.err);
+	cr_assert_str_eq(r.out, plain.out);
+	cr_expect(pa_it_find_line(r.err, "libpprof: cannot create ") ||
+		  strstr(r.err, "cannot open its events"), "stderr: %s", r.err);
+	cr_expect(strstr(r.err, "threads started without"), "stderr: %s", r.err);
+	cr_expect_leq(pa_it_count_lines(r.err, "libpprof: "), 3, "stderr: %s", r.err);
+	run = pa_it_load(&it_files);
+	/* sh, then widethreads in its place (exec). */
+	for (size_t i = 0; i < run->nprocesses; i++)
+		if (pa_process_runs(run->processes[i], "widethreads"))
+			proc = run->processes[i];
+	cr_assert_not_null(proc, "no widethreads process");
+	cr_expect(proc->ended, "process.log has no END record");
+	prof = pa_it_profile(run, proc->pid, 0);
+	cr_expect_gt(pa_it_self(prof, "burn_wide"), 0, "nothing sampled");
+	pa_profile_free(prof);
+	pa_run_free(run);
+	pa_it_result_release(&r);
+	pa_it_result_release(&plain);
+}
