@@ -11,6 +11,9 @@
  *   fasync    the signal mode's way instead of sigtrap: O_ASYNC, F_SETSIG to a
  *             real-time signal, F_SETOWN_EX to the thread, a two-page ring
  *             buffer (consumed in the handler), to an empty handler
+ *   chain     fasync, with the kernel recording the user call chain
+ *             (PERF_SAMPLE_CALLCHAIN, frame pointers) into the ring buffer
+ *             instead of the handler unwinding
  *
  * and prints, per setup, the median extra CPU time per sample over "none".
  * What libpprof adds on top (finding the thread, the log record) is the
@@ -41,9 +44,10 @@
 #define SIGCOST_ITERS 400000000ull
 #define SIGCOST_MAX_ROUNDS 21
 
-enum sigcost_setup { SC_NONE, SC_OVERFLOW, SC_SIGNAL, SC_UNWIND, SC_FASYNC, SC_N };
+enum sigcost_setup { SC_NONE, SC_OVERFLOW, SC_SIGNAL, SC_UNWIND, SC_FASYNC,
+		     SC_CHAIN, SC_N };
 static const char *const sigcost_names[SC_N] = { "none", "overflow", "signal", "unwind",
-						 "fasync" };
+						 "fasync", "chain" };
 
 static volatile uint64_t sigcost_sink;
 static volatile uint64_t sigcost_signals;
@@ -113,9 +117,14 @@ static int sigcost_open(enum sigcost_setup s, uint64_t period)
 		attr.sigtrap = 1;
 		attr.remove_on_exec = 1;
 	}
-	if (s == SC_FASYNC) {
+	if (s == SC_FASYNC || s == SC_CHAIN) {
 		attr.wakeup_events = 1;
 		attr.sample_type = PERF_SAMPLE_IP;
+	}
+	if (s == SC_CHAIN) {
+		attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
+		attr.exclude_callchain_kernel = 1;
+		attr.sample_max_stack = 127;
 	}
 	return (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
@@ -145,7 +154,7 @@ static int sigcost_run(enum sigcost_setup s, uint64_t period, double *cpu, uint6
 
 	if (s != SC_NONE) {
 		fd = sigcost_open(s, period);
-		if (fd < 0 || (s == SC_FASYNC && sigcost_route(fd) != 0)) {
+		if (fd < 0 || (s >= SC_FASYNC && sigcost_route(fd) != 0)) {
 			perror("sigcost: perf_event_open");
 			return -1;
 		}
