@@ -16,24 +16,8 @@ set -euo pipefail
 build=${1:?usage: modes.sh BUILD_DIR [ROUNDS [SECONDS]]}
 rounds=${2:-5}
 total=${3:-2}
-build=$(cd "$build" && pwd)
-here=$(cd "$(dirname "$0")" && pwd)
-workload=$build/workloads/deepstack
-preload=$build/libpprof.so
-analyze=$build/pprof-analyze
-
-for f in "$workload" "$preload" "$analyze"; do
-	[ -e "$f" ] || { echo "modes.sh: $f is not built" >&2; exit 1; }
-done
-if [ "$rounds" -lt 3 ]; then
-	echo "modes.sh: at least 3 rounds" >&2
-	exit 2
-fi
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cputime=$work/cputime
-${CC:-cc} -O2 -o "$cputime" "$here/cputime.c"
+. "$(dirname "$0")/lib.sh"
+bench_setup modes.sh "$build" "$rounds" 3
 
 # run_one MODE N ROUND: CPU microseconds of one run (MODE: none, sigtrap, signal).
 run_one() {

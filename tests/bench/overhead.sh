@@ -17,24 +17,8 @@ set -euo pipefail
 build=${1:?usage: overhead.sh BUILD_DIR [PAIRS [SECONDS]]}
 pairs=${2:-9}
 seconds=${3:-1}
-build=$(cd "$build" && pwd)
-here=$(cd "$(dirname "$0")" && pwd)
-workload=$build/workloads/deepstack
-preload=$build/libpprof.so
-analyze=$build/pprof-analyze
-
-for f in "$workload" "$preload" "$analyze"; do
-	[ -e "$f" ] || { echo "overhead.sh: $f is not built (make all $workload)" >&2; exit 1; }
-done
-if [ "$pairs" -lt 5 ]; then
-	echo "overhead.sh: at least 5 pairs" >&2
-	exit 2
-fi
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cputime=$work/cputime
-${CC:-cc} -O2 -o "$cputime" "$here/cputime.c"
+. "$(dirname "$0")/lib.sh"
+bench_setup overhead.sh "$build" "$pairs" 5
 
 # run_one A|B N: runs deepstack, prints its CPU microseconds (user + sys).
 run_one() {

@@ -1,0 +1,27 @@
+# Shared set-up of the bench scripts (sourced, not run): checks BUILD_DIR
+# holds what they run, makes a scratch directory removed at exit, builds
+# the cputime helper there.
+#
+#   bench_setup NAME BUILD_DIR COUNT MIN
+#
+# NAME names the script in messages; COUNT (pairs, rounds) must be at least
+# MIN. Sets build, here, workload, preload, analyze, work, cputime.
+bench_setup() {
+	local name=$1 count=$3 min=$4
+	build=$(cd "$2" && pwd)
+	here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+	workload=$build/workloads/deepstack
+	preload=$build/libpprof.so
+	analyze=$build/pprof-analyze
+	for f in "$workload" "$preload" "$analyze"; do
+		[ -e "$f" ] || { echo "$name: $f is not built (make all $workload)" >&2; exit 1; }
+	done
+	if [ "$count" -lt "$min" ]; then
+		echo "$name: at least $min runs of each kind" >&2
+		exit 2
+	fi
+	work=$(mktemp -d)
+	trap 'rm -rf "$work"' EXIT
+	cputime=$work/cputime
+	${CC:-cc} -O2 -o "$cputime" "$here/cputime.c"
+}
