@@ -247,3 +247,43 @@ Test(it_signals, blocked_signals_are_late_not_fatal)
 	pa_it_result_release(&plain);
 	pa_it_result_release(&prof);
 }
+
+/*
+ * The signal mode on SIGPROF while the program profiles itself with
+ * setitimer(ITIMER_PROF) and its own SIGPROF handler: the program gets
+ * every tick of its own timer and none of our samples, and sigaction()
+ * gives back its own handler; we sample as well.
+ */
+Test(it_signals, signal_mode_shares_sigprof_with_the_app)
+{
+	const char *argv[] = { "workloads/profapp", "0.4", NULL };
+	char ini[PA_IT_PATH_MAX], env[PA_IT_PATH_MAX + 16];
+	struct pa_it_result plain, r;
+	struct pa_profile *p;
+	struct pa_run *run;
+	FILE *f;
+
+	snprintf(ini, sizeof(ini), "%s/sigprof.ini", it_sig.tmp);
+	f = fopen(ini, "w");
+	cr_assert_not_null(f);
+	fputs("[profile]\nmode = signal\nsignal = SIGPROF\n", f);
+	fclose(f);
+	snprintf(env, sizeof(env), "PPROF_CONFIG=%s", ini);
+	pa_it_run(&it_sig, "plain", argv, NULL, &plain);
+	pa_it_run_profiled(&it_sig, "prof", argv, env, &r);
+	cr_assert(WIFEXITED(plain.status) && WEXITSTATUS(plain.status) == 0, "%s", plain.out);
+	cr_expect_eq(r.status, plain.status, "%s%s", r.out, r.err);
+	cr_expect_str_eq(r.out, plain.out);
+	cr_expect_eq(r.err_len, 0, "stderr: %s", r.err);
+	run = pa_it_load(&it_sig);
+	cr_assert_eq(run->nprocesses, 1);
+	cr_expect_eq(run->processes[0]->mode, PPF_MODE_SIGNAL);
+	cr_expect_eq(run->processes[0]->signal, SIGPROF);
+	p = pa_it_profile(run, 0, 0);
+	cr_expect_geq(pa_it_self(p, "profapp_burn"), 200, "%llu samples in profapp_burn",
+		      (unsigned long long)pa_it_self(p, "profapp_burn"));
+	pa_profile_free(p);
+	pa_run_free(run);
+	pa_it_result_release(&plain);
+	pa_it_result_release(&r);
+}
