@@ -45,7 +45,7 @@ PRELOAD_SRCS := $(wildcard preload/*.c)
 PRELOAD_OBJS := $(PRELOAD_SRCS:%.c=$(OBJ)/%.o)
 PRELOAD_CFLAGS := -fPIC -fvisibility=hidden -ftls-model=initial-exec \
 	-fno-omit-frame-pointer
-PRELOAD_LIBS := -lunwind -linih -lpfm -ldl -pthread
+PRELOAD_LIBS := -lunwind -linih -ldl -pthread
 # Objects whose code runs in the signal handler: checked by check-sigsafe.
 SIGSAFE_OBJS := $(OBJ)/preload/sampler.o $(OBJ)/preload/tlog.o \
 	$(OBJ)/preload/threads.o $(OBJ)/preload/dlsnap.o $(OBJ)/preload/fd.o
@@ -87,6 +87,21 @@ $(OBJ)/preload/config.o: config/default.ini
 $(OBJ)/preload/config.o: PRELOAD_CFLAGS += \
 	-DPP_CONFIG_DEFAULT_INI='"$(abspath config/default.ini)"'
 
+# The embedded default's events, resolved with libpfm4 at build time so that
+# a process running the default never loads libpfm4 (preload/evname.c).
+GEN := $(OUT)/gen
+$(GEN)/evname_gen: tools/evname_gen.c preload/config.c preload/evname.c \
+		preload/strdist.c preload/config.h preload/evname.h config/default.ini
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_ALL) -Ipreload -DPP_EVNAME_GENERATOR \
+		-DPP_CONFIG_DEFAULT_INI='"$(abspath config/default.ini)"' \
+		-std=gnu11 -O2 $(WARN) -o $@ tools/evname_gen.c preload/config.c \
+		preload/evname.c preload/strdist.c -linih -ldl
+$(GEN)/evname_builtin.h: $(GEN)/evname_gen
+	$< > $@.tmp && mv $@.tmp $@
+$(OBJ)/preload/evname.o: $(GEN)/evname_builtin.h
+$(OBJ)/preload/evname.o: PRELOAD_CFLAGS += -I$(GEN)
+
 $(OBJ)/analyze/%.o: analyze/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c $< -o $@
@@ -107,7 +122,7 @@ $(OUT)/pprof-analyze: $(ANALYZE_OBJS)
 
 $(OUT)/tests/run-tests: $(TEST_OBJS) $(ANALYZE_LIB_OBJS) $(TEST_PRELOAD_OBJS)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $^ $(LDFLAGS_ALL) -lcriterion $(ANALYZE_LIBS) -linih -lpfm -pthread
+	$(CC) -o $@ $^ $(LDFLAGS_ALL) -lcriterion $(ANALYZE_LIBS) -linih -ldl -pthread
 
 $(OUT)/workloads/lib%.so: tests/workloads/lib%.c
 	@mkdir -p $(@D)

@@ -38,6 +38,13 @@ int pp_evname_encode(const char *spec, int exclude_user, int exclude_kernel,
  */
 int pp_evname_closest(const char *spec, char *out, size_t out_size);
 
+#ifdef PP_EVNAME_GENERATOR
+/* Build-time generator only: fn sees every encoding made with libpfm4. */
+typedef void (*pp_evname_record_fn)(const char *spec, int exclude_user,
+				    int exclude_kernel, const struct pp_evname *out);
+void pp_evname_record(pp_evname_record_fn fn);
+#endif
+
 /* Frees libpfm4's tables (after the configuration is resolved). */
 void pp_evname_done(void);
 
