@@ -3,7 +3,7 @@
 #   make            build/libpprof.so and build/pprof-analyze
 #   make demo       install missing Debian packages, build, profile a workload, report
 #   make test       install missing Debian packages, build, run every test
-#   make bench      overhead and per-sample cost numbers (timing lives here, not in test)
+#   make bench      overhead, per-sample cost and symbolisation speed (timing lives here, not in test)
 #   make asan       the same build with AddressSanitizer, under build/asan/
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make clean
@@ -37,7 +37,9 @@ LDFLAGS_ALL := $(filter -fsanitize=%,$(OPT)) $(LDFLAGS)
 
 # --- Debian packages the build and the tests need --------------------------
 DEB_PKGS := gcc g++ make pkg-config binutils gdb strace libunwind-dev libinih-dev \
-	libcriterion-dev libdw-dev libelf-dev libpfm4-dev zlib1g-dev
+	libcriterion-dev libdw-dev libelf-dev libpfm4-dev zlib1g-dev libc6-dbg \
+	protobuf-c-compiler libprotobuf-c-dev golang-go golang-github-google-pprof-dev \
+	chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # --- libpprof.so -------------------------------------------------------------
@@ -52,9 +54,9 @@ SIGSAFE_OBJS := $(OBJ)/preload/sampler.o $(OBJ)/preload/tlog.o \
 
 # --- pprof-analyze -----------------------------------------------------------
 ANALYZE_SRCS := $(wildcard analyze/*.c)
-ANALYZE_OBJS := $(ANALYZE_SRCS:%.c=$(OBJ)/%.o)
+ANALYZE_OBJS := $(ANALYZE_SRCS:%.c=$(OBJ)/%.o) $(OBJ)/gen/profile.pb-c.o
 ANALYZE_LIB_OBJS := $(filter-out $(OBJ)/analyze/main.o,$(ANALYZE_OBJS))
-ANALYZE_LIBS := -ldw -lelf -lz
+ANALYZE_LIBS := -ldw -lelf -lz -lprotobuf-c
 
 # --- tests -------------------------------------------------------------------
 TEST_SRCS := $(wildcard tests/*.c)
@@ -106,12 +108,37 @@ $(OBJ)/analyze/%.o: analyze/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c $< -o $@
 
+# The flame graph's script is analyze/flamegraph.js itself (.incbin).
+$(OBJ)/analyze/report_flamegraph.o: analyze/flamegraph.js
+$(OBJ)/analyze/report_flamegraph.o: CPPFLAGS_ALL += \
+	-DPA_FLAMEGRAPH_JS='"$(abspath analyze/flamegraph.js)"'
+
 $(OBJ)/tests/%.o: tests/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_ALL) -Ianalyze -Ipreload \
 		-DPP_TEST_BUILD_DIR='"$(abspath $(OUT))"' \
 		-DPP_TEST_SOURCE_DIR='"$(abspath .)"' \
 		$(CFLAGS_ALL) -c $< -o $@
+
+# `pprof` output: C for profile.proto (Debian's copy of Go pprof's), made by
+# protoc-c at build time. The real Go pprof, built offline from Debian's
+# sources, checks that output in the tests (test_it_formats.c).
+PROFILE_PROTO := /usr/share/gocode/src/github.com/google/pprof/proto/profile.proto
+
+$(GEN)/profile.pb-c.c $(GEN)/profile.pb-c.h &: $(PROFILE_PROTO)
+	@mkdir -p $(GEN)
+	protoc-c --c_out=$(GEN) --proto_path=$(dir $(PROFILE_PROTO)) profile.proto
+
+$(OBJ)/gen/profile.pb-c.o: $(GEN)/profile.pb-c.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_ALL) -I$(GEN) $(CFLAGS_ALL) -c $< -o $@
+
+$(OBJ)/analyze/report_pprof.o: $(GEN)/profile.pb-c.h
+$(OBJ)/analyze/report_pprof.o: CPPFLAGS_ALL += -I$(GEN)
+
+$(OUT)/go-pprof:
+	GO111MODULE=off GOPATH=/usr/share/gocode GOPROXY=off \
+		GOCACHE=$(abspath $(OUT))/gocache go build -o $@ github.com/google/pprof
 
 $(OUT)/libpprof.so: $(PRELOAD_OBJS) preload/libpprof.map
 	$(CC) -shared -o $@ $(PRELOAD_OBJS) $(LDFLAGS_ALL) \
@@ -142,7 +169,7 @@ $(OUT)/workloads/%: tests/workloads/%.cc
 	@mkdir -p $(@D)
 	$(CXX) -std=gnu++17 -O2 -g -Wall -Wextra -pthread -MMD -MP -o $@ $<
 
-tests-build: all $(OUT)/tests/run-tests $(WORKLOADS) $(WORKLOAD_LIBS)
+tests-build: all $(OUT)/tests/run-tests $(WORKLOADS) $(WORKLOAD_LIBS) $(OUT)/go-pprof
 
 # Every function that runs in the signal handler may call only what
 # preload/sigsafe.allow lists (async-signal-safe libc, raw syscalls,
@@ -192,12 +219,18 @@ $(OUT)/bench/sigcost: tests/bench/sigcost.c
 	@mkdir -p $(@D)
 	$(CC) $(WORKLOAD_CFLAGS) -o $@ $< -lunwind
 
+# Symbolisation speed: 20,000 libc addresses with lines (libc6-dbg's).
+$(OUT)/bench/symspeed: tests/bench/symspeed.c $(OBJ)/analyze/symbols.o $(OBJ)/analyze/reader.o
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_ALL) -Ianalyze $(CFLAGS_ALL) -o $@ $^ $(LDFLAGS_ALL) -ldw -lelf -lz -ldl
+
 bench: deps
 	@$(MAKE) --no-print-directory all $(OUT)/workloads/deepstack \
-		$(OUT)/bench/sigcost
+		$(OUT)/bench/sigcost $(OUT)/bench/symspeed
 	tests/bench/overhead.sh $(OUT)
 	$(OUT)/bench/sigcost
 	tests/bench/modes.sh $(OUT)
+	$(OUT)/bench/symspeed
 
 asan:
 	@$(MAKE) --no-print-directory VARIANT=asan all

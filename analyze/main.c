@@ -14,12 +14,20 @@
 #include "events.h"
 #include "profile.h"
 #include "reader.h"
+#include "report_callers.h"
+#include "report_annotate.h"
 #include "report_counters.h"
 #include "report_events.h"
+#include "report_flamegraph.h"
 #include "report_folded.h"
+#include "report_pprof.h"
 #include "report_processes.h"
+#include "report_script.h"
+#include "report_speedscope.h"
 #include "report_threads.h"
 #include "report_top.h"
+#include "symbols.h"
+#include "report_tree.h"
 
 #define PA_PROG "pprof-analyze"
 
@@ -30,8 +38,17 @@ static const char pa_main_usage[] =
 "    pprof-analyze - report on the logs written by libpprof.so\n"
 "\n"
 "SYNOPSIS\n"
-"    pprof-analyze top DIR [--limit N] [OPTIONS]\n"
-"    pprof-analyze folded DIR [OPTIONS]\n"
+"    pprof-analyze top DIR [--limit N] [--lines] [--inlines] [OPTIONS]\n"
+"    pprof-analyze tree DIR [--min-percent P] [OPTIONS]\n"
+"    pprof-analyze callers FUNC DIR [OPTIONS]\n"
+"    pprof-analyze callees FUNC DIR [OPTIONS]\n"
+"    pprof-analyze annotate FUNC DIR [OPTIONS]\n"
+"    pprof-analyze flamegraph DIR -o FILE.svg|FILE.html [--min-percent P]\n"
+"                             [OPTIONS]\n"
+"    pprof-analyze folded DIR [--per-thread] [OPTIONS]\n"
+"    pprof-analyze pprof DIR -o FILE.pb.gz [OPTIONS]\n"
+"    pprof-analyze speedscope DIR [-o FILE.json] [OPTIONS]\n"
+"    pprof-analyze script DIR [OPTIONS]\n"
 "    pprof-analyze threads DIR [OPTIONS]\n"
 "    pprof-analyze processes DIR [OPTIONS]\n"
 "    pprof-analyze events DIR [OPTIONS]\n"
@@ -47,9 +64,49 @@ static const char pa_main_usage[] =
 "             (inclusive) samples, total %, estimated CPU time (samples x\n"
 "             period, for events that count nanoseconds at a fixed period;\n"
 "             '-' otherwise), name and module. Sorted by self samples.\n"
+"             --lines: per source line instead, 'FILE:LINE FUNCTION' (the\n"
+"             innermost inlined function's line); --inlines: each inline\n"
+"             level is a function of its own.\n"
+"    tree     Top-down call tree: one line per call path from the\n"
+"             outermost frames, indented two spaces per level, with total\n"
+"             (inclusive) samples, total %, self samples, self %; children\n"
+"             sorted by total. Paths under --min-percent (default 0.5)\n"
+"             of the samples are left out with what they call.\n"
+"    callers FUNC\n"
+"             The functions that call FUNC directly, with samples and\n"
+"             their share of FUNC's total samples; [root] when FUNC is the\n"
+"             outermost frame. A sample counts once per caller, so the\n"
+"             shares of a recursive FUNC may add up to more than 100%.\n"
+"             A FUNC no stack has is an error (exit 1) naming the closest.\n"
+"    callees FUNC\n"
+"             The functions FUNC calls directly, likewise, and [self]:\n"
+"             the samples in which FUNC is the innermost frame.\n"
+"    flamegraph\n"
+"             Interactive flame graph, self-contained: SVG with its script\n"
+"             (-o FILE.svg) or an HTML page (-o FILE.html). Click a frame\n"
+"             to zoom, Escape to zoom out, search with a regular\n"
+"             expression; tooltips give samples and percentages; one\n"
+"             colour per module. --min-percent (default 0) leaves out\n"
+"             paths under that share.\n"
+"    annotate The source of function FUNC (as top names it; inlined\n"
+"             functions too) with, per line, the samples in it (self) and\n"
+"             with it on the stack (total), 3 lines of context around the\n"
+"             counted ones; a source file that cannot be read is said so\n"
+"             and its counted lines are listed without text.\n"
 "    folded   Folded stacks, one line per distinct stack, root first,\n"
 "             frames joined by ';', then a space and the sample count;\n"
 "             input for flamegraph.pl or speedscope. No header line.\n"
+"             --per-thread: two root frames per stack, 'EXE (PID)' and\n"
+"             'THREAD (TID)'.\n"
+"    pprof    gzip'd profile.proto for Go pprof: mappings, symbolised\n"
+"             locations and functions, sample types samples/count and\n"
+"             cpu/nanoseconds (time events), labels pid, tid and thread.\n"
+"    speedscope\n"
+"             speedscope's JSON: one sampled profile per thread, samples in\n"
+"             time order, weighted by the period.\n"
+"    script   The text layout of 'perf script': 'COMM TID TIME: PERIOD\n"
+"             EVENT:', one frame per line, a blank line after each sample;\n"
+"             for stackcollapse-perf.pl, speedscope, Firefox Profiler.\n"
 "    threads  One row per thread: pid, tid, name, samples, lost samples,\n"
 "             late samples, how its log ended ('yes', 'exec' when its\n"
 "             process's image was replaced, 'no' when killed or still\n"
@@ -101,6 +158,14 @@ static const char pa_main_usage[] =
 "                   sampling report (or the reverse), or an event that could\n"
 "                   not be opened is an error (exit 1).\n"
 "    --limit N      top: print at most N functions (default: all).\n"
+"    --lines        top: aggregate by source line.\n"
+"    --inlines      top: inlined functions count as functions.\n"
+"    --no-demangle  Keep C++ names mangled.\n"
+"    --min-percent P\n"
+"                   tree, flamegraph: leave out call paths with less than P\n"
+"                   percent of the samples (default 0.5 for tree, 0 for\n"
+"                   flamegraph).\n"
+"    --per-thread   folded: process and thread as the two root frames.\n"
 "    -o, --output FILE\n"
 "                   Write the report to FILE (replaced only once the report\n"
 "                   is complete) instead of standard output.\n"
@@ -131,6 +196,12 @@ struct pa_main_opts {
 	const char *event; /* --event NAME, NULL for the report's default */
 	struct pa_filter filter;
 	size_t limit;
+	const char *func;   /* callers, callees: FUNC */
+	double min_percent; /* tree, flamegraph: --min-percent, < 0 for the default */
+	bool per_thread; /* folded --per-thread */
+	bool lines;       /* --lines */
+	bool inlines;     /* --inlines */
+	bool no_demangle; /* --no-demangle */
 };
 
 static void pa_main_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -184,7 +255,8 @@ static bool pa_main_number(const char *text, int64_t min, int64_t max, int64_t *
 	return true;
 }
 
-#define PA_MAIN_COMMANDS "top, folded, threads, processes, events or counters"
+#define PA_MAIN_COMMANDS "top, folded, threads, processes, events, counters, pprof, " \
+	"speedscope, script, tree, callers, callees, annotate or flamegraph"
 
 /* The kind of event command shows, or -1 when it is no command. */
 static int pa_main_command(const char *command)
@@ -193,6 +265,10 @@ static int pa_main_command(const char *command)
 		{ "top", PA_EVENTS_SAMPLES }, { "folded", PA_EVENTS_SAMPLES },
 		{ "threads", PA_EVENTS_SAMPLES }, { "processes", PA_EVENTS_SAMPLES },
 		{ "events", PA_EVENTS_ANY }, { "counters", PA_EVENTS_COUNTS },
+		{ "pprof", PA_EVENTS_SAMPLES }, { "speedscope", PA_EVENTS_SAMPLES },
+		{ "script", PA_EVENTS_SAMPLES },
+		{ "tree", PA_EVENTS_SAMPLES }, { "callers", PA_EVENTS_SAMPLES },
+		{ "callees", PA_EVENTS_SAMPLES }, { "annotate", PA_EVENTS_SAMPLES }, { "flamegraph", PA_EVENTS_SAMPLES },
 	};
 
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
@@ -201,15 +277,49 @@ static int pa_main_command(const char *command)
 	return -1;
 }
 
+/* Parse a percentage in [0, 100]; false if text is not one. */
+static bool pa_main_percent(const char *text, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(text, &end);
+	if (errno || end == text || *end || !(v >= 0 && v <= 100))
+		return false;
+	*out = v;
+	return true;
+}
+
+/* flamegraph writes a file whose suffix says the kind: -o is needed. */
+static int pa_main_check_flamegraph(const struct pa_main_opts *o)
+{
+	enum pa_flamegraph_kind kind;
+
+	if (strcmp(o->command, "flamegraph") != 0)
+		return PA_EXIT_OK;
+	if (!o->output || !pa_report_flamegraph_kind(o->output, &kind)) {
+		pa_main_usage_error("flamegraph needs -o FILE.svg or -o FILE.html");
+		return PA_EXIT_USAGE;
+	}
+	return PA_EXIT_OK;
+}
+
 static int pa_main_parse(int argc, char **argv, struct pa_main_opts *o)
 {
-	enum { OPT_PID = 256, OPT_TID, OPT_EVENT, OPT_LIMIT, OPT_EXE };
+	enum { OPT_PID = 256, OPT_TID, OPT_EVENT, OPT_LIMIT, OPT_EXE, OPT_PER_THREAD, OPT_MIN_PERCENT,
+	       OPT_LINES, OPT_INLINES, OPT_NO_DEMANGLE };
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, OPT_PID },
 		{ "tid", required_argument, NULL, OPT_TID },
 		{ "event", required_argument, NULL, OPT_EVENT },
 		{ "limit", required_argument, NULL, OPT_LIMIT },
 		{ "exe", required_argument, NULL, OPT_EXE },
+		{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
+		{ "min-percent", required_argument, NULL, OPT_MIN_PERCENT },
+		{ "lines", no_argument, NULL, OPT_LINES },
+		{ "inlines", no_argument, NULL, OPT_INLINES },
+		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -218,6 +328,7 @@ static int pa_main_parse(int argc, char **argv, struct pa_main_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->filter = PA_FILTER_ALL;
+	o->min_percent = -1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
 		int64_t v;
@@ -245,6 +356,25 @@ static int pa_main_parse(int argc, char **argv, struct pa_main_opts *o)
 		case OPT_EXE:
 			o->filter.exe = optarg;
 			break;
+		case OPT_PER_THREAD:
+			o->per_thread = true;
+			break;
+		case OPT_MIN_PERCENT:
+			if (!pa_main_percent(optarg, &o->min_percent)) {
+				pa_main_usage_error("bad --min-percent '%s': expected a number "
+						    "from 0 to 100", optarg);
+				return PA_EXIT_USAGE;
+			}
+			break;
+		case OPT_LINES:
+			o->lines = true;
+			break;
+		case OPT_INLINES:
+			o->inlines = true;
+			break;
+		case OPT_NO_DEMANGLE:
+			o->no_demangle = true;
+			break;
 		case 'o':
 			o->output = optarg;
 			break;
@@ -269,6 +399,14 @@ static int pa_main_parse(int argc, char **argv, struct pa_main_opts *o)
 				    PA_MAIN_COMMANDS);
 		return PA_EXIT_USAGE;
 	}
+	if (strcmp(o->command, "callers") == 0 || strcmp(o->command, "callees") == 0 ||
+	    strcmp(o->command, "annotate") == 0) {
+		if (optind >= argc) {
+			pa_main_usage_error("missing FUNC after '%s'", o->command);
+			return PA_EXIT_USAGE;
+		}
+		o->func = argv[optind++];
+	}
 	if (optind >= argc) {
 		pa_main_usage_error("missing DIR after '%s'", o->command);
 		return PA_EXIT_USAGE;
@@ -278,7 +416,54 @@ static int pa_main_parse(int argc, char **argv, struct pa_main_opts *o)
 		pa_main_usage_error("unexpected argument '%s'", argv[optind]);
 		return PA_EXIT_USAGE;
 	}
-	return PA_EXIT_OK;
+	return pa_main_check_flamegraph(o);
+}
+
+/* The reports that walk the samples one by one (samples.h). */
+static int pa_main_report_samples(FILE *out, const struct pa_main_opts *o,
+				  struct pa_run *run, struct pa_error *err)
+{
+	int (*report)(FILE *, const struct pa_run *, const struct pa_filter *,
+		      struct pa_warnings *, struct pa_error *) = pa_report_folded_threads;
+	size_t nwarn = run->warnings.n;
+	int ret;
+
+	if (strcmp(o->command, "pprof") == 0)
+		report = pa_report_pprof;
+	else if (strcmp(o->command, "speedscope") == 0)
+		report = pa_report_speedscope;
+	else if (strcmp(o->command, "script") == 0)
+		report = pa_report_script;
+	ret = report(out, run, &o->filter, &run->warnings, err);
+	pa_main_print_warnings(&run->warnings, nwarn);
+	return ret;
+}
+
+/* tree, callers, callees and flamegraph: the reports built on the call tree. */
+static int pa_main_report_calltree(FILE *out, const struct pa_main_opts *o,
+				   const struct pa_run *run, const struct pa_profile *prof,
+				   struct pa_error *err)
+{
+	enum pa_flamegraph_kind kind = PA_FLAMEGRAPH_SVG;
+
+	if (strcmp(o->command, "tree") == 0)
+		return pa_report_tree(out, run, prof, o->min_percent >= 0 ? o->min_percent :
+				      PA_REPORT_TREE_MIN_PERCENT);
+	if (strcmp(o->command, "flamegraph") == 0) {
+		pa_report_flamegraph_kind(o->output, &kind);
+		return pa_report_flamegraph(out, run, prof, kind,
+					    o->min_percent >= 0 ? o->min_percent : 0);
+	}
+	return pa_report_callers(out, run, prof, o->func,
+				 strcmp(o->command, "callees") == 0, err);
+}
+
+/* What a frame of the profile is: --lines, --inlines. */
+static enum pa_profile_by pa_main_by(const struct pa_main_opts *o)
+{
+	if (o->lines)
+		return o->inlines ? PA_PROFILE_BY_LINE_INLINE : PA_PROFILE_BY_LINE;
+	return o->inlines ? PA_PROFILE_BY_INLINE : PA_PROFILE_BY_FUNCTION;
 }
 
 /* Write the chosen report to out. */
@@ -297,14 +482,25 @@ static int pa_main_report(FILE *out, const struct pa_main_opts *o, struct pa_run
 		return pa_report_events(out, run, &o->filter);
 	if (strcmp(o->command, "counters") == 0)
 		return pa_report_counters(out, run, &o->filter);
-	ret = pa_profile_build(run, &o->filter, &prof, &run->warnings, err);
+	if (strcmp(o->command, "pprof") == 0 || strcmp(o->command, "speedscope") == 0 ||
+	    strcmp(o->command, "script") == 0 ||
+	    (strcmp(o->command, "folded") == 0 && o->per_thread))
+		return pa_main_report_samples(out, o, run, err);
+	if (strcmp(o->command, "annotate") == 0) {
+		ret = pa_report_annotate(out, run, &o->filter, o->func, &run->warnings, err);
+		pa_main_print_warnings(&run->warnings, nwarn);
+		return ret;
+	}
+	ret = pa_profile_build_by(run, &o->filter, pa_main_by(o), &prof, &run->warnings, err);
 	pa_main_print_warnings(&run->warnings, nwarn);
 	if (ret < 0)
 		return ret;
 	if (strcmp(o->command, "top") == 0)
 		ret = pa_report_top(out, run, prof, o->limit);
-	else
+	else if (strcmp(o->command, "folded") == 0)
 		ret = pa_report_folded(out, prof);
+	else
+		ret = pa_main_report_calltree(out, o, run, prof, err);
 	pa_profile_free(prof);
 	return ret;
 }
@@ -360,6 +556,7 @@ int main(int argc, char **argv)
 	ret = pa_main_parse(argc, argv, &o);
 	if (ret != PA_EXIT_OK)
 		return ret;
+	pa_symbols_set_defaults(&(struct pa_symbols_opts){ .no_demangle = o.no_demangle });
 	if (pa_run_load(o.dir, &run, &err) < 0) {
 		pa_main_print_error(&err);
 		return PA_EXIT_INPUT;

@@ -1,7 +1,9 @@
 /* profile: per-function and per-stack sample counts; see profile.h. */
+#include "grow.h"
 #include "profile.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -146,15 +148,9 @@ static int pa_profile_add_stack(struct pa_profile_impl *p, const uint32_t *ids, 
 			return 0;
 		}
 	}
-	if (p->nst == p->st_cap) {
-		size_t ncap = p->st_cap ? p->st_cap * 2 : 256;
-		struct pa_profile_stack *ns = realloc(p->st, ncap * sizeof(*ns));
-
-		if (!ns)
-			return -ENOMEM;
-		p->st = ns;
-		p->st_cap = ncap;
-	}
+	if (pa_grow((void **)&p->st, &p->st_cap, p->nst,
+		    sizeof(*p->st)) < 0)
+		return -ENOMEM;
 	s = &p->st[p->nst];
 	s->ids = malloc(n * sizeof(*ids));
 	if (!s->ids)
@@ -184,6 +180,58 @@ static void pa_profile_reverse(uint32_t *ids, size_t n)
 	}
 }
 
+/* Append the function (name, module) to the sample's ids; -ENOMEM. */
+static int pa_profile_count_frame(struct pa_profile_impl *p, const char *name,
+				  const char *module, uint64_t serial, size_t *n)
+{
+	int64_t id;
+
+	if (*n == sizeof(p->ids) / sizeof(p->ids[0]))
+		return 0; /* inline levels beyond the room: the outermost are dropped */
+	id = pa_profile_func_id(p, name, module);
+	if (id < 0)
+		return -ENOMEM;
+	p->ids[(*n)++] = (uint32_t)id;
+	if (p->seen[id] != serial) {
+		p->seen[id] = serial;
+		p->pub.funcs[id].total++;
+	}
+	return 0;
+}
+
+/* Append frame i of s (looked up as fr) as source frames, as p->pub.by says. */
+static int pa_profile_count_src(struct pa_profile_impl *p, struct pa_symbols *sym,
+				const struct pa_sample *s, size_t i,
+				const struct pa_frame *fr, size_t *n)
+{
+	bool lines = p->pub.by == PA_PROFILE_BY_LINE || p->pub.by == PA_PROFILE_BY_LINE_INLINE;
+	size_t levels = p->pub.by == PA_PROFILE_BY_LINE ? 1 : SIZE_MAX;
+	uint64_t serial = p->pub.samples + 1;
+	const struct pa_srcframe *src;
+	size_t nsrc;
+	char key[1024];
+
+	if (pa_symbols_lookup_src(sym, s->ips[i], i > 0, s->time_ns, &src, &nsrc) < 0)
+		return -ENOMEM;
+	if (nsrc == 0)
+		return pa_profile_count_frame(p, fr->name, fr->module, serial, n);
+	for (size_t k = 0; k < nsrc && k < levels; k++) {
+		const char *name = src[k].function;
+		const char *base = src[k].file ? strrchr(src[k].file, '/') : NULL;
+		int ret;
+
+		if (lines && src[k].file) {
+			snprintf(key, sizeof(key), "%s:%u %s", base ? base + 1 : src[k].file,
+				 src[k].line, src[k].function);
+			name = key;
+		}
+		ret = pa_profile_count_frame(p, name, fr->module, serial, n);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
 static int pa_profile_add_sample(struct pa_profile_impl *p, struct pa_symbols *sym,
 				 const struct pa_sample *s)
 {
@@ -193,20 +241,18 @@ static int pa_profile_add_sample(struct pa_profile_impl *p, struct pa_symbols *s
 	/* ids innermost first, then reversed: stacks are stored root first */
 	for (size_t i = 0; i < s->nframes; i++) {
 		struct pa_frame fr;
-		int64_t id;
+		int ret;
 
 		if (pa_symbols_lookup_at(sym, s->ips[i], i > 0, s->time_ns, &fr) < 0)
 			return -ENOMEM;
 		if (i > 0 && pa_profile_hides(&fr))
 			continue;
-		id = pa_profile_func_id(p, fr.name, fr.module);
-		if (id < 0)
-			return -ENOMEM;
-		p->ids[n++] = (uint32_t)id;
-		if (p->seen[id] != serial) {
-			p->seen[id] = serial;
-			p->pub.funcs[id].total++;
-		}
+		if (p->pub.by == PA_PROFILE_BY_FUNCTION)
+			ret = pa_profile_count_frame(p, fr.name, fr.module, serial, &n);
+		else
+			ret = pa_profile_count_src(p, sym, s, i, &fr, &n);
+		if (ret < 0)
+			return ret;
 	}
 	pa_profile_reverse(p->ids, n);
 	p->pub.funcs[p->ids[n - 1]].self++;
@@ -363,6 +409,13 @@ int pa_profile_build(const struct pa_run *run, const struct pa_filter *filter,
 		     struct pa_profile **out, struct pa_warnings *warn,
 		     struct pa_error *err)
 {
+	return pa_profile_build_by(run, filter, PA_PROFILE_BY_FUNCTION, out, warn, err);
+}
+
+int pa_profile_build_by(const struct pa_run *run, const struct pa_filter *filter,
+			enum pa_profile_by by, struct pa_profile **out,
+			struct pa_warnings *warn, struct pa_error *err)
+{
 	struct pa_profile_impl *p = calloc(1, sizeof(*p));
 	int ret = 0;
 
@@ -370,6 +423,7 @@ int pa_profile_build(const struct pa_run *run, const struct pa_filter *filter,
 	if (!p)
 		return pa_error_set(err, -ENOMEM, run->dir, false, 0, "out of memory");
 	p->pub.filter = filter ? *filter : PA_FILTER_ALL;
+	p->pub.by = by;
 	for (size_t i = 0; i < run->nprocesses && ret == 0; i++) {
 		const struct pa_process *proc = run->processes[i];
 

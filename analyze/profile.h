@@ -89,8 +89,24 @@ struct pa_stack {
 	uint64_t count;      /* samples with exactly this stack */
 };
 
+/*
+ * What the frames of pa_profile's functions and stacks are (source frames:
+ * pa_symbols_lookup_src). BY_INLINE: every inline level of an address is a
+ * function of its own. BY_LINE: a frame is "FILE:LINE FUNCTION" (FILE's
+ * basename; the innermost inline level's function and line), or the
+ * function's display name when there is no line info. BY_LINE_INLINE: the
+ * same for every inline level.
+ */
+enum pa_profile_by {
+	PA_PROFILE_BY_FUNCTION = 0,
+	PA_PROFILE_BY_INLINE,
+	PA_PROFILE_BY_LINE,
+	PA_PROFILE_BY_LINE_INLINE,
+};
+
 struct pa_profile {
 	struct pa_filter filter;
+	enum pa_profile_by by;
 	uint64_t samples;   /* samples counted */
 	uint64_t lost;      /* samples the writer lost in the selected threads */
 	size_t nprocesses;  /* processes selected by the pid and exe filters */
@@ -111,6 +127,10 @@ struct pa_profile {
 int pa_profile_build(const struct pa_run *run, const struct pa_filter *filter,
 		     struct pa_profile **out, struct pa_warnings *warn,
 		     struct pa_error *err);
+/* Same, with frames as by says (pa_profile_build: PA_PROFILE_BY_FUNCTION). */
+int pa_profile_build_by(const struct pa_run *run, const struct pa_filter *filter,
+			enum pa_profile_by by, struct pa_profile **out,
+			struct pa_warnings *warn, struct pa_error *err);
 void pa_profile_free(struct pa_profile *prof);
 
 /* The first function with that display name (any module), or NULL. */

@@ -1,4 +1,5 @@
 /* reader: loads and validates a run's logs; see reader.h. */
+#include "grow.h"
 #include "reader.h"
 
 #include <dirent.h>
@@ -82,23 +83,6 @@ void pa_warnings_release(struct pa_warnings *warn)
 	free(warn->v);
 	warn->v = NULL;
 	warn->n = warn->cap = 0;
-}
-
-/* Grow *v (elements of size elem) so that it holds at least n + 1. */
-static int pa_reader_grow(void **v, size_t *cap, size_t n, size_t elem)
-{
-	size_t ncap;
-	void *nv;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 16;
-	nv = realloc(*v, ncap * elem);
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	*cap = ncap;
-	return 0;
 }
 
 static int pa_reader_read_file(const char *path, struct pa_log_buf *buf, struct pa_error *err)
@@ -419,7 +403,7 @@ static int pa_reader_event_rec(struct pa_process_ctx *c, struct pa_log_buf *buf,
 	if (pa_process_find_event(proc, e.index))
 		return pa_error_set(err, -EINVAL, buf->path, true, off,
 				    "second event with index %u", e.index);
-	if (pa_reader_grow((void **)&proc->events, &c->events_cap, proc->nevents, sizeof(*pe)) < 0)
+	if (pa_grow((void **)&proc->events, &c->events_cap, proc->nevents, sizeof(*pe)) < 0)
 		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
 	pe = &proc->events[proc->nevents++];
 	pe->index = e.index;
@@ -517,7 +501,7 @@ static int pa_reader_module_rec(struct pa_process_ctx *c, struct pa_log_buf *buf
 		return pa_error_set(err, -EINVAL, buf->path, true, off,
 				    "module record: end 0x%llx is below start 0x%llx",
 				    (unsigned long long)m.end, (unsigned long long)m.start);
-	if (pa_reader_grow((void **)&proc->modules, &c->modules_cap, proc->nmodules, sizeof(*pm)) < 0)
+	if (pa_grow((void **)&proc->modules, &c->modules_cap, proc->nmodules, sizeof(*pm)) < 0)
 		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
 	pm = &proc->modules[proc->nmodules];
 	memset(pm, 0, sizeof(*pm));
@@ -550,7 +534,7 @@ static int pa_reader_exec_rec(struct pa_process_ctx *c, struct pa_log_buf *buf,
 		return -EINVAL;
 	if (pa_reader_path(buf, off, "exec", path, x.path_len, size - sizeof(x), false, err) < 0)
 		return -EINVAL;
-	if (pa_reader_grow((void **)&proc->execs, &c->execs_cap, proc->nexecs, sizeof(*px)) < 0)
+	if (pa_grow((void **)&proc->execs, &c->execs_cap, proc->nexecs, sizeof(*px)) < 0)
 		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
 	px = &proc->execs[proc->nexecs];
 	px->time_ns = x.time_ns;
@@ -714,7 +698,7 @@ static int pa_reader_sample_rec(struct pa_thread_ctx *c, struct pa_log_buf *buf,
 		return pa_error_set(err, -EINVAL, buf->path, true, off,
 				    "sample record of %u bytes cannot hold its %u frames "
 				    "(needs %u)", size, s.nframes, ppf_sample_size(s.nframes));
-	if (pa_reader_grow((void **)&t->samples, &c->samples_cap, t->nsamples, sizeof(*ps)) < 0)
+	if (pa_grow((void **)&t->samples, &c->samples_cap, t->nsamples, sizeof(*ps)) < 0)
 		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
 	ps = &t->samples[t->nsamples++];
 	ps->time_ns = s.time_ns;
@@ -744,7 +728,7 @@ static int pa_reader_thread_event_rec(struct pa_thread_ctx *c, struct pa_log_buf
 	if (pa_thread_find_event(t, r.event))
 		return pa_error_set(err, -EINVAL, buf->path, true, off,
 				    "second thread event record for event %u", r.event);
-	if (pa_reader_grow((void **)&t->events, &c->events_cap, t->nevents, sizeof(*pe)) < 0)
+	if (pa_grow((void **)&t->events, &c->events_cap, t->nevents, sizeof(*pe)) < 0)
 		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
 	pe = &t->events[t->nevents++];
 	pe->event = r.event;
@@ -961,7 +945,7 @@ static int pa_reader_list_dir(const char *dir, bool (*keep)(const char *dir, con
 		if (de->d_name[0] == '.' || !keep(dir, de->d_name))
 			continue;
 		s = strdup(de->d_name);
-		if (!s || pa_reader_grow((void **)names, &cap, *n, sizeof(char *)) < 0) {
+		if (!s || pa_grow((void **)names, &cap, *n, sizeof(char *)) < 0) {
 			free(s);
 			closedir(d);
 			pa_reader_free_names(*names, *n);

@@ -8,7 +8,13 @@
  * once into a table searched by bisection, and every result is cached per
  * unique address. C++ names are demangled (through libstdc++'s
  * __cxa_demangle, loaded at run time when present; names stay mangled
- * otherwise).
+ * otherwise, or when asked).
+ *
+ * Source lines and inline frames come from the DWARF of the module or of its
+ * separate debug info, found by build-id (DIR/.build-id/xx/rest.debug) or by
+ * .gnu_debuglink (next to the file, in its .debug/, or under DIR) for each
+ * DIR of the debuginfo path (default /usr/lib/debug); they are looked up
+ * only when asked for, then cached per address like the names.
  *
  * Modules whose address ranges overlap (one unloaded, another loaded at the
  * same place): a lookup with a time picks the module whose
@@ -42,6 +48,26 @@ struct pa_frame {
 	const char *name;
 };
 
+/* How to symbolise. All zero: the defaults. */
+struct pa_symbols_opts {
+	bool no_demangle;           /* keep C++ names as in the symbol table */
+	const char *debuginfo_path; /* libdwfl's search path for separate debug info
+				       (':'-separated); NULL: ":.debug:/usr/lib/debug";
+				       copied */
+};
+
+/*
+ * One source-level frame of an address. Strings are owned by the
+ * symboliser; file is the path the debug info names, joined to the
+ * directory it was compiled in when relative.
+ */
+struct pa_srcframe {
+	const char *function; /* the (inlined) function's name; never NULL */
+	const char *file;     /* source file, NULL when there is no line info */
+	unsigned line;        /* line in file, 0 when unknown */
+	bool inlined;         /* this frame was inlined into the next one */
+};
+
 /*
  * Build a symboliser for proc (which must outlive it). Modules that cannot be
  * opened or whose build-id does not match are not an error: they add one
@@ -50,6 +76,16 @@ struct pa_frame {
  */
 int pa_symbols_new(const struct pa_process *proc, struct pa_symbols **out,
 		   struct pa_warnings *warn, struct pa_error *err);
+/*
+ * The options pa_symbols_new uses from now on (NULL: all zero), for every
+ * report of this process; the strings must outlive every symboliser. Not
+ * thread-safe: the command line sets them once, at the start.
+ */
+void pa_symbols_set_defaults(const struct pa_symbols_opts *opts);
+
+/* Same as pa_symbols_new, with opts (NULL: all zero, not the defaults). */
+int pa_symbols_new_opts(const struct pa_process *proc, const struct pa_symbols_opts *opts,
+			struct pa_symbols **out, struct pa_warnings *warn, struct pa_error *err);
 void pa_symbols_free(struct pa_symbols *sym);
 
 /*
@@ -63,5 +99,17 @@ int pa_symbols_lookup(struct pa_symbols *sym, uint64_t ip, bool is_caller,
 /* Same, picking among overlapping modules the one loaded at time_ns. */
 int pa_symbols_lookup_at(struct pa_symbols *sym, uint64_t ip, bool is_caller,
 			 uint64_t time_ns, struct pa_frame *out);
+
+/*
+ * The source frames of ip (looked up as pa_symbols_lookup_at does),
+ * innermost first: one per inline level (inlined true: its file and line are
+ * where the code is, the next frame's are the call site), then the function
+ * that holds ip (inlined false, named as pa_frame.function names it). A
+ * function without debug info is one frame with file NULL. *n is 0 when ip
+ * is in no function (then pa_frame.name names it). *frames stays valid until
+ * pa_symbols_free. Returns 0, or -ENOMEM (then *n is 0).
+ */
+int pa_symbols_lookup_src(struct pa_symbols *sym, uint64_t ip, bool is_caller,
+			  uint64_t time_ns, const struct pa_srcframe **frames, size_t *n);
 
 #endif /* PA_SYMBOLS_H */

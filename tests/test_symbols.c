@@ -1,9 +1,11 @@
 /* Tests of analyze/symbols.c on real objects: the test binary, libc, libstdc++. */
 #include <criterion/criterion.h>
 #include <dlfcn.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pa_testlog.h"
 #include "symbols.h"
@@ -250,5 +252,299 @@ Test(symbols, picks_module_loaded_at_sample_time)
 	cr_assert_str_eq(f.name, "pa_symtest_target");
 	cr_assert_eq(pa_symbols_lookup_at(sym, ip, false, 150, &f), 0);
 	cr_assert(strncmp(f.name, "later.so+0x", 11) == 0, "%s", f.name);
+	pa_symbols_free(sym);
+}
+
+/*
+ * Source lines, inline frames and separate debug info, on programs built
+ * here from tests/workloads/inlines.c (whose "line:NAME" comments mark the
+ * lines to expect).
+ */
+#define SY_INLINES_SRC PP_TEST_SOURCE_DIR "/tests/workloads/inlines.c"
+#define SY_PIE_BIAS 0x7f1200000000ull
+
+/* The line of the workload source holding "line:marker". */
+static unsigned sy_marker_line(const char *marker)
+{
+	char want[64], buf[512];
+	FILE *f = fopen(SY_INLINES_SRC, "r");
+	unsigned line = 0;
+
+	cr_assert(f);
+	snprintf(want, sizeof(want), "line:%s */", marker);
+	for (unsigned n = 1; fgets(buf, sizeof(buf), f); n++)
+		if (strstr(buf, want))
+			line = n;
+	fclose(f);
+	cr_assert_gt(line, 0, "no marker %s", marker);
+	return line;
+}
+
+/* Run a shell command; the test fails when it does. */
+static void sy_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void sy_sh(const char *fmt, ...)
+{
+	char cmd[8192];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	cr_assert_eq(system(cmd), 0, "failed: %s", cmd);
+}
+
+/* The ELF address and size of symbol name in path (nm -S). */
+static uint64_t sy_nm(const char *path, const char *name, uint64_t *size)
+{
+	char cmd[4200], line[512], sname[256], type;
+	unsigned long long addr, sz;
+	FILE *p;
+	bool found = false;
+
+	snprintf(cmd, sizeof(cmd), "nm -S '%s'", path);
+	p = popen(cmd, "r");
+	cr_assert(p);
+	while (fgets(line, sizeof(line), p))
+		if (sscanf(line, "%llx %llx %c %255s", &addr, &sz, &type, sname) == 4 &&
+		    strcmp(sname, name) == 0) {
+			found = true;
+			break;
+		}
+	pclose(p);
+	cr_assert(found, "%s has no symbol %s", path, name);
+	if (size)
+		*size = sz;
+	return addr;
+}
+
+/* Build the inlines workload into dir/name with extra gcc flags; its path. */
+static char *sy_build(const char *dir, const char *name, const char *flags)
+{
+	char *path;
+
+	cr_assert(asprintf(&path, "%s/%s", dir, name) > 0);
+	sy_sh("gcc -std=gnu11 -O2 -g %s -o '%s' '%s'", flags, path, SY_INLINES_SRC);
+	return path;
+}
+
+/* A process running the program at path, loaded at bias. */
+static void sy_proc_program(struct sy_proc *p, const char *path, uint64_t bias)
+{
+	sy_proc_init(p);
+	p->proc.exe = (char *)path;
+	sy_proc_add(p, path, bias, bias ? bias : 0x400000, (bias ? bias : 0x400000) + 0x100000);
+}
+
+/* The source frames of ip (a leaf frame). */
+static size_t sy_src(struct pa_symbols *sym, uint64_t ip, const struct pa_srcframe **src)
+{
+	size_t n;
+
+	cr_assert_eq(pa_symbols_lookup_src(sym, ip, false, UINT64_MAX, src, &n), 0);
+	return n;
+}
+
+static bool sy_file_is_inlines(const char *file)
+{
+	size_t n = file ? strlen(file) : 0;
+
+	return n >= 9 && strcmp(file + n - 9, "inlines.c") == 0;
+}
+
+/* Expects inl_outer of the program at path (loaded at bias) to have lines. */
+static void sy_expect_lines(const char *path, uint64_t bias, const struct pa_symbols_opts *opts,
+			    bool want_lines)
+{
+	struct pa_error err = { 0 };
+	const struct pa_srcframe *src;
+	struct pa_symbols *sym;
+	struct sy_proc p;
+	uint64_t ip = sy_nm(path, "inl_outer", NULL) + bias;
+	size_t n;
+
+	sy_proc_program(&p, path, bias);
+	cr_assert_eq(pa_symbols_new_opts(&p.proc, opts, &sym, NULL, &err), 0);
+	n = sy_src(sym, ip, &src);
+	cr_assert_geq(n, 1);
+	cr_expect_str_eq(src[n - 1].function, "inl_outer");
+	cr_expect_not(src[n - 1].inlined);
+	if (want_lines) {
+		cr_expect(sy_file_is_inlines(src[n - 1].file), "%s: file %s", path,
+			  src[n - 1].file ? src[n - 1].file : "(none)");
+		cr_expect_gt(src[n - 1].line, 0);
+	} else {
+		cr_expect_null(src[n - 1].file, "%s: file %s", path, src[n - 1].file);
+	}
+	pa_symbols_free(sym);
+}
+
+Test(symbols, gives_source_line_of_function)
+{
+	const char *path = PP_TEST_BUILD_DIR "/workloads/inlines";
+	const struct pa_srcframe *src;
+	struct pa_symbols *sym;
+	struct sy_proc p;
+	uint64_t ip = sy_nm(path, "inl_outer", NULL) + SY_PIE_BIAS;
+	size_t n;
+
+	sy_proc_program(&p, path, SY_PIE_BIAS);
+	sym = sy_new(&p, NULL);
+	n = sy_src(sym, ip, &src);
+	cr_assert_eq(n, 1, "%zu frames", n);
+	cr_assert_str_eq(src[0].function, "inl_outer");
+	cr_assert(sy_file_is_inlines(src[0].file), "%s", src[0].file);
+	/* the function's first instruction belongs to its opening lines */
+	cr_assert(src[0].line > sy_marker_line("mid_call") &&
+		  src[0].line <= sy_marker_line("outer_call"), "line %u", src[0].line);
+	/* cached: the same frames again */
+	cr_assert_eq(sy_src(sym, ip, &src), 1);
+	cr_assert_str_eq(src[0].function, "inl_outer");
+	pa_symbols_free(sym);
+}
+
+Test(symbols, gives_each_inline_level_a_frame)
+{
+	const char *path = PP_TEST_BUILD_DIR "/workloads/inlines";
+	unsigned square = sy_marker_line("square"), mid = sy_marker_line("mid_call");
+	unsigned outer = sy_marker_line("outer_call");
+	struct pa_symbols *sym;
+	struct sy_proc p;
+	uint64_t size, start = sy_nm(path, "inl_outer", &size) + SY_PIE_BIAS;
+	size_t found = 0;
+
+	sy_proc_program(&p, path, SY_PIE_BIAS);
+	sym = sy_new(&p, NULL);
+	for (uint64_t ip = start; ip < start + size; ip++) {
+		const struct pa_srcframe *src;
+		size_t n = sy_src(sym, ip, &src);
+
+		cr_assert_geq(n, 1);
+		cr_assert_str_eq(src[n - 1].function, "inl_outer");
+		cr_assert_not(src[n - 1].inlined);
+		if (n != 3)
+			continue;
+		found++;
+		cr_assert_str_eq(src[0].function, "inl_square");
+		cr_assert(src[0].inlined);
+		cr_assert(src[0].line >= square - 2 && src[0].line <= square + 2,
+			  "inl_square at line %u", src[0].line);
+		cr_assert_str_eq(src[1].function, "inl_mid");
+		cr_assert(src[1].inlined);
+		cr_assert_eq(src[1].line, mid, "inl_mid calls from line %u", src[1].line);
+		cr_assert(sy_file_is_inlines(src[1].file));
+		cr_assert_eq(src[2].line, outer, "inl_outer calls from line %u", src[2].line);
+		cr_assert(sy_file_is_inlines(src[2].file));
+	}
+	cr_assert_gt(found, 0, "no address of inl_outer is in inl_square inlined via inl_mid");
+	pa_symbols_free(sym);
+}
+
+Test(symbols, reads_lines_of_pie_and_non_pie_programs)
+{
+	char *dir = pa_testlog_tmpdir();
+	char *pie = sy_build(dir, "pie", "-fPIE -pie");
+	char *nopie = sy_build(dir, "nopie", "-fno-PIE -no-pie");
+
+	sy_expect_lines(pie, SY_PIE_BIAS, NULL, true);
+	sy_expect_lines(nopie, 0, NULL, true);
+	free(pie);
+	free(nopie);
+	pa_testlog_rmdir(dir);
+}
+
+Test(symbols, finds_debug_info_by_gnu_debuglink)
+{
+	char *dir = pa_testlog_tmpdir();
+	char *prog = sy_build(dir, "prog", "");
+
+	sy_sh("cd '%s' && objcopy --only-keep-debug prog prog.debug && "
+	      "objcopy --strip-debug --add-gnu-debuglink=prog.debug prog", dir);
+	sy_expect_lines(prog, SY_PIE_BIAS, NULL, true);
+	/* the lines did come from prog.debug */
+	sy_sh("mv '%s/prog.debug' '%s/moved.debug'", dir, dir);
+	sy_expect_lines(prog, SY_PIE_BIAS, NULL, false);
+	free(prog);
+	pa_testlog_rmdir(dir);
+}
+
+Test(symbols, finds_debug_info_by_build_id)
+{
+	char *dir = pa_testlog_tmpdir();
+	char *prog = sy_build(dir, "prog", "-Wl,--build-id=sha1");
+	struct pa_symbols_opts opts = { .debuginfo_path = dir };
+
+	/* DIR/.build-id/xx/rest.debug, as Debian's -dbg packages install them */
+	sy_sh("cd '%s' && id=$(readelf -n prog | sed -n 's/.*Build ID: //p') && "
+	      "mkdir -p .build-id/$(echo $id | cut -c1-2) && "
+	      "objcopy --only-keep-debug prog .build-id/$(echo $id | cut -c1-2)/$(echo $id | cut -c3-).debug && "
+	      "objcopy --strip-debug prog", dir);
+	sy_expect_lines(prog, SY_PIE_BIAS, &opts, true);
+	sy_expect_lines(prog, SY_PIE_BIAS, NULL, false);
+	free(prog);
+	pa_testlog_rmdir(dir);
+}
+
+Test(symbols, names_stripped_program_module_plus_offset)
+{
+	char *dir = pa_testlog_tmpdir();
+	char *prog = sy_build(dir, "prog", "");
+	const struct pa_srcframe *src;
+	struct pa_symbols *sym;
+	struct pa_frame f;
+	struct sy_proc p;
+	uint64_t vaddr = sy_nm(prog, "inl_outer", NULL);
+	char want[64];
+
+	sy_sh("strip --strip-all '%s'", prog);
+	sy_proc_program(&p, prog, SY_PIE_BIAS);
+	sym = sy_new(&p, NULL);
+	cr_assert_eq(pa_symbols_lookup(sym, vaddr + SY_PIE_BIAS + 4, false, &f), 0);
+	snprintf(want, sizeof(want), "prog+0x%llx", (unsigned long long)vaddr + 4);
+	cr_assert_str_eq(f.name, want);
+	cr_assert_null(f.function);
+	cr_assert_eq(sy_src(sym, vaddr + SY_PIE_BIAS + 4, &src), 0);
+	pa_symbols_free(sym);
+	free(prog);
+	pa_testlog_rmdir(dir);
+}
+
+Test(symbols, keeps_cxx_names_mangled_when_asked)
+{
+	void *h = dlopen("libstdc++.so.6", RTLD_NOW);
+	void *fn = h ? dlsym(h, "_ZNSt9exceptionD1Ev") : NULL;
+	struct pa_symbols_opts opts = { .no_demangle = true };
+	struct pa_error err = { 0 };
+	struct pa_symbols *sym;
+	struct pa_frame f;
+	struct sy_proc p;
+
+	cr_assert(fn);
+	sy_proc_init(&p);
+	sy_proc_add_real(&p, fn);
+	cr_assert_eq(pa_symbols_new_opts(&p.proc, &opts, &sym, NULL, &err), 0);
+	cr_assert_eq(pa_symbols_lookup(sym, sy_addr(fn), false, &f), 0);
+	cr_assert_str_eq(f.name, "_ZNSt9exceptionD1Ev");
+	pa_symbols_free(sym);
+}
+
+Test(symbols, gives_lines_in_libc_from_its_debug_package)
+{
+	void *h = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+	void *fn = h ? dlsym(h, "qsort") : NULL;
+	const struct pa_srcframe *src;
+	struct pa_symbols *sym;
+	struct sy_proc p;
+	size_t n;
+
+	cr_assert(fn);
+	sy_proc_init(&p);
+	sy_proc_add_real(&p, fn);
+	sym = sy_new(&p, NULL);
+	n = sy_src(sym, sy_addr(fn) + 2, &src);
+	cr_assert_geq(n, 1);
+	cr_assert_str_eq(src[n - 1].function, "qsort");
+	if (access("/usr/lib/debug/.build-id", F_OK) == 0)
+		cr_assert(src[n - 1].file && src[n - 1].line > 0,
+			  "no line for qsort although libc6-dbg is installed");
 	pa_symbols_free(sym);
 }

@@ -1,0 +1,241 @@
+/* report_callers: callers and callees of one function; see report_callers.h. */
+#include "grow.h"
+#include "report_callers.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calltree.h"
+#include "events.h"
+
+/* Suggestions for an unknown name: at most this many, this close. */
+#define PA_REPORT_CALLERS_SUGGEST 3
+#define PA_REPORT_CALLERS_NAME_MAX 256
+
+/* One caller or callee; func NULL for "[root]" or "[self]". */
+struct pa_report_callers_row {
+	const struct pa_func *func;
+	uint64_t count;
+};
+
+struct pa_report_callers_tally {
+	struct pa_report_callers_row *rows;
+	size_t n, cap;
+	uint64_t total;  /* samples with the function anywhere */
+	uint64_t sum;    /* of the rows' counts */
+};
+
+/* Count one sample for func; -ENOMEM. */
+static int pa_report_callers_add(struct pa_report_callers_tally *c, const struct pa_func *func,
+				 uint64_t count)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (c->rows[i].func == func) {
+			c->rows[i].count += count;
+			c->sum += count;
+			return 0;
+		}
+	if (pa_grow((void **)&c->rows, &c->cap, c->n,
+		    sizeof(*c->rows)) < 0)
+		return -ENOMEM;
+	c->rows[c->n++] = (struct pa_report_callers_row){ .func = func, .count = count };
+	c->sum += count;
+	return 0;
+}
+
+/*
+ * The neighbours of name's frames in one stack (the caller's frame before,
+ * the callee's after), each once, into seen[]; NULL stands for "[root]" or
+ * "[self]". Returns how many, 0 when name is not in the stack.
+ */
+static size_t pa_report_callers_neighbours(const struct pa_stack *s, const char *name,
+					   bool callees, const struct pa_calltree_index *ix,
+					   const struct pa_func **seen, bool *present)
+{
+	size_t n = 0;
+
+	*present = false;
+	for (size_t k = 0; k < s->nframes; k++) {
+		const struct pa_func *f;
+		size_t j;
+
+		if (strcmp(s->frames[k], name) != 0)
+			continue;
+		*present = true;
+		if (callees)
+			f = k + 1 < s->nframes ? pa_calltree_index_get(ix, s->frames[k + 1]) : NULL;
+		else
+			f = k > 0 ? pa_calltree_index_get(ix, s->frames[k - 1]) : NULL;
+		for (j = 0; j < n && seen[j] != f; j++)
+			;
+		if (j == n)
+			seen[n++] = f;
+	}
+	return n;
+}
+
+static int pa_report_callers_count(struct pa_report_callers_tally *c,
+				   const struct pa_profile *prof, const char *name,
+				   bool callees)
+{
+	const struct pa_func **seen = malloc(PPF_MAX_FRAMES * sizeof(*seen));
+	struct pa_calltree_index *ix = NULL;
+	int ret = seen ? pa_calltree_index_new(prof, &ix) : -ENOMEM;
+
+	/* [self] is listed even when it is 0 */
+	if (ret == 0 && callees)
+		ret = pa_report_callers_add(c, NULL, 0);
+	for (size_t i = 0; i < prof->nstacks && ret == 0; i++) {
+		const struct pa_stack *s = &prof->stacks[i];
+		bool present;
+		size_t n = s->nframes <= PPF_MAX_FRAMES ?
+			pa_report_callers_neighbours(s, name, callees, ix, seen, &present) : 0;
+
+		if (s->nframes > PPF_MAX_FRAMES || !present)
+			continue;
+		c->total += s->count;
+		for (size_t k = 0; k < n && ret == 0; k++)
+			ret = pa_report_callers_add(c, seen[k], s->count);
+	}
+	pa_calltree_index_free(ix);
+	free(seen);
+	return ret;
+}
+
+static int pa_report_callers_cmp_row(const void *a, const void *b, void *label)
+{
+	const struct pa_report_callers_row *x = a, *y = b;
+	const char *xn = x->func ? x->func->name : label;
+	const char *yn = y->func ? y->func->name : label;
+	int c;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	c = strcmp(xn, yn);
+	if (c || !x->func || !y->func)
+		return c;
+	return strcmp(x->func->module ? x->func->module : "",
+		      y->func->module ? y->func->module : "");
+}
+
+/* Levenshtein distance of a and b, at most PA_REPORT_CALLERS_NAME_MAX bytes each. */
+static size_t pa_report_callers_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	size_t row[PA_REPORT_CALLERS_NAME_MAX + 1];
+
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j];
+			size_t best = diag + (a[i - 1] != b[j - 1]);
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+/* How far name is from want: 0 when it contains want, SIZE_MAX when not close. */
+static size_t pa_report_callers_score(const char *name, const char *want)
+{
+	size_t d, limit = strlen(want) / 3 + 2;
+
+	if (strstr(name, want))
+		return 0;
+	if (strlen(name) > PA_REPORT_CALLERS_NAME_MAX || strlen(want) > PA_REPORT_CALLERS_NAME_MAX)
+		return SIZE_MAX;
+	d = pa_report_callers_distance(name, want);
+	return d <= limit ? d : SIZE_MAX;
+}
+
+/* Fill err for a name no stack has, with the closest names the profile has. */
+static int pa_report_callers_unknown(const struct pa_profile *prof, const char *name,
+				     struct pa_error *err)
+{
+	const char *best[PA_REPORT_CALLERS_SUGGEST] = { 0 };
+	size_t score[PA_REPORT_CALLERS_SUGGEST], n = 0;
+	char list[PA_ERROR_REASON_MAX / 2] = "";
+
+	/* funcs come most samples first: on a tie the busier name wins */
+	for (size_t i = 0; i < prof->nfuncs; i++) {
+		size_t s = pa_report_callers_score(prof->funcs[i].name, name), k;
+		bool dup = false;
+
+		for (k = 0; k < n; k++)
+			dup |= strcmp(best[k], prof->funcs[i].name) == 0;
+		if (s == SIZE_MAX || dup || (n == PA_REPORT_CALLERS_SUGGEST && s >= score[n - 1]))
+			continue;
+		if (n < PA_REPORT_CALLERS_SUGGEST)
+			n++;
+		for (k = n - 1; k > 0 && score[k - 1] > s; k--) {
+			best[k] = best[k - 1];
+			score[k] = score[k - 1];
+		}
+		best[k] = prof->funcs[i].name;
+		score[k] = s;
+	}
+	for (size_t k = 0; k < n; k++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+			 k ? ", " : "; closest: ", best[k]);
+	return pa_error_set(err, -ENOENT, "", false, 0, "no function named %s in the profile%s",
+			    name, list);
+}
+
+static void pa_report_callers_print(FILE *out, const struct pa_report_callers_tally *c,
+				    const char *name, bool callees)
+{
+	const char *label = callees ? "[self]" : "[root]";
+
+	fprintf(out, "%9s %7s  %s\n", "samples", "share", callees ? "callee" : "caller");
+	for (size_t i = 0; i < c->n; i++) {
+		fprintf(out, "%9" PRIu64 " %6.2f%%  ", c->rows[i].count,
+			pa_calltree_pct(c->rows[i].count, c->total));
+		if (c->rows[i].func)
+			pa_calltree_print_func(out, c->rows[i].func);
+		else
+			fputs(label, out);
+		fputc('\n', out);
+	}
+	if (c->sum > c->total)
+		fprintf(out, "# %s is recursive: a sample counts once for each different %s, "
+			"so the shares add up to more than 100%%\n", name,
+			callees ? "callee" : "caller");
+}
+
+int pa_report_callers(FILE *out, const struct pa_run *run, const struct pa_profile *prof,
+		      const char *name, bool callees, struct pa_error *err)
+{
+	struct pa_report_callers_tally c = { 0 };
+	int ret = pa_report_callers_count(&c, prof, name, callees);
+
+	if (ret < 0) {
+		free(c.rows);
+		return pa_error_set(err, ret, "", false, 0, "out of memory");
+	}
+	if (c.total == 0) {
+		free(c.rows);
+		return pa_report_callers_unknown(prof, name, err);
+	}
+	qsort_r(c.rows, c.n, sizeof(*c.rows), pa_report_callers_cmp_row,
+		(void *)(callees ? "[self]" : "[root]"));
+	pa_events_header(out, run, &prof->filter, prof->samples, true, prof->nprocesses,
+			 prof->nthreads, prof->lost);
+	fprintf(out, "# %s of %s: %" PRIu64 " samples (%.2f%% of all); shares are of those\n",
+		callees ? "callees" : "callers", name, c.total,
+		pa_calltree_pct(c.total, prof->samples));
+	pa_report_callers_print(out, &c, name, callees);
+	free(c.rows);
+	return ferror(out) ? -EIO : 0;
+}

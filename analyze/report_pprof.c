@@ -1,0 +1,503 @@
+/* report_pprof: gzip'd profile.proto through protobuf-c; see report_pprof.h. */
+#include "report_pprof.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "events.h"
+#include "intern.h"
+#include "profile.pb-c.h"
+#include "samples.h"
+
+/* A growable array of numbers: the data that goes with an interned key. */
+struct pa_pprof_vec {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+/*
+ * What the walk collects. Tables are interned keys of uint64_t words; a
+ * key's index + 1 is its id in the profile (string indexes are used as is).
+ */
+struct pa_pprof {
+	struct pa_intern *strings;   /* NUL-terminated strings; "" first */
+	struct pa_intern *mappings;  /* {process index, module address} */
+	struct pa_intern *functions; /* {name string, file string} */
+	struct pa_intern *locations; /* {process index, ip, is_caller, module address} */
+	struct pa_pprof_vec loc_data; /* per location: mapping id, function id */
+	struct pa_intern *samples;   /* {thread address, location ids...} */
+	struct pa_pprof_vec counts;  /* per sample: samples */
+	const struct pa_run *run;
+	uint64_t key[PPF_MAX_FRAMES + 1];
+	uint64_t first_ns, last_ns;  /* monotonic: first process start, last sample */
+};
+
+static int pa_pprof_vec_push(struct pa_pprof_vec *v, uint64_t x)
+{
+	if (v->n == v->cap) {
+		size_t ncap = v->cap ? v->cap * 2 : 256;
+		uint64_t *nv = realloc(v->v, ncap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		v->v = nv;
+		v->cap = ncap;
+	}
+	v->v[v->n++] = x;
+	return 0;
+}
+
+static int64_t pa_pprof_str(struct pa_pprof *pp, const char *s)
+{
+	return pa_intern_str(pp->strings, s ? s : "");
+}
+
+/* The mapping id of module m of process p (0 for none). */
+static int64_t pa_pprof_mapping(struct pa_pprof *pp, size_t p, const struct pa_module *m)
+{
+	uint64_t key[2] = { p, (uint64_t)(uintptr_t)m };
+	int64_t i;
+
+	if (!m)
+		return 0;
+	i = pa_intern_add(pp->mappings, key, sizeof(key));
+	return i < 0 ? i : i + 1;
+}
+
+static int64_t pa_pprof_function(struct pa_pprof *pp, const struct pa_frame *fr)
+{
+	int64_t name = pa_pprof_str(pp, fr->name), file = pa_pprof_str(pp, "");
+	uint64_t key[2];
+	int64_t i;
+
+	/*
+	 * The file stays "" until the symboliser gives source files: set it
+	 * here (and start_line) when struct pa_frame has them.
+	 */
+	if (name < 0 || file < 0)
+		return -ENOMEM;
+	key[0] = (uint64_t)name;
+	key[1] = (uint64_t)file;
+	i = pa_intern_add(pp->functions, key, sizeof(key));
+	return i < 0 ? i : i + 1;
+}
+
+/* The location id of frame k of item, added with its mapping and function. */
+static int64_t pa_pprof_location(struct pa_pprof *pp, const struct pa_samples_item *item,
+				 size_t k)
+{
+	const struct pa_frame *fr = &item->frames[k];
+	const struct pa_module *m = pa_samples_module(item->proc, fr, item->sample->time_ns);
+	uint64_t key[4] = { item->proc_index, fr->ip, item->is_caller[k],
+			    (uint64_t)(uintptr_t)m };
+	size_t before = pa_intern_count(pp->locations);
+	int64_t i = pa_intern_add(pp->locations, key, sizeof(key));
+	int64_t map, func;
+
+	if (i < 0 || (size_t)i < before)
+		return i < 0 ? i : i + 1;
+	/*
+	 * One line per location for now. When the symboliser gives inline
+	 * frames, a location gets one line per inline level, innermost first.
+	 */
+	map = pa_pprof_mapping(pp, item->proc_index, m);
+	func = pa_pprof_function(pp, fr);
+	if (map < 0 || func < 0 || pa_pprof_vec_push(&pp->loc_data, (uint64_t)map) < 0 ||
+	    pa_pprof_vec_push(&pp->loc_data, (uint64_t)func) < 0)
+		return -ENOMEM;
+	return i + 1;
+}
+
+static int pa_pprof_add(void *ctx, const struct pa_samples_item *item)
+{
+	struct pa_pprof *pp = ctx;
+	size_t before = pa_intern_count(pp->samples);
+	int64_t i;
+
+	pp->key[0] = (uint64_t)(uintptr_t)item->thread;
+	for (size_t k = 0; k < item->nframes; k++) {
+		int64_t loc = pa_pprof_location(pp, item, k);
+
+		if (loc < 0)
+			return (int)loc;
+		pp->key[k + 1] = (uint64_t)loc;
+	}
+	i = pa_intern_add(pp->samples, pp->key, (item->nframes + 1) * sizeof(pp->key[0]));
+	if (i < 0)
+		return (int)i;
+	if ((size_t)i == before && pa_pprof_vec_push(&pp->counts, 0) < 0)
+		return -ENOMEM;
+	pp->counts.v[i]++;
+	if (item->sample->time_ns > pp->last_ns)
+		pp->last_ns = item->sample->time_ns;
+	if (!pp->first_ns || item->proc->start_ns < pp->first_ns)
+		pp->first_ns = item->proc->start_ns;
+	return 0;
+}
+
+/* The sample types, the period type and the period; see report_pprof.h. */
+struct pa_pprof_types {
+	int64_t type[2], unit[2];
+	size_t n;
+	int64_t period;
+};
+
+static int pa_pprof_types(struct pa_pprof *pp, const struct pa_filter *f,
+			  struct pa_pprof_types *t)
+{
+	bool differs = false;
+	const struct pa_event *e = pa_events_shown(pp->run, f, &differs);
+	bool fixed = e && !differs && !(e->flags & PPF_EVENT_FREQ) && e->period;
+
+	t->n = 1;
+	t->type[0] = pa_pprof_str(pp, "samples");
+	t->unit[0] = pa_pprof_str(pp, "count");
+	t->period = 1;
+	if (fixed) {
+		bool ns = e->flags & PPF_EVENT_TIME_NS;
+
+		t->type[1] = pa_pprof_str(pp, ns ? "cpu" : e->name);
+		t->unit[1] = pa_pprof_str(pp, ns ? "nanoseconds" : "count");
+		t->period = (int64_t)e->period;
+		t->n = 2;
+	}
+	for (size_t i = 0; i < t->n; i++)
+		if (t->type[i] < 0 || t->unit[i] < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+/*
+ * The profile message, its parts in a few arrays. Everything it points to
+ * is owned by struct pa_pprof_msg and freed by pa_pprof_msg_release.
+ */
+struct pa_pprof_msg {
+	Perftools__Profiles__Profile prof;
+	Perftools__Profiles__ValueType vt[3], *vtp[2];
+	Perftools__Profiles__Mapping *map, **mapp;
+	Perftools__Profiles__Function *fn, **fnp;
+	Perftools__Profiles__Location *loc, **locp;
+	Perftools__Profiles__Line *line, **linep;
+	Perftools__Profiles__Sample *smp, **smpp;
+	Perftools__Profiles__Label *lab, **labp;
+	uint64_t *locids;
+	int64_t *values;
+	char **strings;
+};
+
+static void pa_pprof_msg_release(struct pa_pprof_msg *m)
+{
+	free(m->map);
+	free(m->mapp);
+	free(m->fn);
+	free(m->fnp);
+	free(m->loc);
+	free(m->locp);
+	free(m->line);
+	free(m->linep);
+	free(m->smp);
+	free(m->smpp);
+	free(m->lab);
+	free(m->labp);
+	free(m->locids);
+	free(m->values);
+	free(m->strings);
+}
+
+static int pa_pprof_msg_mappings(struct pa_pprof *pp, struct pa_pprof_msg *m)
+{
+	size_t n = pa_intern_count(pp->mappings);
+
+	m->map = calloc(n + 1, sizeof(*m->map));
+	m->mapp = calloc(n + 1, sizeof(*m->mapp));
+	if (!m->map || !m->mapp)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const uint64_t *key = pa_intern_key(pp->mappings, i, NULL);
+		const struct pa_process *proc = pp->run->processes[key[0]];
+		const struct pa_module *mod = (const struct pa_module *)(uintptr_t)key[1];
+		Perftools__Profiles__Mapping *x = &m->map[i];
+		char hex[2 * PPF_BUILD_ID_MAX + 1] = "";
+
+		perftools__profiles__mapping__init(x);
+		for (uint32_t b = 0; b < mod->build_id_len && b < PPF_BUILD_ID_MAX; b++)
+			snprintf(hex + 2 * b, 3, "%02x", mod->build_id[b]);
+		x->id = i + 1;
+		x->memory_start = mod->start;
+		x->memory_limit = mod->end;
+		x->file_offset = mod->pgoff;
+		x->filename = pa_pprof_str(pp, mod->path[0] ? mod->path : proc->exe);
+		x->build_id = pa_pprof_str(pp, hex);
+		/* Every location has a function: pprof must not symbolise again. */
+		x->has_functions = 1;
+		if (x->filename < 0 || x->build_id < 0)
+			return -ENOMEM;
+		m->mapp[i] = x;
+	}
+	m->prof.n_mapping = n;
+	m->prof.mapping = m->mapp;
+	return 0;
+}
+
+static int pa_pprof_msg_functions(struct pa_pprof *pp, struct pa_pprof_msg *m)
+{
+	size_t n = pa_intern_count(pp->functions);
+
+	m->fn = calloc(n + 1, sizeof(*m->fn));
+	m->fnp = calloc(n + 1, sizeof(*m->fnp));
+	if (!m->fn || !m->fnp)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const uint64_t *key = pa_intern_key(pp->functions, i, NULL);
+
+		perftools__profiles__function__init(&m->fn[i]);
+		m->fn[i].id = i + 1;
+		m->fn[i].name = (int64_t)key[0];
+		m->fn[i].system_name = (int64_t)key[0];
+		m->fn[i].filename = (int64_t)key[1];
+		m->fnp[i] = &m->fn[i];
+	}
+	m->prof.n_function = n;
+	m->prof.function = m->fnp;
+	return 0;
+}
+
+static int pa_pprof_msg_locations(struct pa_pprof *pp, struct pa_pprof_msg *m)
+{
+	size_t n = pa_intern_count(pp->locations);
+
+	m->loc = calloc(n + 1, sizeof(*m->loc));
+	m->locp = calloc(n + 1, sizeof(*m->locp));
+	m->line = calloc(n + 1, sizeof(*m->line));
+	m->linep = calloc(n + 1, sizeof(*m->linep));
+	if (!m->loc || !m->locp || !m->line || !m->linep)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const uint64_t *key = pa_intern_key(pp->locations, i, NULL);
+
+		perftools__profiles__location__init(&m->loc[i]);
+		perftools__profiles__line__init(&m->line[i]);
+		m->line[i].function_id = pp->loc_data.v[2 * i + 1];
+		m->linep[i] = &m->line[i];
+		m->loc[i].id = i + 1;
+		m->loc[i].mapping_id = pp->loc_data.v[2 * i];
+		m->loc[i].address = key[1];
+		m->loc[i].n_line = 1;
+		m->loc[i].line = &m->linep[i];
+		m->locp[i] = &m->loc[i];
+	}
+	m->prof.n_location = n;
+	m->prof.location = m->locp;
+	return 0;
+}
+
+#define PA_PPROF_LABELS 3 /* pid, tid, thread */
+
+/* Sample i: its locations, values and labels (key strings in lk). */
+static int pa_pprof_msg_sample(struct pa_pprof *pp, struct pa_pprof_msg *m, size_t i,
+			       const struct pa_pprof_types *t, const int64_t *lk)
+{
+	size_t len;
+	const uint64_t *key = pa_intern_key(pp->samples, i, &len);
+	const struct pa_thread *th = (const struct pa_thread *)(uintptr_t)key[0];
+	Perftools__Profiles__Sample *x = &m->smp[i];
+	Perftools__Profiles__Label *lab = &m->lab[PA_PPROF_LABELS * i];
+	size_t nloc = len / sizeof(*key) - 1;
+
+	perftools__profiles__sample__init(x);
+	x->location_id = (uint64_t *)key + 1;
+	x->n_location_id = nloc;
+	x->value = &m->values[2 * i];
+	x->n_value = t->n;
+	x->value[0] = (int64_t)pp->counts.v[i];
+	x->value[1] = (int64_t)pp->counts.v[i] * t->period;
+	for (size_t k = 0; k < PA_PPROF_LABELS; k++) {
+		perftools__profiles__label__init(&lab[k]);
+		lab[k].key = lk[k];
+		m->labp[PA_PPROF_LABELS * i + k] = &lab[k];
+	}
+	lab[0].num = th->pid;
+	lab[1].num = th->tid;
+	lab[2].str = pa_pprof_str(pp, th->name);
+	if (lab[2].str < 0)
+		return -ENOMEM;
+	x->label = &m->labp[PA_PPROF_LABELS * i];
+	x->n_label = PA_PPROF_LABELS;
+	m->smpp[i] = x;
+	return 0;
+}
+
+static int pa_pprof_msg_samples(struct pa_pprof *pp, struct pa_pprof_msg *m,
+				const struct pa_pprof_types *t)
+{
+	size_t n = pa_intern_count(pp->samples);
+	int64_t lk[PA_PPROF_LABELS] = { pa_pprof_str(pp, "pid"), pa_pprof_str(pp, "tid"),
+					pa_pprof_str(pp, "thread") };
+
+	m->smp = calloc(n + 1, sizeof(*m->smp));
+	m->smpp = calloc(n + 1, sizeof(*m->smpp));
+	m->values = calloc(2 * n + 1, sizeof(*m->values));
+	m->lab = calloc(PA_PPROF_LABELS * n + 1, sizeof(*m->lab));
+	m->labp = calloc(PA_PPROF_LABELS * n + 1, sizeof(*m->labp));
+	if (!m->smp || !m->smpp || !m->values || !m->lab || !m->labp ||
+	    lk[0] < 0 || lk[1] < 0 || lk[2] < 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		if (pa_pprof_msg_sample(pp, m, i, t, lk) < 0)
+			return -ENOMEM;
+	m->prof.n_sample = n;
+	m->prof.sample = m->smpp;
+	return 0;
+}
+
+/* The header fields: types, period, time. The string table comes last. */
+static int pa_pprof_msg_header(struct pa_pprof *pp, struct pa_pprof_msg *m,
+			       const struct pa_pprof_types *t)
+{
+	uint64_t realtime = 0;
+
+	for (size_t i = 0; i < t->n; i++) {
+		perftools__profiles__value_type__init(&m->vt[i]);
+		m->vt[i].type = t->type[i];
+		m->vt[i].unit = t->unit[i];
+		m->vtp[i] = &m->vt[i];
+	}
+	m->prof.sample_type = m->vtp;
+	m->prof.n_sample_type = t->n;
+	/* The period is counted in the last sample type's unit. */
+	perftools__profiles__value_type__init(&m->vt[2]);
+	m->vt[2] = m->vt[t->n - 1];
+	m->prof.period_type = &m->vt[2];
+	m->prof.period = t->period;
+	for (size_t i = 0; i < pp->run->nprocesses; i++) {
+		const struct pa_process *p = pp->run->processes[i];
+
+		if (p->start_ns == pp->first_ns && p->start_realtime_ns)
+			realtime = p->start_realtime_ns;
+	}
+	m->prof.time_nanos = (int64_t)realtime;
+	if (pp->last_ns > pp->first_ns)
+		m->prof.duration_nanos = (int64_t)(pp->last_ns - pp->first_ns);
+	return 0;
+}
+
+static int pa_pprof_msg_strings(struct pa_pprof *pp, struct pa_pprof_msg *m)
+{
+	size_t n = pa_intern_count(pp->strings);
+
+	m->strings = calloc(n + 1, sizeof(*m->strings));
+	if (!m->strings)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		m->strings[i] = (char *)pa_intern_key(pp->strings, i, NULL);
+	m->prof.n_string_table = n;
+	m->prof.string_table = m->strings;
+	return 0;
+}
+
+/* gzip len bytes of buf onto out. */
+static int pa_pprof_gzip(FILE *out, const uint8_t *buf, size_t len)
+{
+	unsigned char chunk[65536];
+	z_stream z;
+	int zr;
+
+	memset(&z, 0, sizeof(z));
+	/* 15 + 16: a gzip header and trailer around the deflate stream */
+	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK)
+		return -ENOMEM;
+	z.next_in = (Bytef *)buf;
+	z.avail_in = (uInt)len;
+	do {
+		z.next_out = chunk;
+		z.avail_out = sizeof(chunk);
+		zr = deflate(&z, Z_FINISH);
+		if (zr == Z_STREAM_ERROR)
+			break;
+		fwrite(chunk, 1, sizeof(chunk) - z.avail_out, out);
+	} while (zr != Z_STREAM_END);
+	deflateEnd(&z);
+	if (zr != Z_STREAM_END)
+		return -ENOMEM;
+	return ferror(out) ? -EIO : 0;
+}
+
+/* Build the message from what the walk collected, pack and gzip it. */
+static int pa_pprof_write(FILE *out, struct pa_pprof *pp, const struct pa_filter *f)
+{
+	struct pa_pprof_msg m;
+	struct pa_pprof_types t;
+	uint8_t *buf = NULL;
+	size_t len;
+	int ret;
+
+	memset(&m, 0, sizeof(m));
+	perftools__profiles__profile__init(&m.prof);
+	ret = pa_pprof_types(pp, f, &t);
+	if (ret == 0)
+		ret = pa_pprof_msg_mappings(pp, &m);
+	if (ret == 0)
+		ret = pa_pprof_msg_functions(pp, &m);
+	if (ret == 0)
+		ret = pa_pprof_msg_locations(pp, &m);
+	if (ret == 0)
+		ret = pa_pprof_msg_samples(pp, &m, &t);
+	if (ret == 0)
+		ret = pa_pprof_msg_header(pp, &m, &t);
+	if (ret == 0)
+		ret = pa_pprof_msg_strings(pp, &m);
+	if (ret == 0) {
+		len = perftools__profiles__profile__get_packed_size(&m.prof);
+		buf = malloc(len ? len : 1);
+		if (!buf)
+			ret = -ENOMEM;
+	}
+	if (ret == 0) {
+		perftools__profiles__profile__pack(&m.prof, buf);
+		ret = pa_pprof_gzip(out, buf, len);
+	}
+	free(buf);
+	pa_pprof_msg_release(&m);
+	return ret;
+}
+
+static void pa_pprof_release(struct pa_pprof *pp)
+{
+	pa_intern_free(pp->strings);
+	pa_intern_free(pp->mappings);
+	pa_intern_free(pp->functions);
+	pa_intern_free(pp->locations);
+	pa_intern_free(pp->samples);
+	free(pp->loc_data.v);
+	free(pp->counts.v);
+}
+
+int pa_report_pprof(FILE *out, const struct pa_run *run, const struct pa_filter *f,
+		    struct pa_warnings *warn, struct pa_error *err)
+{
+	struct pa_pprof *pp = calloc(1, sizeof(*pp));
+	int ret = -ENOMEM;
+
+	if (!pp)
+		return pa_error_set(err, -ENOMEM, run->dir, false, 0, "out of memory");
+	pp->run = run;
+	pp->strings = pa_intern_new();
+	pp->mappings = pa_intern_new();
+	pp->functions = pa_intern_new();
+	pp->locations = pa_intern_new();
+	pp->samples = pa_intern_new();
+	/* string_table[0] must be "" */
+	if (pp->strings && pp->mappings && pp->functions && pp->locations && pp->samples &&
+	    pa_pprof_str(pp, "") == 0)
+		ret = pa_samples_walk(run, f, pa_pprof_add, pp, warn, err);
+	if (ret == 0)
+		ret = pa_pprof_write(out, pp, f);
+	if (ret == -ENOMEM)
+		pa_error_set(err, ret, run->dir, false, 0, "out of memory");
+	pa_pprof_release(pp);
+	free(pp);
+	return ret;
+}

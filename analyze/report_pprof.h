@@ -1,0 +1,31 @@
+/*
+ * report_pprof: the profile as pprof reads it: a gzip'd profile.proto
+ * (github.com/google/pprof/proto/profile.proto), encoded by protobuf-c.
+ *
+ * Contents: one mapping per module of every selected process, one location
+ * per distinct (process, address, caller or leaf), each with one line naming
+ * its function (the symboliser's name; "module+0xOFFSET" or "[unknown]" when
+ * unresolved, as in top), one sample per distinct (thread, stack) with
+ * labels pid, tid (numbers) and thread (its name). Sample types:
+ * samples/count, then cpu/nanoseconds (samples x period) for an event that
+ * counts nanoseconds at a fixed period, or EVENT/count (samples x period)
+ * for another fixed-period event; a frequency event has samples/count only.
+ * string_table[0] is "", every id is non-zero.
+ */
+#ifndef PA_REPORT_PPROF_H
+#define PA_REPORT_PPROF_H
+
+#include <stdio.h>
+
+#include "profile.h"
+#include "reader.h"
+
+/*
+ * Write the samples of run that f selects to out as a gzip'd profile.proto.
+ * Symboliser warnings go to warn (may be NULL). Returns 0, -EIO on a write
+ * error, or another negative errno with err filled.
+ */
+int pa_report_pprof(FILE *out, const struct pa_run *run, const struct pa_filter *f,
+		    struct pa_warnings *warn, struct pa_error *err);
+
+#endif /* PA_REPORT_PPROF_H */

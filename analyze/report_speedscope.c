@@ -1,0 +1,210 @@
+/* report_speedscope: speedscope JSON; see report_speedscope.h. */
+#include "report_speedscope.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "events.h"
+#include "intern.h"
+#include "samples.h"
+
+/*
+ * The walk's state. A thread's samples are kept until the walk moves on
+ * to another thread, then written as one profile; frames are shared by
+ * every profile and written last (JSON does not order an object's keys).
+ */
+struct pa_speedscope {
+	FILE *out;
+	struct pa_intern *frames;   /* "name\0module\0" */
+	const struct pa_thread *thread; /* whose samples ids holds */
+	const struct pa_process *proc;
+	uint32_t *ids;              /* frame indexes of every sample, root first */
+	size_t nids, cap;
+	size_t *ends;               /* per sample: the end of its frames in ids */
+	size_t nsamples, ends_cap;
+	uint64_t weight;            /* per sample */
+	size_t nprofiles;
+};
+
+void pa_report_json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+static const char *pa_speedscope_thread_name(const struct pa_process *proc,
+					     const struct pa_thread *th)
+{
+	return th->name[0] ? th->name : pa_process_exe_base(proc);
+}
+
+/* Write the collected thread as one profile and forget its samples. */
+static void pa_speedscope_flush(struct pa_speedscope *ss)
+{
+	FILE *out = ss->out;
+	char name[512];
+	size_t at = 0;
+
+	if (!ss->nsamples)
+		return;
+	snprintf(name, sizeof(name), "%s (%" PRIu32 ") %s (%" PRIu32 ")",
+		 pa_process_exe_base(ss->proc), ss->proc->pid,
+		 pa_speedscope_thread_name(ss->proc, ss->thread), ss->thread->tid);
+	fprintf(out, "%s\n{\"type\":\"sampled\",\"name\":", ss->nprofiles++ ? "," : "");
+	pa_report_json_string(out, name);
+	fprintf(out, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%" PRIu64 ",\n\"samples\":[",
+		ss->weight == 1 ? "none" : "nanoseconds", ss->weight * ss->nsamples);
+	for (size_t i = 0; i < ss->nsamples; i++) {
+		fputs(i ? ",[" : "[", out);
+		for (size_t k = at; k < ss->ends[i]; k++)
+			fprintf(out, k > at ? ",%" PRIu32 : "%" PRIu32, ss->ids[k]);
+		fputc(']', out);
+		at = ss->ends[i];
+	}
+	fputs("],\n\"weights\":[", out);
+	for (size_t i = 0; i < ss->nsamples; i++)
+		fprintf(out, i ? ",%" PRIu64 : "%" PRIu64, ss->weight);
+	fputs("]}", out);
+	ss->nids = 0;
+	ss->nsamples = 0;
+}
+
+/* Room for n more frame ids and one more sample. */
+static int pa_speedscope_reserve(struct pa_speedscope *ss, size_t n)
+{
+	if (ss->nids + n > ss->cap) {
+		size_t ncap = (ss->cap ? ss->cap * 2 : 4096) + n;
+		uint32_t *v = realloc(ss->ids, ncap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		ss->ids = v;
+		ss->cap = ncap;
+	}
+	if (ss->nsamples == ss->ends_cap) {
+		size_t ncap = ss->ends_cap ? ss->ends_cap * 2 : 1024;
+		size_t *v = realloc(ss->ends, ncap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		ss->ends = v;
+		ss->ends_cap = ncap;
+	}
+	return 0;
+}
+
+static int64_t pa_speedscope_frame(struct pa_speedscope *ss, const struct pa_frame *fr)
+{
+	const char *module = fr->module ? fr->module : "";
+	size_t nl = strlen(fr->name) + 1, ml = strlen(module) + 1;
+	char buf[1024], *key = nl + ml <= sizeof(buf) ? buf : malloc(nl + ml);
+	int64_t id;
+
+	if (!key)
+		return -ENOMEM;
+	memcpy(key, fr->name, nl);
+	memcpy(key + nl, module, ml);
+	/*
+	 * Source files and lines, when the symboliser gives them, would make
+	 * "file" and "line" of the frame here.
+	 */
+	id = pa_intern_add(ss->frames, key, nl + ml);
+	if (key != buf)
+		free(key);
+	return id;
+}
+
+static int pa_speedscope_add(void *ctx, const struct pa_samples_item *item)
+{
+	struct pa_speedscope *ss = ctx;
+
+	if (item->thread != ss->thread) {
+		pa_speedscope_flush(ss);
+		ss->thread = item->thread;
+		ss->proc = item->proc;
+	}
+	if (pa_speedscope_reserve(ss, item->nframes) < 0)
+		return -ENOMEM;
+	for (size_t k = item->nframes; k-- > 0;) {
+		int64_t id = pa_speedscope_frame(ss, &item->frames[k]);
+
+		if (id < 0)
+			return (int)id;
+		ss->ids[ss->nids++] = (uint32_t)id;
+	}
+	ss->ends[ss->nsamples++] = ss->nids;
+	return ferror(ss->out) ? -EIO : 0;
+}
+
+static void pa_speedscope_frames(struct pa_speedscope *ss)
+{
+	size_t n = pa_intern_count(ss->frames);
+
+	fputs("],\n\"shared\":{\"frames\":[", ss->out);
+	for (size_t i = 0; i < n; i++) {
+		const char *name = pa_intern_key(ss->frames, i, NULL);
+		const char *module = name + strlen(name) + 1;
+
+		fputs(i ? ",\n{\"name\":" : "\n{\"name\":", ss->out);
+		pa_report_json_string(ss->out, name);
+		if (*module) {
+			fputs(",\"file\":", ss->out);
+			pa_report_json_string(ss->out, module);
+		}
+		fputc('}', ss->out);
+	}
+	fputs("]}}\n", ss->out);
+}
+
+/* The weight of one sample: see report_speedscope.h. */
+static uint64_t pa_speedscope_weight(const struct pa_run *run, const struct pa_filter *f)
+{
+	bool differs = false;
+	const struct pa_event *e = pa_events_shown(run, f, &differs);
+
+	if (e && !differs && (e->flags & PPF_EVENT_TIME_NS) && !(e->flags & PPF_EVENT_FREQ) &&
+	    e->period > 1)
+		return e->period;
+	return 1;
+}
+
+int pa_report_speedscope(FILE *out, const struct pa_run *run, const struct pa_filter *f,
+			 struct pa_warnings *warn, struct pa_error *err)
+{
+	struct pa_speedscope ss = { .out = out, .weight = pa_speedscope_weight(run, f) };
+	const char *base = strrchr(run->dir, '/');
+	int ret;
+
+	ss.frames = pa_intern_new();
+	if (!ss.frames)
+		return pa_error_set(err, -ENOMEM, run->dir, false, 0, "out of memory");
+	fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n"
+	      "\"exporter\":\"pprof-analyze\",\"activeProfileIndex\":0,\"name\":", out);
+	pa_report_json_string(out, base && base[1] ? base + 1 : run->dir);
+	fputs(",\n\"profiles\":[", out);
+	ret = pa_samples_walk(run, f, pa_speedscope_add, &ss, warn, err);
+	if (ret == 0) {
+		pa_speedscope_flush(&ss);
+		pa_speedscope_frames(&ss);
+	}
+	if (ret == -ENOMEM)
+		pa_error_set(err, ret, run->dir, false, 0, "out of memory");
+	pa_intern_free(ss.frames);
+	free(ss.ids);
+	free(ss.ends);
+	if (ret == 0 && ferror(out))
+		ret = -EIO;
+	return ret;
+}

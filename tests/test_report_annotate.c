@@ -1,0 +1,227 @@
+/*
+ * Tests of analyze/report_annotate.c and of top --lines / --inlines on a
+ * hand-made run of tests/workloads/inlines (built by the Makefile, or here
+ * from a copy of its source), whose samples are addresses chosen with the
+ * symboliser: one in code inlined two levels deep, one in inl_outer itself.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pa_testlog.h"
+#include "profile.h"
+#include "reader.h"
+#include "report_annotate.h"
+#include "report_top.h"
+#include "symbols.h"
+
+#define RA_BIAS 0x7f1200000000ull
+#define RA_PROG PP_TEST_BUILD_DIR "/workloads/inlines"
+
+static char *ra_dir;
+static struct pa_run *ra_run;
+
+/* The ELF address of symbol name in path (nm). */
+static uint64_t ra_nm(const char *path, const char *name, uint64_t *size)
+{
+	char cmd[4200], line[512], sname[256], type;
+	unsigned long long addr, sz = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "nm -S '%s'", path);
+	p = popen(cmd, "r");
+	cr_assert(p);
+	while (fgets(line, sizeof(line), p))
+		if (sscanf(line, "%llx %llx %c %255s", &addr, &sz, &type, sname) == 4 &&
+		    strcmp(sname, name) == 0) {
+			pclose(p);
+			if (size)
+				*size = sz;
+			return addr;
+		}
+	pclose(p);
+	cr_assert_fail("%s has no symbol %s", path, name);
+	return 0;
+}
+
+/* The first runtime address of inl_outer of prog with nsrc source frames. */
+static uint64_t ra_addr_with(const struct pa_process *proc, const char *prog, size_t nsrc)
+{
+	struct pa_error err = { 0 };
+	struct pa_symbols *sym;
+	uint64_t size, start = ra_nm(prog, "inl_outer", &size) + RA_BIAS, found = 0;
+
+	cr_assert_eq(pa_symbols_new(proc, &sym, NULL, &err), 0);
+	for (uint64_t ip = start; ip < start + size && !found; ip++) {
+		const struct pa_srcframe *src;
+		size_t n;
+
+		cr_assert_eq(pa_symbols_lookup_src(sym, ip, false, UINT64_MAX, &src, &n), 0);
+		if (n == nsrc)
+			found = ip;
+	}
+	pa_symbols_free(sym);
+	cr_assert(found, "no address of inl_outer with %zu source frames", nsrc);
+	return found;
+}
+
+/* A run of prog: 3 samples in inl_square (via inl_mid), 2 in inl_outer's start. */
+static void ra_setup_prog(const char *prog)
+{
+	struct pa_module mod = { .id = 1, .bias = RA_BIAS, .start = RA_BIAS,
+				 .end = RA_BIAS + 0x10000, .unload_ns = UINT64_MAX };
+	struct pa_process proc = { .pid = 10, .modules = &mod, .nmodules = 1 };
+	struct pa_error err = { 0 };
+	struct pa_testlog l;
+	uint64_t deep[2], outer[2];
+	char *pdir;
+
+	mod.path = (char *)prog;
+	proc.exe = (char *)prog;
+	proc.path = (char *)"";
+	proc.dir = (char *)"";
+	deep[0] = ra_addr_with(&proc, prog, 3);
+	outer[0] = ra_nm(prog, "inl_outer", NULL) + RA_BIAS;
+	deep[1] = outer[1] = ra_nm(prog, "main", NULL) + RA_BIAS + 8;
+	ra_dir = pa_testlog_tmpdir();
+	pdir = pa_testlog_subdir(ra_dir, "inlines.10");
+	pa_testlog_begin(&l, PPF_FILE_PROCESS);
+	pa_testlog_process(&l, 10, 1, prog, NULL);
+	pa_testlog_event(&l, 0, "cpu-clock", 1000000, PPF_EVENT_TIME_NS);
+	pa_testlog_module(&l, 1, RA_BIAS, RA_BIAS, RA_BIAS + 0x10000, 0, prog, NULL, 0);
+	pa_testlog_process_end(&l, 9000, 0, 0, PPF_EXIT_NORMAL, 0);
+	pa_testlog_write(&l, pdir, PPF_PROCESS_LOG);
+	pa_testlog_begin(&l, PPF_FILE_THREAD);
+	pa_testlog_thread(&l, 10, 10, 0, "main");
+	for (int i = 0; i < 3; i++)
+		pa_testlog_sample(&l, 1000 + (uint64_t)i, 0, 0, 2, deep);
+	for (int i = 0; i < 2; i++)
+		pa_testlog_sample(&l, 2000 + (uint64_t)i, 0, 0, 2, outer);
+	pa_testlog_thread_end(&l, 9000, 5, 0, 5000000);
+	pa_testlog_write(&l, pdir, "thread-10.log");
+	free(pdir);
+	cr_assert_eq(pa_run_load(ra_dir, &ra_run, &err), 0, "%s", err.reason);
+}
+
+static void ra_setup(void)
+{
+	ra_setup_prog(RA_PROG);
+}
+
+static void ra_teardown(void)
+{
+	pa_run_free(ra_run);
+	ra_run = NULL;
+	pa_testlog_rmdir(ra_dir);
+}
+
+TestSuite(report_annotate, .init = ra_setup, .fini = ra_teardown, .timeout = 30);
+
+/* text with every PP_TEST_SOURCE_DIR replaced by "SRC" (malloc'd; text freed). */
+static char *ra_unsource(char *text)
+{
+	const char *dir = PP_TEST_SOURCE_DIR;
+	size_t n = strlen(dir);
+	char *at;
+
+	while ((at = strstr(text, dir))) {
+		memcpy(at, "SRC", 3);
+		memmove(at + 3, at + n, strlen(at + n) + 1);
+	}
+	return text;
+}
+
+static char *ra_annotate(const char *func, int want)
+{
+	struct pa_filter f = PA_FILTER_ALL;
+	struct pa_error err = { 0 };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	cr_assert(out);
+	cr_assert_eq(pa_report_annotate(out, ra_run, &f, func, NULL, &err), want, "%s",
+		     err.reason);
+	cr_assert_eq(fclose(out), 0);
+	return ra_unsource(text);
+}
+
+static char *ra_top(enum pa_profile_by by)
+{
+	struct pa_error err = { 0 };
+	struct pa_profile *prof;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	cr_assert_eq(pa_profile_build_by(ra_run, NULL, by, &prof, NULL, &err), 0);
+	cr_assert_eq(pa_report_top(out, ra_run, prof, 0), 0);
+	cr_assert_eq(fclose(out), 0);
+	pa_profile_free(prof);
+	return text;
+}
+
+Test(report_annotate, annotate_matches_golden)
+{
+	char *text = ra_annotate("inl_outer", 0);
+
+	pa_testlog_golden(text, "annotate.txt");
+	free(text);
+}
+
+Test(report_annotate, annotate_counts_inlined_function_at_its_lines)
+{
+	char *text = ra_annotate("inl_square", 0);
+
+	cr_assert(strstr(text, "# annotate inl_square: 3 samples in it (self), 3 with it"),
+		  "%s", text);
+	cr_assert(strstr(text, "unsigned v = x * x ^ (x >> 3); /* line:square */") ||
+		  strstr(text, "return v + (v >> 7);"), "%s", text);
+	free(text);
+}
+
+Test(report_annotate, annotate_of_absent_function_is_an_error)
+{
+	struct pa_filter f = PA_FILTER_ALL;
+	struct pa_error err = { 0 };
+	FILE *out = fopen("/dev/null", "w");
+
+	cr_assert_eq(pa_report_annotate(out, ra_run, &f, "nosuch", NULL, &err), -ENOENT);
+	cr_assert(strstr(err.reason, "nosuch"), "%s", err.reason);
+	fclose(out);
+}
+
+Test(report_annotate, top_inlines_and_lines_match_golden)
+{
+	char *inl = ra_top(PA_PROFILE_BY_INLINE), *lines = ra_top(PA_PROFILE_BY_LINE);
+
+	pa_testlog_golden(inl, "top_inlines.txt");
+	pa_testlog_golden(lines, "top_lines.txt");
+	free(inl);
+	free(lines);
+}
+
+Test(report_annotate, says_when_source_file_is_missing, .init = NULL)
+{
+	char *dir = pa_testlog_tmpdir(), *prog, *text, cmd[8192];
+
+	cr_assert(asprintf(&prog, "%s/prog", dir) > 0);
+	snprintf(cmd, sizeof(cmd), "cp '%s/tests/workloads/inlines.c' '%s/gone.c' && "
+		 "gcc -std=gnu11 -O2 -g -o '%s' '%s/gone.c' && rm '%s/gone.c'",
+		 PP_TEST_SOURCE_DIR, dir, prog, dir, dir);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	ra_setup_prog(prog);
+	text = ra_annotate("inl_outer", 0);
+	cr_assert(strstr(text, "gone.c\n# source file not found (No such file or directory)"),
+		  "%s", text);
+	/* the counts are there, without source text: "  self  total  line" */
+	cr_assert(strstr(text, "        2         2 ") || strstr(text, "        5         5 "),
+		  "%s", text);
+	cr_assert(strstr(text, "        3         3 ") || strstr(text, "        5         5 "),
+		  "%s", text);
+	free(text);
+	free(prog);
+	pa_testlog_rmdir(dir);
+}
