@@ -40,6 +40,9 @@ DEB_PKGS := gcc g++ make pkg-config binutils gdb strace libunwind-dev libinih-de
 	libcriterion-dev libdw-dev libelf-dev libpfm4-dev zlib1g-dev libc6-dbg \
 	protobuf-c-compiler libprotobuf-c-dev golang-go golang-github-google-pprof-dev \
 	chromium
+# npm installs speedscope for the tests; nodesource's nodejs has its own npm
+# (and conflicts with Debian's).
+DEB_PKGS += $(if $(shell command -v npm),,npm)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # --- libpprof.so -------------------------------------------------------------
@@ -169,7 +172,18 @@ $(OUT)/workloads/%: tests/workloads/%.cc
 	@mkdir -p $(@D)
 	$(CXX) -std=gnu++17 -O2 -g -Wall -Wextra -pthread -MMD -MP -o $@ $<
 
-tests-build: all $(OUT)/tests/run-tests $(WORKLOADS) $(WORKLOAD_LIBS) $(OUT)/go-pprof
+# speedscope (npm), into which the tests load our speedscope JSON in headless
+# Chromium (test_it_formats.c). Pinned: the test reads its page's DOM.
+SPEEDSCOPE_VERSION := 1.25.0
+SPEEDSCOPE_HTML := $(OUT)/speedscope/node_modules/speedscope/dist/release/index.html
+$(SPEEDSCOPE_HTML):
+	@mkdir -p $(OUT)/speedscope
+	npm install --prefix $(abspath $(OUT))/speedscope --no-audit --no-fund \
+		speedscope@$(SPEEDSCOPE_VERSION)
+	touch $@
+
+tests-build: all $(OUT)/tests/run-tests $(WORKLOADS) $(WORKLOAD_LIBS) $(OUT)/go-pprof \
+	$(SPEEDSCOPE_HTML)
 
 # Every function that runs in the signal handler may call only what
 # preload/sigsafe.allow lists (async-signal-safe libc, raw syscalls,

@@ -14,9 +14,11 @@
 #include "events.h"
 #include "profile.h"
 #include "reader.h"
+#include "runs.h"
 #include "report_callers.h"
 #include "report_annotate.h"
 #include "report_counters.h"
+#include "report_diff.h"
 #include "report_events.h"
 #include "report_flamegraph.h"
 #include "report_folded.h"
@@ -53,11 +55,14 @@ static const char pa_main_usage[] =
 "    pprof-analyze processes DIR [OPTIONS]\n"
 "    pprof-analyze events DIR [OPTIONS]\n"
 "    pprof-analyze counters DIR [OPTIONS]\n"
+"    pprof-analyze diff BASE NEW [--limit N] [OPTIONS]\n"
 "    pprof-analyze -h | --help\n"
 "\n"
 "    DIR is a run's output directory (./pprof-data by default when\n"
 "    profiling), holding one <exe>.<pid>/ directory per process, or one\n"
 "    such process directory. Options may come before or after DIR.\n"
+"    Every command but diff takes several DIRs (DIR...): their processes\n"
+"    are read as one profile (a pid two runs share is listed twice).\n"
 "\n"
 "COMMANDS\n"
 "    top      Flat profile: per function, self samples, self %, total\n"
@@ -132,6 +137,13 @@ static const char pa_main_usage[] =
 "             miss rates where both counts exist. '-': not known (the note\n"
 "             in parentheses says why). Without counting events it says so\n"
 "             in one line and exits 0.\n"
+"    diff BASE NEW\n"
+"             The functions whose share of the samples changed most from\n"
+"             run BASE to run NEW: self % in BASE and NEW and its change,\n"
+"             total % in BASE and NEW and its change (percentage points,\n"
+"             NEW - BASE), function (module); sorted by the larger of the\n"
+"             two changes. Functions match by name and module basename.\n"
+"             The filters apply to both runs; --limit N: N functions.\n"
 "\n"
 "    top, threads and processes start with a line naming the event and its\n"
 "    period, e.g. '# event cpu-clock: period 1 ms of CPU (user), 3,312\n"
@@ -150,6 +162,13 @@ static const char pa_main_usage[] =
 "    --tid TID      Only samples of thread TID.\n"
 "    --exe NAME     Only processes whose executable's basename (or full\n"
 "                   path) is NAME; a warning when no process runs it.\n"
+"    --thread NAME  Only threads named NAME (as threads shows it; '-' for\n"
+"                   a thread without a name).\n"
+"    --from S, --to S\n"
+"                   Only samples taken from S seconds (default 0) to S\n"
+"                   seconds (default: the end) after their process started.\n"
+"                   Counts the logs total (lost samples, counters, CPU\n"
+"                   time) are not cut to the window.\n"
 "    --event NAME   The event to report: an event's name (its section in the\n"
 "                   configuration) or the event as written ('cycles:u').\n"
 "                   Default: the first sampling event that could be opened\n"
@@ -157,7 +176,7 @@ static const char pa_main_usage[] =
 "                   counters). An unknown NAME, a counting event for a\n"
 "                   sampling report (or the reverse), or an event that could\n"
 "                   not be opened is an error (exit 1).\n"
-"    --limit N      top: print at most N functions (default: all).\n"
+"    --limit N      top, diff: print at most N functions (default: all).\n"
 "    --lines        top: aggregate by source line.\n"
 "    --inlines      top: inlined functions count as functions.\n"
 "    --no-demangle  Keep C++ names mangled.\n"
@@ -166,6 +185,10 @@ static const char pa_main_usage[] =
 "                   percent of the samples (default 0.5 for tree, 0 for\n"
 "                   flamegraph).\n"
 "    --per-thread   folded: process and thread as the two root frames.\n"
+"    --format text|json\n"
+"                   top, tree, threads, processes, events: 'json' writes one\n"
+"                   JSON object (report name, event, counts, rows) instead\n"
+"                   of text (default 'text').\n"
 "    -o, --output FILE\n"
 "                   Write the report to FILE (replaced only once the report\n"
 "                   is complete) instead of standard output.\n"
@@ -185,13 +208,19 @@ static const char pa_main_usage[] =
 "    pprof-analyze threads pprof-data -o threads.txt\n"
 "    pprof-analyze processes pprof-data\n"
 "    pprof-analyze top pprof-data --exe worker\n"
+"    pprof-analyze top pprof-data --from 2.5 --to 4 --thread worker\n"
+"    pprof-analyze top run1 run2\n"
+"    pprof-analyze diff before after --limit 20\n"
 "    pprof-analyze top pprof-data --event page-faults\n"
 "    pprof-analyze events pprof-data\n"
 "    pprof-analyze counters pprof-data --pid 4242\n";
 
 struct pa_main_opts {
 	const char *command;
-	const char *dir;
+	char *const *dirs;  /* the DIR arguments (diff: BASE, NEW), in argv */
+	size_t ndirs;
+	struct pa_run *base;          /* diff: BASE's run (NEW's is main's run) */
+	struct pa_filter base_filter; /* diff: the filter, its event chosen in BASE */
 	const char *output;
 	const char *event; /* --event NAME, NULL for the report's default */
 	struct pa_filter filter;
@@ -202,6 +231,7 @@ struct pa_main_opts {
 	bool lines;       /* --lines */
 	bool inlines;     /* --inlines */
 	bool no_demangle; /* --no-demangle */
+	bool json;        /* --format json */
 };
 
 static void pa_main_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -256,7 +286,7 @@ static bool pa_main_number(const char *text, int64_t min, int64_t max, int64_t *
 }
 
 #define PA_MAIN_COMMANDS "top, folded, threads, processes, events, counters, pprof, " \
-	"speedscope, script, tree, callers, callees, annotate or flamegraph"
+	"speedscope, script, tree, callers, callees, annotate, flamegraph or diff"
 
 /* The kind of event command shows, or -1 when it is no command. */
 static int pa_main_command(const char *command)
@@ -269,6 +299,7 @@ static int pa_main_command(const char *command)
 		{ "script", PA_EVENTS_SAMPLES },
 		{ "tree", PA_EVENTS_SAMPLES }, { "callers", PA_EVENTS_SAMPLES },
 		{ "callees", PA_EVENTS_SAMPLES }, { "annotate", PA_EVENTS_SAMPLES }, { "flamegraph", PA_EVENTS_SAMPLES },
+		{ "diff", PA_EVENTS_SAMPLES },
 	};
 
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
@@ -291,6 +322,28 @@ static bool pa_main_percent(const char *text, double *out)
 	return true;
 }
 
+/* --from or --to SECONDS (from each process's start) into o's filter. */
+static bool pa_main_window(struct pa_main_opts *o, bool from, const char *text)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(text, &end);
+	if (errno || end == text || *end || !(v >= 0 && v < 1e9)) {
+		pa_main_usage_error("bad %s '%s': expected seconds (a number >= 0)",
+				    from ? "--from" : "--to", text);
+		return false;
+	}
+	if (!o->filter.window) {
+		o->filter.window = true;
+		o->filter.from_ns = 0;
+		o->filter.to_ns = UINT64_MAX;
+	}
+	*(from ? &o->filter.from_ns : &o->filter.to_ns) = (uint64_t)(v * 1e9 + 0.5);
+	return true;
+}
+
 /* flamegraph writes a file whose suffix says the kind: -o is needed. */
 static int pa_main_check_flamegraph(const struct pa_main_opts *o)
 {
@@ -305,10 +358,28 @@ static int pa_main_check_flamegraph(const struct pa_main_opts *o)
 	return PA_EXIT_OK;
 }
 
+#define PA_MAIN_JSON_COMMANDS "top, tree, threads, processes and events"
+
+/* --format json: only the reports that have it (PA_MAIN_JSON_COMMANDS). */
+static int pa_main_check_format(const struct pa_main_opts *o)
+{
+	static const char *const json[] = { "top", "tree", "threads", "processes", "events" };
+
+	if (!o->json)
+		return PA_EXIT_OK;
+	for (size_t i = 0; i < sizeof(json) / sizeof(json[0]); i++)
+		if (strcmp(o->command, json[i]) == 0)
+			return PA_EXIT_OK;
+	pa_main_usage_error("'%s' has no --format json (only " PA_MAIN_JSON_COMMANDS " have)",
+			    o->command);
+	return PA_EXIT_USAGE;
+}
+
 static int pa_main_parse(int argc, char **argv, struct pa_main_opts *o)
 {
 	enum { OPT_PID = 256, OPT_TID, OPT_EVENT, OPT_LIMIT, OPT_EXE, OPT_PER_THREAD, OPT_MIN_PERCENT,
-	       OPT_LINES, OPT_INLINES, OPT_NO_DEMANGLE };
+	       OPT_LINES, OPT_INLINES, OPT_NO_DEMANGLE, OPT_FROM, OPT_TO, OPT_THREAD,
+	       OPT_FORMAT };
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, OPT_PID },
 		{ "tid", required_argument, NULL, OPT_TID },
@@ -320,6 +391,10 @@ static int pa_main_parse(int argc, char **argv, struct pa_main_opts *o)
 		{ "lines", no_argument, NULL, OPT_LINES },
 		{ "inlines", no_argument, NULL, OPT_INLINES },
 		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+		{ "from", required_argument, NULL, OPT_FROM },
+		{ "to", required_argument, NULL, OPT_TO },
+		{ "thread", required_argument, NULL, OPT_THREAD },
+		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -375,6 +450,22 @@ static int pa_main_parse(int argc, char **argv, struct pa_main_opts *o)
 		case OPT_NO_DEMANGLE:
 			o->no_demangle = true;
 			break;
+		case OPT_FROM:
+		case OPT_TO:
+			if (!pa_main_window(o, c == OPT_FROM, optarg))
+				return PA_EXIT_USAGE;
+			break;
+		case OPT_THREAD:
+			o->filter.thread = optarg;
+			break;
+		case OPT_FORMAT:
+			if (strcmp(optarg, "text") != 0 && strcmp(optarg, "json") != 0) {
+				pa_main_usage_error("bad --format '%s': expected text or json",
+						    optarg);
+				return PA_EXIT_USAGE;
+			}
+			o->json = strcmp(optarg, "json") == 0;
+			break;
 		case 'o':
 			o->output = optarg;
 			break;
@@ -411,11 +502,18 @@ static int pa_main_parse(int argc, char **argv, struct pa_main_opts *o)
 		pa_main_usage_error("missing DIR after '%s'", o->command);
 		return PA_EXIT_USAGE;
 	}
-	o->dir = argv[optind++];
-	if (optind < argc) {
-		pa_main_usage_error("unexpected argument '%s'", argv[optind]);
+	o->dirs = &argv[optind];
+	o->ndirs = (size_t)(argc - optind);
+	if (strcmp(o->command, "diff") == 0 && o->ndirs != 2) {
+		pa_main_usage_error("diff needs two directories, BASE and NEW");
 		return PA_EXIT_USAGE;
 	}
+	if (o->filter.window && o->filter.from_ns >= o->filter.to_ns) {
+		pa_main_usage_error("empty time window: --from must be before --to");
+		return PA_EXIT_USAGE;
+	}
+	if (pa_main_check_format(o) != PA_EXIT_OK)
+		return PA_EXIT_USAGE;
 	return pa_main_check_flamegraph(o);
 }
 
@@ -466,6 +564,63 @@ static enum pa_profile_by pa_main_by(const struct pa_main_opts *o)
 	return o->inlines ? PA_PROFILE_BY_INLINE : PA_PROFILE_BY_FUNCTION;
 }
 
+/* diff: BASE's profile (o->base) against NEW's (run), with the same filter. */
+static int pa_main_report_diff(FILE *out, const struct pa_main_opts *o, struct pa_run *run,
+			       struct pa_error *err)
+{
+	struct pa_profile *base = NULL, *cur = NULL;
+	size_t nwarn = o->base->warnings.n, ncur = run->warnings.n;
+	int ret;
+
+	ret = pa_profile_build_by(o->base, &o->base_filter, pa_main_by(o), &base,
+				  &o->base->warnings, err);
+	pa_main_print_warnings(&o->base->warnings, nwarn);
+	if (ret == 0) {
+		ret = pa_profile_build_by(run, &o->filter, pa_main_by(o), &cur, &run->warnings, err);
+		pa_main_print_warnings(&run->warnings, ncur);
+	}
+	if (ret == 0) {
+		ret = pa_report_diff(out, o->base, base, run, cur, o->limit);
+		if (ret == -ENOMEM)
+			pa_error_set(err, ret, run->dir, false, 0, "out of memory");
+	}
+	pa_profile_free(base);
+	pa_profile_free(cur);
+	return ret;
+}
+
+/* Write the chosen report to out as JSON (pa_main_check_format said it has it). */
+static int pa_main_report_json(FILE *out, const struct pa_main_opts *o, struct pa_run *run,
+			       struct pa_error *err)
+{
+	struct pa_profile *prof = NULL;
+	size_t nwarn = run->warnings.n;
+	int ret;
+
+	if (strcmp(o->command, "threads") == 0)
+		ret = pa_report_threads_json(out, run, &o->filter);
+	else if (strcmp(o->command, "processes") == 0)
+		ret = pa_report_processes_json(out, run, &o->filter);
+	else if (strcmp(o->command, "events") == 0)
+		ret = pa_report_events_json(out, run, &o->filter);
+	else
+		ret = pa_profile_build_by(run, &o->filter, pa_main_by(o), &prof, &run->warnings,
+					  err);
+	pa_main_print_warnings(&run->warnings, nwarn);
+	if (ret < 0 || !prof)
+		goto out;
+	if (strcmp(o->command, "top") == 0)
+		ret = pa_report_top_json(out, run, prof, o->limit);
+	else
+		ret = pa_report_tree_json(out, run, prof, o->min_percent >= 0 ?
+					  o->min_percent : PA_REPORT_TREE_MIN_PERCENT);
+	pa_profile_free(prof);
+out:
+	if ((ret == -ENOMEM || ret == -EINVAL) && !err->reason[0])
+		pa_error_set(err, ret, "", false, 0, "JSON output: %s", strerror(-ret));
+	return ret;
+}
+
 /* Write the chosen report to out. */
 static int pa_main_report(FILE *out, const struct pa_main_opts *o, struct pa_run *run,
 			  struct pa_error *err)
@@ -474,6 +629,10 @@ static int pa_main_report(FILE *out, const struct pa_main_opts *o, struct pa_run
 	size_t nwarn = run->warnings.n;
 	int ret;
 
+	if (strcmp(o->command, "diff") == 0)
+		return pa_main_report_diff(out, o, run, err);
+	if (o->json)
+		return pa_main_report_json(out, o, run, err);
 	if (strcmp(o->command, "threads") == 0)
 		return pa_report_threads(out, run, &o->filter);
 	if (strcmp(o->command, "processes") == 0)
@@ -546,6 +705,45 @@ static int pa_main_report_to_file(const struct pa_main_opts *o, struct pa_run *r
 	return ret;
 }
 
+/* Load dirs[0..n) as one run into *run, say its warnings, choose f's event. */
+static int pa_main_load_run(const struct pa_main_opts *o, char *const *dirs, size_t n,
+			    struct pa_filter *f, struct pa_run **run, struct pa_error *err)
+{
+	int ret = pa_runs_load((const char *const *)dirs, n, run, err);
+
+	if (ret < 0)
+		return ret;
+	pa_main_print_warnings(&(*run)->warnings, 0);
+	pa_main_check_exe(o, *run);
+	ret = pa_events_choose(*run, f, o->event,
+			       (enum pa_events_use)pa_main_command(o->command), err);
+	if (ret < 0) {
+		pa_run_free(*run);
+		*run = NULL;
+	}
+	return ret;
+}
+
+/* Load the DIRs: merged into *run; for diff BASE into o->base, NEW into *run. */
+static int pa_main_load(struct pa_main_opts *o, struct pa_run **run, struct pa_error *err)
+{
+	size_t diff = strcmp(o->command, "diff") == 0;
+	int ret;
+
+	if (diff) {
+		o->base_filter = o->filter;
+		ret = pa_main_load_run(o, o->dirs, 1, &o->base_filter, &o->base, err);
+		if (ret < 0)
+			return ret;
+	}
+	ret = pa_main_load_run(o, o->dirs + diff, o->ndirs - diff, &o->filter, run, err);
+	if (ret < 0) {
+		pa_run_free(o->base);
+		o->base = NULL;
+	}
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	struct pa_error err = { 0 };
@@ -557,16 +755,8 @@ int main(int argc, char **argv)
 	if (ret != PA_EXIT_OK)
 		return ret;
 	pa_symbols_set_defaults(&(struct pa_symbols_opts){ .no_demangle = o.no_demangle });
-	if (pa_run_load(o.dir, &run, &err) < 0) {
+	if (pa_main_load(&o, &run, &err) < 0) {
 		pa_main_print_error(&err);
-		return PA_EXIT_INPUT;
-	}
-	pa_main_print_warnings(&run->warnings, 0);
-	pa_main_check_exe(&o, run);
-	if (pa_events_choose(run, &o.filter, o.event,
-			     (enum pa_events_use)pa_main_command(o.command), &err) < 0) {
-		pa_main_print_error(&err);
-		pa_run_free(run);
 		return PA_EXIT_INPUT;
 	}
 	if (o.output) {
@@ -579,6 +769,7 @@ int main(int argc, char **argv)
 			pa_error_set(&err, ret, "<stdout>", false, 0, "write failed");
 	}
 	pa_run_free(run);
+	pa_run_free(o.base);
 	if (ret < 0) {
 		pa_main_print_error(&err);
 		return PA_EXIT_INPUT;

@@ -294,7 +294,8 @@ static int pa_profile_add_process(struct pa_profile_impl *p, const struct pa_pro
 		nthreads++;
 		lost += pa_filter_count_lost(f, proc, th);
 		for (size_t i = 0; i < th->nsamples && ret == 0; i++) {
-			if (!pa_profile_wants(idx, &th->samples[i]))
+			if (!pa_profile_wants(idx, &th->samples[i]) ||
+			    !pa_filter_selects_time(f, proc, &th->samples[i]))
 				continue;
 			if (!sym) {
 				ret = pa_symbols_new(proc, &sym, warn, err);
@@ -311,12 +312,12 @@ static int pa_profile_add_process(struct pa_profile_impl *p, const struct pa_pro
 	 * The process counts drops of threads that left no log, too, for all
 	 * its events together: usable when it has one sampling event.
 	 */
-	if (!f->tid && proc->ended && proc->lost > lost && idx != PA_FILTER_NO_EVENT &&
+	if (!pa_filter_by_thread(f) && proc->ended && proc->lost > lost && idx != PA_FILTER_NO_EVENT &&
 	    (idx == -1 || pa_profile_sampling_events(proc) == 1))
 		lost = proc->lost;
 	p->pub.lost += lost;
 	p->pub.nthreads += nthreads;
-	if (nthreads || !f->tid)
+	if (nthreads || !pa_filter_by_thread(f))
 		p->pub.nprocesses++;
 	return ret;
 }
@@ -472,7 +473,25 @@ bool pa_filter_selects(const struct pa_filter *f, const struct pa_process *proc)
 
 bool pa_filter_selects_thread(const struct pa_filter *f, const struct pa_thread *t)
 {
-	return !f->tid || t->tid == f->tid;
+	return (!f->tid || t->tid == f->tid) &&
+	       (!f->thread || strcmp(t->name[0] ? t->name : "-", f->thread) == 0);
+}
+
+bool pa_filter_by_thread(const struct pa_filter *f)
+{
+	return f->tid || f->thread;
+}
+
+bool pa_filter_selects_time(const struct pa_filter *f, const struct pa_process *proc,
+			    const struct pa_sample *s)
+{
+	uint64_t t;
+
+	if (!f->window)
+		return true;
+	/* A sample stamped before its process started (clock skew) is at 0. */
+	t = s->time_ns > proc->start_ns ? s->time_ns - proc->start_ns : 0;
+	return t >= f->from_ns && t < f->to_ns;
 }
 
 int64_t pa_filter_event(const struct pa_filter *f, const struct pa_process *proc)
@@ -500,7 +519,8 @@ uint64_t pa_filter_count_samples(const struct pa_filter *f, const struct pa_proc
 	uint64_t n = 0;
 
 	for (size_t i = 0; i < t->nsamples; i++)
-		n += pa_profile_wants(idx, &t->samples[i]);
+		n += pa_profile_wants(idx, &t->samples[i]) &&
+		     pa_filter_selects_time(f, proc, &t->samples[i]);
 	return n;
 }
 

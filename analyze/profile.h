@@ -37,6 +37,12 @@ struct pa_filter {
 	const char *event_name; /* NULL, or an event's name or spec; not owned */
 	const char *exe; /* NULL: every process; else only processes that run it
 			    (pa_process_runs: basename or full path); not owned */
+	const char *thread; /* NULL: every thread; else only threads of that name
+			       (struct pa_thread.name; "-" for a nameless one); not owned */
+	bool window;      /* only samples in [from_ns, to_ns) after their process's
+			     start (struct pa_process.start_ns); false: every sample */
+	uint64_t from_ns;
+	uint64_t to_ns;   /* UINT64_MAX: no end */
 };
 
 /* The filter that takes everything: pid 0, tid 0, event -1, no names. */
@@ -49,8 +55,15 @@ struct pa_filter {
 /* Whether f's pid and exe select proc (tid and event select within it). */
 bool pa_filter_selects(const struct pa_filter *f, const struct pa_process *proc);
 
-/* Whether f's tid selects thread t. */
+/* Whether f's tid and thread name select thread t. */
 bool pa_filter_selects_thread(const struct pa_filter *f, const struct pa_thread *t);
+
+/* Whether f selects threads by tid or name (so some processes may have none). */
+bool pa_filter_by_thread(const struct pa_filter *f);
+
+/* Whether f's time window holds sample s of process proc. */
+bool pa_filter_selects_time(const struct pa_filter *f, const struct pa_process *proc,
+			    const struct pa_sample *s);
 
 /*
  * The index in proc of the event f selects: without a name f->event (-1:
@@ -64,7 +77,7 @@ int64_t pa_filter_event(const struct pa_filter *f, const struct pa_process *proc
 const struct pa_event *pa_filter_find_event(const struct pa_filter *f,
 					    const struct pa_process *proc);
 
-/* The samples of thread t (of process proc) of the event f selects. */
+/* The samples of thread t (of process proc) of the event and time window f selects. */
 uint64_t pa_filter_count_samples(const struct pa_filter *f, const struct pa_process *proc,
 				 const struct pa_thread *t);
 

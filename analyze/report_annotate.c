@@ -98,7 +98,8 @@ static int pa_ann_process(struct pa_ann *a, const struct pa_filter *f,
 		for (size_t i = 0; i < th->nsamples && ret == 0; i++) {
 			const struct pa_sample *s = &th->samples[i];
 
-			if (idx != -1 && (idx < 0 || s->event != (uint64_t)idx))
+			if ((idx != -1 && (idx < 0 || s->event != (uint64_t)idx)) ||
+			    !pa_filter_selects_time(f, proc, s))
 				continue;
 			if (!sym && (ret = pa_symbols_new(proc, &sym, warn, err)) < 0)
 				return ret;

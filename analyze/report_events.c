@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "events.h"
+#include "report_json.h"
 
 #define PA_REPORT_EVENTS_PIDS 3 /* pids named in the PROCESSES column */
 
@@ -295,4 +296,172 @@ int pa_report_events(FILE *out, const struct pa_run *run, const struct pa_filter
 	if (ret < 0)
 		return ret;
 	return ferror(out) ? -EIO : 0;
+}
+
+/* The configuration members of a "configs" object; null when the log has none. */
+static void pa_report_events_json_settings(struct pa_json *j, const struct pa_config *c)
+{
+	pa_json_key_string(j, "source", c->known ? c->source : NULL);
+	pa_json_key(j, "max_frames");
+	if (c->known)
+		pa_json_uint(j, c->max_frames);
+	else
+		pa_json_null(j);
+	pa_json_key(j, "follow_exec");
+	if (c->known)
+		pa_json_bool(j, c->flags & PPF_CONFIG_FOLLOW_EXEC);
+	else
+		pa_json_null(j);
+	pa_json_key_string(j, "unavailable", !c->known ? NULL :
+			   c->flags & PPF_CONFIG_UNAVAILABLE_OFF ? "off" : "skip");
+	pa_json_key(j, "strict");
+	if (c->known)
+		pa_json_bool(j, c->flags & PPF_CONFIG_STRICT);
+	else
+		pa_json_null(j);
+}
+
+static void pa_report_events_json_config(struct pa_json *j, const struct pa_process *proc)
+{
+	char text[PA_ERROR_PATH_MAX + 256], mode[32], req[32], sig[48];
+
+	pa_json_object_begin(j);
+	pa_json_key_uint(j, "pid", proc->pid);
+	pa_json_key_string(j, "exe", pa_process_exe_base(proc));
+	pa_json_key_string(j, "mode", pa_report_events_mode(proc->mode, mode, sizeof(mode)));
+	pa_json_key(j, "signal");
+	if (proc->mode == PPF_MODE_SIGNAL && proc->signal) {
+		pa_report_events_signal(proc->signal, sig, sizeof(sig));
+		pa_json_string(j, sig + strlen(" on "));
+	} else {
+		pa_json_null(j);
+	}
+	pa_json_key_string(j, "requested", proc->config.known ?
+			   pa_report_events_request(&proc->config, req, sizeof(req)) : NULL);
+	pa_report_events_json_settings(j, &proc->config);
+	pa_report_events_config(proc, text, sizeof(text));
+	pa_json_key_string(j, "text", text);
+	pa_json_object_end(j);
+}
+
+/* Every selected process whose event is in row r. */
+static void pa_report_events_json_pids(struct pa_json *j, const struct pa_run *run,
+				       const struct pa_filter *f,
+				       const struct pa_report_events_row *r)
+{
+	pa_json_array_begin(j);
+	for (size_t p = 0; p < run->nprocesses; p++) {
+		const struct pa_process *proc = run->processes[p];
+		int64_t idx = pa_filter_event(f, proc);
+
+		if (!pa_filter_selects(f, proc))
+			continue;
+		for (size_t i = 0; i < proc->nevents; i++)
+			if ((idx == -1 || (idx >= 0 && proc->events[i].index == (uint64_t)idx)) &&
+			    pa_report_events_alike(r->e, &proc->events[i]))
+				pa_json_uint(j, proc->pid);
+	}
+	pa_json_array_end(j);
+}
+
+/* The period members: null for a counting event, as the text's '-'. */
+static void pa_report_events_json_period(struct pa_json *j, const struct pa_event *e)
+{
+	bool sampling = pa_event_samples(e);
+	char period[64];
+
+	pa_json_key(j, "period");
+	if (sampling)
+		pa_json_uint(j, e->period);
+	else
+		pa_json_null(j);
+	pa_json_key_string(j, "unit", !sampling ? NULL : e->flags & PPF_EVENT_FREQ ? "Hz" :
+			   e->flags & PPF_EVENT_TIME_NS ? "ns" : "events");
+	pa_json_key_string(j, "period_text", sampling ?
+			   pa_event_format_period(e, period, sizeof(period)) : NULL);
+}
+
+static void pa_report_events_json_row(struct pa_json *j, const struct pa_run *run,
+				      const struct pa_filter *f,
+				      const struct pa_report_events_table *t,
+				      const struct pa_report_events_row *r)
+{
+	const struct pa_event *e = r->e;
+	struct pa_report_events_text x;
+
+	pa_report_events_text(r, t->nprocesses, &x);
+	pa_json_object_begin(j);
+	pa_json_key_string(j, "name", e->name);
+	pa_json_key_string(j, "event", e->spec);
+	pa_json_key_string(j, "kind", pa_event_kind(e));
+	pa_json_key_string(j, "encoding", x.encoding);
+	pa_json_key_uint(j, "type", e->type);
+	pa_json_key_uint(j, "config", e->config);
+	pa_json_key_uint(j, "config1", e->config1);
+	pa_json_key_uint(j, "config2", e->config2);
+	pa_report_events_json_period(j, e);
+	pa_json_key_string(j, "scope", pa_event_scope(e));
+	pa_json_key_uint(j, "precise", e->precise_ip);
+	if (pa_event_samples(e)) {
+		pa_json_key_uint(j, "samples", r->samples);
+		pa_json_key_uint(j, "lost", r->lost);
+	} else {
+		pa_json_key_null(j, "samples");
+		pa_json_key_null(j, "lost");
+	}
+	pa_json_key_uint(j, "processes", r->nprocesses);
+	pa_json_key_bool(j, "all_processes", r->nprocesses == t->nprocesses);
+	pa_json_key(j, "pids");
+	pa_report_events_json_pids(j, run, f, r);
+	pa_json_key_string(j, "status", x.status);
+	pa_json_key_bool(j, "available", pa_event_opened(e));
+	pa_json_key_string(j, "error", pa_event_opened(e) || !e->error ? NULL :
+			   strerror((int)e->error));
+	pa_json_object_end(j);
+}
+
+/* The opening's counts: the rows' samples, the selected processes and threads. */
+static void pa_report_events_json_counts(const struct pa_run *run, const struct pa_filter *f,
+					 const struct pa_report_events_table *t,
+					 struct pa_report_json_counts *c)
+{
+	*c = (struct pa_report_json_counts){ .nprocesses = t->nprocesses, .no_header = true };
+	for (size_t i = 0; i < t->nrows; i++)
+		if (pa_event_samples(t->rows[i].e))
+			c->samples += t->rows[i].samples;
+	for (size_t p = 0; p < run->nprocesses; p++)
+		for (size_t i = 0; pa_filter_selects(f, run->processes[p]) &&
+		     i < run->processes[p]->nthreads; i++)
+			c->nthreads += pa_filter_selects_thread(f, run->processes[p]->threads[i]);
+}
+
+int pa_report_events_json(FILE *out, const struct pa_run *run,
+			  const struct pa_filter *filter)
+{
+	struct pa_filter f = filter ? *filter : PA_FILTER_ALL;
+	struct pa_report_events_table t;
+	struct pa_report_json_counts c;
+	struct pa_json *j = NULL;
+	int ret = pa_report_events_table_init(&t, run, &f);
+
+	if (ret == 0) {
+		pa_report_events_json_counts(run, &f, &t, &c);
+		ret = pa_report_json_begin(out, "events", run, &f, &c, &j);
+	}
+	if (ret == 0) {
+		pa_json_key(j, "configs");
+		pa_json_array_begin(j);
+		for (size_t p = 0; p < run->nprocesses; p++)
+			if (pa_filter_selects(&f, run->processes[p]))
+				pa_report_events_json_config(j, run->processes[p]);
+		pa_json_array_end(j);
+		pa_json_key(j, "rows");
+		pa_json_array_begin(j);
+		for (size_t i = 0; i < t.nrows; i++)
+			pa_report_events_json_row(j, run, &f, &t, &t.rows[i]);
+		pa_json_array_end(j);
+		ret = pa_report_json_end(j);
+	}
+	free(t.rows);
+	return ret;
 }

@@ -25,4 +25,21 @@
  */
 int pa_report_events(FILE *out, const struct pa_run *run, const struct pa_filter *filter);
 
+/*
+ * The same as a JSON document (report_json.h; "header" and "lost" are
+ * null, "samples" sums the rows', "processes" and "threads" count the
+ * selected ones) with "configs", one object per selected process: {"pid",
+ * "exe", "mode", "signal" (the signal mode's, else null), "requested",
+ * "source", "max_frames", "follow_exec", "unavailable", "strict" (null
+ * when the log has no configuration record), "text" (the text report's
+ * line)}; and one row per event row: {"name", "event", "kind",
+ * "encoding", "type", "config", "config1", "config2", "period", "unit",
+ * "period_text", "scope", "precise", "samples", "lost" (null for counting
+ * events), "processes" (how many), "all_processes", "pids" (every one),
+ * "status", "available", "error" (strerror, null when available)}.
+ * Returns 0, -ENOMEM, or -EIO on a write error.
+ */
+int pa_report_events_json(FILE *out, const struct pa_run *run,
+			  const struct pa_filter *filter);
+
 #endif /* PA_REPORT_EVENTS_H */

@@ -24,9 +24,10 @@ struct pa_pprof_vec {
 struct pa_pprof {
 	struct pa_intern *strings;   /* NUL-terminated strings; "" first */
 	struct pa_intern *mappings;  /* {process index, module address} */
-	struct pa_intern *functions; /* {name string, file string} */
+	struct pa_intern *functions; /* {name string, file string, start line} */
 	struct pa_intern *locations; /* {process index, ip, is_caller, module address} */
-	struct pa_pprof_vec loc_data; /* per location: mapping id, function id */
+	struct pa_pprof_vec loc_data; /* per location: mapping id, first line, lines */
+	struct pa_pprof_vec lines;    /* per line: function id, line; innermost first */
 	struct pa_intern *samples;   /* {thread address, location ids...} */
 	struct pa_pprof_vec counts;  /* per sample: samples */
 	const struct pa_run *run;
@@ -66,22 +67,53 @@ static int64_t pa_pprof_mapping(struct pa_pprof *pp, size_t p, const struct pa_m
 	return i < 0 ? i : i + 1;
 }
 
-static int64_t pa_pprof_function(struct pa_pprof *pp, const struct pa_frame *fr)
+/* The function id of name in file (NULL: none) starting at start_line (0: unknown). */
+static int64_t pa_pprof_function(struct pa_pprof *pp, const char *name, const char *file,
+				 unsigned start_line)
 {
-	int64_t name = pa_pprof_str(pp, fr->name), file = pa_pprof_str(pp, "");
-	uint64_t key[2];
+	int64_t n = pa_pprof_str(pp, name), f = pa_pprof_str(pp, file);
+	uint64_t key[3];
 	int64_t i;
 
-	/*
-	 * The file stays "" until the symboliser gives source files: set it
-	 * here (and start_line) when struct pa_frame has them.
-	 */
-	if (name < 0 || file < 0)
+	if (n < 0 || f < 0)
 		return -ENOMEM;
-	key[0] = (uint64_t)name;
-	key[1] = (uint64_t)file;
+	key[0] = (uint64_t)n;
+	key[1] = (uint64_t)f;
+	key[2] = start_line;
 	i = pa_intern_add(pp->functions, key, sizeof(key));
 	return i < 0 ? i : i + 1;
+}
+
+/* Append one line of a location: function id and line. */
+static int pa_pprof_line(struct pa_pprof *pp, int64_t func, unsigned line)
+{
+	if (func < 0 || pa_pprof_vec_push(&pp->lines, (uint64_t)func) < 0 ||
+	    pa_pprof_vec_push(&pp->lines, line) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+/*
+ * The lines of frame k of item, innermost first as profile.proto wants:
+ * one per inline level, then the function that holds the address. A frame
+ * without source frames gets one line naming it as top does, line 0.
+ */
+static int pa_pprof_lines(struct pa_pprof *pp, const struct pa_samples_item *item, size_t k)
+{
+	const struct pa_frame *fr = &item->frames[k];
+	const struct pa_srcframe *src = NULL;
+	size_t nsrc = 0;
+	int ret = 0;
+
+	if (item->sym && pa_symbols_lookup_src(item->sym, fr->ip, item->is_caller[k],
+					       item->sample->time_ns, &src, &nsrc) < 0)
+		return -ENOMEM;
+	if (nsrc == 0)
+		return pa_pprof_line(pp, pa_pprof_function(pp, fr->name, NULL, 0), 0);
+	for (size_t i = 0; i < nsrc && ret == 0; i++)
+		ret = pa_pprof_line(pp, pa_pprof_function(pp, src[i].function, src[i].file,
+							  src[i].start_line), src[i].line);
+	return ret;
 }
 
 /* The location id of frame k of item, added with its mapping and function. */
@@ -94,18 +126,16 @@ static int64_t pa_pprof_location(struct pa_pprof *pp, const struct pa_samples_it
 			    (uint64_t)(uintptr_t)m };
 	size_t before = pa_intern_count(pp->locations);
 	int64_t i = pa_intern_add(pp->locations, key, sizeof(key));
-	int64_t map, func;
+	size_t first = pp->lines.n / 2;
+	int64_t map;
 
 	if (i < 0 || (size_t)i < before)
 		return i < 0 ? i : i + 1;
-	/*
-	 * One line per location for now. When the symboliser gives inline
-	 * frames, a location gets one line per inline level, innermost first.
-	 */
 	map = pa_pprof_mapping(pp, item->proc_index, m);
-	func = pa_pprof_function(pp, fr);
-	if (map < 0 || func < 0 || pa_pprof_vec_push(&pp->loc_data, (uint64_t)map) < 0 ||
-	    pa_pprof_vec_push(&pp->loc_data, (uint64_t)func) < 0)
+	if (map < 0 || pa_pprof_lines(pp, item, k) < 0 ||
+	    pa_pprof_vec_push(&pp->loc_data, (uint64_t)map) < 0 ||
+	    pa_pprof_vec_push(&pp->loc_data, first) < 0 ||
+	    pa_pprof_vec_push(&pp->loc_data, pp->lines.n / 2 - first) < 0)
 		return -ENOMEM;
 	return i + 1;
 }
@@ -230,8 +260,15 @@ static int pa_pprof_msg_mappings(struct pa_pprof *pp, struct pa_pprof_msg *m)
 		x->file_offset = mod->pgoff;
 		x->filename = pa_pprof_str(pp, mod->path[0] ? mod->path : proc->exe);
 		x->build_id = pa_pprof_str(pp, hex);
-		/* Every location has a function: pprof must not symbolise again. */
+		/*
+		 * Every location has its function, and its file, lines and
+		 * inline frames where the debug info has them: pprof must
+		 * not symbolise again.
+		 */
 		x->has_functions = 1;
+		x->has_filenames = 1;
+		x->has_line_numbers = 1;
+		x->has_inline_frames = 1;
 		if (x->filename < 0 || x->build_id < 0)
 			return -ENOMEM;
 		m->mapp[i] = x;
@@ -257,6 +294,7 @@ static int pa_pprof_msg_functions(struct pa_pprof *pp, struct pa_pprof_msg *m)
 		m->fn[i].name = (int64_t)key[0];
 		m->fn[i].system_name = (int64_t)key[0];
 		m->fn[i].filename = (int64_t)key[1];
+		m->fn[i].start_line = (int64_t)key[2];
 		m->fnp[i] = &m->fn[i];
 	}
 	m->prof.n_function = n;
@@ -266,26 +304,30 @@ static int pa_pprof_msg_functions(struct pa_pprof *pp, struct pa_pprof_msg *m)
 
 static int pa_pprof_msg_locations(struct pa_pprof *pp, struct pa_pprof_msg *m)
 {
-	size_t n = pa_intern_count(pp->locations);
+	size_t n = pa_intern_count(pp->locations), nlines = pp->lines.n / 2;
 
 	m->loc = calloc(n + 1, sizeof(*m->loc));
 	m->locp = calloc(n + 1, sizeof(*m->locp));
-	m->line = calloc(n + 1, sizeof(*m->line));
-	m->linep = calloc(n + 1, sizeof(*m->linep));
+	m->line = calloc(nlines + 1, sizeof(*m->line));
+	m->linep = calloc(nlines + 1, sizeof(*m->linep));
 	if (!m->loc || !m->locp || !m->line || !m->linep)
 		return -ENOMEM;
+	for (size_t j = 0; j < nlines; j++) {
+		perftools__profiles__line__init(&m->line[j]);
+		m->line[j].function_id = pp->lines.v[2 * j];
+		m->line[j].line = (int64_t)pp->lines.v[2 * j + 1];
+		m->linep[j] = &m->line[j];
+	}
 	for (size_t i = 0; i < n; i++) {
 		const uint64_t *key = pa_intern_key(pp->locations, i, NULL);
+		const uint64_t *data = &pp->loc_data.v[3 * i];
 
 		perftools__profiles__location__init(&m->loc[i]);
-		perftools__profiles__line__init(&m->line[i]);
-		m->line[i].function_id = pp->loc_data.v[2 * i + 1];
-		m->linep[i] = &m->line[i];
 		m->loc[i].id = i + 1;
-		m->loc[i].mapping_id = pp->loc_data.v[2 * i];
+		m->loc[i].mapping_id = data[0];
 		m->loc[i].address = key[1];
-		m->loc[i].n_line = 1;
-		m->loc[i].line = &m->linep[i];
+		m->loc[i].n_line = data[2];
+		m->loc[i].line = &m->linep[data[1]];
 		m->locp[i] = &m->loc[i];
 	}
 	m->prof.n_location = n;
@@ -472,6 +514,7 @@ static void pa_pprof_release(struct pa_pprof *pp)
 	pa_intern_free(pp->locations);
 	pa_intern_free(pp->samples);
 	free(pp->loc_data.v);
+	free(pp->lines.v);
 	free(pp->counts.v);
 }
 

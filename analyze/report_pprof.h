@@ -3,10 +3,17 @@
  * (github.com/google/pprof/proto/profile.proto), encoded by protobuf-c.
  *
  * Contents: one mapping per module of every selected process, one location
- * per distinct (process, address, caller or leaf), each with one line naming
- * its function (the symboliser's name; "module+0xOFFSET" or "[unknown]" when
- * unresolved, as in top), one sample per distinct (thread, stack) with
- * labels pid, tid (numbers) and thread (its name). Sample types:
+ * per distinct (process, address, caller or leaf), each with one line per
+ * source frame (pa_symbols_lookup_src), innermost first as profile.proto
+ * wants: every inline level, then the function that holds the address,
+ * each with its line (for an inline level, where its code is; for the next
+ * one out, the call site). Functions have their source file and start line
+ * (DW_AT_decl_line) where the debug info gives them; an address without
+ * source frames has one line naming it as top does ("module+0xOFFSET" or
+ * "[unknown]" when unresolved), line 0. Mappings say they have functions,
+ * file names, line numbers and inline frames, so pprof does not symbolise
+ * again. One sample per distinct (thread, stack) with labels pid, tid
+ * (numbers) and thread (its name). Sample types:
  * samples/count, then cpu/nanoseconds (samples x period) for an event that
  * counts nanoseconds at a fixed period, or EVENT/count (samples x period)
  * for another fixed-period event; a frequency event has samples/count only.

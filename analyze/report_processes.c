@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "events.h"
+#include "report_json.h"
 
 #define PA_REPORT_PROCESSES_NONE SIZE_MAX
 #define PA_REPORT_PROCESSES_MAX_INDENT 16 /* levels; deeper ones line up */
@@ -23,10 +24,12 @@ struct pa_report_processes_tree {
 	size_t nrows;
 };
 
-static bool pa_report_processes_has_tid(const struct pa_process *proc, uint32_t tid)
+/* Whether f selects a thread of proc. */
+static bool pa_report_processes_has_thread(const struct pa_process *proc,
+					   const struct pa_filter *f)
 {
 	for (size_t i = 0; i < proc->nthreads; i++)
-		if (proc->threads[i]->tid == tid)
+		if (pa_filter_selects_thread(f, proc->threads[i]))
 			return true;
 	return false;
 }
@@ -115,7 +118,7 @@ static int pa_report_processes_tree_init(struct pa_report_processes_tree *t,
 		const struct pa_process *proc = run->processes[i];
 
 		if (pa_filter_selects(f, proc) &&
-		    (!f->tid || pa_report_processes_has_tid(proc, f->tid)))
+		    (!pa_filter_by_thread(f) || pa_report_processes_has_thread(proc, f)))
 			t->v[t->n++] = proc;
 	}
 	for (size_t k = 0; k < t->n; k++) {
@@ -244,4 +247,122 @@ int pa_report_processes(FILE *out, const struct pa_run *run, const struct pa_fil
 		pa_report_processes_row(out, t.v[t.order[r]], t.depth[r], (int)width, t0, &f);
 	pa_report_processes_tree_release(&t);
 	return ferror(out) ? -EIO : 0;
+}
+
+/* How proc ended, as members "how", "exit_status", "signal", "exec_path". */
+static void pa_report_processes_json_how(struct pa_json *j, const struct pa_process *proc)
+{
+	bool exited = !proc->replaced && proc->ended && proc->exit_how == PPF_EXIT_NORMAL;
+	bool signalled = !proc->replaced && proc->ended && proc->exit_how == PPF_EXIT_SIGNAL;
+	const char *sig = signalled ? sigabbrev_np(proc->exit_status) : NULL;
+	char name[32];
+
+	pa_json_key_string(j, "how", proc->replaced ? "exec" : !proc->ended ? "killed" :
+			   exited ? "exit" : signalled ? "signal" : "unknown");
+	pa_json_key(j, "exit_status");
+	if (exited)
+		pa_json_int(j, proc->exit_status);
+	else
+		pa_json_null(j);
+	pa_json_key(j, "signal");
+	if (sig) {
+		snprintf(name, sizeof(name), "SIG%s", sig);
+		pa_json_string(j, name);
+	} else if (signalled) {
+		pa_json_int(j, proc->exit_status);
+	} else {
+		pa_json_null(j);
+	}
+	pa_json_key_string(j, "exec_path", proc->replaced ?
+			   proc->execs[proc->nexecs - 1].path : NULL);
+}
+
+static void pa_report_processes_json_row(struct pa_json *j, const struct pa_process *proc,
+					 size_t depth, int64_t parent, uint64_t t0,
+					 const struct pa_filter *f)
+{
+	uint64_t end = proc->ended ? proc->end_ns :
+		       proc->replaced ? proc->execs[proc->nexecs - 1].time_ns : 0;
+	const char *exe = pa_process_exe_base(proc);
+	char how[PA_ERROR_PATH_MAX + 32];
+	size_t nthreads;
+	uint64_t samples = pa_report_processes_samples(proc, f, &nthreads);
+
+	pa_report_processes_how(proc, how, sizeof(how));
+	pa_json_object_begin(j);
+	pa_json_key_uint(j, "pid", proc->pid);
+	pa_json_key_uint(j, "ppid", proc->ppid);
+	pa_json_key_uint(j, "depth", depth);
+	pa_json_key(j, "parent");
+	if (depth && parent >= 0)
+		pa_json_int(j, parent);
+	else
+		pa_json_null(j);
+	pa_json_key_double(j, "start_s", proc->start_ns >= t0 ?
+			   (double)(proc->start_ns - t0) / 1e9 : 0.0);
+	pa_json_key(j, "wall_s");
+	if (end >= proc->start_ns && (proc->ended || proc->replaced))
+		pa_json_double(j, (double)(end - proc->start_ns) / 1e9);
+	else
+		pa_json_null(j);
+	pa_json_key_uint(j, "samples", samples);
+	pa_json_key_uint(j, "threads", nthreads);
+	pa_json_key_string(j, "exe", exe[0] ? exe : NULL);
+	pa_json_key_string(j, "ended", how);
+	pa_report_processes_json_how(j, proc);
+	pa_json_key_bool(j, "profiling_off", proc->mode == PPF_MODE_OFF);
+	pa_json_object_end(j);
+}
+
+/* The rows of t; row_of maps an index of t.v to its row. */
+static void pa_report_processes_json_rows(struct pa_json *j,
+					  const struct pa_report_processes_tree *t,
+					  size_t *row_of, uint64_t t0, const struct pa_filter *f)
+{
+	for (size_t r = 0; r < t->nrows; r++)
+		row_of[t->order[r]] = r;
+	for (size_t r = 0; r < t->nrows; r++) {
+		size_t k = t->order[r], p = t->parent[k];
+
+		pa_report_processes_json_row(j, t->v[k], t->depth[r],
+					     p == PA_REPORT_PROCESSES_NONE ? -1 :
+					     (int64_t)row_of[p], t0, f);
+	}
+}
+
+int pa_report_processes_json(FILE *out, const struct pa_run *run,
+			     const struct pa_filter *filter)
+{
+	struct pa_filter f = filter ? *filter : PA_FILTER_ALL;
+	struct pa_report_json_counts c = { 0 };
+	struct pa_report_processes_tree t;
+	struct pa_json *j = NULL;
+	uint64_t t0 = UINT64_MAX;
+	size_t *row_of = NULL;
+	int ret = pa_report_processes_tree_init(&t, run, &f);
+
+	if (ret == 0 && !(row_of = calloc(t.n + 1, sizeof(*row_of))))
+		ret = -ENOMEM;
+	for (size_t i = 0; i < run->nprocesses; i++)
+		if (run->processes[i]->start_ns < t0)
+			t0 = run->processes[i]->start_ns;
+	for (size_t k = 0; ret == 0 && k < t.n; k++) {
+		size_t nthreads;
+
+		c.samples += pa_report_processes_samples(t.v[k], &f, &nthreads);
+		c.nthreads += nthreads;
+	}
+	c.nprocesses = t.nrows;
+	if (ret == 0)
+		ret = pa_report_json_begin(out, "processes", run, &f, &c, &j);
+	if (ret == 0) {
+		pa_json_key(j, "rows");
+		pa_json_array_begin(j);
+		pa_report_processes_json_rows(j, &t, row_of, t0, &f);
+		pa_json_array_end(j);
+		ret = pa_report_json_end(j);
+	}
+	free(row_of);
+	pa_report_processes_tree_release(&t);
+	return ret;
 }

@@ -29,4 +29,18 @@
  */
 int pa_report_processes(FILE *out, const struct pa_run *run, const struct pa_filter *filter);
 
+/*
+ * The same as a JSON document (report_json.h; "processes" counts the rows,
+ * "threads" sums theirs, "lost" is null) with one row per process, in the
+ * same order: {"pid", "ppid", "depth" (0 for a root), "parent" (the index
+ * in rows of its parent's row, null for a root), "start_s", "wall_s" (null
+ * when unknown), "samples", "threads", "exe" (null when unknown), "ended"
+ * (the ENDED text), "how" ("exit", "signal", "exec", "killed" or
+ * "unknown"), "exit_status", "signal" ("SIGABRT", or the number when it
+ * has no name), "exec_path" (null when they do not apply),
+ * "profiling_off"}. Returns 0, -ENOMEM, or -EIO on a write error.
+ */
+int pa_report_processes_json(FILE *out, const struct pa_run *run,
+			     const struct pa_filter *filter);
+
 #endif /* PA_REPORT_PROCESSES_H */

@@ -17,7 +17,7 @@
  */
 struct pa_speedscope {
 	FILE *out;
-	struct pa_intern *frames;   /* "name\0module\0" */
+	struct pa_intern *frames;   /* "name\0file\0line\0": file the source or module */
 	const struct pa_thread *thread; /* whose samples ids holds */
 	const struct pa_process *proc;
 	uint32_t *ids;              /* frame indexes of every sample, root first */
@@ -105,25 +105,66 @@ static int pa_speedscope_reserve(struct pa_speedscope *ss, size_t n)
 	return 0;
 }
 
-static int64_t pa_speedscope_frame(struct pa_speedscope *ss, const struct pa_frame *fr)
+/*
+ * The index of the frame named name in file (NULL: none) at line (0:
+ * unknown). A frame is a function, as in speedscope's own importers: its
+ * line is where the function starts, not where the sample was.
+ */
+static int64_t pa_speedscope_frame(struct pa_speedscope *ss, const char *name,
+				   const char *file, unsigned line)
 {
-	const char *module = fr->module ? fr->module : "";
-	size_t nl = strlen(fr->name) + 1, ml = strlen(module) + 1;
-	char buf[1024], *key = nl + ml <= sizeof(buf) ? buf : malloc(nl + ml);
+	char num[16];
+	size_t nl = strlen(name) + 1, fl = strlen(file ? file : "") + 1, ll;
+	char buf[1024], *key;
 	int64_t id;
 
+	ll = (size_t)snprintf(num, sizeof(num), "%u", line) + 1;
+	key = nl + fl + ll <= sizeof(buf) ? buf : malloc(nl + fl + ll);
 	if (!key)
 		return -ENOMEM;
-	memcpy(key, fr->name, nl);
-	memcpy(key + nl, module, ml);
-	/*
-	 * Source files and lines, when the symboliser gives them, would make
-	 * "file" and "line" of the frame here.
-	 */
-	id = pa_intern_add(ss->frames, key, nl + ml);
+	memcpy(key, name, nl);
+	memcpy(key + nl, file ? file : "", fl);
+	memcpy(key + nl + fl, num, ll);
+	id = pa_intern_add(ss->frames, key, nl + fl + ll);
 	if (key != buf)
 		free(key);
 	return id;
+}
+
+/*
+ * Append frame k of item, outermost level first: one frame per inline
+ * level, then the function (its source file, else its module); a frame
+ * without source frames as top names it, with its module.
+ */
+static int pa_speedscope_levels(struct pa_speedscope *ss, const struct pa_samples_item *item,
+				size_t k)
+{
+	const struct pa_frame *fr = &item->frames[k];
+	const struct pa_srcframe *src = NULL;
+	size_t nsrc = 0;
+	int64_t id;
+
+	if (item->sym && pa_symbols_lookup_src(item->sym, fr->ip, item->is_caller[k],
+					       item->sample->time_ns, &src, &nsrc) < 0)
+		return -ENOMEM;
+	if (pa_speedscope_reserve(ss, nsrc ? nsrc : 1) < 0)
+		return -ENOMEM;
+	if (nsrc == 0) {
+		id = pa_speedscope_frame(ss, fr->name, fr->module, 0);
+		if (id < 0)
+			return (int)id;
+		ss->ids[ss->nids++] = (uint32_t)id;
+		return 0;
+	}
+	for (size_t i = nsrc; i-- > 0;) {
+		id = pa_speedscope_frame(ss, src[i].function,
+					 src[i].file ? src[i].file : fr->module,
+					 src[i].file ? src[i].start_line : 0);
+		if (id < 0)
+			return (int)id;
+		ss->ids[ss->nids++] = (uint32_t)id;
+	}
+	return 0;
 }
 
 static int pa_speedscope_add(void *ctx, const struct pa_samples_item *item)
@@ -135,15 +176,14 @@ static int pa_speedscope_add(void *ctx, const struct pa_samples_item *item)
 		ss->thread = item->thread;
 		ss->proc = item->proc;
 	}
-	if (pa_speedscope_reserve(ss, item->nframes) < 0)
-		return -ENOMEM;
 	for (size_t k = item->nframes; k-- > 0;) {
-		int64_t id = pa_speedscope_frame(ss, &item->frames[k]);
+		int ret = pa_speedscope_levels(ss, item, k);
 
-		if (id < 0)
-			return (int)id;
-		ss->ids[ss->nids++] = (uint32_t)id;
+		if (ret < 0)
+			return ret;
 	}
+	if (pa_speedscope_reserve(ss, 0) < 0)
+		return -ENOMEM;
 	ss->ends[ss->nsamples++] = ss->nids;
 	return ferror(ss->out) ? -EIO : 0;
 }
@@ -155,14 +195,17 @@ static void pa_speedscope_frames(struct pa_speedscope *ss)
 	fputs("],\n\"shared\":{\"frames\":[", ss->out);
 	for (size_t i = 0; i < n; i++) {
 		const char *name = pa_intern_key(ss->frames, i, NULL);
-		const char *module = name + strlen(name) + 1;
+		const char *file = name + strlen(name) + 1;
+		const char *line = file + strlen(file) + 1;
 
 		fputs(i ? ",\n{\"name\":" : "\n{\"name\":", ss->out);
 		pa_report_json_string(ss->out, name);
-		if (*module) {
+		if (*file) {
 			fputs(",\"file\":", ss->out);
-			pa_report_json_string(ss->out, module);
+			pa_report_json_string(ss->out, file);
 		}
+		if (strcmp(line, "0") != 0)
+			fprintf(ss->out, ",\"line\":%s", line);
 		fputc('}', ss->out);
 	}
 	fputs("]}}\n", ss->out);

@@ -6,8 +6,12 @@
  * "EXE (PID) THREAD (TID)", its samples in time order, each a stack of
  * indexes into shared.frames, root first. Weights: the period in
  * nanoseconds (unit "nanoseconds") for an event that counts nanoseconds at
- * a fixed period, else 1 per sample (unit "none"). Frames carry the
- * display name (as in top) and, as "file", the module's path.
+ * a fixed period, else 1 per sample (unit "none"). A frame is a function
+ * (as speedscope's own importers make them), one per inline level
+ * (pa_symbols_lookup_src), so that stacks count as top --inlines: its name,
+ * its source file as "file" and the line where it starts as "line" when the
+ * debug info gives them, else the display name (as in top) and the
+ * module's path as "file".
  */
 #ifndef PA_REPORT_SPEEDSCOPE_H
 #define PA_REPORT_SPEEDSCOPE_H

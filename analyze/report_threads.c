@@ -5,6 +5,7 @@
 #include <inttypes.h>
 
 #include "events.h"
+#include "report_json.h"
 
 /*
  * Samples of the selected event that arrived late: taken while the thread
@@ -74,4 +75,71 @@ int pa_report_threads(FILE *out, const struct pa_run *run, const struct pa_filte
 				pa_report_threads_row(out, proc, proc->threads[i], &f);
 	}
 	return ferror(out) ? -EIO : 0;
+}
+
+static void pa_report_threads_json_row(struct pa_json *j, const struct pa_process *proc,
+				       const struct pa_thread *t, const struct pa_filter *f)
+{
+	pa_json_object_begin(j);
+	pa_json_key_uint(j, "pid", t->pid);
+	pa_json_key_uint(j, "tid", t->tid);
+	pa_json_key_string(j, "name", t->name[0] ? t->name : NULL);
+	pa_json_key_uint(j, "samples", pa_filter_count_samples(f, proc, t));
+	pa_json_key_uint(j, "lost", pa_filter_count_lost(f, proc, t));
+	pa_json_key_uint(j, "late", pa_report_threads_late(pa_filter_event(f, proc), t));
+	pa_json_key_string(j, "ended", pa_report_threads_ended(proc, t));
+	pa_json_key(j, "cpu_s");
+	if (t->ended && t->cpu_ns)
+		pa_json_double(j, (double)t->cpu_ns / 1e9);
+	else
+		pa_json_null(j);
+	pa_json_key_string(j, "exe", pa_process_exe_base(proc));
+	pa_json_object_end(j);
+}
+
+/* The counts of the document's opening: rows, their processes, samples, lost. */
+static void pa_report_threads_json_counts(const struct pa_run *run, const struct pa_filter *f,
+					  struct pa_report_json_counts *c)
+{
+	*c = (struct pa_report_json_counts){ .has_lost = true };
+	for (size_t p = 0; p < run->nprocesses; p++) {
+		const struct pa_process *proc = run->processes[p];
+		size_t before = c->nthreads;
+
+		for (size_t i = 0; pa_filter_selects(f, proc) && i < proc->nthreads; i++) {
+			if (!pa_filter_selects_thread(f, proc->threads[i]))
+				continue;
+			c->nthreads++;
+			c->samples += pa_filter_count_samples(f, proc, proc->threads[i]);
+			c->lost += pa_filter_count_lost(f, proc, proc->threads[i]);
+		}
+		c->nprocesses += c->nthreads > before;
+	}
+}
+
+int pa_report_threads_json(FILE *out, const struct pa_run *run,
+			   const struct pa_filter *filter)
+{
+	struct pa_filter f = filter ? *filter : PA_FILTER_ALL;
+	struct pa_report_json_counts c;
+	struct pa_json *j;
+	int ret;
+
+	pa_report_threads_json_counts(run, &f, &c);
+	ret = pa_report_json_begin(out, "threads", run, &f, &c, &j);
+	if (ret < 0)
+		return ret;
+	pa_json_key(j, "rows");
+	pa_json_array_begin(j);
+	for (size_t p = 0; p < run->nprocesses; p++) {
+		const struct pa_process *proc = run->processes[p];
+
+		if (!pa_filter_selects(&f, proc))
+			continue;
+		for (size_t i = 0; i < proc->nthreads; i++)
+			if (pa_filter_selects_thread(&f, proc->threads[i]))
+				pa_report_threads_json_row(j, proc, proc->threads[i], &f);
+	}
+	pa_json_array_end(j);
+	return pa_report_json_end(j);
 }

@@ -19,4 +19,14 @@
  */
 int pa_report_threads(FILE *out, const struct pa_run *run, const struct pa_filter *filter);
 
+/*
+ * The same as a JSON document (report_json.h; "processes" and "threads"
+ * count the rows' processes and the rows, "lost" sums the rows') with one
+ * row per thread: {"pid", "tid", "name" (null where the text shows '-'),
+ * "samples", "lost", "late", "ended" ("yes", "exec", "no"), "cpu_s" (null
+ * when unknown), "exe"}. Returns 0, -ENOMEM, or -EIO on a write error.
+ */
+int pa_report_threads_json(FILE *out, const struct pa_run *run,
+			   const struct pa_filter *filter);
+
 #endif /* PA_REPORT_THREADS_H */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "events.h"
+#include "report_json.h"
 
 /* Whether name is an unresolved frame of module base: "base+0x...". */
 static bool pa_report_top_names_module(const char *name, const char *base)
@@ -61,4 +62,53 @@ int pa_report_top(FILE *out, const struct pa_run *run, const struct pa_profile *
 		fputc('\n', out);
 	}
 	return ferror(out) ? -EIO : 0;
+}
+
+static const char *pa_report_top_by(enum pa_profile_by by)
+{
+	switch (by) {
+	case PA_PROFILE_BY_INLINE: return "inline";
+	case PA_PROFILE_BY_LINE: return "line";
+	case PA_PROFILE_BY_LINE_INLINE: return "line_inline";
+	default: return "function";
+	}
+}
+
+int pa_report_top_json(FILE *out, const struct pa_run *run, const struct pa_profile *prof,
+		       size_t limit)
+{
+	const struct pa_event *e = pa_report_top_timed(run, &prof->filter);
+	size_t n = limit && limit < prof->nfuncs ? limit : prof->nfuncs;
+	struct pa_report_json_counts c = {
+		.samples = prof->samples, .nprocesses = prof->nprocesses,
+		.nthreads = prof->nthreads, .lost = prof->lost, .has_lost = true,
+		.header_counts = true,
+	};
+	struct pa_json *j;
+	int ret = pa_report_json_begin(out, "top", run, &prof->filter, &c, &j);
+
+	if (ret < 0)
+		return ret;
+	pa_json_key_string(j, "by", pa_report_top_by(prof->by));
+	pa_json_key(j, "rows");
+	pa_json_array_begin(j);
+	for (size_t i = 0; i < n; i++) {
+		const struct pa_func *f = &prof->funcs[i];
+
+		pa_json_object_begin(j);
+		pa_json_key_uint(j, "self", f->self);
+		pa_json_key_double(j, "self_percent", pa_report_top_pct(f->self, prof->samples));
+		pa_json_key_uint(j, "total", f->total);
+		pa_json_key_double(j, "total_percent",
+				   pa_report_top_pct(f->total, prof->samples));
+		pa_json_key(j, "cpu_s");
+		if (e)
+			pa_json_double(j, (double)f->self * (double)e->period / 1e9);
+		else
+			pa_json_null(j);
+		pa_report_json_func(j, f);
+		pa_json_object_end(j);
+	}
+	pa_json_array_end(j);
+	return pa_report_json_end(j);
 }

@@ -20,4 +20,14 @@
 int pa_report_top(FILE *out, const struct pa_run *run, const struct pa_profile *prof,
 		  size_t limit);
 
+/*
+ * The same as a JSON document (report_json.h) with "by" ("function",
+ * "inline", "line" or "line_inline") and one row per function line:
+ * {"self", "self_percent", "total", "total_percent", "cpu_s" (null where
+ * the text shows '-'), "function", "module", "module_path"}. Returns 0,
+ * -ENOMEM, or -EIO when out reports a write error.
+ */
+int pa_report_top_json(FILE *out, const struct pa_run *run, const struct pa_profile *prof,
+		       size_t limit);
+
 #endif /* PA_REPORT_TOP_H */

@@ -6,6 +6,7 @@
 
 #include "calltree.h"
 #include "events.h"
+#include "report_json.h"
 
 static void pa_report_tree_node(FILE *out, const struct pa_calltree *t, size_t i,
 				uint64_t samples, double min_percent)
@@ -43,4 +44,62 @@ int pa_report_tree(FILE *out, const struct pa_run *run, const struct pa_profile 
 	pa_report_tree_node(out, t, 0, prof->samples, min_percent);
 	pa_calltree_free(t);
 	return ferror(out) ? -EIO : 0;
+}
+
+/* Node i's row (none for the root) and its children's; *row counts the rows written. */
+static void pa_report_tree_json_node(struct pa_json *j, const struct pa_calltree *t, size_t i,
+				     uint64_t samples, double min_percent, int64_t parent,
+				     size_t *row)
+{
+	const struct pa_calltree_node *n = &t->nodes[i];
+	int64_t self_row = -1;
+
+	if (i != 0) {
+		self_row = (int64_t)(*row)++;
+		pa_json_object_begin(j);
+		pa_json_key_uint(j, "depth", n->depth);
+		pa_json_key(j, "parent");
+		if (parent < 0)
+			pa_json_null(j);
+		else
+			pa_json_int(j, parent);
+		pa_json_key_uint(j, "total", n->total);
+		pa_json_key_double(j, "total_percent", pa_calltree_pct(n->total, samples));
+		pa_json_key_uint(j, "self", n->self);
+		pa_json_key_double(j, "self_percent", pa_calltree_pct(n->self, samples));
+		pa_report_json_func(j, n->func);
+		pa_json_object_end(j);
+	}
+	for (size_t c = n->first_child; c != PA_CALLTREE_NONE; c = t->nodes[c].next)
+		if (pa_calltree_pct(t->nodes[c].total, samples) >= min_percent)
+			pa_report_tree_json_node(j, t, c, samples, min_percent, self_row, row);
+}
+
+int pa_report_tree_json(FILE *out, const struct pa_run *run, const struct pa_profile *prof,
+			double min_percent)
+{
+	struct pa_report_json_counts c = {
+		.samples = prof->samples, .nprocesses = prof->nprocesses,
+		.nthreads = prof->nthreads, .lost = prof->lost, .has_lost = true,
+		.header_counts = true,
+	};
+	struct pa_calltree *t;
+	struct pa_json *j;
+	size_t row = 0;
+	int ret = pa_calltree_build(prof, &t);
+
+	if (ret < 0)
+		return ret;
+	ret = pa_report_json_begin(out, "tree", run, &prof->filter, &c, &j);
+	if (ret < 0) {
+		pa_calltree_free(t);
+		return ret;
+	}
+	pa_json_key_double(j, "min_percent", min_percent);
+	pa_json_key(j, "rows");
+	pa_json_array_begin(j);
+	pa_report_tree_json_node(j, t, 0, prof->samples, min_percent, -1, &row);
+	pa_json_array_end(j);
+	pa_calltree_free(t);
+	return pa_report_json_end(j);
 }

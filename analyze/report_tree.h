@@ -23,4 +23,14 @@
 int pa_report_tree(FILE *out, const struct pa_run *run, const struct pa_profile *prof,
 		   double min_percent);
 
+/*
+ * The same as a JSON document (report_json.h) with "min_percent" and one
+ * row per line, in the same order: {"depth" (1 for an outermost frame),
+ * "parent" (the index in rows of its caller's row, null at depth 1),
+ * "total", "total_percent", "self", "self_percent", "function", "module",
+ * "module_path"}. Returns 0, -ENOMEM, or -EIO on a write error.
+ */
+int pa_report_tree_json(FILE *out, const struct pa_run *run, const struct pa_profile *prof,
+			double min_percent);
+
 #endif /* PA_REPORT_TREE_H */

@@ -39,7 +39,7 @@ static bool pa_samples_wants(int64_t idx, const struct pa_sample *s)
 }
 
 static int pa_samples_thread(struct pa_samples_item *item, struct pa_symbols *sym,
-			     int64_t idx, struct pa_samples_buf *b,
+			     const struct pa_filter *f, int64_t idx, struct pa_samples_buf *b,
 			     int (*fn)(void *, const struct pa_samples_item *), void *ctx)
 {
 	const struct pa_thread *th = item->thread;
@@ -48,7 +48,8 @@ static int pa_samples_thread(struct pa_samples_item *item, struct pa_symbols *sy
 		const struct pa_sample *s = &th->samples[i];
 		int n, ret;
 
-		if (!pa_samples_wants(idx, s) || s->nframes == 0)
+		if (!pa_samples_wants(idx, s) || s->nframes == 0 ||
+		    !pa_filter_selects_time(f, item->proc, s))
 			continue;
 		n = pa_samples_symbolise(sym, s, b);
 		if (n < 0)
@@ -83,7 +84,8 @@ static int pa_samples_process(const struct pa_run *run, size_t p, const struct p
 			continue;
 		if (!sym && (ret = pa_symbols_new(proc, &sym, warn, err)) < 0)
 			return ret;
-		ret = pa_samples_thread(&item, sym, idx, b, fn, ctx);
+		item.sym = sym;
+		ret = pa_samples_thread(&item, sym, f, idx, b, fn, ctx);
 	}
 	pa_symbols_free(sym);
 	if (ret == -ENOMEM)

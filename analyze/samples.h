@@ -28,6 +28,7 @@ struct pa_samples_item {
 	const struct pa_frame *frames; /* innermost first */
 	const bool *is_caller;         /* per frame: a return address (looked up at ip - 1) */
 	size_t nframes;                /* at least 1 */
+	struct pa_symbols *sym;        /* proc's symboliser, for pa_symbols_lookup_src */
 };
 
 /*

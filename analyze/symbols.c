@@ -874,6 +874,14 @@ static const char *pa_symbols_comp_dir(Dwarf_Die *die)
 	return dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &attr));
 }
 
+/* The line where die's function is declared (through its abstract origin), 0 if none. */
+static unsigned pa_symbols_decl_line(Dwarf_Die *die)
+{
+	int line = 0;
+
+	return dwarf_decl_line(die, &line) == 0 && line > 0 ? (unsigned)line : 0;
+}
+
 /* Where inlined scope die was called from: its DW_AT_call_file and _line. */
 static void pa_symbols_call_site(Dwarf_Die *die, const char **file, unsigned *line)
 {
@@ -926,10 +934,12 @@ static int pa_symbols_fill_src(struct pa_symbols *sym, struct pa_sym_cache_slot 
 		Dwarf_Die *die = &cu->scopes[s].die;
 
 		f.function = pa_symbols_die_name(sym, die);
+		f.start_line = pa_symbols_decl_line(die);
 		if (dwarf_tag(die) != DW_TAG_inlined_subroutine)
 			break;
 		f.inlined = true;
 		ret = pa_symbols_push_src(&slot->src, &slot->nsrc, &cap, &f);
+		f.start_line = 0;
 		pa_symbols_call_site(die, &f.file, &f.line);
 		f.file = pa_symbols_src_path(sym, pa_symbols_comp_dir(die), f.file);
 	}

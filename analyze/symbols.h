@@ -65,6 +65,7 @@ struct pa_srcframe {
 	const char *function; /* the (inlined) function's name; never NULL */
 	const char *file;     /* source file, NULL when there is no line info */
 	unsigned line;        /* line in file, 0 when unknown */
+	unsigned start_line;  /* the function's first line (DW_AT_decl_line), 0 when unknown */
 	bool inlined;         /* this frame was inlined into the next one */
 };
 

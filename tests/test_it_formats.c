@@ -1,9 +1,11 @@
 /*
  * Integration: the output formats other tools read (pprof, speedscope,
  * perf script, per-thread folded stacks), on a real run of the demo
- * workload, checked by those tools where they are installed (Go pprof,
- * perf, python3's json) and always against our own profile (what `top`
- * and `folded` show): the same functions with the same sample counts.
+ * workload (and of the inlines workload for source lines and inline
+ * frames), checked by those tools (Go pprof, speedscope in headless
+ * Chromium, perf, python3's json) and always against our own profile
+ * (what `top`, `top --inlines`, `top --lines --inlines` and `folded`
+ * show): the same functions and lines with the same sample counts.
  */
 #include <criterion/criterion.h>
 #include <inttypes.h>
@@ -15,6 +17,9 @@
 #include <unistd.h>
 
 #include "pa_it.h"
+
+#define IT_FMT_CHROMIUM "/usr/bin/chromium"
+#define IT_FMT_INLINES_SRC PP_TEST_SOURCE_DIR "/tests/workloads/inlines.c"
 
 static struct pa_it it_fmt;
 
@@ -44,6 +49,51 @@ static struct pa_run *it_fmt_demo(void)
 	run = pa_it_load(&it_fmt);
 	cr_assert_eq(run->nprocesses, 1);
 	return run;
+}
+
+/* Runs the inlines workload (one thread, two inline levels); loads its run. */
+static struct pa_run *it_fmt_inlines(void)
+{
+	const char *argv[] = { "workloads/inlines", "0.3", NULL };
+	struct pa_it_result r;
+	struct pa_run *run;
+
+	pa_it_run_profiled(&it_fmt, "inlines", argv, NULL, &r);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0,
+		  "inlines failed (status 0x%x): %s", r.status, r.err);
+	pa_it_result_release(&r);
+	run = pa_it_load(&it_fmt);
+	cr_assert_eq(run->nprocesses, 1);
+	return run;
+}
+
+/* The profile of the whole run with frames as by says. */
+static struct pa_profile *it_fmt_profile_by(const struct pa_run *run, enum pa_profile_by by)
+{
+	struct pa_filter filter = { .event = 0 };
+	struct pa_profile *prof = NULL;
+	struct pa_error err;
+	int rc = pa_profile_build_by(run, &filter, by, &prof, NULL, &err);
+
+	cr_assert_eq(rc, 0, "pa_profile_build_by: %s: %s", err.path, err.reason);
+	return prof;
+}
+
+/* The line of tests/workloads/inlines.c holding the comment "line:marker". */
+static unsigned it_fmt_marker_line(const char *marker)
+{
+	char *text = pa_it_slurp(IT_FMT_INLINES_SRC, NULL);
+	char want[64];
+	const char *at;
+	unsigned line = 1;
+
+	snprintf(want, sizeof(want), "/* line:%s */", marker);
+	at = strstr(text, want);
+	cr_assert(at, "no %s in " IT_FMT_INLINES_SRC, want);
+	for (const char *p = text; p < at; p++)
+		line += *p == '\n';
+	free(text);
+	return line;
 }
 
 /* Runs argv (argv[0] under the build dir unless absolute); asserts exit 0; r holds its output. */
@@ -148,6 +198,33 @@ static void it_fmt_go_pprof(char *path)
 	cr_assert(access(path, X_OK) == 0, "%s missing: run make tests-build", path);
 }
 
+/*
+ * A node name of `pprof -top` (len bytes at raw) as our profiles name it:
+ * without pprof's " (inline)" mark; "FUNCTION PATH:LINE" (-lines) becomes
+ * "BASENAME:LINE FUNCTION", as in `top --lines`.
+ */
+static void it_fmt_pprof_name(const char *raw, size_t len, char *out, size_t size)
+{
+	static const char inl[] = " (inline)";
+	const char *sp, *colon;
+
+	if (len >= sizeof(inl) - 1 && memcmp(raw + len - (sizeof(inl) - 1), inl,
+					       sizeof(inl) - 1) == 0)
+		len -= sizeof(inl) - 1;
+	snprintf(out, size, "%.*s", (int)len, raw);
+	sp = strrchr(out, ' ');
+	colon = sp ? strrchr(sp, ':') : NULL;
+	if (colon && colon[1] && strspn(colon + 1, "0123456789") == strlen(colon + 1)) {
+		char fn[256], *base;
+
+		snprintf(fn, sizeof(fn), "%.*s", (int)(sp - out), out);
+		base = strrchr(sp + 1, '/');
+		base = base ? base + 1 : (char *)sp + 1;
+		memmove(out, base, strlen(base) + 1);
+		snprintf(out + strlen(out), size - strlen(out), " %s", fn);
+	}
+}
+
 /* Parses `pprof -top` (flat flat% sum% cum cum% name) into c. */
 static void it_fmt_parse_top(const char *text, struct it_fmt_counts *c, uint64_t *total)
 {
@@ -168,8 +245,8 @@ static void it_fmt_parse_top(const char *text, struct it_fmt_counts *c, uint64_t
 		if (sscanf(line + 1, "%" SCNu64 " %lf%% %lf%% %" SCNu64 " %lf%% %n",
 			   &flat, &p1, &p2, &cum, &p3, &at) != 5 || !at)
 			continue;
-		snprintf(name, sizeof(name), "%.*s", (int)strcspn(line + 1 + at, "\n"),
-			 line + 1 + at);
+		it_fmt_pprof_name(line + 1 + at, strcspn(line + 1 + at, "\n"), name,
+				  sizeof(name));
 		it_fmt_count_of(c, name)->self = flat;
 		it_fmt_count_of(c, name)->total = cum;
 		it_fmt_count_of(c, name)->seen_total = true;
@@ -178,35 +255,57 @@ static void it_fmt_parse_top(const char *text, struct it_fmt_counts *c, uint64_t
 	cr_assert_gt(rows, 3, "pprof -top shows %zu functions:\n%s", rows, text);
 }
 
-Test(it_formats, pprof_top_agrees_with_top)
+/*
+ * Writes run as pprof to tmp/cpu.pb.gz and runs Go pprof's -top on it in
+ * samples, with opt ("-noinlines", "-lines", ...; NULL: none); checks its
+ * total against prof and its functions against prof's.
+ */
+static void it_fmt_pprof_top(const struct pa_profile *prof, const char *opt)
 {
-	char gopprof[PA_IT_PATH_MAX], pb[PA_IT_PATH_MAX];
+	char gopprof[PA_IT_PATH_MAX], pb[PA_IT_PATH_MAX], tool[64];
+	const char *mk[] = { "pprof-analyze", "pprof", it_fmt.data, "-o", pb, NULL };
+	const char *top[] = { gopprof, "-top", "-sample_index=samples", "-nodefraction=0",
+			      "-nodecount=100000", pb, opt, NULL };
 	struct it_fmt_counts *c = calloc(1, sizeof(*c));
-	struct pa_run *run = it_fmt_demo();
-	struct pa_profile *prof = pa_it_profile(run, 0, 0);
 	struct pa_it_result r;
 	uint64_t total = 0;
 
 	it_fmt_go_pprof(gopprof);
 	it_fmt_tmp(pb, "cpu.pb.gz");
-	it_fmt_expect_burns(prof);
-	{
-		const char *argv[] = { "pprof-analyze", "pprof", it_fmt.data, "-o", pb, NULL };
-
-		it_fmt_run("analyze", argv, &r);
-		pa_it_result_release(&r);
+	if (opt) {
+		top[5] = opt;
+		top[6] = pb;
 	}
-	{
-		const char *argv[] = { gopprof, "-top", "-sample_index=samples", "-nodefraction=0",
-				       "-nodecount=100000", pb, NULL };
-
-		it_fmt_run("gopprof", argv, &r);
-	}
-	it_fmt_parse_top(r.out, c, &total);
-	cr_expect_eq(total, prof->samples, "pprof: %" PRIu64 " samples, top: %" PRIu64,
-		     total, prof->samples);
-	it_fmt_expect_counts("pprof -top", prof, c);
+	it_fmt_run("analyze", mk, &r);
 	pa_it_result_release(&r);
+	it_fmt_run("gopprof", top, &r);
+	it_fmt_parse_top(r.out, c, &total);
+	snprintf(tool, sizeof(tool), "pprof -top %s", opt ? opt : "");
+	cr_expect_eq(total, prof->samples, "%s: %" PRIu64 " samples, top: %" PRIu64, tool,
+		     total, prof->samples);
+	it_fmt_expect_counts(tool, prof, c);
+	pa_it_result_release(&r);
+	free(c);
+}
+
+/*
+ * pprof -top -noinlines counts as our top; pprof -top (inline frames are
+ * functions of their own) as top --inlines.
+ */
+Test(it_formats, pprof_top_agrees_with_top)
+{
+	char gopprof[PA_IT_PATH_MAX], pb[PA_IT_PATH_MAX];
+	struct pa_run *run = it_fmt_demo();
+	struct pa_profile *prof = pa_it_profile(run, 0, 0);
+	struct pa_profile *inl = it_fmt_profile_by(run, PA_PROFILE_BY_INLINE);
+	struct pa_it_result r;
+
+	it_fmt_go_pprof(gopprof);
+	it_fmt_tmp(pb, "cpu.pb.gz");
+	it_fmt_expect_burns(prof);
+	it_fmt_pprof_top(prof, "-noinlines");
+	it_fmt_pprof_top(inl, NULL);
+	pa_profile_free(inl);
 	/* The default sample type is CPU time: samples x the 1 ms period. */
 	{
 		const char *argv[] = { gopprof, "-top", pb, NULL };
@@ -217,7 +316,6 @@ Test(it_formats, pprof_top_agrees_with_top)
 			  strstr(pa_it_find_line(r.out, "Duration:"), "ms"), "%s", r.out);
 		pa_it_result_release(&r);
 	}
-	free(c);
 	pa_profile_free(prof);
 	pa_run_free(run);
 }
@@ -245,7 +343,7 @@ static void it_fmt_parse_traces(const char *text, struct it_fmt_counts *c,
 		if (sscanf(line, " %" SCNu64 " %n", &n, &at) != 1 || !at || line[0] != ' ')
 			continue;
 		cr_assert_neq(tid, 0, "a trace without a tid label:\n%s", line);
-		snprintf(name, sizeof(name), "%.*s", (int)strcspn(line + at, "\n"), line + at);
+		it_fmt_pprof_name(line + at, strcspn(line + at, "\n"), name, sizeof(name));
 		it_fmt_count_of(c, name)->self += n;
 		for (size_t t = 0; t < proc->nthreads; t++)
 			if (proc->threads[t]->tid == tid)
@@ -259,7 +357,9 @@ Test(it_formats, pprof_traces_agree_per_thread)
 	struct it_fmt_counts *c = calloc(1, sizeof(*c));
 	struct pa_run *run = it_fmt_demo();
 	const struct pa_process *proc = run->processes[0];
-	struct pa_profile *prof = pa_it_profile(run, 0, 0);
+	/* traces show every inline level as a frame */
+	struct pa_profile *prof = it_fmt_profile_by(run, PA_PROFILE_BY_INLINE);
+	struct pa_profile *byfn = pa_it_profile(run, 0, 0);
 	uint64_t *per_tid = calloc(proc->nthreads + 1, sizeof(*per_tid));
 	const char *argv[] = { "pprof-analyze", "pprof", it_fmt.data, "-o", pb, NULL };
 	const char *traces[] = { gopprof, "-traces", "-sample_index=samples", pb, NULL };
@@ -267,7 +367,8 @@ Test(it_formats, pprof_traces_agree_per_thread)
 
 	it_fmt_go_pprof(gopprof);
 	it_fmt_tmp(pb, "cpu.pb.gz");
-	it_fmt_expect_burns(prof);
+	it_fmt_expect_burns(byfn);
+	pa_profile_free(byfn);
 	it_fmt_run("analyze", argv, &r);
 	pa_it_result_release(&r);
 	it_fmt_run("gopprof", traces, &r);
@@ -291,7 +392,8 @@ Test(it_formats, pprof_traces_agree_per_thread)
  * Loads a speedscope file with python3's json and checks its structure
  * against the file format's schema by hand (types, frame indexes, one
  * weight per sample, endValue); prints "profile TID SAMPLES WEIGHT" per
- * profile and "self NAME COUNT" per leaf frame (the last of each stack).
+ * profile, "self COUNT NAME" per leaf frame (the last of each stack) and
+ * "frame NAME\tFILE\tLINE" per frame with a line.
  */
 static const char it_fmt_speedscope_py[] =
 "import json, sys, collections\n"
@@ -311,7 +413,12 @@ static const char it_fmt_speedscope_py[] =
 "    tid = int(p['name'].rsplit('(', 1)[1].rstrip(')'))\n"
 "    print('profile', tid, len(p['samples']), p['unit'], p['weights'][0])\n"
 "for n, c in selfs.items():\n"
-"    print('self', c, n)\n";
+"    print('self', c, n)\n"
+"for f in frames:\n"
+"    assert isinstance(f.get('file', ''), str)\n"
+"    if 'line' in f:\n"
+"        assert isinstance(f['line'], int) and f['line'] > 0 and f['file']\n"
+"        print('frame %s\\t%s\\t%d' % (f['name'], f['file'], f['line']))\n";
 
 Test(it_formats, speedscope_profiles_per_thread)
 {
@@ -319,14 +426,18 @@ Test(it_formats, speedscope_profiles_per_thread)
 	struct it_fmt_counts *c = calloc(1, sizeof(*c));
 	struct pa_run *run = it_fmt_demo();
 	const struct pa_process *proc = run->processes[0];
-	struct pa_profile *prof = pa_it_profile(run, 0, 0);
+	/* every inline level is a frame of its own */
+	struct pa_profile *prof = it_fmt_profile_by(run, PA_PROFILE_BY_INLINE);
+	struct pa_profile *byfn = pa_it_profile(run, 0, 0);
 	const char *argv[] = { "pprof-analyze", "speedscope", it_fmt.data, "-o", json, NULL };
 	const char *py[] = { "/usr/bin/python3", "-c", it_fmt_speedscope_py, json, NULL };
 	struct pa_it_result r;
 	size_t profiles = 0, threads = 0;
+	bool burn_src = false;
 
 	it_fmt_tmp(json, "out.json");
-	it_fmt_expect_burns(prof);
+	it_fmt_expect_burns(byfn);
+	pa_profile_free(byfn);
 	it_fmt_run("analyze", argv, &r);
 	pa_it_result_release(&r);
 	it_fmt_run("python", py, &r);
@@ -355,8 +466,12 @@ Test(it_formats, speedscope_profiles_per_thread)
 			snprintf(name, sizeof(name), "%.*s", (int)strcspn(line + at, "\n"),
 				 line + at);
 			it_fmt_count_of(c, name)->self = n;
+		} else if (strncmp(line, "frame burn_alpha\t", 17) == 0) {
+			/* where burn_alpha starts: its source file and a line */
+			burn_src = strstr(line, "/tests/workloads/demo.c\t") != NULL;
 		}
 	}
+	cr_expect(burn_src, "speedscope: no source file for burn_alpha:\n%s", r.out);
 	for (size_t t = 0; t < proc->nthreads; t++) {
 		struct pa_filter f = { .tid = proc->threads[t]->tid, .event = 0 };
 
@@ -568,6 +683,249 @@ Test(it_formats, folded_per_thread_has_process_and_thread_roots)
 	pa_it_result_release(&r);
 	free(per_stack);
 	free(per_tid);
+	pa_profile_free(prof);
+	pa_run_free(run);
+}
+
+/*
+ * The counts `pprof -list` gives line want of its ROUTINE for func ("." is
+ * 0); asserts the file, that the listing starts where func starts (our
+ * Function.start_line: pprof starts a few lines above the first counted
+ * one otherwise), and that line want shows its source, marker's comment.
+ */
+static void it_fmt_list_line(const char *text, const char *func, unsigned want,
+			     const char *marker, uint64_t *flat, uint64_t *cum)
+{
+	char head[128], comment[64], start[64];
+	const char *line = NULL;
+	bool first = true;
+
+	snprintf(head, sizeof(head), "ROUTINE ======================== %s in ", func);
+	snprintf(comment, sizeof(comment), "/* line:%s */", marker);
+	snprintf(start, sizeof(start), " %s(unsigned ", func);
+	line = pa_it_find_line(text, head);
+	cr_assert(line, "pprof -list: no %s:\n%s", head, text);
+	cr_expect(strncmp(line + strcspn(line, "\n") - 20, "/workloads/inlines.c", 20) == 0,
+		  "pprof -list: %.*s", (int)strcspn(line, "\n"), line);
+	for (line = strchr(line, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+		char f[32], c[32];
+		unsigned n;
+
+		if (strncmp(line + 1, "ROUTINE ", 8) == 0)
+			break;
+		if (sscanf(line + 1, "%31s %31s %u:", f, c, &n) != 3)
+			continue;
+		if (first)
+			cr_expect(strstr(line + 1, start) &&
+				  strstr(line + 1, start) < line + 1 + strcspn(line + 1, "\n"),
+				  "pprof -list %s starts elsewhere: %.*s", func,
+				  (int)strcspn(line + 1, "\n"), line + 1);
+		first = false;
+		if (n != want)
+			continue;
+		cr_expect(strstr(line + 1, comment) &&
+			  strstr(line + 1, comment) < line + 1 + strcspn(line + 1, "\n"),
+			  "pprof -list %s: line %u is not the source's: %.*s", func, want,
+			  (int)strcspn(line + 1, "\n"), line + 1);
+		*flat = strcmp(f, ".") == 0 ? 0 : strtoull(f, NULL, 10);
+		*cum = strcmp(c, ".") == 0 ? 0 : strtoull(c, NULL, 10);
+		return;
+	}
+	cr_assert_fail("pprof -list %s: no line %u:\n%s", func, want, text);
+}
+
+/* Expects `pprof -list func` to give prof's counts of "inlines.c:LINE func" at marker. */
+static void it_fmt_expect_list(const char *gopprof, const char *pb,
+			       const struct pa_profile *prof, const char *func,
+			       const char *marker)
+{
+	/* pprof's guess for where sources are fails from build/tests: tell it */
+	const char *argv[] = { gopprof, "-list", func, "-sample_index=samples",
+			       "-source_path=" PP_TEST_SOURCE_DIR, pb, NULL };
+	unsigned line = it_fmt_marker_line(marker);
+	const struct pa_func *f;
+	struct pa_it_result r;
+	uint64_t flat = 0, cum = 0;
+	char name[128];
+
+	snprintf(name, sizeof(name), "inlines.c:%u %s", line, func);
+	f = pa_profile_find(prof, name);
+	cr_assert(f && f->self > 0, "top --lines --inlines has no samples at %s", name);
+	it_fmt_run("gopprof-list", argv, &r);
+	it_fmt_list_line(r.out, func, line, marker, &flat, &cum);
+	cr_expect_eq(flat, f->self, "pprof -list %s: line %u: flat %" PRIu64 ", we say %" PRIu64,
+		     func, line, flat, f->self);
+	cr_expect_eq(cum, f->total, "pprof -list %s: line %u: cum %" PRIu64 ", we say %" PRIu64,
+		     func, line, cum, f->total);
+	pa_it_result_release(&r);
+}
+
+/*
+ * Source files, lines and inline frames reach Go pprof: -top -lines counts
+ * every FILE:LINE FUNCTION as top --lines --inlines does, -top shows the
+ * inlined functions as top --inlines does, and -list shows the workload's
+ * source with our counts at the inlined call and inside the inlined code.
+ */
+Test(it_formats, pprof_has_lines_and_inline_frames)
+{
+	char gopprof[PA_IT_PATH_MAX], pb[PA_IT_PATH_MAX];
+	struct pa_run *run = it_fmt_inlines();
+	struct pa_profile *lines = it_fmt_profile_by(run, PA_PROFILE_BY_LINE_INLINE);
+	struct pa_profile *inl = it_fmt_profile_by(run, PA_PROFILE_BY_INLINE);
+
+	it_fmt_go_pprof(gopprof);
+	it_fmt_tmp(pb, "cpu.pb.gz");
+	cr_assert_gt(pa_it_self(inl, "inl_square"), 0, "no sample in inlined inl_square");
+	it_fmt_pprof_top(lines, "-lines");
+	it_fmt_pprof_top(inl, NULL);
+	it_fmt_expect_list(gopprof, pb, lines, "inl_outer", "outer_call");
+	it_fmt_expect_list(gopprof, pb, lines, "inl_square", "square");
+	pa_profile_free(inl);
+	pa_profile_free(lines);
+	pa_run_free(run);
+}
+
+/* Writes "speedscope.loadFileFromBase64(NAME, BASE64 of file)" to js, as speedscope's CLI does. */
+static void it_fmt_speedscope_js(const char *file, const char *js)
+{
+	static const char b64[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t len;
+	unsigned char *in = (unsigned char *)pa_it_slurp(file, &len);
+	FILE *out = fopen(js, "w");
+
+	cr_assert(out, "cannot write %s", js);
+	fputs("speedscope.loadFileFromBase64(\"out.json\", \"", out);
+	for (size_t i = 0; i < len; i += 3) {
+		uint32_t v = (uint32_t)in[i] << 16 | (i + 1 < len ? (uint32_t)in[i + 1] << 8 : 0) |
+			     (i + 2 < len ? in[i + 2] : 0);
+
+		fputc(b64[v >> 18 & 63], out);
+		fputc(b64[v >> 12 & 63], out);
+		fputc(i + 1 < len ? b64[v >> 6 & 63] : '=', out);
+		fputc(i + 2 < len ? b64[v & 63] : '=', out);
+	}
+	fputs("\")\n", out);
+	cr_assert_eq(fclose(out), 0);
+	free(in);
+}
+
+/* A speedscope time ("258.00ms", "1.20s", "0.00ns") in nanoseconds. */
+static double it_fmt_speedscope_ns(const char *text)
+{
+	char *end;
+	double v = strtod(text, &end);
+
+	if (strncmp(end, "ns", 2) == 0)
+		return v;
+	if (strncmp(end, "µs", strlen("µs")) == 0 || strncmp(end, "us", 2) == 0)
+		return v * 1e3;
+	if (strncmp(end, "ms", 2) == 0)
+		return v * 1e6;
+	cr_assert_eq(*end, 's', "speedscope: bad time %.20s", text);
+	return v * 1e9;
+}
+
+/*
+ * One row of speedscope's sandwich table: the text of its <td>s, total
+ * and self times, then the frame's file (the title) and name. Returns the
+ * text after the row, or NULL when there is none.
+ */
+static const char *it_fmt_sandwich_row(const char *dom, double *total, double *self,
+				       char *file, size_t fsize, char *name, size_t nsize)
+{
+	const char *tr = strstr(dom, "<tr class="), *td, *title, *span;
+
+	if (!tr)
+		return NULL;
+	td = strstr(tr, "<td");
+	cr_assert(td, "speedscope: a row without cells");
+	*total = it_fmt_speedscope_ns(strchr(td, '>') + 1);
+	td = strstr(td + 3, "<td");
+	cr_assert(td, "speedscope: a row without its self cell");
+	*self = it_fmt_speedscope_ns(strchr(td, '>') + 1);
+	title = strstr(td + 3, "<td title=\"");
+	cr_assert(title, "speedscope: a row without a file title");
+	title += strlen("<td title=\"");
+	snprintf(file, fsize, "%.*s", (int)strcspn(title, "\""), title);
+	span = strstr(title, "</span>");
+	cr_assert(span, "speedscope: a row without a name");
+	span += strlen("</span>");
+	snprintf(name, nsize, "%.*s", (int)strcspn(span, "<"), span);
+	return span;
+}
+
+/*
+ * speedscope itself (npm, installed by make tests-build) loads our JSON in
+ * headless Chromium, as its command line does it: a script that calls
+ * speedscope.loadFileFromBase64, named by #localProfilePath= (a file: URL
+ * cannot be fetched, which #profileURL= needs). Its sandwich view (a DOM
+ * table; the flame charts are canvases) must list every function of top
+ * --inlines with the same self and total time and the source file.
+ */
+Test(it_formats, speedscope_renders_our_json)
+{
+	char json[PA_IT_PATH_MAX], js[PA_IT_PATH_MAX], html[PA_IT_PATH_MAX];
+	char url[3 * PA_IT_PATH_MAX], profile[PA_IT_PATH_MAX + 32];
+	struct pa_run *run = it_fmt_inlines();
+	struct pa_profile *prof = it_fmt_profile_by(run, PA_PROFILE_BY_INLINE);
+	const char *argv[] = { "pprof-analyze", "speedscope", it_fmt.data, "-o", json, NULL };
+	double period_ns = pa_it_period_s(run->processes[0]) * 1e9;
+	struct pa_it_result r;
+	size_t rows = 0;
+	bool square_src = false;
+
+	pa_it_build_path(html, "speedscope/node_modules/speedscope/dist/release/index.html");
+	cr_assert(access(html, R_OK) == 0, "%s missing: run make tests-build", html);
+	cr_assert(access(IT_FMT_CHROMIUM, X_OK) == 0, IT_FMT_CHROMIUM " is missing: make deps");
+	it_fmt_tmp(json, "out.json");
+	it_fmt_tmp(js, "out.js");
+	it_fmt_run("analyze", argv, &r);
+	pa_it_result_release(&r);
+	it_fmt_speedscope_js(json, js);
+	snprintf(url, sizeof(url), "file://%s#localProfilePath=%s&view=sandwich", html, js);
+	snprintf(profile, sizeof(profile), "--user-data-dir=%s/chromium", it_fmt.tmp);
+	pa_it_run(&it_fmt, "chromium",
+		  (const char *[]){ IT_FMT_CHROMIUM, "--headless", "--disable-gpu", "--no-sandbox",
+				    "--disable-dev-shm-usage", "--no-first-run", profile,
+				    "--enable-logging=stderr", "--v=0", "--dump-dom", url, NULL },
+		  NULL, &r);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0,
+		  "chromium failed (status 0x%x): %s", r.status, r.err);
+	cr_expect_null(strstr(r.err, "Uncaught"), "script error in speedscope: %s", r.err);
+	cr_expect(strstr(r.err, "Importing as speedscope json file"),
+		  "speedscope did not take our file for its own format: %s", r.err);
+	cr_assert(strstr(r.out, "<title>data - speedscope</title>"),
+		  "speedscope did not load the profile: %s", r.out);
+	for (const char *p = r.out; p;) {
+		char file[PA_IT_PATH_MAX], name[256];
+		double total, self;
+		const struct pa_func *f;
+
+		p = it_fmt_sandwich_row(p, &total, &self, file, sizeof(file), name, sizeof(name));
+		if (!p)
+			break;
+		rows++;
+		f = pa_profile_find(prof, name);
+		cr_expect(f, "speedscope shows %s, top --inlines does not", name);
+		if (!f)
+			continue;
+		/* two decimals of the unit shown: ms here */
+		cr_expect(self > (double)f->self * period_ns - 1e4 &&
+			  self < (double)f->self * period_ns + 1e4,
+			  "speedscope: %s: self %.0f ns, top --inlines: %" PRIu64 " samples",
+			  name, self, f->self);
+		cr_expect(total > (double)f->total * period_ns - 1e4 &&
+			  total < (double)f->total * period_ns + 1e4,
+			  "speedscope: %s: total %.0f ns, top --inlines: %" PRIu64 " samples",
+			  name, total, f->total);
+		if (strcmp(name, "inl_square") == 0)
+			square_src = strcmp(file, IT_FMT_INLINES_SRC) == 0;
+	}
+	cr_expect_eq(rows, prof->nfuncs, "speedscope: %zu functions, top --inlines: %zu", rows,
+		     prof->nfuncs);
+	cr_expect(square_src, "speedscope: inl_square not shown in " IT_FMT_INLINES_SRC);
+	pa_it_result_release(&r);
 	pa_profile_free(prof);
 	pa_run_free(run);
 }

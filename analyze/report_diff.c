@@ -1,0 +1,167 @@
+/* report_diff: change of share between two profiles; see report_diff.h. */
+#include "report_diff.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "events.h"
+
+/* One function of one side, before matching. */
+struct pa_report_diff_entry {
+	const char *name;
+	const char *module; /* basename or NULL */
+	int side;           /* 0: base, 1: cur */
+	uint64_t self, total;
+};
+
+static const char *pa_report_diff_base(const char *module)
+{
+	const char *s = module ? strrchr(module, '/') : NULL;
+
+	return s ? s + 1 : module;
+}
+
+static int pa_report_diff_cmp_key(const void *a, const void *b)
+{
+	const struct pa_report_diff_entry *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : strcmp(x->module ? x->module : "", y->module ? y->module : "");
+}
+
+static double pa_report_diff_pct(uint64_t n, uint64_t total)
+{
+	return total ? 100.0 * (double)n / (double)total : 0.0;
+}
+
+static double pa_report_diff_abs(double x)
+{
+	return x < 0 ? -x : x;
+}
+
+/* The larger change of a row's two shares. */
+static double pa_report_diff_change(const struct pa_report_diff_row *r)
+{
+	double s = pa_report_diff_abs(r->cur_self - r->base_self);
+	double t = pa_report_diff_abs(r->cur_total - r->base_total);
+
+	return s > t ? s : t;
+}
+
+static int pa_report_diff_cmp_row(const void *a, const void *b)
+{
+	const struct pa_report_diff_row *x = a, *y = b;
+	double cx = pa_report_diff_change(x), cy = pa_report_diff_change(y);
+
+	if (cx != cy)
+		return cx > cy ? -1 : 1;
+	return pa_report_diff_cmp_key(&(struct pa_report_diff_entry){ .name = x->name,
+						.module = x->module },
+				      &(struct pa_report_diff_entry){ .name = y->name,
+						.module = y->module });
+}
+
+/* Every function of both profiles, sorted by (name, module basename). */
+static struct pa_report_diff_entry *pa_report_diff_entries(const struct pa_profile *base,
+							   const struct pa_profile *cur,
+							   size_t *n)
+{
+	const struct pa_profile *side[2] = { base, cur };
+	struct pa_report_diff_entry *v = malloc((base->nfuncs + cur->nfuncs + 1) * sizeof(*v));
+
+	*n = 0;
+	if (!v)
+		return NULL;
+	for (int s = 0; s < 2; s++)
+		for (size_t i = 0; i < side[s]->nfuncs; i++) {
+			const struct pa_func *f = &side[s]->funcs[i];
+
+			v[(*n)++] = (struct pa_report_diff_entry){ .name = f->name,
+				.module = pa_report_diff_base(f->module), .side = s,
+				.self = f->self, .total = f->total };
+		}
+	qsort(v, *n, sizeof(*v), pa_report_diff_cmp_key);
+	return v;
+}
+
+int pa_report_diff_build(const struct pa_profile *base, const struct pa_profile *cur,
+			 struct pa_report_diff_row **rows, size_t *nrows)
+{
+	const struct pa_profile *side[2] = { base, cur };
+	size_t n, i = 0;
+	struct pa_report_diff_entry *v = pa_report_diff_entries(base, cur, &n);
+	struct pa_report_diff_row *r = malloc((n + 1) * sizeof(*r));
+
+	*rows = NULL;
+	*nrows = 0;
+	if (!v || !r) {
+		free(v);
+		free(r);
+		return -ENOMEM;
+	}
+	while (i < n) {
+		/* Entries of one function: the same key (two module paths may share a basename). */
+		uint64_t self[2] = { 0, 0 }, total[2] = { 0, 0 };
+		size_t k = i;
+
+		for (; k < n && pa_report_diff_cmp_key(&v[i], &v[k]) == 0; k++) {
+			self[v[k].side] += v[k].self;
+			total[v[k].side] += v[k].total;
+		}
+		r[(*nrows)++] = (struct pa_report_diff_row){ .name = v[i].name,
+			.module = v[i].module,
+			.base_self = pa_report_diff_pct(self[0], side[0]->samples),
+			.cur_self = pa_report_diff_pct(self[1], side[1]->samples),
+			.base_total = pa_report_diff_pct(total[0], side[0]->samples),
+			.cur_total = pa_report_diff_pct(total[1], side[1]->samples) };
+		i = k;
+	}
+	free(v);
+	qsort(r, *nrows, sizeof(*r), pa_report_diff_cmp_row);
+	*rows = r;
+	return 0;
+}
+
+/* Whether name is an unresolved frame of module base: "base+0x...". */
+static bool pa_report_diff_names_module(const char *name, const char *base)
+{
+	size_t n = strlen(base);
+
+	return strncmp(name, base, n) == 0 && strncmp(name + n, "+0x", 3) == 0;
+}
+
+static void pa_report_diff_row(FILE *out, const struct pa_report_diff_row *r)
+{
+	fprintf(out, "%9.2f%% %9.2f%% %+8.2f%% %9.2f%% %9.2f%% %+8.2f%%  %s", r->base_self,
+		r->cur_self, r->cur_self - r->base_self, r->base_total, r->cur_total,
+		r->cur_total - r->base_total, r->name);
+	if (r->module && !pa_report_diff_names_module(r->name, r->module))
+		fprintf(out, " (%s)", r->module);
+	fputc('\n', out);
+}
+
+int pa_report_diff(FILE *out, const struct pa_run *base_run, const struct pa_profile *base,
+		   const struct pa_run *cur_run, const struct pa_profile *cur, size_t limit)
+{
+	struct pa_report_diff_row *rows;
+	size_t nrows;
+
+	if (pa_report_diff_build(base, cur, &rows, &nrows) < 0)
+		return -ENOMEM;
+	fprintf(out, "# base %s\n", base_run->dir);
+	pa_events_header(out, base_run, &base->filter, base->samples, true, base->nprocesses,
+			 base->nthreads, base->lost);
+	fprintf(out, "# new %s\n", cur_run->dir);
+	pa_events_header(out, cur_run, &cur->filter, cur->samples, true, cur->nprocesses,
+			 cur->nthreads, cur->lost);
+	fprintf(out, "# change of share in percentage points (new - base), largest first\n");
+	fprintf(out, "%10s %10s %9s %10s %10s %9s  %s\n", "base self", "new self", "change",
+		"base total", "new total", "change", "function");
+	for (size_t i = 0; i < nrows && (!limit || i < limit); i++)
+		pa_report_diff_row(out, &rows[i]);
+	free(rows);
+	return ferror(out) ? -EIO : 0;
+}

@@ -1,0 +1,124 @@
+/* report_json: the shared parts of the JSON reports; see report_json.h. */
+#include "report_json.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "events.h"
+
+/* The unit of e's period: "ns" (of CPU), "Hz" or "events". */
+static const char *pa_report_json_unit(const struct pa_event *e)
+{
+	if (e->flags & PPF_EVENT_FREQ)
+		return "Hz";
+	return e->flags & PPF_EVENT_TIME_NS ? "ns" : "events";
+}
+
+/* The event f shows, as an object; null when it shows every event or none. */
+static void pa_report_json_event(struct pa_json *j, const struct pa_run *run,
+				 const struct pa_filter *f)
+{
+	const struct pa_event *e = NULL;
+	bool differs = false, fixed;
+	char period[64];
+
+	if (f->event_name || (f->event != -1 && f->event != PA_FILTER_NO_EVENT))
+		e = pa_events_shown(run, f, &differs);
+	if (!e) {
+		pa_json_null(j);
+		return;
+	}
+	fixed = !differs && pa_event_samples(e);
+	pa_json_object_begin(j);
+	pa_json_key_string(j, "name", e->name);
+	pa_json_key_string(j, "spec", e->spec);
+	pa_json_key_string(j, "kind", pa_event_kind(e));
+	pa_json_key(j, "period");
+	if (fixed)
+		pa_json_uint(j, e->period);
+	else
+		pa_json_null(j);
+	pa_json_key_string(j, "unit", fixed ? pa_report_json_unit(e) : NULL);
+	pa_json_key_string(j, "period_text", fixed ?
+			   pa_event_format_period(e, period, sizeof(period)) : NULL);
+	pa_json_key_string(j, "scope", differs ? NULL : pa_event_scope(e));
+	pa_json_key_bool(j, "settings_differ", differs);
+	pa_json_object_end(j);
+}
+
+/* The text report's header line, without "# " and the newline. */
+static int pa_report_json_header(struct pa_json *j, const struct pa_run *run,
+				 const struct pa_filter *f, const struct pa_report_json_counts *c)
+{
+	char *text = NULL;
+	size_t len = 0, skip;
+	FILE *m = open_memstream(&text, &len);
+
+	if (!m)
+		return -ENOMEM;
+	pa_events_header(m, run, f, c->samples, c->header_counts, c->nprocesses,
+			 c->nthreads, c->header_counts && c->has_lost ? c->lost : 0);
+	if (fclose(m) != 0) {
+		free(text);
+		return -ENOMEM;
+	}
+	while (len && text[len - 1] == '\n')
+		len--;
+	skip = len >= 2 && strncmp(text, "# ", 2) == 0 ? 2 : 0;
+	pa_json_key(j, "header");
+	pa_json_string_len(j, text + skip, len - skip);
+	free(text);
+	return 0;
+}
+
+int pa_report_json_begin(FILE *out, const char *report, const struct pa_run *run,
+			 const struct pa_filter *f, const struct pa_report_json_counts *c,
+			 struct pa_json **j)
+{
+	int ret;
+
+	*j = pa_json_new(out);
+	if (!*j)
+		return -ENOMEM;
+	pa_json_object_begin(*j);
+	pa_json_key_string(*j, "report", report);
+	pa_json_key(*j, "event");
+	pa_report_json_event(*j, run, f);
+	if (c->no_header)
+		pa_json_key_null(*j, "header");
+	ret = c->no_header ? 0 : pa_report_json_header(*j, run, f, c);
+	if (ret < 0) {
+		pa_json_free(*j);
+		*j = NULL;
+		return ret;
+	}
+	pa_json_key_uint(*j, "samples", c->samples);
+	pa_json_key_uint(*j, "processes", c->nprocesses);
+	pa_json_key_uint(*j, "threads", c->nthreads);
+	pa_json_key(*j, "lost");
+	if (c->has_lost)
+		pa_json_uint(*j, c->lost);
+	else
+		pa_json_null(*j);
+	return 0;
+}
+
+int pa_report_json_end(struct pa_json *j)
+{
+	int ret;
+
+	pa_json_object_end(j);
+	ret = pa_json_end(j);
+	pa_json_free(j);
+	return ret;
+}
+
+void pa_report_json_func(struct pa_json *j, const struct pa_func *f)
+{
+	const char *base = f->module ? strrchr(f->module, '/') : NULL;
+
+	pa_json_key_string(j, "function", f->name);
+	pa_json_key_string(j, "module", base ? base + 1 : f->module);
+	pa_json_key_string(j, "module_path", f->module);
+}

@@ -1,0 +1,27 @@
+/*
+ * runs: several run directories read as one profile.
+ *
+ * Every directory is loaded with pa_run_load; their processes and warnings
+ * are moved into one struct pa_run, processes sorted by pid (a pid that
+ * two runs share stays twice, in directory order: each keeps its own
+ * struct pa_process, its dir telling them apart). Reports then treat the
+ * merged run like any other, so that `top run1 run2` counts the samples of
+ * both.
+ */
+#ifndef PA_RUNS_H
+#define PA_RUNS_H
+
+#include <stddef.h>
+
+#include "reader.h"
+
+/*
+ * Load dirs[0..n) (n >= 1) as one run. Its dir is the directories joined
+ * by ", " (dirs[0] alone when n is 1). Returns 0 and *out, to be freed
+ * with pa_run_free; or the first failing directory's negative errno with
+ * err filled and *out NULL.
+ */
+int pa_runs_load(const char *const *dirs, size_t n, struct pa_run **out,
+		 struct pa_error *err);
+
+#endif /* PA_RUNS_H */
