@@ -244,6 +244,7 @@ bench: deps
 	tests/bench/overhead.sh $(OUT)
 	$(OUT)/bench/sigcost
 	tests/bench/modes.sh $(OUT)
+	tests/bench/analyze.sh $(OUT)
 	$(OUT)/bench/symspeed
 
 asan:
