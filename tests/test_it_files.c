@@ -71,7 +71,13 @@ ParameterizedTest(struct it_files_case *c, it_files,
 	burnt = pa_it_truth(truth, "burn_after_close");
 	prof = pa_it_profile(run, 0, 0);
 	got = (double)pa_it_self(prof, "burn_after_close") * pa_it_period_s(proc);
-	cr_expect(got > burnt * 0.85 && got < burnt * 1.15 + 0.003,
+	/*
+	 * The upper bound is loose: cpu-clock runs on perf's clock, which
+	 * also counts interrupt and steal time that the thread's CPU clock
+	 * leaves out (seen 25% above it on a loaded VM). What matters here
+	 * is the lower bound: with the event closed, nothing is sampled.
+	 */
+	cr_expect(got > burnt * 0.85 && got < burnt * 1.5 + 0.003,
 		  "%s: %.3f s sampled in burn_after_close, %.3f s burnt", c->how,
 		  got, burnt);
 	pa_profile_free(prof);
