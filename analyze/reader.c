@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,6 +18,7 @@ struct pa_log_buf {
 	const char *path;
 	char *data;
 	size_t size;
+	size_t mapped;     /* data is a private file mapping of this length, else malloc'd */
 	uint64_t data_end; /* offset where the written data stops */
 	size_t unknown;    /* records of unknown type skipped */
 	bool saw_end;      /* the END record was read */
@@ -85,6 +87,17 @@ void pa_warnings_release(struct pa_warnings *warn)
 	warn->n = warn->cap = 0;
 }
 
+/* Frees or unmaps buf's data. */
+static void pa_reader_buf_release(struct pa_log_buf *buf)
+{
+	if (buf->mapped)
+		munmap(buf->data, buf->mapped);
+	else
+		free(buf->data);
+	buf->data = NULL;
+	buf->mapped = 0;
+}
+
 static int pa_reader_read_file(const char *path, struct pa_log_buf *buf, struct pa_error *err)
 {
 	struct stat st;
@@ -103,6 +116,25 @@ static int pa_reader_read_file(const char *path, struct pa_log_buf *buf, struct 
 		return pa_error_set(err, -e, path, false, 0, "not a regular file");
 	}
 	buf->size = (size_t)st.st_size;
+	/*
+	 * A private mapping of the page cache: reading into a malloc'd buffer
+	 * copied every byte and faulted every page in twice (most of `top`'s
+	 * time on large runs: 60 ms -> 32 ms for 115,000 samples). Not
+	 * populated up front: the preallocated zero tail of a thread log is
+	 * then never touched. Writable: a log in the other byte order is
+	 * swapped in place, which copies those pages only.
+	 */
+	if (buf->size) {
+		void *m = mmap(NULL, buf->size, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE, fd, 0);
+
+		if (m != MAP_FAILED) {
+			close(fd);
+			buf->data = m;
+			buf->mapped = buf->size;
+			return 0;
+		}
+	}
 	buf->data = malloc(buf->size ? buf->size : 1);
 	if (!buf->data) {
 		close(fd);
@@ -117,8 +149,7 @@ static int pa_reader_read_file(const char *path, struct pa_log_buf *buf, struct 
 			int e = errno;
 
 			close(fd);
-			free(buf->data);
-			buf->data = NULL;
+			pa_reader_buf_release(buf);
 			return pa_error_set(err, -e, path, false, 0, "read failed: %s", strerror(e));
 		}
 		if (n == 0)
@@ -640,7 +671,7 @@ int pa_process_log_load(const char *path, struct pa_process **out,
 		return ret;
 	c.proc = calloc(1, sizeof(*c.proc));
 	if (!c.proc) {
-		free(buf.data);
+		pa_reader_buf_release(&buf);
 		return pa_error_set(err, -ENOMEM, path, false, 0, "out of memory");
 	}
 	c.proc->path = strdup(path);
@@ -653,7 +684,7 @@ int pa_process_log_load(const char *path, struct pa_process **out,
 	if (ret == 0 && !c.saw_process)
 		ret = pa_error_set(err, -EINVAL, path, true, buf.data_end,
 				   "no process record before the end of the data");
-	free(buf.data);
+	pa_reader_buf_release(&buf);
 	if (ret < 0) {
 		pa_process_free(c.proc);
 		return ret;
@@ -800,7 +831,10 @@ void pa_thread_free(struct pa_thread *thread)
 		return;
 	free(thread->samples);
 	free(thread->events);
-	free(thread->ip_storage);
+	if (thread->ip_mapped)
+		munmap(thread->ip_storage, thread->ip_mapped);
+	else
+		free(thread->ip_storage);
 	free(thread->path);
 	free(thread);
 }
@@ -823,9 +857,12 @@ static int pa_reader_keep_ips(struct pa_thread *t, struct pa_log_buf *buf)
 
 			t->samples[i].ips = (const uint64_t *)(const void *)(keep + at);
 		}
-		free(buf->data);
+		pa_reader_buf_release(buf);
+	} else {
+		t->ip_mapped = buf->mapped;
 	}
 	buf->data = NULL;
+	buf->mapped = 0;
 	t->ip_storage = (uint64_t *)(void *)keep;
 	return 0;
 }
@@ -845,7 +882,7 @@ static int pa_reader_thread_load(const char *path, bool expect_end, struct pa_th
 		return ret;
 	c.thread = calloc(1, sizeof(*c.thread));
 	if (!c.thread) {
-		free(buf.data);
+		pa_reader_buf_release(&buf);
 		return pa_error_set(err, -ENOMEM, path, false, 0, "out of memory");
 	}
 	c.thread->path = strdup(path);
@@ -858,7 +895,7 @@ static int pa_reader_thread_load(const char *path, bool expect_end, struct pa_th
 				   "no thread record before the end of the data");
 	if (ret == 0 && pa_reader_keep_ips(c.thread, &buf) < 0)
 		ret = pa_error_set(err, -ENOMEM, path, false, 0, "out of memory");
-	free(buf.data);
+	pa_reader_buf_release(&buf);
 	if (ret < 0) {
 		pa_thread_free(c.thread);
 		return ret;

@@ -165,6 +165,7 @@ struct pa_thread {
 	size_t unknown_records; /* records of unknown type skipped */
 	char *path;             /* the log file */
 	uint64_t *ip_storage;   /* private: backs samples[].ips */
+	size_t ip_mapped;       /* private: ip_storage is a file mapping of this length */
 };
 
 /* One <exe>.<pid>/ directory. */
