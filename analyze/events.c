@@ -351,6 +351,19 @@ static void pa_events_header_event(FILE *out, const struct pa_run *run,
 			pa_event_format_period(e, period, sizeof(period)), pa_event_scope(e));
 }
 
+/* The filters that change what the samples mean: a time window, a thread name. */
+static void pa_events_header_filters(FILE *out, const struct pa_filter *f)
+{
+	if (f->window && f->to_ns != UINT64_MAX)
+		fprintf(out, ", from %.3f s to %.3f s after each process's start",
+			(double)f->from_ns / 1e9, (double)f->to_ns / 1e9);
+	else if (f->window)
+		fprintf(out, ", from %.3f s after each process's start",
+			(double)f->from_ns / 1e9);
+	if (f->thread)
+		fprintf(out, ", threads named %s", f->thread);
+}
+
 void pa_events_header(FILE *out, const struct pa_run *run, const struct pa_filter *f,
 		      uint64_t samples, bool with_counts, size_t nprocesses,
 		      size_t nthreads, uint64_t lost)
@@ -365,5 +378,6 @@ void pa_events_header(FILE *out, const struct pa_run *run, const struct pa_filte
 			nprocesses == 1 ? "" : "es", nthreads, nthreads == 1 ? "" : "s");
 	if (lost)
 		fprintf(out, ", %s lost", pa_events_format_count(lost, n, sizeof(n)));
+	pa_events_header_filters(out, f);
 	fputc('\n', out);
 }

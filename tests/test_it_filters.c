@@ -171,12 +171,16 @@ Test(it_filters, cli_from_to)
 	pa_run_free(run);
 	out = it_filters_analyze(&it_f1, (const char *[]){ "top", it_f1.data, "--to", to, NULL });
 	cr_expect(strstr(it_filters_top_first(out), "burn_phase_a (phases)\n"), "%s", out);
+	/* The header says the report is of a window, not of the whole run. */
+	cr_expect(strstr(out, ", from 0.000 s to ") &&
+		  strstr(out, " s after each process's start\n"), "%s", out);
 	/* A sample stamped just after the phase changed may still be burn_phase_b's. */
 	cr_expect_leq(it_filters_top_self(out, "burn_phase_b (phases)"), 3, "%s", out);
 	free(out);
 	out = it_filters_analyze(&it_f1, (const char *[]){ "top", "--from", from, it_f1.data,
 							  NULL });
 	cr_expect(strstr(it_filters_top_first(out), "burn_phase_b (phases)\n"), "%s", out);
+	cr_expect(strstr(out, ", from ") && !strstr(out, " to "), "%s", out);
 	free(out);
 }
 
