@@ -133,7 +133,7 @@ static const struct pa_thread *it_cfg_thread(const struct pa_process *proc,
 /* One worker's line of evmix's truth file. */
 struct it_cfg_truth {
 	unsigned tid;
-	unsigned long long cpu_ns, minflt, switches, pages, spin_ns, touch_faults;
+	unsigned long long cpu_ns, minflt, switches, pages, spin_ns, touch_faults, wall_ns;
 };
 
 static size_t it_cfg_read_truth(const char *path, struct it_cfg_truth *t, size_t max)
@@ -142,10 +142,10 @@ static size_t it_cfg_read_truth(const char *path, struct it_cfg_truth *t, size_t
 	size_t n = 0;
 
 	cr_assert_not_null(f, "no truth file %s", path);
-	while (n < max && fscanf(f, "thread %u %llu %llu %llu %llu %llu %llu\n",
+	while (n < max && fscanf(f, "thread %u %llu %llu %llu %llu %llu %llu %llu\n",
 				 &t[n].tid, &t[n].cpu_ns, &t[n].minflt,
 				 &t[n].switches, &t[n].pages, &t[n].spin_ns,
-				 &t[n].touch_faults) == 7)
+				 &t[n].touch_faults, &t[n].wall_ns) == 8)
 		n++;
 	fclose(f);
 	return n;
@@ -187,13 +187,17 @@ static void it_cfg_check_thread(const struct pa_run *run, const struct pa_proces
 		     "a software counter was multiplexed");
 	/*
 	 * perf's task clock also runs through interrupt and steal time, which
-	 * the thread's CPU clock leaves out: measured 3-15% above it on the
-	 * development VM, in both modes.
+	 * the thread's CPU clock leaves out (3-15% above it on the development
+	 * VM, 33% under load): bounded below by the thread's CPU time and
+	 * above by its lifetime (it cannot run longer than it exists; the
+	 * counter starts just before the thread function and is read just
+	 * after it, hence the slack).
 	 */
 	cr_expect(c_task->value + w->cpu_ns / 20 + 5000000 >= w->cpu_ns &&
-		  c_task->value <= w->cpu_ns + w->cpu_ns / 4 + 5000000,
-		  "tid %u: task-clock counter %llu ns, thread CPU time %llu ns",
-		  w->tid, (unsigned long long)c_task->value, w->cpu_ns);
+		  c_task->value <= w->wall_ns + 20000000,
+		  "tid %u: task-clock counter %llu ns, thread CPU time %llu ns, "
+		  "lifetime %llu ns", w->tid, (unsigned long long)c_task->value,
+		  w->cpu_ns, w->wall_ns);
 	cr_expect(c_cs->value >= 30 && c_cs->value <= w->switches + 8,
 		  "tid %u: context-switches counter %llu; it slept 30 times and "
 		  "rusage counts %llu switches", w->tid,
@@ -212,8 +216,9 @@ static void it_cfg_check_thread(const struct pa_run *run, const struct pa_proces
 	 * (task-clock also counts the kernel's work on its page faults).
 	 */
 	spin = it_cfg_self(run, w->tid, "cpu-clock", "spin_cpu");
-	cr_expect(llabs((long long)spin * 1000000 - (long long)w->spin_ns) <=
-		  (long long)(w->spin_ns / 10 + 3000000),
+	/* Above the CPU clock by up to half under load: see the task-clock note. */
+	cr_expect((long long)spin * 1000000 >= (long long)(w->spin_ns * 9 / 10) - 3000000 &&
+		  spin * 1000000 <= w->spin_ns + w->spin_ns / 2 + 3000000,
 		  "tid %u: %llu cpu-clock samples in spin_cpu for %llu ns of CPU",
 		  w->tid, (unsigned long long)spin, w->spin_ns);
 	cr_expect_leq(n_cpu * 1000000, c_task->value + c_task->value / 20 + 3000000,

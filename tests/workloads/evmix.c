@@ -10,9 +10,10 @@
  * (voluntary context switches). Each thread measures its own truth with
  * CLOCK_THREAD_CPUTIME_ID and getrusage(RUSAGE_THREAD) and appends, as its
  * last act, one line to TRUTHFILE:
- *   thread TID CPU_NS MINFLT SWITCHES PAGES SPIN_NS TOUCH_FAULTS
+ *   thread TID CPU_NS MINFLT SWITCHES PAGES SPIN_NS TOUCH_FAULTS WALL_NS
  * (SWITCHES = voluntary + involuntary; TOUCH_FAULTS = the minor faults taken
- * inside touch_pages). stdout: "evmix done" only.
+ * inside touch_pages; WALL_NS = CLOCK_MONOTONIC time from the start of its
+ * function to this line). stdout: "evmix done" only.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -73,8 +74,17 @@ static uint64_t evmix_ns(double s)
 	return (uint64_t)(s * 1e9);
 }
 
+static uint64_t evmix_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 static void *evmix_thread(void *arg)
 {
+	uint64_t start = evmix_now_ns();
 	struct rusage before, after;
 	double t0 = wl_thread_cpu(), t1;
 	long touch_faults;
@@ -95,10 +105,11 @@ static void *evmix_thread(void *arg)
 		exit(1);
 	}
 	getrusage(RUSAGE_THREAD, &after);
-	fprintf(f, "thread %d %llu %ld %ld %zu %llu %ld\n", gettid(),
+	fprintf(f, "thread %d %llu %ld %ld %zu %llu %ld %llu\n", gettid(),
 		(unsigned long long)evmix_ns(wl_thread_cpu()),
 		after.ru_minflt, after.ru_nvcsw + after.ru_nivcsw, evmix_pages,
-		(unsigned long long)evmix_ns(t1 - t0), touch_faults);
+		(unsigned long long)evmix_ns(t1 - t0), touch_faults,
+		(unsigned long long)(evmix_now_ns() - start));
 	fclose(f);
 	pthread_mutex_unlock(&evmix_lock);
 	return NULL;
