@@ -358,12 +358,13 @@ static int pa_main_check_flamegraph(const struct pa_main_opts *o)
 	return PA_EXIT_OK;
 }
 
-#define PA_MAIN_JSON_COMMANDS "top, tree, threads, processes and events"
+#define PA_MAIN_JSON_COMMANDS "top, tree, threads, processes, events and counters"
 
 /* --format json: only the reports that have it (PA_MAIN_JSON_COMMANDS). */
 static int pa_main_check_format(const struct pa_main_opts *o)
 {
-	static const char *const json[] = { "top", "tree", "threads", "processes", "events" };
+	static const char *const json[] = { "top", "tree", "threads", "processes", "events",
+					    "counters" };
 
 	if (!o->json)
 		return PA_EXIT_OK;
@@ -603,6 +604,8 @@ static int pa_main_report_json(FILE *out, const struct pa_main_opts *o, struct p
 		ret = pa_report_processes_json(out, run, &o->filter);
 	else if (strcmp(o->command, "events") == 0)
 		ret = pa_report_events_json(out, run, &o->filter);
+	else if (strcmp(o->command, "counters") == 0)
+		ret = pa_report_counters_json(out, run, &o->filter);
 	else
 		ret = pa_profile_build_by(run, &o->filter, pa_main_by(o), &prof, &run->warnings,
 					  err);

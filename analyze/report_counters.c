@@ -7,6 +7,7 @@
 
 #include "counters.h"
 #include "events.h"
+#include "report_json.h"
 
 #define PA_REPORT_COUNTERS_LABEL_MAX (2 * PPF_NAME_MAX + 4)
 
@@ -370,4 +371,97 @@ int pa_report_counters(FILE *out, const struct pa_run *run, const struct pa_filt
 			pa_report_counters_block(out, run->processes[p], &f, tot.width);
 	pa_report_counters_notes(out, &tot.tally);
 	return ferror(out) ? -EIO : 0;
+}
+
+/* ---- --format json ---------------------------------------------------------- */
+
+/* One row: event e's count for s's thread, or s's process when s->thread is NULL. */
+static void pa_report_counters_json_row(struct pa_json *j, const struct pa_report_counters_scope *s,
+					const struct pa_event *e)
+{
+	struct pa_count c;
+	struct pa_ratio r;
+	double n, d;
+	bool known;
+
+	pa_report_counters_count(s, e->index, &c);
+	known = pa_count_known(&c);
+	pa_json_object_begin(j);
+	pa_json_key_uint(j, "pid", s->proc->pid);
+	pa_json_key(j, "tid");
+	if (s->thread)
+		pa_json_uint(j, s->thread->tid);
+	else
+		pa_json_null(j);
+	pa_json_key_string(j, "name", s->thread ? (s->thread->name[0] ? s->thread->name : NULL) :
+			   pa_process_exe_base(s->proc));
+	pa_json_key_string(j, "event", e->name);
+	pa_json_key_string(j, "spec", e->spec);
+	pa_json_key(j, "value");
+	if (known)
+		pa_json_uint(j, pa_report_counters_round(c.estimate));
+	else
+		pa_json_null(j);
+	pa_json_key_uint(j, "raw", c.raw);
+	pa_json_key_uint(j, "time_enabled", c.enabled);
+	pa_json_key_uint(j, "time_running", c.running);
+	pa_json_key_bool(j, "scaled", pa_count_scaled(&c));
+	pa_json_key_double(j, "counted_share", pa_count_share(&c));
+	pa_json_key_uint(j, "threads_counted", c.counted);
+	pa_json_key_string(j, "unknown_because", known ? NULL : pa_report_counters_why(s->proc, &c));
+	if (pa_counters_ratio(s->proc, e, &r) &&
+	    pa_report_counters_pair(s, e->index, r.den->index, &n, &d)) {
+		pa_json_key_double(j, "ratio", r.percent ? 100.0 * n / d : n / d);
+		pa_json_key_string(j, "ratio_of", r.what);
+		pa_json_key_bool(j, "ratio_percent", r.percent);
+	} else {
+		pa_json_key_null(j, "ratio");
+		pa_json_key_null(j, "ratio_of");
+		pa_json_key_null(j, "ratio_percent");
+	}
+	pa_json_object_end(j);
+}
+
+/* The rows of every event shown, for s's thread or process. */
+static void pa_report_counters_json_rows(struct pa_json *j, const struct pa_report_counters_scope *s)
+{
+	for (size_t i = 0; i < s->proc->nevents; i++)
+		if (pa_report_counters_shows(s->f, s->proc, &s->proc->events[i]))
+			pa_report_counters_json_row(j, s, &s->proc->events[i]);
+}
+
+int pa_report_counters_json(FILE *out, const struct pa_run *run, const struct pa_filter *filter)
+{
+	struct pa_filter f = filter ? *filter : PA_FILTER_ALL;
+	struct pa_report_json_counts c = { .no_header = true };
+	struct pa_json *j;
+	int ret;
+
+	for (size_t p = 0; p < run->nprocesses; p++)
+		if (pa_filter_selects(&f, run->processes[p]) &&
+		    pa_report_counters_has(run->processes[p], &f)) {
+			c.nprocesses++;
+			c.nthreads += pa_report_counters_nthreads(run->processes[p], &f);
+		}
+	ret = pa_report_json_begin(out, "counters", run, &f, &c, &j);
+	if (ret < 0)
+		return ret;
+	pa_json_key(j, "rows");
+	pa_json_array_begin(j);
+	for (size_t p = 0; p < run->nprocesses; p++) {
+		const struct pa_process *proc = run->processes[p];
+		struct pa_report_counters_scope s = { .proc = proc, .f = &f };
+
+		if (!pa_filter_selects(&f, proc) || !pa_report_counters_has(proc, &f))
+			continue;
+		pa_report_counters_json_rows(j, &s);
+		for (size_t i = 0; i < proc->nthreads; i++) {
+			if (!pa_filter_selects_thread(&f, proc->threads[i]))
+				continue;
+			s.thread = proc->threads[i];
+			pa_report_counters_json_rows(j, &s);
+		}
+	}
+	pa_json_array_end(j);
+	return pa_report_json_end(j);
 }

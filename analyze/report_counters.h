@@ -30,4 +30,17 @@
  */
 int pa_report_counters(FILE *out, const struct pa_run *run, const struct pa_filter *filter);
 
+/*
+ * The same as JSON (--format json): the common opening (report_json.h;
+ * "header" is null), then "rows": for each selected process, one row per
+ * counting event shown with "tid": null (the process total), then the same
+ * rows for each selected thread. A row: pid, tid, name (executable or
+ * thread name), event, spec, value (the scaled estimate, rounded; null when
+ * not known), raw, time_enabled, time_running, scaled, counted_share,
+ * threads_counted, unknown_because (null when known), ratio, ratio_of,
+ * ratio_percent (null when the event heads no ratio). Returns 0, -ENOMEM or
+ * -EIO.
+ */
+int pa_report_counters_json(FILE *out, const struct pa_run *run, const struct pa_filter *filter);
+
 #endif /* PA_REPORT_COUNTERS_H */

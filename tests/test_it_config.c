@@ -448,3 +448,58 @@ Test(it_config, example_hardware_is_clear_where_there_is_no_pmu)
 	pa_it_result_release(&r);
 	pa_it_result_release(&plain);
 }
+
+/*
+ * counters --format json: one row per process and per thread and event,
+ * with the values the thread logs hold (python3 reads the JSON).
+ */
+Test(it_config, counters_as_json)
+{
+	char truth[PA_IT_PATH_MAX], json[PA_IT_PATH_MAX], analyze[PA_IT_PATH_MAX];
+	char script[PA_IT_PATH_MAX + 512];
+	const char *argv[] = { "workloads/evmix", truth, "0.1", "2000", NULL };
+	const char *rep[] = { analyze, "counters", it_cfg.data, "--format", "json", "-o",
+			      json, NULL };
+	const char *py[] = { "/usr/bin/python3", "-c", script, NULL };
+	const struct pa_process *proc;
+	const struct pa_event *pf;
+	struct pa_it_result r;
+	struct pa_run *run;
+	uint64_t sum = 0;
+	char want[64];
+
+	snprintf(truth, sizeof(truth), "%s/truth", it_cfg.tmp);
+	snprintf(json, sizeof(json), "%s/counters.json", it_cfg.tmp);
+	pa_it_build_path(analyze, "pprof-analyze");
+	pa_it_run_profiled(&it_cfg, "evmix", argv, it_cfg_file("mix.ini", it_cfg_mix), &r);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
+	pa_it_result_release(&r);
+	pa_it_run(&it_cfg, "json", rep, NULL, &r);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
+	pa_it_result_release(&r);
+	/* One line per row: "TID-or-P EVENT VALUE". */
+	snprintf(script, sizeof(script),
+		 "import json\n"
+		 "d = json.load(open('%s'))\n"
+		 "assert d['report'] == 'counters' and d['processes'] == 1\n"
+		 "for r in d['rows']:\n"
+		 "    print('P' if r['tid'] is None else r['tid'], r['event'], r['value'])\n",
+		 json);
+	pa_it_run(&it_cfg, "py", py, NULL, &r);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
+	run = pa_it_load(&it_cfg);
+	proc = run->processes[0];
+	pf = it_cfg_event(proc, "page-faults", true);
+	for (size_t i = 0; i < proc->nthreads; i++) {
+		const struct pa_thread_event *te = it_cfg_totals(proc->threads[i], pf);
+
+		snprintf(want, sizeof(want), "%u page-faults %llu\n", proc->threads[i]->tid,
+			 (unsigned long long)te->value);
+		cr_expect(strstr(r.out, want), "no row '%s' in:\n%s", want, r.out);
+		sum += te->value;
+	}
+	snprintf(want, sizeof(want), "P page-faults %llu\n", (unsigned long long)sum);
+	cr_expect(strstr(r.out, want), "no row '%s' in:\n%s", want, r.out);
+	pa_run_free(run);
+	pa_it_result_release(&r);
+}

@@ -229,8 +229,8 @@ Test(it_json, bad_format_is_a_usage_error)
 				  NULL };
 	const char *folded[] = { "pprof-analyze", "folded", "/nonexistent", "--format", "json",
 				 NULL };
-	const char *counters[] = { "pprof-analyze", "--format=json", "counters", "/nonexistent",
-				   NULL };
+	const char *script[] = { "pprof-analyze", "--format=json", "script", "/nonexistent",
+				 NULL };
 	struct pa_it_result r;
 
 	it_json_run(unknown, 2, &r);
@@ -239,7 +239,7 @@ Test(it_json, bad_format_is_a_usage_error)
 	it_json_run(folded, 2, &r);
 	cr_expect(strstr(r.err, "folded") && strstr(r.err, "--format json"), "%s", r.err);
 	pa_it_result_release(&r);
-	it_json_run(counters, 2, &r);
-	cr_expect(strstr(r.err, "counters"), "%s", r.err);
+	it_json_run(script, 2, &r);
+	cr_expect(strstr(r.err, "script"), "%s", r.err);
 	pa_it_result_release(&r);
 }
