@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <time.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -708,12 +710,72 @@ static int pa_main_report_to_file(const struct pa_main_opts *o, struct pa_run *r
 	return ret;
 }
 
+/* A progress line on a terminal while logs load, once that takes over a second. */
+struct pa_main_progress {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool done;
+	bool shown;
+};
+
+static void *pa_main_progress_run(void *arg)
+{
+	struct pa_main_progress *p = arg;
+	struct timespec start, until;
+
+	clock_gettime(CLOCK_REALTIME, &start);
+	pthread_mutex_lock(&p->lock);
+	for (int tick = 1; !p->done; tick++) {
+		until = start;
+		until.tv_sec += tick / 10;
+		until.tv_nsec += (long)(tick % 10) * 100000000L;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		if (pthread_cond_timedwait(&p->cond, &p->lock, &until) == 0 || p->done)
+			break;
+		if (tick >= 10) {
+			fprintf(stderr, "\r" PA_PROG ": reading logs: %zu thread logs read",
+				pa_reader_logs_read());
+			p->shown = true;
+		}
+	}
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+/* Starts the progress line when stderr is a terminal; returns whether it runs. */
+static bool pa_main_progress_start(struct pa_main_progress *p)
+{
+	*p = (struct pa_main_progress){ .lock = PTHREAD_MUTEX_INITIALIZER,
+					 .cond = PTHREAD_COND_INITIALIZER };
+	return isatty(STDERR_FILENO) &&
+	       pthread_create(&p->thread, NULL, pa_main_progress_run, p) == 0;
+}
+
+static void pa_main_progress_stop(struct pa_main_progress *p)
+{
+	pthread_mutex_lock(&p->lock);
+	p->done = true;
+	pthread_cond_signal(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+	pthread_join(p->thread, NULL);
+	if (p->shown)
+		fprintf(stderr, "\r\033[K");
+}
+
 /* Load dirs[0..n) as one run into *run, say its warnings, choose f's event. */
 static int pa_main_load_run(const struct pa_main_opts *o, char *const *dirs, size_t n,
 			    struct pa_filter *f, struct pa_run **run, struct pa_error *err)
 {
+	struct pa_main_progress progress;
+	bool shown = pa_main_progress_start(&progress);
 	int ret = pa_runs_load((const char *const *)dirs, n, run, err);
 
+	if (shown)
+		pa_main_progress_stop(&progress);
 	if (ret < 0)
 		return ret;
 	pa_main_print_warnings(&(*run)->warnings, 0);

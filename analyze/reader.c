@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -1032,6 +1033,113 @@ static void pa_reader_check_thread(const struct pa_process *proc, const struct p
 					t->events[i].event, PPF_PROCESS_LOG);
 }
 
+/* Loading a process's thread logs, on several threads when there are many. */
+struct pa_reader_jobs {
+	const char *dir;
+	char **names;
+	size_t n;
+	bool expect_end;
+	size_t next;                 /* atomic: the next log to take */
+	struct pa_thread **threads;  /* per log, NULL until loaded */
+	struct pa_warnings *warns;   /* per log, merged in order afterwards */
+	struct pa_error *errs;       /* per log */
+	int *rets;                   /* per log */
+};
+
+#define PA_READER_PARALLEL_MIN 32 /* logs; fewer are read on the calling thread */
+#define PA_READER_MAX_WORKERS 8
+
+static size_t pa_reader_progress_done; /* atomic: thread logs read */
+
+size_t pa_reader_logs_read(void)
+{
+	return __atomic_load_n(&pa_reader_progress_done, __ATOMIC_RELAXED);
+}
+
+static void *pa_reader_job_worker(void *arg)
+{
+	struct pa_reader_jobs *jobs = arg;
+	size_t i;
+
+	while ((i = __atomic_fetch_add(&jobs->next, 1, __ATOMIC_RELAXED)) < jobs->n) {
+		char *path = pa_reader_join(jobs->dir, jobs->names[i]);
+
+		if (!path) {
+			jobs->rets[i] = pa_error_set(&jobs->errs[i], -ENOMEM, jobs->dir, false, 0,
+						     "out of memory");
+			continue;
+		}
+		/* exec ends every thread of the old image without END records. */
+		jobs->rets[i] = pa_reader_thread_load(path, jobs->expect_end, &jobs->threads[i],
+						      &jobs->warns[i], &jobs->errs[i]);
+		free(path);
+		__atomic_add_fetch(&pa_reader_progress_done, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+/* Loads every job, on up to PA_READER_MAX_WORKERS threads (the CPUs there are). */
+static void pa_reader_run_jobs(struct pa_reader_jobs *jobs)
+{
+	pthread_t th[PA_READER_MAX_WORKERS];
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t nw = 0, want = jobs->n < PA_READER_PARALLEL_MIN ? 0 :
+			      (size_t)(cpus > 1 ? cpus - 1 : 0);
+
+	if (want > PA_READER_MAX_WORKERS)
+		want = PA_READER_MAX_WORKERS;
+	while (nw < want && pthread_create(&th[nw], NULL, pa_reader_job_worker, jobs) == 0)
+		nw++;
+	pa_reader_job_worker(jobs);
+	while (nw > 0)
+		pthread_join(th[--nw], NULL);
+}
+
+/*
+ * Loads the n thread logs names (in dir) into proc, in parallel when there
+ * are many; warnings and the first error come in the names' order, as if
+ * read one after another.
+ */
+static int pa_reader_load_threads(struct pa_process *proc, const char *dir, char **names,
+				  size_t n, struct pa_warnings *warn, struct pa_error *err)
+{
+	struct pa_reader_jobs jobs = {
+		.dir = dir, .names = names, .n = n, .expect_end = !proc->replaced,
+		.threads = calloc(n, sizeof(*jobs.threads)),
+		.warns = calloc(n, sizeof(*jobs.warns)),
+		.errs = calloc(n, sizeof(*jobs.errs)),
+		.rets = calloc(n, sizeof(*jobs.rets)),
+	};
+	int ret = 0;
+
+	if (!jobs.threads || !jobs.warns || !jobs.errs || !jobs.rets)
+		ret = pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
+	else
+		pa_reader_run_jobs(&jobs);
+	for (size_t i = 0; ret == 0 && i < n; i++) {
+		for (size_t k = 0; k < jobs.warns[i].n; k++)
+			pa_warnings_add(warn, jobs.warns[i].v[k].path, jobs.warns[i].v[k].has_offset,
+					jobs.warns[i].v[k].offset, "%s", jobs.warns[i].v[k].reason);
+		if (jobs.rets[i] < 0) {
+			*err = jobs.errs[i];
+			ret = jobs.rets[i];
+			break;
+		}
+		pa_reader_check_thread(proc, jobs.threads[i], jobs.threads[i]->path, warn);
+		proc->threads[proc->nthreads++] = jobs.threads[i];
+		jobs.threads[i] = NULL;
+	}
+	for (size_t i = 0; i < n && jobs.warns; i++)
+		pa_warnings_release(&jobs.warns[i]);
+	for (size_t i = 0; i < n && jobs.threads; i++)
+		pa_thread_free(jobs.threads[i]);
+	free(jobs.threads);
+	free(jobs.warns);
+	free(jobs.errs);
+	free(jobs.rets);
+	return ret;
+}
+
 int pa_process_load(const char *dir, struct pa_process **out,
 		    struct pa_warnings *warn, struct pa_error *err)
 {
@@ -1057,22 +1165,8 @@ int pa_process_load(const char *dir, struct pa_process **out,
 		if (!proc->threads)
 			ret = pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
 	}
-	for (size_t i = 0; ret == 0 && i < n; i++) {
-		struct pa_thread *t;
-
-		path = pa_reader_join(dir, names[i]);
-		if (!path) {
-			ret = pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
-			break;
-		}
-		/* exec ends every thread of the old image without END records. */
-		ret = pa_reader_thread_load(path, !proc->replaced, &t, warn, err);
-		if (ret == 0) {
-			pa_reader_check_thread(proc, t, path, warn);
-			proc->threads[proc->nthreads++] = t;
-		}
-		free(path);
-	}
+	if (ret == 0 && n)
+		ret = pa_reader_load_threads(proc, dir, names, n, warn, err);
 	pa_reader_free_names(names, n);
 	if (ret < 0) {
 		pa_process_free(proc);

@@ -238,6 +238,12 @@ int pa_thread_log_load(const char *path, struct pa_thread **out,
 void pa_process_free(struct pa_process *proc);
 void pa_thread_free(struct pa_thread *thread);
 
+/*
+ * How many thread logs this process has read so far (any thread may ask,
+ * while a load runs on others): for a progress display.
+ */
+size_t pa_reader_logs_read(void);
+
 /* Find by id; NULL if absent. */
 const struct pa_process *pa_run_find_process(const struct pa_run *run, uint32_t pid);
 const struct pa_event *pa_process_find_event(const struct pa_process *proc, uint32_t index);
