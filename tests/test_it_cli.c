@@ -400,3 +400,29 @@ Test(it_cli, events_and_counters_reports)
 	cr_expect(strstr(r.err, "cpu-clock is a sampling event"), "%s", r.err);
 	pa_it_result_release(&r);
 }
+
+/*
+ * Reading that takes over a second shows a progress line on a terminal and
+ * erases it; the report that follows is complete. strace slows every
+ * openat by 3 ms (1,001 thread logs: ~3 s), script(1) gives a terminal.
+ */
+Test(it_cli, progress_line_on_a_terminal)
+{
+	char analyze[PA_IT_PATH_MAX], cmd[2 * PA_IT_PATH_MAX + 256];
+	const char *many[] = { "workloads/manythreads", "1000", "--no-usage", NULL };
+	const char *argv[] = { "/usr/bin/script", "-qec", cmd, "/dev/null", NULL };
+	struct pa_it_result r;
+
+	pa_it_run_profiled(&it_cli, "many", many, NULL, &r);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
+	pa_it_result_release(&r);
+	pa_it_build_path(analyze, "pprof-analyze");
+	snprintf(cmd, sizeof(cmd), "/usr/bin/strace -f -o /dev/null -e trace=openat "
+		 "-e inject=openat:delay_enter=3000 %s top %s --limit 1", analyze, it_cli.data);
+	pa_it_run(&it_cli, "pty", argv, NULL, &r);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "\r" "pprof-analyze: reading logs: "), "%s", r.out);
+	cr_expect(strstr(r.out, " thread logs read\r\033[K# event cpu-clock"), "%s", r.out);
+	cr_expect(strstr(r.out, "burn_short (manythreads)"), "%s", r.out);
+	pa_it_result_release(&r);
+}
