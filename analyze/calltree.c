@@ -1,4 +1,5 @@
 /* calltree: the top-down call tree and a frame-to-function index; see calltree.h. */
+#include "grow.h"
 #include "calltree.h"
 
 #include <errno.h>
@@ -117,15 +118,8 @@ static size_t pa_calltree_add_node(struct pa_calltree_builder *b, size_t parent,
 	struct pa_calltree *t = b->tree;
 	struct pa_calltree_node *n;
 
-	if (t->nnodes == b->cap) {
-		size_t ncap = b->cap ? b->cap * 2 : 256;
-		struct pa_calltree_node *nn = realloc(t->nodes, ncap * sizeof(*nn));
-
-		if (!nn)
-			return PA_CALLTREE_NONE;
-		t->nodes = nn;
-		b->cap = ncap;
-	}
+	if (pa_grow((void **)&t->nodes, &b->cap, t->nnodes, sizeof(*t->nodes)) < 0)
+		return PA_CALLTREE_NONE;
 	n = &t->nodes[t->nnodes];
 	memset(n, 0, sizeof(*n));
 	n->func = func;

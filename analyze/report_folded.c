@@ -1,4 +1,5 @@
 /* report_folded: folded stacks; see report_folded.h. */
+#include "grow.h"
 #include "report_folded.h"
 
 #include <errno.h>
@@ -59,15 +60,9 @@ static int pa_folded_count(struct pa_folded_threads *ft, size_t at)
 
 	if (i < 0)
 		return (int)i;
-	if ((size_t)i == before && before == ft->cap) {
-		size_t ncap = ft->cap ? ft->cap * 2 : 1024;
-		uint64_t *nc = realloc(ft->counts, ncap * sizeof(*nc));
-
-		if (!nc)
-			return -ENOMEM;
-		ft->counts = nc;
-		ft->cap = ncap;
-	}
+	if ((size_t)i == before &&
+	    pa_grow((void **)&ft->counts, &ft->cap, before, sizeof(*ft->counts)) < 0)
+		return -ENOMEM;
 	if ((size_t)i == before)
 		ft->counts[i] = 0;
 	ft->counts[i]++;

@@ -1,4 +1,5 @@
 /* report_pprof: gzip'd profile.proto through protobuf-c; see report_pprof.h. */
+#include "grow.h"
 #include "report_pprof.h"
 
 #include <errno.h>
@@ -37,15 +38,8 @@ struct pa_pprof {
 
 static int pa_pprof_vec_push(struct pa_pprof_vec *v, uint64_t x)
 {
-	if (v->n == v->cap) {
-		size_t ncap = v->cap ? v->cap * 2 : 256;
-		uint64_t *nv = realloc(v->v, ncap * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		v->v = nv;
-		v->cap = ncap;
-	}
+	if (pa_grow((void **)&v->v, &v->cap, v->n, sizeof(*v->v)) < 0)
+		return -ENOMEM;
 	v->v[v->n++] = x;
 	return 0;
 }

@@ -1,4 +1,5 @@
 /* symbols: offline symbolisation with libdwfl; see symbols.h. */
+#include "grow.h"
 #include "symbols.h"
 
 #include <dlfcn.h>
@@ -563,16 +564,10 @@ int pa_symbols_lookup(struct pa_symbols *sym, uint64_t ip, bool is_caller, struc
 /* Keep s (malloc'd) until pa_symbols_free; returns s, or NULL (s freed) on ENOMEM. */
 static char *pa_symbols_own(struct pa_symbols *sym, char *s)
 {
-	if (s && sym->nowned == sym->owned_cap) {
-		size_t ncap = sym->owned_cap ? sym->owned_cap * 2 : 64;
-		char **v = realloc(sym->owned, ncap * sizeof(*v));
-
-		if (!v) {
-			free(s);
-			return NULL;
-		}
-		sym->owned = v;
-		sym->owned_cap = ncap;
+	if (s && pa_grow((void **)&sym->owned, &sym->owned_cap, sym->nowned,
+			 sizeof(*sym->owned)) < 0) {
+		free(s);
+		return NULL;
 	}
 	if (s)
 		sym->owned[sym->nowned++] = s;
@@ -633,28 +628,16 @@ static int pa_symbols_cu_add(struct pa_sym_cu *cu, Dwarf_Die *die, int32_t paren
 		if (hi <= lo)
 			continue;
 		if (idx < 0) {
-			if (cu->nscopes == cu->scopes_cap) {
-				size_t ncap = cu->scopes_cap ? cu->scopes_cap * 2 : 64;
-				struct pa_sym_scope *v = realloc(cu->scopes, ncap * sizeof(*v));
-
-				if (!v)
-					return -2;
-				cu->scopes = v;
-				cu->scopes_cap = ncap;
-			}
+			if (pa_grow((void **)&cu->scopes, &cu->scopes_cap, cu->nscopes,
+				    sizeof(*cu->scopes)) < 0)
+				return -2;
 			idx = (int)cu->nscopes++;
 			cu->scopes[idx] = (struct pa_sym_scope){ .die = *die, .parent = parent,
 								 .first = (uint32_t)cu->nranges };
 		}
-		if (cu->nranges == cu->ranges_cap) {
-			size_t ncap = cu->ranges_cap ? cu->ranges_cap * 2 : 64;
-			struct pa_sym_range *v = realloc(cu->own, ncap * sizeof(*v));
-
-			if (!v)
-				return -2;
-			cu->own = v;
-			cu->ranges_cap = ncap;
-		}
+		if (pa_grow((void **)&cu->own, &cu->ranges_cap, cu->nranges,
+			    sizeof(*cu->own)) < 0)
+			return -2;
 		cu->own[cu->nranges++] = (struct pa_sym_range){ lo, hi, (uint32_t)idx, depth };
 		cu->scopes[idx].n++;
 	}
