@@ -44,6 +44,7 @@ struct pa_profile_impl {
 	/* the functions of the sample being added, each once */
 	uint32_t distinct[PPF_MAX_FRAMES];
 	size_t ndistinct;
+	uint64_t weight; /* samples the one being added stands for (pa_sample.count) */
 	/*
 	 * Within one process whose modules were never unloaded, the same
 	 * addresses always mean the same frames: each distinct raw stack is
@@ -182,7 +183,7 @@ static int pa_profile_add_stack(struct pa_profile_impl *p, const uint32_t *ids, 
 	for (j = h & (p->shash_cap - 1); p->shash[j]; j = (j + 1) & (p->shash_cap - 1)) {
 		s = &p->st[p->shash[j] - 1];
 		if (s->hash == h && s->n == n && memcmp(s->ids, ids, n * sizeof(*ids)) == 0) {
-			s->count++;
+			s->count += p->weight;
 			*at = p->shash[j] - 1;
 			return 0;
 		}
@@ -196,7 +197,7 @@ static int pa_profile_add_stack(struct pa_profile_impl *p, const uint32_t *ids, 
 		return -ENOMEM;
 	memcpy(s->ids, ids, n * sizeof(*ids));
 	s->n = n;
-	s->count = 1;
+	s->count = p->weight;
 	s->hash = h;
 	*at = p->nst;
 	p->shash[j] = (uint32_t)++p->nst;
@@ -296,7 +297,7 @@ static int pa_profile_count_frame(struct pa_profile_impl *p, const char *name,
 	p->ids[(*n)++] = (uint32_t)id;
 	if (p->seen[id] != serial) {
 		p->seen[id] = serial;
-		p->pub.funcs[id].total++;
+		p->pub.funcs[id].total += p->weight;
 		p->distinct[p->ndistinct++] = (uint32_t)id;
 	}
 	return 0;
@@ -342,6 +343,7 @@ static int pa_profile_add_sample(struct pa_profile_impl *p, struct pa_symbols *s
 	size_t n = 0;
 
 	p->ndistinct = 0;
+	p->weight = s->count;
 	/* ids innermost first, then reversed: stacks are stored root first */
 	for (size_t i = 0; i < s->nframes; i++) {
 		struct pa_frame fr;
@@ -359,8 +361,8 @@ static int pa_profile_add_sample(struct pa_profile_impl *p, struct pa_symbols *s
 			return ret;
 	}
 	pa_profile_reverse(p->ids, n);
-	p->pub.funcs[p->ids[n - 1]].self++;
-	p->pub.samples++;
+	p->pub.funcs[p->ids[n - 1]].self += p->weight;
+	p->pub.samples += p->weight;
 	return pa_profile_add_stack(p, p->ids, n, stack);
 }
 
@@ -428,11 +430,11 @@ static int pa_profile_add_cached(struct pa_profile_impl *p, struct pa_symbols *s
 		return -ENOMEM;
 	r = &p->raw[pa_profile_raw_slot(p->raw, p->raw_cap, h, s)];
 	if (r->hash) {
-		p->st[r->stack].count++;
-		p->pub.funcs[r->self].self++;
+		p->st[r->stack].count += s->count;
+		p->pub.funcs[r->self].self += s->count;
 		for (size_t i = 0; i < r->nfuncs; i++)
-			p->pub.funcs[r->funcs[i]].total++;
-		p->pub.samples++;
+			p->pub.funcs[r->funcs[i]].total += s->count;
+		p->pub.samples += s->count;
 		return 0;
 	}
 	ret = pa_profile_add_sample(p, sym, s, &r->stack);
@@ -732,8 +734,9 @@ uint64_t pa_filter_count_samples(const struct pa_filter *f, const struct pa_proc
 	uint64_t n = 0;
 
 	for (size_t i = 0; i < t->nsamples; i++)
-		n += pa_profile_wants(idx, &t->samples[i]) &&
-		     pa_filter_selects_time(f, proc, &t->samples[i]);
+		if (pa_profile_wants(idx, &t->samples[i]) &&
+		    pa_filter_selects_time(f, proc, &t->samples[i]))
+			n += t->samples[i].count;
 	return n;
 }
 

@@ -737,6 +737,7 @@ static int pa_reader_sample_rec(struct pa_thread_ctx *c, struct pa_log_buf *buf,
 	ps->event = s.event;
 	ps->flags = s.flags;
 	ps->nframes = s.nframes;
+	ps->count = 1;
 	/* Records are 8-aligned in an 8-aligned buffer: ips are aligned. */
 	ps->ips = (const uint64_t *)(const void *)(rec + sizeof(s));
 	return 0;

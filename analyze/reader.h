@@ -144,6 +144,8 @@ struct pa_sample {
 	uint32_t event;        /* pa_event.index */
 	uint16_t flags;        /* enum ppf_sample_flags */
 	uint16_t nframes;      /* 1..PPF_MAX_FRAMES */
+	uint32_t count;        /* samples this entry stands for: 1, or more when
+				  pa_load_opts.collapse merged identical ones */
 	const uint64_t *ips;   /* nframes addresses: ips[0] interrupted, then callers */
 };
 

@@ -32,8 +32,9 @@ static bool pa_ann_same_file(const char *a, const char *b)
 	return a == b || (a && b && strcmp(a, b) == 0);
 }
 
-/* Count one sample at (file, line); -ENOMEM. */
-static int pa_ann_count(struct pa_ann *a, const char *file, unsigned line, bool self)
+/* Count w samples at (file, line); -ENOMEM. */
+static int pa_ann_count(struct pa_ann *a, const char *file, unsigned line, bool self,
+			uint64_t w)
 {
 	struct pa_ann_line *l = NULL;
 
@@ -51,17 +52,17 @@ static int pa_ann_count(struct pa_ann *a, const char *file, unsigned line, bool 
 			return -ENOMEM;
 		a->n++;
 	}
-	l->self += self;
-	l->total++;
-	a->self += self;
-	a->total++;
+	l->self += self ? w : 0;
+	l->total += w;
+	a->self += self ? w : 0;
+	a->total += w;
 	return 0;
 }
 
 /* Count sample s at its innermost frame that is a->func, if any; -ENOMEM. */
 static int pa_ann_sample(struct pa_ann *a, struct pa_symbols *sym, const struct pa_sample *s)
 {
-	a->samples++;
+	a->samples += s->count;
 	for (size_t i = 0; i < s->nframes; i++) {
 		const struct pa_srcframe *src;
 		struct pa_frame fr;
@@ -71,13 +72,13 @@ static int pa_ann_sample(struct pa_ann *a, struct pa_symbols *sym, const struct 
 			return -ENOMEM;
 		for (size_t k = 0; k < n; k++)
 			if (strcmp(src[k].function, a->func) == 0)
-				return pa_ann_count(a, src[k].file, src[k].line, i == 0);
+				return pa_ann_count(a, src[k].file, src[k].line, i == 0, s->count);
 		if (n)
 			continue;
 		if (pa_symbols_lookup_at(sym, s->ips[i], i > 0, s->time_ns, &fr) < 0)
 			return -ENOMEM;
 		if (strcmp(fr.name, a->func) == 0)
-			return pa_ann_count(a, NULL, 0, i == 0);
+			return pa_ann_count(a, NULL, 0, i == 0, s->count);
 	}
 	return 0;
 }

@@ -53,7 +53,7 @@ static int pa_folded_append(struct pa_folded_threads *ft, size_t *at, const char
 	return 0;
 }
 
-static int pa_folded_count(struct pa_folded_threads *ft, size_t at)
+static int pa_folded_count(struct pa_folded_threads *ft, size_t at, uint64_t weight)
 {
 	size_t before = pa_intern_count(ft->lines);
 	int64_t i = pa_intern_add(ft->lines, ft->buf, at + 1);
@@ -65,7 +65,7 @@ static int pa_folded_count(struct pa_folded_threads *ft, size_t at)
 		return -ENOMEM;
 	if ((size_t)i == before)
 		ft->counts[i] = 0;
-	ft->counts[i]++;
+	ft->counts[i] += weight;
 	return 0;
 }
 
@@ -86,7 +86,7 @@ static int pa_folded_thread_sample(void *ctx, const struct pa_samples_item *item
 		ret = pa_folded_append(ft, &at, root[1]);
 	for (size_t k = item->nframes; k-- > 0 && ret == 0;)
 		ret = pa_folded_append(ft, &at, item->frames[k].name);
-	return ret < 0 ? ret : pa_folded_count(ft, at);
+	return ret < 0 ? ret : pa_folded_count(ft, at, item->sample->count);
 }
 
 struct pa_folded_line {

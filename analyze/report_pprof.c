@@ -153,7 +153,7 @@ static int pa_pprof_add(void *ctx, const struct pa_samples_item *item)
 		return (int)i;
 	if ((size_t)i == before && pa_pprof_vec_push(&pp->counts, 0) < 0)
 		return -ENOMEM;
-	pp->counts.v[i]++;
+	pp->counts.v[i] += item->sample->count;
 	if (item->sample->time_ns > pp->last_ns)
 		pp->last_ns = item->sample->time_ns;
 	if (!pp->first_ns || item->proc->start_ns < pp->first_ns)

@@ -18,7 +18,7 @@ static uint64_t pa_report_threads_late(int64_t idx, const struct pa_thread *t)
 	for (size_t i = 0; i < t->nsamples; i++)
 		if ((t->samples[i].flags & PPF_SAMPLE_LATE) &&
 		    (idx == -1 || (idx >= 0 && t->samples[i].event == (uint64_t)idx)))
-			n++;
+			n += t->samples[i].count;
 	return n;
 }
 
