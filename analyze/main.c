@@ -770,9 +770,19 @@ static void pa_main_progress_stop(struct pa_main_progress *p)
 static int pa_main_load_run(const struct pa_main_opts *o, char *const *dirs, size_t n,
 			    struct pa_filter *f, struct pa_run **run, struct pa_error *err)
 {
+	/*
+	 * Only speedscope and script show samples one by one, in time order;
+	 * every other report reads a thread's identical samples as one with a
+	 * count, so that memory follows distinct stacks. The time window is
+	 * applied while reading: what it leaves out is never kept.
+	 */
+	struct pa_load_opts lo = {
+		.collapse = strcmp(o->command, "speedscope") != 0 && strcmp(o->command, "script") != 0,
+		.window = f->window, .from_ns = f->from_ns, .to_ns = f->to_ns,
+	};
 	struct pa_main_progress progress;
 	bool shown = pa_main_progress_start(&progress);
-	int ret = pa_runs_load((const char *const *)dirs, n, run, err);
+	int ret = pa_runs_load((const char *const *)dirs, n, &lo, run, err);
 
 	if (shown)
 		pa_main_progress_stop(&progress);

@@ -705,12 +705,193 @@ int pa_process_log_load(const char *path, struct pa_process **out,
 
 /* ---- thread-<tid>.log ---------------------------------------------------- */
 
+/* What reading one process's thread logs needs: its pa_load_opts, and the process. */
+struct pa_reader_topts {
+	bool collapse, window;
+	uint64_t from_ns, to_ns;  /* the window, from the process start */
+	uint64_t start_ns;        /* the process start */
+	uint64_t *unloads;        /* module unload times, ascending */
+	size_t nunloads;
+};
+
+/* Collapsing: an entry of the table of a thread's distinct samples. */
+struct pa_reader_slot {
+	uint32_t hash;  /* low half of the sample's hash */
+	uint32_t index; /* into samples, + 1; 0: free */
+};
+
+/* Collapsing: addresses of distinct samples, in blocks that never move. */
+struct pa_reader_block {
+	struct pa_reader_block *next;
+	size_t used, cap;
+	uint64_t v[];
+};
+
+#define PA_READER_BLOCK_MIN 512        /* addresses: small threads stay small */
+#define PA_READER_BLOCK_MAX (1u << 17) /* addresses: 1 MiB */
+#define PA_READER_RELEASE (4u << 20)   /* bytes of a mapping read before they are released */
+
 struct pa_thread_ctx {
 	struct pa_thread *thread;
 	size_t samples_cap;
 	size_t events_cap;
 	bool saw_thread;
+	const struct pa_reader_topts *o;
+	struct pa_reader_slot *slots; /* collapsing: power-of-two sized, at most half full */
+	size_t slots_cap;
+	uint64_t released;            /* collapsing: the mapping is released up to here */
 };
+
+/* Whether a sample taken at time_ns is in the window of o. */
+static bool pa_reader_in_window(const struct pa_reader_topts *o, uint64_t time_ns)
+{
+	uint64_t t = time_ns > o->start_ns ? time_ns - o->start_ns : 0;
+
+	return t >= o->from_ns && t < o->to_ns;
+}
+
+/* Modules unloaded at or before time_ns: samples of equal epoch and addresses mean the same. */
+static size_t pa_reader_epoch(const struct pa_reader_topts *o, uint64_t time_ns)
+{
+	size_t lo = 0, hi = o->nunloads;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (o->unloads[mid] <= time_ns)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Hash of what tells samples apart when collapsing. Two independent
+ * multiply-xor lanes halve the dependency chain over deep stacks.
+ */
+static uint64_t pa_reader_sample_hash(const struct ppf_sample *s, const uint64_t *ips,
+				      size_t epoch)
+{
+	uint64_t a = 0x9e3779b97f4a7c15ull ^ s->nframes ^ ((uint64_t)s->event << 16) ^
+		     ((uint64_t)s->flags << 48);
+	uint64_t b = 0xc2b2ae3d27d4eb4full ^ epoch;
+	size_t i = 0;
+
+	for (; i + 1 < s->nframes; i += 2) {
+		a = (a ^ ips[i]) * 0xff51afd7ed558ccdull;
+		b = (b ^ ips[i + 1]) * 0xc4ceb9fe1a85ec53ull;
+	}
+	if (i < s->nframes)
+		a = (a ^ ips[i]) * 0xff51afd7ed558ccdull;
+	a ^= (b ^ (b >> 31)) * 0x9e3779b97f4a7c15ull;
+	a ^= a >> 32;
+	a *= 0xd6e8feb86659fd93ull;
+	return a ^ (a >> 29);
+}
+
+/* Doubles c's slot table; -ENOMEM. */
+static int pa_reader_slots_grow(struct pa_thread_ctx *c)
+{
+	size_t ncap = c->slots_cap ? c->slots_cap * 2 : 256;
+	struct pa_reader_slot *ns = calloc(ncap, sizeof(*ns));
+
+	if (!ns)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->slots_cap; i++) {
+		size_t j;
+
+		if (!c->slots[i].index)
+			continue;
+		for (j = c->slots[i].hash & (ncap - 1); ns[j].index; j = (j + 1) & (ncap - 1))
+			;
+		ns[j] = c->slots[i];
+	}
+	free(c->slots);
+	c->slots = ns;
+	c->slots_cap = ncap;
+	return 0;
+}
+
+/* n addresses of room that stays put until the thread is freed; NULL: no memory. */
+static uint64_t *pa_reader_block_take(struct pa_thread *t, size_t n)
+{
+	struct pa_reader_block *b = t->ip_blocks;
+
+	if (!b || b->used + n > b->cap) {
+		size_t cap = b ? b->cap * 2 : PA_READER_BLOCK_MIN;
+
+		if (cap > PA_READER_BLOCK_MAX)
+			cap = PA_READER_BLOCK_MAX;
+		if (cap < n)
+			cap = n;
+		b = malloc(sizeof(*b) + cap * sizeof(b->v[0]));
+		if (!b)
+			return NULL;
+		b->next = t->ip_blocks;
+		b->used = 0;
+		b->cap = cap;
+		t->ip_blocks = b;
+	}
+	b->used += n;
+	return &b->v[b->used - n];
+}
+
+/*
+ * Collapsing: count sample s (addresses ips) into its entry in t->samples,
+ * made when new; -ENOMEM.
+ */
+static int pa_reader_collapse(struct pa_thread_ctx *c, const struct ppf_sample *s,
+			      const uint64_t *ips)
+{
+	struct pa_thread *t = c->thread;
+	size_t epoch = c->o->nunloads ? pa_reader_epoch(c->o, s->time_ns) : 0;
+	uint64_t h = pa_reader_sample_hash(s, ips, epoch);
+	struct pa_sample *ps;
+	uint64_t *copy;
+	size_t j;
+
+	if ((t->nsamples + 1) * 2 > c->slots_cap && pa_reader_slots_grow(c) < 0)
+		return -ENOMEM;
+	for (j = h & (c->slots_cap - 1); c->slots[j].index; j = (j + 1) & (c->slots_cap - 1)) {
+		ps = &t->samples[c->slots[j].index - 1];
+		if (c->slots[j].hash != (uint32_t)h || ps->nframes != s->nframes ||
+		    ps->event != s->event || ps->flags != s->flags || ps->count == UINT32_MAX ||
+		    memcmp(ps->ips, ips, s->nframes * sizeof(*ips)) != 0 ||
+		    (c->o->nunloads && pa_reader_epoch(c->o, ps->time_ns) != epoch))
+			continue;
+		ps->count++;
+		if (s->time_ns > ps->time_ns)
+			ps->time_ns = s->time_ns;
+		return 0;
+	}
+	if (pa_grow((void **)&t->samples, &c->samples_cap, t->nsamples, sizeof(*ps)) < 0 ||
+	    !(copy = pa_reader_block_take(t, s->nframes)))
+		return -ENOMEM;
+	memcpy(copy, ips, s->nframes * sizeof(*ips));
+	ps = &t->samples[t->nsamples++];
+	*ps = (struct pa_sample){ .time_ns = s->time_ns, .event = s->event, .flags = s->flags,
+				  .nframes = s->nframes, .count = 1, .ips = copy };
+	c->slots[j] = (struct pa_reader_slot){ .hash = (uint32_t)h,
+					       .index = (uint32_t)t->nsamples };
+	return 0;
+}
+
+/* Collapsing: give back the pages of buf's mapping read before offset off. */
+static void pa_reader_release_read(struct pa_thread_ctx *c, struct pa_log_buf *buf,
+				   uint64_t off)
+{
+	static long page;
+	uint64_t end;
+
+	if (!buf->mapped || off - c->released < PA_READER_RELEASE)
+		return;
+	if (!page)
+		page = sysconf(_SC_PAGESIZE);
+	end = off & ~(uint64_t)(page - 1);
+	madvise(buf->data + c->released, end - c->released, MADV_DONTNEED);
+	c->released = end;
+}
 
 static int pa_reader_sample_rec(struct pa_thread_ctx *c, struct pa_log_buf *buf,
 				uint64_t off, const char *rec, uint32_t size,
@@ -730,6 +911,15 @@ static int pa_reader_sample_rec(struct pa_thread_ctx *c, struct pa_log_buf *buf,
 		return pa_error_set(err, -EINVAL, buf->path, true, off,
 				    "sample record of %u bytes cannot hold its %u frames "
 				    "(needs %u)", size, s.nframes, ppf_sample_size(s.nframes));
+	if (c->o && c->o->window && !pa_reader_in_window(c->o, s.time_ns))
+		return 0;
+	if (c->o && c->o->collapse) {
+		/* Records are 8-aligned in an 8-aligned buffer: ips are aligned. */
+		if (pa_reader_collapse(c, &s, (const uint64_t *)(const void *)(rec + sizeof(s))) < 0)
+			return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
+		pa_reader_release_read(c, buf, off);
+		return 0;
+	}
 	if (pa_grow((void **)&t->samples, &c->samples_cap, t->nsamples, sizeof(*ps)) < 0)
 		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
 	ps = &t->samples[t->nsamples++];
@@ -837,6 +1027,12 @@ void pa_thread_free(struct pa_thread *thread)
 		munmap(thread->ip_storage, thread->ip_mapped);
 	else
 		free(thread->ip_storage);
+	while (thread->ip_blocks) {
+		struct pa_reader_block *b = thread->ip_blocks;
+
+		thread->ip_blocks = b->next;
+		free(b);
+	}
 	free(thread->path);
 	free(thread);
 }
@@ -869,11 +1065,15 @@ static int pa_reader_keep_ips(struct pa_thread *t, struct pa_log_buf *buf)
 	return 0;
 }
 
-/* pa_thread_log_load; expect_end false: the log may end without END, say nothing. */
-static int pa_reader_thread_load(const char *path, bool expect_end, struct pa_thread **out,
+/*
+ * pa_thread_log_load; expect_end false: the log may end without END, say
+ * nothing; o: how to read samples (NULL: every one, as it is).
+ */
+static int pa_reader_thread_load(const char *path, bool expect_end,
+				 const struct pa_reader_topts *o, struct pa_thread **out,
 				 struct pa_warnings *warn, struct pa_error *err)
 {
-	struct pa_thread_ctx c = { 0 };
+	struct pa_thread_ctx c = { .o = o };
 	struct pa_log_buf buf;
 	uint64_t first;
 	int ret;
@@ -895,9 +1095,10 @@ static int pa_reader_thread_load(const char *path, bool expect_end, struct pa_th
 	if (ret == 0 && !c.saw_thread)
 		ret = pa_error_set(err, -EINVAL, path, true, buf.data_end,
 				   "no thread record before the end of the data");
-	if (ret == 0 && pa_reader_keep_ips(c.thread, &buf) < 0)
+	if (ret == 0 && !(o && o->collapse) && pa_reader_keep_ips(c.thread, &buf) < 0)
 		ret = pa_error_set(err, -ENOMEM, path, false, 0, "out of memory");
 	pa_reader_buf_release(&buf);
+	free(c.slots);
 	if (ret < 0) {
 		pa_thread_free(c.thread);
 		return ret;
@@ -911,7 +1112,7 @@ static int pa_reader_thread_load(const char *path, bool expect_end, struct pa_th
 int pa_thread_log_load(const char *path, struct pa_thread **out,
 		       struct pa_warnings *warn, struct pa_error *err)
 {
-	return pa_reader_thread_load(path, true, out, warn, err);
+	return pa_reader_thread_load(path, true, NULL, out, warn, err);
 }
 
 /* ---- directories ---------------------------------------------------------- */
@@ -1040,6 +1241,7 @@ struct pa_reader_jobs {
 	char **names;
 	size_t n;
 	bool expect_end;
+	const struct pa_reader_topts *o;
 	size_t next;                 /* atomic: the next log to take */
 	struct pa_thread **threads;  /* per log, NULL until loaded */
 	struct pa_warnings *warns;   /* per log, merged in order afterwards */
@@ -1071,7 +1273,7 @@ static void *pa_reader_job_worker(void *arg)
 			continue;
 		}
 		/* exec ends every thread of the old image without END records. */
-		jobs->rets[i] = pa_reader_thread_load(path, jobs->expect_end, &jobs->threads[i],
+		jobs->rets[i] = pa_reader_thread_load(path, jobs->expect_end, jobs->o, &jobs->threads[i],
 						      &jobs->warns[i], &jobs->errs[i]);
 		free(path);
 		__atomic_add_fetch(&pa_reader_progress_done, 1, __ATOMIC_RELAXED);
@@ -1102,10 +1304,11 @@ static void pa_reader_run_jobs(struct pa_reader_jobs *jobs)
  * read one after another.
  */
 static int pa_reader_load_threads(struct pa_process *proc, const char *dir, char **names,
-				  size_t n, struct pa_warnings *warn, struct pa_error *err)
+				  size_t n, const struct pa_reader_topts *o,
+				  struct pa_warnings *warn, struct pa_error *err)
 {
 	struct pa_reader_jobs jobs = {
-		.dir = dir, .names = names, .n = n, .expect_end = !proc->replaced,
+		.dir = dir, .names = names, .n = n, .expect_end = !proc->replaced, .o = o,
 		.threads = calloc(n, sizeof(*jobs.threads)),
 		.warns = calloc(n, sizeof(*jobs.warns)),
 		.errs = calloc(n, sizeof(*jobs.errs)),
@@ -1141,9 +1344,49 @@ static int pa_reader_load_threads(struct pa_process *proc, const char *dir, char
 	return ret;
 }
 
+static int pa_reader_cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* How to read proc's thread logs as opts says (NULL: as they are); -ENOMEM. */
+static int pa_reader_topts_init(struct pa_reader_topts *o, const struct pa_load_opts *opts,
+				const struct pa_process *proc)
+{
+	*o = (struct pa_reader_topts){ .start_ns = proc->start_ns, .to_ns = UINT64_MAX };
+	if (opts) {
+		o->collapse = opts->collapse;
+		o->window = opts->window;
+		o->from_ns = opts->from_ns;
+		o->to_ns = opts->to_ns;
+	}
+	if (!o->collapse)
+		return 0;
+	for (size_t i = 0; i < proc->nmodules; i++) {
+		if (proc->modules[i].unload_ns == UINT64_MAX)
+			continue;
+		if (!o->unloads && !(o->unloads = malloc(proc->nmodules * sizeof(*o->unloads))))
+			return -ENOMEM;
+		o->unloads[o->nunloads++] = proc->modules[i].unload_ns;
+	}
+	if (o->nunloads)
+		qsort(o->unloads, o->nunloads, sizeof(*o->unloads), pa_reader_cmp_u64);
+	return 0;
+}
+
 int pa_process_load(const char *dir, struct pa_process **out,
 		    struct pa_warnings *warn, struct pa_error *err)
 {
+	return pa_process_load_opts(dir, NULL, out, warn, err);
+}
+
+int pa_process_load_opts(const char *dir, const struct pa_load_opts *opts,
+			 struct pa_process **out, struct pa_warnings *warn,
+			 struct pa_error *err)
+{
+	struct pa_reader_topts o = { 0 };
 	struct pa_process *proc = NULL;
 	char *path = pa_reader_join(dir, PPF_PROCESS_LOG);
 	char **names = NULL;
@@ -1166,8 +1409,11 @@ int pa_process_load(const char *dir, struct pa_process **out,
 		if (!proc->threads)
 			ret = pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
 	}
+	if (ret == 0 && n && pa_reader_topts_init(&o, opts, proc) < 0)
+		ret = pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
 	if (ret == 0 && n)
-		ret = pa_reader_load_threads(proc, dir, names, n, warn, err);
+		ret = pa_reader_load_threads(proc, dir, names, n, &o, warn, err);
+	free(o.unloads);
 	pa_reader_free_names(names, n);
 	if (ret < 0) {
 		pa_process_free(proc);
@@ -1192,6 +1438,12 @@ void pa_run_free(struct pa_run *run)
 }
 
 int pa_run_load(const char *dir, struct pa_run **out, struct pa_error *err)
+{
+	return pa_run_load_opts(dir, NULL, out, err);
+}
+
+int pa_run_load_opts(const char *dir, const struct pa_load_opts *opts, struct pa_run **out,
+		     struct pa_error *err)
 {
 	struct pa_run *run;
 	struct stat st;
@@ -1237,7 +1489,8 @@ int pa_run_load(const char *dir, struct pa_run **out, struct pa_error *err)
 			ret = pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
 			break;
 		}
-		ret = pa_process_load(pdir, &run->processes[run->nprocesses], &run->warnings, err);
+		ret = pa_process_load_opts(pdir, opts, &run->processes[run->nprocesses],
+					   &run->warnings, err);
 		if (ret == 0)
 			run->nprocesses++;
 		free(pdir);

@@ -168,6 +168,7 @@ struct pa_thread {
 	char *path;             /* the log file */
 	uint64_t *ip_storage;   /* private: backs samples[].ips */
 	size_t ip_mapped;       /* private: ip_storage is a file mapping of this length */
+	void *ip_blocks;        /* private: back samples[].ips when collapsed */
 };
 
 /* One <exe>.<pid>/ directory. */
@@ -213,13 +214,37 @@ struct pa_run {
 };
 
 /*
+ * How thread logs are read; zeroed (or a NULL pointer) keeps every sample
+ * as its own pa_sample, in file order.
+ *
+ * collapse: a thread's samples that cannot be told apart by any report
+ * but a time-ordered one (same event, flags and addresses, taken while the
+ * same modules were mapped: no module unloaded between them) become one
+ * pa_sample whose count says how many; its time_ns is the latest one's.
+ * Order is first appearance. Memory then grows with a thread's distinct
+ * stacks, not with its samples: addresses are copied out and each log's
+ * mapping is released as it is read.
+ *
+ * window: only samples taken from from_ns (included) to to_ns (excluded)
+ * after their process's start are kept, as pa_filter_selects_time keeps
+ * them; the others are not read into memory at all.
+ */
+struct pa_load_opts {
+	bool collapse;
+	bool window;
+	uint64_t from_ns, to_ns;
+};
+
+/*
  * Load every <exe>.<pid>/ directory under dir (a directory is a process
  * directory when it holds a process.log). Returns 0 and sets *out, to be
  * freed with pa_run_free; or a negative errno (-EINVAL for bad content,
  * -ENOENT when there is no process directory, ...) with err filled and *out
- * set to NULL.
+ * set to NULL. pa_run_load_opts reads thread logs as opts says (may be NULL).
  */
 int pa_run_load(const char *dir, struct pa_run **out, struct pa_error *err);
+int pa_run_load_opts(const char *dir, const struct pa_load_opts *opts, struct pa_run **out,
+		     struct pa_error *err);
 void pa_run_free(struct pa_run *run);
 
 /*
@@ -228,6 +253,9 @@ void pa_run_free(struct pa_run *run);
  */
 int pa_process_load(const char *dir, struct pa_process **out,
 		    struct pa_warnings *warn, struct pa_error *err);
+int pa_process_load_opts(const char *dir, const struct pa_load_opts *opts,
+			 struct pa_process **out, struct pa_warnings *warn,
+			 struct pa_error *err);
 
 /* Load a single process.log (no threads). */
 int pa_process_log_load(const char *path, struct pa_process **out,

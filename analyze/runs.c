@@ -67,16 +67,16 @@ static void pa_runs_sort(struct pa_run *run)
 	}
 }
 
-int pa_runs_load(const char *const *dirs, size_t n, struct pa_run **out,
-		 struct pa_error *err)
+int pa_runs_load(const char *const *dirs, size_t n, const struct pa_load_opts *opts,
+		 struct pa_run **out, struct pa_error *err)
 {
 	struct pa_run *run = NULL, *next;
 	int ret;
 
 	*out = NULL;
-	ret = pa_run_load(dirs[0], &run, err);
+	ret = pa_run_load_opts(dirs[0], opts, &run, err);
 	for (size_t i = 1; i < n && ret == 0; i++) {
-		ret = pa_run_load(dirs[i], &next, err);
+		ret = pa_run_load_opts(dirs[i], opts, &next, err);
 		if (ret < 0)
 			break;
 		ret = pa_runs_move(run, next);

@@ -19,9 +19,9 @@
  * Load dirs[0..n) (n >= 1) as one run. Its dir is the directories joined
  * by ", " (dirs[0] alone when n is 1). Returns 0 and *out, to be freed
  * with pa_run_free; or the first failing directory's negative errno with
- * err filled and *out NULL.
+ * err filled and *out NULL. opts (may be NULL): how thread logs are read.
  */
-int pa_runs_load(const char *const *dirs, size_t n, struct pa_run **out,
-		 struct pa_error *err);
+int pa_runs_load(const char *const *dirs, size_t n, const struct pa_load_opts *opts,
+		 struct pa_run **out, struct pa_error *err);
 
 #endif /* PA_RUNS_H */

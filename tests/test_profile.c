@@ -312,6 +312,35 @@ Test(profile, threads_output_matches_golden)
 	free(text);
 }
 
+/*
+ * The same run read with identical samples collapsed (as pprof-analyze
+ * reads it for these reports): the same text, byte for byte, from fewer
+ * entries.
+ */
+Test(profile, collapsed_run_gives_the_same_reports)
+{
+	struct pa_load_opts lo = { .collapse = true };
+	const char *const names[] = { "top", "folded", "threads" };
+	const char *const goldens[] = { "top.txt", "folded.txt", "threads.txt" };
+	struct pa_error err = { 0 };
+	const struct pa_process *p10;
+
+	pa_run_free(pf_run);
+	cr_assert_eq(pa_run_load_opts(pf_dir, &lo, &pf_run, &err), 0, "%s", err.reason);
+	p10 = pa_run_find_process(pf_run, 10);
+	cr_assert(p10 && p10->nthreads == 2);
+	cr_expect_eq(p10->threads[0]->nsamples, 3, "6 samples of 3 stacks: %zu entries",
+		     p10->threads[0]->nsamples);
+	cr_expect_eq(p10->threads[1]->nsamples, 2, "one stack on 2 events: %zu entries",
+		     p10->threads[1]->nsamples);
+	for (size_t i = 0; i < 3; i++) {
+		char *text = pf_report(names[i], 0);
+
+		pf_golden(text, goldens[i]);
+		free(text);
+	}
+}
+
 Test(profile, names_frames_outside_modules_unknown)
 {
 	const uint64_t stack[] = { 0x10, pf_in(pa_proftest_main) };

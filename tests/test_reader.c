@@ -1110,3 +1110,133 @@ Test(reader, reads_thread_event_written_by_tlog)
 	pa_thread_free(t);
 	free(pdir);
 }
+
+/* Load rd_dir with opts, expecting one process with one thread; returns the run. */
+static struct pa_run *rd_load_opts(const struct pa_load_opts *opts)
+{
+	struct pa_error err = { 0 };
+	struct pa_run *run = NULL;
+
+	cr_assert_eq(pa_run_load_opts(rd_dir, opts, &run, &err), 0, "%s", err.reason);
+	cr_assert_eq(run->nprocesses, 1);
+	cr_assert_eq(run->processes[0]->nthreads, 1);
+	return run;
+}
+
+/*
+ * Collapsing: samples equal in event, flags and addresses become one entry
+ * counting them, in order of first appearance, stamped with the latest
+ * time; a difference in any of those keeps samples apart.
+ */
+Test(reader, collapse_merges_only_identical_samples)
+{
+	const uint64_t other[3] = { 0x401010, 0x402020, 0x403038 };
+	struct pa_load_opts lo = { .collapse = true };
+	char *pdir = rd_process_dir("app.7", 7);
+	const struct pa_thread *t;
+	struct pa_testlog l;
+	struct pa_run *run;
+
+	pa_testlog_begin(&l, PPF_FILE_THREAD);
+	pa_testlog_thread(&l, 7, 7, 1500, "main");
+	pa_testlog_sample(&l, 2000, 0, 0, 3, rd_ips);            /* A */
+	pa_testlog_sample(&l, 2100, 0, 0, 3, other);             /* B: last frame differs */
+	pa_testlog_sample(&l, 2200, 0, 0, 3, rd_ips);            /* A */
+	pa_testlog_sample(&l, 2300, 1, 0, 3, rd_ips);            /* C: other event */
+	pa_testlog_sample(&l, 2400, 0, PPF_SAMPLE_LATE, 3, rd_ips); /* D: flagged late */
+	pa_testlog_sample(&l, 2500, 0, 0, 2, rd_ips);            /* E: a prefix of A */
+	pa_testlog_sample(&l, 2600, 0, 0, 3, rd_ips);            /* A */
+	pa_testlog_thread_end(&l, 3000, 7, 0, 0);
+	pa_testlog_write(&l, pdir, "thread-7.log");
+
+	run = rd_load_opts(&lo);
+	t = run->processes[0]->threads[0];
+	cr_assert_eq(t->nsamples, 5, "%zu entries", t->nsamples);
+	cr_expect_eq(t->samples[0].count, 3);
+	cr_expect_eq(t->samples[0].time_ns, 2600, "the latest time of A");
+	cr_expect_eq(memcmp(t->samples[0].ips, rd_ips, sizeof(rd_ips)), 0);
+	cr_expect_eq(t->samples[1].ips[2], 0x403038);
+	cr_expect_eq(t->samples[2].event, 1);
+	cr_expect_eq(t->samples[3].flags, PPF_SAMPLE_LATE);
+	cr_expect_eq(t->samples[4].nframes, 2);
+	for (size_t i = 1; i < 5; i++)
+		cr_expect_eq(t->samples[i].count, 1, "entry %zu", i);
+	cr_expect(t->ended && t->samples_taken == 7);
+	pa_run_free(run);
+
+	run = rd_load_opts(NULL);
+	cr_expect_eq(run->processes[0]->threads[0]->nsamples, 7, "not collapsed unless asked");
+	pa_run_free(run);
+	free(pdir);
+}
+
+/*
+ * Addresses mean other functions once a module was unloaded (another may
+ * be loaded there): equal samples on either side of an unload stay apart.
+ */
+Test(reader, collapse_keeps_samples_apart_across_a_module_unload)
+{
+	struct pa_load_opts lo = { .collapse = true };
+	char *pdir = pa_testlog_subdir(rd_dir, "app.8");
+	const struct pa_thread *t;
+	struct pa_testlog l;
+	struct pa_run *run;
+
+	pa_testlog_begin(&l, PPF_FILE_PROCESS);
+	pa_testlog_process(&l, 8, 1, "/usr/bin/app", NULL);
+	pa_testlog_event(&l, 0, "cpu-clock", 1000000, PPF_EVENT_TIME_NS);
+	pa_testlog_module(&l, 1, 0, 0x400000, 0x410000, 1000, "/usr/lib/a.so", NULL, 0);
+	pa_testlog_unload(&l, 1, 2500);
+	pa_testlog_module(&l, 2, 0, 0x400000, 0x410000, 2600, "/usr/lib/b.so", NULL, 0);
+	pa_testlog_process_end(&l, 9000, 4, 0, PPF_EXIT_NORMAL, 0);
+	pa_testlog_write(&l, pdir, PPF_PROCESS_LOG);
+	pa_testlog_begin(&l, PPF_FILE_THREAD);
+	pa_testlog_thread(&l, 8, 8, 1500, "main");
+	pa_testlog_sample(&l, 2000, 0, 0, 3, rd_ips);
+	pa_testlog_sample(&l, 2400, 0, 0, 3, rd_ips);
+	pa_testlog_sample(&l, 2700, 0, 0, 3, rd_ips);
+	pa_testlog_sample(&l, 2800, 0, 0, 3, rd_ips);
+	pa_testlog_thread_end(&l, 3000, 4, 0, 0);
+	pa_testlog_write(&l, pdir, "thread-8.log");
+
+	run = rd_load_opts(&lo);
+	t = run->processes[0]->threads[0];
+	cr_assert_eq(t->nsamples, 2, "%zu entries", t->nsamples);
+	cr_expect(t->samples[0].count == 2 && t->samples[0].time_ns == 2400);
+	cr_expect(t->samples[1].count == 2 && t->samples[1].time_ns == 2800);
+	pa_run_free(run);
+	free(pdir);
+}
+
+/* A time window leaves out, while reading, what it does not select. */
+Test(reader, window_keeps_only_samples_inside_it)
+{
+	/* The process starts at 1000 ns (pa_testlog_process). */
+	struct pa_load_opts windows[] = {
+		{ .window = true, .from_ns = 1000, .to_ns = 3000 },
+		{ .window = true, .from_ns = 1000, .to_ns = 3000, .collapse = true },
+	};
+	char *pdir = rd_process_dir("app.9", 9);
+	struct pa_testlog l;
+
+	pa_testlog_begin(&l, PPF_FILE_THREAD);
+	pa_testlog_thread(&l, 9, 9, 1500, "main");
+	pa_testlog_sample(&l, 500, 0, 0, 3, rd_ips);  /* before the start: at 0 */
+	pa_testlog_sample(&l, 1999, 0, 0, 3, rd_ips); /* at 999 ns */
+	pa_testlog_sample(&l, 2000, 0, 0, 3, rd_ips); /* at 1000: the first in */
+	pa_testlog_sample(&l, 3999, 0, 0, 2, rd_ips); /* at 2999: the last in */
+	pa_testlog_sample(&l, 4000, 0, 0, 3, rd_ips); /* at 3000: out */
+	pa_testlog_thread_end(&l, 5000, 5, 0, 0);
+	pa_testlog_write(&l, pdir, "thread-9.log");
+
+	for (size_t w = 0; w < 2; w++) {
+		struct pa_run *run = rd_load_opts(&windows[w]);
+		const struct pa_thread *t = run->processes[0]->threads[0];
+
+		cr_assert_eq(t->nsamples, 2, "window %zu: %zu entries", w, t->nsamples);
+		cr_expect(t->samples[0].time_ns == 2000 && t->samples[0].count == 1);
+		cr_expect(t->samples[1].time_ns == 3999 && t->samples[1].nframes == 2);
+		pa_run_free(run);
+	}
+	free(pdir);
+}

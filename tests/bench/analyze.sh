@@ -9,7 +9,9 @@
 # samples per second of wall time (reading, symbolising, aggregating,
 # printing), and the marginal rate between the two runs, which leaves out
 # what does not grow with the samples: the program's start and the first
-# symbolisation of each address (the issue's target: 5 million/s).
+# symbolisation of each address (the issue's target: 5 million/s), and
+# the peak memory (RSS) of `top` on each run: it should not follow the
+# samples, since identical samples are read as one with a count.
 # Reported, not gated.
 set -euo pipefail
 
@@ -20,7 +22,14 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 printf '[sample cpu-clock]\nperiod = 100us\n' > "$work/fast.ini"
 
-# measure S: prints "SAMPLES MICROSECONDS" for a run of deepstack S.
+# peak_kib CMD...: runs CMD (output discarded) and prints its peak RSS in KiB.
+peak_kib() {
+	python3 -c 'import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=True)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$@"
+}
+
+# measure S: prints "SAMPLES MICROSECONDS PEAK_KIB" for a run of deepstack S.
 measure() {
 	local dir=$work/data.$1 samples
 	PPROF_CONFIG=$work/fast.ini PPROF_OUTPUT=$dir LD_PRELOAD=$build/libpprof.so \
@@ -32,7 +41,8 @@ measure() {
 		"$build/pprof-analyze" top "$dir" > /dev/null
 		e=$(date +%s%N)
 		echo $(((e - s) / 1000))
-	done | sort -n | awk -v n="$samples" '{ v[NR] = $1 } END { print n, v[3] }'
+	done | sort -n | awk -v n="$samples" -v k="$(peak_kib "$build/pprof-analyze" top "$dir")" \
+		'{ v[NR] = $1 } END { print n, v[3], k }'
 }
 
 small=$(measure "$seconds")
@@ -46,4 +56,6 @@ awk -v a="$small" -v b="$large" 'BEGIN {
 			(y[1] - x[1]) / (y[2] - x[2])
 	else
 		print "analyze: marginal rate not measurable (the larger run was not slower)"
+	printf "analyze: peak memory of top: %.1f MiB for %d samples, %.1f MiB for %d\n",
+		x[3] / 1024, x[1], y[3] / 1024, y[1]
 }'
