@@ -11,13 +11,16 @@
  * Samples of the selected event that arrived late: taken while the thread
  * blocked SIGTRAP, when the kernel merges every overflow into one signal.
  */
-static uint64_t pa_report_threads_late(int64_t idx, const struct pa_thread *t)
+static uint64_t pa_report_threads_late(const struct pa_filter *f, const struct pa_process *proc,
+				       const struct pa_thread *t)
 {
+	int64_t idx = pa_filter_event(f, proc);
 	uint64_t n = 0;
 
 	for (size_t i = 0; i < t->nsamples; i++)
 		if ((t->samples[i].flags & PPF_SAMPLE_LATE) &&
-		    (idx == -1 || (idx >= 0 && t->samples[i].event == (uint64_t)idx)))
+		    (idx == -1 || (idx >= 0 && t->samples[i].event == (uint64_t)idx)) &&
+		    pa_filter_selects_time(f, proc, &t->samples[i]))
 			n += t->samples[i].count;
 	return n;
 }
@@ -39,7 +42,7 @@ static void pa_report_threads_row(FILE *out, const struct pa_process *proc,
 	fprintf(out, "%8" PRIu32 " %8" PRIu32 "  %-16s %9" PRIu64 " %7" PRIu64
 		" %6" PRIu64 " %5s %10s  %s\n", t->pid, t->tid, t->name[0] ? t->name : "-",
 		pa_filter_count_samples(f, proc, t), pa_filter_count_lost(f, proc, t),
-		pa_report_threads_late(pa_filter_event(f, proc), t),
+		pa_report_threads_late(f, proc, t),
 		pa_report_threads_ended(proc, t), cpu, pa_process_exe_base(proc));
 }
 
@@ -86,7 +89,7 @@ static void pa_report_threads_json_row(struct pa_json *j, const struct pa_proces
 	pa_json_key_string(j, "name", t->name[0] ? t->name : NULL);
 	pa_json_key_uint(j, "samples", pa_filter_count_samples(f, proc, t));
 	pa_json_key_uint(j, "lost", pa_filter_count_lost(f, proc, t));
-	pa_json_key_uint(j, "late", pa_report_threads_late(pa_filter_event(f, proc), t));
+	pa_json_key_uint(j, "late", pa_report_threads_late(f, proc, t));
 	pa_json_key_string(j, "ended", pa_report_threads_ended(proc, t));
 	pa_json_key(j, "cpu_s");
 	if (t->ended && t->cpu_ns)

@@ -571,3 +571,43 @@ Test(profile, processes_output_matches_golden)
 	pa_run_free(run);
 	pa_testlog_rmdir(dir);
 }
+
+/* threads with --from/--to: the LATE column counts the window's samples only. */
+Test(profile, threads_late_column_follows_the_time_window)
+{
+	const uint64_t stack[] = { pf_in(pa_proftest_leaf), pf_in(pa_proftest_main) };
+	struct pa_filter f = { .event = -1, .window = true, .from_ns = 1000, .to_ns = 5000 };
+	char *dir = pa_testlog_tmpdir(), *pdir = pa_testlog_subdir(dir, "app.30");
+	struct pa_error err = { 0 };
+	struct pa_testlog l;
+	struct pa_run *run;
+	char *text = NULL, *row;
+	size_t len = 0;
+	FILE *out;
+
+	pf_process_log(pdir, 30, 0, true);
+	pa_testlog_begin(&l, PPF_FILE_THREAD);
+	pa_testlog_thread(&l, 30, 30, 0, "main");
+	/*
+	 * The process starts at 1000 ns: samples at 500, 1500, 2500, 3500 and
+	 * 6000 ns in; the window [1000, 5000) takes the middle three.
+	 */
+	pa_testlog_sample(&l, 1500, 0, PPF_SAMPLE_LATE, 2, stack);
+	pa_testlog_sample(&l, 2500, 0, 0, 2, stack);
+	pa_testlog_sample(&l, 3500, 0, PPF_SAMPLE_LATE, 2, stack);
+	pa_testlog_sample(&l, 4500, 0, PPF_SAMPLE_LATE, 2, stack);
+	pa_testlog_sample(&l, 7000, 0, PPF_SAMPLE_LATE, 2, stack);
+	pa_testlog_thread_end(&l, 9000, 5, 0, 0);
+	pa_testlog_write(&l, pdir, "thread-30.log");
+	cr_assert_eq(pa_run_load(dir, &run, &err), 0, "%s", err.reason);
+	out = open_memstream(&text, &len);
+	cr_assert_eq(pa_report_threads(out, run, &f), 0);
+	cr_assert_eq(fclose(out), 0);
+	row = strstr(text, "\n      30       30");
+	cr_assert(row, "no row for thread 30:\n%s", text);
+	/* SAMPLES 3, LOST 0, LATE 2 (of the 4 late samples in the log). */
+	cr_expect(strstr(row, "main                     3       0      2 "), "%s", text);
+	pa_run_free(run);
+	free(pdir);
+	pa_testlog_rmdir(dir);
+}
