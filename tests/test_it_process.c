@@ -148,6 +148,77 @@ Test(it_process, perf_event_open_enosys_runs_unprofiled)
 	it_proc_refused(ENOSYS, strerror(ENOSYS));
 }
 
+/*
+ * demo under seccomp_run nosigtrap (a kernel refusing perf_event_attr.sigtrap with
+ * EINVAL, as before Linux 5.13) with PPROF_MODE=mode; *r gets its result
+ * and *plain demo's own without the preload. The preload goes in through
+ * env(1), so that seccomp_run itself is not profiled.
+ */
+static void it_proc_nosigtrap(const char *mode, struct pa_it_result *r,
+			      struct pa_it_result *plain)
+{
+	char env_cmd[] = "/usr/bin/env", demo[PA_IT_PATH_MAX], env_mode[32];
+	const char *plain_argv[] = { "workloads/demo", "0.3", "--exit", "3", NULL };
+	const char *argv[] = { "workloads/seccomp_run", "nosigtrap", env_cmd, it_proc.env_preload,
+			       env_mode, demo, "0.3", "--exit", "3", NULL };
+	const char *env[] = { it_proc.env_output, NULL };
+
+	snprintf(env_mode, sizeof(env_mode), "PPROF_MODE=%s", mode);
+	pa_it_build_path(demo, "workloads/demo");
+	pa_it_run(&it_proc, mode, argv, env, r);
+	pa_it_run(&it_proc, "plain", plain_argv, NULL, plain);
+	cr_expect_eq(r->status, plain->status, "status 0x%x, without the preload 0x%x",
+		     r->status, plain->status);
+	cr_expect_str_eq(r->out, plain->out);
+}
+
+/*
+ * mode = auto on a kernel without sigtrap: the sigtrap probe gets EINVAL
+ * and the signal mode samples every thread instead, silently.
+ */
+Test(it_process, auto_mode_uses_signals_when_the_kernel_lacks_sigtrap)
+{
+	static const char *const burners[] = { "burn_alpha", "burn_beta", "burn_gamma" };
+	struct pa_it_result r, plain;
+	struct pa_profile *prof;
+	struct pa_run *run;
+
+	it_proc_nosigtrap("auto", &r, &plain);
+	cr_expect_str_eq(r.err, "", "stderr: %s", r.err);
+	run = pa_it_load(&it_proc);
+	cr_assert_eq(run->nprocesses, 1);
+	cr_expect_eq(run->processes[0]->mode, PPF_MODE_SIGNAL, "mode %u",
+		     run->processes[0]->mode);
+	cr_expect_eq(run->processes[0]->exit_status, 3);
+	prof = pa_it_profile(run, 0, 0);
+	for (size_t i = 0; i < 3; i++)
+		cr_expect_gt(pa_it_self(prof, burners[i]), 20, "%s: %llu samples", burners[i],
+			     (unsigned long long)pa_it_self(prof, burners[i]));
+	pa_profile_free(prof);
+	pa_run_free(run);
+	pa_it_result_release(&r);
+	pa_it_result_release(&plain);
+}
+
+/* mode = sigtrap on a kernel without it: one line saying so, the program unprofiled. */
+Test(it_process, sigtrap_mode_without_kernel_support_says_why)
+{
+	struct pa_it_result r, plain;
+	struct pa_run *run;
+
+	it_proc_nosigtrap("sigtrap", &r, &plain);
+	cr_expect_eq(pa_it_count_lines(r.err, ""), 1, "stderr: %s", r.err);
+	cr_expect(strstr(r.err, "libpprof: ") && strstr(r.err, "Linux 5.13") &&
+		  strstr(r.err, "profiling is off"), "stderr: %s", r.err);
+	run = pa_it_load(&it_proc);
+	cr_assert_eq(run->nprocesses, 1);
+	cr_expect_eq(run->processes[0]->mode, PPF_MODE_OFF);
+	cr_expect(run->processes[0]->ended && run->processes[0]->exit_status == 3);
+	pa_run_free(run);
+	pa_it_result_release(&r);
+	pa_it_result_release(&plain);
+}
+
 /* A fork child gets its own <exe>.<pid> directory and its own samples. */
 Test(it_process, fork_child_has_own_directory)
 {
