@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "pa_it.h"
+#include "samples.h"
 
 #define IT_FMT_CHROMIUM "/usr/bin/chromium"
 #define IT_FMT_INLINES_SRC PP_TEST_SOURCE_DIR "/tests/workloads/inlines.c"
@@ -115,6 +116,7 @@ struct it_fmt_count {
 	char name[256];
 	uint64_t self, total;
 	bool seen_total;
+	bool ambiguous; /* a name two modules share: not compared */
 };
 
 struct it_fmt_counts {
@@ -785,8 +787,16 @@ Test(it_formats, pprof_has_lines_and_inline_frames)
 	pa_run_free(run);
 }
 
-/* Writes "speedscope.loadFileFromBase64(NAME, BASE64 of file)" to js, as speedscope's CLI does. */
-static void it_fmt_speedscope_js(const char *file, const char *js)
+/*
+ * Writes to js what speedscope's CLI does to open a file,
+ * speedscope.loadFileFromBase64(NAME, BASE64 of file), then a script that
+ * waits for the profile, presses "n" (speedscope's key for the next
+ * profile) until profile index (from 1) shows, and then adds its label
+ * to the page's title: " [profile I/N: NAME]" (" [profile 1/1: ]" when
+ * there is one profile: speedscope shows no "(I/N)" then).
+ */
+static void it_fmt_speedscope_js(const char *file, const char *name, size_t index,
+				 const char *js)
 {
 	static const char b64[] =
 		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -795,7 +805,7 @@ static void it_fmt_speedscope_js(const char *file, const char *js)
 	FILE *out = fopen(js, "w");
 
 	cr_assert(out, "cannot write %s", js);
-	fputs("speedscope.loadFileFromBase64(\"out.json\", \"", out);
+	fprintf(out, "speedscope.loadFileFromBase64(\"%s\", \"", name);
 	for (size_t i = 0; i < len; i += 3) {
 		uint32_t v = (uint32_t)in[i] << 16 | (i + 1 < len ? (uint32_t)in[i + 1] << 8 : 0) |
 			     (i + 2 < len ? in[i + 2] : 0);
@@ -805,127 +815,429 @@ static void it_fmt_speedscope_js(const char *file, const char *js)
 		fputc(i + 1 < len ? b64[v >> 6 & 63] : '=', out);
 		fputc(i + 2 < len ? b64[v & 63] : '=', out);
 	}
-	fputs("\")\n", out);
+	fprintf(out, "\");\n"
+		"(function step(at) {\n"
+		"\tvar label = null;\n"
+		"\tfor (var s of document.querySelectorAll(\"span\")) {\n"
+		"\t\tvar m = /^(.*) \\((\\d+)\\/(\\d+)\\)$/.exec(s.textContent);\n"
+		"\t\tif (m) label = m;\n"
+		"\t}\n"
+		"\tif (!document.title.endsWith(\" - speedscope\") ||\n"
+		"\t    !document.querySelector(\"td[title]\"))\n"
+		"\t\treturn setTimeout(step, 10, at);\n"
+		"\tif (!label) {\n"
+		"\t\tif (%zu === 1) document.title += \" [profile 1/1: ]\";\n"
+		"\t} else if (+label[2] === %zu) {\n"
+		"\t\tdocument.title += \" [profile \" + label[2] + \"/\" + label[3] + \": \" +\n"
+		"\t\t\tlabel[1] + \"]\";\n"
+		"\t} else if (+label[2] < %zu) {\n"
+		"\t\tif (+label[2] === at) {\n"
+		"\t\t\twindow.dispatchEvent(new KeyboardEvent(\"keypress\", { key: \"n\" }));\n"
+		"\t\t\tat++;\n"
+		"\t\t}\n"
+		"\t\tsetTimeout(step, 10, at);\n"
+		"\t}\n"
+		"})(1);\n", index, index, index);
 	cr_assert_eq(fclose(out), 0);
 	free(in);
 }
 
-/* A speedscope time ("258.00ms", "1.20s", "0.00ns") in nanoseconds. */
-static double it_fmt_speedscope_ns(const char *text)
+/* A speedscope time ("258.00ms", "1.20s", "0.00ns") in nanoseconds; *step: its last digit's. */
+static double it_fmt_speedscope_ns(const char *text, double *step)
 {
 	char *end;
-	double v = strtod(text, &end);
+	double v = strtod(text, &end), unit = 1e9;
 
 	if (strncmp(end, "ns", 2) == 0)
-		return v;
-	if (strncmp(end, "µs", strlen("µs")) == 0 || strncmp(end, "us", 2) == 0)
-		return v * 1e3;
-	if (strncmp(end, "ms", 2) == 0)
-		return v * 1e6;
-	cr_assert_eq(*end, 's', "speedscope: bad time %.20s", text);
-	return v * 1e9;
+		unit = 1;
+	else if (strncmp(end, "µs", strlen("µs")) == 0 || strncmp(end, "us", 2) == 0)
+		unit = 1e3;
+	else if (strncmp(end, "ms", 2) == 0)
+		unit = 1e6;
+	else
+		cr_assert_eq(*end, 's', "speedscope: bad time %.20s", text);
+	*step = unit / 100;
+	return v * unit;
 }
 
+/* One row of speedscope's sandwich table. */
+struct it_fmt_row {
+	double total, self; /* ns */
+	double step;        /* ns: the last digit shown of the larger */
+	char file[PA_IT_PATH_MAX], name[256];
+};
+
 /*
- * One row of speedscope's sandwich table: the text of its <td>s, total
- * and self times, then the frame's file (the title) and name. Returns the
- * text after the row, or NULL when there is none.
+ * The row of speedscope's sandwich table at or after dom: the text of its
+ * <td>s, total and self times, then the frame's file (the title) and
+ * name. Returns the text after the row, or NULL when there is none.
  */
-static const char *it_fmt_sandwich_row(const char *dom, double *total, double *self,
-				       char *file, size_t fsize, char *name, size_t nsize)
+static const char *it_fmt_sandwich_row(const char *dom, struct it_fmt_row *row)
 {
 	const char *tr = strstr(dom, "<tr class="), *td, *title, *span;
+	double step;
 
 	if (!tr)
 		return NULL;
 	td = strstr(tr, "<td");
 	cr_assert(td, "speedscope: a row without cells");
-	*total = it_fmt_speedscope_ns(strchr(td, '>') + 1);
+	row->total = it_fmt_speedscope_ns(strchr(td, '>') + 1, &row->step);
 	td = strstr(td + 3, "<td");
 	cr_assert(td, "speedscope: a row without its self cell");
-	*self = it_fmt_speedscope_ns(strchr(td, '>') + 1);
+	row->self = it_fmt_speedscope_ns(strchr(td, '>') + 1, &step);
+	row->step = step > row->step ? step : row->step;
 	title = strstr(td + 3, "<td title=\"");
 	cr_assert(title, "speedscope: a row without a file title");
 	title += strlen("<td title=\"");
-	snprintf(file, fsize, "%.*s", (int)strcspn(title, "\""), title);
+	snprintf(row->file, sizeof(row->file), "%.*s", (int)strcspn(title, "\""), title);
 	span = strstr(title, "</span>");
 	cr_assert(span, "speedscope: a row without a name");
 	span += strlen("</span>");
-	snprintf(name, nsize, "%.*s", (int)strcspn(span, "<"), span);
+	snprintf(row->name, sizeof(row->name), "%.*s", (int)strcspn(span, "<"), span);
 	return span;
 }
 
 /*
- * speedscope itself (npm, installed by make tests-build) loads our JSON in
- * headless Chromium, as its command line does it: a script that calls
- * speedscope.loadFileFromBase64, named by #localProfilePath= (a file: URL
- * cannot be fetched, which #profileURL= needs). Its sandwich view (a DOM
- * table; the flame charts are canvases) must list every function of top
- * --inlines with the same self and total time and the source file.
+ * What speedscope must show for one profile (a thread): its name, and per
+ * function the self and total time in ns. src_func (may be NULL) must show src_file.
  */
-Test(it_formats, speedscope_renders_our_json)
+struct it_fmt_ss_want {
+	char name[300];
+	struct it_fmt_counts c;
+	const char *src_func, *src_file;
+	bool seen, src_seen;
+};
+
+/*
+ * speedscope's sandwich view in dom (one profile) against want: every row
+ * a function of want with its self and total time, to the digits shown;
+ * every function of want there. resolved_only: frames without a symbol
+ * (perf script's "[unknown]", which speedscope shows as "??? (MODULE)")
+ * are not compared.
+ */
+static void it_fmt_speedscope_rows(const char *dom, struct it_fmt_ss_want *want,
+				   bool resolved_only)
 {
-	char json[PA_IT_PATH_MAX], js[PA_IT_PATH_MAX], html[PA_IT_PATH_MAX];
-	char url[3 * PA_IT_PATH_MAX], profile[PA_IT_PATH_MAX + 32];
-	struct pa_run *run = it_fmt_inlines();
-	struct pa_profile *prof = it_fmt_profile_by(run, PA_PROFILE_BY_INLINE);
-	const char *argv[] = { "pprof-analyze", "speedscope", it_fmt.data, "-o", json, NULL };
-	double period_ns = pa_it_period_s(run->processes[0]) * 1e9;
+	bool *shown = calloc(want->c.n + 1, sizeof(*shown));
+	struct it_fmt_row *row = calloc(1, sizeof(*row));
+
+	for (const char *p = it_fmt_sandwich_row(dom, row); p; p = it_fmt_sandwich_row(p, row)) {
+		struct it_fmt_count *f = NULL;
+
+		if (resolved_only && strncmp(row->name, "??? (", 5) == 0)
+			continue;
+		for (size_t i = 0; i < want->c.n && !f; i++)
+			if (strcmp(want->c.v[i].name, row->name) == 0) {
+				f = &want->c.v[i];
+				shown[i] = true;
+			}
+		cr_expect(f, "speedscope: %s shows %s, we do not", want->name, row->name);
+		if (!f || f->ambiguous)
+			continue;
+		cr_expect(row->self > (double)f->self - row->step &&
+			  row->self < (double)f->self + row->step,
+			  "speedscope: %s: %s: self %.0f ns, we say %" PRIu64, want->name,
+			  row->name, row->self, f->self);
+		cr_expect(row->total > (double)f->total - row->step &&
+			  row->total < (double)f->total + row->step,
+			  "speedscope: %s: %s: total %.0f ns, we say %" PRIu64, want->name,
+			  row->name, row->total, f->total);
+		if (want->src_func && strcmp(row->name, want->src_func) == 0)
+			want->src_seen = strcmp(row->file, want->src_file) == 0;
+	}
+	for (size_t i = 0; i < want->c.n; i++)
+		cr_expect(shown[i] || (resolved_only && it_fmt_unresolved(want->c.v[i].name)),
+			  "speedscope: %s lacks %s", want->name, want->c.v[i].name);
+	if (want->src_func)
+		cr_expect(want->src_seen, "speedscope: %s not shown in %s", want->src_func,
+			  want->src_file);
+	free(row);
+	free(shown);
+}
+
+/*
+ * Loads file into speedscope (npm, installed by make tests-build) in
+ * headless Chromium as its command line does it: a script that calls
+ * speedscope.loadFileFromBase64 with the file's name, named by
+ * #localProfilePath= (a file: URL cannot be fetched, which #profileURL=
+ * needs). speedscope picks its importer by the content: it must take the
+ * file for what importer (its console line) says. Then every profile is
+ * selected in turn (speedscope shows one at a time) and its sandwich view
+ * (a DOM table; the flame charts are canvases) compared with the want of
+ * the same name: n profiles, one per want.
+ */
+static void it_fmt_speedscope_check(const char *file, const char *name, const char *importer,
+				    struct it_fmt_ss_want *want, size_t n, bool resolved_only)
+{
+	char js[PA_IT_PATH_MAX], html[PA_IT_PATH_MAX];
+	char url[3 * PA_IT_PATH_MAX], profile[PA_IT_PATH_MAX + 32], title[512];
 	struct pa_it_result r;
-	size_t rows = 0;
-	bool square_src = false;
 
 	pa_it_build_path(html, "speedscope/node_modules/speedscope/dist/release/index.html");
 	cr_assert(access(html, R_OK) == 0, "%s missing: run make tests-build", html);
 	cr_assert(access(IT_FMT_CHROMIUM, X_OK) == 0, IT_FMT_CHROMIUM " is missing: make deps");
-	it_fmt_tmp(json, "out.json");
-	it_fmt_tmp(js, "out.js");
-	it_fmt_run("analyze", argv, &r);
-	pa_it_result_release(&r);
-	it_fmt_speedscope_js(json, js);
+	it_fmt_tmp(js, "speedscope.js");
 	snprintf(url, sizeof(url), "file://%s#localProfilePath=%s&view=sandwich", html, js);
 	snprintf(profile, sizeof(profile), "--user-data-dir=%s/chromium", it_fmt.tmp);
-	pa_it_run(&it_fmt, "chromium",
-		  (const char *[]){ IT_FMT_CHROMIUM, "--headless", "--disable-gpu", "--no-sandbox",
-				    "--disable-dev-shm-usage", "--no-first-run", profile,
-				    "--enable-logging=stderr", "--v=0", "--dump-dom", url, NULL },
-		  NULL, &r);
-	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0,
-		  "chromium failed (status 0x%x): %s", r.status, r.err);
-	cr_expect_null(strstr(r.err, "Uncaught"), "script error in speedscope: %s", r.err);
-	cr_expect(strstr(r.err, "Importing as speedscope json file"),
-		  "speedscope did not take our file for its own format: %s", r.err);
-	cr_assert(strstr(r.out, "<title>data - speedscope</title>"),
-		  "speedscope did not load the profile: %s", r.out);
-	for (const char *p = r.out; p;) {
-		char file[PA_IT_PATH_MAX], name[256];
-		double total, self;
-		const struct pa_func *f;
+	for (size_t i = 1; i <= n; i++) {
+		const char *t, *label;
+		struct it_fmt_ss_want *w = n == 1 ? &want[0] : NULL;
 
-		p = it_fmt_sandwich_row(p, &total, &self, file, sizeof(file), name, sizeof(name));
-		if (!p)
-			break;
-		rows++;
-		f = pa_profile_find(prof, name);
-		cr_expect(f, "speedscope shows %s, top --inlines does not", name);
-		if (!f)
-			continue;
-		/* two decimals of the unit shown: ms here */
-		cr_expect(self > (double)f->self * period_ns - 1e4 &&
-			  self < (double)f->self * period_ns + 1e4,
-			  "speedscope: %s: self %.0f ns, top --inlines: %" PRIu64 " samples",
-			  name, self, f->self);
-		cr_expect(total > (double)f->total * period_ns - 1e4 &&
-			  total < (double)f->total * period_ns + 1e4,
-			  "speedscope: %s: total %.0f ns, top --inlines: %" PRIu64 " samples",
-			  name, total, f->total);
-		if (strcmp(name, "inl_square") == 0)
-			square_src = strcmp(file, IT_FMT_INLINES_SRC) == 0;
+		it_fmt_speedscope_js(file, name, i, js);
+		/* the virtual time lets the script's timers run before the DOM is dumped */
+		pa_it_run(&it_fmt, "chromium",
+			  (const char *[]){ IT_FMT_CHROMIUM, "--headless", "--disable-gpu",
+					    "--no-sandbox", "--disable-dev-shm-usage",
+					    "--no-first-run", profile, "--window-size=1280,2000",
+					    "--virtual-time-budget=10000", "--enable-logging=stderr",
+					    "--v=0", "--dump-dom", url, NULL },
+			  NULL, &r);
+		cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0,
+			  "chromium failed (status 0x%x): %s", r.status, r.err);
+		cr_expect_null(strstr(r.err, "Uncaught"), "script error in speedscope: %s", r.err);
+		cr_assert(strstr(r.err, importer), "speedscope did not import %s as \"%s\": %s",
+			  name, importer, r.err);
+		snprintf(title, sizeof(title), " - speedscope [profile %zu/%zu: ", i, n);
+		t = strstr(r.out, title);
+		cr_assert(t, "speedscope did not show profile %zu of %zu of %s: %.*s", i, n, name,
+			  (int)strcspn(strstr(r.out, "<title>") ? strstr(r.out, "<title>") : r.out,
+					"\n"), strstr(r.out, "<title>") ? strstr(r.out, "<title>") : "");
+		label = t + strlen(title);
+		for (size_t k = 0; k < n && !w; k++)
+			if (strncmp(label, want[k].name, strlen(want[k].name)) == 0 &&
+			    strncmp(label + strlen(want[k].name), "]</title>", 9) == 0)
+				w = &want[k];
+		cr_assert(w, "speedscope shows a profile we do not have: %.*s",
+			  (int)strcspn(label, "<"), label);
+		cr_expect_not(w->seen, "speedscope shows %s twice", w->name);
+		w->seen = true;
+		it_fmt_speedscope_rows(r.out, w, resolved_only);
+		pa_it_result_release(&r);
 	}
-	cr_expect_eq(rows, prof->nfuncs, "speedscope: %zu functions, top --inlines: %zu", rows,
-		     prof->nfuncs);
-	cr_expect(square_src, "speedscope: inl_square not shown in " IT_FMT_INLINES_SRC);
+}
+
+/* The threads of proc with samples of event 0. */
+static size_t it_fmt_sampled_threads(const struct pa_process *proc)
+{
+	size_t n = 0;
+
+	for (size_t t = 0; t < proc->nthreads; t++) {
+		struct pa_filter f = { .tid = proc->threads[t]->tid, .event = 0 };
+
+		n += pa_filter_count_samples(&f, proc, proc->threads[t]) > 0;
+	}
+	return n;
+}
+
+/*
+ * What speedscope must show of our JSON: a profile per thread with
+ * samples, named "EXE (PID) THREAD (TID)", each function of the thread's
+ * top --inlines with self and total samples x the period.
+ */
+static struct it_fmt_ss_want *it_fmt_speedscope_json_want(const struct pa_run *run, size_t *n)
+{
+	const struct pa_process *proc = run->processes[0];
+	double period_ns = pa_it_period_s(proc) * 1e9;
+	struct it_fmt_ss_want *want = calloc(proc->nthreads + 1, sizeof(*want));
+
+	*n = 0;
+	for (size_t t = 0; t < proc->nthreads; t++) {
+		const struct pa_thread *th = proc->threads[t];
+		struct pa_filter f = { .pid = proc->pid, .tid = th->tid, .event = 0 };
+		struct it_fmt_ss_want *w = &want[*n];
+		struct pa_profile *prof = NULL;
+		struct pa_error err;
+
+		if (pa_filter_count_samples(&f, proc, th) == 0)
+			continue;
+		cr_assert_eq(pa_profile_build_by(run, &f, PA_PROFILE_BY_INLINE, &prof, NULL, &err),
+			     0, "pa_profile_build_by: %s: %s", err.path, err.reason);
+		snprintf(w->name, sizeof(w->name), "%s (%" PRIu32 ") %s (%" PRIu32 ")",
+			 pa_process_exe_base(proc), proc->pid,
+			 th->name[0] ? th->name : pa_process_exe_base(proc), th->tid);
+		for (size_t i = 0; i < prof->nfuncs; i++) {
+			struct it_fmt_count *c = it_fmt_count_of(&w->c, prof->funcs[i].name);
+
+			c->self = (uint64_t)(prof->funcs[i].self * period_ns);
+			c->total = (uint64_t)(prof->funcs[i].total * period_ns);
+			c->ambiguous = it_fmt_ambiguous(prof, prof->funcs[i].name);
+		}
+		pa_profile_free(prof);
+		(*n)++;
+	}
+	cr_assert_eq(*n, it_fmt_sampled_threads(proc));
+	return want;
+}
+
+/* Writes our speedscope JSON of the run to tmp/out.json; checks it in speedscope. */
+static void it_fmt_speedscope_json_check(struct it_fmt_ss_want *want, size_t n)
+{
+	char json[PA_IT_PATH_MAX];
+	const char *argv[] = { "pprof-analyze", "speedscope", it_fmt.data, "-o", json, NULL };
+	struct pa_it_result r;
+
+	it_fmt_tmp(json, "out.json");
+	it_fmt_run("analyze", argv, &r);
 	pa_it_result_release(&r);
+	it_fmt_speedscope_check(json, "out.json", "Importing as speedscope json file", want, n,
+				false);
+}
+
+/*
+ * speedscope renders our JSON: every function of top --inlines (inline
+ * levels too) with the same self and total time, and the source file.
+ */
+Test(it_formats, speedscope_renders_our_json)
+{
+	struct pa_run *run = it_fmt_inlines();
+	size_t n;
+	struct it_fmt_ss_want *want = it_fmt_speedscope_json_want(run, &n);
+
+	cr_assert_eq(n, 1, "inlines has %zu threads with samples", n);
+	cr_assert_gt(it_fmt_count_of(&want[0].c, "inl_square")->self, 0,
+		     "no sample in inlined inl_square");
+	want[0].src_func = "inl_square";
+	want[0].src_file = IT_FMT_INLINES_SRC;
+	it_fmt_speedscope_json_check(want, n);
+	free(want);
+	pa_run_free(run);
+}
+
+/*
+ * Every thread's profile: speedscope shows one per thread, each with that
+ * thread's functions and times (the demo's three threads).
+ */
+Test(it_formats, speedscope_renders_every_thread_of_our_json)
+{
+	struct pa_run *run = it_fmt_demo();
+	struct pa_profile *prof = pa_it_profile(run, 0, 0);
+	size_t n;
+	struct it_fmt_ss_want *want = it_fmt_speedscope_json_want(run, &n);
+
+	it_fmt_expect_burns(prof);
+	cr_assert_eq(n, 3, "demo has %zu threads with samples", n);
+	it_fmt_speedscope_json_check(want, n);
+	free(want);
+	pa_profile_free(prof);
+	pa_run_free(run);
+}
+
+/* One thread's samples as speedscope's perf importer weighs them. */
+struct it_fmt_script_walk {
+	uint64_t *us;            /* each sample's time in µs, as script prints it */
+	size_t n, cap, i;
+	struct it_fmt_counts *weights; /* per function: ns, as speedscope weighs */
+	struct it_fmt_counts *counts;  /* per function: samples */
+};
+
+static int it_fmt_script_time(void *ctx, const struct pa_samples_item *item)
+{
+	struct it_fmt_script_walk *sw = ctx;
+
+	if (sw->n == sw->cap) {
+		sw->cap = sw->cap ? 2 * sw->cap : 1024;
+		sw->us = realloc(sw->us, sw->cap * sizeof(*sw->us));
+		cr_assert(sw->us);
+	}
+	sw->us[sw->n++] = item->sample->time_ns / 1000;
+	return 0;
+}
+
+/*
+ * speedscope's weight of sample i, in ns: from the middle of the gap to
+ * the sample before (the first sample: from its time) to the middle of
+ * the gap to the next (the last: to its time). perf script gives times,
+ * not weights, and speedscope weighs each sample by the time around it.
+ */
+static uint64_t it_fmt_script_weight(const struct it_fmt_script_walk *sw, size_t i)
+{
+	uint64_t from = i ? sw->us[i - 1] : sw->us[i];
+	uint64_t to = i + 1 < sw->n ? sw->us[i + 1] : sw->us[i];
+
+	return (to - from) * 500;
+}
+
+static int it_fmt_script_weigh(void *ctx, const struct pa_samples_item *item)
+{
+	struct it_fmt_script_walk *sw = ctx;
+	uint64_t w = it_fmt_script_weight(sw, sw->i++);
+
+	for (size_t k = 0; k < item->nframes; k++) {
+		const char *name = item->frames[k].name;
+		bool again = false;
+
+		for (size_t j = 0; j < k && !again; j++)
+			again = strcmp(item->frames[j].name, name) == 0;
+		if (again)
+			continue;
+		it_fmt_count_of(sw->weights, name)->total += w;
+		it_fmt_count_of(sw->counts, name)->total++;
+		it_fmt_count_of(sw->counts, name)->seen_total = true;
+	}
+	it_fmt_count_of(sw->weights, item->frames[0].name)->self += w;
+	it_fmt_count_of(sw->counts, item->frames[0].name)->self++;
+	return 0;
+}
+
+/*
+ * What speedscope must show of our perf script text for thread th: a
+ * profile named "COMM tid: TID", each function of the thread's top with
+ * its samples (the same counts as top) weighed by the time around them.
+ */
+static void it_fmt_script_want(const struct pa_run *run, const struct pa_process *proc,
+			       const struct pa_thread *th, struct it_fmt_ss_want *want)
+{
+	struct pa_filter f = { .pid = proc->pid, .tid = th->tid, .event = 0 };
+	struct it_fmt_script_walk sw = { .weights = &want->c };
+	struct pa_profile *prof = pa_it_profile(run, proc->pid, th->tid);
+	struct pa_error err;
+
+	sw.counts = calloc(1, sizeof(*sw.counts));
+	snprintf(want->name, sizeof(want->name), "%s tid: %" PRIu32,
+		 th->name[0] ? th->name : pa_process_exe_base(proc), th->tid);
+	cr_assert_eq(pa_samples_walk(run, &f, it_fmt_script_time, &sw, NULL, &err), 0,
+		     "pa_samples_walk: %s: %s", err.path, err.reason);
+	cr_assert_gt(sw.n, 1, "%s: %zu samples", want->name, sw.n);
+	cr_assert_eq(pa_samples_walk(run, &f, it_fmt_script_weigh, &sw, NULL, &err), 0,
+		     "pa_samples_walk: %s: %s", err.path, err.reason);
+	it_fmt_expect_counts(want->name, prof, sw.counts);
+	for (size_t i = 0; i < want->c.n; i++)
+		want->c.v[i].ambiguous = it_fmt_ambiguous(prof, want->c.v[i].name);
+	free(sw.counts);
+	free(sw.us);
+	pa_profile_free(prof);
+}
+
+/*
+ * speedscope reads our `script` text (by its content, as `perf script`
+ * output): a profile per thread, each with the thread's functions, their
+ * samples those of top, weighed by time as speedscope weighs perf samples.
+ */
+Test(it_formats, speedscope_reads_our_script)
+{
+	char perf[PA_IT_PATH_MAX];
+	struct pa_run *run = it_fmt_demo();
+	const struct pa_process *proc = run->processes[0];
+	struct pa_profile *prof = pa_it_profile(run, 0, 0);
+	struct it_fmt_ss_want *want = calloc(proc->nthreads + 1, sizeof(*want));
+	const char *argv[] = { "pprof-analyze", "script", it_fmt.data, "-o", perf, NULL };
+	struct pa_it_result r;
+	size_t n = 0;
+
+	it_fmt_expect_burns(prof);
+	for (size_t t = 0; t < proc->nthreads; t++) {
+		struct pa_filter f = { .tid = proc->threads[t]->tid, .event = 0 };
+
+		if (pa_filter_count_samples(&f, proc, proc->threads[t]) > 0)
+			it_fmt_script_want(run, proc, proc->threads[t], &want[n++]);
+	}
+	cr_assert_eq(n, 3, "demo has %zu threads with samples", n);
+	it_fmt_tmp(perf, "out.perf");
+	it_fmt_run("analyze", argv, &r);
+	pa_it_result_release(&r);
+	it_fmt_speedscope_check(perf, "out.perf", "Importing from linux perf script output", want,
+				n, true);
+	free(want);
 	pa_profile_free(prof);
 	pa_run_free(run);
 }
