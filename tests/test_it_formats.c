@@ -324,13 +324,17 @@ Test(it_formats, pprof_top_agrees_with_top)
 
 /*
  * `pprof -traces`: one block per distinct stack of locations, its labels
- * (thread, pid, tid), then "COUNT LEAF" and the callers. Sums the counts per
- * leaf function into c and per tid into per_tid[].
+ * (run when several, thread, pid, tid), then "COUNT LEAF" and the callers.
+ * Sums the counts per leaf function into c and per run and tid into
+ * per_tid[run index * proc->nthreads + thread index]; runs[nruns] are the
+ * run labels expected (NULL: none).
  */
 static void it_fmt_parse_traces(const char *text, struct it_fmt_counts *c,
-				const struct pa_process *proc, uint64_t *per_tid)
+				const struct pa_process *proc, const char *const *runs,
+				size_t nruns, uint64_t *per_tid)
 {
 	uint32_t tid = 0;
+	size_t run = 0;
 
 	for (const char *line = text; line; line = strchr(line, '\n')) {
 		uint64_t n;
@@ -338,18 +342,28 @@ static void it_fmt_parse_traces(const char *text, struct it_fmt_counts *c,
 		char name[256];
 
 		line += *line == '\n';
-		if (strncmp(line, "-----------+", 12) == 0)
+		if (strncmp(line, "-----------+", 12) == 0) {
 			tid = 0;
+			run = runs ? nruns : 0;
+		}
 		if (sscanf(line, "        tid:  %" SCNu32, &tid) == 1)
 			continue;
+		if (runs && sscanf(line, "        run:  %n", &at) == 0 && at) {
+			for (run = 0; run < nruns; run++)
+				if (strncmp(line + at, runs[run], strlen(runs[run])) == 0 &&
+				    line[at + strlen(runs[run])] == '\n')
+					break;
+			continue;
+		}
 		if (sscanf(line, " %" SCNu64 " %n", &n, &at) != 1 || !at || line[0] != ' ')
 			continue;
 		cr_assert_neq(tid, 0, "a trace without a tid label:\n%s", line);
+		cr_assert_lt(run, nruns, "a trace without a run label:\n%s", line);
 		it_fmt_pprof_name(line + at, strcspn(line + at, "\n"), name, sizeof(name));
 		it_fmt_count_of(c, name)->self += n;
 		for (size_t t = 0; t < proc->nthreads; t++)
 			if (proc->threads[t]->tid == tid)
-				per_tid[t] += n;
+				per_tid[run * proc->nthreads + t] += n;
 	}
 }
 
@@ -374,7 +388,7 @@ Test(it_formats, pprof_traces_agree_per_thread)
 	it_fmt_run("analyze", argv, &r);
 	pa_it_result_release(&r);
 	it_fmt_run("gopprof", traces, &r);
-	it_fmt_parse_traces(r.out, c, proc, per_tid);
+	it_fmt_parse_traces(r.out, c, proc, NULL, 1, per_tid);
 	it_fmt_expect_counts("pprof -traces", prof, c);
 	for (size_t t = 0; t < proc->nthreads; t++) {
 		struct pa_filter f = { .tid = proc->threads[t]->tid, .event = 0 };
@@ -626,27 +640,45 @@ Test(it_formats, perf_script_has_the_same_layout)
 	pa_it_result_release(&r);
 }
 
-Test(it_formats, folded_per_thread_has_process_and_thread_roots)
+/* The threads of proc with samples of event 0. */
+static size_t it_fmt_sampled_threads(const struct pa_process *proc)
 {
-	struct pa_run *run = it_fmt_demo();
-	const struct pa_process *proc = run->processes[0];
-	struct pa_profile *prof = pa_it_profile(run, 0, 0);
-	uint64_t *per_tid = calloc(proc->nthreads + 1, sizeof(*per_tid));
-	uint64_t *per_stack = calloc(prof->nstacks + 1, sizeof(*per_stack));
-	const char *argv[] = { "pprof-analyze", "folded", "--per-thread", it_fmt.data, NULL };
-	char root[300];
-	struct pa_it_result r;
+	size_t n = 0;
 
-	it_fmt_expect_burns(prof);
-	it_fmt_run("analyze", argv, &r);
-	snprintf(root, sizeof(root), "%s (%" PRIu32 ");", pa_process_exe_base(proc), proc->pid);
-	for (const char *line = r.out; line && *line; line = strchr(line, '\n'), line += !!line) {
+	for (size_t t = 0; t < proc->nthreads; t++) {
+		struct pa_filter f = { .tid = proc->threads[t]->tid, .event = 0 };
+
+		n += pa_filter_count_samples(&f, proc, proc->threads[t]) > 0;
+	}
+	return n;
+}
+
+/*
+ * Checks the lines of `folded --per-thread` in text that start with the
+ * root run ("DIR", NULL: every line, with no such root): then the roots
+ * "EXE (PID)" and "THREAD (TID)" of proc, then a stack of prof. Sums their
+ * counts per thread into per_tid[] and per stack of prof into per_stack[];
+ * returns how many lines it took.
+ */
+static size_t it_fmt_folded_threads(const char *text, const char *run,
+				    const struct pa_process *proc, const struct pa_profile *prof,
+				    uint64_t *per_tid, uint64_t *per_stack)
+{
+	char root[PA_IT_PATH_MAX + 300];
+	size_t lines = 0;
+
+	snprintf(root, sizeof(root), "%s%s%s (%" PRIu32 ");", run ? run : "", run ? ";" : "",
+		 pa_process_exe_base(proc), proc->pid);
+	for (const char *line = text; line && *line; line = strchr(line, '\n'), line += !!line) {
 		size_t len = strcspn(line, "\n");
 		const char *sp = line + len;
 		const char *stack, *paren;
 		uint64_t count;
 		uint32_t tid;
 
+		if (run && (strncmp(line, run, strlen(run)) || line[strlen(run)] != ';'))
+			continue;
+		lines++;
 		while (sp > line && sp[-1] != ' ')
 			sp--;
 		count = strtoull(sp, NULL, 10);
@@ -661,7 +693,7 @@ Test(it_formats, folded_per_thread_has_process_and_thread_roots)
 		for (size_t t = 0; t < proc->nthreads; t++)
 			if (proc->threads[t]->tid == tid)
 				per_tid[t] += count;
-		/* Without its two roots, the line is a stack of `folded` */
+		/* Without its roots, the line is a stack of `folded` */
 		for (size_t i = 0; i < prof->nstacks; i++) {
 			char *s = pa_stack_fold(&prof->stacks[i]);
 
@@ -671,20 +703,140 @@ Test(it_formats, folded_per_thread_has_process_and_thread_roots)
 			free(s);
 		}
 	}
+	return lines;
+}
+
+/* per_tid[] (by thread index of proc) are the samples of each thread. */
+static void it_fmt_expect_per_tid(const char *tool, const struct pa_process *proc,
+				  const uint64_t *per_tid)
+{
 	for (size_t t = 0; t < proc->nthreads; t++) {
 		struct pa_filter f = { .tid = proc->threads[t]->tid, .event = 0 };
 
 		cr_expect_eq(per_tid[t], pa_filter_count_samples(&f, proc, proc->threads[t]),
-			     "folded --per-thread: tid %" PRIu32 " has %" PRIu64 " samples",
+			     "%s: tid %" PRIu32 " has %" PRIu64 " samples", tool,
 			     proc->threads[t]->tid, per_tid[t]);
 	}
+}
+
+/* per_stack[] are the counts of prof's stacks. */
+static void it_fmt_expect_per_stack(const char *tool, const struct pa_profile *prof,
+				    const uint64_t *per_stack)
+{
 	for (size_t i = 0; i < prof->nstacks; i++)
-		cr_expect_eq(per_stack[i], prof->stacks[i].count, "stack %zu: %" PRIu64
-			     " in folded --per-thread, %" PRIu64 " in folded", i, per_stack[i],
+		cr_expect_eq(per_stack[i], prof->stacks[i].count, "%s: stack %zu: %" PRIu64
+			     ", %" PRIu64 " in folded", tool, i, per_stack[i],
 			     prof->stacks[i].count);
+}
+
+Test(it_formats, folded_per_thread_has_process_and_thread_roots)
+{
+	struct pa_run *run = it_fmt_demo();
+	const struct pa_process *proc = run->processes[0];
+	struct pa_profile *prof = pa_it_profile(run, 0, 0);
+	uint64_t *per_tid = calloc(proc->nthreads + 1, sizeof(*per_tid));
+	uint64_t *per_stack = calloc(prof->nstacks + 1, sizeof(*per_stack));
+	const char *argv[] = { "pprof-analyze", "folded", "--per-thread", it_fmt.data, NULL };
+	struct pa_it_result r;
+
+	it_fmt_expect_burns(prof);
+	it_fmt_run("analyze", argv, &r);
+	it_fmt_folded_threads(r.out, NULL, proc, prof, per_tid, per_stack);
+	it_fmt_expect_per_tid("folded --per-thread", proc, per_tid);
+	it_fmt_expect_per_stack("folded --per-thread", prof, per_stack);
 	pa_it_result_release(&r);
 	free(per_stack);
 	free(per_tid);
+	pa_profile_free(prof);
+	pa_run_free(run);
+}
+
+/* Names of the profiles of a speedscope file, one a line. */
+static const char it_fmt_speedscope_names_py[] =
+"import json, sys\n"
+"for p in json.load(open(sys.argv[1]))['profiles']:\n"
+"    print(p['name'])\n";
+
+/*
+ * Two runs with the same pid read as one (here the same run twice, as two
+ * directories: a pid namespace gives the same pids again) stay two in
+ * every report that names processes and threads: folded --per-thread
+ * starts each stack with its run's directory, speedscope names the run
+ * in each profile's name, and pprof adds a run label. Before, their roots,
+ * names and labels were the same, and a thread's samples counted twice.
+ */
+Test(it_formats, runs_sharing_pids_stay_apart)
+{
+	char data2[PA_IT_PATH_MAX], pb[PA_IT_PATH_MAX], json[PA_IT_PATH_MAX];
+	char gopprof[PA_IT_PATH_MAX], name[PA_IT_PATH_MAX + 300];
+	struct pa_run *run = it_fmt_demo();
+	const struct pa_process *proc = run->processes[0];
+	struct pa_profile *prof = pa_it_profile(run, 0, 0);
+	struct it_fmt_counts *c = calloc(1, sizeof(*c));
+	size_t nt = proc->nthreads;
+	uint64_t *per_tid = calloc(2 * nt + 1, sizeof(*per_tid));
+	uint64_t *per_stack = calloc(prof->nstacks + 1, sizeof(*per_stack));
+	const char *runs[] = { it_fmt.data, data2 };
+	const char *cp[] = { "/bin/cp", "-a", it_fmt.data, data2, NULL };
+	const char *folded[] = { "pprof-analyze", "folded", "--per-thread", it_fmt.data, data2,
+				 NULL };
+	const char *ss[] = { "pprof-analyze", "speedscope", it_fmt.data, data2, "-o", json,
+			     NULL };
+	const char *py[] = { "/usr/bin/python3", "-c", it_fmt_speedscope_names_py, json, NULL };
+	const char *mk[] = { "pprof-analyze", "pprof", it_fmt.data, data2, "-o", pb, NULL };
+	const char *traces[] = { gopprof, "-traces", "-sample_index=samples", pb, NULL };
+	struct pa_it_result r;
+	size_t lines = 0;
+
+	it_fmt_go_pprof(gopprof);
+	it_fmt_tmp(data2, "data2");
+	it_fmt_tmp(json, "out.json");
+	it_fmt_tmp(pb, "cpu.pb.gz");
+	it_fmt_expect_burns(prof);
+	it_fmt_run("cp", cp, &r);
+	pa_it_result_release(&r);
+
+	it_fmt_run("folded", folded, &r);
+	for (size_t i = 0; i < 2; i++) {
+		lines += it_fmt_folded_threads(r.out, runs[i], proc, prof, per_tid + i * nt,
+					       per_stack);
+		it_fmt_expect_per_tid(runs[i], proc, per_tid + i * nt);
+	}
+	cr_expect_eq(lines, pa_it_count_lines(r.out, ""), "lines without a run root:\n%s", r.out);
+	for (size_t i = 0; i < prof->nstacks; i++)
+		per_stack[i] /= 2;
+	it_fmt_expect_per_stack("folded --per-thread, each run", prof, per_stack);
+	pa_it_result_release(&r);
+
+	it_fmt_run("speedscope", ss, &r);
+	pa_it_result_release(&r);
+	it_fmt_run("python", py, &r);
+	for (size_t i = 0; i < 2; i++)
+		for (size_t t = 0; t < nt; t++) {
+			const struct pa_thread *th = proc->threads[t];
+
+			snprintf(name, sizeof(name), "%s: %s (%" PRIu32 ") %s (%" PRIu32 ")\n",
+				 runs[i], pa_process_exe_base(proc), proc->pid,
+				 th->name[0] ? th->name : pa_process_exe_base(proc), th->tid);
+			cr_expect_eq(pa_it_count_lines(r.out, name), 1,
+				     "speedscope: %.*s not once in:\n%s", (int)strlen(name) - 1,
+				     name, r.out);
+		}
+	cr_expect_eq(pa_it_count_lines(r.out, ""), 2 * it_fmt_sampled_threads(proc),
+		     "speedscope profiles:\n%s", r.out);
+	pa_it_result_release(&r);
+
+	memset(per_tid, 0, 2 * nt * sizeof(*per_tid));
+	it_fmt_run("analyze", mk, &r);
+	pa_it_result_release(&r);
+	it_fmt_run("gopprof", traces, &r);
+	it_fmt_parse_traces(r.out, c, proc, runs, 2, per_tid);
+	for (size_t i = 0; i < 2; i++)
+		it_fmt_expect_per_tid(runs[i], proc, per_tid + i * nt);
+	pa_it_result_release(&r);
+	free(per_stack);
+	free(per_tid);
+	free(c);
 	pa_profile_free(prof);
 	pa_run_free(run);
 }
@@ -1014,19 +1166,6 @@ static void it_fmt_speedscope_check(const char *file, const char *name, const ch
 		it_fmt_speedscope_rows(r.out, w, resolved_only);
 		pa_it_result_release(&r);
 	}
-}
-
-/* The threads of proc with samples of event 0. */
-static size_t it_fmt_sampled_threads(const struct pa_process *proc)
-{
-	size_t n = 0;
-
-	for (size_t t = 0; t < proc->nthreads; t++) {
-		struct pa_filter f = { .tid = proc->threads[t]->tid, .event = 0 };
-
-		n += pa_filter_count_samples(&f, proc, proc->threads[t]) > 0;
-	}
-	return n;
 }
 
 /*
