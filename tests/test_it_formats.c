@@ -751,96 +751,6 @@ Test(it_formats, folded_per_thread_has_process_and_thread_roots)
 	pa_run_free(run);
 }
 
-/* Names of the profiles of a speedscope file, one a line. */
-static const char it_fmt_speedscope_names_py[] =
-"import json, sys\n"
-"for p in json.load(open(sys.argv[1]))['profiles']:\n"
-"    print(p['name'])\n";
-
-/*
- * Two runs with the same pid read as one (here the same run twice, as two
- * directories: a pid namespace gives the same pids again) stay two in
- * every report that names processes and threads: folded --per-thread
- * starts each stack with its run's directory, speedscope names the run
- * in each profile's name, and pprof adds a run label. Before, their roots,
- * names and labels were the same, and a thread's samples counted twice.
- */
-Test(it_formats, runs_sharing_pids_stay_apart)
-{
-	char data2[PA_IT_PATH_MAX], pb[PA_IT_PATH_MAX], json[PA_IT_PATH_MAX];
-	char gopprof[PA_IT_PATH_MAX], name[PA_IT_PATH_MAX + 300];
-	struct pa_run *run = it_fmt_demo();
-	const struct pa_process *proc = run->processes[0];
-	struct pa_profile *prof = pa_it_profile(run, 0, 0);
-	struct it_fmt_counts *c = calloc(1, sizeof(*c));
-	size_t nt = proc->nthreads;
-	uint64_t *per_tid = calloc(2 * nt + 1, sizeof(*per_tid));
-	uint64_t *per_stack = calloc(prof->nstacks + 1, sizeof(*per_stack));
-	const char *runs[] = { it_fmt.data, data2 };
-	const char *cp[] = { "/bin/cp", "-a", it_fmt.data, data2, NULL };
-	const char *folded[] = { "pprof-analyze", "folded", "--per-thread", it_fmt.data, data2,
-				 NULL };
-	const char *ss[] = { "pprof-analyze", "speedscope", it_fmt.data, data2, "-o", json,
-			     NULL };
-	const char *py[] = { "/usr/bin/python3", "-c", it_fmt_speedscope_names_py, json, NULL };
-	const char *mk[] = { "pprof-analyze", "pprof", it_fmt.data, data2, "-o", pb, NULL };
-	const char *traces[] = { gopprof, "-traces", "-sample_index=samples", pb, NULL };
-	struct pa_it_result r;
-	size_t lines = 0;
-
-	it_fmt_go_pprof(gopprof);
-	it_fmt_tmp(data2, "data2");
-	it_fmt_tmp(json, "out.json");
-	it_fmt_tmp(pb, "cpu.pb.gz");
-	it_fmt_expect_burns(prof);
-	it_fmt_run("cp", cp, &r);
-	pa_it_result_release(&r);
-
-	it_fmt_run("folded", folded, &r);
-	for (size_t i = 0; i < 2; i++) {
-		lines += it_fmt_folded_threads(r.out, runs[i], proc, prof, per_tid + i * nt,
-					       per_stack);
-		it_fmt_expect_per_tid(runs[i], proc, per_tid + i * nt);
-	}
-	cr_expect_eq(lines, pa_it_count_lines(r.out, ""), "lines without a run root:\n%s", r.out);
-	for (size_t i = 0; i < prof->nstacks; i++)
-		per_stack[i] /= 2;
-	it_fmt_expect_per_stack("folded --per-thread, each run", prof, per_stack);
-	pa_it_result_release(&r);
-
-	it_fmt_run("speedscope", ss, &r);
-	pa_it_result_release(&r);
-	it_fmt_run("python", py, &r);
-	for (size_t i = 0; i < 2; i++)
-		for (size_t t = 0; t < nt; t++) {
-			const struct pa_thread *th = proc->threads[t];
-
-			snprintf(name, sizeof(name), "%s: %s (%" PRIu32 ") %s (%" PRIu32 ")\n",
-				 runs[i], pa_process_exe_base(proc), proc->pid,
-				 th->name[0] ? th->name : pa_process_exe_base(proc), th->tid);
-			cr_expect_eq(pa_it_count_lines(r.out, name), 1,
-				     "speedscope: %.*s not once in:\n%s", (int)strlen(name) - 1,
-				     name, r.out);
-		}
-	cr_expect_eq(pa_it_count_lines(r.out, ""), 2 * it_fmt_sampled_threads(proc),
-		     "speedscope profiles:\n%s", r.out);
-	pa_it_result_release(&r);
-
-	memset(per_tid, 0, 2 * nt * sizeof(*per_tid));
-	it_fmt_run("analyze", mk, &r);
-	pa_it_result_release(&r);
-	it_fmt_run("gopprof", traces, &r);
-	it_fmt_parse_traces(r.out, c, proc, runs, 2, per_tid);
-	for (size_t i = 0; i < 2; i++)
-		it_fmt_expect_per_tid(runs[i], proc, per_tid + i * nt);
-	pa_it_result_release(&r);
-	free(per_stack);
-	free(per_tid);
-	free(c);
-	pa_profile_free(prof);
-	pa_run_free(run);
-}
-
 /*
  * The counts `pprof -list` gives line want of its ROUTINE for func ("." is
  * 0); asserts the file, that the listing starts where func starts (our
@@ -940,12 +850,89 @@ Test(it_formats, pprof_has_lines_and_inline_frames)
 }
 
 /*
+ * What the page runs once it has loaded the profile (PA_INDEX set before):
+ * press "n" (speedscope's key for the next profile) until profile
+ * PA_INDEX (from 1) shows, then add its label to the page's title,
+ * " [profile I/N: NAME]" (" [profile 1/1: ]" when there is one profile:
+ * speedscope shows no "(I/N)" then). For profile 1, first press ctrl+s,
+ * speedscope's export, catch the speedscope JSON it would download (its
+ * own model of what it read, to the last digit) and put per profile
+ * "P UNIT NAME", then per function "F SELF TOTAL NAME" (its weights)
+ * into <pre id="pa-export">; the title gets " [exported]" too.
+ */
+static const char it_fmt_speedscope_select_js[] =
+"function paSums(d) {\n"
+"	var out = [];\n"
+"	for (var p of d.profiles) {\n"
+"		var self = {}, total = {}, depth = {}, from = {}, stack = [], last = 0, byname = {};\n"
+"		for (var e of p.events) {\n"
+"			var top = stack[stack.length - 1];\n"
+"			if (stack.length) self[top] = (self[top] || 0) + e.at - last;\n"
+"			last = e.at;\n"
+"			if (e.type === 'O') {\n"
+"				stack.push(e.frame);\n"
+"				if (!depth[e.frame]) from[e.frame] = e.at;\n"
+"				depth[e.frame] = (depth[e.frame] || 0) + 1;\n"
+"			} else {\n"
+"				stack.pop();\n"
+"				if (!--depth[e.frame])\n"
+"					total[e.frame] = (total[e.frame] || 0) + e.at - from[e.frame];\n"
+"			}\n"
+"		}\n"
+"		out.push('P ' + p.unit + ' ' + p.name);\n"
+"		for (var f in total) {\n"
+"			var n = d.shared.frames[f].name;\n"
+"			byname[n] = byname[n] || [0, 0];\n"
+"			byname[n][0] += self[f] || 0;\n"
+"			byname[n][1] += total[f];\n"
+"		}\n"
+"		for (var n in byname) out.push('F ' + byname[n][0] + ' ' + byname[n][1] + ' ' + n);\n"
+"	}\n"
+"	return out.join('\\n') + '\\n';\n"
+"}\n"
+"function paExport(then) {\n"
+"	HTMLAnchorElement.prototype.click = function () {};\n"
+"	URL.createObjectURL = function (blob) {\n"
+"		blob.text().then(function (text) {\n"
+"			var pre = document.createElement('pre');\n"
+"			pre.id = 'pa-export';\n"
+"			pre.textContent = paSums(JSON.parse(text));\n"
+"			document.body.appendChild(pre);\n"
+"			then(' [exported]');\n"
+"		});\n"
+"		return 'data:,';\n"
+"	};\n"
+"	window.dispatchEvent(new KeyboardEvent('keydown', { key: 's', ctrlKey: true }));\n"
+"}\n"
+"(function step(at) {\n"
+"	var label = null, name;\n"
+"	for (var s of document.querySelectorAll('span')) {\n"
+"		var m = /^(.*) \\((\\d+)\\/(\\d+)\\)$/.exec(s.textContent);\n"
+"		if (m) label = m;\n"
+"	}\n"
+"	if (!document.title.endsWith(' - speedscope') || !document.querySelector('td[title]'))\n"
+"		return setTimeout(step, 10, at);\n"
+"	if (label && +label[2] < PA_INDEX) {\n"
+"		if (+label[2] === at) {\n"
+"			window.dispatchEvent(new KeyboardEvent('keypress', { key: 'n' }));\n"
+"			at++;\n"
+"		}\n"
+"		return setTimeout(step, 10, at);\n"
+"	}\n"
+"	if (label ? +label[2] !== PA_INDEX : PA_INDEX !== 1)\n"
+"		return;\n"
+"	name = label ? ' [profile ' + label[2] + '/' + label[3] + ': ' + label[1] + ']' :\n"
+"		' [profile 1/1: ]';\n"
+"	if (PA_INDEX === 1)\n"
+"		paExport(function (done) { document.title += name + done; });\n"
+"	else\n"
+"		document.title += name;\n"
+"})(1);\n";
+
+/*
  * Writes to js what speedscope's CLI does to open a file,
- * speedscope.loadFileFromBase64(NAME, BASE64 of file), then a script that
- * waits for the profile, presses "n" (speedscope's key for the next
- * profile) until profile index (from 1) shows, and then adds its label
- * to the page's title: " [profile I/N: NAME]" (" [profile 1/1: ]" when
- * there is one profile: speedscope shows no "(I/N)" then).
+ * speedscope.loadFileFromBase64(NAME, BASE64 of file), then
+ * it_fmt_speedscope_select_js for profile index.
  */
 static void it_fmt_speedscope_js(const char *file, const char *name, size_t index,
 				 const char *js)
@@ -967,29 +954,8 @@ static void it_fmt_speedscope_js(const char *file, const char *name, size_t inde
 		fputc(i + 1 < len ? b64[v >> 6 & 63] : '=', out);
 		fputc(i + 2 < len ? b64[v & 63] : '=', out);
 	}
-	fprintf(out, "\");\n"
-		"(function step(at) {\n"
-		"\tvar label = null;\n"
-		"\tfor (var s of document.querySelectorAll(\"span\")) {\n"
-		"\t\tvar m = /^(.*) \\((\\d+)\\/(\\d+)\\)$/.exec(s.textContent);\n"
-		"\t\tif (m) label = m;\n"
-		"\t}\n"
-		"\tif (!document.title.endsWith(\" - speedscope\") ||\n"
-		"\t    !document.querySelector(\"td[title]\"))\n"
-		"\t\treturn setTimeout(step, 10, at);\n"
-		"\tif (!label) {\n"
-		"\t\tif (%zu === 1) document.title += \" [profile 1/1: ]\";\n"
-		"\t} else if (+label[2] === %zu) {\n"
-		"\t\tdocument.title += \" [profile \" + label[2] + \"/\" + label[3] + \": \" +\n"
-		"\t\t\tlabel[1] + \"]\";\n"
-		"\t} else if (+label[2] < %zu) {\n"
-		"\t\tif (+label[2] === at) {\n"
-		"\t\t\twindow.dispatchEvent(new KeyboardEvent(\"keypress\", { key: \"n\" }));\n"
-		"\t\t\tat++;\n"
-		"\t\t}\n"
-		"\t\tsetTimeout(step, 10, at);\n"
-		"\t}\n"
-		"})(1);\n", index, index, index);
+	fprintf(out, "\");\nvar PA_INDEX = %zu;\n", index);
+	fputs(it_fmt_speedscope_select_js, out);
 	cr_assert_eq(fclose(out), 0);
 	free(in);
 }
@@ -1061,11 +1027,52 @@ struct it_fmt_ss_want {
 };
 
 /*
+ * One function speedscope shows in want's profile (what: where) with
+ * self and total in ns, compared with want's to within tol ns; shown[]
+ * marks want's functions seen. resolved_only: frames without a symbol
+ * (perf script's "[unknown]", which speedscope names "??? (MODULE)") are
+ * not compared. Returns want's function, NULL if none or not compared.
+ */
+static const struct it_fmt_count *it_fmt_ss_expect(struct it_fmt_ss_want *want, bool *shown,
+						   const char *what, const char *name,
+						   double self, double total, double tol,
+						   bool resolved_only)
+{
+	const struct it_fmt_count *f = NULL;
+
+	if (resolved_only && strncmp(name, "??? (", 5) == 0)
+		return NULL;
+	for (size_t i = 0; i < want->c.n && !f; i++)
+		if (strcmp(want->c.v[i].name, name) == 0) {
+			f = &want->c.v[i];
+			shown[i] = true;
+		}
+	cr_expect(f, "speedscope %s: %s shows %s, we do not", what, want->name, name);
+	if (!f || f->ambiguous)
+		return NULL;
+	cr_expect(self > (double)f->self - tol && self < (double)f->self + tol,
+		  "speedscope %s: %s: %s: self %.0f ns, we say %" PRIu64, what, want->name,
+		  name, self, f->self);
+	cr_expect(total > (double)f->total - tol && total < (double)f->total + tol,
+		  "speedscope %s: %s: %s: total %.0f ns, we say %" PRIu64, what, want->name,
+		  name, total, f->total);
+	return f;
+}
+
+/* Every function of want was shown (see it_fmt_ss_expect); frees shown. */
+static void it_fmt_ss_expect_all(const struct it_fmt_ss_want *want, bool *shown,
+				 const char *what, bool resolved_only)
+{
+	for (size_t i = 0; i < want->c.n; i++)
+		cr_expect(shown[i] || (resolved_only && it_fmt_unresolved(want->c.v[i].name)),
+			  "speedscope %s: %s lacks %s", what, want->name, want->c.v[i].name);
+	free(shown);
+}
+
+/*
  * speedscope's sandwich view in dom (one profile) against want: every row
  * a function of want with its self and total time, to the digits shown;
- * every function of want there. resolved_only: frames without a symbol
- * (perf script's "[unknown]", which speedscope shows as "??? (MODULE)")
- * are not compared.
+ * every function of want there.
  */
 static void it_fmt_speedscope_rows(const char *dom, struct it_fmt_ss_want *want,
 				   bool resolved_only)
@@ -1074,37 +1081,67 @@ static void it_fmt_speedscope_rows(const char *dom, struct it_fmt_ss_want *want,
 	struct it_fmt_row *row = calloc(1, sizeof(*row));
 
 	for (const char *p = it_fmt_sandwich_row(dom, row); p; p = it_fmt_sandwich_row(p, row)) {
-		struct it_fmt_count *f = NULL;
+		const struct it_fmt_count *f = it_fmt_ss_expect(want, shown, "sandwich", row->name,
+								row->self, row->total,
+								row->step, resolved_only);
 
-		if (resolved_only && strncmp(row->name, "??? (", 5) == 0)
-			continue;
-		for (size_t i = 0; i < want->c.n && !f; i++)
-			if (strcmp(want->c.v[i].name, row->name) == 0) {
-				f = &want->c.v[i];
-				shown[i] = true;
-			}
-		cr_expect(f, "speedscope: %s shows %s, we do not", want->name, row->name);
-		if (!f || f->ambiguous)
-			continue;
-		cr_expect(row->self > (double)f->self - row->step &&
-			  row->self < (double)f->self + row->step,
-			  "speedscope: %s: %s: self %.0f ns, we say %" PRIu64, want->name,
-			  row->name, row->self, f->self);
-		cr_expect(row->total > (double)f->total - row->step &&
-			  row->total < (double)f->total + row->step,
-			  "speedscope: %s: %s: total %.0f ns, we say %" PRIu64, want->name,
-			  row->name, row->total, f->total);
-		if (want->src_func && strcmp(row->name, want->src_func) == 0)
+		if (f && want->src_func && strcmp(row->name, want->src_func) == 0)
 			want->src_seen = strcmp(row->file, want->src_file) == 0;
 	}
-	for (size_t i = 0; i < want->c.n; i++)
-		cr_expect(shown[i] || (resolved_only && it_fmt_unresolved(want->c.v[i].name)),
-			  "speedscope: %s lacks %s", want->name, want->c.v[i].name);
+	it_fmt_ss_expect_all(want, shown, "sandwich", resolved_only);
 	if (want->src_func)
 		cr_expect(want->src_seen, "speedscope: %s not shown in %s", want->src_func,
 			  want->src_file);
 	free(row);
-	free(shown);
+}
+
+/*
+ * speedscope's export in dom (<pre id="pa-export">, see
+ * it_fmt_speedscope_select_js) against want[n]: n profiles, one per want,
+ * every function's self and total weights those of want to 0.1 µs (the
+ * sandwich view shows three digits only), every function of want there.
+ */
+static void it_fmt_speedscope_export(const char *dom, struct it_fmt_ss_want *want, size_t n,
+				     bool resolved_only)
+{
+	static const char tag[] = "<pre id=\"pa-export\">";
+	const char *p = strstr(dom, tag), *end;
+	struct it_fmt_ss_want *w = NULL;
+	bool *shown = NULL;
+	double scale = 1;
+	size_t profiles = 0;
+
+	cr_assert(p && strstr(p, "</pre>"), "speedscope's export is missing");
+	end = strstr(p, "</pre>");
+	for (p += strlen(tag); p < end; p += strcspn(p, "\n") + 1) {
+		int len = (int)strcspn(p, "\n"), at = 0;
+		double self, total;
+		char name[300];
+
+		if (strncmp(p, "P ", 2) == 0) {
+			if (w)
+				it_fmt_ss_expect_all(w, shown, "export", resolved_only);
+			scale = strncmp(p + 2, "seconds ", 8) == 0 ? 1e9 : 1;
+			cr_assert(scale > 1 || strncmp(p + 2, "nanoseconds ", 12) == 0,
+				  "speedscope export: unit of %.*s", len, p);
+			at = (int)strcspn(p + 2, " ") + 3;
+			snprintf(name, sizeof(name), "%.*s", len - at, p + at);
+			w = NULL;
+			for (size_t k = 0; k < n && !w; k++)
+				if (strcmp(want[k].name, name) == 0)
+					w = &want[k];
+			cr_assert(w, "speedscope exports a profile we do not have: %s", name);
+			shown = calloc(w->c.n + 1, sizeof(*shown));
+			profiles++;
+		} else if (sscanf(p, "F %lf %lf %n", &self, &total, &at) == 2 && at && w) {
+			snprintf(name, sizeof(name), "%.*s", len - at, p + at);
+			it_fmt_ss_expect(w, shown, "export", name, self * scale, total * scale, 100,
+					 resolved_only);
+		}
+	}
+	if (w)
+		it_fmt_ss_expect_all(w, shown, "export", resolved_only);
+	cr_expect_eq(profiles, n, "speedscope exports %zu profiles, we have %zu", profiles, n);
 }
 
 /*
@@ -1113,17 +1150,19 @@ static void it_fmt_speedscope_rows(const char *dom, struct it_fmt_ss_want *want,
  * speedscope.loadFileFromBase64 with the file's name, named by
  * #localProfilePath= (a file: URL cannot be fetched, which #profileURL=
  * needs). speedscope picks its importer by the content: it must take the
- * file for what importer (its console line) says. Then every profile is
- * selected in turn (speedscope shows one at a time) and its sandwich view
- * (a DOM table; the flame charts are canvases) compared with the want of
- * the same name: n profiles, one per want.
+ * file for what importer (its console line) says. Profile index (from 1)
+ * of n is selected (speedscope shows one at a time), in the sandwich view
+ * (a DOM table; the flame charts are canvases); for profile 1, what
+ * speedscope exports is in the page too (it_fmt_speedscope_select_js). r
+ * gets the page; returns the profile's name, followed by ']'.
  */
-static void it_fmt_speedscope_check(const char *file, const char *name, const char *importer,
-				    struct it_fmt_ss_want *want, size_t n, bool resolved_only)
+static const char *it_fmt_speedscope_load(const char *file, const char *name,
+					  const char *importer, size_t index, size_t n,
+					  struct pa_it_result *r)
 {
 	char js[PA_IT_PATH_MAX], html[PA_IT_PATH_MAX];
-	char url[3 * PA_IT_PATH_MAX], profile[PA_IT_PATH_MAX + 32], title[512];
-	struct pa_it_result r;
+	char url[3 * PA_IT_PATH_MAX], profile[PA_IT_PATH_MAX + 32], title[128];
+	const char *t;
 
 	pa_it_build_path(html, "speedscope/node_modules/speedscope/dist/release/index.html");
 	cr_assert(access(html, R_OK) == 0, "%s missing: run make tests-build", html);
@@ -1131,39 +1170,53 @@ static void it_fmt_speedscope_check(const char *file, const char *name, const ch
 	it_fmt_tmp(js, "speedscope.js");
 	snprintf(url, sizeof(url), "file://%s#localProfilePath=%s&view=sandwich", html, js);
 	snprintf(profile, sizeof(profile), "--user-data-dir=%s/chromium", it_fmt.tmp);
-	for (size_t i = 1; i <= n; i++) {
-		const char *t, *label;
-		struct it_fmt_ss_want *w = n == 1 ? &want[0] : NULL;
+	it_fmt_speedscope_js(file, name, index, js);
+	/* the virtual time lets the script's timers run before the DOM is dumped */
+	pa_it_run(&it_fmt, "chromium",
+		  (const char *[]){ IT_FMT_CHROMIUM, "--headless", "--disable-gpu", "--no-sandbox",
+				    "--disable-dev-shm-usage", "--no-first-run", profile,
+				    "--window-size=1280,2000", "--virtual-time-budget=10000",
+				    "--enable-logging=stderr", "--v=0", "--dump-dom", url, NULL },
+		  NULL, r);
+	cr_assert(WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0,
+		  "chromium failed (status 0x%x): %s", r->status, r->err);
+	cr_expect_null(strstr(r->err, "Uncaught"), "script error in speedscope: %s", r->err);
+	cr_assert(strstr(r->err, importer), "speedscope did not import %s as \"%s\": %s", name,
+		  importer, r->err);
+	snprintf(title, sizeof(title), " - speedscope [profile %zu/%zu: ", index, n);
+	t = strstr(r->out, title);
+	cr_assert(t, "speedscope did not show profile %zu of %zu of %s: %.*s", index, n, name,
+		  (int)strcspn(strstr(r->out, "<title>") ? strstr(r->out, "<title>") : r->out,
+				"\n"), strstr(r->out, "<title>") ? strstr(r->out, "<title>") : "");
+	cr_assert(index > 1 || strstr(t, "] [exported]</title>"), "speedscope did not export");
+	return t + strlen(title);
+}
 
-		it_fmt_speedscope_js(file, name, i, js);
-		/* the virtual time lets the script's timers run before the DOM is dumped */
-		pa_it_run(&it_fmt, "chromium",
-			  (const char *[]){ IT_FMT_CHROMIUM, "--headless", "--disable-gpu",
-					    "--no-sandbox", "--disable-dev-shm-usage",
-					    "--no-first-run", profile, "--window-size=1280,2000",
-					    "--virtual-time-budget=10000", "--enable-logging=stderr",
-					    "--v=0", "--dump-dom", url, NULL },
-			  NULL, &r);
-		cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0,
-			  "chromium failed (status 0x%x): %s", r.status, r.err);
-		cr_expect_null(strstr(r.err, "Uncaught"), "script error in speedscope: %s", r.err);
-		cr_assert(strstr(r.err, importer), "speedscope did not import %s as \"%s\": %s",
-			  name, importer, r.err);
-		snprintf(title, sizeof(title), " - speedscope [profile %zu/%zu: ", i, n);
-		t = strstr(r.out, title);
-		cr_assert(t, "speedscope did not show profile %zu of %zu of %s: %.*s", i, n, name,
-			  (int)strcspn(strstr(r.out, "<title>") ? strstr(r.out, "<title>") : r.out,
-					"\n"), strstr(r.out, "<title>") ? strstr(r.out, "<title>") : "");
-		label = t + strlen(title);
+/*
+ * Loads file into speedscope with it_fmt_speedscope_load for every
+ * profile in turn, and compares its sandwich view with the want of the
+ * same name: n profiles, one per want; and what speedscope exports with
+ * every want, to the last digit.
+ */
+static void it_fmt_speedscope_check(const char *file, const char *name, const char *importer,
+				    struct it_fmt_ss_want *want, size_t n, bool resolved_only)
+{
+	for (size_t i = 1; i <= n; i++) {
+		struct it_fmt_ss_want *w = n == 1 ? &want[0] : NULL;
+		struct pa_it_result r;
+		const char *label = it_fmt_speedscope_load(file, name, importer, i, n, &r);
+
 		for (size_t k = 0; k < n && !w; k++)
 			if (strncmp(label, want[k].name, strlen(want[k].name)) == 0 &&
-			    strncmp(label + strlen(want[k].name), "]</title>", 9) == 0)
+			    label[strlen(want[k].name)] == ']')
 				w = &want[k];
 		cr_assert(w, "speedscope shows a profile we do not have: %.*s",
 			  (int)strcspn(label, "<"), label);
 		cr_expect_not(w->seen, "speedscope shows %s twice", w->name);
 		w->seen = true;
 		it_fmt_speedscope_rows(r.out, w, resolved_only);
+		if (i == 1)
+			it_fmt_speedscope_export(r.out, want, n, resolved_only);
 		pa_it_result_release(&r);
 	}
 }
@@ -1377,6 +1430,97 @@ Test(it_formats, speedscope_reads_our_script)
 	it_fmt_speedscope_check(perf, "out.perf", "Importing from linux perf script output", want,
 				n, true);
 	free(want);
+	pa_profile_free(prof);
+	pa_run_free(run);
+}
+
+/* Names of the profiles of a speedscope file, one a line. */
+static const char it_fmt_speedscope_names_py[] =
+"import json, sys\n"
+"for p in json.load(open(sys.argv[1]))['profiles']:\n"
+"    print(p['name'])\n";
+
+/*
+ * Two runs with the same pid read as one (here the same run twice, as two
+ * directories: a pid namespace gives the same pids again) stay two in
+ * every report that names processes and threads: folded --per-thread
+ * starts each stack with its run's directory, speedscope names the run
+ * in each profile's name, and pprof adds a run label. Before, their roots,
+ * names and labels were the same, and a thread's samples counted twice.
+ */
+Test(it_formats, runs_sharing_pids_stay_apart)
+{
+	char data2[PA_IT_PATH_MAX], pb[PA_IT_PATH_MAX], json[PA_IT_PATH_MAX];
+	char gopprof[PA_IT_PATH_MAX], name[PA_IT_PATH_MAX + 300];
+	struct pa_run *run = it_fmt_demo();
+	const struct pa_process *proc = run->processes[0];
+	struct pa_profile *prof = pa_it_profile(run, 0, 0);
+	struct it_fmt_counts *c = calloc(1, sizeof(*c));
+	size_t nt = proc->nthreads;
+	uint64_t *per_tid = calloc(2 * nt + 1, sizeof(*per_tid));
+	uint64_t *per_stack = calloc(prof->nstacks + 1, sizeof(*per_stack));
+	const char *runs[] = { it_fmt.data, data2 };
+	const char *cp[] = { "/bin/cp", "-a", it_fmt.data, data2, NULL };
+	const char *folded[] = { "pprof-analyze", "folded", "--per-thread", it_fmt.data, data2,
+				 NULL };
+	const char *ss[] = { "pprof-analyze", "speedscope", it_fmt.data, data2, "-o", json,
+			     NULL };
+	const char *py[] = { "/usr/bin/python3", "-c", it_fmt_speedscope_names_py, json, NULL };
+	const char *mk[] = { "pprof-analyze", "pprof", it_fmt.data, data2, "-o", pb, NULL };
+	const char *traces[] = { gopprof, "-traces", "-sample_index=samples", pb, NULL };
+	struct pa_it_result r;
+	size_t lines = 0;
+
+	it_fmt_go_pprof(gopprof);
+	it_fmt_tmp(data2, "data2");
+	it_fmt_tmp(json, "out.json");
+	it_fmt_tmp(pb, "cpu.pb.gz");
+	it_fmt_expect_burns(prof);
+	it_fmt_run("cp", cp, &r);
+	pa_it_result_release(&r);
+
+	it_fmt_run("folded", folded, &r);
+	for (size_t i = 0; i < 2; i++) {
+		lines += it_fmt_folded_threads(r.out, runs[i], proc, prof, per_tid + i * nt,
+					       per_stack);
+		it_fmt_expect_per_tid(runs[i], proc, per_tid + i * nt);
+	}
+	cr_expect_eq(lines, pa_it_count_lines(r.out, ""), "lines without a run root:\n%s", r.out);
+	for (size_t i = 0; i < prof->nstacks; i++)
+		per_stack[i] /= 2;
+	it_fmt_expect_per_stack("folded --per-thread, each run", prof, per_stack);
+	pa_it_result_release(&r);
+
+	it_fmt_run("speedscope", ss, &r);
+	pa_it_result_release(&r);
+	it_fmt_run("python", py, &r);
+	for (size_t i = 0; i < 2; i++)
+		for (size_t t = 0; t < nt; t++) {
+			const struct pa_thread *th = proc->threads[t];
+
+			snprintf(name, sizeof(name), "%s: %s (%" PRIu32 ") %s (%" PRIu32 ")\n",
+				 runs[i], pa_process_exe_base(proc), proc->pid,
+				 th->name[0] ? th->name : pa_process_exe_base(proc), th->tid);
+			cr_expect_eq(pa_it_count_lines(r.out, name), 1,
+				     "speedscope: %.*s not once in:\n%s", (int)strlen(name) - 1,
+				     name, r.out);
+		}
+	cr_expect_eq(pa_it_count_lines(r.out, ""), 2 * it_fmt_sampled_threads(proc),
+		     "speedscope profiles:\n%s", r.out);
+	pa_it_result_release(&r);
+
+	memset(per_tid, 0, 2 * nt * sizeof(*per_tid));
+	it_fmt_run("analyze", mk, &r);
+	pa_it_result_release(&r);
+	it_fmt_run("gopprof", traces, &r);
+	it_fmt_parse_traces(r.out, c, proc, runs, 2, per_tid);
+	for (size_t i = 0; i < 2; i++)
+		it_fmt_expect_per_tid(runs[i], proc, per_tid + i * nt);
+	pa_it_result_release(&r);
+
+	free(per_stack);
+	free(per_tid);
+	free(c);
 	pa_profile_free(prof);
 	pa_run_free(run);
 }
