@@ -1445,13 +1445,15 @@ static const char it_fmt_speedscope_names_py[] =
  * directories: a pid namespace gives the same pids again) stay two in
  * every report that names processes and threads: folded --per-thread
  * starts each stack with its run's directory, speedscope names the run
- * in each profile's name, and pprof adds a run label. Before, their roots,
- * names and labels were the same, and a thread's samples counted twice.
+ * in each profile's name, pprof adds a run label, and script starts each
+ * COMM with it. Before, their roots, names and labels were the same, a
+ * thread's samples counted twice, and speedscope refused the script text
+ * (one thread's times went back).
  */
 Test(it_formats, runs_sharing_pids_stay_apart)
 {
 	char data2[PA_IT_PATH_MAX], pb[PA_IT_PATH_MAX], json[PA_IT_PATH_MAX];
-	char gopprof[PA_IT_PATH_MAX], name[PA_IT_PATH_MAX + 300];
+	char gopprof[PA_IT_PATH_MAX], name[PA_IT_PATH_MAX + 300], perf[PA_IT_PATH_MAX];
 	struct pa_run *run = it_fmt_demo();
 	const struct pa_process *proc = run->processes[0];
 	struct pa_profile *prof = pa_it_profile(run, 0, 0);
@@ -1468,6 +1470,7 @@ Test(it_formats, runs_sharing_pids_stay_apart)
 	const char *py[] = { "/usr/bin/python3", "-c", it_fmt_speedscope_names_py, json, NULL };
 	const char *mk[] = { "pprof-analyze", "pprof", it_fmt.data, data2, "-o", pb, NULL };
 	const char *traces[] = { gopprof, "-traces", "-sample_index=samples", pb, NULL };
+	const char *script[] = { "pprof-analyze", "script", it_fmt.data, data2, "-o", perf, NULL };
 	struct pa_it_result r;
 	size_t lines = 0;
 
@@ -1475,6 +1478,7 @@ Test(it_formats, runs_sharing_pids_stay_apart)
 	it_fmt_tmp(data2, "data2");
 	it_fmt_tmp(json, "out.json");
 	it_fmt_tmp(pb, "cpu.pb.gz");
+	it_fmt_tmp(perf, "out.perf");
 	it_fmt_expect_burns(prof);
 	it_fmt_run("cp", cp, &r);
 	pa_it_result_release(&r);
@@ -1518,6 +1522,24 @@ Test(it_formats, runs_sharing_pids_stay_apart)
 		it_fmt_expect_per_tid(runs[i], proc, per_tid + i * nt);
 	pa_it_result_release(&r);
 
+	it_fmt_run("script", script, &r);
+	pa_it_result_release(&r);
+	it_fmt_speedscope_load(perf, "out.perf", "Importing from linux perf script output", 1,
+			       2 * it_fmt_sampled_threads(proc), &r);
+	for (size_t i = 0; i < 2; i++)
+		for (size_t t = 0; t < nt; t++) {
+			const struct pa_thread *th = proc->threads[t];
+			size_t seen = 0;
+
+			/* a line of the export: after a newline or its <pre> */
+			snprintf(name, sizeof(name), "P seconds %s:%s tid: %" PRIu32 "\n", runs[i],
+				 th->name[0] ? th->name : pa_process_exe_base(proc), th->tid);
+			for (const char *p = strstr(r.out, name); p; p = strstr(p + 1, name))
+				seen += p[-1] == '\n' || p[-1] == '>';
+			cr_expect_eq(seen, 1, "speedscope: %.*s not once", (int)strlen(name) - 1,
+				     name);
+		}
+	pa_it_result_release(&r);
 	free(per_stack);
 	free(per_tid);
 	free(c);
