@@ -638,6 +638,7 @@ void pa_process_free(struct pa_process *proc)
 	if (!proc)
 		return;
 	free(proc->exe);
+	free(proc->run_dir);
 	free(proc->config.source);
 	free(proc->config.text);
 	for (size_t i = 0; proc->argv && i < proc->argc; i++)

@@ -81,7 +81,10 @@ static int pa_folded_thread_sample(void *ctx, const struct pa_samples_item *item
 		 exe, item->proc->pid);
 	snprintf(root[1], sizeof(root[1]), "%.*s (%" PRIu32 ")", PPF_THREAD_NAME_MAX,
 		 item->thread->name[0] ? item->thread->name : exe, item->thread->tid);
-	ret = pa_folded_append(ft, &at, root[0]);
+	if (item->proc->run_dir)
+		ret = pa_folded_append(ft, &at, item->proc->run_dir);
+	if (ret == 0)
+		ret = pa_folded_append(ft, &at, root[0]);
 	if (ret == 0)
 		ret = pa_folded_append(ft, &at, root[1]);
 	for (size_t k = item->nframes; k-- > 0 && ret == 0;)

@@ -31,6 +31,7 @@ struct pa_pprof {
 	struct pa_pprof_vec lines;    /* per line: function id, line; innermost first */
 	struct pa_intern *samples;   /* {thread address, location ids...} */
 	struct pa_pprof_vec counts;  /* per sample: samples */
+	struct pa_pprof_vec procs;   /* per sample: its process's index */
 	const struct pa_run *run;
 	uint64_t key[PPF_MAX_FRAMES + 1];
 	uint64_t first_ns, last_ns;  /* monotonic: first process start, last sample */
@@ -151,7 +152,8 @@ static int pa_pprof_add(void *ctx, const struct pa_samples_item *item)
 	i = pa_intern_add(pp->samples, pp->key, (item->nframes + 1) * sizeof(pp->key[0]));
 	if (i < 0)
 		return (int)i;
-	if ((size_t)i == before && pa_pprof_vec_push(&pp->counts, 0) < 0)
+	if ((size_t)i == before && (pa_pprof_vec_push(&pp->counts, 0) < 0 ||
+				    pa_pprof_vec_push(&pp->procs, item->proc_index) < 0))
 		return -ENOMEM;
 	pp->counts.v[i] += item->sample->count;
 	if (item->sample->time_ns > pp->last_ns)
@@ -329,7 +331,7 @@ static int pa_pprof_msg_locations(struct pa_pprof *pp, struct pa_pprof_msg *m)
 	return 0;
 }
 
-#define PA_PPROF_LABELS 3 /* pid, tid, thread */
+#define PA_PPROF_LABELS 4 /* pid, tid, thread; run when several (struct pa_process.run_dir) */
 
 /* Sample i: its locations, values and labels (key strings in lk). */
 static int pa_pprof_msg_sample(struct pa_pprof *pp, struct pa_pprof_msg *m, size_t i,
@@ -341,6 +343,7 @@ static int pa_pprof_msg_sample(struct pa_pprof *pp, struct pa_pprof_msg *m, size
 	Perftools__Profiles__Sample *x = &m->smp[i];
 	Perftools__Profiles__Label *lab = &m->lab[PA_PPROF_LABELS * i];
 	size_t nloc = len / sizeof(*key) - 1;
+	const char *run_dir = pp->run->processes[pp->procs.v[i]]->run_dir;
 
 	perftools__profiles__sample__init(x);
 	x->location_id = (uint64_t *)key + 1;
@@ -357,10 +360,11 @@ static int pa_pprof_msg_sample(struct pa_pprof *pp, struct pa_pprof_msg *m, size
 	lab[0].num = th->pid;
 	lab[1].num = th->tid;
 	lab[2].str = pa_pprof_str(pp, th->name);
-	if (lab[2].str < 0)
+	lab[3].str = pa_pprof_str(pp, run_dir);
+	if (lab[2].str < 0 || lab[3].str < 0)
 		return -ENOMEM;
 	x->label = &m->labp[PA_PPROF_LABELS * i];
-	x->n_label = PA_PPROF_LABELS;
+	x->n_label = run_dir ? PA_PPROF_LABELS : PA_PPROF_LABELS - 1;
 	m->smpp[i] = x;
 	return 0;
 }
@@ -369,8 +373,9 @@ static int pa_pprof_msg_samples(struct pa_pprof *pp, struct pa_pprof_msg *m,
 				const struct pa_pprof_types *t)
 {
 	size_t n = pa_intern_count(pp->samples);
+	bool runs = pp->run->nprocesses && pp->run->processes[0]->run_dir;
 	int64_t lk[PA_PPROF_LABELS] = { pa_pprof_str(pp, "pid"), pa_pprof_str(pp, "tid"),
-					pa_pprof_str(pp, "thread") };
+					pa_pprof_str(pp, "thread"), runs ? pa_pprof_str(pp, "run") : 0 };
 
 	m->smp = calloc(n + 1, sizeof(*m->smp));
 	m->smpp = calloc(n + 1, sizeof(*m->smpp));
@@ -378,7 +383,7 @@ static int pa_pprof_msg_samples(struct pa_pprof *pp, struct pa_pprof_msg *m,
 	m->lab = calloc(PA_PPROF_LABELS * n + 1, sizeof(*m->lab));
 	m->labp = calloc(PA_PPROF_LABELS * n + 1, sizeof(*m->labp));
 	if (!m->smp || !m->smpp || !m->values || !m->lab || !m->labp ||
-	    lk[0] < 0 || lk[1] < 0 || lk[2] < 0)
+	    lk[0] < 0 || lk[1] < 0 || lk[2] < 0 || lk[3] < 0)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
 		if (pa_pprof_msg_sample(pp, m, i, t, lk) < 0)
@@ -510,6 +515,7 @@ static void pa_pprof_release(struct pa_pprof *pp)
 	free(pp->loc_data.v);
 	free(pp->lines.v);
 	free(pp->counts.v);
+	free(pp->procs.v);
 }
 
 int pa_report_pprof(FILE *out, const struct pa_run *run, const struct pa_filter *f,

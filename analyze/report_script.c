@@ -23,6 +23,12 @@ static int pa_script_sample(void *ctx, const struct pa_samples_item *item)
 	uint64_t t = item->sample->time_ns;
 	uint64_t period = e && !(e->flags & PPF_EVENT_FREQ) && e->period ? e->period : 1;
 
+	/*
+	 * Readers tell threads apart by COMM and TID: with several runs, which
+	 * can share tids, COMM starts with the run's directory ("DIR:COMM").
+	 */
+	if (item->proc->run_dir)
+		fprintf(out, "%s:", item->proc->run_dir);
 	fprintf(out, "%s %" PRIu32 " %" PRIu64 ".%06" PRIu64 ": %10" PRIu64 " %s: \n",
 		item->thread->name[0] ? item->thread->name : pa_process_exe_base(item->proc),
 		item->thread->tid, t / 1000000000u, t % 1000000000u / 1000u, period,

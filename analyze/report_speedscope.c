@@ -28,9 +28,9 @@ struct pa_speedscope {
 	size_t nprofiles;
 };
 
-void pa_report_json_string(FILE *out, const char *s)
+/* s as the characters of a JSON string, without the quotes. */
+static void pa_speedscope_chars(FILE *out, const char *s)
 {
-	fputc('"', out);
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 
@@ -41,6 +41,12 @@ void pa_report_json_string(FILE *out, const char *s)
 		else
 			fputc(c, out);
 	}
+}
+
+void pa_report_json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	pa_speedscope_chars(out, s);
 	fputc('"', out);
 }
 
@@ -63,7 +69,14 @@ static void pa_speedscope_flush(struct pa_speedscope *ss)
 		 pa_process_exe_base(ss->proc), ss->proc->pid,
 		 pa_speedscope_thread_name(ss->proc, ss->thread), ss->thread->tid);
 	fprintf(out, "%s\n{\"type\":\"sampled\",\"name\":", ss->nprofiles++ ? "," : "");
-	pa_report_json_string(out, name);
+	/* "RUN: EXE (PID) THREAD (TID)": the name alone may be another run's */
+	fputc('"', out);
+	if (ss->proc->run_dir) {
+		pa_speedscope_chars(out, ss->proc->run_dir);
+		fputs(": ", out);
+	}
+	pa_speedscope_chars(out, name);
+	fputc('"', out);
 	fprintf(out, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%" PRIu64 ",\n\"samples\":[",
 		ss->weight == 1 ? "none" : "nanoseconds", ss->weight * ss->nsamples);
 	for (size_t i = 0; i < ss->nsamples; i++) {

@@ -67,6 +67,17 @@ static void pa_runs_sort(struct pa_run *run)
 	}
 }
 
+/* Tell from's processes they come from dir. */
+static int pa_runs_mark(struct pa_run *from, const char *dir)
+{
+	for (size_t i = 0; i < from->nprocesses; i++) {
+		from->processes[i]->run_dir = strdup(dir);
+		if (!from->processes[i]->run_dir)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 int pa_runs_load(const char *const *dirs, size_t n, const struct pa_load_opts *opts,
 		 struct pa_run **out, struct pa_error *err)
 {
@@ -75,11 +86,15 @@ int pa_runs_load(const char *const *dirs, size_t n, const struct pa_load_opts *o
 
 	*out = NULL;
 	ret = pa_run_load_opts(dirs[0], opts, &run, err);
+	if (ret == 0 && n > 1 && pa_runs_mark(run, dirs[0]) < 0)
+		ret = pa_error_set(err, -ENOMEM, dirs[0], false, 0, "out of memory");
 	for (size_t i = 1; i < n && ret == 0; i++) {
 		ret = pa_run_load_opts(dirs[i], opts, &next, err);
 		if (ret < 0)
 			break;
-		ret = pa_runs_move(run, next);
+		ret = pa_runs_mark(next, dirs[i]);
+		if (ret == 0)
+			ret = pa_runs_move(run, next);
 		if (ret == 0)
 			ret = pa_runs_name(run, dirs[i]);
 		if (ret < 0)

@@ -4,9 +4,11 @@
  * Every directory is loaded with pa_run_load; their processes and warnings
  * are moved into one struct pa_run, processes sorted by pid (a pid that
  * two runs share stays twice, in directory order: each keeps its own
- * struct pa_process, its dir telling them apart). Reports then treat the
- * merged run like any other, so that `top run1 run2` counts the samples of
- * both.
+ * struct pa_process, its dir telling them apart, and its run_dir naming
+ * the directory given that held it). Reports then treat the merged run
+ * like any other, so that `top run1 run2` counts the samples of both;
+ * those that name processes and threads (folded --per-thread, speedscope,
+ * pprof's labels) name the run too, when it is set.
  */
 #ifndef PA_RUNS_H
 #define PA_RUNS_H

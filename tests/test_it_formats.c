@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "pa_it.h"
+#include "samples.h"
 
 #define IT_FMT_CHROMIUM "/usr/bin/chromium"
 #define IT_FMT_INLINES_SRC PP_TEST_SOURCE_DIR "/tests/workloads/inlines.c"
@@ -115,6 +116,7 @@ struct it_fmt_count {
 	char name[256];
 	uint64_t self, total;
 	bool seen_total;
+	bool ambiguous; /* a name two modules share: not compared */
 };
 
 struct it_fmt_counts {
@@ -322,13 +324,17 @@ Test(it_formats, pprof_top_agrees_with_top)
 
 /*
  * `pprof -traces`: one block per distinct stack of locations, its labels
- * (thread, pid, tid), then "COUNT LEAF" and the callers. Sums the counts per
- * leaf function into c and per tid into per_tid[].
+ * (run when several, thread, pid, tid), then "COUNT LEAF" and the callers.
+ * Sums the counts per leaf function into c and per run and tid into
+ * per_tid[run index * proc->nthreads + thread index]; runs[nruns] are the
+ * run labels expected (NULL: none).
  */
 static void it_fmt_parse_traces(const char *text, struct it_fmt_counts *c,
-				const struct pa_process *proc, uint64_t *per_tid)
+				const struct pa_process *proc, const char *const *runs,
+				size_t nruns, uint64_t *per_tid)
 {
 	uint32_t tid = 0;
+	size_t run = 0;
 
 	for (const char *line = text; line; line = strchr(line, '\n')) {
 		uint64_t n;
@@ -336,18 +342,28 @@ static void it_fmt_parse_traces(const char *text, struct it_fmt_counts *c,
 		char name[256];
 
 		line += *line == '\n';
-		if (strncmp(line, "-----------+", 12) == 0)
+		if (strncmp(line, "-----------+", 12) == 0) {
 			tid = 0;
+			run = runs ? nruns : 0;
+		}
 		if (sscanf(line, "        tid:  %" SCNu32, &tid) == 1)
 			continue;
+		if (runs && sscanf(line, "        run:  %n", &at) == 0 && at) {
+			for (run = 0; run < nruns; run++)
+				if (strncmp(line + at, runs[run], strlen(runs[run])) == 0 &&
+				    line[at + strlen(runs[run])] == '\n')
+					break;
+			continue;
+		}
 		if (sscanf(line, " %" SCNu64 " %n", &n, &at) != 1 || !at || line[0] != ' ')
 			continue;
 		cr_assert_neq(tid, 0, "a trace without a tid label:\n%s", line);
+		cr_assert_lt(run, nruns, "a trace without a run label:\n%s", line);
 		it_fmt_pprof_name(line + at, strcspn(line + at, "\n"), name, sizeof(name));
 		it_fmt_count_of(c, name)->self += n;
 		for (size_t t = 0; t < proc->nthreads; t++)
 			if (proc->threads[t]->tid == tid)
-				per_tid[t] += n;
+				per_tid[run * proc->nthreads + t] += n;
 	}
 }
 
@@ -372,7 +388,7 @@ Test(it_formats, pprof_traces_agree_per_thread)
 	it_fmt_run("analyze", argv, &r);
 	pa_it_result_release(&r);
 	it_fmt_run("gopprof", traces, &r);
-	it_fmt_parse_traces(r.out, c, proc, per_tid);
+	it_fmt_parse_traces(r.out, c, proc, NULL, 1, per_tid);
 	it_fmt_expect_counts("pprof -traces", prof, c);
 	for (size_t t = 0; t < proc->nthreads; t++) {
 		struct pa_filter f = { .tid = proc->threads[t]->tid, .event = 0 };
@@ -624,27 +640,45 @@ Test(it_formats, perf_script_has_the_same_layout)
 	pa_it_result_release(&r);
 }
 
-Test(it_formats, folded_per_thread_has_process_and_thread_roots)
+/* The threads of proc with samples of event 0. */
+static size_t it_fmt_sampled_threads(const struct pa_process *proc)
 {
-	struct pa_run *run = it_fmt_demo();
-	const struct pa_process *proc = run->processes[0];
-	struct pa_profile *prof = pa_it_profile(run, 0, 0);
-	uint64_t *per_tid = calloc(proc->nthreads + 1, sizeof(*per_tid));
-	uint64_t *per_stack = calloc(prof->nstacks + 1, sizeof(*per_stack));
-	const char *argv[] = { "pprof-analyze", "folded", "--per-thread", it_fmt.data, NULL };
-	char root[300];
-	struct pa_it_result r;
+	size_t n = 0;
 
-	it_fmt_expect_burns(prof);
-	it_fmt_run("analyze", argv, &r);
-	snprintf(root, sizeof(root), "%s (%" PRIu32 ");", pa_process_exe_base(proc), proc->pid);
-	for (const char *line = r.out; line && *line; line = strchr(line, '\n'), line += !!line) {
+	for (size_t t = 0; t < proc->nthreads; t++) {
+		struct pa_filter f = { .tid = proc->threads[t]->tid, .event = 0 };
+
+		n += pa_filter_count_samples(&f, proc, proc->threads[t]) > 0;
+	}
+	return n;
+}
+
+/*
+ * Checks the lines of `folded --per-thread` in text that start with the
+ * root run ("DIR", NULL: every line, with no such root): then the roots
+ * "EXE (PID)" and "THREAD (TID)" of proc, then a stack of prof. Sums their
+ * counts per thread into per_tid[] and per stack of prof into per_stack[];
+ * returns how many lines it took.
+ */
+static size_t it_fmt_folded_threads(const char *text, const char *run,
+				    const struct pa_process *proc, const struct pa_profile *prof,
+				    uint64_t *per_tid, uint64_t *per_stack)
+{
+	char root[PA_IT_PATH_MAX + 300];
+	size_t lines = 0;
+
+	snprintf(root, sizeof(root), "%s%s%s (%" PRIu32 ");", run ? run : "", run ? ";" : "",
+		 pa_process_exe_base(proc), proc->pid);
+	for (const char *line = text; line && *line; line = strchr(line, '\n'), line += !!line) {
 		size_t len = strcspn(line, "\n");
 		const char *sp = line + len;
 		const char *stack, *paren;
 		uint64_t count;
 		uint32_t tid;
 
+		if (run && (strncmp(line, run, strlen(run)) || line[strlen(run)] != ';'))
+			continue;
+		lines++;
 		while (sp > line && sp[-1] != ' ')
 			sp--;
 		count = strtoull(sp, NULL, 10);
@@ -659,7 +693,7 @@ Test(it_formats, folded_per_thread_has_process_and_thread_roots)
 		for (size_t t = 0; t < proc->nthreads; t++)
 			if (proc->threads[t]->tid == tid)
 				per_tid[t] += count;
-		/* Without its two roots, the line is a stack of `folded` */
+		/* Without its roots, the line is a stack of `folded` */
 		for (size_t i = 0; i < prof->nstacks; i++) {
 			char *s = pa_stack_fold(&prof->stacks[i]);
 
@@ -669,17 +703,47 @@ Test(it_formats, folded_per_thread_has_process_and_thread_roots)
 			free(s);
 		}
 	}
+	return lines;
+}
+
+/* per_tid[] (by thread index of proc) are the samples of each thread. */
+static void it_fmt_expect_per_tid(const char *tool, const struct pa_process *proc,
+				  const uint64_t *per_tid)
+{
 	for (size_t t = 0; t < proc->nthreads; t++) {
 		struct pa_filter f = { .tid = proc->threads[t]->tid, .event = 0 };
 
 		cr_expect_eq(per_tid[t], pa_filter_count_samples(&f, proc, proc->threads[t]),
-			     "folded --per-thread: tid %" PRIu32 " has %" PRIu64 " samples",
+			     "%s: tid %" PRIu32 " has %" PRIu64 " samples", tool,
 			     proc->threads[t]->tid, per_tid[t]);
 	}
+}
+
+/* per_stack[] are the counts of prof's stacks. */
+static void it_fmt_expect_per_stack(const char *tool, const struct pa_profile *prof,
+				    const uint64_t *per_stack)
+{
 	for (size_t i = 0; i < prof->nstacks; i++)
-		cr_expect_eq(per_stack[i], prof->stacks[i].count, "stack %zu: %" PRIu64
-			     " in folded --per-thread, %" PRIu64 " in folded", i, per_stack[i],
+		cr_expect_eq(per_stack[i], prof->stacks[i].count, "%s: stack %zu: %" PRIu64
+			     ", %" PRIu64 " in folded", tool, i, per_stack[i],
 			     prof->stacks[i].count);
+}
+
+Test(it_formats, folded_per_thread_has_process_and_thread_roots)
+{
+	struct pa_run *run = it_fmt_demo();
+	const struct pa_process *proc = run->processes[0];
+	struct pa_profile *prof = pa_it_profile(run, 0, 0);
+	uint64_t *per_tid = calloc(proc->nthreads + 1, sizeof(*per_tid));
+	uint64_t *per_stack = calloc(prof->nstacks + 1, sizeof(*per_stack));
+	const char *argv[] = { "pprof-analyze", "folded", "--per-thread", it_fmt.data, NULL };
+	struct pa_it_result r;
+
+	it_fmt_expect_burns(prof);
+	it_fmt_run("analyze", argv, &r);
+	it_fmt_folded_threads(r.out, NULL, proc, prof, per_tid, per_stack);
+	it_fmt_expect_per_tid("folded --per-thread", proc, per_tid);
+	it_fmt_expect_per_stack("folded --per-thread", prof, per_stack);
 	pa_it_result_release(&r);
 	free(per_stack);
 	free(per_tid);
@@ -785,8 +849,93 @@ Test(it_formats, pprof_has_lines_and_inline_frames)
 	pa_run_free(run);
 }
 
-/* Writes "speedscope.loadFileFromBase64(NAME, BASE64 of file)" to js, as speedscope's CLI does. */
-static void it_fmt_speedscope_js(const char *file, const char *js)
+/*
+ * What the page runs once it has loaded the profile (PA_INDEX set before):
+ * press "n" (speedscope's key for the next profile) until profile
+ * PA_INDEX (from 1) shows, then add its label to the page's title,
+ * " [profile I/N: NAME]" (" [profile 1/1: ]" when there is one profile:
+ * speedscope shows no "(I/N)" then). For profile 1, first press ctrl+s,
+ * speedscope's export, catch the speedscope JSON it would download (its
+ * own model of what it read, to the last digit) and put per profile
+ * "P UNIT NAME", then per function "F SELF TOTAL NAME" (its weights)
+ * into <pre id="pa-export">; the title gets " [exported]" too.
+ */
+static const char it_fmt_speedscope_select_js[] =
+"function paSums(d) {\n"
+"	var out = [];\n"
+"	for (var p of d.profiles) {\n"
+"		var self = {}, total = {}, depth = {}, from = {}, stack = [], last = 0, byname = {};\n"
+"		for (var e of p.events) {\n"
+"			var top = stack[stack.length - 1];\n"
+"			if (stack.length) self[top] = (self[top] || 0) + e.at - last;\n"
+"			last = e.at;\n"
+"			if (e.type === 'O') {\n"
+"				stack.push(e.frame);\n"
+"				if (!depth[e.frame]) from[e.frame] = e.at;\n"
+"				depth[e.frame] = (depth[e.frame] || 0) + 1;\n"
+"			} else {\n"
+"				stack.pop();\n"
+"				if (!--depth[e.frame])\n"
+"					total[e.frame] = (total[e.frame] || 0) + e.at - from[e.frame];\n"
+"			}\n"
+"		}\n"
+"		out.push('P ' + p.unit + ' ' + p.name);\n"
+"		for (var f in total) {\n"
+"			var n = d.shared.frames[f].name;\n"
+"			byname[n] = byname[n] || [0, 0];\n"
+"			byname[n][0] += self[f] || 0;\n"
+"			byname[n][1] += total[f];\n"
+"		}\n"
+"		for (var n in byname) out.push('F ' + byname[n][0] + ' ' + byname[n][1] + ' ' + n);\n"
+"	}\n"
+"	return out.join('\\n') + '\\n';\n"
+"}\n"
+"function paExport(then) {\n"
+"	HTMLAnchorElement.prototype.click = function () {};\n"
+"	URL.createObjectURL = function (blob) {\n"
+"		blob.text().then(function (text) {\n"
+"			var pre = document.createElement('pre');\n"
+"			pre.id = 'pa-export';\n"
+"			pre.textContent = paSums(JSON.parse(text));\n"
+"			document.body.appendChild(pre);\n"
+"			then(' [exported]');\n"
+"		});\n"
+"		return 'data:,';\n"
+"	};\n"
+"	window.dispatchEvent(new KeyboardEvent('keydown', { key: 's', ctrlKey: true }));\n"
+"}\n"
+"(function step(at) {\n"
+"	var label = null, name;\n"
+"	for (var s of document.querySelectorAll('span')) {\n"
+"		var m = /^(.*) \\((\\d+)\\/(\\d+)\\)$/.exec(s.textContent);\n"
+"		if (m) label = m;\n"
+"	}\n"
+"	if (!document.title.endsWith(' - speedscope') || !document.querySelector('td[title]'))\n"
+"		return setTimeout(step, 10, at);\n"
+"	if (label && +label[2] < PA_INDEX) {\n"
+"		if (+label[2] === at) {\n"
+"			window.dispatchEvent(new KeyboardEvent('keypress', { key: 'n' }));\n"
+"			at++;\n"
+"		}\n"
+"		return setTimeout(step, 10, at);\n"
+"	}\n"
+"	if (label ? +label[2] !== PA_INDEX : PA_INDEX !== 1)\n"
+"		return;\n"
+"	name = label ? ' [profile ' + label[2] + '/' + label[3] + ': ' + label[1] + ']' :\n"
+"		' [profile 1/1: ]';\n"
+"	if (PA_INDEX === 1)\n"
+"		paExport(function (done) { document.title += name + done; });\n"
+"	else\n"
+"		document.title += name;\n"
+"})(1);\n";
+
+/*
+ * Writes to js what speedscope's CLI does to open a file,
+ * speedscope.loadFileFromBase64(NAME, BASE64 of file), then
+ * it_fmt_speedscope_select_js for profile index.
+ */
+static void it_fmt_speedscope_js(const char *file, const char *name, size_t index,
+				 const char *js)
 {
 	static const char b64[] =
 		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -795,7 +944,7 @@ static void it_fmt_speedscope_js(const char *file, const char *js)
 	FILE *out = fopen(js, "w");
 
 	cr_assert(out, "cannot write %s", js);
-	fputs("speedscope.loadFileFromBase64(\"out.json\", \"", out);
+	fprintf(out, "speedscope.loadFileFromBase64(\"%s\", \"", name);
 	for (size_t i = 0; i < len; i += 3) {
 		uint32_t v = (uint32_t)in[i] << 16 | (i + 1 < len ? (uint32_t)in[i + 1] << 8 : 0) |
 			     (i + 2 < len ? in[i + 2] : 0);
@@ -805,127 +954,595 @@ static void it_fmt_speedscope_js(const char *file, const char *js)
 		fputc(i + 1 < len ? b64[v >> 6 & 63] : '=', out);
 		fputc(i + 2 < len ? b64[v & 63] : '=', out);
 	}
-	fputs("\")\n", out);
+	fprintf(out, "\");\nvar PA_INDEX = %zu;\n", index);
+	fputs(it_fmt_speedscope_select_js, out);
 	cr_assert_eq(fclose(out), 0);
 	free(in);
 }
 
-/* A speedscope time ("258.00ms", "1.20s", "0.00ns") in nanoseconds. */
-static double it_fmt_speedscope_ns(const char *text)
+/* A speedscope time ("258.00ms", "1.20s", "0.00ns") in nanoseconds; *step: its last digit's. */
+static double it_fmt_speedscope_ns(const char *text, double *step)
 {
 	char *end;
-	double v = strtod(text, &end);
+	double v = strtod(text, &end), unit = 1e9;
 
 	if (strncmp(end, "ns", 2) == 0)
-		return v;
-	if (strncmp(end, "µs", strlen("µs")) == 0 || strncmp(end, "us", 2) == 0)
-		return v * 1e3;
-	if (strncmp(end, "ms", 2) == 0)
-		return v * 1e6;
-	cr_assert_eq(*end, 's', "speedscope: bad time %.20s", text);
-	return v * 1e9;
+		unit = 1;
+	else if (strncmp(end, "µs", strlen("µs")) == 0 || strncmp(end, "us", 2) == 0)
+		unit = 1e3;
+	else if (strncmp(end, "ms", 2) == 0)
+		unit = 1e6;
+	else
+		cr_assert_eq(*end, 's', "speedscope: bad time %.20s", text);
+	*step = unit / 100;
+	return v * unit;
 }
 
+/* One row of speedscope's sandwich table. */
+struct it_fmt_row {
+	double total, self; /* ns */
+	double step;        /* ns: the last digit shown of the larger */
+	char file[PA_IT_PATH_MAX], name[256];
+};
+
 /*
- * One row of speedscope's sandwich table: the text of its <td>s, total
- * and self times, then the frame's file (the title) and name. Returns the
- * text after the row, or NULL when there is none.
+ * The row of speedscope's sandwich table at or after dom: the text of its
+ * <td>s, total and self times, then the frame's file (the title) and
+ * name. Returns the text after the row, or NULL when there is none.
  */
-static const char *it_fmt_sandwich_row(const char *dom, double *total, double *self,
-				       char *file, size_t fsize, char *name, size_t nsize)
+static const char *it_fmt_sandwich_row(const char *dom, struct it_fmt_row *row)
 {
 	const char *tr = strstr(dom, "<tr class="), *td, *title, *span;
+	double step;
 
 	if (!tr)
 		return NULL;
 	td = strstr(tr, "<td");
 	cr_assert(td, "speedscope: a row without cells");
-	*total = it_fmt_speedscope_ns(strchr(td, '>') + 1);
+	row->total = it_fmt_speedscope_ns(strchr(td, '>') + 1, &row->step);
 	td = strstr(td + 3, "<td");
 	cr_assert(td, "speedscope: a row without its self cell");
-	*self = it_fmt_speedscope_ns(strchr(td, '>') + 1);
+	row->self = it_fmt_speedscope_ns(strchr(td, '>') + 1, &step);
+	row->step = step > row->step ? step : row->step;
 	title = strstr(td + 3, "<td title=\"");
 	cr_assert(title, "speedscope: a row without a file title");
 	title += strlen("<td title=\"");
-	snprintf(file, fsize, "%.*s", (int)strcspn(title, "\""), title);
+	snprintf(row->file, sizeof(row->file), "%.*s", (int)strcspn(title, "\""), title);
 	span = strstr(title, "</span>");
 	cr_assert(span, "speedscope: a row without a name");
 	span += strlen("</span>");
-	snprintf(name, nsize, "%.*s", (int)strcspn(span, "<"), span);
+	snprintf(row->name, sizeof(row->name), "%.*s", (int)strcspn(span, "<"), span);
 	return span;
 }
 
 /*
- * speedscope itself (npm, installed by make tests-build) loads our JSON in
- * headless Chromium, as its command line does it: a script that calls
- * speedscope.loadFileFromBase64, named by #localProfilePath= (a file: URL
- * cannot be fetched, which #profileURL= needs). Its sandwich view (a DOM
- * table; the flame charts are canvases) must list every function of top
- * --inlines with the same self and total time and the source file.
+ * What speedscope must show for one profile (a thread): its name, and per
+ * function the self and total time in ns. src_func (may be NULL) must show src_file.
  */
-Test(it_formats, speedscope_renders_our_json)
+struct it_fmt_ss_want {
+	char name[300];
+	struct it_fmt_counts c;
+	const char *src_func, *src_file;
+	bool seen, src_seen;
+};
+
+/*
+ * One function speedscope shows in want's profile (what: where) with
+ * self and total in ns, compared with want's to within tol ns; shown[]
+ * marks want's functions seen. resolved_only: frames without a symbol
+ * (perf script's "[unknown]", which speedscope names "??? (MODULE)") are
+ * not compared. Returns want's function, NULL if none or not compared.
+ */
+static const struct it_fmt_count *it_fmt_ss_expect(struct it_fmt_ss_want *want, bool *shown,
+						   const char *what, const char *name,
+						   double self, double total, double tol,
+						   bool resolved_only)
 {
-	char json[PA_IT_PATH_MAX], js[PA_IT_PATH_MAX], html[PA_IT_PATH_MAX];
-	char url[3 * PA_IT_PATH_MAX], profile[PA_IT_PATH_MAX + 32];
-	struct pa_run *run = it_fmt_inlines();
-	struct pa_profile *prof = it_fmt_profile_by(run, PA_PROFILE_BY_INLINE);
-	const char *argv[] = { "pprof-analyze", "speedscope", it_fmt.data, "-o", json, NULL };
-	double period_ns = pa_it_period_s(run->processes[0]) * 1e9;
-	struct pa_it_result r;
-	size_t rows = 0;
-	bool square_src = false;
+	const struct it_fmt_count *f = NULL;
+
+	if (resolved_only && strncmp(name, "??? (", 5) == 0)
+		return NULL;
+	for (size_t i = 0; i < want->c.n && !f; i++)
+		if (strcmp(want->c.v[i].name, name) == 0) {
+			f = &want->c.v[i];
+			shown[i] = true;
+		}
+	cr_expect(f, "speedscope %s: %s shows %s, we do not", what, want->name, name);
+	if (!f || f->ambiguous)
+		return NULL;
+	cr_expect(self > (double)f->self - tol && self < (double)f->self + tol,
+		  "speedscope %s: %s: %s: self %.0f ns, we say %" PRIu64, what, want->name,
+		  name, self, f->self);
+	cr_expect(total > (double)f->total - tol && total < (double)f->total + tol,
+		  "speedscope %s: %s: %s: total %.0f ns, we say %" PRIu64, what, want->name,
+		  name, total, f->total);
+	return f;
+}
+
+/* Every function of want was shown (see it_fmt_ss_expect); frees shown. */
+static void it_fmt_ss_expect_all(const struct it_fmt_ss_want *want, bool *shown,
+				 const char *what, bool resolved_only)
+{
+	for (size_t i = 0; i < want->c.n; i++)
+		cr_expect(shown[i] || (resolved_only && it_fmt_unresolved(want->c.v[i].name)),
+			  "speedscope %s: %s lacks %s", what, want->name, want->c.v[i].name);
+	free(shown);
+}
+
+/*
+ * speedscope's sandwich view in dom (one profile) against want: every row
+ * a function of want with its self and total time, to the digits shown;
+ * every function of want there.
+ */
+static void it_fmt_speedscope_rows(const char *dom, struct it_fmt_ss_want *want,
+				   bool resolved_only)
+{
+	bool *shown = calloc(want->c.n + 1, sizeof(*shown));
+	struct it_fmt_row *row = calloc(1, sizeof(*row));
+
+	for (const char *p = it_fmt_sandwich_row(dom, row); p; p = it_fmt_sandwich_row(p, row)) {
+		const struct it_fmt_count *f = it_fmt_ss_expect(want, shown, "sandwich", row->name,
+								row->self, row->total,
+								row->step, resolved_only);
+
+		if (f && want->src_func && strcmp(row->name, want->src_func) == 0)
+			want->src_seen = strcmp(row->file, want->src_file) == 0;
+	}
+	it_fmt_ss_expect_all(want, shown, "sandwich", resolved_only);
+	if (want->src_func)
+		cr_expect(want->src_seen, "speedscope: %s not shown in %s", want->src_func,
+			  want->src_file);
+	free(row);
+}
+
+/*
+ * speedscope's export in dom (<pre id="pa-export">, see
+ * it_fmt_speedscope_select_js) against want[n]: n profiles, one per want,
+ * every function's self and total weights those of want to 0.1 µs (the
+ * sandwich view shows three digits only), every function of want there.
+ */
+static void it_fmt_speedscope_export(const char *dom, struct it_fmt_ss_want *want, size_t n,
+				     bool resolved_only)
+{
+	static const char tag[] = "<pre id=\"pa-export\">";
+	const char *p = strstr(dom, tag), *end;
+	struct it_fmt_ss_want *w = NULL;
+	bool *shown = NULL;
+	double scale = 1;
+	size_t profiles = 0;
+
+	cr_assert(p && strstr(p, "</pre>"), "speedscope's export is missing");
+	end = strstr(p, "</pre>");
+	for (p += strlen(tag); p < end; p += strcspn(p, "\n") + 1) {
+		int len = (int)strcspn(p, "\n"), at = 0;
+		double self, total;
+		char name[300];
+
+		if (strncmp(p, "P ", 2) == 0) {
+			if (w)
+				it_fmt_ss_expect_all(w, shown, "export", resolved_only);
+			scale = strncmp(p + 2, "seconds ", 8) == 0 ? 1e9 : 1;
+			cr_assert(scale > 1 || strncmp(p + 2, "nanoseconds ", 12) == 0,
+				  "speedscope export: unit of %.*s", len, p);
+			at = (int)strcspn(p + 2, " ") + 3;
+			snprintf(name, sizeof(name), "%.*s", len - at, p + at);
+			w = NULL;
+			for (size_t k = 0; k < n && !w; k++)
+				if (strcmp(want[k].name, name) == 0)
+					w = &want[k];
+			cr_assert(w, "speedscope exports a profile we do not have: %s", name);
+			shown = calloc(w->c.n + 1, sizeof(*shown));
+			profiles++;
+		} else if (sscanf(p, "F %lf %lf %n", &self, &total, &at) == 2 && at && w) {
+			snprintf(name, sizeof(name), "%.*s", len - at, p + at);
+			it_fmt_ss_expect(w, shown, "export", name, self * scale, total * scale, 100,
+					 resolved_only);
+		}
+	}
+	if (w)
+		it_fmt_ss_expect_all(w, shown, "export", resolved_only);
+	cr_expect_eq(profiles, n, "speedscope exports %zu profiles, we have %zu", profiles, n);
+}
+
+/*
+ * Loads file into speedscope (npm, installed by make tests-build) in
+ * headless Chromium as its command line does it: a script that calls
+ * speedscope.loadFileFromBase64 with the file's name, named by
+ * #localProfilePath= (a file: URL cannot be fetched, which #profileURL=
+ * needs). speedscope picks its importer by the content: it must take the
+ * file for what importer (its console line) says. Profile index (from 1)
+ * of n is selected (speedscope shows one at a time), in the sandwich view
+ * (a DOM table; the flame charts are canvases); for profile 1, what
+ * speedscope exports is in the page too (it_fmt_speedscope_select_js). r
+ * gets the page; returns the profile's name, followed by ']'.
+ */
+static const char *it_fmt_speedscope_load(const char *file, const char *name,
+					  const char *importer, size_t index, size_t n,
+					  struct pa_it_result *r)
+{
+	char js[PA_IT_PATH_MAX], html[PA_IT_PATH_MAX];
+	char url[3 * PA_IT_PATH_MAX], profile[PA_IT_PATH_MAX + 32], title[128];
+	const char *t;
 
 	pa_it_build_path(html, "speedscope/node_modules/speedscope/dist/release/index.html");
 	cr_assert(access(html, R_OK) == 0, "%s missing: run make tests-build", html);
 	cr_assert(access(IT_FMT_CHROMIUM, X_OK) == 0, IT_FMT_CHROMIUM " is missing: make deps");
-	it_fmt_tmp(json, "out.json");
-	it_fmt_tmp(js, "out.js");
-	it_fmt_run("analyze", argv, &r);
-	pa_it_result_release(&r);
-	it_fmt_speedscope_js(json, js);
+	it_fmt_tmp(js, "speedscope.js");
 	snprintf(url, sizeof(url), "file://%s#localProfilePath=%s&view=sandwich", html, js);
 	snprintf(profile, sizeof(profile), "--user-data-dir=%s/chromium", it_fmt.tmp);
+	it_fmt_speedscope_js(file, name, index, js);
+	/* the virtual time lets the script's timers run before the DOM is dumped */
 	pa_it_run(&it_fmt, "chromium",
 		  (const char *[]){ IT_FMT_CHROMIUM, "--headless", "--disable-gpu", "--no-sandbox",
 				    "--disable-dev-shm-usage", "--no-first-run", profile,
+				    "--window-size=1280,2000", "--virtual-time-budget=10000",
 				    "--enable-logging=stderr", "--v=0", "--dump-dom", url, NULL },
-		  NULL, &r);
-	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0,
-		  "chromium failed (status 0x%x): %s", r.status, r.err);
-	cr_expect_null(strstr(r.err, "Uncaught"), "script error in speedscope: %s", r.err);
-	cr_expect(strstr(r.err, "Importing as speedscope json file"),
-		  "speedscope did not take our file for its own format: %s", r.err);
-	cr_assert(strstr(r.out, "<title>data - speedscope</title>"),
-		  "speedscope did not load the profile: %s", r.out);
-	for (const char *p = r.out; p;) {
-		char file[PA_IT_PATH_MAX], name[256];
-		double total, self;
-		const struct pa_func *f;
+		  NULL, r);
+	cr_assert(WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0,
+		  "chromium failed (status 0x%x): %s", r->status, r->err);
+	cr_expect_null(strstr(r->err, "Uncaught"), "script error in speedscope: %s", r->err);
+	cr_assert(strstr(r->err, importer), "speedscope did not import %s as \"%s\": %s", name,
+		  importer, r->err);
+	snprintf(title, sizeof(title), " - speedscope [profile %zu/%zu: ", index, n);
+	t = strstr(r->out, title);
+	cr_assert(t, "speedscope did not show profile %zu of %zu of %s: %.*s", index, n, name,
+		  (int)strcspn(strstr(r->out, "<title>") ? strstr(r->out, "<title>") : r->out,
+				"\n"), strstr(r->out, "<title>") ? strstr(r->out, "<title>") : "");
+	cr_assert(index > 1 || strstr(t, "] [exported]</title>"), "speedscope did not export");
+	return t + strlen(title);
+}
 
-		p = it_fmt_sandwich_row(p, &total, &self, file, sizeof(file), name, sizeof(name));
-		if (!p)
-			break;
-		rows++;
-		f = pa_profile_find(prof, name);
-		cr_expect(f, "speedscope shows %s, top --inlines does not", name);
-		if (!f)
-			continue;
-		/* two decimals of the unit shown: ms here */
-		cr_expect(self > (double)f->self * period_ns - 1e4 &&
-			  self < (double)f->self * period_ns + 1e4,
-			  "speedscope: %s: self %.0f ns, top --inlines: %" PRIu64 " samples",
-			  name, self, f->self);
-		cr_expect(total > (double)f->total * period_ns - 1e4 &&
-			  total < (double)f->total * period_ns + 1e4,
-			  "speedscope: %s: total %.0f ns, top --inlines: %" PRIu64 " samples",
-			  name, total, f->total);
-		if (strcmp(name, "inl_square") == 0)
-			square_src = strcmp(file, IT_FMT_INLINES_SRC) == 0;
+/*
+ * Loads file into speedscope with it_fmt_speedscope_load for every
+ * profile in turn, and compares its sandwich view with the want of the
+ * same name: n profiles, one per want; and what speedscope exports with
+ * every want, to the last digit.
+ */
+static void it_fmt_speedscope_check(const char *file, const char *name, const char *importer,
+				    struct it_fmt_ss_want *want, size_t n, bool resolved_only)
+{
+	for (size_t i = 1; i <= n; i++) {
+		struct it_fmt_ss_want *w = n == 1 ? &want[0] : NULL;
+		struct pa_it_result r;
+		const char *label = it_fmt_speedscope_load(file, name, importer, i, n, &r);
+
+		for (size_t k = 0; k < n && !w; k++)
+			if (strncmp(label, want[k].name, strlen(want[k].name)) == 0 &&
+			    label[strlen(want[k].name)] == ']')
+				w = &want[k];
+		cr_assert(w, "speedscope shows a profile we do not have: %.*s",
+			  (int)strcspn(label, "<"), label);
+		cr_expect_not(w->seen, "speedscope shows %s twice", w->name);
+		w->seen = true;
+		it_fmt_speedscope_rows(r.out, w, resolved_only);
+		if (i == 1)
+			it_fmt_speedscope_export(r.out, want, n, resolved_only);
+		pa_it_result_release(&r);
 	}
-	cr_expect_eq(rows, prof->nfuncs, "speedscope: %zu functions, top --inlines: %zu", rows,
-		     prof->nfuncs);
-	cr_expect(square_src, "speedscope: inl_square not shown in " IT_FMT_INLINES_SRC);
+}
+
+/*
+ * What speedscope must show of our JSON: a profile per thread with
+ * samples, named "EXE (PID) THREAD (TID)", each function of the thread's
+ * top --inlines with self and total samples x the period.
+ */
+static struct it_fmt_ss_want *it_fmt_speedscope_json_want(const struct pa_run *run, size_t *n)
+{
+	const struct pa_process *proc = run->processes[0];
+	double period_ns = pa_it_period_s(proc) * 1e9;
+	struct it_fmt_ss_want *want = calloc(proc->nthreads + 1, sizeof(*want));
+
+	*n = 0;
+	for (size_t t = 0; t < proc->nthreads; t++) {
+		const struct pa_thread *th = proc->threads[t];
+		struct pa_filter f = { .pid = proc->pid, .tid = th->tid, .event = 0 };
+		struct it_fmt_ss_want *w = &want[*n];
+		struct pa_profile *prof = NULL;
+		struct pa_error err;
+
+		if (pa_filter_count_samples(&f, proc, th) == 0)
+			continue;
+		cr_assert_eq(pa_profile_build_by(run, &f, PA_PROFILE_BY_INLINE, &prof, NULL, &err),
+			     0, "pa_profile_build_by: %s: %s", err.path, err.reason);
+		snprintf(w->name, sizeof(w->name), "%s (%" PRIu32 ") %s (%" PRIu32 ")",
+			 pa_process_exe_base(proc), proc->pid,
+			 th->name[0] ? th->name : pa_process_exe_base(proc), th->tid);
+		for (size_t i = 0; i < prof->nfuncs; i++) {
+			struct it_fmt_count *c = it_fmt_count_of(&w->c, prof->funcs[i].name);
+
+			c->self = (uint64_t)(prof->funcs[i].self * period_ns);
+			c->total = (uint64_t)(prof->funcs[i].total * period_ns);
+			c->ambiguous = it_fmt_ambiguous(prof, prof->funcs[i].name);
+		}
+		pa_profile_free(prof);
+		(*n)++;
+	}
+	cr_assert_eq(*n, it_fmt_sampled_threads(proc));
+	return want;
+}
+
+/* Writes our speedscope JSON of the run to tmp/out.json; checks it in speedscope. */
+static void it_fmt_speedscope_json_check(struct it_fmt_ss_want *want, size_t n)
+{
+	char json[PA_IT_PATH_MAX];
+	const char *argv[] = { "pprof-analyze", "speedscope", it_fmt.data, "-o", json, NULL };
+	struct pa_it_result r;
+
+	it_fmt_tmp(json, "out.json");
+	it_fmt_run("analyze", argv, &r);
 	pa_it_result_release(&r);
+	it_fmt_speedscope_check(json, "out.json", "Importing as speedscope json file", want, n,
+				false);
+}
+
+/*
+ * speedscope renders our JSON: every function of top --inlines (inline
+ * levels too) with the same self and total time, and the source file.
+ */
+Test(it_formats, speedscope_renders_our_json)
+{
+	struct pa_run *run = it_fmt_inlines();
+	size_t n;
+	struct it_fmt_ss_want *want = it_fmt_speedscope_json_want(run, &n);
+
+	cr_assert_eq(n, 1, "inlines has %zu threads with samples", n);
+	cr_assert_gt(it_fmt_count_of(&want[0].c, "inl_square")->self, 0,
+		     "no sample in inlined inl_square");
+	want[0].src_func = "inl_square";
+	want[0].src_file = IT_FMT_INLINES_SRC;
+	it_fmt_speedscope_json_check(want, n);
+	free(want);
+	pa_run_free(run);
+}
+
+/*
+ * Every thread's profile: speedscope shows one per thread, each with that
+ * thread's functions and times (the demo's three threads).
+ */
+Test(it_formats, speedscope_renders_every_thread_of_our_json)
+{
+	struct pa_run *run = it_fmt_demo();
+	struct pa_profile *prof = pa_it_profile(run, 0, 0);
+	size_t n;
+	struct it_fmt_ss_want *want = it_fmt_speedscope_json_want(run, &n);
+
+	it_fmt_expect_burns(prof);
+	cr_assert_eq(n, 3, "demo has %zu threads with samples", n);
+	it_fmt_speedscope_json_check(want, n);
+	free(want);
+	pa_profile_free(prof);
+	pa_run_free(run);
+}
+
+/* One thread's samples as speedscope's perf importer weighs them. */
+struct it_fmt_script_walk {
+	uint64_t *us;            /* each sample's time in µs, as script prints it */
+	size_t n, cap, i;
+	struct it_fmt_counts *weights; /* per function: ns, as speedscope weighs */
+	struct it_fmt_counts *counts;  /* per function: samples */
+};
+
+static int it_fmt_script_time(void *ctx, const struct pa_samples_item *item)
+{
+	struct it_fmt_script_walk *sw = ctx;
+
+	if (sw->n == sw->cap) {
+		sw->cap = sw->cap ? 2 * sw->cap : 1024;
+		sw->us = realloc(sw->us, sw->cap * sizeof(*sw->us));
+		cr_assert(sw->us);
+	}
+	sw->us[sw->n++] = item->sample->time_ns / 1000;
+	return 0;
+}
+
+/*
+ * speedscope's weight of sample i, in ns: from the middle of the gap to
+ * the sample before (the first sample: from its time) to the middle of
+ * the gap to the next (the last: to its time). perf script gives times,
+ * not weights, and speedscope weighs each sample by the time around it.
+ */
+static uint64_t it_fmt_script_weight(const struct it_fmt_script_walk *sw, size_t i)
+{
+	uint64_t from = i ? sw->us[i - 1] : sw->us[i];
+	uint64_t to = i + 1 < sw->n ? sw->us[i + 1] : sw->us[i];
+
+	return (to - from) * 500;
+}
+
+static int it_fmt_script_weigh(void *ctx, const struct pa_samples_item *item)
+{
+	struct it_fmt_script_walk *sw = ctx;
+	uint64_t w = it_fmt_script_weight(sw, sw->i++);
+
+	for (size_t k = 0; k < item->nframes; k++) {
+		const char *name = item->frames[k].name;
+		bool again = false;
+
+		for (size_t j = 0; j < k && !again; j++)
+			again = strcmp(item->frames[j].name, name) == 0;
+		if (again)
+			continue;
+		it_fmt_count_of(sw->weights, name)->total += w;
+		it_fmt_count_of(sw->counts, name)->total++;
+		it_fmt_count_of(sw->counts, name)->seen_total = true;
+	}
+	it_fmt_count_of(sw->weights, item->frames[0].name)->self += w;
+	it_fmt_count_of(sw->counts, item->frames[0].name)->self++;
+	return 0;
+}
+
+/*
+ * What speedscope must show of our perf script text for thread th: a
+ * profile named "COMM tid: TID", each function of the thread's top with
+ * its samples (the same counts as top) weighed by the time around them.
+ */
+static void it_fmt_script_want(const struct pa_run *run, const struct pa_process *proc,
+			       const struct pa_thread *th, struct it_fmt_ss_want *want)
+{
+	struct pa_filter f = { .pid = proc->pid, .tid = th->tid, .event = 0 };
+	struct it_fmt_script_walk sw = { .weights = &want->c };
+	struct pa_profile *prof = pa_it_profile(run, proc->pid, th->tid);
+	struct pa_error err;
+
+	sw.counts = calloc(1, sizeof(*sw.counts));
+	snprintf(want->name, sizeof(want->name), "%s tid: %" PRIu32,
+		 th->name[0] ? th->name : pa_process_exe_base(proc), th->tid);
+	cr_assert_eq(pa_samples_walk(run, &f, it_fmt_script_time, &sw, NULL, &err), 0,
+		     "pa_samples_walk: %s: %s", err.path, err.reason);
+	cr_assert_gt(sw.n, 1, "%s: %zu samples", want->name, sw.n);
+	cr_assert_eq(pa_samples_walk(run, &f, it_fmt_script_weigh, &sw, NULL, &err), 0,
+		     "pa_samples_walk: %s: %s", err.path, err.reason);
+	it_fmt_expect_counts(want->name, prof, sw.counts);
+	for (size_t i = 0; i < want->c.n; i++)
+		want->c.v[i].ambiguous = it_fmt_ambiguous(prof, want->c.v[i].name);
+	free(sw.counts);
+	free(sw.us);
+	pa_profile_free(prof);
+}
+
+/*
+ * speedscope reads our `script` text (by its content, as `perf script`
+ * output): a profile per thread, each with the thread's functions, their
+ * samples those of top, weighed by time as speedscope weighs perf samples.
+ */
+Test(it_formats, speedscope_reads_our_script)
+{
+	char perf[PA_IT_PATH_MAX];
+	struct pa_run *run = it_fmt_demo();
+	const struct pa_process *proc = run->processes[0];
+	struct pa_profile *prof = pa_it_profile(run, 0, 0);
+	struct it_fmt_ss_want *want = calloc(proc->nthreads + 1, sizeof(*want));
+	const char *argv[] = { "pprof-analyze", "script", it_fmt.data, "-o", perf, NULL };
+	struct pa_it_result r;
+	size_t n = 0;
+
+	it_fmt_expect_burns(prof);
+	for (size_t t = 0; t < proc->nthreads; t++) {
+		struct pa_filter f = { .tid = proc->threads[t]->tid, .event = 0 };
+
+		if (pa_filter_count_samples(&f, proc, proc->threads[t]) > 0)
+			it_fmt_script_want(run, proc, proc->threads[t], &want[n++]);
+	}
+	cr_assert_eq(n, 3, "demo has %zu threads with samples", n);
+	it_fmt_tmp(perf, "out.perf");
+	it_fmt_run("analyze", argv, &r);
+	pa_it_result_release(&r);
+	it_fmt_speedscope_check(perf, "out.perf", "Importing from linux perf script output", want,
+				n, true);
+	free(want);
+	pa_profile_free(prof);
+	pa_run_free(run);
+}
+
+/* Names of the profiles of a speedscope file, one a line. */
+static const char it_fmt_speedscope_names_py[] =
+"import json, sys\n"
+"for p in json.load(open(sys.argv[1]))['profiles']:\n"
+"    print(p['name'])\n";
+
+/*
+ * Two runs with the same pid read as one (here the same run twice, as two
+ * directories: a pid namespace gives the same pids again) stay two in
+ * every report that names processes and threads: folded --per-thread
+ * starts each stack with its run's directory, speedscope names the run
+ * in each profile's name, pprof adds a run label, and script starts each
+ * COMM with it. Before, their roots, names and labels were the same, a
+ * thread's samples counted twice, and speedscope refused the script text
+ * (one thread's times went back).
+ */
+Test(it_formats, runs_sharing_pids_stay_apart)
+{
+	char data2[PA_IT_PATH_MAX], pb[PA_IT_PATH_MAX], json[PA_IT_PATH_MAX];
+	char gopprof[PA_IT_PATH_MAX], name[PA_IT_PATH_MAX + 300], perf[PA_IT_PATH_MAX];
+	struct pa_run *run = it_fmt_demo();
+	const struct pa_process *proc = run->processes[0];
+	struct pa_profile *prof = pa_it_profile(run, 0, 0);
+	struct it_fmt_counts *c = calloc(1, sizeof(*c));
+	size_t nt = proc->nthreads;
+	uint64_t *per_tid = calloc(2 * nt + 1, sizeof(*per_tid));
+	uint64_t *per_stack = calloc(prof->nstacks + 1, sizeof(*per_stack));
+	const char *runs[] = { it_fmt.data, data2 };
+	const char *cp[] = { "/bin/cp", "-a", it_fmt.data, data2, NULL };
+	const char *folded[] = { "pprof-analyze", "folded", "--per-thread", it_fmt.data, data2,
+				 NULL };
+	const char *ss[] = { "pprof-analyze", "speedscope", it_fmt.data, data2, "-o", json,
+			     NULL };
+	const char *py[] = { "/usr/bin/python3", "-c", it_fmt_speedscope_names_py, json, NULL };
+	const char *mk[] = { "pprof-analyze", "pprof", it_fmt.data, data2, "-o", pb, NULL };
+	const char *traces[] = { gopprof, "-traces", "-sample_index=samples", pb, NULL };
+	const char *script[] = { "pprof-analyze", "script", it_fmt.data, data2, "-o", perf, NULL };
+	struct pa_it_result r;
+	size_t lines = 0;
+
+	it_fmt_go_pprof(gopprof);
+	it_fmt_tmp(data2, "data2");
+	it_fmt_tmp(json, "out.json");
+	it_fmt_tmp(pb, "cpu.pb.gz");
+	it_fmt_tmp(perf, "out.perf");
+	it_fmt_expect_burns(prof);
+	it_fmt_run("cp", cp, &r);
+	pa_it_result_release(&r);
+
+	it_fmt_run("folded", folded, &r);
+	for (size_t i = 0; i < 2; i++) {
+		lines += it_fmt_folded_threads(r.out, runs[i], proc, prof, per_tid + i * nt,
+					       per_stack);
+		it_fmt_expect_per_tid(runs[i], proc, per_tid + i * nt);
+	}
+	cr_expect_eq(lines, pa_it_count_lines(r.out, ""), "lines without a run root:\n%s", r.out);
+	for (size_t i = 0; i < prof->nstacks; i++)
+		per_stack[i] /= 2;
+	it_fmt_expect_per_stack("folded --per-thread, each run", prof, per_stack);
+	pa_it_result_release(&r);
+
+	it_fmt_run("speedscope", ss, &r);
+	pa_it_result_release(&r);
+	it_fmt_run("python", py, &r);
+	for (size_t i = 0; i < 2; i++)
+		for (size_t t = 0; t < nt; t++) {
+			const struct pa_thread *th = proc->threads[t];
+
+			snprintf(name, sizeof(name), "%s: %s (%" PRIu32 ") %s (%" PRIu32 ")\n",
+				 runs[i], pa_process_exe_base(proc), proc->pid,
+				 th->name[0] ? th->name : pa_process_exe_base(proc), th->tid);
+			cr_expect_eq(pa_it_count_lines(r.out, name), 1,
+				     "speedscope: %.*s not once in:\n%s", (int)strlen(name) - 1,
+				     name, r.out);
+		}
+	cr_expect_eq(pa_it_count_lines(r.out, ""), 2 * it_fmt_sampled_threads(proc),
+		     "speedscope profiles:\n%s", r.out);
+	pa_it_result_release(&r);
+
+	memset(per_tid, 0, 2 * nt * sizeof(*per_tid));
+	it_fmt_run("analyze", mk, &r);
+	pa_it_result_release(&r);
+	it_fmt_run("gopprof", traces, &r);
+	it_fmt_parse_traces(r.out, c, proc, runs, 2, per_tid);
+	for (size_t i = 0; i < 2; i++)
+		it_fmt_expect_per_tid(runs[i], proc, per_tid + i * nt);
+	pa_it_result_release(&r);
+
+	it_fmt_run("script", script, &r);
+	pa_it_result_release(&r);
+	it_fmt_speedscope_load(perf, "out.perf", "Importing from linux perf script output", 1,
+			       2 * it_fmt_sampled_threads(proc), &r);
+	for (size_t i = 0; i < 2; i++)
+		for (size_t t = 0; t < nt; t++) {
+			const struct pa_thread *th = proc->threads[t];
+			size_t seen = 0;
+
+			/* a line of the export: after a newline or its <pre> */
+			snprintf(name, sizeof(name), "P seconds %s:%s tid: %" PRIu32 "\n", runs[i],
+				 th->name[0] ? th->name : pa_process_exe_base(proc), th->tid);
+			for (const char *p = strstr(r.out, name); p; p = strstr(p + 1, name))
+				seen += p[-1] == '\n' || p[-1] == '>';
+			cr_expect_eq(seen, 1, "speedscope: %.*s not once", (int)strlen(name) - 1,
+				     name);
+		}
+	pa_it_result_release(&r);
+	free(per_stack);
+	free(per_tid);
+	free(c);
 	pa_profile_free(prof);
 	pa_run_free(run);
 }
