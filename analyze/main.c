@@ -192,9 +192,9 @@ static const char pa_main_usage[] =
 "    --per-thread   folded: process and thread as the two root frames (run\n"
 "                   directory first with several DIRs).\n"
 "    --format text|json\n"
-"                   top, tree, threads, processes, events: 'json' writes one\n"
-"                   JSON object (report name, event, counts, rows) instead\n"
-"                   of text (default 'text').\n"
+"                   top, tree, callers, callees, threads, processes, events,\n"
+"                   counters: 'json' writes one JSON object (report name,\n"
+"                   event, counts, rows) instead of text (default 'text').\n"
 "    -o, --output FILE\n"
 "                   Write the report to FILE (replaced only once the report\n"
 "                   is complete) instead of standard output.\n"
@@ -364,13 +364,14 @@ static int pa_main_check_flamegraph(const struct pa_main_opts *o)
 	return PA_EXIT_OK;
 }
 
-#define PA_MAIN_JSON_COMMANDS "top, tree, threads, processes, events and counters"
+#define PA_MAIN_JSON_COMMANDS "top, tree, callers, callees, threads, processes, events " \
+	"and counters"
 
 /* --format json: only the reports that have it (PA_MAIN_JSON_COMMANDS). */
 static int pa_main_check_format(const struct pa_main_opts *o)
 {
-	static const char *const json[] = { "top", "tree", "threads", "processes", "events",
-					    "counters" };
+	static const char *const json[] = { "top", "tree", "callers", "callees", "threads",
+					    "processes", "events", "counters" };
 
 	if (!o->json)
 		return PA_EXIT_OK;
@@ -620,9 +621,12 @@ static int pa_main_report_json(FILE *out, const struct pa_main_opts *o, struct p
 		goto out;
 	if (strcmp(o->command, "top") == 0)
 		ret = pa_report_top_json(out, run, prof, o->limit);
-	else
+	else if (strcmp(o->command, "tree") == 0)
 		ret = pa_report_tree_json(out, run, prof, o->min_percent >= 0 ?
 					  o->min_percent : PA_REPORT_TREE_MIN_PERCENT);
+	else
+		ret = pa_report_callers_json(out, run, prof, o->func,
+					     strcmp(o->command, "callees") == 0, err);
 	pa_profile_free(prof);
 out:
 	if ((ret == -ENOMEM || ret == -EINVAL) && !err->reason[0])

@@ -9,6 +9,7 @@
 
 #include "calltree.h"
 #include "events.h"
+#include "report_json.h"
 
 /* Suggestions for an unknown name: at most this many, this close. */
 #define PA_REPORT_CALLERS_SUGGEST 3
@@ -193,11 +194,15 @@ static int pa_report_callers_unknown(const struct pa_profile *prof, const char *
 			    name, list);
 }
 
+/* What stands for no function: the outermost frame's caller, the innermost's callee. */
+static const char *pa_report_callers_label(bool callees)
+{
+	return callees ? "[self]" : "[root]";
+}
+
 static void pa_report_callers_print(FILE *out, const struct pa_report_callers_tally *c,
 				    const char *name, bool callees)
 {
-	const char *label = callees ? "[self]" : "[root]";
-
 	fprintf(out, "%9s %7s  %s\n", "samples", "share", callees ? "callee" : "caller");
 	for (size_t i = 0; i < c->n; i++) {
 		fprintf(out, "%9" PRIu64 " %6.2f%%  ", c->rows[i].count,
@@ -205,7 +210,7 @@ static void pa_report_callers_print(FILE *out, const struct pa_report_callers_ta
 		if (c->rows[i].func)
 			pa_calltree_print_func(out, c->rows[i].func);
 		else
-			fputs(label, out);
+			fputs(pa_report_callers_label(callees), out);
 		fputc('\n', out);
 	}
 	if (c->sum > c->total)
@@ -214,28 +219,81 @@ static void pa_report_callers_print(FILE *out, const struct pa_report_callers_ta
 			callees ? "callee" : "caller");
 }
 
+/*
+ * The rows of name's callers (callees) into *c, sorted; the caller frees
+ * c->rows whatever the answer. Returns 0, or an error with err filled.
+ */
+static int pa_report_callers_tally(struct pa_report_callers_tally *c,
+				   const struct pa_profile *prof, const char *name,
+				   bool callees, struct pa_error *err)
+{
+	int ret = pa_report_callers_count(c, prof, name, callees);
+
+	if (ret < 0)
+		return pa_error_set(err, ret, "", false, 0, "out of memory");
+	if (c->total == 0)
+		return pa_report_callers_unknown(prof, name, err);
+	qsort_r(c->rows, c->n, sizeof(*c->rows), pa_report_callers_cmp_row,
+		(void *)pa_report_callers_label(callees));
+	return 0;
+}
+
 int pa_report_callers(FILE *out, const struct pa_run *run, const struct pa_profile *prof,
 		      const char *name, bool callees, struct pa_error *err)
 {
 	struct pa_report_callers_tally c = { 0 };
-	int ret = pa_report_callers_count(&c, prof, name, callees);
+	int ret = pa_report_callers_tally(&c, prof, name, callees, err);
 
-	if (ret < 0) {
-		free(c.rows);
-		return pa_error_set(err, ret, "", false, 0, "out of memory");
+	if (ret == 0) {
+		pa_events_header(out, run, &prof->filter, prof->samples, true,
+				 prof->nprocesses, prof->nthreads, prof->lost);
+		fprintf(out, "# %s of %s: %" PRIu64 " samples (%.2f%% of all); "
+			"shares are of those\n", callees ? "callees" : "callers", name, c.total,
+			pa_calltree_pct(c.total, prof->samples));
+		pa_report_callers_print(out, &c, name, callees);
+		ret = ferror(out) ? -EIO : 0;
 	}
-	if (c.total == 0) {
-		free(c.rows);
-		return pa_report_callers_unknown(prof, name, err);
-	}
-	qsort_r(c.rows, c.n, sizeof(*c.rows), pa_report_callers_cmp_row,
-		(void *)(callees ? "[self]" : "[root]"));
-	pa_events_header(out, run, &prof->filter, prof->samples, true, prof->nprocesses,
-			 prof->nthreads, prof->lost);
-	fprintf(out, "# %s of %s: %" PRIu64 " samples (%.2f%% of all); shares are of those\n",
-		callees ? "callees" : "callers", name, c.total,
-		pa_calltree_pct(c.total, prof->samples));
-	pa_report_callers_print(out, &c, name, callees);
 	free(c.rows);
-	return ferror(out) ? -EIO : 0;
+	return ret;
+}
+
+static void pa_report_callers_json_rows(struct pa_json *j, const struct pa_report_callers_tally *c,
+					bool callees)
+{
+	const struct pa_func none = { .name = pa_report_callers_label(callees) };
+
+	pa_json_key(j, "rows");
+	pa_json_array_begin(j);
+	for (size_t i = 0; i < c->n; i++) {
+		pa_json_object_begin(j);
+		pa_json_key_uint(j, "samples", c->rows[i].count);
+		pa_json_key_double(j, "share_percent",
+				   pa_calltree_pct(c->rows[i].count, c->total));
+		pa_report_json_func(j, c->rows[i].func ? c->rows[i].func : &none);
+		pa_json_object_end(j);
+	}
+	pa_json_array_end(j);
+}
+
+int pa_report_callers_json(FILE *out, const struct pa_run *run, const struct pa_profile *prof,
+			   const char *name, bool callees, struct pa_error *err)
+{
+	struct pa_report_json_counts counts = pa_report_json_profile_counts(prof);
+	struct pa_report_callers_tally c = { 0 };
+	struct pa_json *j;
+	int ret = pa_report_callers_tally(&c, prof, name, callees, err);
+
+	if (ret == 0)
+		ret = pa_report_json_begin(out, callees ? "callees" : "callers", run,
+					   &prof->filter, &counts, &j);
+	if (ret == 0) {
+		pa_json_key_string(j, "function", name);
+		pa_json_key_uint(j, "total", c.total);
+		pa_json_key_double(j, "total_percent", pa_calltree_pct(c.total, prof->samples));
+		pa_json_key_bool(j, "recursive", c.sum > c.total);
+		pa_report_callers_json_rows(j, &c, callees);
+		ret = pa_report_json_end(j);
+	}
+	free(c.rows);
+	return ret;
 }

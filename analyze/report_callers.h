@@ -25,4 +25,17 @@
 int pa_report_callers(FILE *out, const struct pa_run *run, const struct pa_profile *prof,
 		      const char *name, bool callees, struct pa_error *err);
 
+/*
+ * The same as a JSON document (report_json.h), "report" being "callers" or
+ * "callees", with "function" (name), "total" (its inclusive samples),
+ * "total_percent" (of all samples), "recursive" (the shares may add up to
+ * more than 100%) and one row per caller (callee): {"samples",
+ * "share_percent" (of name's total), "function", "module", "module_path"};
+ * "[root]" and "[self]" have module and module_path null. Returns as
+ * pa_report_callers does (-ENOMEM without err filled when the writer
+ * cannot be made).
+ */
+int pa_report_callers_json(FILE *out, const struct pa_run *run, const struct pa_profile *prof,
+			   const char *name, bool callees, struct pa_error *err);
+
 #endif /* PA_REPORT_CALLERS_H */

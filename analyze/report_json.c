@@ -72,6 +72,15 @@ static int pa_report_json_header(struct pa_json *j, const struct pa_run *run,
 	return 0;
 }
 
+struct pa_report_json_counts pa_report_json_profile_counts(const struct pa_profile *prof)
+{
+	return (struct pa_report_json_counts){
+		.samples = prof->samples, .nprocesses = prof->nprocesses,
+		.nthreads = prof->nthreads, .lost = prof->lost, .has_lost = true,
+		.header_counts = true,
+	};
+}
+
 int pa_report_json_begin(FILE *out, const char *report, const struct pa_run *run,
 			 const struct pa_filter *f, const struct pa_report_json_counts *c,
 			 struct pa_json **j)

@@ -31,6 +31,9 @@ struct pa_report_json_counts {
 	bool no_header;      /* the text report has no header line: "header" is null */
 };
 
+/* The counts of a profile's samples, as the text reports' header line gives them. */
+struct pa_report_json_counts pa_report_json_profile_counts(const struct pa_profile *prof);
+
 /*
  * Start the document of report (a command's name) on out: a writer, in
  * *j, with the top-level object open and its opening members written (f:

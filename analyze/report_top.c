@@ -79,11 +79,7 @@ int pa_report_top_json(FILE *out, const struct pa_run *run, const struct pa_prof
 {
 	const struct pa_event *e = pa_report_top_timed(run, &prof->filter);
 	size_t n = limit && limit < prof->nfuncs ? limit : prof->nfuncs;
-	struct pa_report_json_counts c = {
-		.samples = prof->samples, .nprocesses = prof->nprocesses,
-		.nthreads = prof->nthreads, .lost = prof->lost, .has_lost = true,
-		.header_counts = true,
-	};
+	struct pa_report_json_counts c = pa_report_json_profile_counts(prof);
 	struct pa_json *j;
 	int ret = pa_report_json_begin(out, "top", run, &prof->filter, &c, &j);
 

@@ -78,11 +78,7 @@ static void pa_report_tree_json_node(struct pa_json *j, const struct pa_calltree
 int pa_report_tree_json(FILE *out, const struct pa_run *run, const struct pa_profile *prof,
 			double min_percent)
 {
-	struct pa_report_json_counts c = {
-		.samples = prof->samples, .nprocesses = prof->nprocesses,
-		.nthreads = prof->nthreads, .lost = prof->lost, .has_lost = true,
-		.header_counts = true,
-	};
+	struct pa_report_json_counts c = pa_report_json_profile_counts(prof);
 	struct pa_calltree *t;
 	struct pa_json *j;
 	size_t row = 0;

@@ -250,6 +250,20 @@ void pa_testlog_golden(const char *text, const char *name)
 	free(want);
 }
 
+char *pa_testlog_replace(char *text, const char *from, const char *to)
+{
+	size_t n = strlen(from), m = strlen(to);
+	char *at = text;
+
+	cr_assert(m <= n && n > 0, "cannot replace '%s' by '%s'", from, to);
+	while ((at = strstr(at, from))) {
+		memcpy(at, to, m);
+		memmove(at + m, at + n, strlen(at + n) + 1);
+		at += m;
+	}
+	return text;
+}
+
 char *pa_testlog_tmpdir(void)
 {
 	char *d = strdup("/tmp/pa-test-XXXXXX");

@@ -62,6 +62,13 @@ void pa_testlog_write(struct pa_testlog *l, const char *dir, const char *name);
  */
 void pa_testlog_golden(const char *text, const char *name);
 
+/*
+ * Replace every from in text by to, in place (to may not be longer than
+ * from): temporary and build paths become stable names for golden files.
+ * Returns text.
+ */
+char *pa_testlog_replace(char *text, const char *from, const char *to);
+
 /* A fresh temporary directory (malloc'd path); pa_testlog_rmdir removes it all. */
 char *pa_testlog_tmpdir(void);
 void pa_testlog_rmdir(char *dir);

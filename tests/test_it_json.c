@@ -1,11 +1,13 @@
 /*
- * Integration: pprof-analyze --format json on real runs (demo, and forker
- * for a process tree). python3's json reads every document, and a checker
- * compares it with the text report of the same data: the same header
- * line, the same rows in the same order with the same counts, names and
- * percentages (as the text rounds them), null where the text shows '-'.
- * Also: --format text is the text report byte for byte, and --format
- * errors are usage errors (exit 2).
+ * Integration: pprof-analyze --format json on real runs (demo, forker for
+ * a process tree, deepstack for recursion). python3's json reads every
+ * document, and a checker compares it with the text report of the same
+ * data: the same header line, the same rows in the same order with the
+ * same counts, names and percentages (as the text rounds them), null where
+ * the text shows '-'; for callers and callees it writes the whole text
+ * report again from the JSON alone and wants it line for line. Also:
+ * --format text is the text report byte for byte, and --format errors are
+ * usage errors (exit 2).
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -58,17 +60,22 @@ static const char it_json_check_py[] =
 "        del stack[r['depth'] - base:]\n"
 "        assert r['parent'] == (stack[-1] if stack else None), (i, r)\n"
 "        stack.append(i)\n"
-"if kind != 'events':\n"
-"    assert lines[0] == '# ' + d['header'], (lines[0], d['header'])\n"
-"    m = re.match(r'# event (\\S+): period .*?, ([\\d,]+) samples?', lines[0])\n"
-"    assert m and d['event']['name'] == m.group(1), lines[0]\n"
-"    assert d['samples'] == num(m.group(2)), (d['samples'], lines[0])\n"
+"def header(line, d, counts):\n"
+"    assert line == '# ' + d['header'], (line, d['header'])\n"
+"    m = re.match(r'# event (\\S+): period .*?, ([\\d,]+) samples?', line)\n"
+"    assert m and d['event']['name'] == m.group(1), line\n"
+"    assert d['samples'] == num(m.group(2)), (d['samples'], line)\n"
 "    e = d['event']\n"
 "    assert e['period'] > 0 and e['unit'] == 'ns' and e['scope'] == 'user', e\n"
-"    assert ('period %s (%s)' % (e['period_text'], e['scope'])) in lines[0], e\n"
-"if kind in ('top', 'tree'):\n"
-"    m = re.search(r', (\\d+) process(es)?, (\\d+) threads?', lines[0])\n"
-"    assert (d['processes'], d['threads']) == (int(m.group(1)), int(m.group(3)))\n"
+"    assert ('period %s (%s)' % (e['period_text'], e['scope'])) in line, e\n"
+"    m = re.search(r', (\\d+) process(es)?, (\\d+) threads?', line)\n"
+"    assert bool(m) == counts, line\n"
+"    if m:\n"
+"        assert (d['processes'], d['threads']) == (int(m.group(1)), int(m.group(3)))\n"
+"def near(a, b):\n"
+"    return abs(a - b) < 1e-9\n"
+"if kind != 'events':\n"
+"    header(lines[0], d, kind in ('top', 'tree', 'callers', 'callees'))\n"
 "if kind == 'top':\n"
 "    body = lines[2:]\n"
 "    assert len(body) == len(rows), (len(body), len(rows))\n"
@@ -128,6 +135,22 @@ static const char it_json_check_py[] =
 "        assert f == want, (f, want)\n"
 "        assert r['pids'] and r['processes'] == len(r['pids'])\n"
 "    assert sum(r['samples'] or 0 for r in rows) == d['samples']\n"
+"elif kind in ('callers', 'callees'):\n"
+"    assert near(d['total_percent'], 100.0 * d['total'] / d['samples']), d\n"
+"    want = ['# %s of %s: %d samples (%.2f%% of all); shares are of those'\n"
+"            % (kind, d['function'], d['total'], d['total_percent']),\n"
+"            '%9s %7s  %s' % ('samples', 'share', kind[:-1])]\n"
+"    for r in rows:\n"
+"        assert near(r['share_percent'], 100.0 * r['samples'] / d['total']), r\n"
+"        want.append('%9d %6.2f%%  %s' % (r['samples'], r['share_percent'], func(r)))\n"
+"    assert d['recursive'] == (sum(r['samples'] for r in rows) > d['total'])\n"
+"    if d['recursive']:\n"
+"        want.append('# %s is recursive: a sample counts once for each different %s, '\n"
+"                    'so the shares add up to more than 100%%' % (d['function'], kind[:-1]))\n"
+"    assert lines[1:] == want, (lines[1:], want)\n"
+"    label = '[self]' if kind == 'callees' else '[root]'\n"
+"    assert all(r['module'] is None for r in rows if r['function'] == label)\n"
+"    assert kind == 'callers' or label in [r['function'] for r in rows]\n"
 "assert rows, 'no rows'\n"
 "print('rows', len(rows))\n";
 
@@ -152,24 +175,33 @@ static void it_json_record(const char *workload, const char *arg)
 	pa_it_result_release(&r);
 }
 
+/* The most arguments it_json_compare_args takes after the report's name. */
+#define IT_JSON_MAX_ARGS 8
+
 /*
- * Writes report's text (stdout) and its JSON (-o FILE) for it_json.data,
- * with extra options (NULL or one option and its value), and checks one
- * against the other with python3.
+ * Writes report's text (stdout) and its JSON (-o FILE) for args (what
+ * follows the report's name: FUNC, DIRs, options; NULL-terminated), and
+ * checks one against the other with python3.
  */
-static void it_json_compare(const char *report, const char *opt, const char *val)
+static void it_json_compare_args(const char *report, const char *const *args)
 {
 	char text[PA_IT_PATH_MAX + 64], json[PA_IT_PATH_MAX + 64];
-	const char *targv[] = { "pprof-analyze", report, it_json.data, opt, val, NULL };
-	const char *jargv[] = { "pprof-analyze", report, it_json.data, "--format", "json",
-				"-o", json, opt, val, NULL };
+	const char *targv[IT_JSON_MAX_ARGS + 3] = { "pprof-analyze", report };
+	const char *jargv[IT_JSON_MAX_ARGS + 7] = { "pprof-analyze", report };
 	const char *py[] = { "/usr/bin/python3", "-c", it_json_check_py, report, json, text,
 			     NULL };
 	struct pa_it_result r;
+	size_t n = 0;
 	FILE *f;
 
 	snprintf(text, sizeof(text), "%s/%s.txt", it_json.tmp, report);
 	snprintf(json, sizeof(json), "%s/%s.json", it_json.tmp, report);
+	for (; args[n]; n++) {
+		cr_assert_lt(n, IT_JSON_MAX_ARGS);
+		targv[2 + n] = jargv[2 + n] = args[n];
+	}
+	memcpy(&jargv[2 + n], (const char *[]){ "--format", "json", "-o", json },
+	       4 * sizeof(*jargv));
 	it_json_run(targv, 0, &r);
 	f = fopen(text, "w");
 	cr_assert(f && fwrite(r.out, 1, r.out_len, f) == r.out_len && fclose(f) == 0);
@@ -182,6 +214,18 @@ static void it_json_compare(const char *report, const char *opt, const char *val
 		  "%s: JSON and text disagree: %s", report, r.err);
 	cr_expect(strncmp(r.out, "rows ", 5) == 0, "%s: checker said: %s", report, r.out);
 	pa_it_result_release(&r);
+}
+
+/* it_json_compare_args for it_json.data, with an option and its value (or NULL). */
+static void it_json_compare(const char *report, const char *opt, const char *val)
+{
+	it_json_compare_args(report, (const char *[]){ it_json.data, opt, val, NULL });
+}
+
+/* it_json_compare_args for FUNC and it_json.data. */
+static void it_json_compare_func(const char *report, const char *func)
+{
+	it_json_compare_args(report, (const char *[]){ func, it_json.data, NULL });
 }
 
 Test(it_json, demo_reports_agree_with_text)
@@ -202,6 +246,27 @@ Test(it_json, process_tree_agrees_with_text)
 	it_json_compare("processes", NULL, NULL);
 	it_json_compare("threads", NULL, NULL);
 	it_json_compare("top", NULL, NULL);
+}
+
+Test(it_json, callers_and_callees_agree_with_text)
+{
+	it_json_record("workloads/demo", "0.2");
+	it_json_compare_func("callers", "burn_alpha");
+	it_json_compare_func("callers", "burn_gamma");
+	it_json_compare_func("callers", "main");
+	it_json_compare_func("callees", "mid_alpha");
+	it_json_compare_func("callees", "main");
+	it_json_compare_func("callees", "burn_beta");
+	it_json_compare_args("callers", (const char *[]){ "mid_beta", it_json.data,
+							  "--thread", "beta", NULL });
+}
+
+Test(it_json, recursive_callers_and_callees_agree_with_text)
+{
+	it_json_record("workloads/deepstack", "0.2");
+	it_json_compare_func("callers", "deep_a");
+	it_json_compare_func("callees", "deep_b");
+	it_json_compare_func("callees", "deep_burn");
 }
 
 Test(it_json, format_text_is_the_default)

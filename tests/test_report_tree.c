@@ -148,7 +148,10 @@ static struct pa_profile *tt_profile(void)
 	return prof;
 }
 
-/* What a report wrote: which is "tree", "callers" or "callees"; its return in *ret. */
+/*
+ * What a report wrote: which is "tree", "callers" or "callees", or "callers
+ * json" or "callees json" for their JSON; its return in *ret.
+ */
 static char *tt_report(const char *which, const char *arg, double min_percent, int *ret,
 		       struct pa_error *err)
 {
@@ -160,6 +163,9 @@ static char *tt_report(const char *which, const char *arg, double min_percent, i
 	cr_assert(out);
 	if (strcmp(which, "tree") == 0)
 		*ret = pa_report_tree(out, tt_run, prof, min_percent);
+	else if (strstr(which, " json"))
+		*ret = pa_report_callers_json(out, tt_run, prof, arg,
+					      strncmp(which, "callees", 7) == 0, err);
 	else
 		*ret = pa_report_callers(out, tt_run, prof, arg, strcmp(which, "callees") == 0,
 					 err);
@@ -176,7 +182,8 @@ static void tt_expect_golden(const char *which, const char *arg, double min_perc
 	char *text = tt_report(which, arg, min_percent, &ret, &err);
 
 	cr_assert_eq(ret, 0, "%s %s: %d %s", which, arg ? arg : "", ret, err.reason);
-	pa_testlog_golden(text, golden);
+	/* JSON names the test binary by its path */
+	pa_testlog_golden(pa_testlog_replace(text, PP_TEST_BUILD_DIR, "BUILD"), golden);
 	free(text);
 }
 
@@ -237,6 +244,13 @@ Test(report_tree, callees_match_golden_with_self)
 	tt_expect_golden("callees", "pa_treetest_eval", 0, "callees_eval.txt");
 }
 
+Test(report_tree, callers_and_callees_json_match_golden)
+{
+	tt_expect_golden("callers json", "pa_treetest_eval", 0, "callers_eval.json");
+	tt_expect_golden("callers json", "pa_treetest_main", 0, "callers_main.json");
+	tt_expect_golden("callees json", "pa_treetest_eval", 0, "callees_eval.json");
+}
+
 Test(report_tree, callees_of_a_leaf_are_all_self)
 {
 	struct pa_error err = { 0 };
@@ -250,16 +264,20 @@ Test(report_tree, callees_of_a_leaf_are_all_self)
 
 Test(report_tree, unknown_function_is_an_error_with_closest_names)
 {
-	struct pa_error err = { 0 };
-	int ret;
-	char *text = tt_report("callers", "pa_treetest_evl", 0, &ret, &err);
+	static const char *const which[] = { "callers", "callers json" };
 
-	cr_assert_eq(ret, -ENOENT);
-	cr_assert_str_eq(text, "", "printed before failing: %s", text);
-	cr_assert(strstr(err.reason, "no function named pa_treetest_evl in the profile"),
-		  "%s", err.reason);
-	cr_assert(strstr(err.reason, "closest: pa_treetest_eval"), "%s", err.reason);
-	free(text);
+	for (size_t i = 0; i < sizeof(which) / sizeof(which[0]); i++) {
+		struct pa_error err = { 0 };
+		int ret;
+		char *text = tt_report(which[i], "pa_treetest_evl", 0, &ret, &err);
+
+		cr_assert_eq(ret, -ENOENT, "%s", which[i]);
+		cr_assert_str_eq(text, "", "%s printed before failing: %s", which[i], text);
+		cr_assert(strstr(err.reason, "no function named pa_treetest_evl in the profile"),
+			  "%s", err.reason);
+		cr_assert(strstr(err.reason, "closest: pa_treetest_eval"), "%s", err.reason);
+		free(text);
+	}
 }
 
 Test(report_tree, flamegraph_kind_from_suffix)
