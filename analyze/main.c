@@ -193,8 +193,9 @@ static const char pa_main_usage[] =
 "                   directory first with several DIRs).\n"
 "    --format text|json\n"
 "                   top, tree, callers, callees, threads, processes, events,\n"
-"                   counters: 'json' writes one JSON object (report name,\n"
-"                   event, counts, rows) instead of text (default 'text').\n"
+"                   counters, diff: 'json' writes one JSON object (report\n"
+"                   name, event, counts, rows) instead of text (default\n"
+"                   'text').\n"
 "    -o, --output FILE\n"
 "                   Write the report to FILE (replaced only once the report\n"
 "                   is complete) instead of standard output.\n"
@@ -364,14 +365,14 @@ static int pa_main_check_flamegraph(const struct pa_main_opts *o)
 	return PA_EXIT_OK;
 }
 
-#define PA_MAIN_JSON_COMMANDS "top, tree, callers, callees, threads, processes, events " \
-	"and counters"
+#define PA_MAIN_JSON_COMMANDS "top, tree, callers, callees, threads, processes, events, " \
+	"counters and diff"
 
 /* --format json: only the reports that have it (PA_MAIN_JSON_COMMANDS). */
 static int pa_main_check_format(const struct pa_main_opts *o)
 {
 	static const char *const json[] = { "top", "tree", "callers", "callees", "threads",
-					    "processes", "events", "counters" };
+					    "processes", "events", "counters", "diff" };
 
 	if (!o->json)
 		return PA_EXIT_OK;
@@ -588,9 +589,12 @@ static int pa_main_report_diff(FILE *out, const struct pa_main_opts *o, struct p
 		pa_main_print_warnings(&run->warnings, ncur);
 	}
 	if (ret == 0) {
-		ret = pa_report_diff(out, o->base, base, run, cur, o->limit);
+		ret = (o->json ? pa_report_diff_json : pa_report_diff)(out, o->base, base, run, cur,
+									o->limit);
 		if (ret == -ENOMEM)
 			pa_error_set(err, ret, run->dir, false, 0, "out of memory");
+		else if (ret == -EINVAL) /* a JSON writer misused */
+			pa_error_set(err, ret, run->dir, false, 0, "JSON output: %s", strerror(-ret));
 	}
 	pa_profile_free(base);
 	pa_profile_free(cur);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "events.h"
+#include "report_json.h"
 
 /* One function of one side, before matching. */
 struct pa_report_diff_entry {
@@ -164,4 +165,64 @@ int pa_report_diff(FILE *out, const struct pa_run *base_run, const struct pa_pro
 		pa_report_diff_row(out, &rows[i]);
 	free(rows);
 	return ferror(out) ? -EIO : 0;
+}
+
+/* One run's opening members, in an object of their own under key. */
+static int pa_report_diff_json_run(struct pa_json *j, const char *key, const struct pa_run *run,
+				   const struct pa_profile *prof)
+{
+	struct pa_report_json_counts c = pa_report_json_profile_counts(prof);
+	int ret;
+
+	pa_json_key(j, key);
+	pa_json_object_begin(j);
+	pa_json_key_string(j, "dir", run->dir);
+	ret = pa_report_json_opening(j, run, &prof->filter, &c);
+	pa_json_object_end(j);
+	return ret;
+}
+
+static void pa_report_diff_json_row(struct pa_json *j, const struct pa_report_diff_row *r)
+{
+	pa_json_object_begin(j);
+	pa_json_key_double(j, "base_self_percent", r->base_self);
+	pa_json_key_double(j, "new_self_percent", r->cur_self);
+	pa_json_key_double(j, "self_change", r->cur_self - r->base_self);
+	pa_json_key_double(j, "base_total_percent", r->base_total);
+	pa_json_key_double(j, "new_total_percent", r->cur_total);
+	pa_json_key_double(j, "total_change", r->cur_total - r->base_total);
+	pa_json_key_string(j, "function", r->name);
+	pa_json_key_string(j, "module", r->module);
+	pa_json_object_end(j);
+}
+
+int pa_report_diff_json(FILE *out, const struct pa_run *base_run, const struct pa_profile *base,
+			const struct pa_run *cur_run, const struct pa_profile *cur, size_t limit)
+{
+	struct pa_report_json_counts c = pa_report_json_profile_counts(cur);
+	struct pa_report_diff_row *rows;
+	struct pa_json *j = NULL;
+	size_t nrows;
+	int ret = pa_report_diff_build(base, cur, &rows, &nrows);
+
+	if (ret < 0)
+		return ret;
+	ret = pa_report_json_begin(out, "diff", cur_run, &cur->filter, &c, &j);
+	if (ret == 0)
+		ret = pa_report_diff_json_run(j, "base", base_run, base);
+	if (ret == 0)
+		ret = pa_report_diff_json_run(j, "new", cur_run, cur);
+	if (ret < 0)
+		goto out_free;
+	pa_json_key(j, "rows");
+	pa_json_array_begin(j);
+	for (size_t i = 0; i < nrows && (!limit || i < limit); i++)
+		pa_report_diff_json_row(j, &rows[i]);
+	pa_json_array_end(j);
+	free(rows);
+	return pa_report_json_end(j);
+out_free:
+	pa_json_free(j);
+	free(rows);
+	return ret;
 }

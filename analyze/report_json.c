@@ -81,6 +81,29 @@ struct pa_report_json_counts pa_report_json_profile_counts(const struct pa_profi
 	};
 }
 
+int pa_report_json_opening(struct pa_json *j, const struct pa_run *run,
+			   const struct pa_filter *f, const struct pa_report_json_counts *c)
+{
+	int ret;
+
+	pa_json_key(j, "event");
+	pa_report_json_event(j, run, f);
+	if (c->no_header)
+		pa_json_key_null(j, "header");
+	ret = c->no_header ? 0 : pa_report_json_header(j, run, f, c);
+	if (ret < 0)
+		return ret;
+	pa_json_key_uint(j, "samples", c->samples);
+	pa_json_key_uint(j, "processes", c->nprocesses);
+	pa_json_key_uint(j, "threads", c->nthreads);
+	pa_json_key(j, "lost");
+	if (c->has_lost)
+		pa_json_uint(j, c->lost);
+	else
+		pa_json_null(j);
+	return 0;
+}
+
 int pa_report_json_begin(FILE *out, const char *report, const struct pa_run *run,
 			 const struct pa_filter *f, const struct pa_report_json_counts *c,
 			 struct pa_json **j)
@@ -92,25 +115,12 @@ int pa_report_json_begin(FILE *out, const char *report, const struct pa_run *run
 		return -ENOMEM;
 	pa_json_object_begin(*j);
 	pa_json_key_string(*j, "report", report);
-	pa_json_key(*j, "event");
-	pa_report_json_event(*j, run, f);
-	if (c->no_header)
-		pa_json_key_null(*j, "header");
-	ret = c->no_header ? 0 : pa_report_json_header(*j, run, f, c);
+	ret = pa_report_json_opening(*j, run, f, c);
 	if (ret < 0) {
 		pa_json_free(*j);
 		*j = NULL;
-		return ret;
 	}
-	pa_json_key_uint(*j, "samples", c->samples);
-	pa_json_key_uint(*j, "processes", c->nprocesses);
-	pa_json_key_uint(*j, "threads", c->nthreads);
-	pa_json_key(*j, "lost");
-	if (c->has_lost)
-		pa_json_uint(*j, c->lost);
-	else
-		pa_json_null(*j);
-	return 0;
+	return ret;
 }
 
 int pa_report_json_end(struct pa_json *j)

@@ -44,6 +44,15 @@ int pa_report_json_begin(FILE *out, const char *report, const struct pa_run *run
 			 struct pa_json **j);
 
 /*
+ * The opening members after "report" ("event", "header", "samples",
+ * "processes", "threads", "lost") into the object open in j: what
+ * pa_report_json_begin writes, for a report that describes several runs
+ * (diff). Returns 0, or -ENOMEM.
+ */
+int pa_report_json_opening(struct pa_json *j, const struct pa_run *run,
+			   const struct pa_filter *f, const struct pa_report_json_counts *c);
+
+/*
  * Close the top-level object, finish and free j. Returns pa_json_end's
  * answer (0, -EINVAL for a bug, -EIO for a write error).
  */

@@ -4,8 +4,8 @@
  * document, and a checker compares it with the text report of the same
  * data: the same header line, the same rows in the same order with the
  * same counts, names and percentages (as the text rounds them), null where
- * the text shows '-'; for callers and callees it writes the whole text
- * report again from the JSON alone and wants it line for line. Also:
+ * the text shows '-'; for callers, callees and diff it writes the whole
+ * text report again from the JSON alone and wants it line for line. Also:
  * --format text is the text report byte for byte, and --format errors are
  * usage errors (exit 2).
  */
@@ -74,7 +74,13 @@ static const char it_json_check_py[] =
 "        assert (d['processes'], d['threads']) == (int(m.group(1)), int(m.group(3)))\n"
 "def near(a, b):\n"
 "    return abs(a - b) < 1e-9\n"
-"if kind != 'events':\n"
+"if kind == 'diff':\n"
+"    assert lines[0] == '# base ' + d['base']['dir'], lines[0]\n"
+"    header(lines[1], d['base'], True)\n"
+"    assert lines[2] == '# new ' + d['new']['dir'], lines[2]\n"
+"    header(lines[3], d['new'], True)\n"
+"    assert all(d[k] == v for k, v in d['new'].items() if k != 'dir'), 'top is not new'\n"
+"elif kind != 'events':\n"
 "    header(lines[0], d, kind in ('top', 'tree', 'callers', 'callees'))\n"
 "if kind == 'top':\n"
 "    body = lines[2:]\n"
@@ -151,6 +157,20 @@ static const char it_json_check_py[] =
 "    label = '[self]' if kind == 'callees' else '[root]'\n"
 "    assert all(r['module'] is None for r in rows if r['function'] == label)\n"
 "    assert kind == 'callers' or label in [r['function'] for r in rows]\n"
+"elif kind == 'diff':\n"
+"    want = ['# change of share in percentage points (new - base), largest first',\n"
+"            '%10s %10s %9s %10s %10s %9s  %s' % ('base self', 'new self', 'change',\n"
+"                                               'base total', 'new total', 'change',\n"
+"                                               'function')]\n"
+"    for r in rows:\n"
+"        assert r['self_change'] == r['new_self_percent'] - r['base_self_percent'], r\n"
+"        assert r['total_change'] == r['new_total_percent'] - r['base_total_percent'], r\n"
+"        want.append('%9.2f%% %9.2f%% %+8.2f%% %9.2f%% %9.2f%% %+8.2f%%  %s' % (\n"
+"            r['base_self_percent'], r['new_self_percent'], r['self_change'],\n"
+"            r['base_total_percent'], r['new_total_percent'], r['total_change'], func(r)))\n"
+"    assert lines[4:] == want, (lines[4:], want)\n"
+"    big = [max(abs(r['self_change']), abs(r['total_change'])) for r in rows]\n"
+"    assert big == sorted(big, reverse=True), big\n"
 "assert rows, 'no rows'\n"
 "print('rows', len(rows))\n";
 
@@ -228,6 +248,13 @@ static void it_json_compare_func(const char *report, const char *func)
 	it_json_compare_args(report, (const char *[]){ func, it_json.data, NULL });
 }
 
+/* Moves it_json.data to tmp/name (its path into dir, size bytes), to record another run. */
+static void it_json_keep(const char *name, char *dir, size_t size)
+{
+	snprintf(dir, size, "%s/%s", it_json.tmp, name);
+	cr_assert_eq(rename(it_json.data, dir), 0, "%s -> %s", it_json.data, dir);
+}
+
 Test(it_json, demo_reports_agree_with_text)
 {
 	it_json_record("workloads/demo", "0.2");
@@ -267,6 +294,25 @@ Test(it_json, recursive_callers_and_callees_agree_with_text)
 	it_json_compare_func("callers", "deep_a");
 	it_json_compare_func("callees", "deep_b");
 	it_json_compare_func("callees", "deep_burn");
+}
+
+Test(it_json, diff_agrees_with_text)
+{
+	char demo[PA_IT_PATH_MAX + 64], forker[PA_IT_PATH_MAX + 64];
+
+	it_json_record("workloads/demo", "0.2");
+	it_json_keep("demo1", demo, sizeof(demo));
+	it_json_record("workloads/forker", "0.1");
+	it_json_keep("forker", forker, sizeof(forker));
+	it_json_record("workloads/demo", "0.1");
+	it_json_compare_args("diff", (const char *[]){ demo, it_json.data, NULL });
+	it_json_compare_args("diff", (const char *[]){ demo, it_json.data, "--limit", "3",
+						       NULL });
+	/* functions one run lacks have a share of 0 there */
+	it_json_compare_args("diff", (const char *[]){ forker, demo, NULL });
+	/* NEW has no thread of that name: no samples, every share 0 */
+	it_json_compare_args("diff", (const char *[]){ demo, forker, "--thread", "beta",
+						       NULL });
 }
 
 Test(it_json, format_text_is_the_default)

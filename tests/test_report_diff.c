@@ -6,6 +6,7 @@
  * (PA_UPDATE_GOLDEN=1 rewrites it).
  */
 #include <criterion/criterion.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,36 +197,11 @@ Test(report_diff, missing_function_has_no_share)
 	pa_run_free(rc);
 }
 
-Test(report_diff, text_matches_golden)
-{
-	struct pa_run *rb = dt_load(0), *rc = dt_load(1);
-	struct pa_profile *pb = dt_profile(rb, PA_FILTER_ALL), *pc = dt_profile(rc, PA_FILTER_ALL);
-	char *text = NULL, *line, *golden = NULL;
-	size_t len = 0, glen = 0;
-	FILE *out = open_memstream(&text, &len), *g = open_memstream(&golden, &glen);
-
-	cr_assert(out && g);
-	cr_assert_eq(pa_report_diff(out, rb, pb, rc, pc, 0), 0);
-	cr_assert_eq(fclose(out), 0);
-	/* The runs' directories are temporary: named BASE and NEW in the golden file. */
-	for (line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-		if (strncmp(line, "# base ", 7) == 0)
-			line = "# base BASE";
-		else if (strncmp(line, "# new ", 6) == 0)
-			line = "# new NEW";
-		fprintf(g, "%s\n", line);
-	}
-	cr_assert_eq(fclose(g), 0);
-	pa_testlog_golden(golden, "diff.txt");
-	free(text);
-	free(golden);
-	pa_profile_free(pb);
-	pa_profile_free(pc);
-	pa_run_free(rb);
-	pa_run_free(rc);
-}
-
-Test(report_diff, limit_keeps_the_largest)
+/*
+ * diff of the two runs (at most limit rows), as text or JSON; the runs'
+ * directories, which are temporary, become BASE and NEW.
+ */
+static char *dt_report(bool json, size_t limit)
 {
 	struct pa_run *rb = dt_load(0), *rc = dt_load(1);
 	struct pa_profile *pb = dt_profile(rb, PA_FILTER_ALL), *pc = dt_profile(rc, PA_FILTER_ALL);
@@ -234,15 +210,42 @@ Test(report_diff, limit_keeps_the_largest)
 	FILE *out = open_memstream(&text, &len);
 
 	cr_assert(out);
-	cr_assert_eq(pa_report_diff(out, rb, pb, rc, pc, 1), 0);
+	cr_assert_eq((json ? pa_report_diff_json : pa_report_diff)(out, rb, pb, rc, pc, limit), 0);
 	cr_assert_eq(fclose(out), 0);
-	cr_expect(strstr(text, "pa_difftest_alpha"), "%s", text);
-	cr_expect(!strstr(text, "pa_difftest_beta"), "%s", text);
-	free(text);
 	pa_profile_free(pb);
 	pa_profile_free(pc);
 	pa_run_free(rb);
 	pa_run_free(rc);
+	pa_testlog_replace(text, dt_dirs[0], "BASE");
+	return pa_testlog_replace(text, dt_dirs[1], "NEW");
+}
+
+Test(report_diff, text_matches_golden)
+{
+	char *text = dt_report(false, 0);
+
+	pa_testlog_golden(text, "diff.txt");
+	free(text);
+}
+
+Test(report_diff, json_matches_golden)
+{
+	char *json = dt_report(true, 2);
+
+	pa_testlog_golden(json, "diff.json");
+	free(json);
+}
+
+Test(report_diff, limit_keeps_the_largest)
+{
+	char *text = dt_report(false, 1), *json = dt_report(true, 1);
+
+	cr_expect(strstr(text, "pa_difftest_alpha"), "%s", text);
+	cr_expect(!strstr(text, "pa_difftest_beta"), "%s", text);
+	cr_expect(strstr(json, "pa_difftest_alpha"), "%s", json);
+	cr_expect(!strstr(json, "pa_difftest_beta"), "%s", json);
+	free(text);
+	free(json);
 }
 
 /* Samples at 1.5 ms, then 2..10 ms after the start (base run). */
