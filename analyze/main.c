@@ -192,10 +192,10 @@ static const char pa_main_usage[] =
 "    --per-thread   folded: process and thread as the two root frames (run\n"
 "                   directory first with several DIRs).\n"
 "    --format text|json\n"
-"                   top, tree, callers, callees, threads, processes, events,\n"
-"                   counters, diff: 'json' writes one JSON object (report\n"
-"                   name, event, counts, rows) instead of text (default\n"
-"                   'text').\n"
+"                   top, tree, callers, callees, annotate, threads,\n"
+"                   processes, events, counters, diff: 'json' writes one\n"
+"                   JSON object (report name, event, counts, rows) instead\n"
+"                   of text (default 'text').\n"
 "    -o, --output FILE\n"
 "                   Write the report to FILE (replaced only once the report\n"
 "                   is complete) instead of standard output.\n"
@@ -365,14 +365,14 @@ static int pa_main_check_flamegraph(const struct pa_main_opts *o)
 	return PA_EXIT_OK;
 }
 
-#define PA_MAIN_JSON_COMMANDS "top, tree, callers, callees, threads, processes, events, " \
-	"counters and diff"
+#define PA_MAIN_JSON_COMMANDS "top, tree, callers, callees, annotate, threads, processes, " \
+	"events, counters and diff"
 
 /* --format json: only the reports that have it (PA_MAIN_JSON_COMMANDS). */
 static int pa_main_check_format(const struct pa_main_opts *o)
 {
-	static const char *const json[] = { "top", "tree", "callers", "callees", "threads",
-					    "processes", "events", "counters", "diff" };
+	static const char *const json[] = { "top", "tree", "callers", "callees", "annotate",
+					    "threads", "processes", "events", "counters", "diff" };
 
 	if (!o->json)
 		return PA_EXIT_OK;
@@ -617,6 +617,8 @@ static int pa_main_report_json(FILE *out, const struct pa_main_opts *o, struct p
 		ret = pa_report_events_json(out, run, &o->filter);
 	else if (strcmp(o->command, "counters") == 0)
 		ret = pa_report_counters_json(out, run, &o->filter);
+	else if (strcmp(o->command, "annotate") == 0)
+		ret = pa_report_annotate_json(out, run, &o->filter, o->func, &run->warnings, err);
 	else
 		ret = pa_profile_build_by(run, &o->filter, pa_main_by(o), &prof, &run->warnings,
 					  err);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "events.h"
+#include "report_json.h"
 #include "symbols.h"
 
 /* The samples of one source line of the function. */
@@ -126,27 +127,35 @@ static int pa_ann_cmp_line(const void *x, const void *y)
 	return a->line < b->line ? -1 : a->line > b->line;
 }
 
-static void pa_ann_counts(FILE *out, uint64_t self, uint64_t total)
-{
-	char s[24] = ".", t[24] = ".";
-
-	if (self)
-		snprintf(s, sizeof(s), "%" PRIu64, self);
-	if (total)
-		snprintf(t, sizeof(t), "%" PRIu64, total);
-	fprintf(out, "%9s %9s", s, t);
-}
+/* The lines of one source file (file NULL: those without line info), sorted. */
+struct pa_ann_group {
+	struct pa_ann_line *v;
+	size_t n;
+	FILE *src; /* the file's text; NULL when it cannot be read, or without a file */
+	int error; /* fopen's errno when it cannot */
+};
 
 /*
- * The lines v[0..n) of one file: its text from CONTEXT lines before the
- * first to CONTEXT after the last, or the counted lines alone when it
- * cannot be read.
+ * Where the lines go (text or JSON): file() (if any) once per group, then
+ * line() for each line of it, with its source text or NULL.
  */
-static void pa_ann_file(FILE *out, struct pa_ann_line *v, size_t n)
+struct pa_ann_sink {
+	void (*file)(struct pa_ann_sink *s, const struct pa_ann_group *g);
+	void (*line)(struct pa_ann_sink *s, const struct pa_ann_line *l, const char *text);
+	FILE *out;
+	struct pa_json *j;
+};
+
+/*
+ * The lines of group g: its file's text from CONTEXT lines before the
+ * first counted line to CONTEXT after the last, then the counted lines
+ * that had no text (an unreadable file, past its end, line 0, no file).
+ */
+static void pa_ann_file(struct pa_ann_sink *s, const struct pa_ann_group *g)
 {
-	size_t z = 0;
+	struct pa_ann_line *v = g->v;
+	size_t n = g->n, z = 0;
 	unsigned first, last = v[n - 1].line + PA_REPORT_ANNOTATE_CONTEXT;
-	FILE *src = fopen(v[0].file, "r");
 	char *text = NULL;
 	size_t cap = 0, k = 0;
 
@@ -154,13 +163,11 @@ static void pa_ann_file(FILE *out, struct pa_ann_line *v, size_t n)
 		z++; /* line 0: code the compiler gave no line */
 	first = v[z].line > PA_REPORT_ANNOTATE_CONTEXT ? v[z].line - PA_REPORT_ANNOTATE_CONTEXT : 1;
 
-	fprintf(out, "## %s\n", v[0].file);
-	if (!src)
-		fprintf(out, "# source file not found (%s): samples per line only\n",
-			strerror(errno));
-	fprintf(out, "%9s %9s %6s  %s\n", "self", "total", "line", "source");
-	for (unsigned line = 1; src && line <= last; line++) {
-		ssize_t len = getline(&text, &cap, src);
+	if (s->file)
+		s->file(s, g);
+	for (unsigned line = 1; g->src && line <= last; line++) {
+		struct pa_ann_line blank = { .file = v[0].file, .line = line };
+		ssize_t len = getline(&text, &cap, g->src);
 
 		if (len < 0)
 			break;
@@ -172,47 +179,181 @@ static void pa_ann_file(FILE *out, struct pa_ann_line *v, size_t n)
 			;
 		if (k < n && v[k].line == line) {
 			v[k].shown = true;
-			pa_ann_counts(out, v[k].self, v[k].total);
+			s->line(s, &v[k], text);
 		} else {
-			pa_ann_counts(out, 0, 0);
+			s->line(s, &blank, text);
 		}
-		fprintf(out, " %6u  %s\n", line, text);
 	}
 	free(text);
-	if (src)
-		fclose(src);
-	/* Counted lines without text: unreadable file, past its end, or line 0. */
-	for (size_t i = 0; i < n; i++) {
-		if (v[i].shown)
-			continue;
-		pa_ann_counts(out, v[i].self, v[i].total);
-		fprintf(out, " %6u\n", v[i].line);
-	}
+	for (size_t i = 0; i < n; i++)
+		if (!v[i].shown)
+			s->line(s, &v[i], NULL);
 }
 
-static int pa_ann_write(FILE *out, const struct pa_run *run, const struct pa_filter *f,
-			struct pa_ann *a)
+static void pa_ann_groups_free(struct pa_ann_group *g, size_t n)
 {
+	for (size_t i = 0; i < n; i++)
+		if (g[i].src)
+			fclose(g[i].src);
+	free(g);
+}
+
+/*
+ * a's lines sorted, in groups of one file each (no line info last), each
+ * file opened. Returns 0 with *g (pa_ann_groups_free it) and *n, or -ENOMEM.
+ */
+static int pa_ann_groups(struct pa_ann *a, struct pa_ann_group **g, size_t *n)
+{
+	qsort(a->v, a->n, sizeof(*a->v), pa_ann_cmp_line);
+	*n = 0;
+	*g = calloc(a->n + 1, sizeof(**g));
+	if (!*g)
+		return -ENOMEM;
+	for (size_t i = 0, j; i < a->n; i = j) {
+		struct pa_ann_group *gr = &(*g)[(*n)++];
+
+		for (j = i + 1; j < a->n && pa_ann_same_file(a->v[j].file, a->v[i].file); j++)
+			;
+		gr->v = &a->v[i];
+		gr->n = j - i;
+		gr->src = gr->v[0].file ? fopen(gr->v[0].file, "r") : NULL;
+		gr->error = gr->src ? 0 : errno;
+	}
+	return 0;
+}
+
+static void pa_ann_text_file(struct pa_ann_sink *s, const struct pa_ann_group *g)
+{
+	if (!g->v[0].file) {
+		fprintf(s->out, "## (no line information)\n%9s %9s\n", "self", "total");
+		return;
+	}
+	fprintf(s->out, "## %s\n", g->v[0].file);
+	if (!g->src)
+		fprintf(s->out, "# source file not found (%s): samples per line only\n",
+			strerror(g->error));
+	fprintf(s->out, "%9s %9s %6s  %s\n", "self", "total", "line", "source");
+}
+
+/* "SELF TOTAL" ('.' for none), then the line number and text when there are. */
+static void pa_ann_text_line(struct pa_ann_sink *s, const struct pa_ann_line *l,
+			     const char *text)
+{
+	char self[24] = ".", total[24] = ".";
+
+	if (l->self)
+		snprintf(self, sizeof(self), "%" PRIu64, l->self);
+	if (l->total)
+		snprintf(total, sizeof(total), "%" PRIu64, l->total);
+	fprintf(s->out, "%9s %9s", self, total);
+	if (l->file)
+		fprintf(s->out, " %6u", l->line);
+	if (text)
+		fprintf(s->out, "  %s", text);
+	fputc('\n', s->out);
+}
+
+static int pa_ann_write_text(FILE *out, const struct pa_run *run, const struct pa_filter *f,
+			     const struct pa_ann *a, const struct pa_ann_group *g, size_t ng)
+{
+	struct pa_ann_sink s = { .file = pa_ann_text_file, .line = pa_ann_text_line, .out = out };
+
 	pa_events_header(out, run, f, a->samples, false, 0, 0, 0);
 	fprintf(out, "# annotate %s: %" PRIu64 " samples in it (self), %" PRIu64
 		" with it on the stack (total)\n", a->func, a->self, a->total);
-	qsort(a->v, a->n, sizeof(*a->v), pa_ann_cmp_line);
-	for (size_t i = 0, j; i < a->n; i = j) {
-		for (j = i + 1; j < a->n && pa_ann_same_file(a->v[j].file, a->v[i].file); j++)
-			;
-		if (a->v[i].file) {
-			pa_ann_file(out, &a->v[i], j - i);
-			continue;
-		}
-		fprintf(out, "## (no line information)\n%9s %9s\n", "self", "total");
-		pa_ann_counts(out, a->v[i].self, a->v[i].total);
-		fputc('\n', out);
-	}
+	for (size_t i = 0; i < ng; i++)
+		pa_ann_file(&s, &g[i]);
 	return ferror(out) ? -EIO : 0;
 }
 
-int pa_report_annotate(FILE *out, const struct pa_run *run, const struct pa_filter *f,
-		       const char *func, struct pa_warnings *warn, struct pa_error *err)
+static void pa_ann_json_line(struct pa_ann_sink *s, const struct pa_ann_line *l,
+			     const char *text)
+{
+	pa_json_object_begin(s->j);
+	pa_json_key_string(s->j, "file", l->file);
+	pa_json_key(s->j, "line");
+	if (l->file)
+		pa_json_uint(s->j, l->line);
+	else
+		pa_json_null(s->j);
+	pa_json_key_uint(s->j, "self", l->self);
+	pa_json_key_uint(s->j, "total", l->total);
+	pa_json_key_string(s->j, "source", text);
+	pa_json_object_end(s->j);
+}
+
+/* The processes and threads f selects, counted as a profile counts them. */
+static struct pa_report_json_counts pa_ann_json_counts(const struct pa_run *run,
+						       const struct pa_filter *f,
+						       uint64_t samples)
+{
+	struct pa_report_json_counts c = { .samples = samples };
+
+	for (size_t p = 0; p < run->nprocesses; p++) {
+		const struct pa_process *proc = run->processes[p];
+		size_t before = c.nthreads;
+
+		if (!pa_filter_selects(f, proc))
+			continue;
+		for (size_t t = 0; t < proc->nthreads; t++)
+			c.nthreads += pa_filter_selects_thread(f, proc->threads[t]);
+		c.nprocesses += c.nthreads > before || !pa_filter_by_thread(f);
+	}
+	return c;
+}
+
+static int pa_ann_write_json(FILE *out, const struct pa_run *run, const struct pa_filter *f,
+			     const struct pa_ann *a, const struct pa_ann_group *g, size_t ng)
+{
+	struct pa_report_json_counts c = pa_ann_json_counts(run, f, a->samples);
+	/* no heading per file: "files" comes before the rows */
+	struct pa_ann_sink s = { .line = pa_ann_json_line };
+	int ret = pa_report_json_begin(out, "annotate", run, f, &c, &s.j);
+
+	if (ret < 0)
+		return ret;
+	pa_json_key_string(s.j, "function", a->func);
+	pa_json_key_uint(s.j, "self", a->self);
+	pa_json_key_uint(s.j, "total", a->total);
+	pa_json_key(s.j, "files");
+	pa_json_array_begin(s.j);
+	for (size_t i = 0; i < ng && g[i].v[0].file; i++) {
+		pa_json_object_begin(s.j);
+		pa_json_key_string(s.j, "file", g[i].v[0].file);
+		pa_json_key_bool(s.j, "found", g[i].src != NULL);
+		pa_json_key_string(s.j, "error", g[i].src ? NULL : strerror(g[i].error));
+		pa_json_object_end(s.j);
+	}
+	pa_json_array_end(s.j);
+	pa_json_key(s.j, "rows");
+	pa_json_array_begin(s.j);
+	for (size_t i = 0; i < ng; i++)
+		pa_ann_file(&s, &g[i]);
+	pa_json_array_end(s.j);
+	return pa_report_json_end(s.j);
+}
+
+/* a's report, as text or JSON. */
+static int pa_ann_write(FILE *out, const struct pa_run *run, const struct pa_filter *f,
+			struct pa_ann *a, bool json, struct pa_error *err)
+{
+	struct pa_ann_group *g;
+	size_t ng;
+	int ret = pa_ann_groups(a, &g, &ng);
+
+	if (ret < 0)
+		return pa_error_set(err, ret, run->dir, false, 0, "out of memory");
+	if (json)
+		ret = pa_ann_write_json(out, run, f, a, g, ng);
+	else
+		ret = pa_ann_write_text(out, run, f, a, g, ng);
+	pa_ann_groups_free(g, ng);
+	return ret;
+}
+
+static int pa_ann_report(FILE *out, const struct pa_run *run, const struct pa_filter *f,
+			 const char *func, bool json, struct pa_warnings *warn,
+			 struct pa_error *err)
 {
 	struct pa_ann a = { .func = func };
 	int ret = 0;
@@ -224,9 +365,21 @@ int pa_report_annotate(FILE *out, const struct pa_run *run, const struct pa_filt
 		ret = pa_error_set(err, -ENOENT, run->dir, false, 0,
 				   "no sample has function %s (names as top shows them)", func);
 	if (ret == 0)
-		ret = pa_ann_write(out, run, f, &a);
+		ret = pa_ann_write(out, run, f, &a, json, err);
 	for (size_t i = 0; i < a.n; i++)
 		free(a.v[i].file);
 	free(a.v);
 	return ret;
+}
+
+int pa_report_annotate(FILE *out, const struct pa_run *run, const struct pa_filter *f,
+		       const char *func, struct pa_warnings *warn, struct pa_error *err)
+{
+	return pa_ann_report(out, run, f, func, false, warn, err);
+}
+
+int pa_report_annotate_json(FILE *out, const struct pa_run *run, const struct pa_filter *f,
+			    const char *func, struct pa_warnings *warn, struct pa_error *err)
+{
+	return pa_ann_report(out, run, f, func, true, warn, err);
 }

@@ -26,4 +26,18 @@
 int pa_report_annotate(FILE *out, const struct pa_run *run, const struct pa_filter *f,
 		       const char *func, struct pa_warnings *warn, struct pa_error *err);
 
+/*
+ * The same as a JSON document (report_json.h; "lost" is null: annotate
+ * does not count lost samples) with "function" (func), "self" and "total"
+ * (its samples, as the text's second line), "files" (one per "## FILE"
+ * section: {"file", "found" (its text could be read), "error" (why not,
+ * as the text says; null when found)}) and one row per line the text
+ * shows counts on, in its order: {"file" (null for the samples without
+ * line info), "line" (null likewise), "self", "total" (0 where the text
+ * shows '.'), "source" (the line's text; null where the text shows none)}.
+ * Returns as pa_report_annotate does; -ENOMEM as well.
+ */
+int pa_report_annotate_json(FILE *out, const struct pa_run *run, const struct pa_filter *f,
+			    const char *func, struct pa_warnings *warn, struct pa_error *err);
+
 #endif /* PA_REPORT_ANNOTATE_H */

@@ -4,10 +4,10 @@
  * document, and a checker compares it with the text report of the same
  * data: the same header line, the same rows in the same order with the
  * same counts, names and percentages (as the text rounds them), null where
- * the text shows '-'; for callers, callees and diff it writes the whole
- * text report again from the JSON alone and wants it line for line. Also:
- * --format text is the text report byte for byte, and --format errors are
- * usage errors (exit 2).
+ * the text shows '-'; for callers, callees, diff and annotate it writes
+ * the whole text report again from the JSON alone and wants it line for
+ * line. Also: --format text is the text report byte for byte, and
+ * --format errors are usage errors (exit 2).
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -74,6 +74,32 @@ static const char it_json_check_py[] =
 "        assert (d['processes'], d['threads']) == (int(m.group(1)), int(m.group(3)))\n"
 "def near(a, b):\n"
 "    return abs(a - b) < 1e-9\n"
+"def dots(n):\n"
+"    return str(n) if n else '.'\n"
+"def ann_text(d):\n"
+"    out, files, cur = [], dict((f['file'], f) for f in d['files']), 0\n"
+"    order = [r['file'] for i, r in enumerate(d['rows']) if r['file'] is not None\n"
+"             and (i == 0 or d['rows'][i - 1]['file'] != r['file'])]\n"
+"    assert order == [f['file'] for f in d['files']], (order, d['files'])\n"
+"    for r in d['rows']:\n"
+"        if r['file'] != cur and r['file'] is None:\n"
+"            out += ['## (no line information)', '%9s %9s' % ('self', 'total')]\n"
+"        elif r['file'] != cur:\n"
+"            f = files.pop(r['file'])\n"
+"            out.append('## ' + f['file'])\n"
+"            if not f['found']:\n"
+"                out.append('# source file not found (%s): samples per line only'\n"
+"                           % f['error'])\n"
+"            out.append('%9s %9s %6s  %s' % ('self', 'total', 'line', 'source'))\n"
+"        cur = r['file']\n"
+"        t = '%9s %9s' % (dots(r['self']), dots(r['total']))\n"
+"        if r['file'] is not None:\n"
+"            t += ' %6d' % r['line']\n"
+"        if r['source'] is not None:\n"
+"            t += '  ' + r['source']\n"
+"        out.append(t)\n"
+"    assert not files, ('files without rows', files)\n"
+"    return out\n"
 "if kind == 'diff':\n"
 "    assert lines[0] == '# base ' + d['base']['dir'], lines[0]\n"
 "    header(lines[1], d['base'], True)\n"
@@ -171,6 +197,14 @@ static const char it_json_check_py[] =
 "    assert lines[4:] == want, (lines[4:], want)\n"
 "    big = [max(abs(r['self_change']), abs(r['total_change'])) for r in rows]\n"
 "    assert big == sorted(big, reverse=True), big\n"
+"elif kind == 'annotate':\n"
+"    assert lines[1] == ('# annotate %s: %d samples in it (self), %d with it on the '\n"
+"                        'stack (total)' % (d['function'], d['self'], d['total'])), lines[1]\n"
+"    assert d['lost'] is None and d['processes'] >= 1 and d['threads'] >= 1, d\n"
+"    assert sum(r['self'] for r in rows) == d['self'], d['self']\n"
+"    assert sum(r['total'] for r in rows) == d['total'] > 0, d['total']\n"
+"    want = ann_text(d)\n"
+"    assert lines[2:] == want, (lines[2:], want)\n"
 "assert rows, 'no rows'\n"
 "print('rows', len(rows))\n";
 
@@ -313,6 +347,18 @@ Test(it_json, diff_agrees_with_text)
 	/* NEW has no thread of that name: no samples, every share 0 */
 	it_json_compare_args("diff", (const char *[]){ demo, forker, "--thread", "beta",
 						       NULL });
+}
+
+Test(it_json, annotate_agrees_with_text)
+{
+	it_json_record("workloads/demo", "0.2");
+	it_json_compare_func("annotate", "burn_alpha");
+	it_json_compare_func("annotate", "mid_gamma");
+	it_json_compare_func("annotate", "main");
+	/* libc's source is not on this machine (or has no line info) */
+	it_json_compare_func("annotate", "start_thread");
+	it_json_compare_args("annotate", (const char *[]){ "burn_beta", it_json.data,
+							   "--thread", "beta", NULL });
 }
 
 Test(it_json, format_text_is_the_default)

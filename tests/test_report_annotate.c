@@ -6,6 +6,7 @@
  */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,8 +68,11 @@ static uint64_t ra_addr_with(const struct pa_process *proc, const char *prog, si
 	return found;
 }
 
-/* A run of prog: 3 samples in inl_square (via inl_mid), 2 in inl_outer's start. */
-static void ra_setup_prog(const char *prog)
+/*
+ * A run of prog: 3 samples in inl_square (via inl_mid), 2 in inl_outer's
+ * start; without debug (prog has no line info) all 5 in inl_outer's start.
+ */
+static void ra_setup_prog(const char *prog, bool debug)
 {
 	struct pa_module mod = { .id = 1, .bias = RA_BIAS, .start = RA_BIAS,
 				 .end = RA_BIAS + 0x10000, .unload_ns = UINT64_MAX };
@@ -82,8 +86,8 @@ static void ra_setup_prog(const char *prog)
 	proc.exe = (char *)prog;
 	proc.path = (char *)"";
 	proc.dir = (char *)"";
-	deep[0] = ra_addr_with(&proc, prog, 3);
 	outer[0] = ra_nm(prog, "inl_outer", NULL) + RA_BIAS;
+	deep[0] = debug ? ra_addr_with(&proc, prog, 3) : outer[0];
 	deep[1] = outer[1] = ra_nm(prog, "main", NULL) + RA_BIAS + 8;
 	ra_dir = pa_testlog_tmpdir();
 	pdir = pa_testlog_subdir(ra_dir, "inlines.10");
@@ -107,7 +111,7 @@ static void ra_setup_prog(const char *prog)
 
 static void ra_setup(void)
 {
-	ra_setup_prog(RA_PROG);
+	ra_setup_prog(RA_PROG, true);
 }
 
 static void ra_teardown(void)
@@ -119,21 +123,8 @@ static void ra_teardown(void)
 
 TestSuite(report_annotate, .init = ra_setup, .fini = ra_teardown, .timeout = 30);
 
-/* text with every PP_TEST_SOURCE_DIR replaced by "SRC" (malloc'd; text freed). */
-static char *ra_unsource(char *text)
-{
-	const char *dir = PP_TEST_SOURCE_DIR;
-	size_t n = strlen(dir);
-	char *at;
-
-	while ((at = strstr(text, dir))) {
-		memcpy(at, "SRC", 3);
-		memmove(at + 3, at + n, strlen(at + n) + 1);
-	}
-	return text;
-}
-
-static char *ra_annotate(const char *func, int want)
+/* func's annotate report, text or JSON, with PP_TEST_SOURCE_DIR as "SRC"; returns want. */
+static char *ra_report(const char *func, bool json, int want)
 {
 	struct pa_filter f = PA_FILTER_ALL;
 	struct pa_error err = { 0 };
@@ -142,10 +133,19 @@ static char *ra_annotate(const char *func, int want)
 	FILE *out = open_memstream(&text, &len);
 
 	cr_assert(out);
-	cr_assert_eq(pa_report_annotate(out, ra_run, &f, func, NULL, &err), want, "%s",
-		     err.reason);
+	if (json)
+		cr_assert_eq(pa_report_annotate_json(out, ra_run, &f, func, NULL, &err), want,
+			     "%s", err.reason);
+	else
+		cr_assert_eq(pa_report_annotate(out, ra_run, &f, func, NULL, &err), want, "%s",
+			     err.reason);
 	cr_assert_eq(fclose(out), 0);
-	return ra_unsource(text);
+	return pa_testlog_replace(text, PP_TEST_SOURCE_DIR, "SRC");
+}
+
+static char *ra_annotate(const char *func, int want)
+{
+	return ra_report(func, false, want);
 }
 
 static char *ra_top(enum pa_profile_by by)
@@ -169,6 +169,22 @@ Test(report_annotate, annotate_matches_golden)
 
 	pa_testlog_golden(text, "annotate.txt");
 	free(text);
+}
+
+Test(report_annotate, annotate_json_matches_golden)
+{
+	char *json = ra_report("inl_outer", true, 0);
+
+	pa_testlog_golden(json, "annotate.json");
+	free(json);
+}
+
+Test(report_annotate, annotate_json_of_absent_function_writes_nothing)
+{
+	char *json = ra_report("nosuch", true, -ENOENT);
+
+	cr_assert_str_eq(json, "");
+	free(json);
 }
 
 Test(report_annotate, annotate_counts_inlined_function_at_its_lines)
@@ -212,7 +228,7 @@ Test(report_annotate, says_when_source_file_is_missing, .init = NULL)
 		 "gcc -std=gnu11 -O2 -g -o '%s' '%s/gone.c' && rm '%s/gone.c'",
 		 PP_TEST_SOURCE_DIR, dir, prog, dir, dir);
 	cr_assert_eq(system(cmd), 0, "%s", cmd);
-	ra_setup_prog(prog);
+	ra_setup_prog(prog, true);
 	text = ra_annotate("inl_outer", 0);
 	cr_assert(strstr(text, "gone.c\n# source file not found (No such file or directory)"),
 		  "%s", text);
@@ -220,6 +236,34 @@ Test(report_annotate, says_when_source_file_is_missing, .init = NULL)
 	cr_assert(strstr(text, "        2         2 ") || strstr(text, "        5         5 "),
 		  "%s", text);
 	cr_assert(strstr(text, "        3         3 ") || strstr(text, "        5         5 "),
+		  "%s", text);
+	free(text);
+	text = ra_report("inl_outer", true, 0);
+	cr_assert(strstr(text, "gone.c\", \"found\": false, \"error\": \"No such file or "
+			 "directory\"}\n"), "%s", text);
+	cr_assert(strstr(text, "\"source\": null}") && !strstr(text, "\"source\": \""),
+		  "%s", text);
+	free(text);
+	free(prog);
+	pa_testlog_rmdir(dir);
+}
+
+Test(report_annotate, samples_without_line_info_come_last, .init = NULL)
+{
+	char *dir = pa_testlog_tmpdir(), *prog, *text, cmd[8192];
+
+	cr_assert(asprintf(&prog, "%s/prog", dir) > 0);
+	snprintf(cmd, sizeof(cmd), "gcc -std=gnu11 -O2 -o '%s' '%s/tests/workloads/inlines.c'",
+		 prog, PP_TEST_SOURCE_DIR);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	ra_setup_prog(prog, false);
+	text = ra_annotate("inl_outer", 0);
+	cr_assert(strstr(text, "(total)\n## (no line information)\n     self     total\n"
+			 "        5         5\n"), "%s", text);
+	free(text);
+	text = ra_report("inl_outer", true, 0);
+	cr_assert(strstr(text, "\"files\": [],\n  \"rows\": [\n    {\"file\": null, "
+			 "\"line\": null, \"self\": 5, \"total\": 5, \"source\": null}\n  ]\n"),
 		  "%s", text);
 	free(text);
 	free(prog);
