@@ -254,20 +254,11 @@ void pa_calltree_free(struct pa_calltree *tree)
 void pa_calltree_print_func(FILE *out, const struct pa_func *f)
 {
 	const char *base = f->module ? strrchr(f->module, '/') : NULL;
-	size_t n;
 
 	base = base ? base + 1 : f->module;
 	fputs(f->name, out);
-	if (!base)
-		return;
 	/* Unresolved names already read "<module basename>+0x...". */
-	n = strlen(base);
-	if (strncmp(f->name, base, n) == 0 && strncmp(f->name + n, "+0x", 3) == 0)
+	if (!base || pa_profile_names_module(f->name, base))
 		return;
 	fprintf(out, " (%s)", base);
-}
-
-double pa_calltree_pct(uint64_t n, uint64_t total)
-{
-	return total ? 100.0 * (double)n / (double)total : 0.0;
 }

@@ -62,7 +62,4 @@ const struct pa_func *pa_calltree_index_get(const struct pa_calltree_index *ix,
  */
 void pa_calltree_print_func(FILE *out, const struct pa_func *f);
 
-/* 100 * n / total, 0 when total is 0. */
-double pa_calltree_pct(uint64_t n, uint64_t total);
-
 #endif /* PA_CALLTREE_H */

@@ -802,3 +802,15 @@ char *pa_stack_fold(const struct pa_stack *stack)
 	s[at] = '\0';
 	return s;
 }
+
+double pa_profile_pct(uint64_t n, uint64_t total)
+{
+	return total ? 100.0 * (double)n / (double)total : 0.0;
+}
+
+bool pa_profile_names_module(const char *name, const char *base)
+{
+	size_t n = strlen(base);
+
+	return strncmp(name, base, n) == 0 && strncmp(name + n, "+0x", 3) == 0;
+}

@@ -162,4 +162,10 @@ uint64_t pa_profile_call_count(const struct pa_profile *prof, const char *caller
  */
 char *pa_stack_fold(const struct pa_stack *stack);
 
+/* n as a percentage of total (0 when total is 0). */
+double pa_profile_pct(uint64_t n, uint64_t total);
+
+/* Whether name is an unresolved frame of module base: "base+0x...". */
+bool pa_profile_names_module(const char *name, const char *base);
+
 #endif /* PA_PROFILE_H */

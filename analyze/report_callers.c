@@ -206,7 +206,7 @@ static void pa_report_callers_print(FILE *out, const struct pa_report_callers_ta
 	fprintf(out, "%9s %7s  %s\n", "samples", "share", callees ? "callee" : "caller");
 	for (size_t i = 0; i < c->n; i++) {
 		fprintf(out, "%9" PRIu64 " %6.2f%%  ", c->rows[i].count,
-			pa_calltree_pct(c->rows[i].count, c->total));
+			pa_profile_pct(c->rows[i].count, c->total));
 		if (c->rows[i].func)
 			pa_calltree_print_func(out, c->rows[i].func);
 		else
@@ -249,7 +249,7 @@ int pa_report_callers(FILE *out, const struct pa_run *run, const struct pa_profi
 				 prof->nprocesses, prof->nthreads, prof->lost);
 		fprintf(out, "# %s of %s: %" PRIu64 " samples (%.2f%% of all); "
 			"shares are of those\n", callees ? "callees" : "callers", name, c.total,
-			pa_calltree_pct(c.total, prof->samples));
+			pa_profile_pct(c.total, prof->samples));
 		pa_report_callers_print(out, &c, name, callees);
 		ret = ferror(out) ? -EIO : 0;
 	}
@@ -268,7 +268,7 @@ static void pa_report_callers_json_rows(struct pa_json *j, const struct pa_repor
 		pa_json_object_begin(j);
 		pa_json_key_uint(j, "samples", c->rows[i].count);
 		pa_json_key_double(j, "share_percent",
-				   pa_calltree_pct(c->rows[i].count, c->total));
+				   pa_profile_pct(c->rows[i].count, c->total));
 		pa_report_json_func(j, c->rows[i].func ? c->rows[i].func : &none);
 		pa_json_object_end(j);
 	}
@@ -289,7 +289,7 @@ int pa_report_callers_json(FILE *out, const struct pa_run *run, const struct pa_
 	if (ret == 0) {
 		pa_json_key_string(j, "function", name);
 		pa_json_key_uint(j, "total", c.total);
-		pa_json_key_double(j, "total_percent", pa_calltree_pct(c.total, prof->samples));
+		pa_json_key_double(j, "total_percent", pa_profile_pct(c.total, prof->samples));
 		pa_json_key_bool(j, "recursive", c.sum > c.total);
 		pa_report_callers_json_rows(j, &c, callees);
 		ret = pa_report_json_end(j);

@@ -33,11 +33,6 @@ static int pa_report_diff_cmp_key(const void *a, const void *b)
 	return c ? c : strcmp(x->module ? x->module : "", y->module ? y->module : "");
 }
 
-static double pa_report_diff_pct(uint64_t n, uint64_t total)
-{
-	return total ? 100.0 * (double)n / (double)total : 0.0;
-}
-
 static double pa_report_diff_abs(double x)
 {
 	return x < 0 ? -x : x;
@@ -114,10 +109,10 @@ int pa_report_diff_build(const struct pa_profile *base, const struct pa_profile 
 		}
 		r[(*nrows)++] = (struct pa_report_diff_row){ .name = v[i].name,
 			.module = v[i].module,
-			.base_self = pa_report_diff_pct(self[0], side[0]->samples),
-			.cur_self = pa_report_diff_pct(self[1], side[1]->samples),
-			.base_total = pa_report_diff_pct(total[0], side[0]->samples),
-			.cur_total = pa_report_diff_pct(total[1], side[1]->samples) };
+			.base_self = pa_profile_pct(self[0], side[0]->samples),
+			.cur_self = pa_profile_pct(self[1], side[1]->samples),
+			.base_total = pa_profile_pct(total[0], side[0]->samples),
+			.cur_total = pa_profile_pct(total[1], side[1]->samples) };
 		i = k;
 	}
 	free(v);
@@ -126,20 +121,12 @@ int pa_report_diff_build(const struct pa_profile *base, const struct pa_profile 
 	return 0;
 }
 
-/* Whether name is an unresolved frame of module base: "base+0x...". */
-static bool pa_report_diff_names_module(const char *name, const char *base)
-{
-	size_t n = strlen(base);
-
-	return strncmp(name, base, n) == 0 && strncmp(name + n, "+0x", 3) == 0;
-}
-
 static void pa_report_diff_row(FILE *out, const struct pa_report_diff_row *r)
 {
 	fprintf(out, "%9.2f%% %9.2f%% %+8.2f%% %9.2f%% %9.2f%% %+8.2f%%  %s", r->base_self,
 		r->cur_self, r->cur_self - r->base_self, r->base_total, r->cur_total,
 		r->cur_total - r->base_total, r->name);
-	if (r->module && !pa_report_diff_names_module(r->name, r->module))
+	if (r->module && !pa_profile_names_module(r->name, r->module))
 		fprintf(out, " (%s)", r->module);
 	fputc('\n', out);
 }

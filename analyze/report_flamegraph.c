@@ -150,7 +150,7 @@ static int pa_report_flamegraph_funcs(FILE *out, const struct pa_profile *prof)
 static bool pa_report_flamegraph_keeps(const struct pa_calltree *t, size_t i, uint64_t samples,
 				       double min_percent)
 {
-	return pa_calltree_pct(t->nodes[i].total, samples) >= min_percent;
+	return pa_profile_pct(t->nodes[i].total, samples) >= min_percent;
 }
 
 /*

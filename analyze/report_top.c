@@ -9,14 +9,6 @@
 #include "events.h"
 #include "report_json.h"
 
-/* Whether name is an unresolved frame of module base: "base+0x...". */
-static bool pa_report_top_names_module(const char *name, const char *base)
-{
-	size_t n = strlen(base);
-
-	return strncmp(name, base, n) == 0 && strncmp(name + n, "+0x", 3) == 0;
-}
-
 /* The event of every selected process, when samples of it are a fixed amount of CPU time. */
 static const struct pa_event *pa_report_top_timed(const struct pa_run *run,
 						  const struct pa_filter *f)
@@ -27,11 +19,6 @@ static const struct pa_event *pa_report_top_timed(const struct pa_run *run,
 	if (!e || differs || !(e->flags & PPF_EVENT_TIME_NS) || (e->flags & PPF_EVENT_FREQ))
 		return NULL;
 	return e;
-}
-
-static double pa_report_top_pct(uint64_t n, uint64_t total)
-{
-	return total ? 100.0 * (double)n / (double)total : 0.0;
 }
 
 int pa_report_top(FILE *out, const struct pa_run *run, const struct pa_profile *prof,
@@ -54,10 +41,10 @@ int pa_report_top(FILE *out, const struct pa_run *run, const struct pa_profile *
 			snprintf(cpu, sizeof(cpu), "%.3f",
 				 (double)f->self * (double)e->period / 1e9);
 		fprintf(out, "%9" PRIu64 " %6.2f%% %9" PRIu64 " %6.2f%% %10s  %s",
-			f->self, pa_report_top_pct(f->self, prof->samples),
-			f->total, pa_report_top_pct(f->total, prof->samples), cpu, f->name);
+			f->self, pa_profile_pct(f->self, prof->samples),
+			f->total, pa_profile_pct(f->total, prof->samples), cpu, f->name);
 		/* Unresolved names already read "<module basename>+0x...". */
-		if (base && !pa_report_top_names_module(f->name, base))
+		if (base && !pa_profile_names_module(f->name, base))
 			fprintf(out, " (%s)", base);
 		fputc('\n', out);
 	}
@@ -93,10 +80,10 @@ int pa_report_top_json(FILE *out, const struct pa_run *run, const struct pa_prof
 
 		pa_json_object_begin(j);
 		pa_json_key_uint(j, "self", f->self);
-		pa_json_key_double(j, "self_percent", pa_report_top_pct(f->self, prof->samples));
+		pa_json_key_double(j, "self_percent", pa_profile_pct(f->self, prof->samples));
 		pa_json_key_uint(j, "total", f->total);
 		pa_json_key_double(j, "total_percent",
-				   pa_report_top_pct(f->total, prof->samples));
+				   pa_profile_pct(f->total, prof->samples));
 		pa_json_key(j, "cpu_s");
 		if (e)
 			pa_json_double(j, (double)f->self * (double)e->period / 1e9);

@@ -15,13 +15,13 @@ static void pa_report_tree_node(FILE *out, const struct pa_calltree *t, size_t i
 
 	if (i != 0) {
 		fprintf(out, "%9" PRIu64 " %6.2f%% %9" PRIu64 " %6.2f%%  %*s", n->total,
-			pa_calltree_pct(n->total, samples), n->self,
-			pa_calltree_pct(n->self, samples), (int)(2 * (n->depth - 1)), "");
+			pa_profile_pct(n->total, samples), n->self,
+			pa_profile_pct(n->self, samples), (int)(2 * (n->depth - 1)), "");
 		pa_calltree_print_func(out, n->func);
 		fputc('\n', out);
 	}
 	for (size_t c = n->first_child; c != PA_CALLTREE_NONE; c = t->nodes[c].next)
-		if (pa_calltree_pct(t->nodes[c].total, samples) >= min_percent)
+		if (pa_profile_pct(t->nodes[c].total, samples) >= min_percent)
 			pa_report_tree_node(out, t, c, samples, min_percent);
 }
 
@@ -64,14 +64,14 @@ static void pa_report_tree_json_node(struct pa_json *j, const struct pa_calltree
 		else
 			pa_json_int(j, parent);
 		pa_json_key_uint(j, "total", n->total);
-		pa_json_key_double(j, "total_percent", pa_calltree_pct(n->total, samples));
+		pa_json_key_double(j, "total_percent", pa_profile_pct(n->total, samples));
 		pa_json_key_uint(j, "self", n->self);
-		pa_json_key_double(j, "self_percent", pa_calltree_pct(n->self, samples));
+		pa_json_key_double(j, "self_percent", pa_profile_pct(n->self, samples));
 		pa_report_json_func(j, n->func);
 		pa_json_object_end(j);
 	}
 	for (size_t c = n->first_child; c != PA_CALLTREE_NONE; c = t->nodes[c].next)
-		if (pa_calltree_pct(t->nodes[c].total, samples) >= min_percent)
+		if (pa_profile_pct(t->nodes[c].total, samples) >= min_percent)
 			pa_report_tree_json_node(j, t, c, samples, min_percent, self_row, row);
 }
 
