@@ -82,6 +82,8 @@ int pp_hooks_install_handler(int sig)
 	 * (glibc's SIGCANCEL) that unwound the thread from inside it would
 	 * leave its slot busy and its log unfinished, or libunwind's lock held.
 	 * sigfillset() leaves glibc's internal signals out, so set every bit.
+	 * libunwind unblocks SIGCANCEL again (through glibc's sigprocmask):
+	 * the sampler also holds the thread's cancellation off (sampler.c).
 	 */
 	memset(&sa.sa_mask, 0xff, sizeof(sa.sa_mask));
 	pthread_mutex_lock(&pp_app_trap_mutex);
