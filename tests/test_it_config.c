@@ -229,8 +229,11 @@ static void it_cfg_check_thread(const struct pa_run *run, const struct pa_proces
 	/* Above the CPU clock by up to half under load: see the task-clock note. */
 	cr_expect((long long)spin * 1000000 >= (long long)(w->spin_ns * 9 / 10) - 3000000 &&
 		  spin * 1000000 <= w->spin_ns + w->spin_ns / 2 + 3000000,
-		  "tid %u: %llu cpu-clock samples in spin_cpu for %llu ns of CPU",
-		  w->tid, (unsigned long long)spin, w->spin_ns);
+		  "tid %u: %llu cpu-clock samples in spin_cpu for %llu ns of CPU "
+		  "(%llu in the thread, %llu lost; task-clock %llu ns)", w->tid,
+		  (unsigned long long)spin, w->spin_ns, (unsigned long long)n_cpu,
+		  (unsigned long long)it_cfg_totals(t, cpu)->lost,
+		  (unsigned long long)c_task->value);
 	cr_expect_leq(n_cpu * 1000000, c_task->value + c_task->value / 20 + 3000000,
 		      "tid %u: %llu cpu-clock samples for %llu ns of CPU", w->tid,
 		      (unsigned long long)n_cpu, (unsigned long long)c_task->value);
