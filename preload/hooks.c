@@ -43,8 +43,8 @@ static struct {
 } pp_real;
 
 /*
- * Whether our handler holds the sampling signal (pp_sig: SIGTRAP, or the
- * signal mode's); the app's own action for it is the sampler's.
+ * The sampling signal (SIGTRAP, or the signal mode's), and whether our
+ * handler holds it; the app's own action for it is the sampler's.
  */
 static int pp_trap_owned;
 static int pp_sig = SIGTRAP;
@@ -70,7 +70,26 @@ void pp_hooks_resolve(void)
 			 __ATOMIC_RELEASE);
 }
 
-int pp_hooks_install_handler(int sig)
+void pp_hooks_set_signal(int sig)
+{
+	pp_sig = sig;
+}
+
+int pp_hooks_signal(void)
+{
+	return pp_sig;
+}
+
+void pp_hooks_mask_signal(int how, sigset_t *old)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, pp_sig);
+	pthread_sigmask(how, &set, old);
+}
+
+int pp_hooks_install_handler(void)
 {
 	struct sigaction sa, old;
 
@@ -82,20 +101,17 @@ int pp_hooks_install_handler(int sig)
 	 * (glibc's SIGCANCEL) that unwound the thread from inside it would
 	 * leave its slot busy and its log unfinished, or libunwind's lock held.
 	 * sigfillset() leaves glibc's internal signals out, so set every bit.
+	 * libunwind unblocks SIGCANCEL again (through glibc's sigprocmask):
+	 * the sampler also holds the thread's cancellation off (sampler.c).
 	 */
 	memset(&sa.sa_mask, 0xff, sizeof(sa.sa_mask));
 	pthread_mutex_lock(&pp_app_trap_mutex);
-	if (pp_trap_owned && sig != pp_sig) {
-		pthread_mutex_unlock(&pp_app_trap_mutex);
-		return -EBUSY;
-	}
-	if (pp_real.sigaction(sig, &sa, &old) != 0) {
+	if (pp_real.sigaction(pp_sig, &sa, &old) != 0) {
 		pthread_mutex_unlock(&pp_app_trap_mutex);
 		return -errno;
 	}
 	if (!pp_trap_owned) {
 		pp_sampler_app_action_set(&old);
-		pp_sig = sig;
 		__atomic_store_n(&pp_trap_owned, 1, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&pp_app_trap_mutex);
@@ -198,14 +214,10 @@ PP_EXPORT int __libc_start_main(pp_main_fn main_fn, int argc, char **argv,
 static void *pp_hooks_thread_start(void *arg)
 {
 	struct pp_hooks_start start = *(struct pp_hooks_start *)arg;
-	sigset_t set;
 
 	pp_init_thread_begin();
-	if (start.unblock) {
-		sigemptyset(&set);
-		sigaddset(&set, pp_sig);
-		pthread_sigmask(SIG_UNBLOCK, &set, NULL);
-	}
+	if (start.unblock)
+		pp_hooks_mask_signal(SIG_UNBLOCK, NULL);
 	free(arg);
 	return start.fn(start.arg);
 }
@@ -216,7 +228,7 @@ PP_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 	pp_pthread_create_fn real =
 		__atomic_load_n(&pp_real.pthread_create, __ATOMIC_ACQUIRE);
 	struct pp_hooks_start *start;
-	sigset_t block, old;
+	sigset_t old;
 	int err;
 
 	if (!real) {
@@ -237,9 +249,7 @@ PP_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 	 * log there, and in the sigtrap mode at a 10 us period that hung
 	 * 1,000 short threads (a malloc arena lock left held).
 	 */
-	sigemptyset(&block);
-	sigaddset(&block, pp_sig);
-	pthread_sigmask(SIG_BLOCK, &block, &old);
+	pp_hooks_mask_signal(SIG_BLOCK, &old);
 	start->unblock = !sigismember(&old, pp_sig);
 	err = real(thread, attr, pp_hooks_thread_start, start);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);

@@ -12,12 +12,30 @@
 void pp_hooks_resolve(void);
 
 /*
- * Installs the sampler as the real handler of sig (SIGTRAP, or the signal
- * mode's signal) and keeps the action it replaces as the app's own; from
- * then on the app's sigaction() on sig sets and reads that action. Returns
- * 0 or a negative errno.
+ * Sets the sampling signal (SIGTRAP, the default, or the signal mode's):
+ * the one the handler is installed for and the one pp_hooks_mask_signal
+ * blocks. Call it once, before any thread is set up and before the handler
+ * is installed.
  */
-int pp_hooks_install_handler(int sig);
+void pp_hooks_set_signal(int sig);
+
+/* The sampling signal. */
+int pp_hooks_signal(void);
+
+/*
+ * Blocks (how = SIG_BLOCK) or unblocks (SIG_UNBLOCK) the sampling signal in
+ * the calling thread, as pthread_sigmask(); the mask before goes to old
+ * unless it is NULL.
+ */
+void pp_hooks_mask_signal(int how, sigset_t *old);
+
+/*
+ * Installs the sampler as the real handler of the sampling signal and keeps
+ * the action it replaces as the app's own; from then on the app's
+ * sigaction() on that signal sets and reads that action. Returns 0 or a
+ * negative errno.
+ */
+int pp_hooks_install_handler(void);
 
 /* Gives the signal back to the app's own action (profiling stopped). */
 void pp_hooks_uninstall_handler(void);

@@ -58,8 +58,8 @@ static struct {
 	int warned_counters; /* a thread's own events could not be opened (once) */
 	uint64_t unsampled;  /* atomic: threads left unprofiled (no log, or in the
 				signal mode no events) */
-	int mode;            /* PPF_MODE_SIGTRAP or PPF_MODE_SIGNAL */
-	int signo;           /* the sampling signal: SIGTRAP or the signal mode's */
+	int mode;            /* PPF_MODE_SIGTRAP or PPF_MODE_SIGNAL; its signal
+				is pp_hooks_signal() */
 	int starting;        /* in the constructor (not a fork child) */
 	uint64_t samples;    /* atomic: of threads whose logs are finished */
 	uint64_t lost;
@@ -192,7 +192,7 @@ static void pp_init_write_process(uint32_t mode)
 	rec.start_realtime_ns = (uint64_t)rt.tv_sec * 1000000000ull +
 				(uint64_t)rt.tv_nsec;
 	rec.mode = mode;
-	rec.signal = mode == PPF_MODE_OFF ? 0 : (uint32_t)pp_st.signo;
+	rec.signal = mode == PPF_MODE_OFF ? 0 : (uint32_t)pp_hooks_signal();
 	rec.exe_len = (uint32_t)strlen(exe) + 1;
 	rec.cmdline_len = cmdline ? cmdline_len : 0;
 	pp_proclog_append_var(&rec, sizeof(rec), exe, rec.exe_len, cmdline,
@@ -427,12 +427,10 @@ static void pp_init_warn_thread_log(int tid, int err)
 static struct pp_thread *pp_init_thread_slot(int tid)
 {
 	struct pp_thread *t;
-	sigset_t block, old;
+	sigset_t old;
 	int err;
 
-	sigemptyset(&block);
-	sigaddset(&block, pp_st.signo);
-	pthread_sigmask(SIG_BLOCK, &block, &old);
+	pp_hooks_mask_signal(SIG_BLOCK, &old);
 	t = pp_threads_find_sigsafe(tid);
 	if (t) {
 		pp_threads_enter_sigsafe(t);
@@ -462,23 +460,6 @@ static struct pp_thread *pp_init_thread_setup(void)
 	return t;
 }
 
-/*
- * The rest of an ending thread's life (other destructors, glibc's freeing of
- * its malloc cache and arena) goes unsampled: its log is finished, and a
- * sample there made the handler try to adopt the thread again. With a
- * sample every 10 us in the sigtrap mode that hung 1,000 short threads 5
- * runs in 5 (a malloc arena's lock left held; the mechanism was not pinned
- * down); with this and the blocked start (hooks.c), 5 in 5 finish.
- */
-static void pp_init_block_sampling(void)
-{
-	sigset_t block;
-
-	sigemptyset(&block);
-	sigaddset(&block, pp_st.signo);
-	pthread_sigmask(SIG_BLOCK, &block, NULL);
-}
-
 /* pthread key destructor: the thread is ending. */
 static void pp_init_thread_end(void *arg)
 {
@@ -492,7 +473,16 @@ static void pp_init_thread_end(void *arg)
 	pp_init_thread_finish(t, tid, 1);
 	pp_init_altstack_free(t, 1);
 	pp_threads_release_sigsafe(t);
-	pp_init_block_sampling();
+	/*
+	 * The rest of an ending thread's life (other destructors, glibc's
+	 * freeing of its malloc cache and arena) goes unsampled: its log is
+	 * finished, and a sample there made the handler try to adopt the
+	 * thread again. With a sample every 10 us in the sigtrap mode that
+	 * hung 1,000 short threads 5 runs in 5 (a malloc arena's lock left
+	 * held; the mechanism was not pinned down); with this and the blocked
+	 * start (hooks.c), 5 in 5 finish.
+	 */
+	pp_hooks_mask_signal(SIG_BLOCK, NULL);
 	errno = saved; /* other key destructors run after this one */
 }
 
@@ -698,11 +688,11 @@ static int pp_init_choose_mode(int tracer)
 	    (req == PPF_MODE_REQUEST_AUTO && !tracer &&
 	     pp_events_probe_sigtrap() != -EINVAL)) {
 		pp_st.mode = PPF_MODE_SIGTRAP;
-		pp_st.signo = SIGTRAP;
+		pp_hooks_set_signal(SIGTRAP);
 		return 0;
 	}
 	pp_st.mode = PPF_MODE_SIGNAL;
-	pp_st.signo = pp_init_choose_signal(tracer);
+	pp_hooks_set_signal(pp_init_choose_signal(tracer));
 	return 0;
 }
 
@@ -785,16 +775,16 @@ static int pp_init_start_events(struct pp_thread *main_thread)
 {
 	static char lines[PP_CONFIG_MAX_EVENTS][PP_EVENTS_LINE_MAX];
 	struct pp_tevents none, *self = main_thread ? &main_thread->tev : &none;
-	int err = pp_hooks_install_handler(pp_st.signo);
+	int err = pp_hooks_install_handler();
 
 	if (err) {
 		pp_init_warn("cannot install the handler of signal %d: %s; "
 			     "profiling is off, the program runs unprofiled",
-			     pp_st.signo, strerror(-err));
+			     pp_hooks_signal(), strerror(-err));
 		goto out_off;
 	}
-	err = pp_events_open(&pp_st.events, &pp_st.cfg, pp_st.mode, pp_st.signo,
-			     self, lines);
+	err = pp_events_open(&pp_st.events, &pp_st.cfg, pp_st.mode,
+			     pp_hooks_signal(), self, lines);
 	pp_init_event_lines(lines, err);
 	if (!err)
 		return 0;
@@ -811,7 +801,7 @@ static void pp_init_start_process(void)
 {
 	struct pp_sampler_config scfg = {
 		.mode = pp_st.mode,
-		.signo = pp_st.signo,
+		.signo = pp_hooks_signal(),
 		.nevents = pp_st.cfg.nevents,
 		.max_frames = pp_st.cfg.max_frames,
 	};

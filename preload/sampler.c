@@ -331,27 +331,39 @@ static struct pp_thread *pp_sampler_adopt_sigsafe(int tid)
 }
 
 /*
- * Runs in signal context. libunwind's slow path reads and writes a pipe to
- * validate addresses, and read/write are cancellation points: a thread with
- * a cancellation pending would be unwound from inside the handler, leaving
- * its slot busy for good (seen with 1,000 cancelled threads). Cancellation is
- * held off while the sample is taken. glibc's pthread_setcancelstate is a
- * lock-free update of the thread's own word; it is skipped for threads that
- * share another's TLS (that word would be the other thread's).
+ * Runs in signal context. A thread unwound by a cancellation from inside the
+ * handler would leave its slot busy for good, and its log without an END
+ * record. Two ways in: libunwind's slow path reads and writes a pipe to
+ * validate addresses, and read/write are cancellation points (seen with
+ * 1,000 cancelled threads); and glibc's SIGCANCEL, which our sa_mask blocks
+ * only until libunwind's first sigprocmask(): glibc's drops SIGCANCEL from
+ * the mask libunwind restores. A SIGCANCEL sent while the thread was
+ * asynchronously cancelable then runs inside unw_backtrace, and glibc's
+ * handler cancels whenever the type is asynchronous, whatever the state
+ * (checked on glibc 2.36; seen as 1 log in 1,001 without END under load).
+ * So both the state (disabled) and the type (deferred) are held while the
+ * sample is taken. glibc's pthread_setcancelstate and _setcanceltype are
+ * lock-free updates of the thread's own word; they are skipped for threads
+ * that share another's TLS (that word would be the other thread's).
  */
 static void pp_sampler_take_sigsafe(struct pp_thread *t, unsigned event,
 				    int late, void *uc, int saved_errno)
 {
-	int cancel = PTHREAD_CANCEL_DISABLE, leaf = t->leaf_only;
+	int cancel = PTHREAD_CANCEL_DISABLE, type = PTHREAD_CANCEL_DEFERRED;
+	int leaf = t->leaf_only;
 
-	if (!leaf)
+	if (!leaf) {
+		pthread_setcanceltype(PTHREAD_CANCEL_DEFERRED, &type);
 		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
+	}
 	pp_sampler_record_sigsafe(t, event, late, uc);
 	pp_threads_leave_sigsafe(t);
 	errno = saved_errno;
 	/* Last: re-enabling may act on an asynchronous cancellation now. */
 	if (!leaf && cancel != PTHREAD_CANCEL_DISABLE)
 		pthread_setcancelstate(cancel, NULL);
+	if (!leaf && type != PTHREAD_CANCEL_DEFERRED)
+		pthread_setcanceltype(type, NULL);
 }
 
 /* Runs in signal context. */

@@ -132,14 +132,8 @@ Test(it_stress, threads_end_while_sampled_at_the_highest_rate)
 				 sizeof(open_logs) - strlen(open_logs), " %u%s (%zu samples)",
 				 t->tid, t->tid == proc->pid ? " main" : "", t->nsamples);
 	}
-	/*
-	 * Known: on a heavily loaded machine (load average ~8-10) one log in
-	 * 1,001 was left without its END record in 2 runs of ~30 (not
-	 * reproduced in 24 runs in parallel by hand); under investigation.
-	 * More than one is a failure.
-	 */
-	cr_expect_geq(ended + 1, proc->nthreads, "%zu of %zu logs ended; open:%s", ended,
-		      proc->nthreads, open_logs);
+	cr_expect_eq(ended, proc->nthreads, "%zu of %zu logs ended; open:%s", ended,
+		     proc->nthreads, open_logs);
 	cr_expect_geq(sampled, 900, "%zu of 1001 threads sampled", sampled);
 	pa_run_free(run);
 }
