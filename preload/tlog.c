@@ -128,9 +128,13 @@ int pp_tlog_create_sigsafe(struct pp_tlog *log, int dirfd, const char *name,
 	int err;
 
 	pp_tlog_init_sigsafe(log);
-	log->fd = openat(dirfd, name,
-			 O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-			 0600);
+	/*
+	 * The raw system call: glibc's openat is a cancellation point, and a
+	 * thread adopted inside the handler with a deferred cancellation
+	 * pending would be unwound out of it with its slot busy.
+	 */
+	log->fd = (int)syscall(SYS_openat, dirfd, name,
+			       O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (log->fd < 0)
 		return -errno;
 	log->fd = pp_fd_move_high_sigsafe(log->fd);
