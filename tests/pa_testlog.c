@@ -367,3 +367,25 @@ void pa_testlog_self_module(const void *addr, struct pa_testlog_self *out)
 	dl_iterate_phdr(pa_testlog_phdr_cb, &f);
 	cr_assert(f.found, "no loaded object holds %p", addr);
 }
+
+uint64_t pa_testlog_nm(const char *path, const char *name, uint64_t *size)
+{
+	char cmd[4200], line[512], sname[256], type;
+	unsigned long long addr, sz;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "nm -S '%s'", path);
+	p = popen(cmd, "r");
+	cr_assert(p);
+	while (fgets(line, sizeof(line), p))
+		if (sscanf(line, "%llx %llx %c %255s", &addr, &sz, &type, sname) == 4 &&
+		    strcmp(sname, name) == 0) {
+			pclose(p);
+			if (size)
+				*size = sz;
+			return addr;
+		}
+	pclose(p);
+	cr_assert_fail("%s has no symbol %s", path, name);
+	return 0;
+}

@@ -69,6 +69,12 @@ void pa_testlog_golden(const char *text, const char *name);
  */
 char *pa_testlog_replace(char *text, const char *from, const char *to);
 
+/*
+ * The ELF address of symbol name in the file path, and its size into *size
+ * (size may be NULL), as `nm -S` prints them; fails the test when absent.
+ */
+uint64_t pa_testlog_nm(const char *path, const char *name, uint64_t *size);
+
 /* A fresh temporary directory (malloc'd path); pa_testlog_rmdir removes it all. */
 char *pa_testlog_tmpdir(void);
 void pa_testlog_rmdir(char *dir);

@@ -36,36 +36,34 @@ static void it_fmt_fini(void)
 
 TestSuite(it_formats, .init = it_fmt_init, .fini = it_fmt_fini, .timeout = 180);
 
-/* Runs the demo under the preload (three threads, three burn functions); loads its run. */
-static struct pa_run *it_fmt_demo(void)
+/* Runs workload for seconds under the preload; asserts it exited 0; loads its run. */
+static struct pa_run *it_fmt_profiled(const char *workload, const char *seconds)
 {
-	const char *argv[] = { "workloads/demo", "0.4", NULL };
+	char path[PA_IT_PATH_MAX];
+	const char *argv[] = { path, seconds, NULL };
 	struct pa_it_result r;
 	struct pa_run *run;
 
-	pa_it_run_profiled(&it_fmt, "demo", argv, NULL, &r);
+	snprintf(path, sizeof(path), "workloads/%s", workload);
+	pa_it_run_profiled(&it_fmt, workload, argv, NULL, &r);
 	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0,
-		  "demo failed (status 0x%x): %s", r.status, r.err);
+		  "%s failed (status 0x%x): %s", workload, r.status, r.err);
 	pa_it_result_release(&r);
 	run = pa_it_load(&it_fmt);
 	cr_assert_eq(run->nprocesses, 1);
 	return run;
 }
 
+/* Runs the demo under the preload (three threads, three burn functions); loads its run. */
+static struct pa_run *it_fmt_demo(void)
+{
+	return it_fmt_profiled("demo", "0.4");
+}
+
 /* Runs the inlines workload (one thread, two inline levels); loads its run. */
 static struct pa_run *it_fmt_inlines(void)
 {
-	const char *argv[] = { "workloads/inlines", "0.3", NULL };
-	struct pa_it_result r;
-	struct pa_run *run;
-
-	pa_it_run_profiled(&it_fmt, "inlines", argv, NULL, &r);
-	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0,
-		  "inlines failed (status 0x%x): %s", r.status, r.err);
-	pa_it_result_release(&r);
-	run = pa_it_load(&it_fmt);
-	cr_assert_eq(run->nprocesses, 1);
-	return run;
+	return it_fmt_profiled("inlines", "0.3");
 }
 
 /* The profile of the whole run with frames as by says. */

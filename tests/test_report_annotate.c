@@ -24,35 +24,12 @@
 static char *ra_dir;
 static struct pa_run *ra_run;
 
-/* The ELF address of symbol name in path (nm). */
-static uint64_t ra_nm(const char *path, const char *name, uint64_t *size)
-{
-	char cmd[4200], line[512], sname[256], type;
-	unsigned long long addr, sz = 0;
-	FILE *p;
-
-	snprintf(cmd, sizeof(cmd), "nm -S '%s'", path);
-	p = popen(cmd, "r");
-	cr_assert(p);
-	while (fgets(line, sizeof(line), p))
-		if (sscanf(line, "%llx %llx %c %255s", &addr, &sz, &type, sname) == 4 &&
-		    strcmp(sname, name) == 0) {
-			pclose(p);
-			if (size)
-				*size = sz;
-			return addr;
-		}
-	pclose(p);
-	cr_assert_fail("%s has no symbol %s", path, name);
-	return 0;
-}
-
 /* The first runtime address of inl_outer of prog with nsrc source frames. */
 static uint64_t ra_addr_with(const struct pa_process *proc, const char *prog, size_t nsrc)
 {
 	struct pa_error err = { 0 };
 	struct pa_symbols *sym;
-	uint64_t size, start = ra_nm(prog, "inl_outer", &size) + RA_BIAS, found = 0;
+	uint64_t size, start = pa_testlog_nm(prog, "inl_outer", &size) + RA_BIAS, found = 0;
 
 	cr_assert_eq(pa_symbols_new(proc, &sym, NULL, &err), 0);
 	for (uint64_t ip = start; ip < start + size && !found; ip++) {
@@ -86,9 +63,9 @@ static void ra_setup_prog(const char *prog, bool debug)
 	proc.exe = (char *)prog;
 	proc.path = (char *)"";
 	proc.dir = (char *)"";
-	outer[0] = ra_nm(prog, "inl_outer", NULL) + RA_BIAS;
+	outer[0] = pa_testlog_nm(prog, "inl_outer", NULL) + RA_BIAS;
 	deep[0] = debug ? ra_addr_with(&proc, prog, 3) : outer[0];
-	deep[1] = outer[1] = ra_nm(prog, "main", NULL) + RA_BIAS + 8;
+	deep[1] = outer[1] = pa_testlog_nm(prog, "main", NULL) + RA_BIAS + 8;
 	ra_dir = pa_testlog_tmpdir();
 	pdir = pa_testlog_subdir(ra_dir, "inlines.10");
 	pa_testlog_begin(&l, PPF_FILE_PROCESS);

@@ -293,30 +293,6 @@ static void sy_sh(const char *fmt, ...)
 	cr_assert_eq(system(cmd), 0, "failed: %s", cmd);
 }
 
-/* The ELF address and size of symbol name in path (nm -S). */
-static uint64_t sy_nm(const char *path, const char *name, uint64_t *size)
-{
-	char cmd[4200], line[512], sname[256], type;
-	unsigned long long addr, sz;
-	FILE *p;
-	bool found = false;
-
-	snprintf(cmd, sizeof(cmd), "nm -S '%s'", path);
-	p = popen(cmd, "r");
-	cr_assert(p);
-	while (fgets(line, sizeof(line), p))
-		if (sscanf(line, "%llx %llx %c %255s", &addr, &sz, &type, sname) == 4 &&
-		    strcmp(sname, name) == 0) {
-			found = true;
-			break;
-		}
-	pclose(p);
-	cr_assert(found, "%s has no symbol %s", path, name);
-	if (size)
-		*size = sz;
-	return addr;
-}
-
 /* Build the inlines workload into dir/name with extra gcc flags; its path. */
 static char *sy_build(const char *dir, const char *name, const char *flags)
 {
@@ -359,7 +335,7 @@ static void sy_expect_lines(const char *path, uint64_t bias, const struct pa_sym
 	const struct pa_srcframe *src;
 	struct pa_symbols *sym;
 	struct sy_proc p;
-	uint64_t ip = sy_nm(path, "inl_outer", NULL) + bias;
+	uint64_t ip = pa_testlog_nm(path, "inl_outer", NULL) + bias;
 	size_t n;
 
 	sy_proc_program(&p, path, bias);
@@ -384,7 +360,7 @@ Test(symbols, gives_source_line_of_function)
 	const struct pa_srcframe *src;
 	struct pa_symbols *sym;
 	struct sy_proc p;
-	uint64_t ip = sy_nm(path, "inl_outer", NULL) + SY_PIE_BIAS;
+	uint64_t ip = pa_testlog_nm(path, "inl_outer", NULL) + SY_PIE_BIAS;
 	size_t n;
 
 	sy_proc_program(&p, path, SY_PIE_BIAS);
@@ -409,7 +385,7 @@ Test(symbols, gives_each_inline_level_a_frame)
 	unsigned outer = sy_marker_line("outer_call");
 	struct pa_symbols *sym;
 	struct sy_proc p;
-	uint64_t size, start = sy_nm(path, "inl_outer", &size) + SY_PIE_BIAS;
+	uint64_t size, start = pa_testlog_nm(path, "inl_outer", &size) + SY_PIE_BIAS;
 	size_t found = 0;
 
 	sy_proc_program(&p, path, SY_PIE_BIAS);
@@ -492,7 +468,7 @@ Test(symbols, names_stripped_program_module_plus_offset)
 	struct pa_symbols *sym;
 	struct pa_frame f;
 	struct sy_proc p;
-	uint64_t vaddr = sy_nm(prog, "inl_outer", NULL);
+	uint64_t vaddr = pa_testlog_nm(prog, "inl_outer", NULL);
 	char want[64];
 
 	sy_sh("strip --strip-all '%s'", prog);
