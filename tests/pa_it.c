@@ -259,3 +259,17 @@ double pa_it_truth(const char *path, const char *func)
 	cr_assert(v >= 0, "%s: no truth for %s", path, func);
 	return v;
 }
+
+void pa_it_config_env(const struct pa_it *it, const char *name, const char *text,
+		      char *env)
+{
+	char path[PA_IT_PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", it->tmp, name);
+	f = fopen(path, "w");
+	cr_assert_not_null(f, "cannot write %s", path);
+	fputs(text, f);
+	cr_assert_eq(fclose(f), 0, "cannot write %s", path);
+	snprintf(env, PA_IT_CONFIG_ENV_MAX, "PPROF_CONFIG=%s", path);
+}

@@ -68,6 +68,14 @@ void pa_it_run_profiled(const struct pa_it *it, const char *tag,
 			const char *const *argv, const char *extra,
 			struct pa_it_result *r);
 
+/*
+ * Writes the configuration text to tmp/name and "PPROF_CONFIG=<that path>"
+ * into env (PA_IT_CONFIG_ENV_MAX bytes), for pa_it_run's env.
+ */
+#define PA_IT_CONFIG_ENV_MAX (PA_IT_PATH_MAX + 16)
+void pa_it_config_env(const struct pa_it *it, const char *name, const char *text,
+		      char *env);
+
 /* The whole file, malloc'd and NUL-terminated; *len (may be NULL) gets its size. */
 char *pa_it_slurp(const char *path, size_t *len);
 /* The first line of text that starts with prefix (a pointer into text), or NULL. */

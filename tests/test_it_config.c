@@ -35,16 +35,9 @@ TestSuite(it_config, .init = it_cfg_init, .fini = it_cfg_fini, .timeout = 120);
 /* Writes text to tmp/name; returns "PPROF_CONFIG=<path>" (static buffer). */
 static const char *it_cfg_file(const char *name, const char *text)
 {
-	static char env[PA_IT_PATH_MAX + 16];
-	char path[PA_IT_PATH_MAX];
-	FILE *f;
+	static char env[PA_IT_CONFIG_ENV_MAX];
 
-	snprintf(path, sizeof(path), "%s/%s", it_cfg.tmp, name);
-	f = fopen(path, "w");
-	cr_assert_not_null(f);
-	fputs(text, f);
-	fclose(f);
-	snprintf(env, sizeof(env), "PPROF_CONFIG=%s", path);
+	pa_it_config_env(&it_cfg, name, text, env);
 	return env;
 }
 

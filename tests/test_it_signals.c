@@ -257,18 +257,13 @@ Test(it_signals, blocked_signals_are_late_not_fatal)
 Test(it_signals, signal_mode_shares_sigprof_with_the_app)
 {
 	const char *argv[] = { "workloads/profapp", "0.4", NULL };
-	char ini[PA_IT_PATH_MAX], env[PA_IT_PATH_MAX + 16];
+	char env[PA_IT_CONFIG_ENV_MAX];
 	struct pa_it_result plain, r;
 	struct pa_profile *p;
 	struct pa_run *run;
-	FILE *f;
 
-	snprintf(ini, sizeof(ini), "%s/sigprof.ini", it_sig.tmp);
-	f = fopen(ini, "w");
-	cr_assert_not_null(f);
-	fputs("[profile]\nmode = signal\nsignal = SIGPROF\n", f);
-	fclose(f);
-	snprintf(env, sizeof(env), "PPROF_CONFIG=%s", ini);
+	pa_it_config_env(&it_sig, "sigprof.ini", "[profile]\nmode = signal\nsignal = SIGPROF\n",
+			 env);
 	pa_it_run(&it_sig, "plain", argv, NULL, &plain);
 	pa_it_run_profiled(&it_sig, "prof", argv, env, &r);
 	cr_assert(WIFEXITED(plain.status) && WEXITSTATUS(plain.status) == 0, "%s", plain.out);

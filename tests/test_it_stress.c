@@ -39,19 +39,13 @@ TestSuite(it_stress, .init = it_stress_init, .fini = it_stress_fini,
 static struct pa_run *it_stress_run(const char *workload, const char *a1,
 				    const char *a2, const char *want)
 {
-	char path[PA_IT_PATH_MAX], ini[PA_IT_PATH_MAX], env[PA_IT_PATH_MAX + 16];
+	char path[PA_IT_PATH_MAX], env[PA_IT_CONFIG_ENV_MAX];
 	const char *argv[] = { "/usr/bin/timeout", "-s", "KILL", IT_STRESS_LIMIT,
 			       path, a1, a2, NULL };
 	struct pa_it_result r;
-	FILE *f;
 
 	pa_it_build_path(path, workload);
-	snprintf(ini, sizeof(ini), "%s/fast.ini", it_stress.tmp);
-	f = fopen(ini, "w");
-	cr_assert_not_null(f);
-	fputs("[sample cpu-clock]\nperiod = 10us\n", f);
-	fclose(f);
-	snprintf(env, sizeof(env), "PPROF_CONFIG=%s", ini);
+	pa_it_config_env(&it_stress, "fast.ini", "[sample cpu-clock]\nperiod = 10us\n", env);
 	pa_it_run_profiled(&it_stress, workload + strlen("workloads/"), argv, env, &r);
 	cr_assert(!(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 128 + SIGKILL),
 		  "%s did not finish in " IT_STRESS_LIMIT " s (deadlock?)", workload);
