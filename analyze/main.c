@@ -295,24 +295,31 @@ static bool pa_main_number(const char *text, int64_t min, int64_t max, int64_t *
 #define PA_MAIN_COMMANDS "top, folded, threads, processes, events, counters, pprof, " \
 	"speedscope, script, tree, callers, callees, annotate, flamegraph or diff"
 
-/* The kind of event command shows, or -1 when it is no command. */
-static int pa_main_command(const char *command)
+/* A command: the kind of event it shows, and whether it shows samples one by one. */
+struct pa_main_command {
+	const char *name;
+	enum pa_events_use use;
+	bool in_time_order; /* every sample, in time order: not collapsed (pa_load_opts) */
+};
+
+/* The command named command, or NULL when there is none. */
+static const struct pa_main_command *pa_main_command(const char *command)
 {
-	static const struct { const char *name; enum pa_events_use use; } commands[] = {
-		{ "top", PA_EVENTS_SAMPLES }, { "folded", PA_EVENTS_SAMPLES },
-		{ "threads", PA_EVENTS_SAMPLES }, { "processes", PA_EVENTS_SAMPLES },
-		{ "events", PA_EVENTS_ANY }, { "counters", PA_EVENTS_COUNTS },
-		{ "pprof", PA_EVENTS_SAMPLES }, { "speedscope", PA_EVENTS_SAMPLES },
-		{ "script", PA_EVENTS_SAMPLES },
-		{ "tree", PA_EVENTS_SAMPLES }, { "callers", PA_EVENTS_SAMPLES },
-		{ "callees", PA_EVENTS_SAMPLES }, { "annotate", PA_EVENTS_SAMPLES }, { "flamegraph", PA_EVENTS_SAMPLES },
-		{ "diff", PA_EVENTS_SAMPLES },
+	static const struct pa_main_command commands[] = {
+		{ "top", PA_EVENTS_SAMPLES, false }, { "folded", PA_EVENTS_SAMPLES, false },
+		{ "threads", PA_EVENTS_SAMPLES, false }, { "processes", PA_EVENTS_SAMPLES, false },
+		{ "events", PA_EVENTS_ANY, false }, { "counters", PA_EVENTS_COUNTS, false },
+		{ "pprof", PA_EVENTS_SAMPLES, false }, { "speedscope", PA_EVENTS_SAMPLES, true },
+		{ "script", PA_EVENTS_SAMPLES, true },
+		{ "tree", PA_EVENTS_SAMPLES, false }, { "callers", PA_EVENTS_SAMPLES, false },
+		{ "callees", PA_EVENTS_SAMPLES, false }, { "annotate", PA_EVENTS_SAMPLES, false },
+		{ "flamegraph", PA_EVENTS_SAMPLES, false }, { "diff", PA_EVENTS_SAMPLES, false },
 	};
 
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(command, commands[i].name) == 0)
-			return (int)commands[i].use;
-	return -1;
+			return &commands[i];
+	return NULL;
 }
 
 /* Parse a percentage in [0, 100]; false if text is not one. */
@@ -494,7 +501,7 @@ static int pa_main_parse(int argc, char **argv, struct pa_main_opts *o)
 		return PA_EXIT_USAGE;
 	}
 	o->command = argv[optind++];
-	if (pa_main_command(o->command) < 0) {
+	if (!pa_main_command(o->command)) {
 		pa_main_usage_error("unknown command '%s' (expected %s)", o->command,
 				    PA_MAIN_COMMANDS);
 		return PA_EXIT_USAGE;
@@ -784,6 +791,7 @@ static void pa_main_progress_stop(struct pa_main_progress *p)
 static int pa_main_load_run(const struct pa_main_opts *o, char *const *dirs, size_t n,
 			    struct pa_filter *f, struct pa_run **run, struct pa_error *err)
 {
+	const struct pa_main_command *cmd = pa_main_command(o->command);
 	/*
 	 * Only speedscope and script show samples one by one, in time order;
 	 * every other report reads a thread's identical samples as one with a
@@ -791,7 +799,7 @@ static int pa_main_load_run(const struct pa_main_opts *o, char *const *dirs, siz
 	 * applied while reading: what it leaves out is never kept.
 	 */
 	struct pa_load_opts lo = {
-		.collapse = strcmp(o->command, "speedscope") != 0 && strcmp(o->command, "script") != 0,
+		.collapse = !cmd->in_time_order,
 		.window = f->window, .from_ns = f->from_ns, .to_ns = f->to_ns,
 	};
 	struct pa_main_progress progress;
@@ -804,8 +812,7 @@ static int pa_main_load_run(const struct pa_main_opts *o, char *const *dirs, siz
 		return ret;
 	pa_main_print_warnings(&(*run)->warnings, 0);
 	pa_main_check_exe(o, *run);
-	ret = pa_events_choose(*run, f, o->event,
-			       (enum pa_events_use)pa_main_command(o->command), err);
+	ret = pa_events_choose(*run, f, o->event, cmd->use, err);
 	if (ret < 0) {
 		pa_run_free(*run);
 		*run = NULL;
