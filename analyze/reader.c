@@ -882,14 +882,12 @@ static int pa_reader_collapse(struct pa_thread_ctx *c, const struct ppf_sample *
 static void pa_reader_release_read(struct pa_thread_ctx *c, struct pa_log_buf *buf,
 				   uint64_t off)
 {
-	static long page;
 	uint64_t end;
 
 	if (!buf->mapped || off - c->released < PA_READER_RELEASE)
 		return;
-	if (!page)
-		page = sysconf(_SC_PAGESIZE);
-	end = off & ~(uint64_t)(page - 1);
+	/* Once every 4 MiB: sysconf is cheap there, and a cache would be shared by the workers. */
+	end = off & ~(uint64_t)(sysconf(_SC_PAGESIZE) - 1);
 	madvise(buf->data + c->released, end - c->released, MADV_DONTNEED);
 	c->released = end;
 }
