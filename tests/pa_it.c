@@ -246,6 +246,20 @@ double pa_it_period_s(const struct pa_process *proc)
 	return (double)e->period * 1e-9;
 }
 
+double pa_it_steal_s(void)
+{
+	unsigned long long v[8] = { 0 };
+	FILE *f = fopen("/proc/stat", "r");
+	int n;
+
+	cr_assert(f, "cannot open /proc/stat");
+	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
+		   &v[3], &v[4], &v[5], &v[6], &v[7]);
+	fclose(f);
+	cr_assert_eq(n, 8, "/proc/stat has no steal column");
+	return (double)v[7] / (double)sysconf(_SC_CLK_TCK);
+}
+
 double pa_it_truth(const char *path, const char *func)
 {
 	char *text = pa_it_slurp(path, NULL);

@@ -95,6 +95,17 @@ uint64_t pa_it_stack_count(const struct pa_profile *prof, const char *suffix);
 /* The sampling period of the run's first event, in seconds. */
 double pa_it_period_s(const struct pa_process *proc);
 
+/*
+ * CPU time the hypervisor has taken from this machine's CPUs so far (the
+ * steal column of /proc/stat, all CPUs), in seconds. Take it before and after
+ * a run: cpu-clock runs on perf's clock, which goes on while a vCPU is taken
+ * away, the thread's CPU clock may not, and periods that expire while the vCPU
+ * is away are skipped (hrtimer_forward), so samples stray from the CPU time a
+ * workload measured by up to that much in either direction. 0 on a calm
+ * machine, where bounds widened by it stay as tight as without.
+ */
+double pa_it_steal_s(void);
+
 /* A "FUNCTION SECONDS" line of a workload's truth file; asserts it is there. */
 double pa_it_truth(const char *path, const char *func);
 
