@@ -230,6 +230,18 @@ void pa_json_key(struct pa_json *j, const char *key)
 	l->want_value = true;
 }
 
+void pa_json_key_array(struct pa_json *j, const char *key)
+{
+	pa_json_key(j, key);
+	pa_json_array_begin(j);
+}
+
+void pa_json_key_object(struct pa_json *j, const char *key)
+{
+	pa_json_key(j, key);
+	pa_json_object_begin(j);
+}
+
 void pa_json_string_len(struct pa_json *j, const char *s, size_t len)
 {
 	if (pa_json_value_due(j))

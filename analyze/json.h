@@ -46,6 +46,10 @@ void pa_json_array_end(struct pa_json *j);
 /* The key of the next member of the innermost object (escaped like a string). */
 void pa_json_key(struct pa_json *j, const char *key);
 
+/* A member whose value is an array or object, begun here and ended by the caller. */
+void pa_json_key_array(struct pa_json *j, const char *key);
+void pa_json_key_object(struct pa_json *j, const char *key);
+
 /* Values: a string (NULL writes null), len bytes that may hold NULs, numbers. */
 void pa_json_string(struct pa_json *j, const char *s);
 void pa_json_string_len(struct pa_json *j, const char *s, size_t len);

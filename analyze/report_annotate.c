@@ -315,8 +315,7 @@ static int pa_ann_write_json(FILE *out, const struct pa_run *run, const struct p
 	pa_json_key_string(s.j, "function", a->func);
 	pa_json_key_uint(s.j, "self", a->self);
 	pa_json_key_uint(s.j, "total", a->total);
-	pa_json_key(s.j, "files");
-	pa_json_array_begin(s.j);
+	pa_json_key_array(s.j, "files");
 	for (size_t i = 0; i < ng && g[i].v[0].file; i++) {
 		pa_json_object_begin(s.j);
 		pa_json_key_string(s.j, "file", g[i].v[0].file);
@@ -325,8 +324,7 @@ static int pa_ann_write_json(FILE *out, const struct pa_run *run, const struct p
 		pa_json_object_end(s.j);
 	}
 	pa_json_array_end(s.j);
-	pa_json_key(s.j, "rows");
-	pa_json_array_begin(s.j);
+	pa_json_key_array(s.j, "rows");
 	for (size_t i = 0; i < ng; i++)
 		pa_ann_file(&s, &g[i]);
 	pa_json_array_end(s.j);

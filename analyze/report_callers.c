@@ -262,8 +262,7 @@ static void pa_report_callers_json_rows(struct pa_json *j, const struct pa_repor
 {
 	const struct pa_func none = { .name = pa_report_callers_label(callees) };
 
-	pa_json_key(j, "rows");
-	pa_json_array_begin(j);
+	pa_json_key_array(j, "rows");
 	for (size_t i = 0; i < c->n; i++) {
 		pa_json_object_begin(j);
 		pa_json_key_uint(j, "samples", c->rows[i].count);

@@ -446,8 +446,7 @@ int pa_report_counters_json(FILE *out, const struct pa_run *run, const struct pa
 	ret = pa_report_json_begin(out, "counters", run, &f, &c, &j);
 	if (ret < 0)
 		return ret;
-	pa_json_key(j, "rows");
-	pa_json_array_begin(j);
+	pa_json_key_array(j, "rows");
 	for (size_t p = 0; p < run->nprocesses; p++) {
 		const struct pa_process *proc = run->processes[p];
 		struct pa_report_counters_scope s = { .proc = proc, .f = &f };

@@ -161,8 +161,7 @@ static int pa_report_diff_json_run(struct pa_json *j, const char *key, const str
 	struct pa_report_json_counts c = pa_report_json_profile_counts(prof);
 	int ret;
 
-	pa_json_key(j, key);
-	pa_json_object_begin(j);
+	pa_json_key_object(j, key);
 	pa_json_key_string(j, "dir", run->dir);
 	ret = pa_report_json_opening(j, run, &prof->filter, &c);
 	pa_json_object_end(j);
@@ -201,8 +200,7 @@ int pa_report_diff_json(FILE *out, const struct pa_run *base_run, const struct p
 		ret = pa_report_diff_json_run(j, "new", cur_run, cur);
 	if (ret < 0)
 		goto out_free;
-	pa_json_key(j, "rows");
-	pa_json_array_begin(j);
+	pa_json_key_array(j, "rows");
 	for (size_t i = 0; i < nrows && (!limit || i < limit); i++)
 		pa_report_diff_json_row(j, &rows[i]);
 	pa_json_array_end(j);

@@ -449,14 +449,12 @@ int pa_report_events_json(FILE *out, const struct pa_run *run,
 		ret = pa_report_json_begin(out, "events", run, &f, &c, &j);
 	}
 	if (ret == 0) {
-		pa_json_key(j, "configs");
-		pa_json_array_begin(j);
+		pa_json_key_array(j, "configs");
 		for (size_t p = 0; p < run->nprocesses; p++)
 			if (pa_filter_selects(&f, run->processes[p]))
 				pa_report_events_json_config(j, run->processes[p]);
 		pa_json_array_end(j);
-		pa_json_key(j, "rows");
-		pa_json_array_begin(j);
+		pa_json_key_array(j, "rows");
 		for (size_t i = 0; i < t.nrows; i++)
 			pa_report_events_json_row(j, run, &f, &t, &t.rows[i]);
 		pa_json_array_end(j);

@@ -356,8 +356,7 @@ int pa_report_processes_json(FILE *out, const struct pa_run *run,
 	if (ret == 0)
 		ret = pa_report_json_begin(out, "processes", run, &f, &c, &j);
 	if (ret == 0) {
-		pa_json_key(j, "rows");
-		pa_json_array_begin(j);
+		pa_json_key_array(j, "rows");
 		pa_report_processes_json_rows(j, &t, row_of, t0, &f);
 		pa_json_array_end(j);
 		ret = pa_report_json_end(j);

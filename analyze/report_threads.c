@@ -132,8 +132,7 @@ int pa_report_threads_json(FILE *out, const struct pa_run *run,
 	ret = pa_report_json_begin(out, "threads", run, &f, &c, &j);
 	if (ret < 0)
 		return ret;
-	pa_json_key(j, "rows");
-	pa_json_array_begin(j);
+	pa_json_key_array(j, "rows");
 	for (size_t p = 0; p < run->nprocesses; p++) {
 		const struct pa_process *proc = run->processes[p];
 

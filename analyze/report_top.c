@@ -73,8 +73,7 @@ int pa_report_top_json(FILE *out, const struct pa_run *run, const struct pa_prof
 	if (ret < 0)
 		return ret;
 	pa_json_key_string(j, "by", pa_report_top_by(prof->by));
-	pa_json_key(j, "rows");
-	pa_json_array_begin(j);
+	pa_json_key_array(j, "rows");
 	for (size_t i = 0; i < n; i++) {
 		const struct pa_func *f = &prof->funcs[i];
 

@@ -92,8 +92,7 @@ int pa_report_tree_json(FILE *out, const struct pa_run *run, const struct pa_pro
 		return ret;
 	}
 	pa_json_key_double(j, "min_percent", min_percent);
-	pa_json_key(j, "rows");
-	pa_json_array_begin(j);
+	pa_json_key_array(j, "rows");
 	pa_report_tree_json_node(j, t, 0, prof->samples, min_percent, -1, &row);
 	pa_json_array_end(j);
 	pa_calltree_free(t);
