@@ -32,9 +32,26 @@ static const char *pa_report_threads_ended(const struct pa_process *proc,
 	return t->ended ? "yes" : proc->replaced ? "exec" : "no";
 }
 
-static void pa_report_threads_row(FILE *out, const struct pa_process *proc,
-				  const struct pa_thread *t, const struct pa_filter *f)
+/* Calls fn on every thread the filter selects, in the run's order. */
+static void pa_report_threads_each(const struct pa_run *run, const struct pa_filter *f,
+				   void (*fn)(const struct pa_process *proc,
+					      const struct pa_thread *t,
+					      const struct pa_filter *f, void *arg),
+				   void *arg)
 {
+	for (size_t p = 0; p < run->nprocesses; p++) {
+		const struct pa_process *proc = run->processes[p];
+
+		for (size_t i = 0; pa_filter_selects(f, proc) && i < proc->nthreads; i++)
+			if (pa_filter_selects_thread(f, proc->threads[i]))
+				fn(proc, proc->threads[i], f, arg);
+	}
+}
+
+static void pa_report_threads_row(const struct pa_process *proc, const struct pa_thread *t,
+				  const struct pa_filter *f, void *arg)
+{
+	FILE *out = arg;
 	char cpu[32] = "-";
 
 	if (t->ended && t->cpu_ns)
@@ -46,43 +63,54 @@ static void pa_report_threads_row(FILE *out, const struct pa_process *proc,
 		pa_report_threads_ended(proc, t), cpu, pa_process_exe_base(proc));
 }
 
-/* Samples of the selected threads, for the header. */
-static uint64_t pa_report_threads_total(const struct pa_run *run, const struct pa_filter *f)
+/*
+ * The counts of the selected threads: samples and lost for the header, and
+ * rows and their processes for the JSON opening.
+ */
+struct pa_report_threads_counts {
+	struct pa_report_json_counts c;
+	const struct pa_process *last; /* the process of the last thread counted */
+};
+
+static void pa_report_threads_count(const struct pa_process *proc, const struct pa_thread *t,
+				    const struct pa_filter *f, void *arg)
 {
-	uint64_t n = 0;
+	struct pa_report_threads_counts *tc = arg;
 
-	for (size_t p = 0; p < run->nprocesses; p++) {
-		const struct pa_process *proc = run->processes[p];
+	tc->c.nprocesses += tc->last != proc;
+	tc->last = proc;
+	tc->c.nthreads++;
+	tc->c.samples += pa_filter_count_samples(f, proc, t);
+	tc->c.lost += pa_filter_count_lost(f, proc, t);
+}
 
-		for (size_t i = 0; pa_filter_selects(f, proc) && i < proc->nthreads; i++)
-			if (pa_filter_selects_thread(f, proc->threads[i]))
-				n += pa_filter_count_samples(f, proc, proc->threads[i]);
-	}
-	return n;
+static struct pa_report_json_counts pa_report_threads_counts(const struct pa_run *run,
+							     const struct pa_filter *f)
+{
+	struct pa_report_threads_counts tc = { .c = { .has_lost = true } };
+
+	pa_report_threads_each(run, f, pa_report_threads_count, &tc);
+	return tc.c;
 }
 
 int pa_report_threads(FILE *out, const struct pa_run *run, const struct pa_filter *filter)
 {
 	struct pa_filter f = filter ? *filter : PA_FILTER_ALL;
 
-	pa_events_header(out, run, &f, pa_report_threads_total(run, &f), false, 0, 0, 0);
+	pa_events_header(out, run, &f, pa_report_threads_counts(run, &f).samples, false, 0, 0,
+			 0);
 	fprintf(out, "%8s %8s  %-16s %9s %7s %6s %5s %10s  %s\n", "PID", "TID", "NAME",
 		"SAMPLES", "LOST", "LATE", "ENDED", "CPU(s)", "EXE");
-	for (size_t p = 0; p < run->nprocesses; p++) {
-		const struct pa_process *proc = run->processes[p];
-
-		if (!pa_filter_selects(&f, proc))
-			continue;
-		for (size_t i = 0; i < proc->nthreads; i++)
-			if (pa_filter_selects_thread(&f, proc->threads[i]))
-				pa_report_threads_row(out, proc, proc->threads[i], &f);
-	}
+	pa_report_threads_each(run, &f, pa_report_threads_row, out);
 	return ferror(out) ? -EIO : 0;
 }
 
-static void pa_report_threads_json_row(struct pa_json *j, const struct pa_process *proc,
-				       const struct pa_thread *t, const struct pa_filter *f)
+static void pa_report_threads_json_row(const struct pa_process *proc,
+				       const struct pa_thread *t, const struct pa_filter *f,
+				       void *arg)
 {
+	struct pa_json *j = arg;
+
 	pa_json_object_begin(j);
 	pa_json_key_uint(j, "pid", t->pid);
 	pa_json_key_uint(j, "tid", t->tid);
@@ -100,48 +128,19 @@ static void pa_report_threads_json_row(struct pa_json *j, const struct pa_proces
 	pa_json_object_end(j);
 }
 
-/* The counts of the document's opening: rows, their processes, samples, lost. */
-static void pa_report_threads_json_counts(const struct pa_run *run, const struct pa_filter *f,
-					  struct pa_report_json_counts *c)
-{
-	*c = (struct pa_report_json_counts){ .has_lost = true };
-	for (size_t p = 0; p < run->nprocesses; p++) {
-		const struct pa_process *proc = run->processes[p];
-		size_t before = c->nthreads;
-
-		for (size_t i = 0; pa_filter_selects(f, proc) && i < proc->nthreads; i++) {
-			if (!pa_filter_selects_thread(f, proc->threads[i]))
-				continue;
-			c->nthreads++;
-			c->samples += pa_filter_count_samples(f, proc, proc->threads[i]);
-			c->lost += pa_filter_count_lost(f, proc, proc->threads[i]);
-		}
-		c->nprocesses += c->nthreads > before;
-	}
-}
-
 int pa_report_threads_json(FILE *out, const struct pa_run *run,
 			   const struct pa_filter *filter)
 {
 	struct pa_filter f = filter ? *filter : PA_FILTER_ALL;
-	struct pa_report_json_counts c;
+	struct pa_report_json_counts c = pa_report_threads_counts(run, &f);
 	struct pa_json *j;
 	int ret;
 
-	pa_report_threads_json_counts(run, &f, &c);
 	ret = pa_report_json_begin(out, "threads", run, &f, &c, &j);
 	if (ret < 0)
 		return ret;
 	pa_json_key_array(j, "rows");
-	for (size_t p = 0; p < run->nprocesses; p++) {
-		const struct pa_process *proc = run->processes[p];
-
-		if (!pa_filter_selects(&f, proc))
-			continue;
-		for (size_t i = 0; i < proc->nthreads; i++)
-			if (pa_filter_selects_thread(&f, proc->threads[i]))
-				pa_report_threads_json_row(j, proc, proc->threads[i], &f);
-	}
+	pa_report_threads_each(run, &f, pa_report_threads_json_row, j);
 	pa_json_array_end(j);
 	return pa_report_json_end(j);
 }
