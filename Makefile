@@ -50,7 +50,15 @@ PRELOAD_SRCS := $(wildcard preload/*.c)
 PRELOAD_OBJS := $(PRELOAD_SRCS:%.c=$(OBJ)/%.o)
 PRELOAD_CFLAGS := -fPIC -fvisibility=hidden -ftls-model=initial-exec \
 	-fno-omit-frame-pointer
-PRELOAD_LIBS := -lunwind -linih -ldl -pthread
+# libunwind.so.8 also defines the C++ unwinder's _Unwind_* functions. The
+# dynamic linker looks symbols up in load order, and a preload's
+# dependencies load before those of the program's libraries: a C program
+# using a C++ library would have its exceptions thrown by libunwind's
+# _Unwind_RaiseException (10 times slower here) instead of libgcc_s's. So
+# libgcc_s.so.1 is a dependency of ours too, listed first (it_output's
+# cthrow case checks the binding).
+PRELOAD_LIBS := -Wl,--push-state,--no-as-needed -lgcc_s -Wl,--pop-state \
+	-lunwind -linih -ldl -pthread
 # Objects whose code runs in the signal handler: checked by check-sigsafe.
 SIGSAFE_OBJS := $(OBJ)/preload/sampler.o $(OBJ)/preload/tlog.o \
 	$(OBJ)/preload/threads.o $(OBJ)/preload/dlsnap.o $(OBJ)/preload/fd.o
@@ -68,11 +76,12 @@ TEST_OBJS := $(TEST_SRCS:%.c=$(OBJ)/%.o)
 TEST_PRELOAD_OBJS := $(OBJ)/preload/tlog.o $(OBJ)/preload/fd.o \
 	$(OBJ)/preload/config.o $(OBJ)/preload/evname.o $(OBJ)/preload/strdist.o
 WORKLOAD_SRCS := $(filter-out tests/workloads/lib%.c,$(wildcard tests/workloads/*.c))
-WORKLOAD_CXX_SRCS := $(wildcard tests/workloads/*.cc)
-WORKLOAD_LIB_SRCS := $(wildcard tests/workloads/lib*.c)
+WORKLOAD_CXX_SRCS := $(filter-out tests/workloads/lib%.cc,$(wildcard tests/workloads/*.cc))
+WORKLOAD_LIB_SRCS := $(wildcard tests/workloads/lib*.c tests/workloads/lib*.cc)
 WORKLOADS := $(WORKLOAD_SRCS:tests/workloads/%.c=$(OUT)/workloads/%) \
 	$(WORKLOAD_CXX_SRCS:tests/workloads/%.cc=$(OUT)/workloads/%)
-WORKLOAD_LIBS := $(WORKLOAD_LIB_SRCS:tests/workloads/%.c=$(OUT)/workloads/%.so)
+WORKLOAD_LIBS := $(patsubst tests/workloads/%.cc,$(OUT)/workloads/%.so,\
+	$(WORKLOAD_LIB_SRCS:tests/workloads/%.c=$(OUT)/workloads/%.so))
 # Workloads are built like an ordinary user's program: optimised, with
 # symbols, and without frame pointers in what they call from libc.
 WORKLOAD_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -pthread -MMD -MP
@@ -157,6 +166,16 @@ $(OUT)/tests/run-tests: $(TEST_OBJS) $(ANALYZE_LIB_OBJS) $(TEST_PRELOAD_OBJS)
 $(OUT)/workloads/lib%.so: tests/workloads/lib%.c
 	@mkdir -p $(@D)
 	$(CC) $(WORKLOAD_CFLAGS) -fPIC -shared -o $@ $<
+
+$(OUT)/workloads/lib%.so: tests/workloads/lib%.cc
+	@mkdir -p $(@D)
+	$(CXX) -std=gnu++17 -O2 -g -Wall -Wextra -pthread -MMD -MP -fPIC -shared -o $@ $<
+
+# cthrow, a C program, links libcxxcall.so, a C++ library: the C++ runtime
+# comes only as that library's dependency.
+$(OUT)/workloads/cthrow: tests/workloads/cthrow.c $(OUT)/workloads/libcxxcall.so
+	$(CC) $(WORKLOAD_CFLAGS) -o $@ $< -L$(OUT)/workloads -lcxxcall \
+		-Wl,-rpath,'$$ORIGIN'
 
 # oddthreads links libearly.so, whose constructor starts a thread before ours.
 $(OUT)/workloads/oddthreads: tests/workloads/oddthreads.c $(OUT)/workloads/libearly.so

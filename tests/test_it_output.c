@@ -197,6 +197,8 @@ ParameterizedTestParameters(it_output, same_as_unprofiled)
 		{ { "workloads/forker", "0.1", "--no-pids" }, 0, 0 },
 		{ { "workloads/manythreads", "100", "--no-usage" }, 0, 0 },
 		{ { "workloads/apptrap", "--raise-default" }, -1, SIGTRAP },
+		/* It prints whose _Unwind_RaiseException its C++ library binds. */
+		{ { "workloads/cthrow" }, 0, 0 },
 	};
 
 	return cr_make_param_array(struct it_out_case, cases,
