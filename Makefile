@@ -50,15 +50,18 @@ PRELOAD_SRCS := $(wildcard preload/*.c)
 PRELOAD_OBJS := $(PRELOAD_SRCS:%.c=$(OBJ)/%.o)
 PRELOAD_CFLAGS := -fPIC -fvisibility=hidden -ftls-model=initial-exec \
 	-fno-omit-frame-pointer
-# libunwind.so.8 also defines the C++ unwinder's _Unwind_* functions. The
-# dynamic linker looks symbols up in load order, and a preload's
-# dependencies load before those of the program's libraries: a C program
-# using a C++ library would have its exceptions thrown by libunwind's
-# _Unwind_RaiseException (10 times slower here) instead of libgcc_s's. So
-# libgcc_s.so.1 is a dependency of ours too, listed first (it_output's
-# cthrow case checks the binding).
+# The dynamic linker binds the first definition it finds in load order, and
+# a preload's dependencies load before those of the program's libraries: a
+# library the preload loads can take the place of one the program meant.
+# - libunwind.so.8 also defines the C++ unwinder's _Unwind_* functions: a C
+#   program using a C++ library would throw with libunwind's (10 times
+#   slower here) instead of libgcc_s's. So libgcc_s.so.1 is a dependency of
+#   ours too, listed first (it_output's cthrow case).
+# - inih is linked in from Debian's libinih.a (PIC), and the version script
+#   hides it: a library of the program with an ini_parse of its own keeps
+#   it (it_output's vendini case).
 PRELOAD_LIBS := -Wl,--push-state,--no-as-needed -lgcc_s -Wl,--pop-state \
-	-lunwind -linih -ldl -pthread
+	-lunwind -l:libinih.a -ldl -pthread
 # Objects whose code runs in the signal handler: checked by check-sigsafe.
 SIGSAFE_OBJS := $(OBJ)/preload/sampler.o $(OBJ)/preload/tlog.o \
 	$(OBJ)/preload/threads.o $(OBJ)/preload/dlsnap.o $(OBJ)/preload/fd.o
@@ -175,6 +178,15 @@ $(OUT)/workloads/lib%.so: tests/workloads/lib%.cc
 # comes only as that library's dependency.
 $(OUT)/workloads/cthrow: tests/workloads/cthrow.c $(OUT)/workloads/libcxxcall.so
 	$(CC) $(WORKLOAD_CFLAGS) -o $@ $< -L$(OUT)/workloads -lcxxcall \
+		-Wl,-rpath,'$$ORIGIN'
+
+# vendini links libiniuser.so, which links libvendini.so, which defines its
+# own ini_parse (it_output checks the profiler's inih does not take its place).
+$(OUT)/workloads/libiniuser.so: tests/workloads/libiniuser.c $(OUT)/workloads/libvendini.so
+	$(CC) $(WORKLOAD_CFLAGS) -fPIC -shared -o $@ $< -L$(OUT)/workloads -lvendini \
+		-Wl,-rpath,'$$ORIGIN'
+$(OUT)/workloads/vendini: tests/workloads/vendini.c $(OUT)/workloads/libiniuser.so
+	$(CC) $(WORKLOAD_CFLAGS) -o $@ $< -L$(OUT)/workloads -liniuser \
 		-Wl,-rpath,'$$ORIGIN'
 
 # oddthreads links libearly.so, whose constructor starts a thread before ours.

@@ -199,6 +199,8 @@ ParameterizedTestParameters(it_output, same_as_unprofiled)
 		{ { "workloads/apptrap", "--raise-default" }, -1, SIGTRAP },
 		/* It prints whose _Unwind_RaiseException its C++ library binds. */
 		{ { "workloads/cthrow" }, 0, 0 },
+		/* It prints which ini_parse its library binds. */
+		{ { "workloads/vendini" }, 0, 0 },
 	};
 
 	return cr_make_param_array(struct it_out_case, cases,
