@@ -4,7 +4,9 @@
  * (its hrtimer fires at most every 10 us): threads that dlopen/dlclose in a
  * loop, and threads that throw C++ exceptions (the C++ unwinder walks the
  * loaded objects with dl_iterate_phdr). A deadlock shows as the run killed
- * by timeout(1) instead of finishing.
+ * by timeout(1) instead of finishing. The limit is generous: at this rate
+ * the runs take 3-25 s on a calm 2-CPU machine, and more than 90 s were
+ * seen at a load average of 18.
  */
 #include <criterion/criterion.h>
 #include <signal.h>
@@ -14,7 +16,7 @@
 
 #include "pa_it.h"
 
-#define IT_STRESS_LIMIT "90" /* seconds before timeout(1) kills the run */
+#define IT_STRESS_LIMIT "240" /* seconds before timeout(1) kills the run */
 
 static struct pa_it it_stress;
 
@@ -29,7 +31,7 @@ static void it_stress_fini(void)
 }
 
 TestSuite(it_stress, .init = it_stress_init, .fini = it_stress_fini,
-	  .timeout = 200);
+	  .timeout = 290);
 
 /*
  * Runs workload (with args) under the preload sampling every 10 us, bounded
@@ -47,7 +49,9 @@ static struct pa_run *it_stress_run(const char *workload, const char *a1,
 	pa_it_build_path(path, workload);
 	pa_it_config_env(&it_stress, "fast.ini", "[sample cpu-clock]\nperiod = 10us\n", env);
 	pa_it_run_profiled(&it_stress, workload + strlen("workloads/"), argv, env, &r);
-	cr_assert(!(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 128 + SIGKILL),
+	/* timeout(1) sends SIGKILL to its process group, itself included. */
+	cr_assert(!(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 128 + SIGKILL) &&
+			  !(WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGKILL),
 		  "%s did not finish in " IT_STRESS_LIMIT " s (deadlock?)", workload);
 	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0,
 		  "%s: status 0x%x: %s", workload, r.status, r.err);
@@ -90,8 +94,8 @@ Test(it_stress, dlopen_dlclose_loops_finish_at_the_highest_rate)
 
 Test(it_stress, cxx_exceptions_finish_at_the_highest_rate)
 {
-	struct pa_run *run = it_stress_run("workloads/cxxthrow", "50000", "3",
-					   "cxxthrow done 3 x 50000 caught 150000\n");
+	struct pa_run *run = it_stress_run("workloads/cxxthrow", "20000", "3",
+					   "cxxthrow done 3 x 20000 caught 60000\n");
 
 	it_stress_check(run, "cxxthrow", 3);
 	pa_run_free(run);
