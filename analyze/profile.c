@@ -529,7 +529,7 @@ static int pa_profile_add_process(struct pa_profile_impl *p, const struct pa_pro
 		lost = proc->lost;
 	p->pub.lost += lost;
 	p->pub.nthreads += nthreads;
-	if (nthreads || !pa_filter_by_thread(f))
+	if (pa_filter_counts_process(f, nthreads))
 		p->pub.nprocesses++;
 	return ret;
 }
@@ -695,6 +695,11 @@ bool pa_filter_selects_thread(const struct pa_filter *f, const struct pa_thread 
 bool pa_filter_by_thread(const struct pa_filter *f)
 {
 	return f->tid || f->thread;
+}
+
+bool pa_filter_counts_process(const struct pa_filter *f, size_t nthreads)
+{
+	return nthreads || !pa_filter_by_thread(f);
 }
 
 bool pa_filter_selects_time(const struct pa_filter *f, const struct pa_process *proc,

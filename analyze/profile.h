@@ -61,6 +61,12 @@ bool pa_filter_selects_thread(const struct pa_filter *f, const struct pa_thread 
 /* Whether f selects threads by tid or name (so some processes may have none). */
 bool pa_filter_by_thread(const struct pa_filter *f);
 
+/*
+ * Whether a selected process with nthreads selected threads counts among a
+ * report's processes: it does unless threads are selected and it has none.
+ */
+bool pa_filter_counts_process(const struct pa_filter *f, size_t nthreads);
+
 /* Whether f's time window holds sample s of process proc. */
 bool pa_filter_selects_time(const struct pa_filter *f, const struct pa_process *proc,
 			    const struct pa_sample *s);

@@ -291,13 +291,14 @@ static struct pa_report_json_counts pa_ann_json_counts(const struct pa_run *run,
 
 	for (size_t p = 0; p < run->nprocesses; p++) {
 		const struct pa_process *proc = run->processes[p];
-		size_t before = c.nthreads;
+		size_t n = 0;
 
 		if (!pa_filter_selects(f, proc))
 			continue;
 		for (size_t t = 0; t < proc->nthreads; t++)
-			c.nthreads += pa_filter_selects_thread(f, proc->threads[t]);
-		c.nprocesses += c.nthreads > before || !pa_filter_by_thread(f);
+			n += pa_filter_selects_thread(f, proc->threads[t]);
+		c.nthreads += n;
+		c.nprocesses += pa_filter_counts_process(f, n);
 	}
 	return c;
 }
