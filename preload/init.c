@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -739,15 +740,108 @@ static void pp_init_drop_main(struct pp_thread *main_thread)
 	pp_threads_release_sigsafe(main_thread);
 }
 
+/* When process pid started, in CLOCK_REALTIME ns (clock-tick steps); 0 if unknown. */
+static uint64_t pp_init_start_ns(int pid)
+{
+	char path[64], buf[1024];
+	const char *p;
+	unsigned long long ticks;
+	struct timespec now, boot;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* Field 22, starttime; the name in field 2 may hold spaces and ')'. */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d "
+			 "%*d %*d %*d %*d %*d %llu", &ticks) != 1)
+		return 0;
+	clock_gettime(CLOCK_REALTIME, &now);
+	clock_gettime(CLOCK_BOOTTIME, &boot);
+	return (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec -
+	       ((uint64_t)boot.tv_sec * 1000000000ull + (uint64_t)boot.tv_nsec) +
+	       ticks * 1000000000ull / (uint64_t)sysconf(_SC_CLK_TCK);
+}
+
+/* The pid in a process directory's name (EXE.PID or EXE.PID.K), or -1. */
+static int pp_init_dir_pid(const char *name)
+{
+	const char *dot = strrchr(name, '.'), *prev;
+	char *end;
+	long v;
+
+	if (!dot || dot == name)
+		return -1;
+	for (prev = dot - 1; prev > name && *prev != '.'; prev--)
+		;
+	/* EXE.PID.K: the pid is the second last part when both are numbers. */
+	if (*prev == '.' && prev[1] >= '0' && prev[1] <= '9') {
+		v = strtol(prev + 1, &end, 10);
+		if (end == dot && dot[1] >= '0' && dot[1] <= '9')
+			return (int)v;
+	}
+	v = strtol(dot + 1, &end, 10);
+	return dot[1] >= '0' && dot[1] <= '9' && !*end ? (int)v : -1;
+}
+
+/*
+ * Whether this process's parent, or its own image before an exec, writes
+ * into the same output directory in this run: a process directory of that
+ * pid, other than ours, changed since that process started (an older one of
+ * a reused pid was last changed before). That process named the events the
+ * machine refused already; a build that runs hundreds of programs under
+ * one configuration then says so once, not once per program.
+ */
+static int pp_init_run_said(void)
+{
+	const char *mine = strrchr(pp_st.dir, '/') ? strrchr(pp_st.dir, '/') + 1 : pp_st.dir;
+	int pids[2] = { (int)getppid(), (int)pp_st.pid };
+	uint64_t since[2] = { pp_init_start_ns(pids[0]), pp_init_start_ns(pids[1]) };
+	DIR *d = opendir(pp_st.cfg.output);
+	struct dirent *e;
+	int said = 0;
+
+	if (!d)
+		return 0;
+	while (!said && (e = readdir(d)) != NULL) {
+		int pid = pp_init_dir_pid(e->d_name);
+		struct stat st;
+
+		if (pid <= 0 || strcmp(e->d_name, mine) == 0)
+			continue;
+		for (int i = 0; i < 2 && !said; i++)
+			said = pid == pids[i] && since[i] &&
+			       fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			       S_ISDIR(st.st_mode) &&
+			       (uint64_t)st.st_mtim.tv_sec * 1000000000ull +
+					       (uint64_t)st.st_mtim.tv_nsec >= since[i];
+	}
+	closedir(d);
+	return said;
+}
+
 /*
  * One line per event the machine refused; when profiling cannot start
- * (err), the last one says so too.
+ * (err), the last one says so too. Said once per run: not in a fork child,
+ * nor in a process whose parent or previous image said it (pp_init_run_said).
  */
 static void pp_init_event_lines(char (*lines)[PP_EVENTS_LINE_MAX], int err)
 {
-	unsigned last = 0;
+	unsigned last = 0, any = 0;
 
 	if (!pp_st.starting && !err)
+		return;
+	for (unsigned i = 0; i < pp_st.cfg.nevents; i++)
+		any |= lines[i][0] != '\0';
+	if (any && pp_st.starting && pp_init_run_said())
 		return;
 	for (unsigned i = 0; i < pp_st.cfg.nevents; i++)
 		if (lines[i][0])

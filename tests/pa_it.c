@@ -4,9 +4,11 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -258,6 +260,21 @@ double pa_it_steal_s(void)
 	fclose(f);
 	cr_assert_eq(n, 8, "/proc/stat has no steal column");
 	return (double)v[7] / (double)sysconf(_SC_CLK_TCK);
+}
+
+bool pa_it_has_pmu(void)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr), .type = PERF_TYPE_HARDWARE,
+		.config = PERF_COUNT_HW_CPU_CYCLES, .exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+	int fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
 }
 
 double pa_it_truth(const char *path, const char *func)

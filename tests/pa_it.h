@@ -106,6 +106,9 @@ double pa_it_period_s(const struct pa_process *proc);
  */
 double pa_it_steal_s(void);
 
+/* Whether this machine can count hardware cycles in user space. */
+bool pa_it_has_pmu(void);
+
 /* A "FUNCTION SECONDS" line of a workload's truth file; asserts it is there. */
 double pa_it_truth(const char *path, const char *func);
 

@@ -7,12 +7,10 @@
  */
 #include <criterion/criterion.h>
 #include <errno.h>
-#include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -51,21 +49,6 @@ static const char *it_cfg_example(const char *name)
 	return env;
 }
 
-/* Whether this machine can count hardware cycles in user space. */
-static bool it_cfg_has_pmu(void)
-{
-	struct perf_event_attr attr = {
-		.size = sizeof(attr), .type = PERF_TYPE_HARDWARE,
-		.config = PERF_COUNT_HW_CPU_CYCLES, .exclude_kernel = 1,
-		.exclude_hv = 1,
-	};
-	int fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
-
-	if (fd < 0)
-		return false;
-	close(fd);
-	return true;
-}
 
 static const struct pa_event *it_cfg_event(const struct pa_process *proc,
 					   const char *name, bool counting)
@@ -245,7 +228,7 @@ Test(it_config, two_sampling_events_and_counters_match_the_workload)
 {
 	char truth[PA_IT_PATH_MAX];
 	const char *argv[] = { "workloads/evmix", truth, "0.3", "20000", NULL };
-	const bool pmu = it_cfg_has_pmu();
+	const bool pmu = pa_it_has_pmu();
 	struct it_cfg_truth w[4];
 	struct pa_it_result r;
 	const struct pa_event *cycles;
@@ -344,7 +327,7 @@ Test(it_config, unavailable_off_turns_profiling_off_harmlessly)
 	struct pa_it_result r, plain;
 	struct pa_run *run;
 
-	if (it_cfg_has_pmu())
+	if (pa_it_has_pmu())
 		cr_skip_test("this machine counts cycles: nothing here is unavailable");
 	it_cfg_demo(NULL, false, &plain);
 	it_cfg_demo(it_cfg_file("off.ini", "[profile]\nunavailable = off\n"
@@ -446,7 +429,7 @@ Test(it_config, example_hardware_is_clear_where_there_is_no_pmu)
 	cr_assert_eq(r.status, plain.status);
 	cr_assert_str_eq(r.out, plain.out);
 	run = pa_it_load(&it_cfg);
-	if (it_cfg_has_pmu()) {
+	if (pa_it_has_pmu()) {
 		cr_expect_eq(r.err_len, 0, "stderr: %s", r.err);
 		cr_expect_eq(run->processes[0]->mode, PPF_MODE_SIGTRAP);
 	} else {

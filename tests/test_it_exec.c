@@ -124,6 +124,59 @@ Test(it_exec, every_child_is_profiled)
 	pa_it_result_release(&prof);
 }
 
+/*
+ * A configuration with an event this machine lacks (cycles, where there is
+ * no PMU): the spawner and its children (fork + exec, vfork + exec,
+ * posix_spawn, system()'s shells and what they run) name it once in all,
+ * not once per process; every process still records it as unavailable. A
+ * second run into the same output directory names it again: the first
+ * run's directories are not this run's. With a PMU nothing is said.
+ */
+Test(it_exec, an_unavailable_event_is_named_once_per_run)
+{
+	char env[PA_IT_CONFIG_ENV_MAX];
+	const bool pmu = pa_it_has_pmu();
+	struct pa_it_result plain, prof;
+	size_t nruns = 0;
+
+	pa_it_config_env(&it_exec, "cycles.ini",
+			 "[sample cpu-clock]\nperiod = 1ms\n[count cycles]\n", env);
+	pa_it_run(&it_exec, "plain", it_exec_argv, NULL, &plain);
+	for (int run_no = 1; run_no <= 2; run_no++) {
+		struct pa_run *run;
+		size_t unavailable = 0;
+
+		pa_it_run_profiled(&it_exec, "prof", it_exec_argv, env, &prof);
+		cr_assert_eq(prof.status, plain.status, "run %d: %s", run_no, prof.err);
+		cr_assert_str_eq(prof.out, plain.out);
+		cr_expect_eq(pa_it_count_lines(prof.err, "libpprof: "), pmu ? 0 : 1,
+			     "run %d: stderr: %s", run_no, prof.err);
+		cr_expect(pmu || strstr(prof.err, "counting event cycles"), "run %d: %s",
+			  run_no, prof.err);
+		pa_it_result_release(&prof);
+		run = pa_it_load(&it_exec);
+		/*
+		 * The spawner; its fork child before and after execve; vfork +
+		 * execv; posix_spawn; two shells from system() and the spawner
+		 * each runs.
+		 */
+		cr_expect_eq(run->nprocesses, nruns + 9, "run %d: %zu processes", run_no,
+			     run->nprocesses - nruns);
+		nruns = run->nprocesses;
+		for (size_t i = 0; i < run->nprocesses; i++) {
+			const struct pa_event *e = pa_process_find_event(run->processes[i], 1);
+
+			cr_assert_not_null(e, "pid %u has no event 1", run->processes[i]->pid);
+			unavailable += !!(e->flags & PPF_EVENT_UNAVAILABLE);
+		}
+		cr_expect_eq(unavailable, pmu ? 0 : run->nprocesses,
+			     "run %d: %zu of %zu processes record cycles as unavailable",
+			     run_no, unavailable, run->nprocesses);
+		pa_run_free(run);
+	}
+	pa_it_result_release(&plain);
+}
+
 /* PPROF_FOLLOW_EXEC=0: a child given an environment without the profiler stays unprofiled. */
 Test(it_exec, follow_exec_off)
 {
