@@ -52,16 +52,12 @@ PRELOAD_CFLAGS := -fPIC -fvisibility=hidden -ftls-model=initial-exec \
 	-fno-omit-frame-pointer
 # The dynamic linker binds the first definition it finds in load order, and
 # a preload's dependencies load before those of the program's libraries: a
-# library the preload loads can take the place of one the program meant.
-# - libunwind.so.8 also defines the C++ unwinder's _Unwind_* functions: a C
-#   program using a C++ library would throw with libunwind's (10 times
-#   slower here) instead of libgcc_s's. So libgcc_s.so.1 is a dependency of
-#   ours too, listed first (it_output's cthrow case).
-# - inih is linked in from Debian's libinih.a (PIC), and the version script
-#   hides it: a library of the program with an ini_parse of its own keeps
-#   it (it_output's vendini case).
-PRELOAD_LIBS := -Wl,--push-state,--no-as-needed -lgcc_s -Wl,--pop-state \
-	-lunwind -l:libinih.a -ldl -pthread
+# library the preload needs could take the place of one the program meant.
+# So it needs none but libc. libunwind (which also defines the C++
+# unwinder's _Unwind_* functions) is dlopen'd privately (preload/unwlib.c;
+# it_output's cthrow case), and inih is linked in from Debian's libinih.a
+# (PIC) and hidden by the version script (it_output's vendini case).
+PRELOAD_LIBS := -l:libinih.a -ldl -pthread
 # Objects whose code runs in the signal handler: checked by check-sigsafe.
 SIGSAFE_OBJS := $(OBJ)/preload/sampler.o $(OBJ)/preload/tlog.o \
 	$(OBJ)/preload/threads.o $(OBJ)/preload/dlsnap.o $(OBJ)/preload/fd.o

@@ -23,9 +23,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define UNW_LOCAL_ONLY
-#include <libunwind.h>
-
 #include "config.h"
 #include "events.h"
 #include "exec.h"
@@ -36,6 +33,7 @@
 #include "proclog.h"
 #include "sampler.h"
 #include "threads.h"
+#include "unwlib.h"
 
 #define PP_ALTSTACK_SIZE (64 * 1024)
 #define PP_CMDLINE_MAX (64 * 1024)
@@ -59,6 +57,7 @@ static struct {
 	int warned_counters; /* a thread's own events could not be opened (once) */
 	uint64_t unsampled;  /* atomic: threads left unprofiled (no log, or in the
 				signal mode no events) */
+	pp_unwlib_backtrace_fn backtrace; /* libunwind's, once loaded */
 	int mode;            /* PPF_MODE_SIGTRAP or PPF_MODE_SIGNAL; its signal
 				is pp_hooks_signal() */
 	int starting;        /* in the constructor (not a fork child) */
@@ -325,7 +324,8 @@ static void pp_init_warm_up(void)
 {
 	void *frames[8];
 
-	(void)unw_backtrace(frames, 8);
+	if (pp_st.backtrace)
+		(void)pp_st.backtrace(frames, 8);
 }
 
 /* The thread's current name: its own via prctl, another's via /proc. */
@@ -898,6 +898,7 @@ static void pp_init_start_process(void)
 		.signo = pp_hooks_signal(),
 		.nevents = pp_st.cfg.nevents,
 		.max_frames = pp_st.cfg.max_frames,
+		.backtrace = pp_st.backtrace,
 	};
 	struct pp_thread *main_thread;
 	int err;
@@ -994,6 +995,7 @@ static void pp_init_constructor(void)
 {
 	static struct pp_config_errors errs;
 	int saved = errno; /* main starts with the errno it would have */
+	char why[256];
 	int err, tracer;
 
 	pp_hooks_resolve();
@@ -1011,10 +1013,15 @@ static void pp_init_constructor(void)
 		pp_init_strict_stop();
 		goto out;
 	}
+	pp_st.backtrace = pp_unwlib_load(PP_UNW_CACHE_SIZE, why, sizeof(why));
+	if (!pp_st.backtrace) {
+		pp_init_warn("%s; profiling is off, the program runs unprofiled", why);
+		pp_init_strict_stop();
+		goto out;
+	}
 	/* Children that exec and chdir write next to their parent. */
 	setenv("PPROF_OUTPUT", pp_st.cfg.output, 1);
 	pp_exec_init(pp_st.cfg.follow_exec);
-	unw_set_cache_size(unw_local_addr_space, PP_UNW_CACHE_SIZE, 0);
 	pp_init_warm_up();
 	pp_st.key_ok = pthread_key_create(&pp_st.key, pp_init_thread_end) == 0;
 	pthread_atfork(NULL, NULL, pp_init_fork_child);

@@ -14,9 +14,6 @@
 #include <time.h>
 #include <ucontext.h>
 
-#define UNW_LOCAL_ONLY
-#include <libunwind.h>
-
 #include "dlsnap.h"
 #include "fd.h"
 #include "pprof/format.h"
@@ -245,7 +242,7 @@ static unsigned pp_sampler_unwind_sigsafe(uint64_t rip, uint64_t *ips,
 					  unsigned cap, int *truncated)
 {
 	void *buf[PPF_MAX_FRAMES + PP_SAMPLER_SLACK];
-	int n = unw_backtrace(buf, (int)(cap + PP_SAMPLER_SLACK));
+	int n = pp_sampler_cfg.backtrace(buf, (int)(cap + PP_SAMPLER_SLACK));
 	int i;
 
 	for (i = 0; i < n && i < PP_SAMPLER_SLACK; i++)

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "threads.h"
+#include "unwlib.h"
 
 /* sig_data of our events: this tag in the high bits, the event index low. */
 #define PP_SIGDATA_TAG 0x7070726f66000000ull /* "pprof" */
@@ -21,6 +22,7 @@ struct pp_sampler_config {
 	unsigned nevents;    /* event indexes below this are ours */
 	unsigned max_frames; /* 1..PPF_MAX_FRAMES */
 	struct pp_thread_dir dir; /* for the logs of threads adopted here */
+	pp_unwlib_backtrace_fn backtrace; /* libunwind's unw_backtrace */
 };
 
 /* Sets what the handler accepts; call before any event is enabled. */

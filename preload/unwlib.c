@@ -1,0 +1,43 @@
+/* unwlib: libunwind, loaded privately; see unwlib.h. */
+#include "unwlib.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+
+#define PP_UNWLIB_SONAME "libunwind.so.8"
+/* The exported name of a libunwind function, as libunwind.h spells it. */
+#define PP_UNWLIB_STR(x) #x
+#define PP_UNWLIB_NAME(x) PP_UNWLIB_STR(x)
+
+pp_unwlib_backtrace_fn pp_unwlib_load(size_t cache_size, char *why, size_t why_size)
+{
+	static pp_unwlib_backtrace_fn backtrace_fn;
+	int (*set_cache_size)(unw_addr_space_t, size_t, int);
+	unw_addr_space_t *local;
+	void *h;
+
+	if (backtrace_fn)
+		return backtrace_fn;
+	h = dlopen(PP_UNWLIB_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		snprintf(why, why_size, "cannot load %s (Debian package libunwind8): %s",
+			 PP_UNWLIB_SONAME, dlerror());
+		return NULL;
+	}
+	*(void **)&set_cache_size = dlsym(h, PP_UNWLIB_NAME(unw_set_cache_size));
+	local = dlsym(h, PP_UNWLIB_NAME(unw_local_addr_space));
+	*(void **)&backtrace_fn = dlsym(h, PP_UNWLIB_NAME(unw_backtrace));
+	if (!set_cache_size || !local || !backtrace_fn) {
+		snprintf(why, why_size, "%s lacks the functions libpprof needs "
+			 "(unw_backtrace, unw_set_cache_size, unw_local_addr_space)",
+			 PP_UNWLIB_SONAME);
+		backtrace_fn = NULL;
+		dlclose(h);
+		return NULL;
+	}
+	set_cache_size(*local, cache_size, 0);
+	return backtrace_fn;
+}
