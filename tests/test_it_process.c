@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -215,6 +216,37 @@ Test(it_process, sigtrap_mode_without_kernel_support_says_why)
 	cr_expect_eq(run->processes[0]->mode, PPF_MODE_OFF);
 	cr_expect(run->processes[0]->ended && run->processes[0]->exit_status == 3);
 	pa_run_free(run);
+	pa_it_result_release(&r);
+	pa_it_result_release(&plain);
+}
+
+/*
+ * A libunwind.so.8 without libunwind's functions first in LD_LIBRARY_PATH:
+ * the program runs as without the preload, one line names the library and
+ * says profiling is off, and nothing is written.
+ */
+Test(it_process, a_libunwind_without_its_functions_runs_unprofiled)
+{
+	const char *argv[] = { "workloads/demo", "0.1", "--exit", "3", NULL };
+	char dir[PA_IT_PATH_MAX], link[PA_IT_PATH_MAX + 16], fake[PA_IT_PATH_MAX];
+	char env[PA_IT_PATH_MAX + 32];
+	struct pa_it_result r, plain;
+
+	snprintf(dir, sizeof(dir), "%s/fakelib", it_proc.tmp);
+	snprintf(link, sizeof(link), "%s/libunwind.so.8", dir);
+	pa_it_build_path(fake, "workloads/libfakeunwind.so");
+	cr_assert_eq(mkdir(dir, 0700), 0, "%s: %s", dir, strerror(errno));
+	cr_assert_eq(symlink(fake, link), 0, "%s: %s", link, strerror(errno));
+	snprintf(env, sizeof(env), "LD_LIBRARY_PATH=%s", dir);
+	pa_it_run(&it_proc, "plain", argv, NULL, &plain);
+	pa_it_run_profiled(&it_proc, "fakelib", argv, env, &r);
+	cr_expect_eq(r.status, plain.status, "status 0x%x, without the preload 0x%x",
+		     r.status, plain.status);
+	cr_expect_str_eq(r.out, plain.out);
+	cr_expect_eq(pa_it_count_lines(r.err, ""), 1, "stderr: %s", r.err);
+	cr_expect(strstr(r.err, "libpprof: libunwind.so.8 lacks the functions") &&
+		  strstr(r.err, "profiling is off"), "stderr: %s", r.err);
+	cr_expect(access(it_proc.data, F_OK) != 0, "%s was made", it_proc.data);
 	pa_it_result_release(&r);
 	pa_it_result_release(&plain);
 }
