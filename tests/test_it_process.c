@@ -91,6 +91,23 @@ Test(it_process, sigkill_keeps_samples)
 }
 
 /*
+ * A run that could not be profiled (r) ended as the run without the preload
+ * (plain), with one line on stderr, the preload's, saying reason and that
+ * profiling is off.
+ */
+static void it_proc_expect_said_off(const struct pa_it_result *r,
+				    const struct pa_it_result *plain, const char *reason)
+{
+	cr_expect_eq(r->status, plain->status, "status 0x%x, without the preload 0x%x",
+		     r->status, plain->status);
+	cr_expect_str_eq(r->out, plain->out);
+	cr_expect_eq(pa_it_count_lines(r->err, ""), 1, "stderr: %s", r->err);
+	cr_expect_eq(pa_it_count_lines(r->err, "libpprof: "), 1, "stderr: %s", r->err);
+	cr_expect(strstr(r->err, reason) && strstr(r->err, "profiling is off"),
+		  "stderr does not say \"%s\" and \"profiling is off\": %s", reason, r->err);
+}
+
+/*
  * perf_event_open refused (seccomp_run makes it fail with err): the app runs
  * to completion as if unprofiled, the preload says why in exactly one line,
  * and the process log says profiling was off.
@@ -113,13 +130,7 @@ static void it_proc_refused(int err, const char *reason)
 	/* The preload goes in through env(1), so that seccomp_run itself is not profiled. */
 	pa_it_run(&it_proc, "refused", argv, env, &r);
 	pa_it_run(&it_proc, "plain", plain_argv, NULL, &plain);
-	cr_expect_eq(r.status, plain.status, "status 0x%x, without the preload 0x%x",
-		     r.status, plain.status);
-	cr_expect_str_eq(r.out, plain.out);
-	cr_expect_eq(pa_it_count_lines(r.err, ""), 1, "stderr: %s", r.err);
-	cr_expect_eq(pa_it_count_lines(r.err, "libpprof: "), 1, "stderr: %s", r.err);
-	cr_expect(strstr(r.err, reason) && strstr(r.err, "profiling is off"),
-		  "stderr does not say \"%s\" and \"profiling is off\": %s", reason, r.err);
+	it_proc_expect_said_off(&r, &plain, reason);
 	run = pa_it_load(&it_proc);
 	cr_assert_eq(run->nprocesses, 1);
 	cr_expect_eq(run->processes[0]->mode, PPF_MODE_OFF);
@@ -240,12 +251,7 @@ Test(it_process, a_libunwind_without_its_functions_runs_unprofiled)
 	snprintf(env, sizeof(env), "LD_LIBRARY_PATH=%s", dir);
 	pa_it_run(&it_proc, "plain", argv, NULL, &plain);
 	pa_it_run_profiled(&it_proc, "fakelib", argv, env, &r);
-	cr_expect_eq(r.status, plain.status, "status 0x%x, without the preload 0x%x",
-		     r.status, plain.status);
-	cr_expect_str_eq(r.out, plain.out);
-	cr_expect_eq(pa_it_count_lines(r.err, ""), 1, "stderr: %s", r.err);
-	cr_expect(strstr(r.err, "libpprof: libunwind.so.8 lacks the functions") &&
-		  strstr(r.err, "profiling is off"), "stderr: %s", r.err);
+	it_proc_expect_said_off(&r, &plain, "libunwind.so.8 lacks the functions");
 	cr_expect(access(it_proc.data, F_OK) != 0, "%s was made", it_proc.data);
 	pa_it_result_release(&r);
 	pa_it_result_release(&plain);
