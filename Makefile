@@ -209,8 +209,10 @@ $(SPEEDSCOPE_HTML):
 		speedscope@$(SPEEDSCOPE_VERSION)
 	touch $@
 
+# The bench programs are built (not run) too, so that make test catches a
+# bench that no longer links.
 tests-build: all $(OUT)/tests/run-tests $(WORKLOADS) $(WORKLOAD_LIBS) $(OUT)/go-pprof \
-	$(SPEEDSCOPE_HTML)
+	$(SPEEDSCOPE_HTML) $(OUT)/bench/sigcost $(OUT)/bench/symspeed
 
 # Every function that runs in the signal handler may call only what
 # preload/sigsafe.allow lists (async-signal-safe libc, raw syscalls,
@@ -261,7 +263,8 @@ $(OUT)/bench/sigcost: tests/bench/sigcost.c
 	$(CC) $(WORKLOAD_CFLAGS) -o $@ $< -lunwind
 
 # Symbolisation speed: 20,000 libc addresses with lines (libc6-dbg's).
-$(OUT)/bench/symspeed: tests/bench/symspeed.c $(OBJ)/analyze/symbols.o $(OBJ)/analyze/reader.o
+$(OUT)/bench/symspeed: tests/bench/symspeed.c $(OBJ)/analyze/symbols.o $(OBJ)/analyze/reader.o \
+		$(OBJ)/analyze/grow.o
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_ALL) -Ianalyze $(CFLAGS_ALL) -o $@ $^ $(LDFLAGS_ALL) -ldw -lelf -lz -ldl
 
