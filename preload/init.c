@@ -771,25 +771,27 @@ static uint64_t pp_init_start_ns(int pid)
 	       ticks * 1000000000ull / (uint64_t)sysconf(_SC_CLK_TCK);
 }
 
-/* The pid in a process directory's name (EXE.PID or EXE.PID.K), or -1. */
-static int pp_init_dir_pid(const char *name)
+/*
+ * Whether name is a process directory's of pid: EXE.PID, or EXE.PID.K when
+ * EXE.PID was taken. Matched from the end, as pp_init_process_dir makes it:
+ * an EXE with dots and digits of its own (python3.11) does not mislead.
+ */
+static int pp_init_dir_of(const char *name, int pid)
 {
-	const char *dot = strrchr(name, '.'), *prev;
-	char *end;
-	long v;
+	char tail[24];
+	size_t len = strlen(name), tl;
+	const char *k;
 
-	if (!dot || dot == name)
-		return -1;
-	for (prev = dot - 1; prev > name && *prev != '.'; prev--)
-		;
-	/* EXE.PID.K: the pid is the second last part when both are numbers. */
-	if (*prev == '.' && prev[1] >= '0' && prev[1] <= '9') {
-		v = strtol(prev + 1, &end, 10);
-		if (end == dot && dot[1] >= '0' && dot[1] <= '9')
-			return (int)v;
-	}
-	v = strtol(dot + 1, &end, 10);
-	return dot[1] >= '0' && dot[1] <= '9' && !*end ? (int)v : -1;
+	tl = (size_t)snprintf(tail, sizeof(tail), ".%d", pid);
+	if (len > tl && strcmp(name + len - tl, tail) == 0)
+		return 1;
+	/* EXE.PID.K: strip the trailing ".K" (K a number) and look again. */
+	k = strrchr(name, '.');
+	if (!k || k == name || k[1] < '0' || k[1] > '9' ||
+	    strspn(k + 1, "0123456789") != strlen(k + 1))
+		return 0;
+	len = (size_t)(k - name);
+	return len > tl && strncmp(name + len - tl, tail, tl) == 0;
 }
 
 /*
@@ -812,13 +814,12 @@ static int pp_init_run_said(void)
 	if (!d)
 		return 0;
 	while (!said && (e = readdir(d)) != NULL) {
-		int pid = pp_init_dir_pid(e->d_name);
 		struct stat st;
 
-		if (pid <= 0 || strcmp(e->d_name, mine) == 0)
+		if (strcmp(e->d_name, mine) == 0)
 			continue;
 		for (int i = 0; i < 2 && !said; i++)
-			said = pid == pids[i] && since[i] &&
+			said = since[i] && pp_init_dir_of(e->d_name, pids[i]) &&
 			       fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 			       S_ISDIR(st.st_mode) &&
 			       (uint64_t)st.st_mtim.tv_sec * 1000000000ull +
@@ -840,12 +841,12 @@ static void pp_init_event_lines(char (*lines)[PP_EVENTS_LINE_MAX], int err)
 	if (!pp_st.starting && !err)
 		return;
 	for (unsigned i = 0; i < pp_st.cfg.nevents; i++)
-		any |= lines[i][0] != '\0';
+		if (lines[i][0]) {
+			last = i;
+			any = 1;
+		}
 	if (any && pp_st.starting && pp_init_run_said())
 		return;
-	for (unsigned i = 0; i < pp_st.cfg.nevents; i++)
-		if (lines[i][0])
-			last = i;
 	for (unsigned i = 0; i < pp_st.cfg.nevents; i++) {
 		if (!lines[i][0])
 			continue;
