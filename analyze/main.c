@@ -295,25 +295,36 @@ static bool pa_main_number(const char *text, int64_t min, int64_t max, int64_t *
 #define PA_MAIN_COMMANDS "top, folded, threads, processes, events, counters, pprof, " \
 	"speedscope, script, tree, callers, callees, annotate, flamegraph or diff"
 
-/* A command: the kind of event it shows, and whether it shows samples one by one. */
+/*
+ * A command: the kind of event it shows, whether it shows samples one by
+ * one, and whether it writes JSON.
+ */
 struct pa_main_command {
 	const char *name;
 	enum pa_events_use use;
 	bool in_time_order; /* every sample, in time order: not collapsed (pa_load_opts) */
+	bool json;          /* --format json (PA_MAIN_JSON_COMMANDS) */
 };
 
 /* The command named command, or NULL when there is none. */
 static const struct pa_main_command *pa_main_command(const char *command)
 {
 	static const struct pa_main_command commands[] = {
-		{ "top", PA_EVENTS_SAMPLES, false }, { "folded", PA_EVENTS_SAMPLES, false },
-		{ "threads", PA_EVENTS_SAMPLES, false }, { "processes", PA_EVENTS_SAMPLES, false },
-		{ "events", PA_EVENTS_ANY, false }, { "counters", PA_EVENTS_COUNTS, false },
-		{ "pprof", PA_EVENTS_SAMPLES, false }, { "speedscope", PA_EVENTS_SAMPLES, true },
-		{ "script", PA_EVENTS_SAMPLES, true },
-		{ "tree", PA_EVENTS_SAMPLES, false }, { "callers", PA_EVENTS_SAMPLES, false },
-		{ "callees", PA_EVENTS_SAMPLES, false }, { "annotate", PA_EVENTS_SAMPLES, false },
-		{ "flamegraph", PA_EVENTS_SAMPLES, false }, { "diff", PA_EVENTS_SAMPLES, false },
+		{ "top", PA_EVENTS_SAMPLES, false, true },
+		{ "folded", PA_EVENTS_SAMPLES, false, false },
+		{ "threads", PA_EVENTS_SAMPLES, false, true },
+		{ "processes", PA_EVENTS_SAMPLES, false, true },
+		{ "events", PA_EVENTS_ANY, false, true },
+		{ "counters", PA_EVENTS_COUNTS, false, true },
+		{ "pprof", PA_EVENTS_SAMPLES, false, false },
+		{ "speedscope", PA_EVENTS_SAMPLES, true, false },
+		{ "script", PA_EVENTS_SAMPLES, true, false },
+		{ "tree", PA_EVENTS_SAMPLES, false, true },
+		{ "callers", PA_EVENTS_SAMPLES, false, true },
+		{ "callees", PA_EVENTS_SAMPLES, false, true },
+		{ "annotate", PA_EVENTS_SAMPLES, false, true },
+		{ "flamegraph", PA_EVENTS_SAMPLES, false, false },
+		{ "diff", PA_EVENTS_SAMPLES, false, true },
 	};
 
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
@@ -378,14 +389,8 @@ static int pa_main_check_flamegraph(const struct pa_main_opts *o)
 /* --format json: only the reports that have it (PA_MAIN_JSON_COMMANDS). */
 static int pa_main_check_format(const struct pa_main_opts *o)
 {
-	static const char *const json[] = { "top", "tree", "callers", "callees", "annotate",
-					    "threads", "processes", "events", "counters", "diff" };
-
-	if (!o->json)
+	if (!o->json || pa_main_command(o->command)->json)
 		return PA_EXIT_OK;
-	for (size_t i = 0; i < sizeof(json) / sizeof(json[0]); i++)
-		if (strcmp(o->command, json[i]) == 0)
-			return PA_EXIT_OK;
 	pa_main_usage_error("'%s' has no --format json (only " PA_MAIN_JSON_COMMANDS " have)",
 			    o->command);
 	return PA_EXIT_USAGE;
