@@ -84,6 +84,8 @@ WORKLOAD_LIBS := $(patsubst tests/workloads/%.cc,$(OUT)/workloads/%.so,\
 # Workloads are built like an ordinary user's program: optimised, with
 # symbols, and without frame pointers in what they call from libc.
 WORKLOAD_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -pthread -MMD -MP
+# A workload linked with a workload library finds it beside itself.
+WORKLOAD_LIB_LINK := -L$(OUT)/workloads -Wl,-rpath,'$$ORIGIN'
 
 .PHONY: all demo test check unit-tests bench asan install clean deps \
 	check-sigsafe tests-build
@@ -173,22 +175,18 @@ $(OUT)/workloads/lib%.so: tests/workloads/lib%.cc
 # cthrow, a C program, links libcxxcall.so, a C++ library: the C++ runtime
 # comes only as that library's dependency.
 $(OUT)/workloads/cthrow: tests/workloads/cthrow.c $(OUT)/workloads/libcxxcall.so
-	$(CC) $(WORKLOAD_CFLAGS) -o $@ $< -L$(OUT)/workloads -lcxxcall \
-		-Wl,-rpath,'$$ORIGIN'
+	$(CC) $(WORKLOAD_CFLAGS) -o $@ $< -lcxxcall $(WORKLOAD_LIB_LINK)
 
 # vendini links libiniuser.so, which links libvendini.so, which defines its
 # own ini_parse (it_output checks the profiler's inih does not take its place).
 $(OUT)/workloads/libiniuser.so: tests/workloads/libiniuser.c $(OUT)/workloads/libvendini.so
-	$(CC) $(WORKLOAD_CFLAGS) -fPIC -shared -o $@ $< -L$(OUT)/workloads -lvendini \
-		-Wl,-rpath,'$$ORIGIN'
+	$(CC) $(WORKLOAD_CFLAGS) -fPIC -shared -o $@ $< -lvendini $(WORKLOAD_LIB_LINK)
 $(OUT)/workloads/vendini: tests/workloads/vendini.c $(OUT)/workloads/libiniuser.so
-	$(CC) $(WORKLOAD_CFLAGS) -o $@ $< -L$(OUT)/workloads -liniuser \
-		-Wl,-rpath,'$$ORIGIN'
+	$(CC) $(WORKLOAD_CFLAGS) -o $@ $< -liniuser $(WORKLOAD_LIB_LINK)
 
 # oddthreads links libearly.so, whose constructor starts a thread before ours.
 $(OUT)/workloads/oddthreads: tests/workloads/oddthreads.c $(OUT)/workloads/libearly.so
-	$(CC) $(WORKLOAD_CFLAGS) -o $@ $< -L$(OUT)/workloads -learly \
-		-Wl,-rpath,'$$ORIGIN'
+	$(CC) $(WORKLOAD_CFLAGS) -o $@ $< -learly $(WORKLOAD_LIB_LINK)
 
 $(OUT)/workloads/%: tests/workloads/%.c
 	@mkdir -p $(@D)
