@@ -14,13 +14,11 @@
 
 pp_unwlib_backtrace_fn pp_unwlib_load(size_t cache_size, char *why, size_t why_size)
 {
-	static pp_unwlib_backtrace_fn backtrace_fn;
+	pp_unwlib_backtrace_fn backtrace_fn;
 	int (*set_cache_size)(unw_addr_space_t, size_t, int);
 	unw_addr_space_t *local;
 	void *h;
 
-	if (backtrace_fn)
-		return backtrace_fn;
 	h = dlopen(PP_UNWLIB_SONAME, RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
 		snprintf(why, why_size, "cannot load %s (Debian package libunwind8): %s",
@@ -34,7 +32,6 @@ pp_unwlib_backtrace_fn pp_unwlib_load(size_t cache_size, char *why, size_t why_s
 		snprintf(why, why_size, "%s lacks the functions libpprof needs "
 			 "(unw_backtrace, unw_set_cache_size, unw_local_addr_space)",
 			 PP_UNWLIB_SONAME);
-		backtrace_fn = NULL;
 		dlclose(h);
 		return NULL;
 	}

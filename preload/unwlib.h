@@ -17,8 +17,9 @@
 typedef int (*pp_unwlib_backtrace_fn)(void **frames, int size);
 
 /*
- * Loads libunwind (once) and sets its local address space's cache size.
- * Returns its unw_backtrace, or NULL with why (why_size bytes) filled in.
+ * Loads libunwind and sets its local address space's cache size (the
+ * constructor calls it once; the caller keeps the answer). Returns its
+ * unw_backtrace, or NULL with why (why_size bytes) filled in.
  */
 pp_unwlib_backtrace_fn pp_unwlib_load(size_t cache_size, char *why, size_t why_size);
 
