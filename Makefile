@@ -268,10 +268,12 @@ $(OUT)/bench/symspeed: tests/bench/symspeed.c $(OBJ)/analyze/symbols.o $(OBJ)/an
 
 bench: deps
 	@$(MAKE) --no-print-directory all $(OUT)/workloads/deepstack \
-		$(OUT)/bench/sigcost $(OUT)/bench/symspeed
+		$(OUT)/workloads/demo $(OUT)/workloads/libburn.so \
+		$(OUT)/workloads/widethreads $(OUT)/bench/sigcost $(OUT)/bench/symspeed
 	tests/bench/overhead.sh $(OUT)
 	$(OUT)/bench/sigcost
 	tests/bench/modes.sh $(OUT)
+	tests/bench/rate.sh $(OUT)
 	tests/bench/analyze.sh $(OUT)
 	$(OUT)/bench/symspeed
 

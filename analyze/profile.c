@@ -745,8 +745,10 @@ uint64_t pa_filter_count_samples(const struct pa_filter *f, const struct pa_proc
 	return n;
 }
 
-uint64_t pa_filter_count_lost(const struct pa_filter *f, const struct pa_process *proc,
-			      const struct pa_thread *t)
+/* Overflows of the event f selects that t did not record: lost, or throttled. */
+static uint64_t pa_filter_count_untaken(const struct pa_filter *f,
+					const struct pa_process *proc,
+					const struct pa_thread *t, bool throttled)
 {
 	int64_t idx = pa_filter_event(f, proc);
 	const struct pa_thread_event *te;
@@ -755,9 +757,23 @@ uint64_t pa_filter_count_lost(const struct pa_filter *f, const struct pa_process
 		return 0;
 	te = idx >= 0 ? pa_thread_find_event(t, (uint32_t)idx) : NULL;
 	if (te)
-		return te->lost;
+		return throttled ? te->throttled : te->lost;
 	/* An older log: THREAD_END counts every event's drops together. */
-	return idx == -1 || t->nevents == 0 ? t->lost : 0;
+	if (idx != -1 && t->nevents != 0)
+		return 0;
+	return throttled ? t->throttled : t->lost;
+}
+
+uint64_t pa_filter_count_lost(const struct pa_filter *f, const struct pa_process *proc,
+			      const struct pa_thread *t)
+{
+	return pa_filter_count_untaken(f, proc, t, false);
+}
+
+uint64_t pa_filter_count_throttled(const struct pa_filter *f, const struct pa_process *proc,
+				   const struct pa_thread *t)
+{
+	return pa_filter_count_untaken(f, proc, t, true);
 }
 
 const struct pa_func *pa_profile_find(const struct pa_profile *prof, const char *name)

@@ -95,6 +95,13 @@ uint64_t pa_filter_count_samples(const struct pa_filter *f, const struct pa_proc
 uint64_t pa_filter_count_lost(const struct pa_filter *f, const struct pa_process *proc,
 			      const struct pa_thread *t);
 
+/*
+ * Likewise, the overflows the writer throttled (did not take, to bound its
+ * own cost): PPF_REC_THREAD_EVENT's count, else PPF_REC_THREAD_END's.
+ */
+uint64_t pa_filter_count_throttled(const struct pa_filter *f, const struct pa_process *proc,
+				   const struct pa_thread *t);
+
 struct pa_func {
 	const char *name;   /* display name, see above; never NULL */
 	const char *module; /* module path, NULL if none */

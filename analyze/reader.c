@@ -617,13 +617,15 @@ static int pa_reader_process_cb(void *ctx, struct pa_log_buf *buf, uint64_t off,
 	case PPF_REC_PROCESS_END: {
 		struct ppf_process_end e;
 
-		if (pa_reader_fixed(buf, off, rec, size, &e, sizeof(e), "process end", err) < 0)
+		if (pa_reader_grown(buf, off, rec, size, &e, PPF_PROCESS_END_V1_SIZE, sizeof(e),
+				    "process end", err) < 0)
 			return -EINVAL;
 		buf->saw_end = true;
 		proc->ended = true;
 		proc->end_ns = e.end_ns;
 		proc->samples_taken = e.samples;
 		proc->lost = e.lost;
+		proc->throttled = e.throttled;
 		proc->exit_how = e.how;
 		proc->exit_status = e.status;
 		return 0;
@@ -941,7 +943,8 @@ static int pa_reader_thread_event_rec(struct pa_thread_ctx *c, struct pa_log_buf
 	struct ppf_thread_event r;
 	struct pa_thread_event *pe;
 
-	if (pa_reader_fixed(buf, off, rec, size, &r, sizeof(r), "thread event", err) < 0)
+	if (pa_reader_grown(buf, off, rec, size, &r, PPF_THREAD_EVENT_V1_SIZE, sizeof(r),
+			    "thread event", err) < 0)
 		return -EINVAL;
 	if ((r.flags & both) == both)
 		return pa_error_set(err, -EINVAL, buf->path, true, off,
@@ -957,6 +960,7 @@ static int pa_reader_thread_event_rec(struct pa_thread_ctx *c, struct pa_log_buf
 	pe->flags = r.flags;
 	pe->samples = r.samples;
 	pe->lost = r.lost;
+	pe->throttled = r.throttled;
 	pe->value = r.value;
 	pe->time_enabled = r.time_enabled;
 	pe->time_running = r.time_running;
@@ -1001,13 +1005,15 @@ static int pa_reader_thread_cb(void *ctx, struct pa_log_buf *buf, uint64_t off,
 	case PPF_REC_THREAD_END: {
 		struct ppf_thread_end r;
 
-		if (pa_reader_fixed(buf, off, rec, size, &r, sizeof(r), "thread end", err) < 0)
+		if (pa_reader_grown(buf, off, rec, size, &r, PPF_THREAD_END_V1_SIZE, sizeof(r),
+				    "thread end", err) < 0)
 			return -EINVAL;
 		buf->saw_end = true;
 		t->ended = true;
 		t->end_ns = r.end_ns;
 		t->samples_taken = r.samples;
 		t->lost = r.lost;
+		t->throttled = r.throttled;
 		t->cpu_ns = r.cpu_ns;
 		return 0;
 	}

@@ -111,8 +111,9 @@ struct pa_config {
 struct pa_thread_event {
 	uint32_t event; /* pa_event.index */
 	uint32_t flags; /* enum ppf_thread_event_flags */
-	uint64_t samples; /* sampling events: taken and lost */
+	uint64_t samples; /* sampling events: taken, lost and throttled */
 	uint64_t lost;
+	uint64_t throttled; /* not taken, to bound the profiler's cost */
 	uint64_t value;   /* counting events with PPF_THREAD_EVENT_COUNTED */
 	uint64_t time_enabled;
 	uint64_t time_running;
@@ -159,6 +160,7 @@ struct pa_thread {
 	uint64_t end_ns;
 	uint64_t samples_taken; /* as the writer counted them (0 if !ended) */
 	uint64_t lost;          /* dropped in this thread (0 if !ended) */
+	uint64_t throttled;     /* not taken, to bound the profiler's cost (0 if !ended) */
 	uint64_t cpu_ns;        /* thread CPU time at the end, 0 if unknown */
 	struct pa_sample *samples; /* in file order */
 	size_t nsamples;
@@ -187,6 +189,7 @@ struct pa_process {
 	uint64_t end_ns;
 	uint64_t samples_taken; /* all threads, as the writer counted them */
 	uint64_t lost;
+	uint64_t throttled;
 	uint32_t exit_how;      /* enum ppf_exit_how; PPF_EXIT_UNKNOWN if !ended */
 	int32_t exit_status;    /* exit status, or signal number with PPF_EXIT_SIGNAL */
 	struct pa_event *events; /* in file order */

@@ -17,6 +17,7 @@ struct pa_report_events_row {
 	const struct pa_event *e; /* as the first process has it */
 	uint64_t samples;
 	uint64_t lost;
+	uint64_t throttled;
 	size_t nprocesses;
 	uint32_t pids[PA_REPORT_EVENTS_PIDS];
 };
@@ -27,6 +28,7 @@ struct pa_report_events_text {
 	char period[64];
 	char samples[32];
 	char lost[32];
+	char throttled[32];
 	char procs[64];
 	char status[96];
 };
@@ -172,6 +174,7 @@ static void pa_report_events_add(struct pa_report_events_table *t, const struct 
 			continue;
 		r->samples += pa_filter_count_samples(&g, proc, proc->threads[i]);
 		r->lost += pa_filter_count_lost(&g, proc, proc->threads[i]);
+		r->throttled += pa_filter_count_throttled(&g, proc, proc->threads[i]);
 	}
 }
 
@@ -228,9 +231,11 @@ static void pa_report_events_text(const struct pa_report_events_row *r, size_t n
 	if (pa_event_samples(r->e)) {
 		pa_events_format_count(r->samples, x->samples, sizeof(x->samples));
 		pa_events_format_count(r->lost, x->lost, sizeof(x->lost));
+		pa_events_format_count(r->throttled, x->throttled, sizeof(x->throttled));
 	} else {
 		snprintf(x->samples, sizeof(x->samples), "-");
 		snprintf(x->lost, sizeof(x->lost), "-");
+		snprintf(x->throttled, sizeof(x->throttled), "-");
 	}
 }
 
@@ -241,12 +246,12 @@ static int pa_report_events_max(int w, const char *s)
 	return n > w ? n : w;
 }
 
-/* Column widths: name, event, encoding, period, samples, lost, processes. */
-static void pa_report_events_widths(const struct pa_report_events_table *t, int w[7])
+/* Column widths: name, event, encoding, period, samples, lost, processes, throttled. */
+static void pa_report_events_widths(const struct pa_report_events_table *t, int w[8])
 {
 	struct pa_report_events_text x;
 
-	w[0] = 4, w[1] = 5, w[2] = 8, w[3] = 6, w[4] = 7, w[5] = 4, w[6] = 9;
+	w[0] = 4, w[1] = 5, w[2] = 8, w[3] = 6, w[4] = 7, w[5] = 4, w[6] = 9, w[7] = 9;
 	for (size_t i = 0; i < t->nrows; i++) {
 		pa_report_events_text(&t->rows[i], t->nprocesses, &x);
 		w[0] = pa_report_events_max(w[0], t->rows[i].e->name);
@@ -256,26 +261,28 @@ static void pa_report_events_widths(const struct pa_report_events_table *t, int 
 		w[4] = pa_report_events_max(w[4], x.samples);
 		w[5] = pa_report_events_max(w[5], x.lost);
 		w[6] = pa_report_events_max(w[6], x.procs);
+		w[7] = pa_report_events_max(w[7], x.throttled);
 	}
 }
 
 static void pa_report_events_rows(FILE *out, const struct pa_report_events_table *t)
 {
 	struct pa_report_events_text x;
-	int w[7];
+	int w[8];
 
 	pa_report_events_widths(t, w);
-	fprintf(out, "%-*s  %-*s  %-6s  %-*s  %-*s  %-11s  %7s  %*s  %*s  %-*s  %s\n",
+	fprintf(out, "%-*s  %-*s  %-6s  %-*s  %-*s  %-11s  %7s  %*s  %*s  %*s  %-*s  %s\n",
 		w[0], "NAME", w[1], "EVENT", "KIND", w[2], "ENCODING", w[3], "PERIOD", "SCOPE",
-		"PRECISE", w[4], "SAMPLES", w[5], "LOST", w[6], "PROCESSES", "STATUS");
+		"PRECISE", w[4], "SAMPLES", w[5], "LOST", w[7], "THROTTLED", w[6], "PROCESSES",
+		"STATUS");
 	for (size_t i = 0; i < t->nrows; i++) {
 		const struct pa_event *e = t->rows[i].e;
 
 		pa_report_events_text(&t->rows[i], t->nprocesses, &x);
 		fprintf(out, "%-*s  %-*s  %-6s  %-*s  %-*s  %-11s  %7" PRIu32 "  %*s  %*s  "
-			"%-*s  %s\n", w[0], e->name, w[1], e->spec, pa_event_kind(e), w[2],
+			"%*s  %-*s  %s\n", w[0], e->name, w[1], e->spec, pa_event_kind(e), w[2],
 			x.encoding, w[3], x.period, pa_event_scope(e), e->precise_ip, w[4],
-			x.samples, w[5], x.lost, w[6], x.procs, x.status);
+			x.samples, w[5], x.lost, w[7], x.throttled, w[6], x.procs, x.status);
 	}
 }
 
@@ -405,9 +412,11 @@ static void pa_report_events_json_row(struct pa_json *j, const struct pa_run *ru
 	if (pa_event_samples(e)) {
 		pa_json_key_uint(j, "samples", r->samples);
 		pa_json_key_uint(j, "lost", r->lost);
+		pa_json_key_uint(j, "throttled", r->throttled);
 	} else {
 		pa_json_key_null(j, "samples");
 		pa_json_key_null(j, "lost");
+		pa_json_key_null(j, "throttled");
 	}
 	pa_json_key_uint(j, "processes", r->nprocesses);
 	pa_json_key_bool(j, "all_processes", r->nprocesses == t->nprocesses);

@@ -57,8 +57,9 @@ static void pa_report_threads_row(const struct pa_process *proc, const struct pa
 	if (t->ended && t->cpu_ns)
 		snprintf(cpu, sizeof(cpu), "%.3f", (double)t->cpu_ns / 1e9);
 	fprintf(out, "%8" PRIu32 " %8" PRIu32 "  %-16s %9" PRIu64 " %7" PRIu64
-		" %6" PRIu64 " %5s %10s  %s\n", t->pid, t->tid, t->name[0] ? t->name : "-",
-		pa_filter_count_samples(f, proc, t), pa_filter_count_lost(f, proc, t),
+		" %9" PRIu64 " %6" PRIu64 " %5s %10s  %s\n", t->pid, t->tid,
+		t->name[0] ? t->name : "-", pa_filter_count_samples(f, proc, t),
+		pa_filter_count_lost(f, proc, t), pa_filter_count_throttled(f, proc, t),
 		pa_report_threads_late(f, proc, t),
 		pa_report_threads_ended(proc, t), cpu, pa_process_exe_base(proc));
 }
@@ -99,8 +100,8 @@ int pa_report_threads(FILE *out, const struct pa_run *run, const struct pa_filte
 
 	pa_events_header(out, run, &f, pa_report_threads_counts(run, &f).samples, false, 0, 0,
 			 0);
-	fprintf(out, "%8s %8s  %-16s %9s %7s %6s %5s %10s  %s\n", "PID", "TID", "NAME",
-		"SAMPLES", "LOST", "LATE", "ENDED", "CPU(s)", "EXE");
+	fprintf(out, "%8s %8s  %-16s %9s %7s %9s %6s %5s %10s  %s\n", "PID", "TID", "NAME",
+		"SAMPLES", "LOST", "THROTTLED", "LATE", "ENDED", "CPU(s)", "EXE");
 	pa_report_threads_each(run, &f, pa_report_threads_row, out);
 	return ferror(out) ? -EIO : 0;
 }
@@ -117,6 +118,7 @@ static void pa_report_threads_json_row(const struct pa_process *proc,
 	pa_json_key_string(j, "name", t->name[0] ? t->name : NULL);
 	pa_json_key_uint(j, "samples", pa_filter_count_samples(f, proc, t));
 	pa_json_key_uint(j, "lost", pa_filter_count_lost(f, proc, t));
+	pa_json_key_uint(j, "throttled", pa_filter_count_throttled(f, proc, t));
 	pa_json_key_uint(j, "late", pa_report_threads_late(f, proc, t));
 	pa_json_key_string(j, "ended", pa_report_threads_ended(proc, t));
 	pa_json_key(j, "cpu_s");

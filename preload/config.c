@@ -34,8 +34,15 @@ extern const char pp_config_default_ini[];
 
 #define PP_CONFIG_VALUE_MAX 256
 #define PP_CONFIG_MAX_KEYS 7
-/* The kernel's hrtimer events (cpu-clock, task-clock) fire at most every 10 us. */
-#define PP_CONFIG_MIN_TIME_PERIOD 10000ull
+/*
+ * The shortest period of cpu-clock and task-clock, and the highest
+ * frequency: a sample every 100 us of CPU at most. The kernel's hrtimer
+ * would fire every 10 us, but each overflow and its signal cost the thread
+ * 10-20 us of CPU on a virtual machine: at 10 us a program made no headway
+ * (README, Sampling rate).
+ */
+#define PP_CONFIG_MIN_TIME_PERIOD 100000ull
+#define PP_CONFIG_MAX_RATE 10000ull
 #define PP_CONFIG_MAX_TIME_PERIOD 3600000000000ull
 #define PP_CONFIG_MAX_COUNT_PERIOD (1ull << 62)
 #define PP_CONFIG_DEFAULT_RATE_LIMIT 100000ull
@@ -574,9 +581,11 @@ static void pp_config_event_rate(struct pp_config_parser *p,
 	}
 	if (fr->line) {
 		limit = pp_config_rate_limit();
+		if (limit > PP_CONFIG_MAX_RATE)
+			limit = PP_CONFIG_MAX_RATE;
 		snprintf(what, sizeof(what), "samples per second from 1 to %llu "
-			 "(the kernel's perf_event_max_sample_rate)",
-			 (unsigned long long)limit);
+			 "(10 kHz, or the kernel's perf_event_max_sample_rate "
+			 "if lower)", (unsigned long long)limit);
 		if (pp_config_range(p, "frequency", fr, pp_config_hz_units, 4, 1,
 				    limit, what, &n) == 0) {
 			ev->period = n;
@@ -588,7 +597,7 @@ static void pp_config_event_rate(struct pp_config_parser *p,
 		if (pp_config_range(p, "period", per, pp_config_time_units, 4,
 				    PP_CONFIG_MIN_TIME_PERIOD,
 				    PP_CONFIG_MAX_TIME_PERIOD, "a duration from "
-				    "10us to 3600s, such as 500us, 1ms or 2s "
+				    "100us to 3600s, such as 500us, 1ms or 2s "
 				    "(a bare number is nanoseconds)", &n) == 0)
 			ev->period = n;
 	} else if (per->line) {

@@ -41,14 +41,20 @@ static void pp_events_attr(struct perf_event_attr *attr,
 		attr->sample_period = ce->period;
 	}
 	attr->precise_ip = ce->precise_ip & 3;
+	/*
+	 * Sampling starts disabled: in the signal mode until its signal is
+	 * routed, and at start-up until the process is set up (samples of the
+	 * profiler's own start are of no use, and at a short period on a busy
+	 * machine they kept the constructor from ever finishing).
+	 */
+	attr->disabled = 1;
 	if (mode == PPF_MODE_SIGNAL) {
 		/*
 		 * With O_ASYNC the kernel signals every overflow (measured: 997
 		 * signals for 1,000 overflows, with or without a ring buffer);
 		 * the buffer holds the overflow's address (see
-		 * PP_EVENTS_RB_PAGES). Disabled until its signal is routed.
+		 * PP_EVENTS_RB_PAGES).
 		 */
-		attr->disabled = 1;
 		attr->wakeup_events = 1;
 		attr->sample_type = PERF_SAMPLE_IP;
 		return;
@@ -110,10 +116,11 @@ static size_t pp_events_rb_size(void)
  * Signal mode: opens sampling event index for thread tid (0: the caller),
  * maps its ring buffer into *rb (NULL if that failed: samples are then not
  * checked for lateness) and routes its overflows to that thread as signal
- * signo.
+ * signo; enables it when enable is set.
  */
 static int pp_events_open_routed(const struct pp_config_event *ce,
-				 unsigned index, pid_t tid, int signo, void **rb)
+				 unsigned index, pid_t tid, int signo, void **rb,
+				 int enable)
 {
 	struct f_owner_ex owner = {
 		.type = F_OWNER_TID,
@@ -134,7 +141,7 @@ static int pp_events_open_routed(const struct pp_config_event *ce,
 		err = -errno;
 	if (!err) {
 		pp_fd_tag_sigsafe(fd, (int)index + 1, *rb);
-		if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0)
+		if (enable && ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0)
 			err = -errno;
 	}
 	if (err) {
@@ -171,14 +178,16 @@ static void pp_events_refused(const struct pp_config *cfg, unsigned i, int err,
 
 /*
  * Opens event i of cfg for the calling thread into te: a counter, or in the
- * signal mode a sampling event routed to it. Returns 0 or a negative errno.
+ * signal mode a sampling event routed to it, enabled when enable is set.
+ * Returns 0 or a negative errno.
  */
 static int pp_events_thread_add(struct pp_tevents *te, const struct pp_config *cfg,
-				unsigned i, int mode, int signo)
+				unsigned i, int mode, int signo, int enable)
 {
 	int fd = cfg->events[i].count_only ?
 		 pp_events_open_one(&cfg->events[i], i, 0, mode) :
-		 pp_events_open_routed(&cfg->events[i], i, 0, signo, &te->rb[i]);
+		 pp_events_open_routed(&cfg->events[i], i, 0, signo, &te->rb[i],
+				       enable);
 
 	if (fd < 0)
 		return fd;
@@ -204,7 +213,7 @@ int pp_events_open(struct pp_events *ev, const struct pp_config *cfg, int mode,
 	for (unsigned i = 0; i < cfg->nevents; i++) {
 		const struct pp_config_event *ce = &cfg->events[i];
 		int fd = ce->count_only || mode == PPF_MODE_SIGNAL ?
-			 pp_events_thread_add(self, cfg, i, mode, signo) :
+			 pp_events_thread_add(self, cfg, i, mode, signo, 0) :
 			 pp_events_open_one(ce, i, 0, mode);
 
 		lines[i][0] = '\0';
@@ -261,7 +270,7 @@ static int pp_events_open_task(struct pp_events *ev, const struct pp_config *cfg
 			fd = -ENOSPC;
 		else if (ev->mode == PPF_MODE_SIGNAL)
 			fd = pp_events_open_routed(&cfg->events[i], i, tid, ev->signo,
-						   &ev->rbs[ev->n]);
+						   &ev->rbs[ev->n], 0);
 		else
 			fd = pp_events_open_one(&cfg->events[i], i, tid, ev->mode);
 		if (fd < 0) {
@@ -295,6 +304,15 @@ int pp_events_open_others(struct pp_events *ev, const struct pp_config *cfg)
 	return opened;
 }
 
+void pp_events_enable(struct pp_events *ev, struct pp_tevents *self)
+{
+	for (unsigned i = 0; i < ev->n; i++)
+		ioctl(ev->fds[i], PERF_EVENT_IOC_ENABLE, 0);
+	for (unsigned i = 0; self && i < PP_CONFIG_MAX_EVENTS; i++)
+		if ((self->open & (1u << i)) && pp_fd_tag_of_sigsafe(self->fd[i], NULL))
+			ioctl(self->fd[i], PERF_EVENT_IOC_ENABLE, 0);
+}
+
 void pp_events_disable(struct pp_events *ev)
 {
 	for (unsigned i = 0; i < ev->n; i++)
@@ -317,7 +335,7 @@ int pp_events_thread_open(struct pp_tevents *te, const struct pp_config *cfg,
 		if ((!cfg->events[i].count_only && ev->mode != PPF_MODE_SIGNAL) ||
 		    ev->error[i] || (te->open & (1u << i)))
 			continue;
-		err = pp_events_thread_add(te, cfg, i, ev->mode, ev->signo);
+		err = pp_events_thread_add(te, cfg, i, ev->mode, ev->signo, 1);
 		if (err)
 			return err;
 	}

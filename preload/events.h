@@ -65,8 +65,8 @@ int pp_events_probe_sigtrap(void);
 /*
  * Opens the process's events in mode (PPF_MODE_SIGTRAP or PPF_MODE_SIGNAL,
  * on signal signo): the sampling events (sigtrap: inherited; signal: the
- * calling thread's, into self) and the calling thread's counting events
- * (into self). An event the kernel refuses is, with cfg->unavailable_off
+ * calling thread's, into self), disabled until pp_events_enable, and the
+ * calling thread's counting events (into self). An event the kernel refuses is, with cfg->unavailable_off
  * clear, skipped: its errno goes to ev->error[i] and a line saying why and
  * what to use instead to lines[i]. Returns 0, or a negative errno with the
  * reason in lines[i] of the event that stopped it (everything opened is
@@ -80,10 +80,18 @@ int pp_events_open(struct pp_events *ev, const struct pp_config *cfg, int mode,
 /*
  * Opens every sampling event of cfg for the other threads of the process
  * that exist already (they inherit nothing: inheritance covers threads
- * created later; in the signal mode their overflows are routed to them). A
- * thread that cannot get its events is skipped; returns how many did.
+ * created later; in the signal mode their overflows are routed to them),
+ * disabled until pp_events_enable. A thread that cannot get its events is
+ * skipped; returns how many did.
  */
 int pp_events_open_others(struct pp_events *ev, const struct pp_config *cfg);
+
+/*
+ * Starts sampling: the process-wide events of ev (sigtrap: in every thread,
+ * those created since included) and the sampling events in self (the
+ * signal mode's, of the thread that opened ev; may be NULL).
+ */
+void pp_events_enable(struct pp_events *ev, struct pp_tevents *self);
 
 /* Stops the process-wide events (sigtrap: in every thread). */
 void pp_events_disable(struct pp_events *ev);
@@ -93,7 +101,7 @@ void pp_events_close(struct pp_events *ev);
 
 /*
  * Opens the calling thread's own events: its counting events and, in the
- * signal mode, its sampling events; skips those in ev->error. Returns 0, or
+ * signal mode, its sampling events (enabled); skips those in ev->error. Returns 0, or
  * the first negative errno (what did open stays open).
  */
 int pp_events_thread_open(struct pp_tevents *te, const struct pp_config *cfg,

@@ -63,6 +63,7 @@ static struct {
 	int starting;        /* in the constructor (not a fork child) */
 	uint64_t samples;    /* atomic: of threads whose logs are finished */
 	uint64_t lost;
+	uint64_t throttled;
 } pp_st = { .dirfd = -1 };
 
 /* One line on stderr, prefixed "libpprof: ". */
@@ -266,6 +267,8 @@ static void pp_init_write_thread_events(struct pp_thread *t)
 		if (!pp_st.cfg.events[i].count_only) {
 			rec.samples = t->ev_samples[i];
 			rec.lost = __atomic_load_n(&t->ev_lost[i], __ATOMIC_RELAXED);
+			rec.throttled = __atomic_load_n(&t->ev_throttled[i],
+							__ATOMIC_RELAXED);
 			if (pp_st.mode == PPF_MODE_SIGNAL && !(t->tev.open & (1u << i)))
 				rec.flags = PPF_THREAD_EVENT_NO_COUNTER;
 		} else if (pp_events_counter_read(&t->tev, i, &cv) == 0) {
@@ -388,10 +391,12 @@ static void pp_init_thread_finish(struct pp_thread *t, int tid, int self)
 	erec.end_ns = nrec.time_ns;
 	erec.samples = t->samples;
 	erec.lost = __atomic_load_n(&t->lost, __ATOMIC_RELAXED);
+	erec.throttled = __atomic_load_n(&t->throttled, __ATOMIC_RELAXED);
 	erec.cpu_ns = pp_init_thread_cpu_ns(tid);
 	pp_tlog_append_sigsafe(&t->log, &erec, sizeof(erec));
 	__atomic_add_fetch(&pp_st.samples, erec.samples, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&pp_st.lost, erec.lost, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&pp_st.throttled, erec.throttled, __ATOMIC_RELAXED);
 	pp_tlog_close_sigsafe(&t->log);
 }
 
@@ -554,6 +559,7 @@ static void pp_init_write_end(void)
 	rec.samples = __atomic_load_n(&pp_st.samples, __ATOMIC_RELAXED);
 	rec.lost = __atomic_load_n(&pp_st.lost, __ATOMIC_RELAXED) +
 		   pp_sampler_unowned_lost();
+	rec.throttled = __atomic_load_n(&pp_st.throttled, __ATOMIC_RELAXED);
 	rec.how = pp_st.exit_how;
 	rec.status = pp_st.exit_how != PPF_EXIT_UNKNOWN ? pp_st.exit_status : 0;
 	pp_proclog_append(&rec, sizeof(rec));
@@ -937,6 +943,8 @@ static void pp_init_start_process(void)
 	if (main_thread && pp_st.key_ok)
 		pthread_setspecific(pp_st.key, main_thread);
 	__atomic_store_n(&pp_st.active, 1, __ATOMIC_RELEASE);
+	/* Last: the profiler's own start is not sampled. */
+	pp_events_enable(&pp_st.events, main_thread ? &main_thread->tev : NULL);
 }
 
 /* Drops a parent's slot in a fork child: its log and stack are the parent's. */
@@ -978,6 +986,7 @@ static void pp_init_fork_child(void)
 	pp_st.warned_thread = 0;
 	pp_st.samples = 0;
 	pp_st.lost = 0;
+	pp_st.throttled = 0;
 	pp_init_start_process();
 	errno = saved;
 }

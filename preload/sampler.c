@@ -26,6 +26,10 @@
 
 /* Frames of our own above the interrupted one: handler, unwinder, trampoline. */
 #define PP_SAMPLER_SLACK 16
+/* After a sample, none for this many times its cost (pp_sampler_pace_sigsafe). */
+#define PP_SAMPLER_PACE 4
+/* Queued signals taken off at most per signal (pp_sampler_drain_sigsafe). */
+#define PP_SAMPLER_DRAIN_MAX 64
 
 static struct pp_sampler_config pp_sampler_cfg;
 /*
@@ -129,14 +133,15 @@ static void pp_sampler_forward_sigsafe(int sig, siginfo_t *si, void *uc)
  * Runs in signal context. Signal mode: takes the oldest overflow record from
  * the event's ring buffer (one per signal; RT signals queue) and says
  * whether the signal landed elsewhere than the overflow's user-space
- * address: delivered late, after the thread had blocked it.
+ * address: delivered late, after the thread had blocked it. *more: other
+ * signals may be queued behind this one (records left, or records lost).
  */
 static int pp_sampler_rb_late_sigsafe(void *rb, uint64_t rip, int *more)
 {
 	struct perf_event_mmap_page *pg = rb;
 	const uint8_t *data;
 	uint64_t head, tail, size;
-	int late = 0;
+	int late = 0, lost = 0;
 
 	*more = 1;
 	if (!pg)
@@ -153,6 +158,13 @@ static int pp_sampler_rb_late_sigsafe(void *rb, uint64_t rip, int *more)
 		memcpy(&h, data + tail % size, sizeof(h));
 		if (h.size < sizeof(h))
 			break;
+		/*
+		 * The buffer was full: overflows went on raising signals with
+		 * no record of their own, so signals may be queued beyond the
+		 * records left.
+		 */
+		if (h.type == PERF_RECORD_LOST)
+			lost = 1;
 		if (h.type == PERF_RECORD_SAMPLE && h.size >= sizeof(h) + 8) {
 			memcpy(&ip, data + (tail + sizeof(h)) % size, sizeof(ip));
 			late = (h.misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
@@ -166,44 +178,8 @@ static int pp_sampler_rb_late_sigsafe(void *rb, uint64_t rip, int *more)
 		tail = head;
 	__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
 	/* Records left: overflows whose signals are queued behind this one. */
-	*more = tail != head;
+	*more = tail != head || lost;
 	return late;
-}
-
-/*
- * Runs in signal context. Signal mode: overflows that came while this one
- * was handled. Real-time signals queue: when samples cost more than the
- * period (a period near the kernel's 10 us minimum), the queue would grow
- * until the kernel's limit, where it sends SIGIO instead, which kills a
- * program that does not handle it. The queued ones are taken off here
- * (our signal is blocked in the handler), their records consumed, and
- * counted as lost. Bounded.
- */
-static void pp_sampler_drain_sigsafe(struct pp_thread *t)
-{
-	struct { unsigned long bits[1]; } set = { { 0 } };
-	struct timespec zero = { 0, 0 };
-	siginfo_t si;
-
-	set.bits[0] = 1ul << (pp_sampler_cfg.signo - 1);
-	for (int i = 0; i < 64; i++) {
-		void *rb = NULL;
-		int tag, more;
-
-		if (syscall(SYS_rt_sigtimedwait, &set, &si, &zero, sizeof(set)) !=
-		    pp_sampler_cfg.signo)
-			return;
-		tag = pp_fd_tag_of_sigsafe(si.si_fd, &rb);
-		if (tag <= 0 || (unsigned)tag > pp_sampler_cfg.nevents)
-			continue;
-		pp_sampler_rb_late_sigsafe(rb, 0, &more);
-		if (t) {
-			__atomic_add_fetch(&t->lost, 1, __ATOMIC_RELAXED);
-			__atomic_add_fetch(&t->ev_lost[tag - 1], 1, __ATOMIC_RELAXED);
-		} else {
-			__atomic_add_fetch(&pp_sampler_unowned, 1, __ATOMIC_RELAXED);
-		}
-	}
 }
 
 /* Runs in signal context. Is this signal one of our overflows? */
@@ -233,6 +209,61 @@ static int pp_sampler_is_ours_sigsafe(int sig, const siginfo_t *si,
 	return *event < pp_sampler_cfg.nevents;
 }
 
+/* Runs in signal context. CLOCK_MONOTONIC in ns (the vDSO: no system call). */
+static uint64_t pp_sampler_now_sigsafe(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Runs in signal context. Counts an overflow of event not taken for t. */
+static void pp_sampler_throttled_sigsafe(struct pp_thread *t, unsigned event)
+{
+	__atomic_add_fetch(&t->throttled, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&t->ev_throttled[event], 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * Runs in signal context. Signal mode: overflows that came while this one
+ * was handled. Real-time signals queue: when samples cost more than the
+ * period, the queue would grow until the kernel's limit (RLIMIT_SIGPENDING,
+ * shared by all of the user's processes), where it sends SIGIO instead,
+ * which kills a program that does not handle it. The queued ones are taken
+ * off here (our signal is blocked in the handler), their records consumed,
+ * and counted as throttled: overflows that came while a sample was being
+ * taken. A signal that is not ours (the program's own, on the same
+ * signal) goes to the program's action. Bounded; stops at the first empty
+ * poll.
+ */
+static void pp_sampler_drain_sigsafe(struct pp_thread *t, void *uc)
+{
+	struct { unsigned long bits[1]; } set = { { 0 } };
+	struct timespec zero = { 0, 0 };
+	siginfo_t si;
+
+	set.bits[0] = 1ul << (pp_sampler_cfg.signo - 1);
+	for (int i = 0; i < PP_SAMPLER_DRAIN_MAX; i++) {
+		unsigned event;
+		void *rb;
+		int more;
+
+		if (syscall(SYS_rt_sigtimedwait, &set, &si, &zero, sizeof(set)) !=
+		    pp_sampler_cfg.signo)
+			return;
+		if (!pp_sampler_is_ours_sigsafe(pp_sampler_cfg.signo, &si, &event, &rb)) {
+			pp_sampler_forward_sigsafe(pp_sampler_cfg.signo, &si, uc);
+			continue;
+		}
+		pp_sampler_rb_late_sigsafe(rb, 0, &more);
+		if (t)
+			pp_sampler_throttled_sigsafe(t, event);
+		else
+			__atomic_add_fetch(&pp_sampler_unowned, 1, __ATOMIC_RELAXED);
+	}
+}
+
 /*
  * Runs in signal context. Unwinds into ips (cap entries) starting at the
  * interrupted instruction; returns the count, 0 when the interrupted frame
@@ -259,16 +290,14 @@ static unsigned pp_sampler_unwind_sigsafe(uint64_t rip, uint64_t *ips,
 	return (unsigned)n;
 }
 
-/* Runs in signal context. Writes one sample for thread t. */
+/* Runs in signal context. Writes one sample for thread t, taken at now. */
 static void pp_sampler_record_sigsafe(struct pp_thread *t, unsigned event,
-				      int late,
-				      const ucontext_t *uc)
+				      int late, const ucontext_t *uc, uint64_t now)
 {
 	unsigned cap = pp_sampler_cfg.max_frames;
 	struct ppf_sample *s = pp_tlog_reserve_sigsafe(&t->log,
 						       ppf_sample_size(cap));
 	uint64_t rip = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
-	struct timespec ts;
 	unsigned n = 0;
 	int truncated = 0;
 	uint16_t flags = 0;
@@ -292,14 +321,34 @@ static void pp_sampler_record_sigsafe(struct pp_thread *t, unsigned event,
 		flags |= PPF_SAMPLE_TRUNCATED;
 	if (late)
 		flags |= PPF_SAMPLE_LATE;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	s->time_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	s->time_ns = now;
 	s->event = event;
 	s->flags = flags;
 	s->nframes = (uint16_t)n;
 	pp_tlog_commit_sigsafe(&t->log, s, PPF_REC_SAMPLE, ppf_sample_size(n));
 	t->samples++;
 	t->ev_samples[event]++;
+}
+
+/*
+ * Runs in signal context. After a sample that began at start: no sample is
+ * taken for PP_SAMPLER_PACE times as long as it cost, so that the handler
+ * never takes more than a fifth of a thread's time, whatever the period
+ * (the kernel's cpu-clock fires every 10 us at the most, and a sample costs
+ * more than that on a busy machine or with cold caches: the thread would
+ * never get out of the handler). The cost is wall time, and a handler
+ * preempted midway looks dear: the lesser of the last two costs is used,
+ * so one such sample does not throttle the next few, while a lasting one
+ * (every sample dear) does.
+ */
+static void pp_sampler_pace_sigsafe(struct pp_thread *t, uint64_t start)
+{
+	uint64_t end = pp_sampler_now_sigsafe();
+	uint64_t cost = end > start ? end - start : 0;
+	uint64_t least = cost < t->cost_ns ? cost : t->cost_ns;
+
+	t->cost_ns = cost;
+	t->next_ns = end + least * PP_SAMPLER_PACE;
 }
 
 /*
@@ -344,7 +393,7 @@ static struct pp_thread *pp_sampler_adopt_sigsafe(int tid)
  * that share another's TLS (that word would be the other thread's).
  */
 static void pp_sampler_take_sigsafe(struct pp_thread *t, unsigned event,
-				    int late, void *uc, int saved_errno)
+				    int late, void *uc, int saved_errno, uint64_t now)
 {
 	int cancel = PTHREAD_CANCEL_DISABLE, type = PTHREAD_CANCEL_DEFERRED;
 	int leaf = t->leaf_only;
@@ -353,7 +402,8 @@ static void pp_sampler_take_sigsafe(struct pp_thread *t, unsigned event,
 		pthread_setcanceltype(PTHREAD_CANCEL_DEFERRED, &type);
 		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
 	}
-	pp_sampler_record_sigsafe(t, event, late, uc);
+	pp_sampler_record_sigsafe(t, event, late, uc, now);
+	pp_sampler_pace_sigsafe(t, now);
 	pp_threads_leave_sigsafe(t);
 	errno = saved_errno;
 	/* Last: re-enabling may act on an asynchronous cancellation now. */
@@ -371,12 +421,14 @@ void pp_sampler_handle_sigsafe(int sig, siginfo_t *si, void *uc)
 	unsigned event;
 	void *rb;
 	int tid, late, more = 0;
+	uint64_t now;
 
 	if (!pp_sampler_is_ours_sigsafe(sig, si, &event, &rb)) {
 		pp_sampler_forward_sigsafe(sig, si, uc);
 		errno = saved_errno;
 		return;
 	}
+	now = pp_sampler_now_sigsafe();
 	if (pp_sampler_cfg.mode == PPF_MODE_SIGNAL)
 		late = pp_sampler_rb_late_sigsafe(rb, (uint64_t)((ucontext_t *)uc)->
 						  uc_mcontext.gregs[REG_RIP], &more);
@@ -393,11 +445,16 @@ void pp_sampler_handle_sigsafe(int sig, siginfo_t *si, void *uc)
 		__atomic_add_fetch(&t->lost, 1, __ATOMIC_RELAXED);
 		__atomic_add_fetch(&t->ev_lost[event], 1, __ATOMIC_RELAXED);
 		t = NULL;
+	} else if (now < t->next_ns) {
+		/* Too soon after a dear sample: counted, not taken. */
+		pp_sampler_throttled_sigsafe(t, event);
+		pp_threads_leave_sigsafe(t);
+		t = NULL;
 	}
 	if (t)
-		pp_sampler_take_sigsafe(t, event, late, uc, saved_errno);
+		pp_sampler_take_sigsafe(t, event, late, uc, saved_errno, now);
 	/* Only when the ring buffer says more overflows came: no syscall otherwise. */
 	if (more)
-		pp_sampler_drain_sigsafe(pp_threads_find_sigsafe(tid));
+		pp_sampler_drain_sigsafe(pp_threads_find_sigsafe(tid), uc);
 	errno = saved_errno;
 }

@@ -94,9 +94,13 @@ static struct pp_thread *pp_threads_take_slot(int tid)
 			pp_tlog_init_sigsafe(&t->log);
 			t->samples = 0;
 			t->lost = 0;
+			t->throttled = 0;
+			t->next_ns = 0;
+			t->cost_ns = UINT64_MAX;
 			for (unsigned e = 0; e < PP_CONFIG_MAX_EVENTS; e++) {
 				t->ev_samples[e] = 0;
 				t->ev_lost[e] = 0;
+				t->ev_throttled[e] = 0;
 			}
 			t->tev.open = 0;
 			t->altstack = NULL;

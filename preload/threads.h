@@ -22,6 +22,10 @@ struct pp_thread {
 	uint64_t lost;   /* atomic */
 	uint64_t ev_samples[PP_CONFIG_MAX_EVENTS]; /* per event: samples taken */
 	uint64_t ev_lost[PP_CONFIG_MAX_EVENTS];    /* atomic; per event, lost */
+	uint64_t throttled; /* overflows not taken: the handler's own cost */
+	uint64_t ev_throttled[PP_CONFIG_MAX_EVENTS]; /* per event, throttled */
+	uint64_t next_ns; /* CLOCK_MONOTONIC: no sample is taken before this */
+	uint64_t cost_ns; /* what the last sample taken cost (wall time) */
 	struct pp_tevents tev; /* its own events: counters; signal mode: sampling */
 	void *altstack;  /* our alternate signal stack, NULL if none */
 	size_t altstack_size;

@@ -383,9 +383,9 @@ Test(it_cli, events_and_counters_reports)
 		"# mode sigtrap (requested auto); configuration (embedded default): max_frames 128, "
 		"follow_exec yes, unavailable skip, strict no\n",
 		"\nfaults     page-faults:u   sample  software:0x2  1 event      user          "
-		"     0        1     0  all        ok\n",
+		"     0        1     0          0  all        ok\n",
 		"\ninstr      instructions:u  count   hardware:0x1  -            user          "
-		"     0        -     -  all        ok\n", NULL };
+		"     0        -     -          -  all        ok\n", NULL };
 	const char *counters[] = { "counters", it_cli.data, NULL };
 	const char *counters_needles[] = {
 		"\n            10,000  instr (instructions:u)  (scaled, counted 50.0% of the "

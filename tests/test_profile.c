@@ -109,6 +109,7 @@ static void pf_setup(void)
 	struct pa_error err = { 0 };
 	struct pa_testlog l;
 	char *p10, *p20;
+	size_t off;
 
 	pf_dir = pa_testlog_tmpdir();
 	p10 = pa_testlog_subdir(pf_dir, "app.10");
@@ -121,7 +122,8 @@ static void pf_setup(void)
 	pf_samples(&l, 3, 0, 3, leaf_mid_main);
 	pf_samples(&l, 1, 0, 2, mid_main);
 	pf_samples(&l, 2, 0, 4, rec3);
-	pa_testlog_thread_end(&l, 9000, 6, 3, 6000000);
+	off = pa_testlog_thread_end(&l, 9000, 6, 3, 6000000);
+	((struct ppf_thread_end *)pa_testlog_rec(&l, off))->throttled = 4;
 	pa_testlog_write(&l, p10, "thread-10.log");
 
 	pa_testlog_begin(&l, PPF_FILE_THREAD);
@@ -605,8 +607,8 @@ Test(profile, threads_late_column_follows_the_time_window)
 	cr_assert_eq(fclose(out), 0);
 	row = strstr(text, "\n      30       30");
 	cr_assert(row, "no row for thread 30:\n%s", text);
-	/* SAMPLES 3, LOST 0, LATE 2 (of the 4 late samples in the log). */
-	cr_expect(strstr(row, "main                     3       0      2 "), "%s", text);
+	/* SAMPLES 3, LOST 0, THROTTLED 0, LATE 2 (of the 4 late samples in the log). */
+	cr_expect(strstr(row, "main                     3       0         0      2 "), "%s", text);
 	pa_run_free(run);
 	free(pdir);
 	pa_testlog_rmdir(dir);

@@ -993,6 +993,46 @@ Test(reader, reads_thread_event_totals)
 	free(pdir);
 }
 
+/*
+ * Throttled counts (added to the end records and per-event totals after
+ * their first version) are read; records of the first version still load,
+ * with none throttled.
+ */
+Test(reader, reads_throttled_counts_and_first_version_totals)
+{
+	char *pdir = rd_process_dir("app.1", 1);
+	struct ppf_thread_event te = { .h = { PPF_REC_THREAD_EVENT, PPF_THREAD_EVENT_V1_SIZE },
+				       .samples = 2, .lost = 1, .throttled = 99 };
+	struct ppf_thread_end end = { .h = { PPF_REC_THREAD_END, PPF_THREAD_END_V1_SIZE },
+				      .end_ns = 4000, .samples = 2, .lost = 1, .throttled = 99 };
+	struct pa_testlog l;
+	struct pa_thread *t;
+	size_t off;
+
+	rd_thread_start(&l, 1, 1);
+	pa_testlog_raw(&l, &te, PPF_THREAD_EVENT_V1_SIZE);
+	pa_testlog_raw(&l, &end, PPF_THREAD_END_V1_SIZE);
+	pa_testlog_write(&l, pdir, "thread-1.log");
+	t = rd_load_thread(pdir, "thread-1.log", NULL);
+	cr_assert(t->ended);
+	cr_assert_eq(t->lost, 1);
+	cr_assert_eq(t->throttled, 0, "a first-version end record has no throttled count");
+	cr_assert_eq(pa_thread_find_event(t, 0)->throttled, 0);
+	pa_thread_free(t);
+
+	rd_thread_start(&l, 1, 1);
+	off = pa_testlog_thread_event(&l, 0, 0, 2, 1, 0, 0, 0);
+	((struct ppf_thread_event *)pa_testlog_rec(&l, off))->throttled = 7;
+	off = pa_testlog_thread_end(&l, 4000, 2, 1, 0);
+	((struct ppf_thread_end *)pa_testlog_rec(&l, off))->throttled = 7;
+	pa_testlog_write(&l, pdir, "thread-1.log");
+	t = rd_load_thread(pdir, "thread-1.log", NULL);
+	cr_assert_eq(t->throttled, 7);
+	cr_assert_eq(pa_thread_find_event(t, 0)->throttled, 7);
+	pa_thread_free(t);
+	free(pdir);
+}
+
 Test(reader, rejects_damaged_thread_event_records)
 {
 	char *pdir = rd_process_dir("app.1", 1);

@@ -39,13 +39,14 @@ static void ev_event(struct pa_testlog *l, uint32_t index, const char *name, con
  * app (300), configured from a file: events 0 "hw" (cycles, unavailable),
  * 1 cpu-clock (1 ms, user), 2 "faults" (page-faults:u, every fault), 3
  * "instr" (counting instructions, user). Thread 300: 4 cpu-clock samples
- * (1 lost), 2 faults; thread 301: 3 cpu-clock samples, 2 lost.
+ * (1 lost, 12 throttled), 2 faults; thread 301: 3 cpu-clock samples, 2 lost.
  */
 static void ev_app(void)
 {
 	const uint32_t u = PPF_EVENT_EXCLUDE_KERNEL;
 	char *pdir = pa_testlog_subdir(ev_dir, "app.300");
 	struct pa_testlog l;
+	size_t off;
 
 	pa_testlog_begin(&l, PPF_FILE_PROCESS);
 	pa_testlog_process(&l, 300, 1, "/usr/bin/app", NULL);
@@ -65,7 +66,8 @@ static void ev_app(void)
 		pa_testlog_sample(&l, 100, 1, 0, 1, ev_ips);
 	for (int i = 0; i < 2; i++)
 		pa_testlog_sample(&l, 100, 2, 0, 1, ev_ips);
-	pa_testlog_thread_event(&l, 1, 0, 4, 1, 0, 0, 0);
+	off = pa_testlog_thread_event(&l, 1, 0, 4, 1, 0, 0, 0);
+	((struct ppf_thread_event *)pa_testlog_rec(&l, off))->throttled = 12;
 	pa_testlog_thread_event(&l, 2, 0, 2, 0, 0, 0, 0);
 	pa_testlog_thread_event(&l, 3, PPF_THREAD_EVENT_COUNTED, 0, 0, 5000, 10, 10);
 	pa_testlog_thread_end(&l, 9000, 6, 1, 0);
@@ -251,9 +253,9 @@ Test(report_events, events_of_one_process_share_a_config_line)
 		"# mode sigtrap (requested auto); configuration /home/u/pp.ini: max_frames 128, "
 		"follow_exec yes, unavailable skip, strict no\n"
 		"NAME    EVENT          KIND    ENCODING      PERIOD   SCOPE        PRECISE  "
-		"SAMPLES  LOST  PROCESSES  STATUS\n"
+		"SAMPLES  LOST  THROTTLED  PROCESSES  STATUS\n"
 		"faults  page-faults:u  sample  software:0x2  1 event  user               0  "
-		"      2     0  all        ok\n");
+		"      2     0          0  all        ok\n");
 	free(text);
 }
 
@@ -365,8 +367,8 @@ Test(report_events, threads_of_exec_replaced_process_say_exec)
 	cr_assert_eq(pa_run_load(ev_dir, &ev_run, &err), 0, "%s", err.reason);
 	f = ev_choose(320, NULL, PA_EVENTS_SAMPLES);
 	text = ev_report("threads", &f);
-	cr_assert(strstr(text, "     320      320  sh                       1       0      0  "
-			 "exec          -  sh\n"), "%s", text);
+	cr_assert(strstr(text, "     320      320  sh                       1       0         0"
+			 "      0  exec          -  sh\n"), "%s", text);
 	free(text);
 	free(pdir);
 }

@@ -218,6 +218,7 @@ enum ppf_exit_how {
 	PPF_EXIT_SIGNAL = 2,  /* status holds the signal number (abort(): SIGABRT) */
 };
 
+/* The fields from throttled on were added after the first version (40 bytes). */
 struct ppf_process_end {
 	struct ppf_record h;
 	uint64_t end_ns;
@@ -225,7 +226,11 @@ struct ppf_process_end {
 	uint64_t lost;    /* dropped in this process, all threads */
 	uint32_t how;     /* enum ppf_exit_how */
 	int32_t status;
+	uint64_t throttled; /* overflows not taken, all threads (see
+			       ppf_thread_end.throttled) */
 };
+
+#define PPF_PROCESS_END_V1_SIZE 40u
 
 struct ppf_thread {
 	struct ppf_record h;
@@ -274,10 +279,11 @@ enum ppf_thread_event_flags {
 
 /*
  * This thread's totals for one event, written when the thread ends (before
- * PPF_REC_THREAD_END). Sampling events: samples taken and lost. Counting
- * events: the raw count and the kernel's enabled/running times; when
- * time_running < time_enabled the counter was multiplexed and its estimate
- * is value * time_enabled / time_running.
+ * PPF_REC_THREAD_END). Sampling events: samples taken, lost and throttled.
+ * Counting events: the raw count and the kernel's enabled/running times;
+ * when time_running < time_enabled the counter was multiplexed and its
+ * estimate is value * time_enabled / time_running. throttled was added
+ * after the first version (56 bytes).
  */
 struct ppf_thread_event {
 	struct ppf_record h;
@@ -288,15 +294,28 @@ struct ppf_thread_event {
 	uint64_t value;
 	uint64_t time_enabled;
 	uint64_t time_running;
+	uint64_t throttled;
 };
 
+#define PPF_THREAD_EVENT_V1_SIZE 56u
+
+/*
+ * lost: overflows the profiler could not record (re-entry, log full, ...).
+ * throttled: overflows it chose not to take, to bound its own cost: those
+ * that came too soon after a dear sample, and in the signal mode those
+ * queued while a sample was taken. throttled was added after the first
+ * version (40 bytes).
+ */
 struct ppf_thread_end {
 	struct ppf_record h;
 	uint64_t end_ns;
 	uint64_t samples;
 	uint64_t lost;   /* dropped in this thread (re-entry, log full, ...) */
 	uint64_t cpu_ns; /* CLOCK_THREAD_CPUTIME_ID at the end, 0 if unknown */
+	uint64_t throttled;
 };
+
+#define PPF_THREAD_END_V1_SIZE 40u
 
 _Static_assert(sizeof(struct ppf_file_header) == 24, "ppf_file_header");
 _Static_assert(sizeof(struct ppf_record) == 8, "ppf_record");
@@ -304,15 +323,21 @@ _Static_assert(sizeof(struct ppf_process) == 48, "ppf_process");
 _Static_assert(sizeof(struct ppf_config) == 32, "ppf_config");
 _Static_assert(sizeof(struct ppf_event) == 192, "ppf_event");
 _Static_assert(offsetof(struct ppf_event, config1) == PPF_EVENT_V1_SIZE, "ppf_event v1");
-_Static_assert(sizeof(struct ppf_thread_event) == 56, "ppf_thread_event");
+_Static_assert(sizeof(struct ppf_thread_event) == 64, "ppf_thread_event");
+_Static_assert(offsetof(struct ppf_thread_event, throttled) == PPF_THREAD_EVENT_V1_SIZE,
+	       "ppf_thread_event v1");
 _Static_assert(sizeof(struct ppf_module) == 96, "ppf_module");
 _Static_assert(sizeof(struct ppf_module_unload) == 24, "ppf_module_unload");
-_Static_assert(sizeof(struct ppf_process_end) == 40, "ppf_process_end");
+_Static_assert(sizeof(struct ppf_process_end) == 48, "ppf_process_end");
+_Static_assert(offsetof(struct ppf_process_end, throttled) == PPF_PROCESS_END_V1_SIZE,
+	       "ppf_process_end v1");
 _Static_assert(sizeof(struct ppf_exec) == 24, "ppf_exec");
 _Static_assert(sizeof(struct ppf_thread) == 40, "ppf_thread");
 _Static_assert(sizeof(struct ppf_sample) == 24, "ppf_sample");
 _Static_assert(sizeof(struct ppf_thread_name) == 32, "ppf_thread_name");
-_Static_assert(sizeof(struct ppf_thread_end) == 40, "ppf_thread_end");
+_Static_assert(sizeof(struct ppf_thread_end) == 48, "ppf_thread_end");
+_Static_assert(offsetof(struct ppf_thread_end, throttled) == PPF_THREAD_END_V1_SIZE,
+	       "ppf_thread_end v1");
 
 /* Round n up to the record alignment. */
 static inline uint32_t ppf_align(uint32_t n)
