@@ -27,7 +27,8 @@
 enum pp_outdir_verdict {
 	PP_OUTDIR_TRUSTED,
 	PP_OUTDIR_NOT_OWNED,   /* owned by another user (nor root, when allowed) */
-	PP_OUTDIR_WRITABLE,    /* writable by group or others, not sticky */
+	PP_OUTDIR_WRITABLE,    /* writable by all users, not sticky */
+	PP_OUTDIR_GROUP_WRITABLE, /* writable by a group not yours, not sticky */
 };
 
 struct pp_outdir_walk {
@@ -37,22 +38,28 @@ struct pp_outdir_walk {
 	size_t pos;            /* the next byte of todo to walk */
 	unsigned links;        /* links followed so far */
 	uid_t uid;             /* you: the effective uid */
+	gid_t gid;             /* your group: the effective gid */
 	char *why;             /* PP_OUTDIR_WHY_MAX bytes, the caller's */
 };
 
 /*
- * Whether st may be trusted: owned by uid, or by root unless mine_only, and
- * (a directory) not writable by group or others unless sticky. A link's
- * own mode bits mean nothing (always 0777).
+ * Whether st may be trusted by w: owned by you, or by root unless
+ * mine_only, and (a directory) not writable by other users unless sticky.
+ * Group write counts only for a group other than your own: with user
+ * private groups (Fedora, RHEL: umask 002) your directories are 0775 and
+ * their group is you alone. A link's own mode bits mean nothing.
  */
-static enum pp_outdir_verdict pp_outdir_judge(const struct stat *st, uid_t uid,
-					      int mine_only)
+static enum pp_outdir_verdict pp_outdir_judge(const struct pp_outdir_walk *w,
+					      const struct stat *st, int mine_only)
 {
-	if (st->st_uid != uid && (mine_only || st->st_uid != 0))
+	if (st->st_uid != w->uid && (mine_only || st->st_uid != 0))
 		return PP_OUTDIR_NOT_OWNED;
-	if (!S_ISLNK(st->st_mode) && (st->st_mode & (S_IWGRP | S_IWOTH)) &&
-	    !(st->st_mode & S_ISVTX))
+	if (S_ISLNK(st->st_mode) || (st->st_mode & S_ISVTX))
+		return PP_OUTDIR_TRUSTED;
+	if (st->st_mode & S_IWOTH)
 		return PP_OUTDIR_WRITABLE;
+	if ((st->st_mode & S_IWGRP) && st->st_gid != w->gid)
+		return PP_OUTDIR_GROUP_WRITABLE;
 	return PP_OUTDIR_TRUSTED;
 }
 
@@ -75,9 +82,14 @@ static int pp_outdir_refuse(struct pp_outdir_walk *w, const struct stat *st,
 		snprintf(w->why, PP_OUTDIR_WHY_MAX, "%.900s is owned by uid %u, not by "
 			 "you (uid %u)%s", what, (unsigned)st->st_uid,
 			 (unsigned)w->uid, mine_only ? "" : " or root");
+	else if (verdict == PP_OUTDIR_WRITABLE)
+		snprintf(w->why, PP_OUTDIR_WHY_MAX, "%.900s is writable by every user "
+			 "(mode %04o) and not sticky", what,
+			 (unsigned)(st->st_mode & 07777));
 	else
-		snprintf(w->why, PP_OUTDIR_WHY_MAX, "%.900s is writable by group or "
-			 "others (mode %04o) and not sticky", what,
+		snprintf(w->why, PP_OUTDIR_WHY_MAX, "%.900s is writable by group %u, "
+			 "not yours (gid %u), and not sticky (mode %04o)", what,
+			 (unsigned)st->st_gid, (unsigned)w->gid,
 			 (unsigned)(st->st_mode & 07777));
 	return -EPERM;
 }
@@ -143,7 +155,7 @@ static int pp_outdir_make(struct pp_outdir_walk *w, const char *name)
 
 	if (fstat(w->fd, &st) != 0)
 		return -errno;
-	v = pp_outdir_judge(&st, w->uid, 0);
+	v = pp_outdir_judge(w, &st, 0);
 	if (v != PP_OUTDIR_TRUSTED)
 		return pp_outdir_refuse(w, &st, v, 0, "%s (where %s is to be made)",
 					pp_outdir_at(w), name);
@@ -195,13 +207,13 @@ static int pp_outdir_link(struct pp_outdir_walk *w, const char *name)
 		err = -ELOOP;
 		goto out_close;
 	}
-	v = pp_outdir_judge(&st, w->uid, 0);
+	v = pp_outdir_judge(w, &st, 0);
 	if (v != PP_OUTDIR_TRUSTED) {
 		err = pp_outdir_refuse(w, &st, v, 0, "the symbolic link %s/%s",
 				       w->at, name);
 		goto out_close;
 	}
-	v = pp_outdir_judge(&dir, w->uid, 0);
+	v = pp_outdir_judge(w, &dir, 0);
 	if (v != PP_OUTDIR_TRUSTED) {
 		err = pp_outdir_refuse(w, &dir, v, 0, "%s (holding the symbolic "
 				       "link %s)", pp_outdir_at(w), name);
@@ -230,7 +242,8 @@ static int pp_outdir_step(struct pp_outdir_walk *w, const char *name)
 		fd = openat(w->fd, name, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
 		if (fd >= 0)
 			break;
-		if (errno == ENOTDIR)
+		/* A link (ENOTDIR; ELOOP where O_PATH is not honoured) or a file. */
+		if (errno == ENOTDIR || errno == ELOOP)
 			return pp_outdir_link(w, name);
 		if (errno != ENOENT || made)
 			return -errno;
@@ -244,7 +257,8 @@ static int pp_outdir_step(struct pp_outdir_walk *w, const char *name)
 
 int pp_outdir_open(const char *path, char *why)
 {
-	struct pp_outdir_walk w = { .fd = -1, .uid = geteuid(), .why = why };
+	struct pp_outdir_walk w = { .fd = -1, .uid = geteuid(), .gid = getegid(),
+				    .why = why };
 	char name[NAME_MAX + 1];
 	enum pp_outdir_verdict v;
 	struct stat st;
@@ -260,7 +274,7 @@ int pp_outdir_open(const char *path, char *why)
 		err = pp_outdir_step(&w, name);
 	if (!err && fstat(w.fd, &st) != 0)
 		err = -errno;
-	if (!err && (v = pp_outdir_judge(&st, w.uid, 1)) != PP_OUTDIR_TRUSTED)
+	if (!err && (v = pp_outdir_judge(&w, &st, 1)) != PP_OUTDIR_TRUSTED)
 		err = w.links ? pp_outdir_refuse(&w, &st, v, 1, "%s, where it leads,",
 						 pp_outdir_at(&w))
 			      : pp_outdir_refuse(&w, &st, v, 1, "it");

@@ -5,14 +5,16 @@
  * - the path is walked from / one component at a time, never letting the
  *   kernel follow a link; a symbolic link on the way is followed only when
  *   it and the directory holding it are owned by you or root, and that
- *   directory is not writable by group or others unless it is sticky;
+ *   directory is not writable by other users unless it is sticky;
  * - a missing directory is made (mode 0700) only in a directory owned by you
- *   or root that is not writable by group or others unless sticky;
- * - the root itself is owned by you, and not writable by group or others
- *   unless sticky;
+ *   or root that is not writable by other users unless sticky;
+ * - the root itself is owned by you, and not writable by other users unless
+ *   sticky;
  * - the process directory is made with mkdirat below the root's descriptor
  *   and opened with O_NOFOLLOW: it is the one this process made.
- * "You" is the effective uid, the owner of what the process creates.
+ * "You" is the effective uid, the owner of what the process creates;
+ * "writable by other users" is the mode's write bit for others, or for the
+ * group when the group is not your effective gid.
  */
 #ifndef PP_OUTDIR_H
 #define PP_OUTDIR_H

@@ -263,15 +263,25 @@ Test(it_outroot, own_links_are_followed)
 	pa_it_result_release(&plain);
 }
 
+/* Makes directory path, owned by uid and group gid, with mode. */
+static void it_root_mkdir_group(const char *path, uid_t uid, gid_t gid, mode_t mode)
+{
+	it_root_mkdir(path, uid, mode);
+	cr_assert_eq(chown(path, uid, gid), 0, "chown %s: %s", path, strerror(errno));
+	cr_assert_eq(chmod(path, mode), 0, "chmod %s: %s", path, strerror(errno));
+}
+
 struct it_root_case {
-	int other; /* owned by IT_ROOT_OTHER, else by us */
+	int other;       /* owned by IT_ROOT_OTHER, else by us */
+	int other_group; /* group IT_ROOT_OTHER, else ours */
 	unsigned mode;
 };
 
 ParameterizedTestParameters(it_outroot, root_others_can_change_is_refused)
 {
 	static struct it_root_case cases[] = {
-		{ 1, 0755 }, { 1, 0777 }, { 1, 01777 }, { 0, 0777 }, { 0, 0770 },
+		{ 1, 1, 0755 }, { 1, 1, 0777 }, { 1, 1, 01777 }, { 1, 0, 0700 },
+		{ 0, 0, 0777 }, { 0, 0, 0757 }, { 0, 1, 0770 },
 	};
 
 	return cr_make_param_array(struct it_root_case, cases,
@@ -280,7 +290,8 @@ ParameterizedTestParameters(it_outroot, root_others_can_change_is_refused)
 
 /*
  * An existing root owned by another user (whatever its mode), or one of
- * ours writable by group or others without the sticky bit.
+ * ours writable by every user or by a group not ours, without the sticky
+ * bit.
  */
 ParameterizedTest(struct it_root_case *c, it_outroot, root_others_can_change_is_refused)
 {
@@ -289,17 +300,84 @@ ParameterizedTest(struct it_root_case *c, it_outroot, root_others_can_change_is_
 
 	it_root_need_root();
 	it_root_path(root, "root");
-	it_root_mkdir(root, c->other ? IT_ROOT_OTHER : 0, c->mode);
+	it_root_mkdir_group(root, c->other ? IT_ROOT_OTHER : 0,
+			    c->other_group ? IT_ROOT_OTHER : 0, c->mode);
 	if (c->other)
-		it_root_fmt(reason, sizeof(reason), "it is owned by uid %d, not by you (uid 0)",
-			 IT_ROOT_OTHER);
+		it_root_fmt(reason, sizeof(reason), "it is owned by uid %d, not by you "
+			    "(uid 0)", IT_ROOT_OTHER);
+	else if (c->mode & 02)
+		it_root_fmt(reason, sizeof(reason), "it is writable by every user "
+			    "(mode %04o) and not sticky", c->mode);
 	else
-		it_root_fmt(reason, sizeof(reason), "it is writable by group or others "
-			 "(mode %04o) and not sticky", c->mode);
+		it_root_fmt(reason, sizeof(reason), "it is writable by group %d, not "
+			    "yours (gid 0), and not sticky (mode %04o)", IT_ROOT_OTHER,
+			    c->mode);
 	pa_it_run(&it_root, "plain", it_root_argv, NULL, &plain);
 	it_root_expect_refused("root", root, reason, &plain);
 	cr_expect_eq(it_root_entries(root), 0, "something was written into %s (mode %04o)",
 		     root, c->mode);
+	pa_it_result_release(&plain);
+}
+
+/*
+ * A root of ours that others cannot change is used: group-writable for our
+ * own group (user private groups, umask 002), or sticky. (A control: the
+ * profiler always wrote there.)
+ */
+Test(it_outroot, own_root_others_cannot_change_is_used)
+{
+	static const struct { int other_group; unsigned mode; } cases[] = {
+		{ 0, 0775 }, { 1, 01770 }, { 0, 01777 },
+	};
+	char root[PA_IT_PATH_MAX], env_out[IT_ROOT_ENV_MAX];
+	const char *env[] = { it_root.env_preload, env_out, NULL };
+	struct pa_it_result r;
+
+	it_root_need_root();
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char rel[32];
+
+		it_root_fmt(rel, sizeof(rel), "root%zu", i);
+		it_root_path(root, rel);
+		it_root_mkdir_group(root, 0, cases[i].other_group ? IT_ROOT_OTHER : 0,
+				    cases[i].mode);
+		it_root_env(env_out, "PPROF_OUTPUT", root);
+		pa_it_run(&it_root, rel, it_root_argv, env, &r);
+		cr_expect_eq(pa_it_count_lines(r.err, "libpprof: "), 0, "mode %04o: %s",
+			     cases[i].mode, r.err);
+		cr_expect_eq(it_root_entries(root), 1, "mode %04o: no process directory "
+			     "in %s", cases[i].mode, root);
+		pa_it_result_release(&r);
+	}
+}
+
+/*
+ * A missing root is made only in a directory others cannot change: not in
+ * one another user owns, nor in one a group not ours can write.
+ */
+Test(it_outroot, root_is_made_only_where_others_cannot_change_it)
+{
+	static const struct { const char *rel; int other, other_group; unsigned mode;
+			      const char *why; } cases[] = {
+		{ "theirs", 1, 1, 0755, "is owned by uid 65534, not by you (uid 0) or root" },
+		{ "shared", 0, 1, 02770, "is writable by group 65534, not yours (gid 0), "
+					 "and not sticky (mode 2770)" },
+	};
+	char dir[PA_IT_PATH_MAX], out[PA_IT_PATH_MAX + 16], reason[PA_IT_PATH_MAX + 256];
+	struct pa_it_result plain;
+
+	it_root_need_root();
+	pa_it_run(&it_root, "plain", it_root_argv, NULL, &plain);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		it_root_path(dir, cases[i].rel);
+		it_root_mkdir_group(dir, cases[i].other ? IT_ROOT_OTHER : 0,
+				    cases[i].other_group ? IT_ROOT_OTHER : 0, cases[i].mode);
+		it_root_fmt(out, sizeof(out), "%s/out", dir);
+		it_root_fmt(reason, sizeof(reason), "%s (where out is to be made) %s", dir,
+			    cases[i].why);
+		it_root_expect_refused(cases[i].rel, out, reason, &plain);
+		cr_expect_eq(it_root_entries(dir), 0, "something was made in %s", dir);
+	}
 	pa_it_result_release(&plain);
 }
 
