@@ -883,8 +883,10 @@ static int pp_init_open_output(void)
 
 	pp_st.rootfd = pp_outdir_open(pp_st.cfg.output, why);
 	err = pp_st.rootfd < 0 ? pp_st.rootfd : pp_init_process_dir(pp_st.rootfd);
-	if (!err)
-		err = pp_proclog_create(pp_st.dirfd);
+	if (!err && (err = pp_proclog_create(pp_st.dirfd)) != 0) {
+		pp_fd_close_sigsafe(pp_st.dirfd);
+		pp_st.dirfd = -1;
+	}
 	if (!err)
 		return 0;
 	if (why[0])

@@ -220,8 +220,9 @@ static int pp_outdir_link(struct pp_outdir_walk *w, const char *name)
 		goto out_close;
 	}
 	n = readlinkat(fd, "", target, sizeof(target));
-	if (n < 0 || n >= (ssize_t)sizeof(target)) {
-		err = n < 0 ? -errno : -ENAMETOOLONG;
+	if (n <= 0 || n >= (ssize_t)sizeof(target)) {
+		/* An empty link leads nowhere, as the kernel says too. */
+		err = n < 0 ? -errno : n == 0 ? -ENOENT : -ENAMETOOLONG;
 		goto out_close;
 	}
 	target[n] = '\0';
