@@ -29,6 +29,7 @@
 #include "fd.h"
 #include "hooks.h"
 #include "maps.h"
+#include "outdir.h"
 #include "pprof/format.h"
 #include "proclog.h"
 #include "sampler.h"
@@ -43,6 +44,8 @@
 static struct {
 	int active;          /* profiling runs in this process */
 	pid_t pid;           /* the process the state belongs to */
+	int rootfd;          /* the output root (O_PATH) while the process
+				starts (pp_init_start_process), else -1 */
 	int dirfd;
 	struct pp_thread_dir tdir; /* dirfd, for thread logs */
 	char dir[PATH_MAX];
@@ -64,7 +67,7 @@ static struct {
 	uint64_t samples;    /* atomic: of threads whose logs are finished */
 	uint64_t lost;
 	uint64_t throttled;
-} pp_st = { .dirfd = -1 };
+} pp_st = { .rootfd = -1, .dirfd = -1 };
 
 /* One line on stderr, prefixed "libpprof: ". */
 __attribute__((format(printf, 1, 2)))
@@ -99,55 +102,28 @@ uint64_t pp_init_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* mkdir -p with mode 0700 for what it creates. */
-static int pp_init_mkdir_p(const char *path)
-{
-	char buf[PATH_MAX];
-	size_t len = strlen(path);
-
-	if (len >= sizeof(buf))
-		return -ENAMETOOLONG;
-	memcpy(buf, path, len + 1);
-	for (char *p = buf + 1;; p++) {
-		if (*p != '/' && *p != '\0')
-			continue;
-		char c = *p;
-
-		*p = '\0';
-		if (mkdir(buf, 0700) != 0 && errno != EEXIST)
-			return -errno;
-		*p = c;
-		if (c == '\0')
-			return 0;
-	}
-}
-
-/* Creates <root>/<exe>.<pid>/ (or .<pid>.<k> if a stale one is there). */
-static int pp_init_process_dir(void)
+/*
+ * Makes <root>/<exe>.<pid>/ (or .<pid>.<k> if a stale one is there) below
+ * rootfd, the output root opened by pp_outdir_open.
+ */
+static int pp_init_process_dir(int rootfd)
 {
 	char exe[PATH_MAX];
 	const char *base;
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	int len = snprintf(pp_st.dir, sizeof(pp_st.dir), "%s/", pp_st.cfg.output);
+	int fd;
 
 	exe[n > 0 ? n : 0] = '\0';
 	base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : "unknown";
-	for (int k = 0; k < 100; k++) {
-		int len = k ? snprintf(pp_st.dir, sizeof(pp_st.dir), "%s/%s.%d.%d",
-				       pp_st.cfg.output, base, (int)pp_st.pid, k)
-			    : snprintf(pp_st.dir, sizeof(pp_st.dir), "%s/%s.%d",
-				       pp_st.cfg.output, base, (int)pp_st.pid);
-
-		if (len < 0 || len >= (int)sizeof(pp_st.dir))
-			return -ENAMETOOLONG;
-		if (mkdir(pp_st.dir, 0700) == 0)
-			break;
-		if (errno != EEXIST || k == 99)
-			return -errno;
-	}
-	pp_st.dirfd = open(pp_st.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (pp_st.dirfd < 0)
-		return -errno;
-	pp_st.dirfd = pp_fd_move_high_sigsafe(pp_st.dirfd);
+	/* The name goes after "<root>/": the whole path must fit in dir. */
+	if (len < 0 || len >= (int)sizeof(pp_st.dir))
+		return -ENAMETOOLONG;
+	fd = pp_outdir_make_process(rootfd, base, (int)pp_st.pid, pp_st.dir + len,
+				    sizeof(pp_st.dir) - (size_t)len);
+	if (fd < 0)
+		return fd;
+	pp_st.dirfd = pp_fd_move_high_sigsafe(fd);
 	pp_st.tdir = (struct pp_thread_dir){ .fd = pp_st.dirfd, .pid = (int)pp_st.pid };
 	pp_tlog_same_file_sigsafe(pp_st.dirfd, &pp_st.tdir.dev, &pp_st.tdir.ino);
 	return 0;
@@ -813,12 +789,16 @@ static int pp_init_run_said(void)
 	const char *mine = strrchr(pp_st.dir, '/') ? strrchr(pp_st.dir, '/') + 1 : pp_st.dir;
 	int pids[2] = { (int)getppid(), (int)pp_st.pid };
 	uint64_t since[2] = { pp_init_start_ns(pids[0]), pp_init_start_ns(pids[1]) };
-	DIR *d = opendir(pp_st.cfg.output);
+	int fd = openat(pp_st.rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	struct dirent *e;
 	int said = 0;
 
-	if (!d)
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
 		return 0;
+	}
 	while (!said && (e = readdir(d)) != NULL) {
 		struct stat st;
 
@@ -897,8 +877,38 @@ out_off:
 	return err;
 }
 
-/* Everything a process needs to be profiled; called at start and in a fork child. */
-static void pp_init_start_process(void)
+/*
+ * Opens the output root (pp_outdir_open: the checks of outdir.h) into
+ * pp_st.rootfd, and makes the process directory and its process.log there.
+ * When it cannot, says why in one line and returns a negative errno.
+ */
+static int pp_init_open_output(void)
+{
+	char why[PP_OUTDIR_WHY_MAX];
+	int err;
+
+	pp_st.rootfd = pp_outdir_open(pp_st.cfg.output, why);
+	err = pp_st.rootfd < 0 ? pp_st.rootfd : pp_init_process_dir(pp_st.rootfd);
+	if (!err && (err = pp_proclog_create(pp_st.dirfd)) != 0) {
+		pp_fd_close_sigsafe(pp_st.dirfd);
+		pp_st.dirfd = -1;
+	}
+	if (!err)
+		return 0;
+	if (why[0])
+		pp_init_warn("refusing output directory %s: %s; profiling is off, the "
+			     "program runs unprofiled", pp_st.cfg.output, why);
+	else
+		pp_init_warn("cannot create the output directory under %s: %s; "
+			     "profiling is off", pp_st.cfg.output, strerror(-err));
+	if (pp_st.rootfd >= 0)
+		close(pp_st.rootfd);
+	pp_st.rootfd = -1;
+	return err;
+}
+
+/* Logs, handler and events, once the process directory is there. */
+static void pp_init_start_profiling(void)
 {
 	struct pp_sampler_config scfg = {
 		.mode = pp_st.mode,
@@ -906,23 +916,10 @@ static void pp_init_start_process(void)
 		.nevents = pp_st.cfg.nevents,
 		.max_frames = pp_st.cfg.max_frames,
 		.backtrace = pp_st.backtrace,
+		.dir = pp_st.tdir,
 	};
 	struct pp_thread *main_thread;
-	int err;
 
-	pp_st.pid = getpid();
-	err = pp_init_mkdir_p(pp_st.cfg.output);
-	if (!err)
-		err = pp_init_process_dir();
-	if (!err)
-		err = pp_proclog_create(pp_st.dirfd);
-	if (err) {
-		pp_init_warn("cannot create the output directory under %s: %s; "
-			     "profiling is off", pp_st.cfg.output, strerror(-err));
-		pp_init_strict_stop();
-		return;
-	}
-	scfg.dir = pp_st.tdir;
 	pp_sampler_configure(&scfg);
 	main_thread = pp_init_thread_setup();
 	if (pp_init_start_events(main_thread) != 0) {
@@ -945,6 +942,22 @@ static void pp_init_start_process(void)
 	__atomic_store_n(&pp_st.active, 1, __ATOMIC_RELEASE);
 	/* Last: the profiler's own start is not sampled. */
 	pp_events_enable(&pp_st.events, main_thread ? &main_thread->tev : NULL);
+}
+
+/*
+ * Everything a process needs to be profiled; called at start and in a fork
+ * child, which opens the root again from its path with the same checks.
+ */
+static void pp_init_start_process(void)
+{
+	pp_st.pid = getpid();
+	if (pp_init_open_output() != 0) {
+		pp_init_strict_stop();
+		return;
+	}
+	pp_init_start_profiling();
+	close(pp_st.rootfd);
+	pp_st.rootfd = -1;
 }
 
 /* Drops a parent's slot in a fork child: its log and stack are the parent's. */

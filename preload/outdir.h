@@ -1,0 +1,46 @@
+/*
+ * outdir: opening the output root without following anyone else's symbolic
+ * links and without writing where another user could redirect or rename what
+ * the profiler writes. The rule (README, "Where the logs go"):
+ * - the path is walked from / one component at a time, never letting the
+ *   kernel follow a link; a symbolic link on the way is followed only when
+ *   it and the directory holding it are owned by you or root, and that
+ *   directory is not writable by other users unless it is sticky;
+ * - a missing directory is made (mode 0700) only in a directory owned by you
+ *   or root that is not writable by other users unless sticky;
+ * - the root itself is owned by you, and not writable by other users unless
+ *   sticky;
+ * - the process directory is made with mkdirat below the root's descriptor
+ *   and opened with O_NOFOLLOW: it is the one this process made.
+ * "You" is the effective uid, the owner of what the process creates;
+ * "writable by other users" is the mode's write bit for others, or for the
+ * group when the group is not your effective gid.
+ */
+#ifndef PP_OUTDIR_H
+#define PP_OUTDIR_H
+
+#include <stddef.h>
+
+/* Room for a refusal's reason. */
+#define PP_OUTDIR_WHY_MAX 1024
+
+/*
+ * Opens the output root path (absolute), making the directories that are
+ * missing. Returns an O_PATH descriptor of it (close-on-exec, the caller's to
+ * close), or a negative errno. When the rule above refuses the path, why
+ * (PP_OUTDIR_WHY_MAX bytes) holds the reason, naming the component at fault
+ * (no trailing period); otherwise why is "".
+ */
+int pp_outdir_open(const char *path, char *why);
+
+/*
+ * Makes and opens the process directory <base>.<pid> under rootfd, or
+ * <base>.<pid>.<k> (k from 1) when that name is taken. Returns a descriptor
+ * (O_RDONLY | O_DIRECTORY, close-on-exec, the caller's) of a directory this
+ * process made and owns, with its name in name (name_size bytes), or a
+ * negative errno.
+ */
+int pp_outdir_make_process(int rootfd, const char *base, int pid, char *name,
+			   size_t name_size);
+
+#endif
