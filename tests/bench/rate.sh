@@ -65,11 +65,11 @@ $(counts "$out")" >> "$work/res"
 			rm -rf "$out"
 		done
 		printf '%-22s %-8s %6d/%-2d %-22s %9.3f %9s %10s\n' "$(basename "${prog%% *}")" "$mode" \
-			"$ok" "$runs" "$(awk '{ n[$1]++ } END { for (s in n) { printf "%s%sx%d", sep, s, n[s]; sep = " " } }' "$work/res")" \
+			"$ok" "$runs" "$(awk '{ n[$1]++ } END { for (s in n) { printf "%s%s(%d)", sep, s, n[s]; sep = " " } }' "$work/res")" \
 			"$(awk '{ print $2 }' "$work/res" | median)" \
 			"$(awk '{ print $3 }' "$work/res" | median)" \
 			"$(awk '{ print $4 }' "$work/res" | median)"
 	done
 done
 echo "(unchanged: same exit status and stdout as unprofiled, and no libpprof: line;"
-echo " statuses: exit status x runs, 137 = killed at the 120 s limit)"
+echo " statuses: exit status (runs), 137 = killed at the 120 s limit)"
