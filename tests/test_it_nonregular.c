@@ -1,10 +1,12 @@
 /*
  * Integration: what is not a regular file (a FIFO, a directory, a socket, a
- * device, a link to /dev/zero) where pprof-analyze reads a file: a log, a
- * module or its separate debug information. Nothing waits for a FIFO's
- * writer or reads a device forever: the file is named in a warning, the
- * rest is read and the exit status is 0. Every program that used to hang
- * runs under a bound, so that a hang fails the test instead of the test run.
+ * device, a link to /dev/zero) where pprof-analyze or the preload reads a
+ * file: a log, a module or its separate debug information, PPROF_CONFIG.
+ * Nothing waits for a FIFO's writer or reads a device forever: the file is
+ * named in a warning (the analyzer, which reads the rest and exits 0) or a
+ * refusal (the preload, and the program runs unprofiled, its own stdin
+ * untouched). Every program that used to hang runs under a bound, so that
+ * a hang fails the test instead of the test run.
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
@@ -238,5 +240,117 @@ Test(it_nonregular, analyzer_reads_past_a_module_that_is_a_fifo)
 	cr_expect(strstr(r.out, "burn_alpha (demo)") && strstr(r.out, "libburn.so+0x"),
 		  "demo not named, or libburn.so named:\n%s", r.out);
 	it_nr_expect_warning(r.err, lib, "is a FIFO, not a regular file");
+	pa_it_result_release(&r);
+}
+
+/* Expects the two lines of a refused PPROF_CONFIG=path on err, and nothing else. */
+static void it_nr_expect_refused(const char *err, const char *path, const char *what)
+{
+	char line[PA_IT_PATH_MAX + 128];
+
+	snprintf(line, sizeof(line), "libpprof: PPROF_CONFIG=%s: %s; not read", path, what);
+	cr_expect(pa_it_find_line(err, line), "no \"%s\" in stderr:\n%s", line, err);
+	cr_expect(pa_it_find_line(err, "libpprof: profiling is off because of the "
+				  "configuration; the program runs unprofiled"), "%s", err);
+	cr_expect_eq(pa_it_count_lines(err, "libpprof: "), 2, "stderr:\n%s", err);
+}
+
+ParameterizedTestParameters(it_nonregular, config_that_is_not_a_regular_file_is_refused)
+{
+	return cr_make_param_array(struct it_nr_case, it_nr_cases, IT_NR_NCASES);
+}
+
+/*
+ * PPROF_CONFIG naming a FIFO hung the program before main; a directory, a
+ * socket or a device failed with a confusing reason or, for /dev/null, was
+ * read as an empty file. Each is refused with one line naming it, and the
+ * program runs unprofiled with its output and exit status unchanged.
+ */
+ParameterizedTest(struct it_nr_case *c, it_nonregular, config_that_is_not_a_regular_file_is_refused)
+{
+	const char *argv[] = { "workloads/demo", "0.2", "--exit", "3", NULL };
+	char path[PA_IT_PATH_MAX + 16], env[PA_IT_PATH_MAX + 32];
+	const char *envv[] = { it_nr.env_preload, it_nr.env_output, env, NULL };
+	struct pa_it_result r, plain;
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/odd.ini", it_nr.tmp);
+	if (!pa_testlog_odd_file(path, c->kind))
+		cr_skip_test("cannot make a %s here (mknod needs CAP_MKNOD)", c->kind);
+	snprintf(env, sizeof(env), "PPROF_CONFIG=%s", path);
+	pa_it_run(&it_nr, "plain", argv, NULL, &plain);
+	it_nr_run("demo", argv, envv, &r);
+	cr_assert_eq(r.status, plain.status, "%s: status 0x%x, unprofiled 0x%x: %s", c->kind,
+		     r.status, plain.status, r.err);
+	cr_expect_str_eq(r.out, plain.out);
+	it_nr_expect_refused(r.err, path, c->what);
+	cr_expect(stat(it_nr.data, &st) != 0, "%s: the refused run wrote logs", c->kind);
+	pa_it_result_release(&r);
+	pa_it_result_release(&plain);
+}
+
+/* cat under the preload with PPROF_CONFIG=/dev/stdin, its stdin from in. */
+static void it_nr_cat_stdin(int in, struct pa_it_result *r)
+{
+	const char *argv[] = { "/bin/cat", NULL };
+	const char *envv[] = { it_nr.env_preload, it_nr.env_output, "PPROF_CONFIG=/dev/stdin",
+		NULL };
+
+	pa_it_wait_bounded(&it_nr, "cat", pa_it_spawn_stdin(&it_nr, "cat", argv, envv, in),
+			   IT_NR_LIMIT_S, r);
+	cr_assert(WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0, "cat: status 0x%x: %s",
+		  r->status, r->err);
+}
+
+/*
+ * PPROF_CONFIG=/dev/stdin with stdin a pipe ate the program's input before
+ * main: it is refused, and the program reads all of it.
+ */
+Test(it_nonregular, config_on_piped_stdin_leaves_the_input_alone)
+{
+	static const char text[] = "[profile]\nmax_frames = 64\nthe program's own input\n";
+	struct pa_it_result r;
+	struct stat st;
+	int p[2];
+
+	cr_assert_eq(pipe(p), 0);
+	cr_assert_eq(write(p[1], text, sizeof(text) - 1), (ssize_t)sizeof(text) - 1);
+	close(p[1]);
+	it_nr_cat_stdin(p[0], &r);
+	close(p[0]);
+	cr_expect_str_eq(r.out, text);
+	it_nr_expect_refused(r.err, "/dev/stdin", "is a FIFO, not a regular file");
+	cr_expect(stat(it_nr.data, &st) != 0, "the refused run wrote logs");
+	pa_it_result_release(&r);
+}
+
+/*
+ * With stdin redirected from a regular file, /dev/stdin opens that file
+ * anew: the configuration is read from its start, and the program's own
+ * offset (here part-way in) does not move.
+ */
+Test(it_nonregular, config_on_a_regular_stdin_file_leaves_its_offset)
+{
+	static const char text[] = "[profile]\nmax_frames = 64\n";
+	char path[PA_IT_PATH_MAX + 16];
+	struct pa_it_result r;
+	struct pa_run *run;
+	FILE *f;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/in.ini", it_nr.tmp);
+	f = fopen(path, "w");
+	cr_assert(f && fputs(text, f) >= 0 && fclose(f) == 0, "%s", path);
+	fd = open(path, O_RDONLY);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(lseek(fd, 10, SEEK_SET), 10); /* past "[profile]\n" */
+	it_nr_cat_stdin(fd, &r);
+	close(fd);
+	cr_expect_str_eq(r.out, text + 10);
+	cr_expect_eq(r.err_len, 0, "stderr: %s", r.err);
+	run = pa_it_load(&it_nr);
+	cr_assert_eq(run->nprocesses, 1);
+	cr_expect_eq(run->processes[0]->config.max_frames, 64);
+	pa_run_free(run);
 	pa_it_result_release(&r);
 }
