@@ -65,7 +65,9 @@ SIGSAFE_OBJS := $(OBJ)/preload/sampler.o $(OBJ)/preload/tlog.o \
 # --- pprof-analyze -----------------------------------------------------------
 ANALYZE_SRCS := $(wildcard analyze/*.c)
 ANALYZE_OBJS := $(ANALYZE_SRCS:%.c=$(OBJ)/%.o) $(OBJ)/gen/profile.pb-c.o
-ANALYZE_LIB_OBJS := $(filter-out $(OBJ)/analyze/main.o,$(ANALYZE_OBJS))
+# openguard.o defines open() for libdw (analyze/openguard.h): the program's only.
+ANALYZE_LIB_OBJS := $(filter-out $(OBJ)/analyze/main.o $(OBJ)/analyze/openguard.o,\
+	$(ANALYZE_OBJS))
 ANALYZE_LIBS := -ldw -lelf -lz -lprotobuf-c
 
 # --- tests -------------------------------------------------------------------
@@ -262,7 +264,7 @@ $(OUT)/bench/sigcost: tests/bench/sigcost.c
 
 # Symbolisation speed: 20,000 libc addresses with lines (libc6-dbg's).
 $(OUT)/bench/symspeed: tests/bench/symspeed.c $(OBJ)/analyze/symbols.o $(OBJ)/analyze/reader.o \
-		$(OBJ)/analyze/grow.o
+		$(OBJ)/analyze/grow.o $(OBJ)/analyze/regfile.o
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_ALL) -Ianalyze $(CFLAGS_ALL) -o $@ $^ $(LDFLAGS_ALL) -ldw -lelf -lz -ldl
 

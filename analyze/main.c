@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "events.h"
+#include "openguard.h"
 #include "profile.h"
 #include "reader.h"
 #include "runs.h"
@@ -202,7 +203,8 @@ static const char pa_main_usage[] =
 "    -h, --help     Print this help and exit.\n"
 "\n"
 "EXIT STATUS\n"
-"    0  success (warnings about truncated or unfinished logs may be printed)\n"
+"    0  success (warnings about truncated or unfinished logs, or about\n"
+"       files skipped as not regular files, may be printed)\n"
 "    1  bad input: unreadable or malformed logs, no process directory,\n"
 "       output not writable (the message names the file and byte offset),\n"
 "       or an --event the logs do not have\n"
@@ -276,6 +278,16 @@ static void pa_main_print_warnings(const struct pa_warnings *warn, size_t from)
 	for (size_t i = from; i < warn->n; i++)
 		pa_main_print("warning: ", warn->v[i].path, warn->v[i].has_offset,
 			      warn->v[i].offset, warn->v[i].reason);
+}
+
+/* What libdw was kept from opening (analyze/openguard.h): after the report, as warnings. */
+static void pa_main_print_refused(void)
+{
+	struct pa_warnings refused = { 0 };
+
+	pa_openguard_take(&refused);
+	pa_main_print_warnings(&refused, 0);
+	pa_warnings_release(&refused);
 }
 
 /* Parse a whole decimal number in [min, max]; false if text is not one. */
@@ -869,6 +881,7 @@ int main(int argc, char **argv)
 		else if (ret == -EIO)
 			pa_error_set(&err, ret, "<stdout>", false, 0, "write failed");
 	}
+	pa_main_print_refused();
 	pa_run_free(run);
 	pa_run_free(o.base);
 	if (ret < 0) {

@@ -1,6 +1,7 @@
 /* reader: loads and validates a run's logs; see reader.h. */
 #include "grow.h"
 #include "reader.h"
+#include "regfile.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -107,15 +108,10 @@ static int pa_reader_read_file(const char *path, struct pa_log_buf *buf, struct 
 
 	memset(buf, 0, sizeof(*buf));
 	buf->path = path;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	/* The writer makes no links: a log that is one is as odd as a FIFO. */
+	fd = pa_regfile_open(path, O_NOFOLLOW, &st, err);
 	if (fd < 0)
-		return pa_error_set(err, -errno, path, false, 0, "cannot open: %s", strerror(errno));
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		int e = S_ISREG(st.st_mode) ? errno : EINVAL;
-
-		close(fd);
-		return pa_error_set(err, -e, path, false, 0, "not a regular file");
-	}
+		return fd;
 	buf->size = (size_t)st.st_size;
 	/*
 	 * A private mapping of the page cache: reading into a malloc'd buffer
@@ -1212,7 +1208,10 @@ static bool pa_reader_keep_thread_log(const char *dir, const char *name)
 	return pa_reader_is_thread_log(name);
 }
 
-/* A process directory is a directory holding a process.log. */
+/*
+ * A process directory is a directory holding a process.log, whatever that
+ * is: one that is not a regular file is said when it is read.
+ */
 static bool pa_reader_keep_process_dir(const char *dir, const char *name)
 {
 	char *p = NULL;
@@ -1221,7 +1220,7 @@ static bool pa_reader_keep_process_dir(const char *dir, const char *name)
 
 	if (asprintf(&p, "%s/%s/%s", dir, name, PPF_PROCESS_LOG) < 0)
 		return false;
-	ok = stat(p, &st) == 0 && S_ISREG(st.st_mode);
+	ok = lstat(p, &st) == 0;
 	free(p);
 	return ok;
 }
@@ -1238,6 +1237,18 @@ static void pa_reader_check_thread(const struct pa_process *proc, const struct p
 			pa_warnings_add(warn, path, false, 0,
 					"totals for event %u, which %s does not list; ignored",
 					t->events[i].event, PPF_PROCESS_LOG);
+}
+
+/*
+ * A log that is not a regular file (a FIFO, a directory, a device named
+ * like one: nothing the writer makes) is left out with a warning saying
+ * what it is; the rest of the run is read.
+ */
+static void pa_reader_skipped(struct pa_warnings *warn, const struct pa_error *why,
+			      const char *what)
+{
+	pa_warnings_add(warn, why->path, false, 0, "%s; %s, the rest of the run is read",
+			why->reason, what);
 }
 
 /* Loading a process's thread logs, on several threads when there are many. */
@@ -1329,6 +1340,10 @@ static int pa_reader_load_threads(struct pa_process *proc, const char *dir, char
 		for (size_t k = 0; k < jobs.warns[i].n; k++)
 			pa_warnings_add(warn, jobs.warns[i].v[k].path, jobs.warns[i].v[k].has_offset,
 					jobs.warns[i].v[k].offset, "%s", jobs.warns[i].v[k].reason);
+		if (jobs.rets[i] == PA_REGFILE_NOT_REGULAR) {
+			pa_reader_skipped(warn, &jobs.errs[i], "skipped");
+			continue;
+		}
 		if (jobs.rets[i] < 0) {
 			*err = jobs.errs[i];
 			ret = jobs.rets[i];
@@ -1498,6 +1513,11 @@ int pa_run_load_opts(const char *dir, const struct pa_load_opts *opts, struct pa
 					   &run->warnings, err);
 		if (ret == 0)
 			run->nprocesses++;
+		if (ret == PA_REGFILE_NOT_REGULAR && (i + 1 < n || run->nprocesses)) {
+			/* Skipped; unless nothing at all could be read: then it is the error. */
+			pa_reader_skipped(&run->warnings, err, "that process is skipped");
+			ret = 0;
+		}
 		free(pdir);
 	}
 	pa_reader_free_names(names, n);

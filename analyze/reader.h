@@ -25,7 +25,11 @@
  *   - records of unknown type, skipped by their size (one warning per file
  *     with the count);
  *   - a thread log with totals (PPF_REC_THREAD_EVENT) for an event that its
- *     process.log does not list.
+ *     process.log does not list;
+ *   - a thread log, or a process.log, that is not a regular file (a FIFO,
+ *     a directory, a device, a socket, a symbolic link: see regfile.h): it
+ *     is skipped (a process.log with its process) and the rest is read;
+ *     unless no process at all could be read, which is the error.
  *
  * Everything is owned by the struct pa_run (or the struct returned by the
  * single-file loaders) and freed by the matching _free function. All

@@ -6,8 +6,10 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "events.h"
+#include "regfile.h"
 #include "report_json.h"
 #include "symbols.h"
 
@@ -132,7 +134,7 @@ struct pa_ann_group {
 	struct pa_ann_line *v;
 	size_t n;
 	FILE *src; /* the file's text; NULL when it cannot be read, or without a file */
-	int error; /* fopen's errno when it cannot */
+	char why[64]; /* why it cannot: "No such file or directory", "a FIFO, ..." */
 };
 
 /*
@@ -190,6 +192,30 @@ static void pa_ann_file(struct pa_ann_sink *s, const struct pa_ann_group *g)
 			s->line(s, &v[i], NULL);
 }
 
+/*
+ * Opens g's source file: the path comes from the debug information, and a
+ * FIFO or a device there must not block or feed getline forever.
+ */
+static void pa_ann_open(struct pa_ann_group *g)
+{
+	struct stat st;
+	int fd = pa_regfile_open(g->v[0].file, 0, &st, NULL);
+
+	if (fd >= 0 && (g->src = fdopen(fd, "r")))
+		return;
+	if (fd >= 0) {
+		int e = errno;
+
+		close(fd);
+		fd = -e;
+	}
+	if (fd == PA_REGFILE_NOT_REGULAR)
+		snprintf(g->why, sizeof(g->why), "%s, not a regular file",
+			 pa_regfile_kind(st.st_mode));
+	else if (fd < 0)
+		snprintf(g->why, sizeof(g->why), "%s", strerror(-fd));
+}
+
 static void pa_ann_groups_free(struct pa_ann_group *g, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -216,8 +242,8 @@ static int pa_ann_groups(struct pa_ann *a, struct pa_ann_group **g, size_t *n)
 			;
 		gr->v = &a->v[i];
 		gr->n = j - i;
-		gr->src = gr->v[0].file ? fopen(gr->v[0].file, "r") : NULL;
-		gr->error = gr->src ? 0 : errno;
+		if (gr->v[0].file)
+			pa_ann_open(gr);
 	}
 	return 0;
 }
@@ -231,7 +257,7 @@ static void pa_ann_text_file(struct pa_ann_sink *s, const struct pa_ann_group *g
 	fprintf(s->out, "## %s\n", g->v[0].file);
 	if (!g->src)
 		fprintf(s->out, "# source file not found (%s): samples per line only\n",
-			strerror(g->error));
+			g->why);
 	fprintf(s->out, "%9s %9s %6s  %s\n", "self", "total", "line", "source");
 }
 
@@ -321,7 +347,7 @@ static int pa_ann_write_json(FILE *out, const struct pa_run *run, const struct p
 		pa_json_object_begin(s.j);
 		pa_json_key_string(s.j, "file", g[i].v[0].file);
 		pa_json_key_bool(s.j, "found", g[i].src != NULL);
-		pa_json_key_string(s.j, "error", g[i].src ? NULL : strerror(g[i].error));
+		pa_json_key_string(s.j, "error", g[i].src ? NULL : g[i].why);
 		pa_json_object_end(s.j);
 	}
 	pa_json_array_end(s.j);

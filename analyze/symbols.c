@@ -1,5 +1,6 @@
 /* symbols: offline symbolisation with libdwfl; see symbols.h. */
 #include "grow.h"
+#include "regfile.h"
 #include "symbols.h"
 
 #include <dlfcn.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* One function symbol of a module, at runtime addresses [start, end). */
 struct pa_sym_entry {
@@ -302,9 +304,10 @@ static void pa_symbols_report(struct pa_symbols *sym, size_t idx, struct pa_warn
 {
 	struct pa_sym_module *m = &sym->mods[idx];
 	const unsigned char *bits;
+	struct pa_error why;
 	GElf_Addr vaddr;
 	Dwfl *dwfl;
-	int len;
+	int len, fd;
 
 	if (m->path[0] != '/')
 		return; /* [vdso] and friends: no file to read */
@@ -314,8 +317,19 @@ static void pa_symbols_report(struct pa_symbols *sym, size_t idx, struct pa_warn
 				dwfl_errmsg(-1));
 		return;
 	}
-	m->mod = dwfl_report_elf(dwfl, m->path, m->path, -1, m->rec->bias, true);
+	/*
+	 * Opened here, not by libdwfl (whose open would wait forever for a
+	 * FIFO's writer): the path comes from a log.
+	 */
+	fd = pa_regfile_open(m->path, 0, NULL, &why);
+	if (fd < 0) {
+		pa_warnings_add(warn, m->path, false, 0, "%s; its frames stay unresolved",
+				why.reason);
+		return;
+	}
+	m->mod = dwfl_report_elf(dwfl, m->path, m->path, fd, m->rec->bias, true);
 	if (!m->mod) {
+		close(fd); /* libdwfl keeps it only on success */
 		pa_warnings_add(warn, m->path, false, 0,
 				"cannot read module (%s): its frames stay unresolved",
 				dwfl_errmsg(-1));

@@ -20,8 +20,10 @@
  * same place): a lookup with a time picks the module whose
  * [load_ns, unload_ns) holds that time, else the first recorded.
  *
- * A module whose file cannot be opened, or whose build-id differs from the
- * recorded one, leaves its frames unresolved (one warning per module).
+ * A module whose file cannot be opened or is not a regular file (opened
+ * here with pa_regfile_open, never by libdwfl), or whose build-id differs
+ * from the recorded one, leaves its frames unresolved (one warning per
+ * module).
  */
 #ifndef PA_SYMBOLS_H
 #define PA_SYMBOLS_H

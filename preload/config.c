@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "evname.h"
@@ -833,18 +834,64 @@ static void pp_config_fail(struct pp_config_errors *errs, const char *fmt, ...)
 	errs->n = 1;
 }
 
+/* What a file of this mode is, for messages: "a FIFO". */
+static const char *pp_config_file_kind(mode_t mode)
+{
+	return S_ISFIFO(mode) ? "a FIFO" : S_ISDIR(mode) ? "a directory" :
+	       S_ISCHR(mode) ? "a character device" : S_ISBLK(mode) ? "a block device" :
+	       S_ISSOCK(mode) ? "a socket" : S_ISLNK(mode) ? "a symbolic link" :
+	       "of an unknown kind";
+}
+
+/*
+ * Opens path for reading if it is a regular file, or returns -1 with errs
+ * filled. Nothing else is ever read: the path is looked at through an
+ * O_PATH descriptor first, which runs no driver's open and waits for no
+ * writer, so a FIFO does not hang the program before main, and /dev/stdin
+ * on a pipe or a terminal does not eat the program's own input. The real
+ * open is O_NONBLOCK in case the path changed in between, and stays so
+ * (a regular file reads the same) so that nothing claiming to be a regular
+ * file can make the read wait. A regular file reached through /dev/stdin
+ * is opened anew, with an offset of its own: the program's is not moved.
+ */
+static int pp_config_open_regular(const char *path, struct pp_config_errors *errs)
+{
+	struct stat st;
+	int fd = open(path, O_PATH | O_CLOEXEC);
+	int err = fd < 0 || fstat(fd, &st) < 0 ? errno : 0;
+
+	if (!err && S_ISREG(st.st_mode)) {
+		close(fd);
+		fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		err = fd < 0 || fstat(fd, &st) < 0 ? errno : 0;
+		if (!err && S_ISREG(st.st_mode))
+			return fd;
+	}
+	if (err)
+		pp_config_fail(errs, "PPROF_CONFIG=%s: cannot read it: %s", path,
+			       strerror(err));
+	else
+		pp_config_fail(errs, "PPROF_CONFIG=%s: is %s, not a regular file; "
+			       "not read", path, pp_config_file_kind(st.st_mode));
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
 /* Reads the whole file at path (at most PP_CONFIG_MAX_TEXT bytes) into *text. */
 static int pp_config_read_file(const char *path, char **text,
 			       struct pp_config_errors *errs)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	char *buf = malloc(PP_CONFIG_MAX_TEXT + 1);
+	int fd = pp_config_open_regular(path, errs);
+	char *buf = fd < 0 ? NULL : malloc(PP_CONFIG_MAX_TEXT + 1);
 	size_t len = 0;
 	ssize_t n = 0;
 
-	if (fd < 0 || !buf) {
+	if (fd < 0)
+		return -EINVAL;
+	if (!buf) {
 		pp_config_fail(errs, "PPROF_CONFIG=%s: cannot read it: %s", path,
-			       strerror(fd < 0 ? errno : ENOMEM));
+			       strerror(ENOMEM));
 		goto out_fail;
 	}
 	while (len <= PP_CONFIG_MAX_TEXT &&

@@ -7,8 +7,10 @@
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -47,12 +49,12 @@ void pa_it_result_release(struct pa_it_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/* In the child: stdin from /dev/null, stdout and stderr to tmp/<tag>.*. */
-static void pa_it_child_files(const struct pa_it *it, const char *tag)
+/* In the child: stdin from in (/dev/null if < 0), stdout and stderr to tmp/<tag>.*. */
+static void pa_it_child_files(const struct pa_it *it, const char *tag, int in)
 {
 	static const char *const suffix[] = { "out", "err" };
 	char path[PA_IT_PATH_MAX];
-	int fd = open("/dev/null", O_RDONLY);
+	int fd = in >= 0 ? in : open("/dev/null", O_RDONLY);
 
 	if (fd < 0 || dup2(fd, STDIN_FILENO) < 0)
 		_exit(126);
@@ -95,6 +97,12 @@ static void pa_it_child_env(const char *const *env)
 pid_t pa_it_spawn(const struct pa_it *it, const char *tag,
 		  const char *const *argv, const char *const *env)
 {
+	return pa_it_spawn_stdin(it, tag, argv, env, -1);
+}
+
+pid_t pa_it_spawn_stdin(const struct pa_it *it, const char *tag,
+			const char *const *argv, const char *const *env, int in)
+{
 	char path[PA_IT_PATH_MAX];
 	pid_t pid;
 
@@ -106,7 +114,7 @@ pid_t pa_it_spawn(const struct pa_it *it, const char *tag,
 	pid = fork();
 	cr_assert(pid >= 0, "fork: %s", strerror(errno));
 	if (pid == 0) {
-		pa_it_child_files(it, tag);
+		pa_it_child_files(it, tag, in);
 		pa_it_child_env(env);
 		execv(path, (char *const *)argv);
 		_exit(127);
@@ -127,6 +135,27 @@ void pa_it_wait(const struct pa_it *it, const char *tag, pid_t pid,
 	r->err = pa_it_slurp(path, &r->err_len);
 	cr_assert(!WIFEXITED(r->status) || WEXITSTATUS(r->status) != 127,
 		  "%s: the program could not be run: %s", tag, r->err);
+}
+
+void pa_it_wait_bounded(const struct pa_it *it, const char *tag, pid_t pid,
+			unsigned limit_s, struct pa_it_result *r)
+{
+	struct timespec tick = { .tv_nsec = 20 * 1000 * 1000 };
+	siginfo_t info = { 0 };
+
+	/* Polled without reaping it: pa_it_wait collects it. */
+	for (unsigned long n = 0; n < limit_s * 50ul; n++) {
+		cr_assert_eq(waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT), 0,
+			     "waitid: %s", strerror(errno));
+		if (info.si_pid == pid)
+			break;
+		nanosleep(&tick, NULL);
+	}
+	if (info.si_pid != pid)
+		kill(pid, SIGKILL);
+	pa_it_wait(it, tag, pid, r);
+	cr_assert(info.si_pid == pid, "%s: still running after %u s (blocked for good?), "
+		  "killed; stderr: %s", tag, limit_s, r->err);
 }
 
 void pa_it_run(const struct pa_it *it, const char *tag, const char *const *argv,

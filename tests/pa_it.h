@@ -57,9 +57,19 @@ void pa_it_build_path(char *buf, const char *rel);
  */
 pid_t pa_it_spawn(const struct pa_it *it, const char *tag,
 		  const char *const *argv, const char *const *env);
+/* pa_it_spawn with stdin from the descriptor in (the caller still closes it). */
+pid_t pa_it_spawn_stdin(const struct pa_it *it, const char *tag,
+			const char *const *argv, const char *const *env, int in);
 /* Waits for a child of pa_it_spawn (same tag) and collects what it wrote. */
 void pa_it_wait(const struct pa_it *it, const char *tag, pid_t pid,
 		struct pa_it_result *r);
+/*
+ * pa_it_wait for a child that might block for good (on a FIFO): one still
+ * running after limit_s seconds is killed and the test fails, saying so.
+ * The limit bounds a hang, not the work: leave a wide margin.
+ */
+void pa_it_wait_bounded(const struct pa_it *it, const char *tag, pid_t pid,
+			unsigned limit_s, struct pa_it_result *r);
 /* pa_it_spawn then pa_it_wait. */
 void pa_it_run(const struct pa_it *it, const char *tag, const char *const *argv,
 	       const char *const *env, struct pa_it_result *r);

@@ -3,13 +3,17 @@
 
 #include <criterion/criterion.h>
 #include <elf.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 static void *pa_testlog_space(struct pa_testlog *l, size_t n)
@@ -388,4 +392,32 @@ uint64_t pa_testlog_nm(const char *path, const char *name, uint64_t *size)
 	pclose(p);
 	cr_assert_fail("%s has no symbol %s", path, name);
 	return 0;
+}
+
+bool pa_testlog_odd_file(const char *path, const char *kind)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strcmp(kind, "fifo") == 0)
+		cr_assert_eq(mkfifo(path, 0600), 0, "mkfifo %s: %s", path, strerror(errno));
+	else if (strcmp(kind, "directory") == 0)
+		cr_assert_eq(mkdir(path, 0700), 0, "mkdir %s: %s", path, strerror(errno));
+	else if (strcmp(kind, "symlink") == 0)
+		cr_assert_eq(symlink("/dev/zero", path), 0, "symlink %s: %s", path,
+			     strerror(errno));
+	else if (strcmp(kind, "device") == 0)
+		return mknod(path, S_IFCHR | 0600, makedev(1, 3)) == 0;
+	else if (strcmp(kind, "socket") == 0) {
+		/* A socket file outlives its descriptor. */
+		cr_assert_lt(strlen(path), sizeof(sun.sun_path), "%s: too long for a socket", path);
+		strcpy(sun.sun_path, path);
+		fd = socket(AF_UNIX, SOCK_STREAM, 0);
+		cr_assert_geq(fd, 0, "socket: %s", strerror(errno));
+		cr_assert_eq(bind(fd, (struct sockaddr *)&sun, sizeof(sun)), 0, "bind %s: %s",
+			     path, strerror(errno));
+		close(fd);
+	} else
+		cr_assert_fail("unknown kind %s", kind);
+	return true;
 }

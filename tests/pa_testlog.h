@@ -6,6 +6,7 @@
 #ifndef PA_TESTLOG_H
 #define PA_TESTLOG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -80,6 +81,14 @@ char *pa_testlog_tmpdir(void);
 void pa_testlog_rmdir(char *dir);
 /* Make dir/sub and return its malloc'd path. */
 char *pa_testlog_subdir(const char *dir, const char *sub);
+
+/*
+ * Makes at path what no writer makes, kind saying which: "fifo", "directory",
+ * "socket", "symlink" (to /dev/zero) or "device" (a character device like
+ * /dev/null). Returns false, having made nothing, where this machine does not
+ * allow it (a device needs CAP_MKNOD): the test then skips, saying so.
+ */
+bool pa_testlog_odd_file(const char *path, const char *kind);
 
 /* Where a loaded object of this process lies, as the preload records it. */
 struct pa_testlog_self {

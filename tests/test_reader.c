@@ -1,5 +1,6 @@
 /* Tests of analyze/reader.c on hand-made logs. */
 #include <criterion/criterion.h>
+#include <criterion/parameterized.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -1279,4 +1280,106 @@ Test(reader, window_keeps_only_samples_inside_it)
 		pa_run_free(run);
 	}
 	free(pdir);
+}
+
+/* What no writer makes, named like a log: kind for pa_testlog_odd_file, what the warning says. */
+struct rd_odd_case {
+	char kind[16];
+	char what[48];
+};
+
+static struct rd_odd_case rd_odd_cases[] = {
+	{ "fifo", "is a FIFO, not a regular file" },
+	{ "directory", "is a directory, not a regular file" },
+	{ "socket", "is a socket, not a regular file" },
+	{ "symlink", "is a symbolic link, not a regular file" },
+	{ "device", "is a character device, not a regular file" },
+};
+
+/* Makes dir/name of c's kind; skips the test, saying why, where it cannot. */
+static void rd_odd_file(const char *dir, const char *name, const struct rd_odd_case *c)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (!pa_testlog_odd_file(path, c->kind))
+		cr_skip_test("cannot make a %s here (mknod needs CAP_MKNOD)", c->kind);
+}
+
+/* Whether w has a warning on a path ending in suffix whose reason holds needle. */
+static bool rd_has_warning_on(const struct pa_warnings *w, const char *suffix,
+			      const char *needle)
+{
+	for (size_t i = 0; i < w->n; i++) {
+		size_t n = strlen(w->v[i].path), k = strlen(suffix);
+
+		if (n >= k && strcmp(w->v[i].path + n - k, suffix) == 0 &&
+		    strstr(w->v[i].reason, needle))
+			return true;
+	}
+	return false;
+}
+
+ParameterizedTestParameters(reader, skips_thread_log_that_is_not_a_regular_file)
+{
+	return cr_make_param_array(struct rd_odd_case, rd_odd_cases,
+				   sizeof(rd_odd_cases) / sizeof(rd_odd_cases[0]));
+}
+
+/* A FIFO named thread-N.log used to hang the load; the others, to fail it whole. */
+ParameterizedTest(struct rd_odd_case *c, reader, skips_thread_log_that_is_not_a_regular_file,
+		  .init = rd_setup, .fini = rd_teardown, .timeout = 10)
+{
+	char *pdir = rd_process_dir("app.5", 5);
+	struct pa_error err = { 0 };
+	struct pa_testlog l;
+	struct pa_run *run;
+
+	rd_thread_start(&l, 5, 5);
+	pa_testlog_thread_end(&l, 8500, 2, 0, 0);
+	pa_testlog_write(&l, pdir, "thread-5.log");
+	rd_odd_file(pdir, "thread-6.log", c);
+	cr_assert_eq(pa_run_load(rd_dir, &run, &err), 0, "%s: %s: %s", c->kind, err.path,
+		     err.reason);
+	cr_assert_eq(run->nprocesses, 1);
+	cr_assert_eq(run->processes[0]->nthreads, 1, "%s", c->kind);
+	cr_expect_eq(run->processes[0]->threads[0]->tid, 5);
+	cr_expect_eq(run->processes[0]->threads[0]->nsamples, 2);
+	cr_expect(rd_has_warning_on(&run->warnings, "app.5/thread-6.log", c->what),
+		  "%s: no warning \"%s\" on thread-6.log (%zu warnings, first: %s)", c->kind,
+		  c->what, run->warnings.n, run->warnings.n ? run->warnings.v[0].reason : "");
+	pa_run_free(run);
+	free(pdir);
+}
+
+ParameterizedTestParameters(reader, skips_process_whose_process_log_is_not_a_regular_file)
+{
+	return cr_make_param_array(struct rd_odd_case, rd_odd_cases,
+				   sizeof(rd_odd_cases) / sizeof(rd_odd_cases[0]));
+}
+
+/* Another process of the run is read; one with nothing else is an error naming it. */
+ParameterizedTest(struct rd_odd_case *c, reader,
+		  skips_process_whose_process_log_is_not_a_regular_file,
+		  .init = rd_setup, .fini = rd_teardown, .timeout = 10)
+{
+	char *good = rd_process_dir("app.7", 7);
+	char *odd = pa_testlog_subdir(rd_dir, "app.8");
+	struct pa_error err = { 0 };
+	struct pa_run *run;
+
+	rd_odd_file(odd, PPF_PROCESS_LOG, c);
+	cr_assert_eq(pa_run_load(rd_dir, &run, &err), 0, "%s: %s: %s", c->kind, err.path,
+		     err.reason);
+	cr_assert_eq(run->nprocesses, 1);
+	cr_expect_eq(run->processes[0]->pid, 7);
+	cr_expect(rd_has_warning_on(&run->warnings, "app.8/" PPF_PROCESS_LOG, c->what),
+		  "%s: no warning \"%s\" on app.8/process.log (%zu warnings)", c->kind, c->what,
+		  run->warnings.n);
+	pa_run_free(run);
+	cr_assert_lt(pa_run_load(odd, &run, &err), 0, "%s: app.8 alone loaded", c->kind);
+	cr_expect(strstr(err.path, "app.8/" PPF_PROCESS_LOG), "%s", err.path);
+	cr_expect(strstr(err.reason, c->what), "%s: %s", c->kind, err.reason);
+	free(good);
+	free(odd);
 }

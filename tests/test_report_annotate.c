@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pa_testlog.h"
 #include "profile.h"
@@ -196,16 +197,27 @@ Test(report_annotate, top_inlines_and_lines_match_golden)
 	free(lines);
 }
 
-Test(report_annotate, says_when_source_file_is_missing, .init = NULL)
+/*
+ * dir/prog, built from the inlines workload copied to dir/src, which is then
+ * removed; ra_setup_prog'd. Returns prog's path (free it).
+ */
+static char *ra_setup_without_source(const char *dir, const char *src)
 {
-	char *dir = pa_testlog_tmpdir(), *prog, *text, cmd[8192];
+	char *prog, cmd[8192];
 
 	cr_assert(asprintf(&prog, "%s/prog", dir) > 0);
-	snprintf(cmd, sizeof(cmd), "cp '%s/tests/workloads/inlines.c' '%s/gone.c' && "
-		 "gcc -std=gnu11 -O2 -g -o '%s' '%s/gone.c' && rm '%s/gone.c'",
-		 PP_TEST_SOURCE_DIR, dir, prog, dir, dir);
+	snprintf(cmd, sizeof(cmd), "cp '%s/tests/workloads/inlines.c' '%s/%s' && "
+		 "gcc -std=gnu11 -O2 -g -o '%s' '%s/%s' && rm '%s/%s'",
+		 PP_TEST_SOURCE_DIR, dir, src, prog, dir, src, dir, src);
 	cr_assert_eq(system(cmd), 0, "%s", cmd);
 	ra_setup_prog(prog, true);
+	return prog;
+}
+
+Test(report_annotate, says_when_source_file_is_missing, .init = NULL)
+{
+	char *dir = pa_testlog_tmpdir(), *prog = ra_setup_without_source(dir, "gone.c"), *text;
+
 	text = ra_annotate("inl_outer", 0);
 	cr_assert(strstr(text, "gone.c\n# source file not found (No such file or directory)"),
 		  "%s", text);
@@ -221,6 +233,34 @@ Test(report_annotate, says_when_source_file_is_missing, .init = NULL)
 	cr_assert(strstr(text, "\"source\": null}") && !strstr(text, "\"source\": \""),
 		  "%s", text);
 	free(text);
+	free(prog);
+	pa_testlog_rmdir(dir);
+}
+
+/*
+ * The source path comes from the debug information: a FIFO there blocked
+ * fopen() for good, and /dev/zero fed getline() forever. Neither is read:
+ * the counts are listed without text, saying why.
+ */
+Test(report_annotate, says_when_source_file_is_not_a_regular_file, .init = NULL)
+{
+	static const char *const kinds[][2] = {
+		{ "fifo", "a FIFO, not a regular file" },
+		{ "symlink", "a character device, not a regular file" }, /* to /dev/zero */
+	};
+	char *dir = pa_testlog_tmpdir(), *prog = ra_setup_without_source(dir, "odd.c");
+	char *src, *text, want[256];
+
+	cr_assert(asprintf(&src, "%s/odd.c", dir) > 0);
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		cr_assert(pa_testlog_odd_file(src, kinds[i][0]));
+		text = ra_annotate("inl_outer", 0);
+		snprintf(want, sizeof(want), "odd.c\n# source file not found (%s)", kinds[i][1]);
+		cr_expect(strstr(text, want), "%s: no \"%s\" in:\n%s", kinds[i][0], want, text);
+		free(text);
+		cr_assert_eq(unlink(src), 0);
+	}
+	free(src);
 	free(prog);
 	pa_testlog_rmdir(dir);
 }

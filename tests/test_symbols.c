@@ -1,5 +1,6 @@
 /* Tests of analyze/symbols.c on real objects: the test binary, libc, libstdc++. */
 #include <criterion/criterion.h>
+#include <criterion/parameterized.h>
 #include <dlfcn.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -193,6 +194,62 @@ Test(symbols, names_unreadable_module_plus_offset)
 	cr_assert_eq(f.offset, 0x1234);
 	pa_symbols_free(sym);
 	pa_warnings_release(&warn);
+}
+
+/* A module path that names no regular file: kind for pa_testlog_odd_file, what is said. */
+struct sy_odd_case {
+	char kind[16];
+	char what[48];
+};
+
+ParameterizedTestParameters(symbols, leaves_module_that_is_not_a_regular_file_unresolved)
+{
+	static struct sy_odd_case cases[] = {
+		{ "fifo", "is a FIFO, not a regular file" },
+		{ "directory", "is a directory, not a regular file" },
+		{ "socket", "is a socket, not a regular file" },
+		{ "symlink", "is a character device, not a regular file" }, /* to /dev/zero */
+		{ "device", "is a character device, not a regular file" },
+	};
+
+	return cr_make_param_array(struct sy_odd_case, cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+/*
+ * A log may name any path as a module: a FIFO there used to block libdwfl's
+ * open() for good. The module is left unresolved with a warning saying what
+ * it is, and the other modules are read.
+ */
+ParameterizedTest(struct sy_odd_case *c, symbols,
+		  leaves_module_that_is_not_a_regular_file_unresolved)
+{
+	char *dir = pa_testlog_tmpdir(), path[4096];
+	struct pa_warnings warn = { 0 };
+	struct pa_symbols *sym;
+	struct pa_frame f;
+	struct sy_proc p;
+
+	snprintf(path, sizeof(path), "%s/libodd.so", dir);
+	if (!pa_testlog_odd_file(path, c->kind)) {
+		pa_testlog_rmdir(dir);
+		cr_skip_test("cannot make a %s here (mknod needs CAP_MKNOD)", c->kind);
+	}
+	sy_proc_init(&p);
+	sy_proc_add(&p, path, 0x10000, 0x10000, 0x20000);
+	sy_proc_add_real(&p, pa_symtest_target);
+	sym = sy_new(&p, &warn);
+	cr_assert_eq(warn.n, 1, "%s: %zu warnings", c->kind, warn.n);
+	cr_expect_str_eq(warn.v[0].path, path);
+	cr_expect(strstr(warn.v[0].reason, c->what) &&
+		  strstr(warn.v[0].reason, "its frames stay unresolved"), "%s: %s", c->kind,
+		  warn.v[0].reason);
+	cr_assert_eq(pa_symbols_lookup(sym, 0x11234, true, &f), 0);
+	cr_expect_str_eq(f.name, "libodd.so+0x1234");
+	cr_assert_eq(pa_symbols_lookup(sym, sy_addr(pa_symtest_target), false, &f), 0);
+	cr_expect_str_eq(f.function, "pa_symtest_target");
+	pa_symbols_free(sym);
+	pa_warnings_release(&warn);
+	pa_testlog_rmdir(dir);
 }
 
 Test(symbols, names_address_outside_modules_unknown)
