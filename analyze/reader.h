@@ -25,7 +25,10 @@
  *   - records of unknown type, skipped by their size (one warning per file
  *     with the count);
  *   - a thread log with totals (PPF_REC_THREAD_EVENT) for an event that its
- *     process.log does not list.
+ *     process.log does not list;
+ *   - logs that stopped early because they could not grow (PPF_REC_LOG_FULL:
+ *     a full disk): one warning per process, on its directory, counting
+ *     them.
  *
  * Everything is owned by the struct pa_run (or the struct returned by the
  * single-file loaders) and freed by the matching _free function. All
@@ -138,6 +141,13 @@ struct pa_exec {
 	char *path; /* as passed to exec */
 };
 
+/* A PPF_REC_LOG_FULL: the log stopped early, the file could not grow. */
+struct pa_log_full {
+	bool full;       /* the record was read; the fields below come from it */
+	uint64_t time_ns;
+	int32_t error;   /* errno: ENOSPC, EDQUOT, EFBIG, ... */
+};
+
 /* One PPF_REC_SAMPLE. */
 struct pa_sample {
 	uint64_t time_ns;
@@ -160,6 +170,7 @@ struct pa_thread {
 	uint64_t samples_taken; /* as the writer counted them (0 if !ended) */
 	uint64_t lost;          /* dropped in this thread (0 if !ended) */
 	uint64_t cpu_ns;        /* thread CPU time at the end, 0 if unknown */
+	struct pa_log_full full; /* stopped early: samples after it are in lost */
 	struct pa_sample *samples; /* in file order */
 	size_t nsamples;
 	struct pa_thread_event *events; /* per-event totals, in file order */
@@ -189,6 +200,8 @@ struct pa_process {
 	uint64_t lost;
 	uint32_t exit_how;      /* enum ppf_exit_how; PPF_EXIT_UNKNOWN if !ended */
 	int32_t exit_status;    /* exit status, or signal number with PPF_EXIT_SIGNAL */
+	struct pa_log_full full; /* process.log stopped early: modules loaded
+				    and exec attempts made after it are missing */
 	struct pa_event *events; /* in file order */
 	size_t nevents;
 	struct pa_module *modules; /* in file order */
