@@ -201,10 +201,10 @@ static int pp_tlog_allocate_sigsafe(struct pp_tlog *log, uint64_t want)
 						 PP_TLOG_STEP * PP_TLOG_STEP);
 	int err = 0;
 
-	if (to <= log->size)
-		return 0;
 	if (to < want)
 		err = -EFBIG;
+	else if (to <= log->size)
+		return 0;
 	else if (syscall(SYS_fallocate, log->fd, 0, (off_t)log->size,
 			 (off_t)(to - log->size)) == 0)
 		log->size = to;
