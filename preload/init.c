@@ -137,9 +137,9 @@ static void pp_init_full_line(void)
 
 	snprintf(what, sizeof(what), "cannot write more to the logs in %s", pp_st.dir);
 	pp_tlog_set_full_line(what, "the program runs on, unprofiled in the threads "
-			      "whose logs are full (their samples are counted as "
-			      "lost; `pprof-analyze threads` shows which logs "
-			      "stopped early)");
+			      "whose logs are full or cannot be made (`pprof-analyze "
+			      "threads` shows which logs stopped early; their later "
+			      "samples are counted as lost)");
 }
 
 /* Creates <root>/<exe>.<pid>/ (or .<pid>.<k> if a stale one is there). */
@@ -170,7 +170,6 @@ static int pp_init_process_dir(void)
 	pp_st.dirfd = pp_fd_move_high_sigsafe(pp_st.dirfd);
 	pp_st.tdir = (struct pp_thread_dir){ .fd = pp_st.dirfd, .pid = (int)pp_st.pid };
 	pp_tlog_same_file_sigsafe(pp_st.dirfd, &pp_st.tdir.dev, &pp_st.tdir.ino);
-	pp_init_full_line();
 	return 0;
 }
 
@@ -940,6 +939,8 @@ static void pp_init_start_process(void)
 	int err;
 
 	pp_st.pid = getpid();
+	/* A fork child's: the parent's line names the parent's directory. */
+	pp_tlog_set_full_line(NULL, NULL);
 	err = pp_init_mkdir_p(pp_st.cfg.output);
 	if (!err)
 		err = pp_init_process_dir();
@@ -951,6 +952,8 @@ static void pp_init_start_process(void)
 		pp_init_strict_stop();
 		return;
 	}
+	/* Set once process.log exists: a disk full before says the line above. */
+	pp_init_full_line();
 	scfg.dir = pp_st.tdir;
 	pp_sampler_configure(&scfg);
 	main_thread = pp_init_thread_setup();

@@ -75,9 +75,11 @@ void pp_tlog_set_full_line(const char *what, const char *then)
 {
 	size_t at = 0;
 
-	pp_tlog_cat_sigsafe(pp_tlog_full_what, sizeof(pp_tlog_full_what), &at, what);
+	pp_tlog_cat_sigsafe(pp_tlog_full_what, sizeof(pp_tlog_full_what), &at,
+			    what ? what : "");
 	at = 0;
-	pp_tlog_cat_sigsafe(pp_tlog_full_then, sizeof(pp_tlog_full_then), &at, then);
+	pp_tlog_cat_sigsafe(pp_tlog_full_then, sizeof(pp_tlog_full_then), &at,
+			    then ? then : "");
 	__atomic_store_n(&pp_tlog_said, 0, __ATOMIC_RELEASE);
 }
 

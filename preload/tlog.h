@@ -77,9 +77,10 @@ void pp_tlog_closing_sigsafe(struct pp_tlog *log);
 
 /*
  * Sets the line said when a log first fills in this process: "libpprof:
- * <what>: <reason>; <then>" (copied; at most 1 KiB in all). Called outside
- * signal context, before any log of the process is written (and again in a
- * fork child, which may say it again).
+ * <what>: <reason>; <then>" (copied; each at most 511 bytes), and that it
+ * has not been said. what NULL: nothing is said (until it is set). Called
+ * outside signal context, while no log of the process is being written
+ * (at its start, and in a fork child, which says it again).
  */
 void pp_tlog_set_full_line(const char *what, const char *then);
 
