@@ -1409,15 +1409,22 @@ int pa_process_load(const char *dir, struct pa_process **out,
 	return pa_process_load_opts(dir, NULL, out, warn, err);
 }
 
+/* Seconds from proc's start to f's time, for the warning below. */
+static double pa_reader_full_after(const struct pa_process *proc, const struct pa_log_full *f)
+{
+	return f->time_ns > proc->start_ns ? (double)(f->time_ns - proc->start_ns) / 1e9 : 0.0;
+}
+
 /*
- * One warning for the logs of proc that stopped early (PPF_REC_LOG_FULL),
- * with the first such log's reason and time.
+ * One warning for the logs of proc that stopped early (PPF_REC_LOG_FULL):
+ * how many thread logs, with the first one's reason and time, and what a
+ * full process.log leaves out.
  */
 static void pa_reader_warn_full(const struct pa_process *proc, struct pa_warnings *warn)
 {
-	const struct pa_log_full *first = proc->full.full ? &proc->full : NULL;
+	const struct pa_log_full *first = NULL;
 	size_t nfull = 0;
-	char what[96];
+	char also[160] = "";
 
 	for (size_t i = 0; i < proc->nthreads; i++) {
 		const struct pa_log_full *f = &proc->threads[i]->full;
@@ -1428,19 +1435,20 @@ static void pa_reader_warn_full(const struct pa_process *proc, struct pa_warning
 		if (!first || f->time_ns < first->time_ns)
 			first = f;
 	}
-	if (!first)
-		return;
-	if (nfull)
-		snprintf(what, sizeof(what), "%zu of %zu thread log%s%s", nfull, proc->nthreads,
-			 proc->nthreads == 1 ? "" : "s", proc->full.full ? " and process.log" : "");
-	else
-		snprintf(what, sizeof(what), "process.log");
-	pa_warnings_add(warn, proc->dir, false, 0,
-			"%s stopped early, unable to grow (%s), the first %.3f s after the "
-			"process started: samples after that were not written (counted as "
-			"lost)%s", what, strerror(first->error),
-			first->time_ns > proc->start_ns ? (double)(first->time_ns - proc->start_ns) / 1e9 : 0.0,
-			proc->full.full ? ", nor were modules loaded after it" : "");
+	if (proc->full.full)
+		snprintf(also, sizeof(also), "%sprocess.log stopped %.3f s after the process "
+			 "started: modules loaded after that are not named", first ? "; " : "",
+			 pa_reader_full_after(proc, &proc->full));
+	if (first)
+		pa_warnings_add(warn, proc->dir, false, 0,
+				"%zu of %zu thread log%s stopped early, unable to grow (%s), the "
+				"first %.3f s after the process started: their samples after "
+				"that were not written (counted as lost)%s", nfull,
+				proc->nthreads, proc->nthreads == 1 ? "" : "s",
+				strerror(first->error), pa_reader_full_after(proc, first), also);
+	else if (proc->full.full)
+		pa_warnings_add(warn, proc->dir, false, 0, "logs stopped early, unable to grow "
+				"(%s): %s", strerror(proc->full.error), also);
 }
 
 int pa_process_load_opts(const char *dir, const struct pa_load_opts *opts,
