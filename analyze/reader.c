@@ -24,6 +24,7 @@ struct pa_log_buf {
 	uint64_t data_end; /* offset where the written data stops */
 	size_t unknown;    /* records of unknown type skipped */
 	bool saw_end;      /* the END record was read */
+	const struct pa_log_full *full; /* its PPF_REC_LOG_FULL, when read */
 	bool truncated;    /* the data stops inside a record */
 };
 
@@ -290,7 +291,12 @@ static int pa_reader_walk(struct pa_log_buf *buf, uint64_t first, pa_reader_reco
 static void pa_reader_check_end(const struct pa_log_buf *buf, bool expect_end,
 				struct pa_warnings *warn)
 {
-	if (expect_end && !buf->saw_end)
+	if (expect_end && !buf->saw_end && buf->full)
+		pa_warnings_add(warn, buf->path, true, buf->data_end,
+				"log not finalised (no END record) after it stopped "
+				"early, unable to grow (%s): how it ended is unknown; "
+				"data up to here kept", strerror(buf->full->error));
+	else if (expect_end && !buf->saw_end)
 		pa_warnings_add(warn, buf->path, true, buf->data_end,
 				"log not finalised (no END record): the process was killed "
 				"or is still running; data up to here kept");
@@ -326,6 +332,24 @@ static int pa_reader_grown(struct pa_log_buf *buf, uint64_t off, const char *rec
 	}
 	memset(dst, 0, need);
 	memcpy(dst, rec, n);
+	return 0;
+}
+
+/* A PPF_REC_LOG_FULL, in either kind of log; the first one counts. */
+static int pa_reader_log_full_rec(struct pa_log_buf *buf, uint64_t off, const char *rec,
+				  uint32_t size, struct pa_log_full *full,
+				  struct pa_error *err)
+{
+	struct ppf_log_full r;
+
+	if (pa_reader_fixed(buf, off, rec, size, &r, sizeof(r), "log full", err) < 0)
+		return -EINVAL;
+	if (full->full)
+		return 0;
+	full->full = true;
+	full->time_ns = r.time_ns;
+	full->error = r.error;
+	buf->full = full;
 	return 0;
 }
 
@@ -610,6 +634,8 @@ static int pa_reader_process_cb(void *ctx, struct pa_log_buf *buf, uint64_t off,
 			proc->modules[i - 1].unload_ns = u.unload_ns;
 		return 0;
 	}
+	case PPF_REC_LOG_FULL:
+		return pa_reader_log_full_rec(buf, off, rec, size, &proc->full, err);
 	case PPF_REC_PROCESS_END: {
 		struct ppf_process_end e;
 
@@ -998,6 +1024,8 @@ static int pa_reader_thread_cb(void *ctx, struct pa_log_buf *buf, uint64_t off,
 		pa_reader_copy_name(t->name, sizeof(t->name), r.name, sizeof(r.name));
 		return 0;
 	}
+	case PPF_REC_LOG_FULL:
+		return pa_reader_log_full_rec(buf, off, rec, size, &t->full, err);
 	case PPF_REC_THREAD_END: {
 		struct ppf_thread_end r;
 
@@ -1402,6 +1430,48 @@ int pa_process_load(const char *dir, struct pa_process **out,
 	return pa_process_load_opts(dir, NULL, out, warn, err);
 }
 
+/* Seconds from proc's start to f's time, for the warning below. */
+static double pa_reader_full_after(const struct pa_process *proc, const struct pa_log_full *f)
+{
+	return f->time_ns > proc->start_ns ? (double)(f->time_ns - proc->start_ns) / 1e9 : 0.0;
+}
+
+/*
+ * One warning for the logs of proc that stopped early (PPF_REC_LOG_FULL):
+ * how many thread logs, with the first one's reason and time, and what a
+ * full process.log leaves out.
+ */
+static void pa_reader_warn_full(const struct pa_process *proc, struct pa_warnings *warn)
+{
+	const struct pa_log_full *first = NULL;
+	size_t nfull = 0;
+	char also[160] = "";
+
+	for (size_t i = 0; i < proc->nthreads; i++) {
+		const struct pa_log_full *f = &proc->threads[i]->full;
+
+		if (!f->full)
+			continue;
+		nfull++;
+		if (!first || f->time_ns < first->time_ns)
+			first = f;
+	}
+	if (proc->full.full)
+		snprintf(also, sizeof(also), "%sprocess.log stopped %.3f s after the process "
+			 "started: modules loaded after that are not named", first ? "; " : "",
+			 pa_reader_full_after(proc, &proc->full));
+	if (first)
+		pa_warnings_add(warn, proc->dir, false, 0,
+				"%zu of %zu thread log%s stopped early, unable to grow (%s), the "
+				"first %.3f s after the process started: their samples after "
+				"that were not written (counted as lost)%s", nfull,
+				proc->nthreads, proc->nthreads == 1 ? "" : "s",
+				strerror(first->error), pa_reader_full_after(proc, first), also);
+	else if (proc->full.full)
+		pa_warnings_add(warn, proc->dir, false, 0, "logs stopped early, unable to grow "
+				"(%s): %s", strerror(proc->full.error), also);
+}
+
 int pa_process_load_opts(const char *dir, const struct pa_load_opts *opts,
 			 struct pa_process **out, struct pa_warnings *warn,
 			 struct pa_error *err)
@@ -1441,6 +1511,7 @@ int pa_process_load_opts(const char *dir, const struct pa_load_opts *opts,
 	}
 	if (proc->nthreads)
 		qsort(proc->threads, proc->nthreads, sizeof(*proc->threads), pa_reader_cmp_thread);
+	pa_reader_warn_full(proc, warn);
 	*out = proc;
 	return 0;
 }

@@ -30,6 +30,9 @@
  *     a directory, a device, a socket, a symbolic link: see regfile.h): it
  *     is skipped (a process.log with its process) and the rest is read;
  *     unless no process at all could be read, which is the error.
+ *   - logs that stopped early because they could not grow (PPF_REC_LOG_FULL:
+ *     a full disk): one warning per process, on its directory, counting
+ *     them.
  *
  * Everything is owned by the struct pa_run (or the struct returned by the
  * single-file loaders) and freed by the matching _free function. All
@@ -143,6 +146,13 @@ struct pa_exec {
 	char *path; /* as passed to exec */
 };
 
+/* A PPF_REC_LOG_FULL: the log stopped early, the file could not grow. */
+struct pa_log_full {
+	bool full;       /* the record was read; the fields below come from it */
+	uint64_t time_ns;
+	int32_t error;   /* errno: ENOSPC, EDQUOT, EFBIG, ... */
+};
+
 /* One PPF_REC_SAMPLE. */
 struct pa_sample {
 	uint64_t time_ns;
@@ -166,6 +176,7 @@ struct pa_thread {
 	uint64_t lost;          /* dropped in this thread (0 if !ended) */
 	uint64_t throttled;     /* not taken, to bound the profiler's cost (0 if !ended) */
 	uint64_t cpu_ns;        /* thread CPU time at the end, 0 if unknown */
+	struct pa_log_full full; /* stopped early: samples after it are in lost */
 	struct pa_sample *samples; /* in file order */
 	size_t nsamples;
 	struct pa_thread_event *events; /* per-event totals, in file order */
@@ -196,6 +207,8 @@ struct pa_process {
 	uint64_t throttled;
 	uint32_t exit_how;      /* enum ppf_exit_how; PPF_EXIT_UNKNOWN if !ended */
 	int32_t exit_status;    /* exit status, or signal number with PPF_EXIT_SIGNAL */
+	struct pa_log_full full; /* process.log stopped early: modules loaded
+				    and exec attempts made after it are missing */
 	struct pa_event *events; /* in file order */
 	size_t nevents;
 	struct pa_module *modules; /* in file order */

@@ -144,6 +144,8 @@ static void pa_report_processes_how(const struct pa_process *proc, char *buf, si
 
 	if (proc->replaced)
 		snprintf(buf, size, "%sexec %s", off, proc->execs[proc->nexecs - 1].path);
+	else if (!proc->ended && proc->full.full)
+		snprintf(buf, size, "%sunknown (log full)", off);
 	else if (!proc->ended)
 		snprintf(buf, size, "%skilled?", off);
 	else if (proc->exit_how == PPF_EXIT_NORMAL)
@@ -257,7 +259,8 @@ static void pa_report_processes_json_how(struct pa_json *j, const struct pa_proc
 	const char *sig = signalled ? sigabbrev_np(proc->exit_status) : NULL;
 	char name[32];
 
-	pa_json_key_string(j, "how", proc->replaced ? "exec" : !proc->ended ? "killed" :
+	pa_json_key_string(j, "how", proc->replaced ? "exec" :
+			   !proc->ended && proc->full.full ? "unknown" : !proc->ended ? "killed" :
 			   exited ? "exit" : signalled ? "signal" : "unknown");
 	pa_json_key(j, "exit_status");
 	if (exited)

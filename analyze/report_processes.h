@@ -19,6 +19,8 @@
  *   "exec PATH"       its image was replaced by exec; the new image is the
  *                     next row with the same pid
  *   "killed?"         no END record: killed, or still running
+ *   "unknown (log full)"  no END record, after process.log stopped early
+ *                     (it could not grow): how the process ended is unknown
  *   "unknown"         an END record that does not say how
  * prefixed by "off, " when profiling was off in the process ("off, exit 0").
  *
@@ -36,7 +38,8 @@ int pa_report_processes(FILE *out, const struct pa_run *run, const struct pa_fil
  * in rows of its parent's row, null for a root), "start_s", "wall_s" (null
  * when unknown), "samples", "threads", "exe" (null when unknown), "ended"
  * (the ENDED text), "how" ("exit", "signal", "exec", "killed" or
- * "unknown"), "exit_status", "signal" ("SIGABRT", or the number when it
+ * "unknown", which a process.log without END that stopped early says too),
+ * "exit_status", "signal" ("SIGABRT", or the number when it
  * has no name), "exec_path" (null when they do not apply),
  * "profiling_off"}. Returns 0, -ENOMEM, or -EIO on a write error.
  */

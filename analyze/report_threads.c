@@ -25,11 +25,16 @@ static uint64_t pa_report_threads_late(const struct pa_filter *f, const struct p
 	return n;
 }
 
-/* How the thread's log ends: "yes" (END), "exec" (its process exec'd), "no". */
+/*
+ * How the thread's log ends: "yes" (END), "full" (END, after it stopped
+ * early: the file could not grow), "exec" (its process exec'd), "no".
+ */
 static const char *pa_report_threads_ended(const struct pa_process *proc,
 					   const struct pa_thread *t)
 {
-	return t->ended ? "yes" : proc->replaced ? "exec" : "no";
+	if (t->ended)
+		return t->full.full ? "full" : "yes";
+	return proc->replaced ? "exec" : "no";
 }
 
 /* Calls fn on every thread the filter selects, in the run's order. */

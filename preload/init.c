@@ -41,6 +41,15 @@
 #define PP_UNW_CACHE_SIZE 32768
 #define PP_FINISH_SPINS 100000
 
+/* A full disk still leaves room for every closing record (tlog.h). */
+_Static_assert(sizeof(struct ppf_log_full) + sizeof(struct ppf_thread_name) +
+	       PP_CONFIG_MAX_EVENTS * sizeof(struct ppf_thread_event) +
+	       sizeof(struct ppf_thread_end) + sizeof(struct ppf_record) <= PP_TLOG_KEEP,
+	       "a thread's closing records fit in PP_TLOG_KEEP");
+_Static_assert(sizeof(struct ppf_log_full) + sizeof(struct ppf_process_end) +
+	       sizeof(struct ppf_record) <= PP_TLOG_KEEP,
+	       "the process's closing records fit in PP_TLOG_KEEP");
+
 static struct {
 	int active;          /* profiling runs in this process */
 	pid_t pid;           /* the process the state belongs to */
@@ -100,6 +109,18 @@ uint64_t pp_init_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The line said when a log of this process first fills (tlog.h). */
+static void pp_init_full_line(void)
+{
+	char what[PATH_MAX + 64];
+
+	snprintf(what, sizeof(what), "cannot write more to the logs in %s", pp_st.dir);
+	pp_tlog_set_full_line(what, "the program runs on, unprofiled in the threads "
+			      "whose logs are full or cannot be made (`pprof-analyze "
+			      "threads` shows which logs stopped early; their later "
+			      "samples are counted as lost)");
 }
 
 /*
@@ -351,6 +372,7 @@ static void pp_init_thread_finish(struct pp_thread *t, int tid, int self)
 
 	if (t->log.fd < 0)
 		return;
+	pp_tlog_closing_sigsafe(&t->log);
 	memset(&nrec, 0, sizeof(nrec));
 	nrec.h.type = PPF_REC_THREAD_NAME;
 	nrec.h.size = sizeof(nrec);
@@ -387,10 +409,21 @@ static int pp_init_thread_hold(struct pp_thread *t)
 	return 0;
 }
 
+/*
+ * Whether a thread log could not be made because the disk is full, which
+ * the log writer has said already (tlog.h).
+ */
+static int pp_init_full_said(int err)
+{
+	return (err == -ENOSPC || err == -EDQUOT || err == -EFBIG) &&
+	       pp_tlog_full_said();
+}
+
 /* Says, once per process, that a thread's log could not be made. */
 static void pp_init_warn_thread_log(int tid, int err)
 {
-	if (__atomic_exchange_n(&pp_st.warned_thread, 1, __ATOMIC_RELAXED))
+	if (pp_init_full_said(err) ||
+	    __atomic_exchange_n(&pp_st.warned_thread, 1, __ATOMIC_RELAXED))
 		return;
 	pp_init_warn("cannot create %s/thread-%d.log: %s; this thread and "
 		     "others like it are not profiled", pp_st.dir, tid,
@@ -419,7 +452,9 @@ static struct pp_thread *pp_init_thread_slot(int tid)
 	} else if ((t = pp_threads_claim_sigsafe(tid)) != NULL &&
 		   (err = pp_threads_open_log_sigsafe(t, &pp_st.tdir)) != 0) {
 		pp_init_warn_thread_log(tid, err);
-		__atomic_add_fetch(&pp_st.unsampled, 1, __ATOMIC_RELAXED);
+		/* The full disk's line said it; the count at exit blames descriptors. */
+		if (!pp_init_full_said(err))
+			__atomic_add_fetch(&pp_st.unsampled, 1, __ATOMIC_RELAXED);
 		pp_threads_release_sigsafe(t);
 		t = NULL;
 	}
@@ -524,7 +559,8 @@ static void pp_init_finish_other(struct pp_thread *t, void *arg)
 	/* Keep busy set: a late sample for this thread is dropped. */
 }
 
-static void pp_init_write_end(void)
+/* Writes the process's END record, into the room kept for it, and closes process.log. */
+static void pp_init_close_proclog(void)
 {
 	struct ppf_process_end rec;
 
@@ -538,7 +574,7 @@ static void pp_init_write_end(void)
 	rec.throttled = __atomic_load_n(&pp_st.throttled, __ATOMIC_RELAXED);
 	rec.how = pp_st.exit_how;
 	rec.status = pp_st.exit_how != PPF_EXIT_UNKNOWN ? pp_st.exit_status : 0;
-	pp_proclog_append(&rec, sizeof(rec));
+	pp_proclog_close(&rec, sizeof(rec));
 }
 
 /* on_exit handler: the only place that sees the exit status. */
@@ -565,8 +601,7 @@ static void pp_init_finish(void)
 	uint64_t unsampled;
 
 	if (pp_st.off_log && pp_st.pid == getpid()) {
-		pp_init_write_end();
-		pp_proclog_close();
+		pp_init_close_proclog();
 		pp_st.off_log = 0;
 		return;
 	}
@@ -575,8 +610,7 @@ static void pp_init_finish(void)
 	__atomic_store_n(&pp_st.active, 0, __ATOMIC_RELEASE);
 	pp_events_disable(&pp_st.events);
 	pp_threads_each_sigsafe(pp_init_finish_other, &self);
-	pp_init_write_end();
-	pp_proclog_close();
+	pp_init_close_proclog();
 	unsampled = __atomic_load_n(&pp_st.unsampled, __ATOMIC_RELAXED);
 	if (unsampled)
 		pp_init_warn("%llu thread%s started without %s (out of file "
@@ -951,10 +985,14 @@ static void pp_init_start_profiling(void)
 static void pp_init_start_process(void)
 {
 	pp_st.pid = getpid();
+	/* A fork child's: the parent's line names the parent's directory. */
+	pp_tlog_set_full_line(NULL, NULL);
 	if (pp_init_open_output() != 0) {
 		pp_init_strict_stop();
 		return;
 	}
+	/* Set once process.log exists: a disk full before says the line above. */
+	pp_init_full_line();
 	pp_init_start_profiling();
 	close(pp_st.rootfd);
 	pp_st.rootfd = -1;

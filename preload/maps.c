@@ -80,8 +80,11 @@ static int pp_maps_vdso(const struct dl_phdr_info *info, uint64_t start,
 		return 0;
 	ok = write(fd, eh, size) == (ssize_t)size;
 	close(fd);
-	if (!ok)
+	if (!ok) {
+		/* A full disk: no half copy for the analyzer to misread. */
+		unlinkat(pp_maps_dirfd, PP_MAPS_VDSO_FILE, 0);
 		return 0;
+	}
 	return snprintf(path, PATH_MAX, "%.*s/%s", PATH_MAX - 16, pp_maps_dir,
 			PP_MAPS_VDSO_FILE) < PATH_MAX;
 }

@@ -52,11 +52,16 @@ int pp_proclog_append_var(void *fixed, uint32_t fixed_size, const void *a,
 	return err;
 }
 
-void pp_proclog_close(void)
+int pp_proclog_close(const void *end, uint32_t size)
 {
+	int err;
+
 	pthread_mutex_lock(&pp_proclog_mutex);
+	pp_tlog_closing_sigsafe(&pp_proclog);
+	err = pp_tlog_append_sigsafe(&pp_proclog, end, size);
 	pp_tlog_close_sigsafe(&pp_proclog);
 	pthread_mutex_unlock(&pp_proclog_mutex);
+	return err;
 }
 
 void pp_proclog_forget(void)

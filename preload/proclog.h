@@ -23,8 +23,11 @@ int pp_proclog_append(const void *rec, uint32_t size);
 int pp_proclog_append_var(void *fixed, uint32_t fixed_size, const void *a,
 			  uint32_t a_len, const void *b, uint32_t b_len);
 
-/* Trims and closes the log. */
-void pp_proclog_close(void);
+/*
+ * Appends the END record (header filled in), into the room the log keeps
+ * for it when the disk is full, and closes the log.
+ */
+int pp_proclog_close(const void *end, uint32_t size);
 
 /* Drops the log without writing (a fork child holding its parent's log). */
 void pp_proclog_forget(void);

@@ -1,9 +1,14 @@
 /*
  * Log files as shared file mappings. A window of address space is mapped
- * over the file, and the file is allocated a step at a time with fallocate,
- * so a full disk fails here, at allocation, and never as a SIGBUS on a later
- * store (nothing past the allocated size is ever touched). Only raw
- * syscalls: this runs in signal context.
+ * over the file, and the file is allocated a step at a time, so a full disk
+ * fails here, at allocation, and never as a SIGBUS on a later store
+ * (nothing past the allocated size is ever touched). Allocated means
+ * fallocate, or where the filesystem has none (ext2, ext3, some network
+ * and FUSE filesystems) zeros written with pwrite: a sparse file there
+ * took its blocks at the first store through the mapping, and a full disk
+ * killed the program with SIGBUS. Growth stays under RLIMIT_FSIZE, past
+ * which the kernel sends SIGXFSZ. Only raw syscalls: this runs in signal
+ * context.
  */
 #include "tlog.h"
 
@@ -11,8 +16,10 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fd.h"
@@ -23,6 +30,94 @@
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif
+
+/* Writes at a time when growing a file with zeros: bounds the loop. */
+#define PP_TLOG_ZERO_WRITES 64
+
+/* Never written: the source of the zeros a file grows by without fallocate. */
+static uint8_t pp_tlog_zeros[PP_TLOG_STEP];
+
+/* The line said when a log of this process first fills (see below). */
+static char pp_tlog_full_what[512];
+static char pp_tlog_full_then[512];
+static int pp_tlog_said; /* atomic */
+
+/*
+ * Runs in signal context. Why a log could not grow, as strerror says it
+ * (strerror itself is not async-signal-safe); NULL for an errno not listed.
+ */
+static const char *pp_tlog_reason_sigsafe(int err)
+{
+	switch (err) {
+	case ENOSPC: return "No space left on device";
+	case EDQUOT: return "Disk quota exceeded";
+	case EFBIG: return "File too large (the file size limit, ulimit -f)";
+	case EIO: return "Input/output error";
+	case EROFS: return "Read-only file system";
+	case ENOMEM: return "Cannot allocate memory";
+	default: return NULL;
+	}
+}
+
+/* Runs in signal context. Appends s at *at in buf (size bytes, NUL kept). */
+static void pp_tlog_cat_sigsafe(char *buf, size_t size, size_t *at, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n > size - 1 - *at)
+		n = size - 1 - *at;
+	memcpy(buf + *at, s, n);
+	*at += n;
+	buf[*at] = '\0';
+}
+
+void pp_tlog_set_full_line(const char *what, const char *then)
+{
+	size_t at = 0;
+
+	pp_tlog_cat_sigsafe(pp_tlog_full_what, sizeof(pp_tlog_full_what), &at,
+			    what ? what : "");
+	at = 0;
+	pp_tlog_cat_sigsafe(pp_tlog_full_then, sizeof(pp_tlog_full_then), &at,
+			    then ? then : "");
+	__atomic_store_n(&pp_tlog_said, 0, __ATOMIC_RELEASE);
+}
+
+int pp_tlog_full_said(void)
+{
+	return __atomic_load_n(&pp_tlog_said, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Runs in signal context. Says, once per process, that a log could not grow
+ * (err, a negative errno): one line on stderr, written with the raw system
+ * call (glibc's write is a cancellation point).
+ */
+static void pp_tlog_say_full_sigsafe(int err)
+{
+	char line[sizeof(pp_tlog_full_what) + sizeof(pp_tlog_full_then) + 128];
+	char num[64];
+	const char *why = pp_tlog_reason_sigsafe(-err);
+	size_t at = 0;
+	int saved = errno;
+
+	if (!pp_tlog_full_what[0] ||
+	    __atomic_exchange_n(&pp_tlog_said, 1, __ATOMIC_ACQ_REL))
+		return;
+	if (!why) {
+		pp_tlog_format_name_sigsafe(num, "error ", (uint64_t)-err, "");
+		why = num;
+	}
+	pp_tlog_cat_sigsafe(line, sizeof(line), &at, "libpprof: ");
+	pp_tlog_cat_sigsafe(line, sizeof(line), &at, pp_tlog_full_what);
+	pp_tlog_cat_sigsafe(line, sizeof(line), &at, ": ");
+	pp_tlog_cat_sigsafe(line, sizeof(line), &at, why);
+	pp_tlog_cat_sigsafe(line, sizeof(line), &at, "; ");
+	pp_tlog_cat_sigsafe(line, sizeof(line), &at, pp_tlog_full_then);
+	pp_tlog_cat_sigsafe(line, sizeof(line), &at, "\n");
+	(void)syscall(SYS_write, STDERR_FILENO, line, at);
+	errno = saved;
+}
 
 /* Runs in signal context. */
 void pp_tlog_init_sigsafe(struct pp_tlog *log)
@@ -56,28 +151,77 @@ int pp_tlog_same_file_sigsafe(int fd, uint64_t *dev, uint64_t *ino)
 }
 
 /*
+ * Runs in signal context. The most the file may grow to under RLIMIT_FSIZE
+ * (to when there is no limit): growing past it would raise SIGXFSZ, whose
+ * default action kills the program.
+ */
+static uint64_t pp_tlog_size_limit_sigsafe(uint64_t to)
+{
+	struct rlimit lim;
+
+	if (syscall(SYS_prlimit64, 0, RLIMIT_FSIZE, NULL, &lim) != 0 ||
+	    lim.rlim_cur == RLIM_INFINITY || (uint64_t)lim.rlim_cur >= to)
+		return to;
+	return (uint64_t)lim.rlim_cur;
+}
+
+/*
+ * Runs in signal context. Grows the file to `to` with zeros written at its
+ * end, which allocates the blocks now; log->size follows what was written,
+ * so a short write on a full disk still leaves every byte up to size
+ * allocated. Returns 0 or a negative errno.
+ */
+static int pp_tlog_write_zeros_sigsafe(struct pp_tlog *log, uint64_t to)
+{
+	for (int i = 0; i < PP_TLOG_ZERO_WRITES && log->size < to; i++) {
+		uint64_t len = to - log->size;
+		long n = syscall(SYS_pwrite64, log->fd, pp_tlog_zeros,
+				 len < PP_TLOG_STEP ? len : PP_TLOG_STEP,
+				 (off_t)log->size);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -ENOSPC;
+		log->size += (uint64_t)n;
+	}
+	return log->size < to ? -ENOSPC : 0;
+}
+
+/*
  * Runs in signal context. Allocates the file up to at least want bytes, a
  * step at a time, and faults the new pages in while at it: one batch costs
- * less than a write fault per page in later samples.
+ * less than a write fault per page in later samples. A failure marks the
+ * log full: it is not tried again.
  */
 static int pp_tlog_allocate_sigsafe(struct pp_tlog *log, uint64_t want)
 {
-	uint64_t to = (want + PP_TLOG_STEP - 1) / PP_TLOG_STEP * PP_TLOG_STEP;
+	uint64_t from = log->size;
+	uint64_t to = pp_tlog_size_limit_sigsafe((want + PP_TLOG_STEP - 1) /
+						 PP_TLOG_STEP * PP_TLOG_STEP);
+	int err = 0;
 
-	if (to <= log->size)
+	if (to < want)
+		err = -EFBIG;
+	else if (to <= log->size)
 		return 0;
-	if (syscall(SYS_fallocate, log->fd, 0, (off_t)log->size,
-		    (off_t)(to - log->size)) != 0) {
-		/* Filesystems without fallocate: a sparse file still works. */
-		if (errno != EOPNOTSUPP || ftruncate(log->fd, (off_t)to) != 0)
-			return -errno;
-	}
-	if (log->map && to <= log->map_off + log->map_len)
+	else if (syscall(SYS_fallocate, log->fd, 0, (off_t)log->size,
+			 (off_t)(to - log->size)) == 0)
+		log->size = to;
+	else if (errno == EOPNOTSUPP || errno == ENOSYS)
+		err = pp_tlog_write_zeros_sigsafe(log, to);
+	else
+		err = -errno;
+	from &= ~(uint64_t)(PP_TLOG_PAGE - 1);
+	if (log->map && log->size > from && log->size <= log->map_off + log->map_len)
 		/* Kernels before 5.14 lack it: pages then fault on first write. */
-		madvise(log->map + (log->size - log->map_off),
-			to - log->size, MADV_POPULATE_WRITE);
-	log->size = to;
-	return 0;
+		madvise(log->map + (from - log->map_off), log->size - from,
+			MADV_POPULATE_WRITE);
+	if (err)
+		log->full = err;
+	return err;
 }
 
 /*
@@ -116,7 +260,7 @@ static int pp_tlog_make_room_sigsafe(struct pp_tlog *log, uint64_t need)
 	if (need > log->map_off + log->map_len)
 		err = pp_tlog_map_sigsafe(log);
 	if (!err && need > log->size)
-		err = pp_tlog_allocate_sigsafe(log, need);
+		err = log->full ? log->full : pp_tlog_allocate_sigsafe(log, need);
 	return err;
 }
 
@@ -135,13 +279,21 @@ int pp_tlog_create_sigsafe(struct pp_tlog *log, int dirfd, const char *name,
 	 */
 	log->fd = (int)syscall(SYS_openat, dirfd, name,
 			       O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (log->fd < 0)
-		return -errno;
+	if (log->fd < 0) {
+		err = -errno;
+		if (err == -ENOSPC || err == -EDQUOT)
+			pp_tlog_say_full_sigsafe(err);
+		return err;
+	}
 	log->fd = pp_fd_move_high_sigsafe(log->fd);
 	/* Its first check also notes the file's identity (dev, ino still 0). */
-	err = pp_tlog_make_room_sigsafe(log, sizeof(hdr) + PPF_RECORD_ALIGN);
-	if (err)
+	err = pp_tlog_make_room_sigsafe(log, sizeof(hdr) + sizeof(struct ppf_record) +
+					      PP_TLOG_KEEP);
+	if (err) {
+		if (log->full)
+			pp_tlog_say_full_sigsafe(err);
 		goto out_unlink;
+	}
 	memset(&hdr, 0, sizeof(hdr));
 	memcpy(hdr.magic, PPF_MAGIC, PPF_MAGIC_LEN);
 	hdr.byte_order = PPF_BYTE_ORDER_MARK;
@@ -161,16 +313,47 @@ out_unlink:
 	return err;
 }
 
+/*
+ * Runs in signal context. The log could not grow: a PPF_REC_LOG_FULL record
+ * goes into the room kept for closing records, and the process's first
+ * full log says so.
+ */
+static void pp_tlog_mark_full_sigsafe(struct pp_tlog *log)
+{
+	struct ppf_log_full rec = { .h = { PPF_REC_LOG_FULL, sizeof(rec) } };
+	struct timespec ts;
+	uint8_t *dst;
+
+	if (pp_tlog_make_room_sigsafe(log, log->used + sizeof(rec) +
+					   sizeof(struct ppf_record)) == 0) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		rec.time_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+		rec.error = -log->full;
+		dst = log->map + (log->used - log->map_off);
+		memcpy(dst + sizeof(rec.h), (const uint8_t *)&rec + sizeof(rec.h),
+		       sizeof(rec) - sizeof(rec.h));
+		pp_tlog_commit_sigsafe(log, dst, PPF_REC_LOG_FULL, sizeof(rec));
+	}
+	pp_tlog_say_full_sigsafe(log->full);
+}
+
 /* Runs in signal context. */
 void *pp_tlog_reserve_sigsafe(struct pp_tlog *log, uint32_t size)
 {
+	uint64_t keep = log->closing ? 0 : PP_TLOG_KEEP;
+	int was_full = log->full;
+
 	if (!log->map || size < sizeof(struct ppf_record) ||
-	    size > PPF_RECORD_MAX || size % PPF_RECORD_ALIGN)
+	    size > PPF_RECORD_MAX || size % PPF_RECORD_ALIGN ||
+	    (was_full && !log->closing))
 		return NULL;
 	/* Keep a zero header after every record: it marks the end. */
-	if (pp_tlog_make_room_sigsafe(log, log->used + size +
-					   sizeof(struct ppf_record)) != 0)
+	if (pp_tlog_make_room_sigsafe(log, log->used + size + keep +
+					   sizeof(struct ppf_record)) != 0) {
+		if (!was_full && log->full)
+			pp_tlog_mark_full_sigsafe(log);
 		return NULL;
+	}
 	return log->map + (log->used - log->map_off);
 }
 
@@ -198,6 +381,12 @@ int pp_tlog_append_sigsafe(struct pp_tlog *log, const void *rec, uint32_t size)
 	       size - sizeof(*src));
 	pp_tlog_commit_sigsafe(log, dst, src->type, size);
 	return 0;
+}
+
+/* Runs in signal context. */
+void pp_tlog_closing_sigsafe(struct pp_tlog *log)
+{
+	log->closing = 1;
 }
 
 /* Runs in signal context. */

@@ -3,6 +3,14 @@
  * what is written is in the page cache at once and survives a SIGKILL.
  * Used for thread logs (from the signal handler) and for the process log.
  * Every function here is async-signal-safe: raw syscalls only.
+ *
+ * A store through the mapping never faults: the file is allocated (or
+ * written with zeros where the filesystem has no fallocate) before any of
+ * it is touched. When it cannot grow (a full disk, a quota, RLIMIT_FSIZE)
+ * the log is full: a PPF_REC_LOG_FULL record goes into the room every log
+ * keeps for its closing records (PP_TLOG_KEEP), ordinary records are
+ * refused from then on, and the first full log of the process says so in
+ * one line on stderr.
  */
 #ifndef PP_TLOG_H
 #define PP_TLOG_H
@@ -18,12 +26,20 @@ struct pp_tlog {
 	uint64_t used;     /* file offset where the next record goes */
 	uint64_t size;     /* bytes allocated in the file: never touched past it */
 	uint64_t dev, ino; /* the file fd must still name before we use fd */
+	int full;          /* negative errno once the file could not grow */
+	int closing;       /* closing records may use the room kept for them */
 };
 
 /* Bytes the file grows by at a time; the most a log wastes at its end. */
 #define PP_TLOG_STEP (64u << 10)
 /* Address space mapped over the file at a time. */
 #define PP_TLOG_WINDOW (4u << 20)
+/*
+ * Bytes every log keeps allocated past its records for its closing records
+ * (PPF_REC_LOG_FULL, a thread's name, totals and END, the process END), so
+ * that those are written even when the disk is full.
+ */
+#define PP_TLOG_KEEP 4096u
 
 /* Marks a closed log; a zeroed struct is not closed (fd 0). */
 void pp_tlog_init_sigsafe(struct pp_tlog *log);
@@ -38,7 +54,8 @@ int pp_tlog_create_sigsafe(struct pp_tlog *log, int dirfd, const char *name,
 
 /*
  * Returns a zeroed place for a record of size bytes (a multiple of 8), or
- * NULL when the file cannot grow. Fill it, then pp_tlog_commit_sigsafe().
+ * NULL when the file cannot grow (or is full and the log is not closing).
+ * Fill it, then pp_tlog_commit_sigsafe().
  */
 void *pp_tlog_reserve_sigsafe(struct pp_tlog *log, uint32_t size);
 
@@ -51,6 +68,24 @@ void pp_tlog_commit_sigsafe(struct pp_tlog *log, void *rec, uint32_t type,
 
 /* Copies a whole record (header filled in by the caller) into the log. */
 int pp_tlog_append_sigsafe(struct pp_tlog *log, const void *rec, uint32_t size);
+
+/*
+ * From now on the log takes its closing records, into the room kept for
+ * them (PP_TLOG_KEEP bytes in all) when the file cannot grow.
+ */
+void pp_tlog_closing_sigsafe(struct pp_tlog *log);
+
+/*
+ * Sets the line said when a log first fills in this process: "libpprof:
+ * <what>: <reason>; <then>" (copied; each at most 511 bytes), and that it
+ * has not been said. what NULL: nothing is said (until it is set). Called
+ * outside signal context, while no log of the process is being written
+ * (at its start, and in a fork child, which says it again).
+ */
+void pp_tlog_set_full_line(const char *what, const char *then);
+
+/* Whether a log of this process has filled (and the line was said). */
+int pp_tlog_full_said(void);
 
 /*
  * Unmaps and closes. The file ends in zeros after the last record, less

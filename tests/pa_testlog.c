@@ -215,6 +215,13 @@ size_t pa_testlog_thread_end(struct pa_testlog *l, uint64_t end_ns, uint64_t sam
 	return pa_testlog_rec_add(l, PPF_REC_THREAD_END, &e, sizeof(e), NULL, 0);
 }
 
+size_t pa_testlog_log_full(struct pa_testlog *l, uint64_t time_ns, int32_t error)
+{
+	struct ppf_log_full f = { .time_ns = time_ns, .error = error };
+
+	return pa_testlog_rec_add(l, PPF_REC_LOG_FULL, &f, sizeof(f), NULL, 0);
+}
+
 struct ppf_record *pa_testlog_rec(struct pa_testlog *l, size_t off)
 {
 	cr_assert_leq(off + sizeof(struct ppf_record), l->len);

@@ -52,6 +52,8 @@ size_t pa_testlog_sample(struct pa_testlog *l, uint64_t time_ns, uint32_t event,
 size_t pa_testlog_thread_name(struct pa_testlog *l, uint64_t time_ns, const char *name);
 size_t pa_testlog_thread_end(struct pa_testlog *l, uint64_t end_ns, uint64_t samples,
 			     uint64_t lost, uint64_t cpu_ns);
+/* A PPF_REC_LOG_FULL, in either kind of log. */
+size_t pa_testlog_log_full(struct pa_testlog *l, uint64_t time_ns, int32_t error);
 /* The record header at offset off, to corrupt it. */
 struct ppf_record *pa_testlog_rec(struct pa_testlog *l, size_t off);
 /* Write the log to dir/name (dir/name's directories must exist) and free it. */

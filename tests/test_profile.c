@@ -3,6 +3,7 @@
  * samples hold real addresses of functions of this test binary.
  */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -537,10 +538,17 @@ static void pf_end_none(struct pa_testlog *l)
 	(void)l;
 }
 
+/* process.log stopped early (a full disk), then the process exec'd or was killed. */
+static void pf_end_full(struct pa_testlog *l)
+{
+	pa_testlog_log_full(l, 1300000000ull, ENOSPC);
+}
+
 /*
  * make (100) runs cc (101, aborts), sh (102, execs env, which exits 3) and
  * sh's child ld (103, forked before the exec, killed); tool (104) ran with
- * profiling off and is 102's child after the exec.
+ * profiling off and is 102's child after the exec; as (105) filled the disk,
+ * and its log ends without END.
  */
 Test(profile, processes_output_matches_golden)
 {
@@ -562,6 +570,8 @@ Test(profile, processes_output_matches_golden)
 	pf_tree_process(dir, 103, 102, "/usr/bin/ld", 1050000000ull, PPF_MODE_SIGTRAP,
 			pf_end_none);
 	pf_tree_process(dir, 104, 102, "/opt/tool", 1150000000ull, PPF_MODE_OFF, pf_end_exit0);
+	pf_tree_process(dir, 105, 100, "/usr/bin/as", 1200000000ull, PPF_MODE_SIGTRAP,
+			pf_end_full);
 	cr_assert_eq(pa_run_load(dir, &run, &err), 0, "%s: %s", err.path, err.reason);
 	cr_assert_eq(pa_events_choose(run, &f, NULL, PA_EVENTS_SAMPLES, &err), 0);
 	out = open_memstream(&text, &len);

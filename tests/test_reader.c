@@ -1383,3 +1383,97 @@ ParameterizedTest(struct rd_odd_case *c, reader,
 	free(good);
 	free(odd);
 }
+
+/* ---- logs that stopped early (PPF_REC_LOG_FULL) ------------------------- */
+
+static void rd_add_log_full(struct pa_testlog *l)
+{
+	pa_testlog_event(l, 0, "cpu-clock", 1000000, PPF_EVENT_TIME_NS);
+	pa_testlog_log_full(l, 2500001000, ENOSPC);
+}
+
+/*
+ * A full disk: process.log and one of two thread logs stopped early, then
+ * were finished. Each is read whole and marked; the run gets one warning
+ * for the process, naming the reason and the time, and nothing is called
+ * unfinished.
+ */
+Test(reader, reads_logs_that_stopped_early)
+{
+	char *pdir = rd_config_dir("app.7", rd_add_log_full);
+	struct pa_error err = { 0 };
+	struct pa_testlog l;
+	struct pa_run *run;
+	const struct pa_process *p;
+
+	rd_thread_start(&l, 7, 7);
+	pa_testlog_log_full(&l, 3000001000, ENOSPC);
+	pa_testlog_thread_end(&l, 9000, 2, 40, 0);
+	pa_testlog_write(&l, pdir, "thread-7.log");
+	rd_thread_start(&l, 7, 8);
+	pa_testlog_thread_end(&l, 9000, 2, 0, 0);
+	pa_testlog_write(&l, pdir, "thread-8.log");
+	cr_assert_eq(pa_run_load(rd_dir, &run, &err), 0, "%s: %s", err.path, err.reason);
+	p = run->processes[0];
+	cr_assert(p->ended);
+	cr_assert(p->full.full);
+	cr_assert_eq(p->full.error, ENOSPC);
+	cr_assert_eq(p->nthreads, 2);
+	cr_assert(p->threads[0]->full.full);
+	cr_assert_eq(p->threads[0]->full.time_ns, 3000001000);
+	cr_assert(p->threads[0]->ended);
+	cr_assert_eq(p->threads[0]->nsamples, 2);
+	cr_assert_eq(p->threads[0]->lost, 40);
+	cr_assert_not(p->threads[1]->full.full);
+	cr_assert_eq(run->warnings.n, 1, "%s", run->warnings.n ? run->warnings.v[0].reason : "");
+	cr_assert_str_eq(run->warnings.v[0].path, pdir);
+	cr_assert_str_eq(run->warnings.v[0].reason, "1 of 2 thread logs stopped early, unable "
+			 "to grow (No space left on device), the first 3.000 s after the "
+			 "process started: their samples after that were not written "
+			 "(counted as lost); process.log stopped 2.500 s after the process "
+			 "started: modules loaded after that are not named");
+	pa_run_free(run);
+	free(pdir);
+}
+
+/* A log that stopped early and then lost its END (killed later) says both, not "killed". */
+Test(reader, unfinished_full_log_says_it_stopped_early)
+{
+	char *pdir = rd_process_dir("app.1", 1);
+	struct pa_warnings warn = { 0 };
+	struct pa_testlog l;
+	struct pa_thread *t;
+	uint64_t off = 0;
+
+	rd_thread_start(&l, 1, 1);
+	pa_testlog_log_full(&l, 5000, EDQUOT);
+	pa_testlog_write(&l, pdir, "thread-1.log");
+	t = rd_load_thread(pdir, "thread-1.log", &warn);
+	cr_assert(t->full.full);
+	cr_assert_not(t->ended);
+	cr_assert_eq(t->nsamples, 2);
+	cr_assert(rd_has_warning(&warn, "not finalised (no END record) after it stopped early, "
+				 "unable to grow (Disk quota exceeded)", &off), "%s",
+		  warn.n ? warn.v[0].reason : "");
+	cr_assert_not(rd_has_warning(&warn, "killed", NULL));
+	pa_thread_free(t);
+	pa_warnings_release(&warn);
+	free(pdir);
+}
+
+Test(reader, rejects_short_log_full_record)
+{
+	char *pdir = rd_process_dir("app.1", 1);
+	struct pa_testlog l;
+	struct pa_error err;
+	size_t off;
+
+	rd_thread_start(&l, 1, 1);
+	off = pa_testlog_log_full(&l, 5000, ENOSPC);
+	pa_testlog_rec(&l, off)->size = 16;
+	pa_testlog_write(&l, pdir, "thread-1.log");
+	err = rd_expect_thread_error(pdir, "thread-1.log", off);
+	cr_assert(strstr(err.reason, "log full record of 16 bytes, needs at least 24"), "%s",
+		  err.reason);
+	free(pdir);
+}

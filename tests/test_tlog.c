@@ -4,10 +4,12 @@
  * growth and without a final close (a killed process).
  */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -221,4 +223,95 @@ Test(tlog, never_touches_a_reused_descriptor)
 	cr_assert_eq(fstat(app_fd, &st), 0, "the writer closed the app's descriptor");
 	cr_assert_eq(st.st_size, 3, "the app's file was resized to %lld", (long long)st.st_size);
 	close(app_fd);
+}
+
+/* Writes samples (tlog_write_thread's) into log until it refuses one; returns how many. */
+static unsigned tlog_fill(struct pp_tlog *log)
+{
+	unsigned i;
+
+	for (i = 0; i < 1000000; i++) {
+		struct ppf_sample *s = pp_tlog_reserve_sigsafe(log, ppf_sample_size(64));
+
+		if (!s)
+			break;
+		s->time_ns = 1000 + i;
+		s->nframes = (uint16_t)tlog_depth(i);
+		for (unsigned k = 0; k < s->nframes; k++)
+			s->ips[k] = tlog_ip(i, k);
+		pp_tlog_commit_sigsafe(log, s, PPF_REC_SAMPLE, ppf_sample_size(s->nframes));
+	}
+	return i;
+}
+
+/*
+ * A log that cannot grow (here: RLIMIT_FSIZE, which would raise SIGXFSZ,
+ * killing this process, if the writer went past it) records that it is
+ * full, refuses ordinary records from then on, still takes its closing
+ * records, and reads back whole. The first full log of a process says so
+ * in one line, and only the first.
+ */
+Test(tlog, full_log_still_takes_its_closing_records)
+{
+	const rlim_t limit = 150000; /* not a multiple of the page size */
+	struct rlimit lim = { limit, limit };
+	struct ppf_thread th = { .h = { PPF_REC_THREAD, sizeof(th) }, .pid = 100, .tid = 101 };
+	struct ppf_thread_end end = { .h = { PPF_REC_THREAD_END, sizeof(end) } };
+	struct ppf_thread_name nm = { .h = { PPF_REC_THREAD_NAME, sizeof(nm) } };
+	struct pa_thread *t = NULL;
+	struct pa_warnings warn = { 0 };
+	struct pa_error err;
+	struct pp_tlog log, other;
+	char path[128], said[256] = "";
+	unsigned n;
+	struct stat st;
+	int saved_err = dup(STDERR_FILENO), errfd;
+	ssize_t len;
+
+	snprintf(path, sizeof(path), "%s/stderr", tlog_dir);
+	errfd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	cr_assert(saved_err >= 0 && errfd >= 0 && dup2(errfd, STDERR_FILENO) == STDERR_FILENO);
+	pp_tlog_set_full_line("cannot write more to the logs in DIR", "THEN");
+	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	cr_assert_eq(pp_tlog_create_sigsafe(&log, tlog_dirfd, "thread-101.log",
+					    PPF_FILE_THREAD), 0);
+	cr_assert_eq(pp_tlog_create_sigsafe(&other, tlog_dirfd, "thread-102.log",
+					    PPF_FILE_THREAD), 0);
+	cr_assert_eq(pp_tlog_append_sigsafe(&log, &th, sizeof(th)), 0);
+	n = tlog_fill(&log);
+	cr_assert_gt(n, 0);
+	cr_assert_eq(log.full, -EFBIG);
+	cr_assert_neq(pp_tlog_append_sigsafe(&log, &nm, sizeof(nm)), 0,
+		      "a full log took an ordinary record");
+	tlog_fill(&other);
+	cr_assert_eq(other.full, -EFBIG);
+	pp_tlog_close_sigsafe(&other);
+	pp_tlog_closing_sigsafe(&log);
+	snprintf(nm.name, sizeof(nm.name), "closing");
+	cr_assert_eq(pp_tlog_append_sigsafe(&log, &nm, sizeof(nm)), 0);
+	end.samples = n;
+	end.lost = 7;
+	cr_assert_eq(pp_tlog_append_sigsafe(&log, &end, sizeof(end)), 0);
+	pp_tlog_close_sigsafe(&log);
+	cr_assert_eq(dup2(saved_err, STDERR_FILENO), STDERR_FILENO);
+
+	snprintf(path, sizeof(path), "%s/thread-101.log", tlog_dir);
+	cr_assert_eq(stat(path, &st), 0);
+	cr_assert_leq((uint64_t)st.st_size, limit);
+	cr_assert_eq(pa_thread_log_load(path, &t, &warn, &err), 0, "%s", err.reason);
+	tlog_check_samples(t, n);
+	cr_assert(t->ended);
+	cr_assert(t->full.full);
+	cr_assert_eq(t->full.error, EFBIG);
+	cr_assert_str_eq(t->name, "closing");
+	cr_assert_eq(t->lost, 7);
+	cr_assert_eq(warn.n, 0, "%s", warn.n ? warn.v[0].reason : "");
+	pa_thread_free(t);
+	pa_warnings_release(&warn);
+
+	len = pread(errfd, said, sizeof(said) - 1, 0);
+	close(errfd);
+	cr_assert_geq(len, 0);
+	cr_assert_str_eq(said, "libpprof: cannot write more to the logs in DIR: File too "
+			 "large (the file size limit, ulimit -f); THEN\n");
 }

@@ -8,6 +8,9 @@
  *                      PPF_REC_EXEC before each exec attempt, PPF_REC_PROCESS_END
  *   thread-<tid>.log   header, PPF_REC_THREAD, PPF_REC_SAMPLE..., PPF_REC_THREAD_NAME,
  *                      PPF_REC_THREAD_EVENT (one per event), PPF_REC_THREAD_END
+ * and in either file PPF_REC_LOG_FULL when the file could not grow (a full
+ * disk): only the closing records (the END records and a thread's name and
+ * totals) follow it.
  *
  * Records may grow at their end in later writers: a reader takes the fields
  * it knows from a record at least as large as their first version and
@@ -79,6 +82,8 @@ enum ppf_record_type {
 	PPF_REC_THREAD_NAME = 18,
 	PPF_REC_THREAD_END = 19,
 	PPF_REC_THREAD_EVENT = 20,
+	/* either file */
+	PPF_REC_LOG_FULL = 21,
 };
 
 enum ppf_mode {
@@ -317,6 +322,20 @@ struct ppf_thread_end {
 
 #define PPF_THREAD_END_V1_SIZE 40u
 
+/*
+ * The log could not grow (the disk was full, a quota or RLIMIT_FSIZE was
+ * reached): written into the room every log keeps for its closing records.
+ * Nothing but closing records follows: a thread's samples after time_ns
+ * were not written (they are counted as lost in its totals and END), nor
+ * were a process's module records.
+ */
+struct ppf_log_full {
+	struct ppf_record h;
+	uint64_t time_ns;
+	int32_t error;   /* the errno growing the file failed with: ENOSPC, ... */
+	uint32_t reserved;
+};
+
 _Static_assert(sizeof(struct ppf_file_header) == 24, "ppf_file_header");
 _Static_assert(sizeof(struct ppf_record) == 8, "ppf_record");
 _Static_assert(sizeof(struct ppf_process) == 48, "ppf_process");
@@ -338,6 +357,7 @@ _Static_assert(sizeof(struct ppf_thread_name) == 32, "ppf_thread_name");
 _Static_assert(sizeof(struct ppf_thread_end) == 48, "ppf_thread_end");
 _Static_assert(offsetof(struct ppf_thread_end, throttled) == PPF_THREAD_END_V1_SIZE,
 	       "ppf_thread_end v1");
+_Static_assert(sizeof(struct ppf_log_full) == 24, "ppf_log_full");
 
 /* Round n up to the record alignment. */
 static inline uint32_t ppf_align(uint32_t n)
