@@ -36,7 +36,7 @@ CFLAGS_ALL := -std=gnu11 $(OPT) $(WARN) -MMD -MP $(CFLAGS)
 LDFLAGS_ALL := $(filter -fsanitize=%,$(OPT)) $(LDFLAGS)
 
 # --- Debian packages the build and the tests need --------------------------
-DEB_PKGS := gcc g++ make pkg-config binutils gdb strace libunwind-dev libinih-dev \
+DEB_PKGS := gcc g++ make pkg-config binutils gdb strace python3 libunwind-dev libinih-dev \
 	libcriterion-dev libdw-dev libelf-dev libpfm4-dev zlib1g-dev libc6-dbg \
 	protobuf-c-compiler libprotobuf-c-dev golang-go golang-github-google-pprof-dev \
 	chromium
