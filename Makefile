@@ -188,6 +188,12 @@ $(OUT)/workloads/vendini: tests/workloads/vendini.c $(OUT)/workloads/libiniuser.
 $(OUT)/workloads/oddthreads: tests/workloads/oddthreads.c $(OUT)/workloads/libearly.so
 	$(CC) $(WORKLOAD_CFLAGS) -o $@ $< -learly $(WORKLOAD_LIB_LINK)
 
+# unblocker is static: LD_PRELOAD has no effect on it, as on a setuid or a
+# Go program a profiled program execs (execloop's last way).
+$(OUT)/workloads/unblocker: tests/workloads/unblocker.c
+	@mkdir -p $(@D)
+	$(CC) $(WORKLOAD_CFLAGS) -static -o $@ $<
+
 $(OUT)/workloads/%: tests/workloads/%.c
 	@mkdir -p $(@D)
 	$(CC) $(WORKLOAD_CFLAGS) -o $@ $< -ldl -lm

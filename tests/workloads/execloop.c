@@ -1,6 +1,6 @@
 /*
- * execloop: starts /bin/true COUNT times, round robin over six ways a
- * program starts another (three of them fork and exec in the child, where a
+ * execloop: starts COUNT children, round robin over seven ways a program
+ * starts another (four of them fork and exec in the child, where a
  * profiler's sampling signal still pending at exec would kill the new
  * program):
  *
@@ -10,29 +10,62 @@
  *   vfork + execv("/bin/true")
  *   posix_spawnp("true")
  *   system("/bin/true")
+ *   fork, block every signal, burn 3 ms of CPU (burn_blocked), then execv
+ *   unblocker (next to this program: static, so never profiled, and it
+ *   unblocks every signal), as a spawn helper that execs with its signals
+ *   blocked does
  *
  * Prints one line per way, "WAY: N of N exited 0" when all did (the same in
  * every run), and exits 0; or, when any child did not exit 0, says how the
  * first few ended on stderr and exits 1.
  *
- *   execloop [COUNT]   (default 120)
+ *   execloop [COUNT]   (default 126)
  */
 #define _GNU_SOURCE
+#include <signal.h>
 #include <spawn.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define EXECLOOP_WAYS 6
+#include "wl.h"
+
+#define EXECLOOP_WAYS 7
 #define EXECLOOP_TRUE "/bin/true"
+#define EXECLOOP_BURN_S 0.003
 
 extern char **environ;
 
 static const char *const execloop_names[EXECLOOP_WAYS] = {
 	"fork+execv", "fork+execlp", "fork+execle", "vfork+execv",
-	"posix_spawnp", "system",
+	"posix_spawnp", "system", "fork+blocked+execv",
 };
+
+static volatile uint64_t execloop_sink;
+static char execloop_unblocker[4096];
+
+__attribute__((noinline)) uint64_t burn_blocked(uint64_t iters);
+
+__attribute__((noinline)) uint64_t burn_blocked(uint64_t iters)
+{
+	return wl_burn(iters, execloop_sink);
+}
+
+/* In a fork child: signals blocked, some CPU, then exec unblocker. */
+static void execloop_blocked(void)
+{
+	char *argv[] = { "unblocker", NULL };
+	double until;
+	sigset_t all;
+
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, NULL);
+	until = wl_thread_cpu() + EXECLOOP_BURN_S;
+	while (wl_thread_cpu() < until)
+		execloop_sink += burn_blocked(WL_CHUNK / 16);
+	execv(execloop_unblocker, argv);
+	_exit(127);
+}
 
 /* Starts one child the way way says; returns its wait status, or -1. */
 static int execloop_start(int way)
@@ -46,9 +79,12 @@ static int execloop_start(int way)
 	case 0:
 	case 1:
 	case 2:
+	case 6:
 		pid = fork();
 		if (pid == 0) {
-			if (way == 0)
+			if (way == 6)
+				execloop_blocked();
+			else if (way == 0)
 				execv(EXECLOOP_TRUE, argv);
 			else if (way == 1)
 				execlp("true", "true", (char *)NULL);
@@ -91,13 +127,21 @@ static void execloop_say(int way, int status)
 
 int main(int argc, char **argv)
 {
-	long count = argc > 1 ? strtol(argv[1], NULL, 10) : 120;
+	long count = argc > 1 ? strtol(argv[1], NULL, 10) : 126;
+	ssize_t len = readlink("/proc/self/exe", execloop_unblocker,
+			       sizeof(execloop_unblocker) - sizeof("unblocker"));
+	char *slash;
 	long started[EXECLOOP_WAYS] = { 0 }, ok[EXECLOOP_WAYS] = { 0 }, bad = 0;
 
 	if (count < 1 || count > 100000) {
 		fprintf(stderr, "execloop: bad count\n");
 		return 2;
 	}
+	if (len <= 0 || !(slash = memrchr(execloop_unblocker, '/', (size_t)len))) {
+		fprintf(stderr, "execloop: cannot find where it is\n");
+		return 1;
+	}
+	strcpy(slash + 1, "unblocker");
 	fflush(stdout);
 	for (long i = 0; i < count; i++) {
 		int way = (int)(i % EXECLOOP_WAYS);
