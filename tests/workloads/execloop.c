@@ -20,8 +20,17 @@
  * first few ended on stderr and exits 1.
  *
  *   execloop [COUNT]   (default 126)
+ *
+ *   execloop failed [SECONDS]
+ *     A second thread, then the main thread, each calls an exec function on
+ *     a program that does not exist (execv, then execvp), prints the errno
+ *     it failed with, and burns SECONDS of CPU (default 0.3) in
+ *     burn_after_exec: a profiler that stopped sampling for the exec must
+ *     sample again. Exits 0, or 1 if an exec did not fail with ENOENT.
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <string.h>
@@ -33,6 +42,7 @@
 #define EXECLOOP_WAYS 7
 #define EXECLOOP_TRUE "/bin/true"
 #define EXECLOOP_BURN_S 0.003
+#define EXECLOOP_MISSING "/nonexistent-execloop/prog"
 
 extern char **environ;
 
@@ -65,6 +75,47 @@ static void execloop_blocked(void)
 		execloop_sink += burn_blocked(WL_CHUNK / 16);
 	execv(execloop_unblocker, argv);
 	_exit(127);
+}
+
+__attribute__((noinline)) uint64_t burn_after_exec(uint64_t iters);
+
+__attribute__((noinline)) uint64_t burn_after_exec(uint64_t iters)
+{
+	return wl_burn(iters, execloop_sink);
+}
+
+static double execloop_seconds;
+
+/*
+ * A failed exec (execvp when arg is not NULL, else execv), then CPU.
+ * Returns non-NULL when the exec did not fail with ENOENT.
+ */
+static void *execloop_fail(void *arg)
+{
+	char *argv[] = { "prog", NULL };
+	const char *name = arg ? "execvp" : "execv";
+	int rc = arg ? execvp(EXECLOOP_MISSING, argv) : execv(EXECLOOP_MISSING, argv);
+	int err = errno;
+	double until;
+
+	printf("%s failed: %s\n", name, rc == -1 ? strerrorname_np(err) : "no");
+	fflush(stdout);
+	until = wl_thread_cpu() + execloop_seconds;
+	while (wl_thread_cpu() < until)
+		execloop_sink += burn_after_exec(WL_CHUNK);
+	return (void *)(intptr_t)(rc != -1 || err != ENOENT);
+}
+
+static int execloop_failed(const char *seconds)
+{
+	pthread_t other;
+	void *bad = (void *)1;
+
+	execloop_seconds = wl_seconds(seconds, 0.3);
+	if (pthread_create(&other, NULL, execloop_fail, NULL) != 0 ||
+	    pthread_join(other, &bad) != 0 || bad)
+		return 1;
+	return execloop_fail("p") ? 1 : 0;
 }
 
 /* Starts one child the way way says; returns its wait status, or -1. */
@@ -127,10 +178,14 @@ static void execloop_say(int way, int status)
 
 int main(int argc, char **argv)
 {
-	long count = argc > 1 ? strtol(argv[1], NULL, 10) : 126;
+	long count;
 	ssize_t len = readlink("/proc/self/exe", execloop_unblocker,
 			       sizeof(execloop_unblocker) - sizeof("unblocker"));
 	char *slash;
+
+	if (argc > 1 && strcmp(argv[1], "failed") == 0)
+		return execloop_failed(argc > 2 ? argv[2] : NULL);
+	count = argc > 1 ? strtol(argv[1], NULL, 10) : 126;
 	long started[EXECLOOP_WAYS] = { 0 }, ok[EXECLOOP_WAYS] = { 0 }, bad = 0;
 
 	if (count < 1 || count > 100000) {
