@@ -349,22 +349,19 @@ int pp_events_open_others(struct pp_events *ev, const struct pp_config *cfg)
 	return opened;
 }
 
-/* ioctl on each of ev's fds: PERF_EVENT_IOC_ENABLE or _DISABLE. */
-static void pp_events_each(struct pp_events *ev, unsigned long request)
+void pp_events_enable(struct pp_events *ev, struct pp_tevents *self)
 {
 	for (unsigned i = 0; i < ev->n; i++)
-		ioctl(ev->fds[i], request, 0);
+		ioctl(ev->fds[i], PERF_EVENT_IOC_ENABLE, 0);
+	for (unsigned i = 0; self && i < PP_CONFIG_MAX_EVENTS; i++)
+		if ((self->open & (1u << i)) && pp_fd_tag_of_sigsafe(self->fd[i], NULL))
+			ioctl(self->fd[i], PERF_EVENT_IOC_ENABLE, 0);
 }
 
 void pp_events_disable(struct pp_events *ev)
 {
-	/* Sigtrap mode: an inherited event's children are disabled with it. */
-	pp_events_each(ev, PERF_EVENT_IOC_DISABLE);
-}
-
-void pp_events_enable(struct pp_events *ev)
-{
-	pp_events_each(ev, PERF_EVENT_IOC_ENABLE);
+	for (unsigned i = 0; i < ev->n; i++)
+		ioctl(ev->fds[i], PERF_EVENT_IOC_DISABLE, 0);
 }
 
 void pp_events_close(struct pp_events *ev)
@@ -415,22 +412,11 @@ int pp_events_counter_read(const struct pp_tevents *te, unsigned i,
 	return 0;
 }
 
-/* ioctl on each of the thread's sampling events that is still ours. */
-static void pp_events_thread_each(struct pp_tevents *te, unsigned long request)
+void pp_events_thread_disable(struct pp_tevents *te)
 {
 	for (unsigned i = 0; i < PP_CONFIG_MAX_EVENTS; i++)
 		if (pp_events_thread_ours(te, i) && pp_fd_tag_of_sigsafe(te->fd[i], NULL))
-			ioctl(te->fd[i], request, 0);
-}
-
-void pp_events_thread_disable(struct pp_tevents *te)
-{
-	pp_events_thread_each(te, PERF_EVENT_IOC_DISABLE);
-}
-
-void pp_events_thread_enable(struct pp_tevents *te)
-{
-	pp_events_thread_each(te, PERF_EVENT_IOC_ENABLE);
+			ioctl(te->fd[i], PERF_EVENT_IOC_DISABLE, 0);
 }
 
 void pp_events_thread_close(struct pp_tevents *te)

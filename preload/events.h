@@ -91,11 +91,15 @@ int pp_events_open(struct pp_events *ev, const struct pp_config *cfg, int mode,
  */
 int pp_events_open_others(struct pp_events *ev, const struct pp_config *cfg);
 
+/*
+ * Starts sampling: the process-wide events of ev (sigtrap: in every thread,
+ * those created since included) and the sampling events in self (the
+ * signal mode's, of the thread that opened ev; may be NULL).
+ */
+void pp_events_enable(struct pp_events *ev, struct pp_tevents *self);
+
 /* Stops the process-wide events (sigtrap: in every thread). */
 void pp_events_disable(struct pp_events *ev);
-
-/* Starts the process-wide events again after pp_events_disable. */
-void pp_events_enable(struct pp_events *ev);
 
 /* Closes every fd of ev. */
 void pp_events_close(struct pp_events *ev);
@@ -117,9 +121,6 @@ int pp_events_counter_read(const struct pp_tevents *te, unsigned i,
 
 /* Stops the thread's sampling events: no signal comes from them after this. */
 void pp_events_thread_disable(struct pp_tevents *te);
-
-/* Starts the thread's sampling events again after pp_events_thread_disable. */
-void pp_events_thread_enable(struct pp_tevents *te);
 
 /* Closes the thread's events that are still ours. */
 void pp_events_thread_close(struct pp_tevents *te);

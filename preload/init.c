@@ -674,15 +674,11 @@ int pp_init_exec_begin(const char *path)
 
 void pp_init_exec_failed(int began)
 {
-	struct pp_tevents *te;
 	int saved = errno; /* the app sees exec's errno */
 
 	if (!began || !pp_init_active())
 		return;
-	pp_events_enable(&pp_st.events);
-	te = pp_init_own_tevents();
-	if (te)
-		pp_events_thread_enable(te);
+	pp_events_enable(&pp_st.events, pp_init_own_tevents());
 	errno = saved;
 }
 

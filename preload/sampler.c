@@ -336,6 +336,53 @@ static struct pp_thread *pp_sampler_adopt_sigsafe(int tid)
 }
 
 /*
+ * Runs in signal context (called before exec, outside any handler). The
+ * calling thread's events are disabled: takes the sampling signals they
+ * raised before, still pending for the thread (it has the signal blocked)
+ * or the process, off the queues and counts them as lost; a signal of that
+ * number that is not a sample is put back as it was, for the thread.
+ * Bounded.
+ */
+void pp_sampler_take_pending_sigsafe(void)
+{
+	struct { unsigned long bits[1]; } set = { { 0 } };
+	struct timespec zero = { 0, 0 };
+	const struct sigaction *a = &pp_sampler_app[__atomic_load_n(&pp_sampler_app_cur,
+								    __ATOMIC_ACQUIRE)];
+	int sig = pp_sampler_cfg.signo, tid = pp_threads_gettid_sigsafe(), nkeep = 0;
+	struct pp_thread *t = pp_threads_find_sigsafe(tid);
+	siginfo_t si, keep[PP_SAMPLER_KEEP];
+
+	if (sig <= 0)
+		return;
+	set.bits[0] = 1ul << (sig - 1);
+	for (int i = 0; i < 64; i++) {
+		unsigned event;
+		void *rb;
+		int more;
+
+		if (syscall(SYS_rt_sigtimedwait, &set, &si, &zero, sizeof(set)) != sig)
+			break;
+		if (pp_sampler_is_ours_sigsafe(sig, &si, &event, &rb)) {
+			if (pp_sampler_cfg.mode == PPF_MODE_SIGNAL)
+				pp_sampler_rb_late_sigsafe(rb, 0, &more);
+			if (t) {
+				__atomic_add_fetch(&t->lost, 1, __ATOMIC_RELAXED);
+				__atomic_add_fetch(&t->ev_lost[event], 1, __ATOMIC_RELAXED);
+				continue;
+			}
+			__atomic_add_fetch(&pp_sampler_unowned, 1, __ATOMIC_RELAXED);
+		} else if (pp_sampler_orphan_sigsafe(&si, a)) {
+			__atomic_add_fetch(&pp_sampler_unowned, 1, __ATOMIC_RELAXED);
+		} else if (nkeep < PP_SAMPLER_KEEP) {
+			keep[nkeep++] = si;
+		}
+	}
+	for (int k = 0; k < nkeep; k++)
+		syscall(SYS_rt_tgsigqueueinfo, getpid(), tid, sig, &keep[k]);
+}
+
+/*
  * Runs in signal context. A thread unwound by a cancellation from inside the
  * handler would leave its slot busy for good, and its log without an END
  * record. Two ways in: libunwind's slow path reads and writes a pipe to
@@ -410,49 +457,3 @@ void pp_sampler_handle_sigsafe(int sig, siginfo_t *si, void *uc)
 	errno = saved_errno;
 }
 
-/*
- * Runs in signal context (called before exec, outside any handler). The
- * calling thread's events are disabled: takes the sampling signals they
- * raised before, still pending for the thread (it has the signal blocked)
- * or the process, off the queues and counts them as lost; a signal of that
- * number that is not a sample is put back as it was, for the thread.
- * Bounded.
- */
-void pp_sampler_take_pending_sigsafe(void)
-{
-	struct { unsigned long bits[1]; } set = { { 0 } };
-	struct timespec zero = { 0, 0 };
-	const struct sigaction *a = &pp_sampler_app[__atomic_load_n(&pp_sampler_app_cur,
-								    __ATOMIC_ACQUIRE)];
-	int sig = pp_sampler_cfg.signo, tid = pp_threads_gettid_sigsafe(), nkeep = 0;
-	struct pp_thread *t = pp_threads_find_sigsafe(tid);
-	siginfo_t si, keep[PP_SAMPLER_KEEP];
-
-	if (sig <= 0)
-		return;
-	set.bits[0] = 1ul << (sig - 1);
-	for (int i = 0; i < 64; i++) {
-		unsigned event;
-		void *rb;
-		int more;
-
-		if (syscall(SYS_rt_sigtimedwait, &set, &si, &zero, sizeof(set)) != sig)
-			break;
-		if (pp_sampler_is_ours_sigsafe(sig, &si, &event, &rb)) {
-			if (pp_sampler_cfg.mode == PPF_MODE_SIGNAL)
-				pp_sampler_rb_late_sigsafe(rb, 0, &more);
-			if (t) {
-				__atomic_add_fetch(&t->lost, 1, __ATOMIC_RELAXED);
-				__atomic_add_fetch(&t->ev_lost[event], 1, __ATOMIC_RELAXED);
-				continue;
-			}
-			__atomic_add_fetch(&pp_sampler_unowned, 1, __ATOMIC_RELAXED);
-		} else if (pp_sampler_orphan_sigsafe(&si, a)) {
-			__atomic_add_fetch(&pp_sampler_unowned, 1, __ATOMIC_RELAXED);
-		} else if (nkeep < PP_SAMPLER_KEEP) {
-			keep[nkeep++] = si;
-		}
-	}
-	for (int k = 0; k < nkeep; k++)
-		syscall(SYS_rt_tgsigqueueinfo, getpid(), tid, sig, &keep[k]);
-}
