@@ -36,7 +36,7 @@ CFLAGS_ALL := -std=gnu11 $(OPT) $(WARN) -MMD -MP $(CFLAGS)
 LDFLAGS_ALL := $(filter -fsanitize=%,$(OPT)) $(LDFLAGS)
 
 # --- Debian packages the build and the tests need --------------------------
-DEB_PKGS := gcc g++ make pkg-config binutils gdb strace e2fsprogs mount \
+DEB_PKGS := gcc g++ make pkg-config binutils gdb strace python3 e2fsprogs mount \
 	libunwind-dev libinih-dev \
 	libcriterion-dev libdw-dev libelf-dev libpfm4-dev zlib1g-dev libc6-dbg \
 	protobuf-c-compiler libprotobuf-c-dev golang-go golang-github-google-pprof-dev \
@@ -190,6 +190,12 @@ $(OUT)/workloads/vendini: tests/workloads/vendini.c $(OUT)/workloads/libiniuser.
 # oddthreads links libearly.so, whose constructor starts a thread before ours.
 $(OUT)/workloads/oddthreads: tests/workloads/oddthreads.c $(OUT)/workloads/libearly.so
 	$(CC) $(WORKLOAD_CFLAGS) -o $@ $< -learly $(WORKLOAD_LIB_LINK)
+
+# unblocker is static: LD_PRELOAD has no effect on it, as on a setuid or a
+# Go program a profiled program execs (execloop's last way).
+$(OUT)/workloads/unblocker: tests/workloads/unblocker.c
+	@mkdir -p $(@D)
+	$(CC) $(WORKLOAD_CFLAGS) -static -o $@ $<
 
 $(OUT)/workloads/%: tests/workloads/%.c
 	@mkdir -p $(@D)

@@ -86,6 +86,9 @@ char *pa_event_format_status(const struct pa_event *e, char *buf, size_t size)
 {
 	if (pa_event_opened(e))
 		snprintf(buf, size, "ok");
+	else if (e->flags & PPF_EVENT_MODE_REFUSED)
+		snprintf(buf, size, "unavailable: not sampled in the signal mode "
+			 "(its signal would interrupt system calls)");
 	else if (e->error)
 		snprintf(buf, size, "unavailable: %s", strerror((int)e->error));
 	else
@@ -268,7 +271,7 @@ int pa_events_choose(const struct pa_run *run, struct pa_filter *f, const char *
 
 bool pa_event_same_settings(const struct pa_event *a, const struct pa_event *b)
 {
-	uint32_t flags = ~(uint32_t)PPF_EVENT_UNAVAILABLE;
+	uint32_t flags = ~(uint32_t)(PPF_EVENT_UNAVAILABLE | PPF_EVENT_MODE_REFUSED);
 
 	return a->type == b->type && a->config == b->config && a->config1 == b->config1 &&
 	       a->config2 == b->config2 && a->period == b->period &&

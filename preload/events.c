@@ -66,8 +66,13 @@ static void pp_events_attr(struct perf_event_attr *attr,
 	attr->sig_data = PP_SIGDATA_TAG | index;
 }
 
-const char *pp_events_hint(int err)
+const char *pp_events_hint(const struct pp_config_event *ce, int err)
 {
+	if ((err == EACCES || err == EPERM) && ce->kernel_only && !ce->exclude_kernel)
+		return "not permitted: it happens only in the kernel, which "
+		       "perf_event_paranoid above 1 leaves uncounted without "
+		       "CAP_PERFMON (excluding the kernel, it would count "
+		       "nothing)";
 	switch (err) {
 	case ENOENT:
 	case EOPNOTSUPP:
@@ -163,17 +168,59 @@ static void pp_events_close_one(int fd, void **rb)
 	*rb = NULL;
 }
 
+/* "NAME" or "NAME (SPEC)" when the section names the event otherwise. */
+static const char *pp_events_label(const struct pp_config_event *ce, char *buf,
+				   size_t size)
+{
+	if (strcmp(ce->name, ce->spec) == 0)
+		return ce->name;
+	snprintf(buf, size, "%s (%s)", ce->name, ce->spec);
+	return buf;
+}
+
 static void pp_events_refused(const struct pp_config *cfg, unsigned i, int err,
 			      char (*lines)[PP_EVENTS_LINE_MAX])
 {
 	const struct pp_config_event *ce = &cfg->events[i];
+	char label[2 * PPF_NAME_MAX + 4];
 
-	snprintf(lines[i], PP_EVENTS_LINE_MAX, "cannot open %s event %s%s%s%s: "
-		 "%s; %s", ce->count_only ? "counting" : "sampling", ce->name,
-		 strcmp(ce->name, ce->spec) ? " (" : "",
-		 strcmp(ce->name, ce->spec) ? ce->spec : "",
-		 strcmp(ce->name, ce->spec) ? ")" : "", strerror(-err),
-		 pp_events_hint(-err));
+	snprintf(lines[i], PP_EVENTS_LINE_MAX, "cannot open %s event %s: %s; %s",
+		 ce->count_only ? "counting" : "sampling",
+		 pp_events_label(ce, label, sizeof(label)), strerror(-err),
+		 pp_events_hint(ce, -err));
+}
+
+/*
+ * Whether the kernel counts the event as the thread leaves the CPU: at
+ * switch-out (kernel/sched/core.c, perf_event_task_sched_out), while the
+ * thread goes to sleep in a system call. In the sigtrap mode the overflow's
+ * SIGTRAP waits for the thread's return to user space (task work) and the
+ * call is untouched; in the signal mode the signal is sent at once, wakes
+ * the thread, and nanosleep, poll, select, epoll_wait ... fail with EINTR
+ * whatever SA_RESTART says. cpu-migrations is counted at switch-in, once
+ * the thread runs again.
+ */
+static int pp_events_switch_out(const struct pp_config_event *ce)
+{
+	return ce->type == PERF_TYPE_SOFTWARE &&
+	       (ce->config == PERF_COUNT_SW_CONTEXT_SWITCHES ||
+		ce->config == PERF_COUNT_SW_CGROUP_SWITCHES);
+}
+
+/* The signal mode does not sample a switch-out event: says why in lines[i]. */
+static int pp_events_refuse_mode(const struct pp_config *cfg, unsigned i,
+				 char (*lines)[PP_EVENTS_LINE_MAX])
+{
+	const struct pp_config_event *ce = &cfg->events[i];
+	char label[2 * PPF_NAME_MAX + 4];
+
+	snprintf(lines[i], PP_EVENTS_LINE_MAX, "cannot sample %s in the signal "
+		 "mode: it overflows as a thread leaves the CPU, and its signal "
+		 "would make the call the thread sleeps in fail with EINTR "
+		 "(nanosleep, poll, ...); count it with [count %s], or sample it "
+		 "in the sigtrap mode", pp_events_label(ce, label, sizeof(label)),
+		 ce->spec);
+	return -EOPNOTSUPP;
 }
 
 /*
@@ -212,18 +259,25 @@ int pp_events_open(struct pp_events *ev, const struct pp_config *cfg, int mode,
 	ev->signo = signo;
 	for (unsigned i = 0; i < cfg->nevents; i++) {
 		const struct pp_config_event *ce = &cfg->events[i];
-		int fd = ce->count_only || mode == PPF_MODE_SIGNAL ?
-			 pp_events_thread_add(self, cfg, i, mode, signo, 0) :
-			 pp_events_open_one(ce, i, 0, mode);
+		int fd;
 
 		lines[i][0] = '\0';
+		if (!ce->count_only && mode == PPF_MODE_SIGNAL && pp_events_switch_out(ce)) {
+			fd = pp_events_refuse_mode(cfg, i, lines);
+			ev->refused |= 1u << i;
+		} else {
+			fd = ce->count_only || mode == PPF_MODE_SIGNAL ?
+			     pp_events_thread_add(self, cfg, i, mode, signo, 0) :
+			     pp_events_open_one(ce, i, 0, mode);
+		}
 		if (fd >= 0) {
 			if (!ce->count_only && mode == PPF_MODE_SIGTRAP)
 				ev->fds[ev->n++] = fd;
 			left++;
 			continue;
 		}
-		pp_events_refused(cfg, i, fd, lines);
+		if (!(ev->refused & (1u << i)))
+			pp_events_refused(cfg, i, fd, lines);
 		ev->error[i] = -fd;
 		if (cfg->unavailable_off) {
 			pp_events_close(ev);

@@ -18,7 +18,7 @@
 
 /* Threads that existed before the constructor, whose events it opens too. */
 #define PP_EVENTS_MAX_TASKS 256
-#define PP_EVENTS_LINE_MAX 320
+#define PP_EVENTS_LINE_MAX 512
 
 struct pp_events {
 	int mode;  /* PPF_MODE_SIGTRAP or PPF_MODE_SIGNAL */
@@ -28,6 +28,9 @@ struct pp_events {
 	void *rbs[PP_CONFIG_MAX_EVENTS * (PP_EVENTS_MAX_TASKS + 1)]; /* signal mode */
 	int error[PP_CONFIG_MAX_EVENTS]; /* errno of an event that could not be
 					    opened (and was skipped), else 0 */
+	uint32_t refused; /* bit i: event i was not opened because this mode
+			     cannot sample it without disturbing the program
+			     (error[i] is EOPNOTSUPP); see pp_events_open */
 };
 
 /*
@@ -68,7 +71,10 @@ int pp_events_probe_sigtrap(void);
  * calling thread's, into self), disabled until pp_events_enable, and the
  * calling thread's counting events (into self). An event the kernel refuses is, with cfg->unavailable_off
  * clear, skipped: its errno goes to ev->error[i] and a line saying why and
- * what to use instead to lines[i]. Returns 0, or a negative errno with the
+ * what to use instead to lines[i]. So is, in the signal mode, a sampling
+ * event counted as a thread leaves the CPU (context-switches,
+ * cgroup-switches): its signal would wake the thread from the call it
+ * sleeps in, which then fails with EINTR (bit i of ev->refused). Returns 0, or a negative errno with the
  * reason in lines[i] of the event that stopped it (everything opened is
  * closed again): with unavailable_off set, any refused event; -ENOENT when
  * no event is left.
@@ -120,7 +126,10 @@ void pp_events_thread_disable(struct pp_tevents *te);
 /* Closes the thread's events that are still ours. */
 void pp_events_thread_close(struct pp_tevents *te);
 
-/* The reason for errno err, and what to do about it, in one phrase. */
-const char *pp_events_hint(int err);
+/*
+ * The reason event ce was refused with errno err, and what to do about it,
+ * in one phrase.
+ */
+const char *pp_events_hint(const struct pp_config_event *ce, int err);
 
 #endif

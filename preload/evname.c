@@ -145,6 +145,7 @@ int pp_evname_encode(const char *spec, int exclude_user, int exclude_kernel,
 			attr.config == PERF_COUNT_SW_TASK_CLOCK);
 	out->kernel_only = attr.type == PERF_TYPE_SOFTWARE &&
 			   (attr.config == PERF_COUNT_SW_CONTEXT_SWITCHES ||
+			    attr.config == PERF_COUNT_SW_CGROUP_SWITCHES ||
 			    attr.config == PERF_COUNT_SW_CPU_MIGRATIONS);
 #ifdef PP_EVNAME_GENERATOR
 	if (pp_evname_recorder)

@@ -20,7 +20,8 @@ struct pp_evname {
 	unsigned precise_ip;
 	int time_ns; /* cpu-clock or task-clock: the count is nanoseconds */
 	int kernel_only; /* happens only in kernel context (context-switches,
-			    cpu-migrations): excluding the kernel counts 0 */
+			    cgroup-switches, cpu-migrations): excluding the
+			    kernel counts 0 */
 };
 
 /*

@@ -8,6 +8,8 @@
 
 #include <alloca.h>
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <spawn.h>
@@ -28,6 +30,7 @@
 
 typedef int (*pp_execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*pp_fexecve_fn)(int, char *const[], char *const[]);
+typedef int (*pp_execveat_fn)(int, const char *, char *const[], char *const[], int);
 typedef int (*pp_spawn_fn)(pid_t *, const char *,
 			   const posix_spawn_file_actions_t *,
 			   const posix_spawnattr_t *, char *const[],
@@ -43,6 +46,7 @@ static struct {
 	size_t nvars;
 	pp_execve_fn execve, execvpe;
 	pp_fexecve_fn fexecve;
+	pp_execveat_fn execveat; /* glibc 2.34 and later */
 	pp_spawn_fn spawn, spawnp;
 	pp_exit_fn exit_, exit_upper;
 	pp_abort_fn abort_;
@@ -58,6 +62,7 @@ static void pp_exec_resolve(void)
 	pp_exec.execve = (pp_execve_fn)dlsym(RTLD_NEXT, "execve");
 	pp_exec.execvpe = (pp_execve_fn)dlsym(RTLD_NEXT, "execvpe");
 	pp_exec.fexecve = (pp_fexecve_fn)dlsym(RTLD_NEXT, "fexecve");
+	pp_exec.execveat = (pp_execveat_fn)dlsym(RTLD_NEXT, "execveat");
 	pp_exec.spawn = (pp_spawn_fn)dlsym(RTLD_NEXT, "posix_spawn");
 	pp_exec.spawnp = (pp_spawn_fn)dlsym(RTLD_NEXT, "posix_spawnp");
 	pp_exec.exit_ = (pp_exit_fn)dlsym(RTLD_NEXT, "_exit");
@@ -185,11 +190,26 @@ static char **pp_exec_env_fill(char *const envp[], void *buf)
 			 : (char **)(envp);                                  \
 	})
 
+/*
+ * Runs the real exec call around the profiler's part: sampling stops before
+ * (pp_init_exec_begin) and resumes if the exec fails. Call
+ * pp_exec_resolve first.
+ */
+#define PP_EXEC_CALL(path, call)                                             \
+	({                                                                   \
+		int pp_began_ = pp_init_exec_begin(path), pp_rc_;            \
+		pp_rc_ = (call);                                             \
+		pp_init_exec_failed(pp_began_);                              \
+		pp_rc_;                                                      \
+	})
+
 PP_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
+	char **env;
+
 	pp_exec_resolve();
-	pp_init_exec_attempt(path);
-	return pp_exec.execve(path, argv, PP_EXEC_ENV(envp));
+	env = PP_EXEC_ENV(envp);
+	return PP_EXEC_CALL(path, pp_exec.execve(path, argv, env));
 }
 
 PP_EXPORT int execv(const char *path, char *const argv[])
@@ -199,9 +219,11 @@ PP_EXPORT int execv(const char *path, char *const argv[])
 
 PP_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
+	char **env;
+
 	pp_exec_resolve();
-	pp_init_exec_attempt(file);
-	return pp_exec.execvpe(file, argv, PP_EXEC_ENV(envp));
+	env = PP_EXEC_ENV(envp);
+	return PP_EXEC_CALL(file, pp_exec.execvpe(file, argv, env));
 }
 
 PP_EXPORT int execvp(const char *file, char *const argv[])
@@ -211,12 +233,33 @@ PP_EXPORT int execvp(const char *file, char *const argv[])
 
 PP_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
-	char path[64];
+	char path[64], **env;
 
 	pp_exec_resolve();
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	pp_init_exec_attempt(path);
-	return pp_exec.fexecve(fd, argv, PP_EXEC_ENV(envp));
+	env = PP_EXEC_ENV(envp);
+	return PP_EXEC_CALL(path, pp_exec.fexecve(fd, argv, env));
+}
+
+PP_EXPORT int execveat(int dirfd, const char *path, char *const argv[],
+		       char *const envp[], int flags)
+{
+	char what[PATH_MAX + 64], **env;
+
+	pp_exec_resolve();
+	if (!pp_exec.execveat) {
+		errno = ENOSYS;
+		return -1;
+	}
+	/* Absolute, or relative to dirfd: named as the kernel will resolve it. */
+	if (path[0] == '/' || dirfd == AT_FDCWD)
+		snprintf(what, sizeof(what), "%s", path);
+	else if (!path[0])
+		snprintf(what, sizeof(what), "/proc/self/fd/%d", dirfd);
+	else
+		snprintf(what, sizeof(what), "/proc/self/fd/%d/%s", dirfd, path);
+	env = PP_EXEC_ENV(envp);
+	return PP_EXEC_CALL(what, pp_exec.execveat(dirfd, path, argv, env, flags));
 }
 
 /* The arguments of an execl-style call, as an argv on the caller's stack. */

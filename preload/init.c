@@ -216,7 +216,8 @@ static void pp_init_write_events(void)
 			    (ce->exclude_user ? PPF_EVENT_EXCLUDE_USER : 0) |
 			    (ce->time_ns ? PPF_EVENT_TIME_NS : 0) |
 			    (ce->count_only ? PPF_EVENT_COUNT : 0) |
-			    (pp_st.events.error[i] ? PPF_EVENT_UNAVAILABLE : 0);
+			    (pp_st.events.error[i] ? PPF_EVENT_UNAVAILABLE : 0) |
+			    (pp_st.events.refused & (1u << i) ? PPF_EVENT_MODE_REFUSED : 0);
 		rec.error = (uint32_t)pp_st.events.error[i];
 		rec.config1 = ce->config1;
 		rec.config2 = ce->config2;
@@ -643,19 +644,58 @@ void pp_init_process_ends(uint32_t how, int status)
 	pp_init_finish();
 }
 
-void pp_init_exec_attempt(const char *path)
+/* Notes in process.log that the process is about to exec path. */
+static void pp_init_write_exec(const char *path)
 {
 	struct ppf_exec rec;
 	char buf[PATH_MAX];
 
-	if (!pp_init_active())
-		return;
 	snprintf(buf, sizeof(buf), "%s", path ? path : "");
 	memset(&rec, 0, sizeof(rec));
 	rec.h.type = PPF_REC_EXEC;
 	rec.time_ns = pp_init_now_ns();
 	rec.path_len = (uint32_t)strlen(buf) + 1;
 	pp_proclog_append_var(&rec, sizeof(rec), buf, rec.path_len, NULL, 0);
+}
+
+/* The calling thread's own events (signal mode: its sampling events), or NULL. */
+static struct pp_tevents *pp_init_own_tevents(void)
+{
+	struct pp_thread *t = pp_threads_find_sigsafe(pp_threads_gettid_sigsafe());
+
+	return t ? &t->tev : NULL;
+}
+
+int pp_init_exec_begin(const char *path)
+{
+	struct pp_tevents *te;
+	int saved = errno;
+
+	/* Not in a vfork child (another pid): the events are the parent's. */
+	if (!pp_init_active())
+		return 0;
+	pp_init_write_exec(path);
+	/*
+	 * The signal mode's other threads end at exec, and their samples with
+	 * them (signals routed to a thread); the process-wide events stop too.
+	 */
+	pp_events_disable(&pp_st.events);
+	te = pp_init_own_tevents();
+	if (te)
+		pp_events_thread_disable(te);
+	pp_sampler_take_pending_sigsafe();
+	errno = saved;
+	return 1;
+}
+
+void pp_init_exec_failed(int began)
+{
+	int saved = errno; /* the app sees exec's errno */
+
+	if (!began || !pp_init_active())
+		return;
+	pp_events_enable(&pp_st.events, pp_init_own_tevents());
+	errno = saved;
 }
 
 /* Whether the program has left sig at its default action. */

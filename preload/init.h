@@ -27,10 +27,19 @@ void pp_init_thread_begin(void);
 void pp_init_process_ends(uint32_t how, int status);
 
 /*
- * The process is about to exec path: notes it in process.log (if the exec
- * succeeds, the logs end there; the new image starts its own).
+ * The calling thread is about to exec path (not in a vfork child: there it
+ * does nothing). Notes it in process.log (if the exec succeeds, the logs end
+ * there; the new image starts its own), stops the sampling events whose
+ * signals could reach the new image (sigtrap: the process's; signal: the
+ * calling thread's and the process-wide ones) and takes the samples still
+ * pending for the thread off its queue: until the new image's constructor
+ * installs a handler, a sampling signal would kill it. The signal mask is
+ * left as it is. Returns whether it did; pass that to pp_init_exec_failed.
  */
-void pp_init_exec_attempt(const char *path);
+int pp_init_exec_begin(const char *path);
+
+/* The exec failed (errno kept): sampling resumes as before pp_init_exec_begin. */
+void pp_init_exec_failed(int began);
 
 /* Called just before the app's main runs (see __libc_start_main). */
 void pp_init_main_starts(void);

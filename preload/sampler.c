@@ -30,6 +30,8 @@
 #define PP_SAMPLER_PACE 4
 /* Queued signals taken off at most per signal (pp_sampler_drain_sigsafe). */
 #define PP_SAMPLER_DRAIN_MAX 64
+/* Signals of the sampling signal's number that are not samples, put back before exec. */
+#define PP_SAMPLER_KEEP 8
 
 static struct pp_sampler_config pp_sampler_cfg;
 /*
@@ -93,6 +95,17 @@ void pp_sampler_app_action_set(const struct sigaction *act)
 }
 
 /*
+ * Runs in signal context. A signal-mode overflow whose event was closed
+ * meanwhile (its thread ended) when the app has left the signal at its
+ * default action: nobody else asked for this signal, so it ends here.
+ */
+static int pp_sampler_orphan_sigsafe(const siginfo_t *si, const struct sigaction *a)
+{
+	return a->sa_handler == SIG_DFL && pp_sampler_cfg.mode == PPF_MODE_SIGNAL &&
+	       si && (si->si_code == POLL_IN || si->si_code == POLL_HUP);
+}
+
+/*
  * Runs in signal context. Gives a signal that is not ours to the app's
  * action. The default action (terminate with a core) is restored with the
  * raw system call (our own sigaction() would keep ours) and the signal sent
@@ -108,12 +121,7 @@ static void pp_sampler_forward_sigsafe(int sig, siginfo_t *si, void *uc)
 
 	if (a->sa_handler == SIG_IGN)
 		return;
-	/*
-	 * A signal-mode overflow whose event was closed meanwhile (its thread
-	 * ended): nobody else asked for this signal, so it ends here.
-	 */
-	if (a->sa_handler == SIG_DFL && pp_sampler_cfg.mode == PPF_MODE_SIGNAL &&
-	    si && (si->si_code == POLL_IN || si->si_code == POLL_HUP)) {
+	if (pp_sampler_orphan_sigsafe(si, a)) {
 		__atomic_add_fetch(&pp_sampler_unowned, 1, __ATOMIC_RELAXED);
 		return;
 	}
@@ -377,6 +385,53 @@ static struct pp_thread *pp_sampler_adopt_sigsafe(int tid)
 }
 
 /*
+ * Runs in signal context (called before exec, outside any handler). The
+ * calling thread's events are disabled: takes the sampling signals they
+ * raised before, still pending for the thread (it has the signal blocked)
+ * or the process, off the queues and counts them as lost; a signal of that
+ * number that is not a sample is put back as it was, for the thread.
+ * Bounded.
+ */
+void pp_sampler_take_pending_sigsafe(void)
+{
+	struct { unsigned long bits[1]; } set = { { 0 } };
+	struct timespec zero = { 0, 0 };
+	const struct sigaction *a = &pp_sampler_app[__atomic_load_n(&pp_sampler_app_cur,
+								    __ATOMIC_ACQUIRE)];
+	int sig = pp_sampler_cfg.signo, tid = pp_threads_gettid_sigsafe(), nkeep = 0;
+	struct pp_thread *t = pp_threads_find_sigsafe(tid);
+	siginfo_t si, keep[PP_SAMPLER_KEEP];
+
+	if (sig <= 0)
+		return;
+	set.bits[0] = 1ul << (sig - 1);
+	for (int i = 0; i < 64; i++) {
+		unsigned event;
+		void *rb;
+		int more;
+
+		if (syscall(SYS_rt_sigtimedwait, &set, &si, &zero, sizeof(set)) != sig)
+			break;
+		if (pp_sampler_is_ours_sigsafe(sig, &si, &event, &rb)) {
+			if (pp_sampler_cfg.mode == PPF_MODE_SIGNAL)
+				pp_sampler_rb_late_sigsafe(rb, 0, &more);
+			if (t) {
+				__atomic_add_fetch(&t->lost, 1, __ATOMIC_RELAXED);
+				__atomic_add_fetch(&t->ev_lost[event], 1, __ATOMIC_RELAXED);
+				continue;
+			}
+			__atomic_add_fetch(&pp_sampler_unowned, 1, __ATOMIC_RELAXED);
+		} else if (pp_sampler_orphan_sigsafe(&si, a)) {
+			__atomic_add_fetch(&pp_sampler_unowned, 1, __ATOMIC_RELAXED);
+		} else if (nkeep < PP_SAMPLER_KEEP) {
+			keep[nkeep++] = si;
+		}
+	}
+	for (int k = 0; k < nkeep; k++)
+		syscall(SYS_rt_tgsigqueueinfo, getpid(), tid, sig, &keep[k]);
+}
+
+/*
  * Runs in signal context. A thread unwound by a cancellation from inside the
  * handler would leave its slot busy for good, and its log without an END
  * record. Two ways in: libunwind's slow path reads and writes a pipe to
@@ -458,3 +513,4 @@ void pp_sampler_handle_sigsafe(int sig, siginfo_t *si, void *uc)
 		pp_sampler_drain_sigsafe(pp_threads_find_sigsafe(tid), uc);
 	errno = saved_errno;
 }
+

@@ -39,6 +39,15 @@ void pp_sampler_handle_sigsafe(int sig, siginfo_t *si, void *uc);
 void pp_sampler_dl_enter_sigsafe(void);
 void pp_sampler_dl_leave_sigsafe(void);
 
+/*
+ * Runs in signal context. Before exec, once the calling thread's sampling
+ * events are disabled: takes the samples still pending for it off the signal
+ * queues (counted as lost), so that none reaches the new program, which
+ * starts with the signal's default action (SIGTRAP: a core dump; a
+ * real-time signal: termination). Other signals of that number stay.
+ */
+void pp_sampler_take_pending_sigsafe(void);
+
 /* Samples dropped for threads that have no slot (not counted per thread). */
 uint64_t pp_sampler_unowned_lost(void);
 

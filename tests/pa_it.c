@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <sys/wait.h>
@@ -171,6 +172,74 @@ void pa_it_run_profiled(const struct pa_it *it, const char *tag,
 	const char *env[] = { it->env_preload, it->env_output, extra, NULL };
 
 	pa_it_run(it, tag, argv, env, r);
+}
+
+#define PA_IT_ARGS_MAX 24
+
+bool pa_it_nobody_ok(const struct pa_it *it, char *why, size_t size)
+{
+	char lib[PA_IT_PATH_MAX];
+	const char *check[] = { "/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
+				"--clear-groups", "/usr/bin/test", "-r", lib, NULL };
+	struct pa_it_result r;
+	bool ok;
+
+	if (geteuid() != 0) {
+		snprintf(why, size, "not root: cannot run programs as uid %d",
+			 PA_IT_NOBODY);
+		return false;
+	}
+	pa_it_build_path(lib, "libpprof.so");
+	pa_it_run(it, "nobody-check", check, NULL, &r);
+	ok = r.status == 0;
+	pa_it_result_release(&r);
+	if (!ok) {
+		snprintf(why, size, "uid %d cannot read %s (a directory on the way "
+			 "is not searchable by others)", PA_IT_NOBODY, lib);
+		return false;
+	}
+	cr_assert_eq(chmod(it->tmp, 0711), 0, "chmod %s: %s", it->tmp, strerror(errno));
+	return true;
+}
+
+void pa_it_output_dir(const struct pa_it *it, const char *name, bool nobody,
+		      char *dir)
+{
+	snprintf(dir, PA_IT_PATH_MAX, "%s/%s", it->tmp, name);
+	cr_assert_eq(mkdir(dir, 0700), 0, "%s: %s", dir, strerror(errno));
+	if (nobody)
+		cr_assert_eq(chown(dir, PA_IT_NOBODY, PA_IT_NOBODY), 0, "chown %s: %s",
+			     dir, strerror(errno));
+}
+
+void pa_it_run_user(const struct pa_it *it, const char *tag, bool nobody,
+		    const char *output, const char *extra, const char *const *prog,
+		    struct pa_it_result *r)
+{
+	char env_output[PA_IT_PATH_MAX + 32];
+	const char *argv[PA_IT_ARGS_MAX];
+	size_t n = 0;
+
+	if (nobody) {
+		argv[n++] = "/usr/bin/setpriv";
+		argv[n++] = "--reuid=65534";
+		argv[n++] = "--regid=65534";
+		argv[n++] = "--clear-groups";
+	}
+	argv[n++] = "/usr/bin/env";
+	if (output) {
+		snprintf(env_output, sizeof(env_output), "PPROF_OUTPUT=%s", output);
+		argv[n++] = it->env_preload;
+		argv[n++] = env_output;
+		if (extra)
+			argv[n++] = extra;
+	}
+	for (size_t i = 0; prog[i]; i++) {
+		cr_assert_lt(n, PA_IT_ARGS_MAX - 1, "too many arguments");
+		argv[n++] = prog[i];
+	}
+	argv[n] = NULL;
+	pa_it_run(it, tag, argv, NULL, r);
 }
 
 char *pa_it_slurp(const char *path, size_t *len)

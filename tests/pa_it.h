@@ -78,6 +78,36 @@ void pa_it_run_profiled(const struct pa_it *it, const char *tag,
 			const char *const *argv, const char *extra,
 			struct pa_it_result *r);
 
+/* The unprivileged user some tests run programs as (nobody). */
+#define PA_IT_NOBODY 65534
+
+/*
+ * Whether programs can run as PA_IT_NOBODY here: this is root (setpriv
+ * needs it), and that user can read the library (every directory on the
+ * way searchable by others). If so, makes it->tmp searchable by others
+ * (the tests put its outputs and scripts there); if not, says why in why.
+ */
+bool pa_it_nobody_ok(const struct pa_it *it, char *why, size_t size);
+
+/*
+ * Makes the directory tmp/name (mode 0700), owned by PA_IT_NOBODY when
+ * nobody is set, for a run's PPROF_OUTPUT; its path goes to dir
+ * (PA_IT_PATH_MAX bytes).
+ */
+void pa_it_output_dir(const struct pa_it *it, const char *name, bool nobody,
+		      char *dir);
+
+/*
+ * pa_it_run for prog (NULL-terminated, prog[0] absolute) as PA_IT_NOBODY
+ * when nobody is set (by setpriv), else as this user. With output not NULL,
+ * prog runs under the preload with PPROF_OUTPUT=output and extra
+ * ("NAME=VALUE", may be NULL); setpriv and env, which start it, run
+ * without. With output NULL, prog runs unprofiled.
+ */
+void pa_it_run_user(const struct pa_it *it, const char *tag, bool nobody,
+		    const char *output, const char *extra, const char *const *prog,
+		    struct pa_it_result *r);
+
 /*
  * Writes the configuration text to tmp/name and "PPROF_CONFIG=<that path>"
  * into env (PA_IT_CONFIG_ENV_MAX bytes), for pa_it_run's env.

@@ -443,3 +443,25 @@ Test(config, load_rejects_a_bad_follow_exec_variable)
 	cr_assert(strstr(errs.e[0].msg, "PPROF_FOLLOW_EXEC=maybe"), "%s",
 		  errs.e[0].msg);
 }
+
+/*
+ * Context switches, cgroup switches and migrations happen only in the
+ * kernel: they count there by default, and excluding the kernel (which
+ * would count nothing) is an error.
+ */
+Test(config, kernel_only_events_count_in_the_kernel)
+{
+	static const char *const names[] = { "context-switches", "cgroup-switches",
+					     "cpu-migrations" };
+	char text[128];
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(text, sizeof(text), "[count %s]\n", names[i]);
+		cr_assert_eq(parse(text), 0, "%s: %s", names[i], all_errors());
+		cr_expect(cfg.events[0].kernel_only && !cfg.events[0].exclude_kernel &&
+			  !cfg.events[0].exclude_user, "%s", names[i]);
+		snprintf(text, sizeof(text), "[sample %s]\nperiod = 1\n"
+			 "exclude_kernel = yes\n", names[i]);
+		expect_error(text, 3, names[i], "it counts nothing");
+	}
+}

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "events.h"
 #include "pa_it.h"
 
 static struct pa_it it_cfg;
@@ -390,7 +391,14 @@ Test(it_config, examples_default_software_counters)
 		cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s: %s",
 			  files[i], r.err);
 		cr_expect_str_eq(r.out, "evmix done\n", "%s", files[i]);
-		cr_expect_eq(r.err_len, 0, "%s: %s", files[i], r.err);
+		/* The signal mode does not sample context switches, and says so. */
+		if (pa_it_mode() == PPF_MODE_SIGNAL && strcmp(files[i], "software.ini") == 0)
+			cr_expect(pa_it_count_lines(r.err, "libpprof: ") == 1 &&
+				  pa_it_find_line(r.err, "libpprof: cannot sample "
+						  "context-switches in the signal mode"),
+				  "%s: %s", files[i], r.err);
+		else
+			cr_expect_eq(r.err_len, 0, "%s: %s", files[i], r.err);
 		pa_it_result_release(&r);
 		run = pa_it_load(&it_cfg);
 		proc = run->processes[0];
@@ -500,4 +508,144 @@ Test(it_config, counters_as_json)
 	cr_expect(strstr(r.out, want), "no row '%s' in:\n%s", want, r.out);
 	pa_run_free(run);
 	pa_it_result_release(&r);
+}
+
+/* kernel.perf_event_paranoid, or 2 when it cannot be read. */
+static int it_cfg_paranoid(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	int v = 2;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = 2;
+		fclose(f);
+	}
+	return v;
+}
+
+/*
+ * Context switches (and cgroup switches) are counted as the thread leaves
+ * the CPU. The sigtrap mode samples them (its SIGTRAP waits for the return
+ * to user space); the signal mode refuses to, saying so once per event,
+ * because its signal would wake the thread from the call it sleeps in
+ * (sleeper fails at the first EINTR).
+ */
+Test(it_config, switch_out_events_are_sampled_in_the_sigtrap_mode_only)
+{
+	char prog[PA_IT_PATH_MAX];
+	const char *argv[] = { prog, "10", NULL };
+	const char *env = it_cfg_file("switches.ini", "[sample cpu-clock]\n"
+				      "[sample context-switches]\n"
+				      "period = 1\n"
+				      "[sample cgroup-switches]\n"
+				      "period = 1\n"
+				      "[count context-switches]\n");
+	static const char *const names[] = { "context-switches", "cgroup-switches" };
+	const struct pa_process *proc;
+	struct pa_it_result r, plain;
+	struct pa_run *run;
+
+	if (geteuid() != 0 && it_cfg_paranoid() > 1)
+		cr_skip_test("not root and perf_event_paranoid %d: context switches "
+			     "cannot be counted here", it_cfg_paranoid());
+	pa_it_build_path(prog, "workloads/sleeper");
+	pa_it_run(&it_cfg, "plain", argv, NULL, &plain);
+	pa_it_run_profiled(&it_cfg, "switches", argv, env, &r);
+	cr_assert_eq(r.status, plain.status, "status 0x%x; stderr: %s", r.status, r.err);
+	cr_assert_str_eq(r.out, plain.out, "stderr: %s", r.err);
+	run = pa_it_load(&it_cfg);
+	proc = run->processes[0];
+	cr_expect(it_cfg_event(proc, "context-switches", true)->flags & PPF_EVENT_COUNT);
+	cr_expect(pa_event_opened(it_cfg_event(proc, "context-switches", true)));
+	for (size_t i = 0; i < 2; i++) {
+		const struct pa_event *e = it_cfg_event(proc, names[i], false);
+		char line[128], status[256];
+
+		snprintf(line, sizeof(line), "libpprof: cannot sample %s in the "
+			 "signal mode: ", names[i]);
+		pa_event_format_status(e, status, sizeof(status));
+		if (pa_it_mode() == PPF_MODE_SIGNAL) {
+			cr_expect(pa_it_find_line(r.err, line), "stderr: %s", r.err);
+			cr_expect(!pa_event_opened(e) && (e->flags & PPF_EVENT_MODE_REFUSED) &&
+				  e->error == EOPNOTSUPP, "%s: flags 0x%x error %u",
+				  names[i], e->flags, e->error);
+			cr_expect_str_eq(status, "unavailable: not sampled in the signal "
+					 "mode (its signal would interrupt system calls)");
+		} else {
+			cr_expect(pa_event_opened(e), "%s: %s", names[i], status);
+		}
+	}
+	cr_expect_eq(pa_it_count_lines(r.err, "libpprof: "),
+		     pa_it_mode() == PPF_MODE_SIGNAL ? 2 : 0, "stderr: %s", r.err);
+	/* sleeper switches out at every call: the sigtrap mode samples them. */
+	if (pa_it_mode() == PPF_MODE_SIGTRAP) {
+		const struct pa_event *e = it_cfg_event(proc, "context-switches", false);
+		uint64_t n = 0;
+
+		for (size_t t = 0; t < proc->nthreads; t++)
+			n += it_cfg_nsamples(proc->threads[t], e);
+		cr_expect_gt(n, 0, "no context switch sampled in sleeper");
+	}
+	pa_run_free(run);
+	pa_it_result_release(&r);
+	pa_it_result_release(&plain);
+}
+
+/*
+ * Events that happen only in the kernel (context switches, cgroup
+ * switches, migrations) count there; an unprivileged user under
+ * perf_event_paranoid above 1 may not, and each is named as unavailable
+ * (never opened to count 0 in user space only, as cgroup-switches did).
+ */
+Test(it_config, kernel_only_events_are_unavailable_where_not_permitted)
+{
+	char prog[PA_IT_PATH_MAX], out[PA_IT_PATH_MAX], why[PA_IT_PATH_MAX + 128];
+	const char *argv[] = { prog, "2", NULL };
+	const char *env = it_cfg_file("kernel.ini", "[sample cpu-clock]\n"
+				      "[count cs]\n"
+				      "event = context-switches\n"
+				      "[count cg]\n"
+				      "event = cgroup-switches\n"
+				      "[count migrations]\n"
+				      "event = cpu-migrations\n");
+	static const char *const names[] = { "cs", "cg", "migrations" };
+	bool nobody = geteuid() == 0;
+	const struct pa_process *proc;
+	struct pa_it_result r, plain;
+	struct pa_run *run;
+	struct pa_error err;
+
+	if (it_cfg_paranoid() <= 1)
+		cr_skip_test("perf_event_paranoid is %d: unprivileged users may count "
+			     "in the kernel here", it_cfg_paranoid());
+	if (nobody && !pa_it_nobody_ok(&it_cfg, why, sizeof(why)))
+		cr_skip_test("%s", why);
+	pa_it_build_path(prog, "workloads/sleeper");
+	pa_it_output_dir(&it_cfg, "kernel-out", nobody, out);
+	pa_it_run_user(&it_cfg, "plain", nobody, NULL, NULL, argv, &plain);
+	pa_it_run_user(&it_cfg, "kernel", nobody, out, env, argv, &r);
+	cr_assert_eq(r.status, plain.status, "status 0x%x; stderr: %s", r.status, r.err);
+	cr_assert_str_eq(r.out, plain.out, "stderr: %s", r.err);
+	cr_expect_eq(pa_it_count_lines(r.err, "libpprof: "), 3, "stderr: %s", r.err);
+	cr_assert_eq(pa_run_load(out, &run, &err), 0, "%s: %s", err.path, err.reason);
+	proc = run->processes[0];
+	for (size_t i = 0; i < 3; i++) {
+		const struct pa_event *e = it_cfg_event(proc, names[i], true);
+		char line[128];
+
+		snprintf(line, sizeof(line), "libpprof: cannot open counting event %s (",
+			 names[i]);
+		cr_expect(pa_it_find_line(r.err, line) &&
+			  strstr(pa_it_find_line(r.err, line), "happens only in the kernel"),
+			  "%s: stderr: %s", names[i], r.err);
+		cr_expect(!pa_event_opened(e) && !(e->flags & PPF_EVENT_EXCLUDE_KERNEL),
+			  "%s: flags 0x%x", names[i], e->flags);
+		cr_expect(e->error == EACCES || e->error == EPERM, "%s: error %u",
+			  names[i], e->error);
+	}
+	cr_expect(pa_event_opened(it_cfg_event(proc, "cpu-clock", false)));
+	pa_run_free(run);
+	pa_it_result_release(&r);
+	pa_it_result_release(&plain);
 }

@@ -272,3 +272,46 @@ Test(it_exec, popen_children_are_profiled)
 	pa_it_result_release(&plain);
 	pa_it_result_release(&prof);
 }
+
+/*
+ * The exec wrappers stop sampling before the real call: when it fails,
+ * sampling resumes, in the thread that called it (a second thread, then
+ * the main thread) and errno is the exec's.
+ */
+Test(it_exec, sampling_resumes_after_a_failed_exec)
+{
+	const char *argv[] = { "workloads/execloop", "failed", "0.3", NULL };
+	struct pa_it_result plain, prof;
+	const struct pa_process *p;
+	struct pa_profile *profile;
+	struct pa_run *run;
+	uint64_t samples;
+	double want;
+
+	pa_it_run(&it_exec, "plain", argv, NULL, &plain);
+	pa_it_run_profiled(&it_exec, "prof", argv, NULL, &prof);
+	cr_assert_eq(plain.status, 0, "%s", plain.err);
+	cr_assert_str_eq(plain.out, "execv failed: ENOENT\nexecvp failed: ENOENT\n");
+	cr_assert_eq(prof.status, plain.status, "stderr: %s", prof.err);
+	cr_assert_str_eq(prof.out, plain.out);
+	cr_assert_eq(prof.err_len, 0, "stderr: %s", prof.err);
+	run = pa_it_load(&it_exec);
+	cr_assert_eq(run->nprocesses, 1);
+	p = run->processes[0];
+	cr_expect_eq(p->nexecs, 2, "%zu exec attempts recorded", p->nexecs);
+	cr_expect(!p->replaced && p->ended);
+	cr_assert_eq(p->nthreads, 2);
+	/* Each thread burns 0.3 s after its exec failed: most of it is sampled. */
+	want = 0.3 / pa_it_period_s(p);
+	for (size_t t = 0; t < 2; t++) {
+		profile = pa_it_profile(run, p->pid, p->threads[t]->tid);
+		samples = pa_it_self(profile, "burn_after_exec");
+		cr_expect_geq((double)samples, want / 2, "thread %u: %llu samples in "
+			      "burn_after_exec after a failed exec, want about %.0f",
+			      p->threads[t]->tid, (unsigned long long)samples, want);
+		pa_profile_free(profile);
+	}
+	pa_run_free(run);
+	pa_it_result_release(&plain);
+	pa_it_result_release(&prof);
+}

@@ -150,6 +150,12 @@ enum ppf_event_flags {
 					       in PPF_REC_THREAD_EVENT */
 	PPF_EVENT_UNAVAILABLE = 1u << 5,    /* could not be opened (error says
 					       why) and was skipped */
+	PPF_EVENT_MODE_REFUSED = 1u << 6,   /* with UNAVAILABLE: not opened, as
+					       in this sampling mode its signal
+					       would interrupt the program's
+					       system calls (a switch-out event
+					       in the signal mode); error is
+					       EOPNOTSUPP */
 };
 
 /*
