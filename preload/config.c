@@ -882,6 +882,57 @@ static int pp_config_absolute(const char *path, char *out, size_t out_size)
 	return n < 0 || (size_t)n >= out_size ? -ENAMETOOLONG : 0;
 }
 
+/*
+ * A value shortened to fit a message: its start and its end around "...",
+ * when it is longer than PP_CONFIG_SHOWN.
+ */
+#define PP_CONFIG_SHOWN 160
+static const char *pp_config_shown(const char *value, char *buf, size_t size)
+{
+	size_t len = strlen(value);
+
+	if (len <= PP_CONFIG_SHOWN || size < PP_CONFIG_SHOWN + 4)
+		return value;
+	snprintf(buf, size, "%.*s...%s", PP_CONFIG_SHOWN / 2, value,
+		 value + len - PP_CONFIG_SHOWN / 2);
+	return buf;
+}
+
+/*
+ * The output root: PPROF_OUTPUT (out, may be NULL) or the file's, made
+ * absolute. A problem is said in one line that also says profiling is off.
+ */
+static int pp_config_output(struct pp_config *cfg, const char *out,
+			    struct pp_config_errors *errs)
+{
+	const char *off = cfg->strict ? "" : "; profiling is off, the program runs unprofiled";
+	char abs[sizeof(cfg->output)], shown[PP_CONFIG_SHOWN + 4];
+	int err;
+
+	if (out && *out && strlen(out) >= sizeof(cfg->output)) {
+		pp_config_fail(errs, "PPROF_OUTPUT=%s: %s (%zu characters, a path has at "
+			       "most %zu)%s", pp_config_shown(out, shown, sizeof(shown)),
+			       strerror(ENAMETOOLONG), strlen(out), sizeof(cfg->output) - 1,
+			       off);
+		errs->said_off = !cfg->strict;
+		return -ENAMETOOLONG;
+	}
+	if (out && *out)
+		snprintf(cfg->output, sizeof(cfg->output), "%s", out);
+	err = pp_config_absolute(cfg->output, abs, sizeof(abs));
+	if (err) {
+		pp_config_fail(errs, "%s%s: cannot make it an absolute path: %s%s%s",
+			       out && *out ? "PPROF_OUTPUT=" : "the output directory ",
+			       pp_config_shown(cfg->output, shown, sizeof(shown)),
+			       strerror(-err), err == -ENAMETOOLONG ?
+			       " (with the current directory in front)" : "", off);
+		errs->said_off = !cfg->strict;
+		return err;
+	}
+	memcpy(cfg->output, abs, sizeof(abs));
+	return 0;
+}
+
 /* PPROF_OUTPUT, PPROF_FOLLOW_EXEC and PPROF_MODE override the file. */
 static int pp_config_from_env(struct pp_config *cfg, struct pp_config_errors *errs)
 {
@@ -890,11 +941,7 @@ static int pp_config_from_env(struct pp_config *cfg, struct pp_config_errors *er
 	const char *mode = getenv("PPROF_MODE");
 	static const char *const modes[] = { "auto", "sigtrap", "signal" };
 	int k;
-	char abs[sizeof(cfg->output)];
-	int err;
 
-	if (out && *out)
-		snprintf(cfg->output, sizeof(cfg->output), "%s", out);
 	if (follow && *follow) {
 		if (strcmp(follow, "0") != 0 && strcmp(follow, "1") != 0) {
 			pp_config_fail(errs, "PPROF_FOLLOW_EXEC=%s: expected 0 or 1",
@@ -911,14 +958,7 @@ static int pp_config_from_env(struct pp_config *cfg, struct pp_config_errors *er
 		}
 		cfg->mode_request = (uint32_t)k;
 	}
-	err = pp_config_absolute(cfg->output, abs, sizeof(abs));
-	if (err) {
-		pp_config_fail(errs, "cannot resolve the output directory %s: %s",
-			       cfg->output, strerror(-err));
-		return err;
-	}
-	memcpy(cfg->output, abs, sizeof(abs));
-	return 0;
+	return pp_config_output(cfg, out, errs);
 }
 
 int pp_config_load(struct pp_config *cfg, struct pp_config_errors *errs)

@@ -103,6 +103,8 @@ static struct pp_thread *pp_threads_take_slot(int tid)
 			t->altstack_size = 0;
 			t->tcb = pp_threads_tcb_sigsafe();
 			t->leaf_only = 0;
+			t->charge.bytes = 0;
+			t->charge.fds = 0;
 			pp_threads_raise_top(i + 1);
 			return t;
 		}

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "events.h"
+#include "share.h"
 #include "tlog.h"
 
 #define PP_THREADS_MAX 8192
@@ -28,6 +29,8 @@ struct pp_thread {
 	uintptr_t tcb;   /* the thread's TLS block (%fs:0) */
 	int leaf_only;   /* shares another thread's TLS: no unwinding */
 	unsigned ent;    /* its entry in the tid index */
+	struct pp_share_cost charge; /* what its sampling state took of the
+					profiler's share (share.h) */
 };
 
 /* Where thread logs go: the process directory, as it was opened. */
