@@ -45,13 +45,6 @@
  * the trace cache's table (measured: one 256 KiB mapping per thread).
  */
 #define PP_UNW_THREAD_BYTES (256 * 1024)
-/*
- * libunwind's thread-local variables live in dynamic TLS (it is dlopen'd),
- * which glibc allocates with malloc at their first use: in a thread that has
- * not called malloc yet, that makes glibc reserve the thread a malloc arena
- * of its own, 64 MiB of address space (HEAP_MAX_SIZE on 64-bit) when it can.
- */
-#define PP_ARENA_BYTES (64ull << 20)
 #define PP_CMDLINE_MAX (64 * 1024)
 #define PP_UNW_CACHE_SIZE 32768
 #define PP_FINISH_SPINS 100000
@@ -452,7 +445,7 @@ static struct pp_share_cost pp_init_thread_cost(int altstack, int arena)
 				   .fds = 1 };
 
 	c.bytes += altstack ? PP_ALTSTACK_SIZE : 0;
-	c.bytes += arena ? PP_ARENA_BYTES : 0;
+	c.bytes += arena ? PP_SHARE_ARENA : 0;
 	for (unsigned i = 0; i < pp_st.cfg.nevents; i++) {
 		if (pp_st.events.error[i])
 			continue;
@@ -476,8 +469,8 @@ static struct pp_share_cost pp_init_thread_cost(int altstack, int arena)
  * the slot, busy; NULL with *what and *err (positive) set when the thread
  * cannot be sampled: then the slot, if any, is in *slot, without a log.
  */
-static struct pp_thread *pp_init_thread_slot(int tid, int arena, struct pp_thread **slot,
-					     uint32_t *what, int *err)
+static struct pp_thread *pp_init_thread_slot(int tid, const struct pp_share_cost *cost,
+					     struct pp_thread **slot, uint32_t *what, int *err)
 {
 	struct pp_thread *t;
 	sigset_t old;
@@ -495,12 +488,12 @@ static struct pp_thread *pp_init_thread_slot(int tid, int arena, struct pp_threa
 		*err = ENOSPC;
 		goto out;
 	}
-	t->charge = pp_init_thread_cost(!pp_init_has_altstack(), arena);
-	if ((*err = -pp_share_take_sigsafe(&t->charge)) != 0) {
-		*what = PPF_UNSAMPLED_SHARE;
-		t->charge = (struct pp_share_cost){ 0 };
-	} else if ((*err = -pp_threads_open_log_sigsafe(t, &pp_st.tdir)) != 0) {
+	*what = PPF_UNSAMPLED_SHARE;
+	*err = -pp_share_take_sigsafe(cost);
+	if (!*err) {
+		t->charge = *cost;
 		*what = PPF_UNSAMPLED_LOG;
+		*err = -pp_threads_open_log_sigsafe(t, &pp_st.tdir);
 	}
 	if (*err) {
 		*slot = t;
@@ -513,14 +506,14 @@ out:
 
 /*
  * Whether libunwind's first use in the calling thread may make glibc
- * reserve it a malloc arena (PP_ARENA_BYTES) that the program's own thread
+ * reserve it a malloc arena (PP_SHARE_ARENA) that the program's own thread
  * would not have had: under RLIMIT_AS, for a thread other than the main
  * one, when there is room for it.
  */
 static int pp_init_may_reserve_arena(int main)
 {
 	return !main && pp_share_limit_sigsafe(RLIMIT_AS) != UINT64_MAX &&
-	       pp_share_room_sigsafe() >= PP_ARENA_BYTES;
+	       pp_share_room_sigsafe() >= PP_SHARE_ARENA;
 }
 
 /*
@@ -530,15 +523,15 @@ static int pp_init_may_reserve_arena(int main)
 static void pp_init_thread_warm_up(struct pp_thread *t, int arena)
 {
 	uint64_t before = arena ? pp_share_room_sigsafe() : 0, after;
-	struct pp_share_cost none = { .bytes = PP_ARENA_BYTES };
+	struct pp_share_cost none = { .bytes = PP_SHARE_ARENA };
 
 	pp_init_warm_up();
 	if (!arena)
 		return;
 	after = pp_share_room_sigsafe();
-	if (after != UINT64_MAX && before - after < PP_ARENA_BYTES / 2) {
+	if (after != UINT64_MAX && before - after < PP_SHARE_ARENA / 2) {
 		pp_share_give_sigsafe(&none);
-		t->charge.bytes -= PP_ARENA_BYTES;
+		t->charge.bytes -= PP_SHARE_ARENA;
 	}
 }
 
@@ -568,13 +561,14 @@ static void pp_init_thread_drop(struct pp_thread *t, int tid)
  * t (NULL when it got none; else held) keeps nothing but stays claimed,
  * logless, so that the handler drops its samples instead of adopting it.
  */
-static void pp_init_thread_unsampled(struct pp_thread *t, int tid, uint32_t what, int err)
+static void pp_init_thread_unsampled(struct pp_thread *t, int tid, uint32_t what, int err,
+				     const struct pp_share_cost *asked)
 {
 	if (t) {
 		pp_init_thread_drop(t, tid);
 		pp_threads_leave_sigsafe(t);
 	}
-	pp_unsampled_note(tid, what, err);
+	pp_unsampled_note(tid, what, err, asked);
 }
 
 /*
@@ -585,22 +579,24 @@ static void pp_init_thread_unsampled(struct pp_thread *t, int tid, uint32_t what
  */
 static struct pp_thread *pp_init_thread_setup(int main, struct pp_thread **slot)
 {
-	int tid = pp_threads_gettid_sigsafe(), arena = 0, err = 0;
+	int tid = pp_threads_gettid_sigsafe(), arena, err = 0;
+	struct pp_share_cost cost;
 	uint32_t what = 0;
 	struct pp_thread *t;
 
 	pp_init_log_window();
 	arena = pp_init_may_reserve_arena(main);
-	t = pp_init_thread_slot(tid, arena, slot, &what, &err);
+	cost = pp_init_thread_cost(!pp_init_has_altstack(), arena);
+	t = pp_init_thread_slot(tid, &cost, slot, &what, &err);
 	if (!t) {
-		pp_init_thread_unsampled(*slot, tid, what, err);
+		pp_init_thread_unsampled(*slot, tid, what, err, &cost);
 		return NULL;
 	}
 	*slot = t;
 	t->tcb = pp_threads_tcb_sigsafe();
 	t->leaf_only = 0;
 	if ((err = -pp_init_altstack(t)) != 0) {
-		pp_init_thread_unsampled(t, tid, PPF_UNSAMPLED_ALTSTACK, err);
+		pp_init_thread_unsampled(t, tid, PPF_UNSAMPLED_ALTSTACK, err, NULL);
 		return NULL;
 	}
 	pp_init_thread_warm_up(t, arena);
@@ -683,7 +679,7 @@ void pp_init_thread_begin(void)
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
 	t = pp_init_thread_setup(0, &slot);
 	if (t && (err = pp_init_thread_events(t)) != 0)
-		pp_init_thread_unsampled(t, t->tid, PPF_UNSAMPLED_EVENTS, err);
+		pp_init_thread_unsampled(t, t->tid, PPF_UNSAMPLED_EVENTS, err, NULL);
 	/* An unsampled thread's slot too: its end releases it. */
 	if (slot && pp_st.key_ok)
 		pthread_setspecific(pp_st.key, slot);
@@ -1051,6 +1047,7 @@ static void pp_init_start_process(void)
 
 	pp_st.pid = getpid();
 	pp_share_reset();
+	pp_init_log_window();
 	err = pp_init_mkdir_p(pp_st.cfg.output);
 	if (!err)
 		err = pp_init_process_dir();

@@ -19,6 +19,15 @@
 /* ...and 1/PP_SHARE_NOFILE_DIV of RLIMIT_NOFILE, both soft limits as they are now. */
 #define PP_SHARE_NOFILE_DIV 4
 
+/*
+ * libunwind's thread-local variables live in dynamic TLS (it is dlopen'd),
+ * which glibc allocates with malloc at their first use: in a thread that has
+ * not called malloc yet, that makes glibc reserve the thread a malloc arena
+ * of its own, this much address space (HEAP_MAX_SIZE on 64-bit), when there
+ * is room for it and the process has fewer arenas than glibc's maximum.
+ */
+#define PP_SHARE_ARENA (64ull << 20)
+
 /* What a thread's sampling state takes. */
 struct pp_share_cost {
 	uint64_t bytes; /* address space */

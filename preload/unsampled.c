@@ -73,19 +73,38 @@ static void pp_unsampled_share_text(char *buf, size_t size, int resource)
 			 (unsigned long long)limit);
 }
 
+/*
+ * What a thread's sampling state would have taken of the limit err names:
+ * "420 KiB" of address space (ENOMEM), or "2 descriptors" (EMFILE).
+ */
+static void pp_unsampled_cost_text(char *buf, size_t size, int err,
+				   const struct pp_share_cost *c)
+{
+	if (!c)
+		snprintf(buf, size, "?");
+	else if (err == EMFILE)
+		snprintf(buf, size, "%u descriptor%s", c->fds, c->fds == 1 ? "" : "s");
+	else
+		snprintf(buf, size, "%llu KiB%s", (unsigned long long)(c->bytes >> 10),
+			 c->bytes >= PP_SHARE_ARENA ? ", with the 64 MiB malloc arena glibc "
+			 "reserves when libunwind first runs in a thread that has not "
+			 "called malloc" : "");
+}
+
 /* The first line about a cause: what failed, why, and what follows. */
-static void pp_unsampled_say(int tid, uint32_t what, int err)
+static void pp_unsampled_say(int tid, uint32_t what, int err, const struct pp_share_cost *asked)
 {
 	static const char tail[] = "; threads like it run unsampled too "
 				   "(`pprof-analyze threads` lists them)";
-	char share[128];
+	char share[128], cost[192];
 
 	switch (what) {
 	case PPF_UNSAMPLED_SHARE:
 		pp_unsampled_share_text(share, sizeof(share),
 					err == EMFILE ? RLIMIT_NOFILE : RLIMIT_AS);
-		pp_warn("thread %d runs unsampled: its sampling state would take "
-			"the profiler past its share of the process's %s (%s)%s", tid,
+		pp_unsampled_cost_text(cost, sizeof(cost), err, asked);
+		pp_warn("thread %d runs unsampled: its sampling state (%s) would take "
+			"the profiler past its share of the process's %s (%s)%s", tid, cost,
 			err == EMFILE ? "descriptors" : "address space", share, tail);
 		break;
 	case PPF_UNSAMPLED_LOG:
@@ -130,7 +149,7 @@ static struct pp_unsampled_cause *pp_unsampled_cause(uint32_t key, int *fresh)
 	return NULL;
 }
 
-void pp_unsampled_note(int tid, uint32_t what, int err)
+void pp_unsampled_note(int tid, uint32_t what, int err, const struct pp_share_cost *asked)
 {
 	struct ppf_thread_unsampled rec;
 	struct pp_unsampled_cause *c;
@@ -151,7 +170,7 @@ void pp_unsampled_note(int tid, uint32_t what, int err)
 	if (c)
 		__atomic_add_fetch(&c->count, 1, __ATOMIC_RELAXED);
 	if (fresh)
-		pp_unsampled_say(tid, what, err);
+		pp_unsampled_say(tid, what, err, asked);
 }
 
 /* One cause, as the summary names it: "3 over the profiler's share of RLIMIT_AS". */

@@ -14,11 +14,14 @@
 /* Starts a process's count (at start, and in a fork child); dir names its directory. */
 void pp_unsampled_start(const char *dir);
 
+struct pp_share_cost;
+
 /*
  * The calling thread, tid, runs unsampled: what (enum ppf_unsampled_what)
- * failed with errno err (positive).
+ * failed with errno err (positive). asked (may be NULL): what its sampling
+ * state would have cost, for PPF_UNSAMPLED_SHARE.
  */
-void pp_unsampled_note(int tid, uint32_t what, int err);
+void pp_unsampled_note(int tid, uint32_t what, int err, const struct pp_share_cost *asked);
 
 /* How many threads ran unsampled so far. */
 uint64_t pp_unsampled_count(void);
