@@ -678,8 +678,11 @@ void pa_unsampled_reason(const struct pa_unsampled *u, char *buf, size_t size)
 	if (u->what == PPF_UNSAMPLED_SHARE)
 		snprintf(buf, size, "over the profiler's share of %s",
 			 u->error == EMFILE ? "RLIMIT_NOFILE" : "RLIMIT_AS");
-	else if (u->what == PPF_UNSAMPLED_TABLE)
+	else if (u->what == PPF_UNSAMPLED_TABLE && u->error == ENOSPC)
 		snprintf(buf, size, "the profiler's thread table was full");
+	else if (u->what == PPF_UNSAMPLED_TABLE)
+		snprintf(buf, size, "no slot in the profiler's thread table: %s",
+			 strerror(u->error));
 	else if (u->what < sizeof(what) / sizeof(what[0]) && what[u->what])
 		snprintf(buf, size, "%s: %s", what[u->what], strerror(u->error));
 	else

@@ -485,7 +485,7 @@ static struct pp_thread *pp_init_thread_slot(int tid, const struct pp_share_cost
 	t = pp_threads_claim_sigsafe(tid);
 	if (!t) {
 		*what = PPF_UNSAMPLED_TABLE;
-		*err = ENOSPC;
+		*err = errno;
 		goto out;
 	}
 	*what = PPF_UNSAMPLED_SHARE;

@@ -29,6 +29,7 @@ struct pp_thread {
 	uintptr_t tcb;   /* the thread's TLS block (%fs:0) */
 	int leaf_only;   /* shares another thread's TLS: no unwinding */
 	unsigned ent;    /* its entry in the tid index */
+	unsigned slot;   /* its number in the table */
 	struct pp_share_cost charge; /* what its sampling state took of the
 					profiler's share (share.h) */
 };
@@ -53,7 +54,10 @@ int pp_threads_open_log_sigsafe(struct pp_thread *t,
 /* Runs in signal context. The thread's slot, or NULL. */
 struct pp_thread *pp_threads_find_sigsafe(int tid);
 
-/* Runs in signal context. Claims a slot for tid (busy set), or NULL if full. */
+/*
+ * Runs in signal context. Claims a slot for tid (busy set); NULL with errno
+ * ENOSPC when the table is full, ENOMEM when there is no memory for it.
+ */
 struct pp_thread *pp_threads_claim_sigsafe(int tid);
 
 /* Runs in signal context. Frees a slot claimed by pp_threads_claim_sigsafe. */

@@ -122,8 +122,14 @@ static void pp_unsampled_say(int tid, uint32_t what, int err, const struct pp_sh
 			"%s%s%s", tid, strerror(err), pp_unsampled_hint(err), tail);
 		break;
 	default:
-		pp_warn("thread %d runs unsampled: more threads are alive at once "
-			"than the profiler's table holds (%d)%s", tid, PP_THREADS_MAX, tail);
+		if (err == ENOSPC)
+			pp_warn("thread %d runs unsampled: more threads are alive at once "
+				"than the profiler's table holds (%d)%s", tid, PP_THREADS_MAX,
+				tail);
+		else
+			pp_warn("thread %d runs unsampled: no slot in the profiler's thread "
+				"table: %s%s%s", tid, strerror(err), pp_unsampled_hint(err),
+				tail);
 		break;
 	}
 }
@@ -191,7 +197,8 @@ static int pp_unsampled_cause_text(char *buf, size_t size, uint32_t key, uint64_
 	if (what < sizeof(names) / sizeof(names[0]) && names[what])
 		return snprintf(buf, size, "%llu %s (%s)", (unsigned long long)n,
 				names[what], strerror(err));
-	return snprintf(buf, size, "%llu with the thread table full", (unsigned long long)n);
+	return snprintf(buf, size, "%llu without a slot in the thread table (%s)",
+			(unsigned long long)n, strerror(err));
 }
 
 void pp_unsampled_summary(void)

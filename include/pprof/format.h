@@ -241,7 +241,9 @@ enum ppf_unsampled_what {
 				       mapped */
 	PPF_UNSAMPLED_EVENTS = 4,   /* signal mode: none of its sampling events
 				       could be opened */
-	PPF_UNSAMPLED_TABLE = 5,    /* the profiler's thread table was full */
+	PPF_UNSAMPLED_TABLE = 5,    /* no slot in the profiler's thread table:
+				       error ENOSPC when it was full, ENOMEM
+				       when there was no memory for it */
 };
 
 /*
