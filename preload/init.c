@@ -529,7 +529,9 @@ static void pp_init_thread_warm_up(struct pp_thread *t, int arena)
 	if (!arena)
 		return;
 	after = pp_share_room_sigsafe();
-	if (after != UINT64_MAX && before - after < PP_SHARE_ARENA / 2) {
+	/* Room that grew meanwhile (another thread freed memory) reads as no arena. */
+	if (before != UINT64_MAX && after != UINT64_MAX &&
+	    (after >= before || before - after < PP_SHARE_ARENA / 2)) {
 		pp_share_give_sigsafe(&none);
 		t->charge.bytes -= PP_SHARE_ARENA;
 	}
