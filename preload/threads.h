@@ -1,7 +1,8 @@
 /*
- * threads: the per-thread state the signal handler needs, in a preallocated
- * table found by thread id (raw clone() threads share their parent's TLS, so
- * TLS cannot tell threads apart). Slots are claimed with compare-and-swap.
+ * threads: the per-thread state the signal handler needs, in a table found
+ * by thread id (raw clone() threads share their parent's TLS, so TLS cannot
+ * tell threads apart), mapped a chunk at a time as threads need it. Slots
+ * are claimed with compare-and-swap.
  */
 #ifndef PP_THREADS_H
 #define PP_THREADS_H
