@@ -619,7 +619,6 @@ static void pp_init_thread_end(void *arg)
 	pp_init_thread_finish(t, tid, 1);
 	pp_init_altstack_free(t, 1);
 	pp_share_give_sigsafe(&t->charge);
-	pp_threads_release_sigsafe(t);
 	/*
 	 * The rest of an ending thread's life (other destructors, glibc's
 	 * freeing of its malloc cache and arena) goes unsampled: its log is
@@ -627,9 +626,12 @@ static void pp_init_thread_end(void *arg)
 	 * thread again. With a sample every 10 us in the sigtrap mode that
 	 * hung 1,000 short threads 5 runs in 5 (a malloc arena's lock left
 	 * held; the mechanism was not pinned down); with this and the blocked
-	 * start (hooks.c), 5 in 5 finish.
+	 * start (hooks.c), 5 in 5 finish. Blocked before the slot is released:
+	 * a sample in between found no slot and adopted the thread, which
+	 * gave a thread that ran unsampled a log of its own as well.
 	 */
 	pp_hooks_mask_signal(SIG_BLOCK, NULL);
+	pp_threads_release_sigsafe(t);
 	errno = saved; /* other key destructors run after this one */
 }
 

@@ -17,6 +17,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -166,20 +167,41 @@ static void it_limits_check_reports(const struct it_limits_case *c,
 	pa_it_result_release(&r);
 }
 
+/* The tids that have a log and an unsampled record both, or two of either, for a message. */
+static void it_limits_twice(const struct pa_process *proc, char *buf, size_t size)
+{
+	size_t n = proc->nthreads + proc->nunsampled, len = 0;
+	uint32_t *tids = calloc(n + 1, sizeof(*tids));
+
+	cr_assert(tids);
+	for (size_t i = 0; i < proc->nthreads; i++)
+		tids[i] = proc->threads[i]->tid;
+	for (size_t i = 0; i < proc->nunsampled; i++)
+		tids[proc->nthreads + i] = proc->unsampled[i].tid;
+	buf[0] = '\0';
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n && len + 16 < size; j++)
+			if (tids[i] == tids[j])
+				len += (size_t)snprintf(buf + len, size - len, " %u", tids[i]);
+	free(tids);
+}
+
 /* The run's only process, and its threads: every one with a log or recorded unsampled. */
 static void it_limits_check_run(const struct it_limits_case *c, long nthreads)
 {
 	int want = c->resource == RLIMIT_AS ? ENOMEM : EMFILE;
 	const struct pa_process *proc;
 	struct pa_run *run = pa_it_load(&it_limits);
+	char twice[256];
 
 	cr_assert_eq(run->nprocesses, 1, "%s", c->name);
 	proc = run->processes[0];
 	cr_assert_neq(proc->mode, PPF_MODE_OFF, "%s: profiling was off", c->name);
 	cr_expect(proc->ended, "%s: process.log has no END record", c->name);
+	it_limits_twice(proc, twice, sizeof(twice));
 	cr_expect_eq(proc->nthreads + proc->nunsampled, (size_t)nthreads + 1,
-		     "%s: %zu threads with logs and %zu unsampled, of %ld", c->name,
-		     proc->nthreads, proc->nunsampled, nthreads + 1);
+		     "%s: %zu threads with logs and %zu unsampled, of %ld (listed twice:%s)",
+		     c->name, proc->nthreads, proc->nunsampled, nthreads + 1, twice);
 	for (size_t i = 0; i < proc->nunsampled; i++)
 		cr_expect_eq(proc->unsampled[i].error, want,
 			     "%s: thread %u unsampled for errno %d (what %u)", c->name,
