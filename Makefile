@@ -75,7 +75,8 @@ ANALYZE_LIBS := -ldw -lelf -lz -lprotobuf-c
 TEST_SRCS := $(wildcard tests/*.c)
 TEST_OBJS := $(TEST_SRCS:%.c=$(OBJ)/%.o)
 # The log writer is linked into the tests for the round-trip tests.
-TEST_PRELOAD_OBJS := $(OBJ)/preload/tlog.o $(OBJ)/preload/fd.o \
+TEST_PRELOAD_OBJS := $(OBJ)/preload/tlog.o $(OBJ)/preload/fd.o $(OBJ)/preload/share.o \
+	$(OBJ)/preload/warn.o \
 	$(OBJ)/preload/config.o $(OBJ)/preload/evname.o $(OBJ)/preload/strdist.o
 WORKLOAD_SRCS := $(filter-out tests/workloads/lib%.c,$(wildcard tests/workloads/*.c))
 WORKLOAD_CXX_SRCS := $(filter-out tests/workloads/lib%.cc,$(wildcard tests/workloads/*.cc))

@@ -686,10 +686,29 @@ bool pa_filter_selects(const struct pa_filter *f, const struct pa_process *proc)
 	return (!f->pid || proc->pid == f->pid) && (!f->exe || pa_process_runs(proc, f->exe));
 }
 
+static bool pa_filter_selects_tid(const struct pa_filter *f, uint32_t tid, const char *name)
+{
+	return (!f->tid || tid == f->tid) &&
+	       (!f->thread || strcmp(name[0] ? name : "-", f->thread) == 0);
+}
+
 bool pa_filter_selects_thread(const struct pa_filter *f, const struct pa_thread *t)
 {
-	return (!f->tid || t->tid == f->tid) &&
-	       (!f->thread || strcmp(t->name[0] ? t->name : "-", f->thread) == 0);
+	return pa_filter_selects_tid(f, t->tid, t->name);
+}
+
+bool pa_filter_selects_unsampled(const struct pa_filter *f, const struct pa_unsampled *u)
+{
+	return pa_filter_selects_tid(f, u->tid, u->name);
+}
+
+size_t pa_filter_count_unsampled(const struct pa_filter *f, const struct pa_process *proc)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < proc->nunsampled; i++)
+		n += pa_filter_selects_unsampled(f, &proc->unsampled[i]);
+	return n;
 }
 
 bool pa_filter_by_thread(const struct pa_filter *f)

@@ -58,6 +58,12 @@ bool pa_filter_selects(const struct pa_filter *f, const struct pa_process *proc)
 /* Whether f's tid and thread name select thread t. */
 bool pa_filter_selects_thread(const struct pa_filter *f, const struct pa_thread *t);
 
+/* Whether f's tid and thread name select the unsampled thread u. */
+bool pa_filter_selects_unsampled(const struct pa_filter *f, const struct pa_unsampled *u);
+
+/* How many of proc's unsampled threads f's tid and thread name select. */
+size_t pa_filter_count_unsampled(const struct pa_filter *f, const struct pa_process *proc);
+
 /* Whether f selects threads by tid or name (so some processes may have none). */
 bool pa_filter_by_thread(const struct pa_filter *f);
 

@@ -360,7 +360,7 @@ static int pa_reader_log_full_rec(struct pa_log_buf *buf, uint64_t off, const ch
 static int pa_reader_other_type(struct pa_log_buf *buf, uint64_t off, uint32_t type,
 				const char *kind, struct pa_error *err)
 {
-	if ((type >= PPF_REC_PROCESS && type <= PPF_REC_CONFIG) ||
+	if ((type >= PPF_REC_PROCESS && type <= PPF_REC_THREAD_UNSAMPLED) ||
 	    (type >= PPF_REC_THREAD && type <= PPF_REC_THREAD_EVENT))
 		return pa_error_set(err, -EINVAL, buf->path, true, off,
 				    "record type %u does not belong in a %s", type, kind);
@@ -375,6 +375,7 @@ struct pa_process_ctx {
 	size_t events_cap;
 	size_t modules_cap;
 	size_t execs_cap;
+	size_t unsampled_cap;
 	bool saw_process;
 	bool saw_config;
 	bool last_exec; /* the latest record was PPF_REC_EXEC */
@@ -597,6 +598,28 @@ static int pa_reader_exec_rec(struct pa_process_ctx *c, struct pa_log_buf *buf,
 	return 0;
 }
 
+static int pa_reader_unsampled_rec(struct pa_process_ctx *c, struct pa_log_buf *buf,
+				   uint64_t off, const char *rec, uint32_t size,
+				   struct pa_error *err)
+{
+	struct pa_process *proc = c->proc;
+	struct ppf_thread_unsampled r;
+	struct pa_unsampled *u;
+
+	if (pa_reader_fixed(buf, off, rec, size, &r, sizeof(r), "unsampled thread", err) < 0)
+		return -EINVAL;
+	if (pa_grow((void **)&proc->unsampled, &c->unsampled_cap, proc->nunsampled,
+		    sizeof(*u)) < 0)
+		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
+	u = &proc->unsampled[proc->nunsampled++];
+	u->tid = r.tid;
+	u->what = r.what;
+	u->time_ns = r.time_ns;
+	u->error = r.error;
+	pa_reader_copy_name(u->name, sizeof(u->name), r.name, sizeof(r.name));
+	return 0;
+}
+
 static int pa_reader_process_cb(void *ctx, struct pa_log_buf *buf, uint64_t off,
 				const char *rec, uint32_t type, uint32_t size,
 				struct pa_warnings *warn, struct pa_error *err)
@@ -616,6 +639,8 @@ static int pa_reader_process_cb(void *ctx, struct pa_log_buf *buf, uint64_t off,
 		return pa_reader_module_rec(c, buf, off, rec, size, err);
 	case PPF_REC_EXEC:
 		return pa_reader_exec_rec(c, buf, off, rec, size, err);
+	case PPF_REC_THREAD_UNSAMPLED:
+		return pa_reader_unsampled_rec(c, buf, off, rec, size, err);
 	case PPF_REC_MODULE_UNLOAD: {
 		struct ppf_module_unload u;
 		size_t i;
@@ -657,6 +682,37 @@ static int pa_reader_process_cb(void *ctx, struct pa_log_buf *buf, uint64_t off,
 	}
 }
 
+static int pa_reader_cmp_unsampled(const void *a, const void *b)
+{
+	const struct pa_unsampled *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
+}
+
+void pa_unsampled_reason(const struct pa_unsampled *u, char *buf, size_t size)
+{
+	static const char *const what[] = {
+		[PPF_UNSAMPLED_LOG] = "no log",
+		[PPF_UNSAMPLED_ALTSTACK] = "no alternate signal stack",
+		[PPF_UNSAMPLED_EVENTS] = "no sampling event",
+	};
+
+	if (u->what == PPF_UNSAMPLED_SHARE)
+		snprintf(buf, size, "over the profiler's share of %s",
+			 u->error == EMFILE ? "RLIMIT_NOFILE" : "RLIMIT_AS");
+	else if (u->what == PPF_UNSAMPLED_TABLE && u->error == ENOSPC)
+		snprintf(buf, size, "the profiler's thread table was full");
+	else if (u->what == PPF_UNSAMPLED_TABLE)
+		snprintf(buf, size, "no slot in the profiler's thread table: %s",
+			 strerror(u->error));
+	else if (u->what < sizeof(what) / sizeof(what[0]) && what[u->what])
+		snprintf(buf, size, "%s: %s", what[u->what], strerror(u->error));
+	else
+		snprintf(buf, size, "reason %u: %s", u->what, strerror(u->error));
+}
+
 void pa_process_free(struct pa_process *proc)
 {
 	if (!proc)
@@ -675,6 +731,7 @@ void pa_process_free(struct pa_process *proc)
 	for (size_t i = 0; i < proc->nexecs; i++)
 		free(proc->execs[i].path);
 	free(proc->execs);
+	free(proc->unsampled);
 	for (size_t i = 0; i < proc->nthreads; i++)
 		pa_thread_free(proc->threads[i]);
 	free(proc->threads);
@@ -716,6 +773,9 @@ int pa_process_log_load(const char *path, struct pa_process **out,
 		return ret;
 	}
 	c.proc->unknown_records = buf.unknown;
+	if (c.proc->nunsampled)
+		qsort(c.proc->unsampled, c.proc->nunsampled, sizeof(*c.proc->unsampled),
+		      pa_reader_cmp_unsampled);
 	/* A truncated tail after the EXEC means more was written: the exec failed. */
 	c.proc->replaced = c.last_exec && !buf.truncated && !c.proc->ended;
 	pa_reader_check_end(&buf, !c.proc->replaced, warn);

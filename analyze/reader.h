@@ -140,6 +140,19 @@ struct pa_module {
 	char *path; /* as recorded; may be "" (then the process exe is used) */
 };
 
+/*
+ * One PPF_REC_THREAD_UNSAMPLED: a thread the profiler could not sample. It
+ * has no thread log, so no struct pa_thread; reports that list threads show
+ * it with the reason (pa_unsampled_reason).
+ */
+struct pa_unsampled {
+	uint32_t tid;
+	uint32_t what;   /* enum ppf_unsampled_what, as recorded (may be out of range) */
+	uint64_t time_ns;
+	int32_t error;   /* errno of what failed */
+	char name[PPF_THREAD_NAME_MAX + 1]; /* its name when it started; may be "" */
+};
+
 /* One PPF_REC_EXEC: an exec attempt, which failed unless it is the last record. */
 struct pa_exec {
 	uint64_t time_ns;
@@ -215,6 +228,8 @@ struct pa_process {
 	size_t nmodules;
 	struct pa_exec *execs;   /* exec attempts, in file order */
 	size_t nexecs;
+	struct pa_unsampled *unsampled; /* threads it could not sample, sorted by tid */
+	size_t nunsampled;
 	bool replaced;   /* the image was replaced by exec: process.log ends with
 			    PPF_REC_EXEC (execs[nexecs - 1]) and has no END; the
 			    new image has a directory of its own, same pid */
@@ -303,6 +318,12 @@ const struct pa_event *pa_process_find_event_named(const struct pa_process *proc
 						   const char *name);
 const struct pa_thread_event *pa_thread_find_event(const struct pa_thread *thread,
 						   uint32_t index);
+
+/*
+ * Why the profiler could not sample u, in words ("over the profiler's share
+ * of RLIMIT_AS", "no log: Too many open files", ...), into buf.
+ */
+void pa_unsampled_reason(const struct pa_unsampled *u, char *buf, size_t size);
 
 /* The basename of proc->exe ("" when unknown); points into proc->exe. */
 const char *pa_process_exe_base(const struct pa_process *proc);

@@ -31,7 +31,7 @@ static bool pa_report_processes_has_thread(const struct pa_process *proc,
 	for (size_t i = 0; i < proc->nthreads; i++)
 		if (pa_filter_selects_thread(f, proc->threads[i]))
 			return true;
-	return false;
+	return pa_filter_count_unsampled(f, proc) > 0;
 }
 
 /* The parent of v[k]: pid = its ppid, started last but not after it. */
@@ -136,10 +136,15 @@ static int pa_report_processes_tree_init(struct pa_report_processes_tree *t,
 	return pa_report_processes_order(t);
 }
 
-/* How proc ended, as the ENDED column says it (see report_processes.h). */
-static void pa_report_processes_how(const struct pa_process *proc, char *buf, size_t size)
+/*
+ * How proc ended, as the ENDED column says it (see report_processes.h),
+ * then how many of the threads f selects ran unsampled, if any.
+ */
+static void pa_report_processes_how(const struct pa_process *proc, const struct pa_filter *f,
+				    char *buf, size_t size)
 {
 	const char *off = proc->mode == PPF_MODE_OFF ? "off, " : "";
+	size_t unsampled = pa_filter_count_unsampled(f, proc), len;
 	const char *sig;
 
 	if (proc->replaced)
@@ -156,6 +161,10 @@ static void pa_report_processes_how(const struct pa_process *proc, char *buf, si
 		snprintf(buf, size, "%ssignal %" PRId32, off, proc->exit_status);
 	else
 		snprintf(buf, size, "%sunknown", off);
+	len = strlen(buf);
+	if (unsampled && len < size)
+		snprintf(buf + len, size - len, ", %zu thread%s unsampled", unsampled,
+			 unsampled == 1 ? "" : "s");
 }
 
 /* Seconds from start_ns to the end of proc (END, or its exec), "-" if unknown. */
@@ -175,7 +184,7 @@ static uint64_t pa_report_processes_samples(const struct pa_process *proc,
 {
 	uint64_t n = 0;
 
-	*nthreads = 0;
+	*nthreads = pa_filter_count_unsampled(f, proc);
 	for (size_t i = 0; i < proc->nthreads; i++) {
 		if (!pa_filter_selects_thread(f, proc->threads[i]))
 			continue;
@@ -211,7 +220,7 @@ static void pa_report_processes_row(FILE *out, const struct pa_process *proc, si
 	size_t nthreads;
 	uint64_t samples = pa_report_processes_samples(proc, f, &nthreads);
 
-	pa_report_processes_how(proc, how, sizeof(how));
+	pa_report_processes_how(proc, f, how, sizeof(how));
 	pa_report_processes_duration(proc, dur, sizeof(dur));
 	fprintf(out, "%8" PRIu32 " %8" PRIu32 " %9.3f %9s %9" PRIu64 " %7zu  %*s%-*s  %s\n",
 		proc->pid, proc->ppid,
@@ -291,7 +300,7 @@ static void pa_report_processes_json_row(struct pa_json *j, const struct pa_proc
 	size_t nthreads;
 	uint64_t samples = pa_report_processes_samples(proc, f, &nthreads);
 
-	pa_report_processes_how(proc, how, sizeof(how));
+	pa_report_processes_how(proc, f, how, sizeof(how));
 	pa_json_object_begin(j);
 	pa_json_key_uint(j, "pid", proc->pid);
 	pa_json_key_uint(j, "ppid", proc->ppid);
@@ -310,6 +319,7 @@ static void pa_report_processes_json_row(struct pa_json *j, const struct pa_proc
 		pa_json_null(j);
 	pa_json_key_uint(j, "samples", samples);
 	pa_json_key_uint(j, "threads", nthreads);
+	pa_json_key_uint(j, "unsampled_threads", pa_filter_count_unsampled(f, proc));
 	pa_json_key_string(j, "exe", exe[0] ? exe : NULL);
 	pa_json_key_string(j, "ended", how);
 	pa_report_processes_json_how(j, proc);

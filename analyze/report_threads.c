@@ -37,19 +37,32 @@ static const char *pa_report_threads_ended(const struct pa_process *proc,
 	return proc->replaced ? "exec" : "no";
 }
 
-/* Calls fn on every thread the filter selects, in the run's order. */
+/* What a report does with each row: a thread with a log, or one that ran unsampled. */
+struct pa_report_threads_ops {
+	void (*thread)(const struct pa_process *proc, const struct pa_thread *t,
+		       const struct pa_filter *f, void *arg);
+	void (*unsampled)(const struct pa_process *proc, const struct pa_unsampled *u,
+			  void *arg);
+};
+
+/*
+ * Calls ops on every thread the filter selects, in the run's order: a
+ * process's threads with logs, then those that ran unsampled.
+ */
 static void pa_report_threads_each(const struct pa_run *run, const struct pa_filter *f,
-				   void (*fn)(const struct pa_process *proc,
-					      const struct pa_thread *t,
-					      const struct pa_filter *f, void *arg),
-				   void *arg)
+				   const struct pa_report_threads_ops *ops, void *arg)
 {
 	for (size_t p = 0; p < run->nprocesses; p++) {
 		const struct pa_process *proc = run->processes[p];
 
-		for (size_t i = 0; pa_filter_selects(f, proc) && i < proc->nthreads; i++)
+		if (!pa_filter_selects(f, proc))
+			continue;
+		for (size_t i = 0; i < proc->nthreads; i++)
 			if (pa_filter_selects_thread(f, proc->threads[i]))
-				fn(proc, proc->threads[i], f, arg);
+				ops->thread(proc, proc->threads[i], f, arg);
+		for (size_t i = 0; i < proc->nunsampled; i++)
+			if (pa_filter_selects_unsampled(f, &proc->unsampled[i]))
+				ops->unsampled(proc, &proc->unsampled[i], arg);
 	}
 }
 
@@ -67,6 +80,19 @@ static void pa_report_threads_row(const struct pa_process *proc, const struct pa
 		pa_filter_count_lost(f, proc, t), pa_filter_count_throttled(f, proc, t),
 		pa_report_threads_late(f, proc, t),
 		pa_report_threads_ended(proc, t), cpu, pa_process_exe_base(proc));
+}
+
+/* A thread that ran unsampled: no samples, and why at the end of its row. */
+static void pa_report_threads_unsampled_row(const struct pa_process *proc,
+					    const struct pa_unsampled *u, void *arg)
+{
+	FILE *out = arg;
+	char why[128];
+
+	pa_unsampled_reason(u, why, sizeof(why));
+	fprintf(out, "%8" PRIu32 " %8" PRIu32 "  %-16s %9d %7s %9s %6s %5s %10s  %s  "
+		"(unsampled: %s)\n", proc->pid, u->tid, u->name[0] ? u->name : "-", 0, "-",
+		"-", "-", "-", "-", pa_process_exe_base(proc), why);
 }
 
 /*
@@ -90,24 +116,41 @@ static void pa_report_threads_count(const struct pa_process *proc, const struct 
 	tc->c.lost += pa_filter_count_lost(f, proc, t);
 }
 
+static void pa_report_threads_count_unsampled(const struct pa_process *proc,
+					      const struct pa_unsampled *u, void *arg)
+{
+	struct pa_report_threads_counts *tc = arg;
+
+	(void)u;
+	tc->c.nprocesses += tc->last != proc;
+	tc->last = proc;
+	tc->c.nthreads++;
+}
+
 static struct pa_report_json_counts pa_report_threads_counts(const struct pa_run *run,
 							     const struct pa_filter *f)
 {
+	static const struct pa_report_threads_ops ops = {
+		pa_report_threads_count, pa_report_threads_count_unsampled,
+	};
 	struct pa_report_threads_counts tc = { .c = { .has_lost = true } };
 
-	pa_report_threads_each(run, f, pa_report_threads_count, &tc);
+	pa_report_threads_each(run, f, &ops, &tc);
 	return tc.c;
 }
 
 int pa_report_threads(FILE *out, const struct pa_run *run, const struct pa_filter *filter)
 {
+	static const struct pa_report_threads_ops ops = {
+		pa_report_threads_row, pa_report_threads_unsampled_row,
+	};
 	struct pa_filter f = filter ? *filter : PA_FILTER_ALL;
 
 	pa_events_header(out, run, &f, pa_report_threads_counts(run, &f).samples, false, 0, 0,
 			 0);
 	fprintf(out, "%8s %8s  %-16s %9s %7s %9s %6s %5s %10s  %s\n", "PID", "TID", "NAME",
 		"SAMPLES", "LOST", "THROTTLED", "LATE", "ENDED", "CPU(s)", "EXE");
-	pa_report_threads_each(run, &f, pa_report_threads_row, out);
+	pa_report_threads_each(run, &f, &ops, out);
 	return ferror(out) ? -EIO : 0;
 }
 
@@ -132,12 +175,38 @@ static void pa_report_threads_json_row(const struct pa_process *proc,
 	else
 		pa_json_null(j);
 	pa_json_key_string(j, "exe", pa_process_exe_base(proc));
+	pa_json_key_string(j, "unsampled", NULL);
+	pa_json_object_end(j);
+}
+
+static void pa_report_threads_json_unsampled(const struct pa_process *proc,
+					     const struct pa_unsampled *u, void *arg)
+{
+	struct pa_json *j = arg;
+	char why[128];
+
+	pa_unsampled_reason(u, why, sizeof(why));
+	pa_json_object_begin(j);
+	pa_json_key_uint(j, "pid", proc->pid);
+	pa_json_key_uint(j, "tid", u->tid);
+	pa_json_key_string(j, "name", u->name[0] ? u->name : NULL);
+	pa_json_key_uint(j, "samples", 0);
+	pa_json_key_null(j, "lost");
+	pa_json_key_null(j, "throttled");
+	pa_json_key_null(j, "late");
+	pa_json_key_null(j, "ended");
+	pa_json_key_null(j, "cpu_s");
+	pa_json_key_string(j, "exe", pa_process_exe_base(proc));
+	pa_json_key_string(j, "unsampled", why);
 	pa_json_object_end(j);
 }
 
 int pa_report_threads_json(FILE *out, const struct pa_run *run,
 			   const struct pa_filter *filter)
 {
+	static const struct pa_report_threads_ops ops = {
+		pa_report_threads_json_row, pa_report_threads_json_unsampled,
+	};
 	struct pa_filter f = filter ? *filter : PA_FILTER_ALL;
 	struct pa_report_json_counts c = pa_report_threads_counts(run, &f);
 	struct pa_json *j;
@@ -147,7 +216,7 @@ int pa_report_threads_json(FILE *out, const struct pa_run *run,
 	if (ret < 0)
 		return ret;
 	pa_json_key_array(j, "rows");
-	pa_report_threads_each(run, &f, pa_report_threads_json_row, j);
+	pa_report_threads_each(run, &f, &ops, j);
 	pa_json_array_end(j);
 	return pa_report_json_end(j);
 }

@@ -938,6 +938,72 @@ static int pp_config_absolute(const char *path, char *out, size_t out_size)
 	return n < 0 || (size_t)n >= out_size ? -ENAMETOOLONG : 0;
 }
 
+/*
+ * A value shortened to fit a message: its start and its end around "...",
+ * when it is longer than PP_CONFIG_SHOWN.
+ */
+#define PP_CONFIG_SHOWN 160
+static const char *pp_config_shown(const char *value, char *buf, size_t size)
+{
+	size_t len = strlen(value);
+
+	if (len <= PP_CONFIG_SHOWN || size < PP_CONFIG_SHOWN + 4)
+		return value;
+	snprintf(buf, size, "%.*s...%s", PP_CONFIG_SHOWN / 2, value,
+		 value + len - PP_CONFIG_SHOWN / 2);
+	return buf;
+}
+
+/*
+ * A problem of the environment's, not of a file's: one line that also says
+ * profiling is off (unless strict = yes, which then stops the program).
+ */
+__attribute__((format(printf, 3, 4)))
+static void pp_config_env_fail(const struct pp_config *cfg, struct pp_config_errors *errs,
+			       const char *fmt, ...)
+{
+	static const char off[] = "; profiling is off, the program runs unprofiled";
+	char *msg = errs->e[0].msg;
+	va_list ap;
+
+	memset(errs, 0, sizeof(*errs));
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(errs->e[0].msg) - sizeof(off), fmt, ap);
+	va_end(ap);
+	if (!cfg->strict)
+		strcat(msg, off);
+	errs->n = 1;
+	errs->said_off = !cfg->strict;
+}
+
+/* The output root: PPROF_OUTPUT (out, may be NULL) or the file's, made absolute. */
+static int pp_config_output(struct pp_config *cfg, const char *out,
+			    struct pp_config_errors *errs)
+{
+	char abs[sizeof(cfg->output)], shown[PP_CONFIG_SHOWN + 4];
+	int err;
+
+	if (out && *out && strlen(out) >= sizeof(cfg->output)) {
+		pp_config_env_fail(cfg, errs, "PPROF_OUTPUT=%s: %s (%zu characters, a path "
+				   "has at most %zu)", pp_config_shown(out, shown, sizeof(shown)),
+				   strerror(ENAMETOOLONG), strlen(out), sizeof(cfg->output) - 1);
+		return -ENAMETOOLONG;
+	}
+	if (out && *out)
+		snprintf(cfg->output, sizeof(cfg->output), "%s", out);
+	err = pp_config_absolute(cfg->output, abs, sizeof(abs));
+	if (err) {
+		pp_config_env_fail(cfg, errs, "%s%s: cannot make it an absolute path: %s%s",
+				   out && *out ? "PPROF_OUTPUT=" : "the output directory ",
+				   pp_config_shown(cfg->output, shown, sizeof(shown)),
+				   strerror(-err), err == -ENAMETOOLONG ?
+				   " (with the current directory in front)" : "");
+		return err;
+	}
+	memcpy(cfg->output, abs, sizeof(abs));
+	return 0;
+}
+
 /* PPROF_OUTPUT, PPROF_FOLLOW_EXEC and PPROF_MODE override the file. */
 static int pp_config_from_env(struct pp_config *cfg, struct pp_config_errors *errs)
 {
@@ -945,36 +1011,27 @@ static int pp_config_from_env(struct pp_config *cfg, struct pp_config_errors *er
 	const char *follow = getenv("PPROF_FOLLOW_EXEC");
 	const char *mode = getenv("PPROF_MODE");
 	static const char *const modes[] = { "auto", "sigtrap", "signal" };
+	char shown[PP_CONFIG_SHOWN + 4];
 	int k;
-	char abs[sizeof(cfg->output)];
-	int err;
 
-	if (out && *out)
-		snprintf(cfg->output, sizeof(cfg->output), "%s", out);
 	if (follow && *follow) {
 		if (strcmp(follow, "0") != 0 && strcmp(follow, "1") != 0) {
-			pp_config_fail(errs, "PPROF_FOLLOW_EXEC=%s: expected 0 or 1",
-				       follow);
+			pp_config_env_fail(cfg, errs, "PPROF_FOLLOW_EXEC=%s: expected 0 or 1",
+					   pp_config_shown(follow, shown, sizeof(shown)));
 			return -EINVAL;
 		}
 		cfg->follow_exec = follow[0] == '1';
 	}
 	if (mode && *mode) {
 		if ((k = pp_config_lookup(mode, modes, 3)) < 0) {
-			pp_config_fail(errs, "PPROF_MODE=%s: expected auto, sigtrap "
-				       "or signal", mode);
+			pp_config_env_fail(cfg, errs, "PPROF_MODE=%s: expected auto, "
+					   "sigtrap or signal",
+					   pp_config_shown(mode, shown, sizeof(shown)));
 			return -EINVAL;
 		}
 		cfg->mode_request = (uint32_t)k;
 	}
-	err = pp_config_absolute(cfg->output, abs, sizeof(abs));
-	if (err) {
-		pp_config_fail(errs, "cannot resolve the output directory %s: %s",
-			       cfg->output, strerror(-err));
-		return err;
-	}
-	memcpy(cfg->output, abs, sizeof(abs));
-	return 0;
+	return pp_config_output(cfg, out, errs);
 }
 
 int pp_config_load(struct pp_config *cfg, struct pp_config_errors *errs)

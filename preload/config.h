@@ -53,6 +53,8 @@ struct pp_config {
 struct pp_config_errors {
 	unsigned n;
 	unsigned more;      /* errors beyond the ones kept */
+	int said_off;       /* the message says that profiling is off (a problem
+			       of the environment's, not of a file's) */
 	struct {
 		int line;
 		char msg[PP_CONFIG_MSG_MAX]; /* "FILE:LINE: what is wrong" */

@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <stdint.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -16,22 +17,63 @@ struct pp_fd_entry {
 	void *data; /* the owner's, with the tag */
 };
 
-static struct pp_fd_entry pp_fd_reg[PP_FD_REG_MAX];
+/*
+ * Entries per chunk of the registry. Chunks are mapped when a number in them
+ * is first registered (in practice one, for the numbers from PP_FD_MIN up):
+ * the whole registry (2 MiB) would count against RLIMIT_AS.
+ */
+#define PP_FD_CHUNK 1024
+
+/* Atomic: the chunks, NULL until a number in them is registered; never unmapped. */
+static struct pp_fd_entry *pp_fd_chunks[PP_FD_REG_MAX / PP_FD_CHUNK];
 static unsigned pp_fd_top; /* atomic: above every number ever registered */
+
+/* Runs in signal context. fd's entry, NULL when fd is out of range or its chunk unmapped. */
+static struct pp_fd_entry *pp_fd_entry_sigsafe(int fd)
+{
+	struct pp_fd_entry *chunk;
+
+	if (fd < 0 || fd >= PP_FD_REG_MAX)
+		return NULL;
+	chunk = __atomic_load_n(&pp_fd_chunks[fd / PP_FD_CHUNK], __ATOMIC_ACQUIRE);
+	return chunk ? &chunk[fd % PP_FD_CHUNK] : NULL;
+}
+
+/*
+ * Runs in signal context. fd's entry, its chunk mapped if need be (another
+ * thread may map it at the same time: one mapping wins). NULL without memory.
+ */
+static struct pp_fd_entry *pp_fd_entry_make_sigsafe(int fd)
+{
+	size_t len = PP_FD_CHUNK * sizeof(struct pp_fd_entry);
+	struct pp_fd_entry *e = pp_fd_entry_sigsafe(fd), *mine, *none = NULL;
+
+	if (e || fd < 0 || fd >= PP_FD_REG_MAX)
+		return e;
+	mine = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mine == MAP_FAILED)
+		return NULL;
+	if (!__atomic_compare_exchange_n(&pp_fd_chunks[fd / PP_FD_CHUNK], &none, mine, 0,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		munmap(mine, len);
+	return pp_fd_entry_sigsafe(fd);
+}
 
 /* Runs in signal context. */
 void pp_fd_own_sigsafe(int fd)
 {
+	struct pp_fd_entry *e;
 	struct stat st;
 	unsigned top;
 
-	if (fd < 0 || fd >= PP_FD_REG_MAX || fstat(fd, &st) != 0)
+	if (fd < 0 || fd >= PP_FD_REG_MAX || fstat(fd, &st) != 0 ||
+	    !(e = pp_fd_entry_make_sigsafe(fd)))
 		return;
-	__atomic_store_n(&pp_fd_reg[fd].used, 0, __ATOMIC_RELEASE);
-	__atomic_store_n(&pp_fd_reg[fd].tag, 0, __ATOMIC_RELEASE);
-	pp_fd_reg[fd].dev = (uint64_t)st.st_dev;
-	pp_fd_reg[fd].ino = (uint64_t)st.st_ino;
-	__atomic_store_n(&pp_fd_reg[fd].used, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&e->used, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&e->tag, 0, __ATOMIC_RELEASE);
+	e->dev = (uint64_t)st.st_dev;
+	e->ino = (uint64_t)st.st_ino;
+	__atomic_store_n(&e->used, 1, __ATOMIC_RELEASE);
 	top = __atomic_load_n(&pp_fd_top, __ATOMIC_RELAXED);
 	while ((unsigned)fd >= top &&
 	       !__atomic_compare_exchange_n(&pp_fd_top, &top, (unsigned)fd + 1, 0,
@@ -56,9 +98,11 @@ int pp_fd_move_high_sigsafe(int fd)
 /* Runs in signal context. */
 void pp_fd_close_sigsafe(int fd)
 {
-	if (fd >= 0 && fd < PP_FD_REG_MAX) {
-		__atomic_store_n(&pp_fd_reg[fd].tag, 0, __ATOMIC_RELEASE);
-		__atomic_store_n(&pp_fd_reg[fd].used, 0, __ATOMIC_RELEASE);
+	struct pp_fd_entry *e = pp_fd_entry_sigsafe(fd);
+
+	if (e) {
+		__atomic_store_n(&e->tag, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&e->used, 0, __ATOMIC_RELEASE);
 	}
 	syscall(SYS_close, fd);
 }
@@ -66,13 +110,10 @@ void pp_fd_close_sigsafe(int fd)
 /* Runs in signal context. */
 int pp_fd_ours_sigsafe(int fd)
 {
-	struct pp_fd_entry *e;
+	struct pp_fd_entry *e = pp_fd_entry_sigsafe(fd);
 	struct stat st;
 
-	if (fd < 0 || fd >= PP_FD_REG_MAX)
-		return 0;
-	e = &pp_fd_reg[fd];
-	if (!__atomic_load_n(&e->used, __ATOMIC_ACQUIRE))
+	if (!e || !__atomic_load_n(&e->used, __ATOMIC_ACQUIRE))
 		return 0;
 	if (fstat(fd, &st) == 0 && (uint64_t)st.st_dev == e->dev &&
 	    (uint64_t)st.st_ino == e->ino)
@@ -95,23 +136,24 @@ int pp_fd_next_ours_sigsafe(unsigned lo, unsigned hi)
 /* Runs in signal context. */
 void pp_fd_tag_sigsafe(int fd, int tag, void *data)
 {
-	if (fd < 0 || fd >= PP_FD_REG_MAX ||
-	    !__atomic_load_n(&pp_fd_reg[fd].used, __ATOMIC_ACQUIRE))
+	struct pp_fd_entry *e = pp_fd_entry_sigsafe(fd);
+
+	if (!e || !__atomic_load_n(&e->used, __ATOMIC_ACQUIRE))
 		return;
-	pp_fd_reg[fd].data = data;
-	__atomic_store_n(&pp_fd_reg[fd].tag, tag, __ATOMIC_RELEASE);
+	e->data = data;
+	__atomic_store_n(&e->tag, tag, __ATOMIC_RELEASE);
 }
 
 /* Runs in signal context. */
 int pp_fd_tag_of_sigsafe(int fd, void **data)
 {
+	struct pp_fd_entry *e = pp_fd_entry_sigsafe(fd);
 	int tag;
 
-	if (fd < 0 || fd >= PP_FD_REG_MAX ||
-	    !__atomic_load_n(&pp_fd_reg[fd].used, __ATOMIC_ACQUIRE))
+	if (!e || !__atomic_load_n(&e->used, __ATOMIC_ACQUIRE))
 		return 0;
-	tag = __atomic_load_n(&pp_fd_reg[fd].tag, __ATOMIC_ACQUIRE);
+	tag = __atomic_load_n(&e->tag, __ATOMIC_ACQUIRE);
 	if (data)
-		*data = tag ? pp_fd_reg[fd].data : NULL;
+		*data = tag ? e->data : NULL;
 	return tag;
 }

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -33,10 +34,18 @@
 #include "pprof/format.h"
 #include "proclog.h"
 #include "sampler.h"
+#include "share.h"
 #include "threads.h"
+#include "unsampled.h"
 #include "unwlib.h"
+#include "warn.h"
 
 #define PP_ALTSTACK_SIZE (64 * 1024)
+/*
+ * libunwind's own per-thread state, made at a thread's first unw_backtrace:
+ * the trace cache's table (measured: one 256 KiB mapping per thread).
+ */
+#define PP_UNW_THREAD_BYTES (256 * 1024)
 #define PP_CMDLINE_MAX (64 * 1024)
 #define PP_UNW_CACHE_SIZE 32768
 #define PP_FINISH_SPINS 100000
@@ -65,10 +74,7 @@ static struct {
 	uint32_t exit_how;   /* enum ppf_exit_how, once known */
 	int exit_status;
 	int off_log;         /* profiling is off, process.log still open */
-	int warned_thread;   /* a thread's log could not be made (said once) */
 	int warned_counters; /* a thread's own events could not be opened (once) */
-	uint64_t unsampled;  /* atomic: threads left unprofiled (no log, or in the
-				signal mode no events) */
 	pp_unwlib_backtrace_fn backtrace; /* libunwind's, once loaded */
 	int mode;            /* PPF_MODE_SIGTRAP or PPF_MODE_SIGNAL; its signal
 				is pp_hooks_signal() */
@@ -78,23 +84,15 @@ static struct {
 	uint64_t throttled;
 } pp_st = { .rootfd = -1, .dirfd = -1 };
 
-/* One line on stderr, prefixed "libpprof: ". */
+/* One line on stderr, prefixed "libpprof: " (warn.h). */
 __attribute__((format(printf, 1, 2)))
 static void pp_init_warn(const char *fmt, ...)
 {
-	char line[1024];
 	va_list ap;
-	int n;
 
-	memcpy(line, "libpprof: ", 10);
 	va_start(ap, fmt);
-	n = vsnprintf(line + 10, sizeof(line) - 11, fmt, ap);
+	pp_warn_v(fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return;
-	n = 10 + (n < (int)sizeof(line) - 11 ? n : (int)sizeof(line) - 12);
-	line[n++] = '\n';
-	(void)!write(STDERR_FILENO, line, (size_t)n);
 }
 
 int pp_init_active(void)
@@ -282,27 +280,41 @@ static void pp_init_write_thread_events(struct pp_thread *t)
 	pp_events_thread_close(&t->tev);
 }
 
-/* Gives the thread our alternate signal stack unless it has one already. */
-static void pp_init_altstack(struct pp_thread *t)
+/* Whether the calling thread has an alternate signal stack of its own. */
+static int pp_init_has_altstack(void)
 {
-	stack_t old, ss;
+	stack_t old;
+
+	return sigaltstack(NULL, &old) == 0 && !(old.ss_flags & SS_DISABLE);
+}
+
+/*
+ * Gives the thread our alternate signal stack unless it has one already.
+ * Returns 0 or a negative errno.
+ */
+static int pp_init_altstack(struct pp_thread *t)
+{
+	stack_t ss;
 	void *p;
 
-	if (sigaltstack(NULL, &old) == 0 && !(old.ss_flags & SS_DISABLE))
-		return;
+	if (pp_init_has_altstack())
+		return 0;
 	p = mmap(NULL, PP_ALTSTACK_SIZE, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
 	if (p == MAP_FAILED)
-		return;
+		return -errno;
 	ss.ss_sp = p;
 	ss.ss_size = PP_ALTSTACK_SIZE;
 	ss.ss_flags = 0;
 	if (sigaltstack(&ss, NULL) != 0) {
+		int err = -errno;
+
 		munmap(p, PP_ALTSTACK_SIZE);
-		return;
+		return err;
 	}
 	t->altstack = p;
 	t->altstack_size = PP_ALTSTACK_SIZE;
+	return 0;
 }
 
 static void pp_init_altstack_free(struct pp_thread *t, int self)
@@ -371,8 +383,12 @@ static void pp_init_thread_finish(struct pp_thread *t, int tid, int self)
 	struct ppf_thread_name nrec;
 	struct ppf_thread_end erec;
 
-	if (t->log.fd < 0)
+	if (t->log.fd < 0) {
+		/* An unsampled thread's samples (sigtrap mode) were dropped. */
+		__atomic_add_fetch(&pp_st.lost, __atomic_exchange_n(&t->lost, 0, __ATOMIC_RELAXED),
+				   __ATOMIC_RELAXED);
 		return;
+	}
 	pp_tlog_closing_sigsafe(&t->log);
 	memset(&nrec, 0, sizeof(nrec));
 	nrec.h.type = PPF_REC_THREAD_NAME;
@@ -411,69 +427,185 @@ static int pp_init_thread_hold(struct pp_thread *t)
 }
 
 /*
- * Whether a thread log could not be made because the disk is full, which
- * the log writer has said already (tlog.h).
+ * How much address space each log maps at a time: under RLIMIT_AS, one
+ * allocation step (the program keeps the rest of the limit), else the
+ * larger window that needs fewer mappings.
  */
-static int pp_init_full_said(int err)
+static void pp_init_log_window(void)
 {
-	return (err == -ENOSPC || err == -EDQUOT || err == -EFBIG) &&
-	       pp_tlog_full_said();
-}
-
-/* Says, once per process, that a thread's log could not be made. */
-static void pp_init_warn_thread_log(int tid, int err)
-{
-	if (pp_init_full_said(err) ||
-	    __atomic_exchange_n(&pp_st.warned_thread, 1, __ATOMIC_RELAXED))
-		return;
-	pp_init_warn("cannot create %s/thread-%d.log: %s; this thread and "
-		     "others like it are not profiled", pp_st.dir, tid,
-		     err == -EBADF ? "the program closed the directory's descriptor" :
-		     strerror(-err));
+	pp_tlog_set_window_sigsafe(pp_share_limit_sigsafe(RLIMIT_AS) == UINT64_MAX ?
+				   PP_TLOG_WINDOW : PP_TLOG_STEP);
 }
 
 /*
- * The calling thread's slot: the one the handler made if a sample landed
- * between clone() and here (ours to finish; a dead raw-clone thread whose
- * tid we reuse would share its log), else a new one with its log. The
- * sampling signal is blocked meanwhile: a sample between the lookup and the
- * claim would make a second slot and log for this thread (seen at a 10 us
- * period with 1,000 short threads: "File exists").
+ * What the calling thread's sampling state takes of the process's limits
+ * (share.h): its log, alternate stack (altstack: ours is needed),
+ * libunwind's state (arena: with the malloc arena its first use may cost),
+ * and its own events.
  */
-static struct pp_thread *pp_init_thread_slot(int tid)
+static struct pp_share_cost pp_init_thread_cost(int altstack, int arena)
+{
+	struct pp_share_cost c = { .bytes = pp_tlog_window_sigsafe() + PP_UNW_THREAD_BYTES,
+				   .fds = 1 };
+
+	c.bytes += altstack ? PP_ALTSTACK_SIZE : 0;
+	c.bytes += arena ? PP_SHARE_ARENA : 0;
+	for (unsigned i = 0; i < pp_st.cfg.nevents; i++) {
+		if (pp_st.events.error[i])
+			continue;
+		if (pp_st.cfg.events[i].count_only) {
+			c.fds++;
+		} else if (pp_st.mode == PPF_MODE_SIGNAL) {
+			c.fds++;
+			c.bytes += PP_EVENTS_RB_PAGES * 4096ull;
+		}
+	}
+	return c;
+}
+
+/*
+ * Takes the calling thread's share, then its log, with the sampling signal
+ * blocked (a sample between the lookup and the claim would make a second
+ * slot and log for this thread: seen at a 10 us period with 1,000 short
+ * threads, "File exists"). The slot is the one the handler made if a
+ * sample landed between clone() and here (ours to finish; a dead raw-clone
+ * thread whose tid we reuse would share its log), else a new one. Returns
+ * the slot, busy; NULL with *what and *err (positive) set when the thread
+ * cannot be sampled: then the slot, if any, is in *slot, without a log.
+ */
+static struct pp_thread *pp_init_thread_slot(int tid, const struct pp_share_cost *cost,
+					     struct pp_thread **slot, uint32_t *what, int *err)
 {
 	struct pp_thread *t;
 	sigset_t old;
-	int err;
 
+	*slot = NULL;
 	pp_hooks_mask_signal(SIG_BLOCK, &old);
 	t = pp_threads_find_sigsafe(tid);
 	if (t) {
 		pp_threads_enter_sigsafe(t);
-	} else if ((t = pp_threads_claim_sigsafe(tid)) != NULL &&
-		   (err = pp_threads_open_log_sigsafe(t, &pp_st.tdir)) != 0) {
-		pp_init_warn_thread_log(tid, err);
-		/* The full disk's line said it; the count at exit blames descriptors. */
-		if (!pp_init_full_said(err))
-			__atomic_add_fetch(&pp_st.unsampled, 1, __ATOMIC_RELAXED);
-		pp_threads_release_sigsafe(t);
+		goto out;
+	}
+	t = pp_threads_claim_sigsafe(tid);
+	if (!t) {
+		*what = PPF_UNSAMPLED_TABLE;
+		*err = errno;
+		goto out;
+	}
+	*what = PPF_UNSAMPLED_SHARE;
+	*err = -pp_share_take_sigsafe(cost);
+	if (!*err) {
+		t->charge = *cost;
+		*what = PPF_UNSAMPLED_LOG;
+		*err = -pp_threads_open_log_sigsafe(t, &pp_st.tdir);
+	}
+	if (*err) {
+		*slot = t;
 		t = NULL;
 	}
+out:
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return t;
 }
 
-/* Claims the calling thread's slot and starts its log. */
-static struct pp_thread *pp_init_thread_setup(void)
+/*
+ * Whether libunwind's first use in the calling thread may make glibc
+ * reserve it a malloc arena (PP_SHARE_ARENA) that the program's own thread
+ * would not have had: under RLIMIT_AS, for a thread other than the main
+ * one, when there is room for it.
+ */
+static int pp_init_may_reserve_arena(int main)
 {
-	struct pp_thread *t = pp_init_thread_slot(pp_threads_gettid_sigsafe());
+	return !main && pp_share_limit_sigsafe(RLIMIT_AS) != UINT64_MAX &&
+	       pp_share_room_sigsafe() >= PP_SHARE_ARENA;
+}
 
-	if (!t)
+/*
+ * libunwind's first call in the thread (pp_init_warm_up); under RLIMIT_AS,
+ * gives back the share taken for a malloc arena that glibc did not make.
+ */
+static void pp_init_thread_warm_up(struct pp_thread *t, int arena)
+{
+	uint64_t before = arena ? pp_share_room_sigsafe() : 0, after;
+	struct pp_share_cost none = { .bytes = PP_SHARE_ARENA };
+
+	pp_init_warm_up();
+	if (!arena)
+		return;
+	after = pp_share_room_sigsafe();
+	/* Room that grew meanwhile (another thread freed memory) reads as no arena. */
+	if (before != UINT64_MAX && after != UINT64_MAX &&
+	    (after >= before || before - after < PP_SHARE_ARENA / 2)) {
+		pp_share_give_sigsafe(&none);
+		t->charge.bytes -= PP_SHARE_ARENA;
+	}
+}
+
+/*
+ * Gives back everything the calling thread's slot t holds but the slot: its
+ * events, its log (removed: it holds no sample), its alternate signal stack
+ * and its share. t must be held (busy).
+ */
+static void pp_init_thread_drop(struct pp_thread *t, int tid)
+{
+	char name[64];
+
+	pp_events_thread_close(&t->tev);
+	if (t->log.fd >= 0) {
+		pp_tlog_format_name_sigsafe(name, PPF_THREAD_LOG_PREFIX, (uint64_t)tid,
+					    PPF_LOG_SUFFIX);
+		pp_tlog_close_sigsafe(&t->log);
+		unlinkat(pp_st.dirfd, name, 0);
+	}
+	pp_init_altstack_free(t, 1);
+	pp_share_give_sigsafe(&t->charge);
+	t->charge = (struct pp_share_cost){ 0 };
+}
+
+/*
+ * The calling thread runs unsampled: what failed with errno err. Its slot
+ * t (NULL when it got none; else held) keeps nothing but stays claimed,
+ * logless, so that the handler drops its samples instead of adopting it.
+ */
+static void pp_init_thread_unsampled(struct pp_thread *t, int tid, uint32_t what, int err,
+				     const struct pp_share_cost *asked)
+{
+	if (t) {
+		pp_init_thread_drop(t, tid);
+		pp_threads_leave_sigsafe(t);
+	}
+	pp_unsampled_note(tid, what, err, asked);
+}
+
+/*
+ * Claims the calling thread's slot and makes its sampling state: share,
+ * log, alternate signal stack, libunwind's warm-up. Returns the slot, or
+ * NULL when the thread runs unsampled (said and recorded; *slot then holds
+ * its logless slot, if it got one).
+ */
+static struct pp_thread *pp_init_thread_setup(int main, struct pp_thread **slot)
+{
+	int tid = pp_threads_gettid_sigsafe(), arena, err = 0;
+	struct pp_share_cost cost;
+	uint32_t what = 0;
+	struct pp_thread *t;
+
+	pp_init_log_window();
+	arena = pp_init_may_reserve_arena(main);
+	cost = pp_init_thread_cost(!pp_init_has_altstack(), arena);
+	t = pp_init_thread_slot(tid, &cost, slot, &what, &err);
+	if (!t) {
+		pp_init_thread_unsampled(*slot, tid, what, err, &cost);
 		return NULL;
+	}
+	*slot = t;
 	t->tcb = pp_threads_tcb_sigsafe();
 	t->leaf_only = 0;
-	pp_init_altstack(t);
-	pp_init_warm_up();
+	if ((err = -pp_init_altstack(t)) != 0) {
+		pp_init_thread_unsampled(t, tid, PPF_UNSAMPLED_ALTSTACK, err, NULL);
+		return NULL;
+	}
+	pp_init_thread_warm_up(t, arena);
 	pp_threads_leave_sigsafe(t);
 	return t;
 }
@@ -490,7 +622,7 @@ static void pp_init_thread_end(void *arg)
 		return;
 	pp_init_thread_finish(t, tid, 1);
 	pp_init_altstack_free(t, 1);
-	pp_threads_release_sigsafe(t);
+	pp_share_give_sigsafe(&t->charge);
 	/*
 	 * The rest of an ending thread's life (other destructors, glibc's
 	 * freeing of its malloc cache and arena) goes unsampled: its log is
@@ -498,39 +630,52 @@ static void pp_init_thread_end(void *arg)
 	 * thread again. With a sample every 10 us in the sigtrap mode that
 	 * hung 1,000 short threads 5 runs in 5 (a malloc arena's lock left
 	 * held; the mechanism was not pinned down); with this and the blocked
-	 * start (hooks.c), 5 in 5 finish.
+	 * start (hooks.c), 5 in 5 finish. Blocked before the slot is released:
+	 * a sample in between found no slot and adopted the thread, which
+	 * gave a thread that ran unsampled a log of its own as well.
 	 */
 	pp_hooks_mask_signal(SIG_BLOCK, NULL);
+	pp_threads_release_sigsafe(t);
 	errno = saved; /* other key destructors run after this one */
+}
+
+/* Whether the thread has one of its sampling events open (the signal mode). */
+static int pp_init_thread_sampled(const struct pp_thread *t)
+{
+	for (unsigned i = 0; i < pp_st.cfg.nevents; i++)
+		if (!pp_st.cfg.events[i].count_only && (t->tev.open & (1u << i)))
+			return 1;
+	return 0;
 }
 
 /*
  * Opens the calling thread's own events (t is its slot): its counters, and
- * in the signal mode its sampling events. A thread that cannot (out of
- * descriptors) runs on without them; the first is said, all are counted.
+ * in the signal mode its sampling events. Returns 0, or the errno (positive)
+ * when, in the signal mode, none of its sampling events could be opened: t
+ * is then still held (busy), for pp_init_thread_unsampled. A thread without
+ * some of its counters runs on without them; the first is said.
  */
-static void pp_init_thread_events(struct pp_thread *t)
+static int pp_init_thread_events(struct pp_thread *t)
 {
 	int err;
 
 	if (!pp_threads_enter_sigsafe(t))
-		return;
-	err = pp_events_thread_open(&t->tev, &pp_st.cfg, &pp_st.events);
+		return 0;
+	err = -pp_events_thread_open(&t->tev, &pp_st.cfg, &pp_st.events);
+	if (err && pp_st.mode == PPF_MODE_SIGNAL && !pp_init_thread_sampled(t))
+		return err;
 	pp_threads_leave_sigsafe(t);
-	if (err && pp_st.mode == PPF_MODE_SIGNAL)
-		__atomic_add_fetch(&pp_st.unsampled, 1, __ATOMIC_RELAXED);
 	if (err && !__atomic_exchange_n(&pp_st.warned_counters, 1, __ATOMIC_RELAXED))
-		pp_init_warn("thread %d: cannot open its events: %s; threads "
-			     "like it are not %s (pprof-analyze threads and "
-			     "counters show which)", t->tid, strerror(-err),
-			     pp_st.mode == PPF_MODE_SIGNAL ? "sampled or counted" :
-			     "counted");
+		pp_init_warn("thread %d: cannot open some of its events: %s; threads "
+			     "like it miss them (pprof-analyze threads and counters "
+			     "show which)", t->tid, strerror(err));
+	return 0;
 }
 
 void pp_init_thread_begin(void)
 {
-	struct pp_thread *t;
-	int cancel, saved;
+	struct pp_thread *t, *slot;
+	int cancel, saved, err;
 
 	if (!pp_init_active())
 		return;
@@ -540,11 +685,12 @@ void pp_init_thread_begin(void)
 	 */
 	saved = errno;
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
-	t = pp_init_thread_setup();
-	if (t)
-		pp_init_thread_events(t);
-	if (t && pp_st.key_ok)
-		pthread_setspecific(pp_st.key, t);
+	t = pp_init_thread_setup(0, &slot);
+	if (t && (err = pp_init_thread_events(t)) != 0)
+		pp_init_thread_unsampled(t, t->tid, PPF_UNSAMPLED_EVENTS, err, NULL);
+	/* An unsampled thread's slot too: its end releases it. */
+	if (slot && pp_st.key_ok)
+		pthread_setspecific(pp_st.key, slot);
 	pthread_setcancelstate(cancel, NULL);
 	errno = saved;
 }
@@ -599,7 +745,6 @@ void pp_init_main_starts(void)
 static void pp_init_finish(void)
 {
 	int self = pp_threads_gettid_sigsafe();
-	uint64_t unsampled;
 
 	if (pp_st.off_log && pp_st.pid == getpid()) {
 		pp_init_close_proclog();
@@ -612,14 +757,7 @@ static void pp_init_finish(void)
 	pp_events_disable(&pp_st.events);
 	pp_threads_each_sigsafe(pp_init_finish_other, &self);
 	pp_init_close_proclog();
-	unsampled = __atomic_load_n(&pp_st.unsampled, __ATOMIC_RELAXED);
-	if (unsampled)
-		pp_init_warn("%llu thread%s started without %s (out of file "
-			     "descriptors? see RLIMIT_NOFILE); `pprof-analyze "
-			     "threads` lists those that were profiled",
-			     (unsigned long long)unsampled, unsampled == 1 ? "" : "s",
-			     pp_st.mode == PPF_MODE_SIGNAL ? "a log or events" :
-			     "a log");
+	pp_unsampled_summary();
 	/*
 	 * The handler stays installed: a signal still in flight must not meet
 	 * SIGTRAP's default action.
@@ -786,13 +924,7 @@ static void pp_init_strict_stop(void)
 /* Undoes the main thread's setup when profiling does not start. */
 static void pp_init_drop_main(struct pp_thread *main_thread)
 {
-	char name[64];
-
-	pp_tlog_format_name_sigsafe(name, PPF_THREAD_LOG_PREFIX,
-				    (uint64_t)main_thread->tid, PPF_LOG_SUFFIX);
-	pp_tlog_close_sigsafe(&main_thread->log);
-	unlinkat(pp_st.dirfd, name, 0);
-	pp_init_altstack_free(main_thread, 1);
+	pp_init_thread_drop(main_thread, main_thread->tid);
 	pp_threads_release_sigsafe(main_thread);
 }
 
@@ -992,10 +1124,11 @@ static void pp_init_start_profiling(void)
 		.backtrace = pp_st.backtrace,
 		.dir = pp_st.tdir,
 	};
-	struct pp_thread *main_thread;
+	struct pp_thread *main_thread, *slot;
 
 	pp_sampler_configure(&scfg);
-	main_thread = pp_init_thread_setup();
+	pp_unsampled_start(pp_st.dir);
+	main_thread = pp_init_thread_setup(1, &slot);
 	if (pp_init_start_events(main_thread) != 0) {
 		/* The log stays open: the destructor says how the process ended. */
 		pp_init_write_process(PPF_MODE_OFF);
@@ -1011,8 +1144,8 @@ static void pp_init_start_profiling(void)
 	pp_init_write_events();
 	pp_maps_set_dir(pp_st.dirfd, pp_st.dir);
 	pp_maps_scan(pp_init_now_ns());
-	if (main_thread && pp_st.key_ok)
-		pthread_setspecific(pp_st.key, main_thread);
+	if (slot && pp_st.key_ok)
+		pthread_setspecific(pp_st.key, slot);
 	__atomic_store_n(&pp_st.active, 1, __ATOMIC_RELEASE);
 	/* Last: the profiler's own start is not sampled. */
 	pp_events_enable(&pp_st.events, main_thread ? &main_thread->tev : NULL);
@@ -1025,6 +1158,8 @@ static void pp_init_start_profiling(void)
 static void pp_init_start_process(void)
 {
 	pp_st.pid = getpid();
+	pp_share_reset();
+	pp_init_log_window();
 	/* A fork child's: the parent's line names the parent's directory. */
 	pp_tlog_set_full_line(NULL, NULL);
 	if (pp_init_open_output() != 0) {
@@ -1074,7 +1209,7 @@ static void pp_init_fork_child(void)
 		pp_fd_close_sigsafe(pp_st.dirfd);
 	pp_st.dirfd = -1;
 	pp_st.exit_how = PPF_EXIT_UNKNOWN;
-	pp_st.warned_thread = 0;
+	pp_st.warned_counters = 0;
 	pp_st.samples = 0;
 	pp_st.lost = 0;
 	pp_st.throttled = 0;
@@ -1105,8 +1240,9 @@ static void pp_init_constructor(void)
 	if (err) {
 		pp_init_config_errors(&errs);
 		pp_init_strict_stop();
-		pp_init_warn("profiling is off because of the configuration; the "
-			     "program runs unprofiled");
+		if (!errs.said_off)
+			pp_init_warn("profiling is off because of the configuration; "
+				     "the program runs unprofiled");
 		goto out;
 	}
 	tracer = pp_init_tracer();

@@ -1,7 +1,10 @@
 /*
  * The thread table: slots, and an index from tid to slot. Slots are taken
  * lowest first and reused, so memory follows the number of threads alive at
- * once, not how many there ever were (tids are all different). The index is
+ * once, not how many there ever were (tids are all different); they are
+ * mapped a chunk at a time as they are first needed, so a process with few
+ * threads does not reserve address space for 8,192 (5.6 MiB: it counts
+ * against RLIMIT_AS whether touched or not). The index is
  * open addressing on the tid with linear probing; each entry packs the tid
  * and its slot in one word, so a lookup never sees one without the other.
  * Freed entries become tombstones so that probe chains stay intact. Every
@@ -10,6 +13,7 @@
 #include "threads.h"
 
 #include <errno.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -21,7 +25,11 @@
 #define PP_THREADS_ENT(tid, slot) (((uint64_t)(slot) << 32) | (uint32_t)(tid))
 #define PP_THREADS_TOMB PP_THREADS_ENT(-1, 0)
 
-static struct pp_thread pp_threads[PP_THREADS_MAX];
+/* Slots per chunk: 64 of about 720 bytes. */
+#define PP_THREADS_CHUNK 64
+
+/* Atomic: the chunks of slots, NULL until first needed; never unmapped. */
+static struct pp_thread *pp_threads_chunks[PP_THREADS_MAX / PP_THREADS_CHUNK];
 static uint64_t pp_threads_index[PP_THREADS_MAX];
 /*
  * Atomic: above every slot ever taken. Slots are taken lowest first, so the
@@ -30,6 +38,34 @@ static uint64_t pp_threads_index[PP_THREADS_MAX];
  * ~2 ms of page faults).
  */
 static unsigned pp_threads_top;
+
+/* Runs in signal context. Slot i, or NULL when its chunk is not mapped yet. */
+static struct pp_thread *pp_threads_at(unsigned i)
+{
+	struct pp_thread *chunk = __atomic_load_n(&pp_threads_chunks[i / PP_THREADS_CHUNK],
+						  __ATOMIC_ACQUIRE);
+
+	return chunk ? &chunk[i % PP_THREADS_CHUNK] : NULL;
+}
+
+/*
+ * Runs in signal context. Maps the chunk of slot i (another thread may do it
+ * at the same time: one mapping wins, the other goes). Returns slot i, or
+ * NULL with errno set when there is no memory for it.
+ */
+static struct pp_thread *pp_threads_map_chunk(unsigned i)
+{
+	size_t len = PP_THREADS_CHUNK * sizeof(struct pp_thread);
+	struct pp_thread *mine = mmap(NULL, len, PROT_READ | PROT_WRITE,
+				      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), *none = NULL;
+
+	if (mine == MAP_FAILED)
+		return NULL;
+	if (!__atomic_compare_exchange_n(&pp_threads_chunks[i / PP_THREADS_CHUNK], &none, mine,
+					 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		munmap(mine, len);
+	return pp_threads_at(i);
+}
 
 static unsigned pp_threads_hash(int tid)
 {
@@ -57,7 +93,7 @@ struct pp_thread *pp_threads_find_sigsafe(int tid)
 		if ((int)(uint32_t)e != tid)
 			continue;
 		/* A stale entry names a slot that was released (and maybe reused). */
-		t = &pp_threads[e >> 32];
+		t = pp_threads_at((unsigned)(e >> 32));
 		if (__atomic_load_n(&t->tid, __ATOMIC_ACQUIRE) == tid)
 			return t;
 	}
@@ -75,12 +111,19 @@ static void pp_threads_raise_top(unsigned n)
 		;
 }
 
-/* Runs in signal context. Takes the lowest free slot for tid, busy, or NULL. */
+/*
+ * Runs in signal context. Takes the lowest free slot for tid, busy; NULL
+ * with errno ENOSPC when the table is full, or ENOMEM.
+ */
 static struct pp_thread *pp_threads_take_slot(int tid)
 {
 	for (unsigned i = 0; i < PP_THREADS_MAX; i++) {
-		struct pp_thread *t = &pp_threads[i];
-		int owner = __atomic_load_n(&t->tid, __ATOMIC_ACQUIRE);
+		struct pp_thread *t = pp_threads_at(i);
+		int owner;
+
+		if (!t && !(t = pp_threads_map_chunk(i)))
+			return NULL;
+		owner = __atomic_load_n(&t->tid, __ATOMIC_ACQUIRE);
 
 		/*
 		 * Only the thread itself claims its slot, so a sample can land
@@ -107,10 +150,14 @@ static struct pp_thread *pp_threads_take_slot(int tid)
 			t->altstack_size = 0;
 			t->tcb = pp_threads_tcb_sigsafe();
 			t->leaf_only = 0;
+			t->charge.bytes = 0;
+			t->charge.fds = 0;
+			t->slot = i;
 			pp_threads_raise_top(i + 1);
 			return t;
 		}
 	}
+	errno = ENOSPC;
 	return NULL;
 }
 
@@ -129,7 +176,7 @@ struct pp_thread *pp_threads_claim_sigsafe(int tid)
 		if (e != 0 && e != PP_THREADS_TOMB)
 			continue;
 		if (__atomic_compare_exchange_n(&pp_threads_index[at], &e,
-						PP_THREADS_ENT(tid, t - pp_threads), 0,
+						PP_THREADS_ENT(tid, t->slot), 0,
 						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 			t->ent = at;
 			return t;
@@ -137,6 +184,7 @@ struct pp_thread *pp_threads_claim_sigsafe(int tid)
 	}
 	__atomic_store_n(&t->tid, -1, __ATOMIC_RELEASE);
 	__atomic_store_n(&t->busy, 0, __ATOMIC_RELEASE);
+	errno = ENOSPC;
 	return NULL;
 }
 
@@ -167,10 +215,10 @@ void pp_threads_each_sigsafe(void (*fn)(struct pp_thread *t, void *arg),
 	unsigned top = __atomic_load_n(&pp_threads_top, __ATOMIC_ACQUIRE);
 
 	for (unsigned i = 0; i < top; i++) {
-		int owner = __atomic_load_n(&pp_threads[i].tid, __ATOMIC_ACQUIRE);
+		struct pp_thread *t = pp_threads_at(i);
 
-		if (owner > 0)
-			fn(&pp_threads[i], arg);
+		if (t && __atomic_load_n(&t->tid, __ATOMIC_ACQUIRE) > 0)
+			fn(t, arg);
 	}
 }
 
@@ -189,9 +237,10 @@ int pp_threads_tcb_shared_sigsafe(uintptr_t tcb, int tid)
 	unsigned top = __atomic_load_n(&pp_threads_top, __ATOMIC_ACQUIRE);
 
 	for (unsigned i = 0; i < top; i++) {
-		int owner = __atomic_load_n(&pp_threads[i].tid, __ATOMIC_ACQUIRE);
+		struct pp_thread *t = pp_threads_at(i);
+		int owner = t ? __atomic_load_n(&t->tid, __ATOMIC_ACQUIRE) : 0;
 
-		if (owner > 0 && owner != tid && pp_threads[i].tcb == tcb)
+		if (owner > 0 && owner != tid && t->tcb == tcb)
 			return 1;
 	}
 	return 0;

@@ -1,7 +1,8 @@
 /*
- * threads: the per-thread state the signal handler needs, in a preallocated
- * table found by thread id (raw clone() threads share their parent's TLS, so
- * TLS cannot tell threads apart). Slots are claimed with compare-and-swap.
+ * threads: the per-thread state the signal handler needs, in a table found
+ * by thread id (raw clone() threads share their parent's TLS, so TLS cannot
+ * tell threads apart), mapped a chunk at a time as threads need it. Slots
+ * are claimed with compare-and-swap.
  */
 #ifndef PP_THREADS_H
 #define PP_THREADS_H
@@ -10,6 +11,7 @@
 #include <sys/types.h>
 
 #include "events.h"
+#include "share.h"
 #include "tlog.h"
 
 #define PP_THREADS_MAX 8192
@@ -32,6 +34,9 @@ struct pp_thread {
 	uintptr_t tcb;   /* the thread's TLS block (%fs:0) */
 	int leaf_only;   /* shares another thread's TLS: no unwinding */
 	unsigned ent;    /* its entry in the tid index */
+	unsigned slot;   /* its number in the table */
+	struct pp_share_cost charge; /* what its sampling state took of the
+					profiler's share (share.h) */
 };
 
 /* Where thread logs go: the process directory, as it was opened. */
@@ -54,7 +59,10 @@ int pp_threads_open_log_sigsafe(struct pp_thread *t,
 /* Runs in signal context. The thread's slot, or NULL. */
 struct pp_thread *pp_threads_find_sigsafe(int tid);
 
-/* Runs in signal context. Claims a slot for tid (busy set), or NULL if full. */
+/*
+ * Runs in signal context. Claims a slot for tid (busy set); NULL with errno
+ * ENOSPC when the table is full, ENOMEM when there is no memory for it.
+ */
 struct pp_thread *pp_threads_claim_sigsafe(int tid);
 
 /* Runs in signal context. Frees a slot claimed by pp_threads_claim_sigsafe. */

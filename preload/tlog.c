@@ -119,6 +119,21 @@ static void pp_tlog_say_full_sigsafe(int err)
 	errno = saved;
 }
 
+static uint64_t pp_tlog_window = PP_TLOG_WINDOW; /* atomic */
+
+/* Runs in signal context. */
+void pp_tlog_set_window_sigsafe(uint64_t bytes)
+{
+	bytes = (bytes + PP_TLOG_PAGE - 1) / PP_TLOG_PAGE * PP_TLOG_PAGE;
+	__atomic_store_n(&pp_tlog_window, bytes ? bytes : PP_TLOG_PAGE, __ATOMIC_RELAXED);
+}
+
+/* Runs in signal context. */
+uint64_t pp_tlog_window_sigsafe(void)
+{
+	return __atomic_load_n(&pp_tlog_window, __ATOMIC_RELAXED);
+}
+
 /* Runs in signal context. */
 void pp_tlog_init_sigsafe(struct pp_tlog *log)
 {
@@ -226,21 +241,25 @@ static int pp_tlog_allocate_sigsafe(struct pp_tlog *log, uint64_t want)
 
 /*
  * Runs in signal context. Maps a window of address space starting at the
- * page of `used`; the file behind it grows by steps within the window.
+ * page of `used`, large enough to reach need; the file behind it grows by
+ * steps within the window.
  */
-static int pp_tlog_map_sigsafe(struct pp_tlog *log)
+static int pp_tlog_map_sigsafe(struct pp_tlog *log, uint64_t need)
 {
 	uint64_t off = log->used & ~(uint64_t)(PP_TLOG_PAGE - 1);
-	void *p = mmap(NULL, PP_TLOG_WINDOW, PROT_READ | PROT_WRITE,
-		       MAP_SHARED, log->fd, (off_t)off);
+	uint64_t len = pp_tlog_window_sigsafe();
+	void *p;
 
+	if (need - off > len)
+		len = (need - off + PP_TLOG_PAGE - 1) / PP_TLOG_PAGE * PP_TLOG_PAGE;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, log->fd, (off_t)off);
 	if (p == MAP_FAILED)
 		return -errno;
 	if (log->map)
 		munmap(log->map, log->map_len);
 	log->map = p;
 	log->map_off = off;
-	log->map_len = PP_TLOG_WINDOW;
+	log->map_len = len;
 	return 0;
 }
 
@@ -258,7 +277,7 @@ static int pp_tlog_make_room_sigsafe(struct pp_tlog *log, uint64_t need)
 	if (!pp_tlog_fd_ours_sigsafe(log))
 		return -EBADF;
 	if (need > log->map_off + log->map_len)
-		err = pp_tlog_map_sigsafe(log);
+		err = pp_tlog_map_sigsafe(log, need);
 	if (!err && need > log->size)
 		err = log->full ? log->full : pp_tlog_allocate_sigsafe(log, need);
 	return err;

@@ -32,7 +32,7 @@ struct pp_tlog {
 
 /* Bytes the file grows by at a time; the most a log wastes at its end. */
 #define PP_TLOG_STEP (64u << 10)
-/* Address space mapped over the file at a time. */
+/* Address space mapped over the file at a time, unless set otherwise. */
 #define PP_TLOG_WINDOW (4u << 20)
 /*
  * Bytes every log keeps allocated past its records for its closing records
@@ -40,6 +40,17 @@ struct pp_tlog {
  * that those are written even when the disk is full.
  */
 #define PP_TLOG_KEEP 4096u
+
+/*
+ * Runs in signal context. Sets how much address space each log maps over its
+ * file from its next mapping on (PP_TLOG_WINDOW at first; a record larger
+ * than the window still gets a mapping that holds it): under an address
+ * space limit, the small windows leave the program more of it.
+ */
+void pp_tlog_set_window_sigsafe(uint64_t bytes);
+
+/* Runs in signal context. The window set by pp_tlog_set_window_sigsafe. */
+uint64_t pp_tlog_window_sigsafe(void);
 
 /* Marks a closed log; a zeroed struct is not closed (fd 0). */
 void pp_tlog_init_sigsafe(struct pp_tlog *log);

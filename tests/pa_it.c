@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <sys/wait.h>
@@ -95,15 +96,15 @@ static void pa_it_child_env(const char *const *env)
 			_exit(126);
 }
 
-pid_t pa_it_spawn(const struct pa_it *it, const char *tag,
-		  const char *const *argv, const char *const *env)
+/*
+ * pa_it_spawn, with stdin from in (-1: /dev/null) and the child's resource
+ * limited to limit when resource >= 0.
+ */
+static pid_t pa_it_spawn_with(const struct pa_it *it, const char *tag,
+			      const char *const *argv, const char *const *env, int in,
+			      int resource, uint64_t limit)
 {
-	return pa_it_spawn_stdin(it, tag, argv, env, -1);
-}
-
-pid_t pa_it_spawn_stdin(const struct pa_it *it, const char *tag,
-			const char *const *argv, const char *const *env, int in)
-{
+	struct rlimit rl = { .rlim_cur = limit, .rlim_max = limit };
 	char path[PA_IT_PATH_MAX];
 	pid_t pid;
 
@@ -117,14 +118,29 @@ pid_t pa_it_spawn_stdin(const struct pa_it *it, const char *tag,
 	if (pid == 0) {
 		pa_it_child_files(it, tag, in);
 		pa_it_child_env(env);
+		if (resource >= 0 && setrlimit(resource, &rl) != 0)
+			_exit(126);
 		execv(path, (char *const *)argv);
 		_exit(127);
 	}
 	return pid;
 }
 
-void pa_it_wait(const struct pa_it *it, const char *tag, pid_t pid,
-		struct pa_it_result *r)
+pid_t pa_it_spawn(const struct pa_it *it, const char *tag,
+		  const char *const *argv, const char *const *env)
+{
+	return pa_it_spawn_with(it, tag, argv, env, -1, -1, 0);
+}
+
+pid_t pa_it_spawn_stdin(const struct pa_it *it, const char *tag,
+			const char *const *argv, const char *const *env, int in)
+{
+	return pa_it_spawn_with(it, tag, argv, env, in, -1, 0);
+}
+
+/* Waits for pid and collects what it wrote. */
+static void pa_it_collect(const struct pa_it *it, const char *tag, pid_t pid,
+			  struct pa_it_result *r)
 {
 	char path[PA_IT_PATH_MAX];
 
@@ -134,6 +150,19 @@ void pa_it_wait(const struct pa_it *it, const char *tag, pid_t pid,
 	r->out = pa_it_slurp(path, &r->out_len);
 	snprintf(path, sizeof(path), "%s/%s.err", it->tmp, tag);
 	r->err = pa_it_slurp(path, &r->err_len);
+}
+
+void pa_it_run_limited(const struct pa_it *it, const char *tag, const char *const *argv,
+		       const char *const *env, int resource, uint64_t limit,
+		       struct pa_it_result *r)
+{
+	pa_it_collect(it, tag, pa_it_spawn_with(it, tag, argv, env, -1, resource, limit), r);
+}
+
+void pa_it_wait(const struct pa_it *it, const char *tag, pid_t pid,
+		struct pa_it_result *r)
+{
+	pa_it_collect(it, tag, pid, r);
 	cr_assert(!WIFEXITED(r->status) || WEXITSTATUS(r->status) != 127,
 		  "%s: the program could not be run: %s", tag, r->err);
 }

@@ -73,6 +73,15 @@ void pa_it_wait_bounded(const struct pa_it *it, const char *tag, pid_t pid,
 /* pa_it_spawn then pa_it_wait. */
 void pa_it_run(const struct pa_it *it, const char *tag, const char *const *argv,
 	       const char *const *env, struct pa_it_result *r);
+/*
+ * pa_it_run with the child's soft and hard limits of resource (RLIMIT_AS,
+ * RLIMIT_NOFILE, ...) set to limit before it execs argv. Under a small
+ * enough limit the dynamic loader itself fails (exit status 127): that is
+ * a result here, not a failed test.
+ */
+void pa_it_run_limited(const struct pa_it *it, const char *tag, const char *const *argv,
+		       const char *const *env, int resource, uint64_t limit,
+		       struct pa_it_result *r);
 /* pa_it_run under the preload, with PPROF_OUTPUT = it->data, plus extra (may be NULL). */
 void pa_it_run_profiled(const struct pa_it *it, const char *tag,
 			const char *const *argv, const char *extra,

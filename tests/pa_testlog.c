@@ -170,6 +170,16 @@ size_t pa_testlog_exec(struct pa_testlog *l, uint64_t time_ns, const char *path)
 	return pa_testlog_rec_add(l, PPF_REC_EXEC, &x, sizeof(x), path, x.path_len);
 }
 
+size_t pa_testlog_unsampled(struct pa_testlog *l, uint32_t tid, uint32_t what, int32_t error,
+			    uint64_t time_ns, const char *name)
+{
+	struct ppf_thread_unsampled u = { .tid = tid, .what = what, .error = error,
+					  .time_ns = time_ns };
+
+	strncpy(u.name, name, sizeof(u.name) - 1);
+	return pa_testlog_rec_add(l, PPF_REC_THREAD_UNSAMPLED, &u, sizeof(u), NULL, 0);
+}
+
 size_t pa_testlog_process_end(struct pa_testlog *l, uint64_t end_ns, uint64_t samples,
 			      uint64_t lost, uint32_t how, int32_t status)
 {

@@ -43,6 +43,8 @@ size_t pa_testlog_module(struct pa_testlog *l, uint64_t id, uint64_t bias,
 			 const char *path, const uint8_t *build_id, uint32_t build_id_len);
 size_t pa_testlog_unload(struct pa_testlog *l, uint64_t id, uint64_t unload_ns);
 size_t pa_testlog_exec(struct pa_testlog *l, uint64_t time_ns, const char *path);
+size_t pa_testlog_unsampled(struct pa_testlog *l, uint32_t tid, uint32_t what, int32_t error,
+			    uint64_t time_ns, const char *name);
 size_t pa_testlog_process_end(struct pa_testlog *l, uint64_t end_ns, uint64_t samples,
 			      uint64_t lost, uint32_t how, int32_t status);
 size_t pa_testlog_thread(struct pa_testlog *l, uint32_t pid, uint32_t tid,

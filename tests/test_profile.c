@@ -584,6 +584,84 @@ Test(profile, processes_output_matches_golden)
 	pa_testlog_rmdir(dir);
 }
 
+static void pf_end_unsampled(struct pa_testlog *l)
+{
+	pa_testlog_unsampled(l, 102, PPF_UNSAMPLED_SHARE, ENOMEM, 1300000000ull, "pool");
+	pa_testlog_unsampled(l, 101, PPF_UNSAMPLED_LOG, EMFILE, 1200000000ull, "");
+	pf_end_exit0(l);
+}
+
+/* Text of report which (threads, processes, or threads as JSON) on run. */
+static char *pf_report_of(const struct pa_run *run, const struct pa_filter *f,
+			  const char *which)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	cr_assert(out);
+	if (strcmp(which, "processes") == 0)
+		cr_assert_eq(pa_report_processes(out, run, f), 0);
+	else if (strcmp(which, "json") == 0)
+		cr_assert_eq(pa_report_threads_json(out, run, f), 0);
+	else
+		cr_assert_eq(pa_report_threads(out, run, f), 0);
+	cr_assert_eq(fclose(out), 0);
+	return text;
+}
+
+/*
+ * Threads that ran unsampled: a row each in `threads` (after those with
+ * logs, with the reason), in the JSON rows, and counted in `processes`;
+ * --tid and --thread select them like the others.
+ */
+Test(profile, unsampled_threads_are_listed_and_counted)
+{
+	struct pa_filter f = PA_FILTER_ALL;
+	char *dir = pa_testlog_tmpdir(), *text;
+	struct pa_error err = { 0 };
+	struct pa_run *run;
+
+	pf_tree_process(dir, 100, 1, "/usr/bin/make", 1000000000ull, PPF_MODE_SIGTRAP,
+			pf_end_unsampled);
+	cr_assert_eq(pa_run_load(dir, &run, &err), 0, "%s: %s", err.path, err.reason);
+	cr_assert_eq(pa_events_choose(run, &f, NULL, PA_EVENTS_SAMPLES, &err), 0);
+	text = pf_report_of(run, &f, "threads");
+	cr_assert_str_eq(text,
+		"# event cpu-clock: period 1 ms of CPU (user+kernel), 4 samples\n"
+		"     PID      TID  NAME               SAMPLES    LOST THROTTLED   LATE ENDED     CPU(s)  EXE\n"
+		"     100      100  main                     4       0         0      0   yes          -  make\n"
+		"     100      101  -                        0       -         -      -     -          -  make  "
+		"(unsampled: no log: Too many open files)\n"
+		"     100      102  pool                     0       -         -      -     -          -  make  "
+		"(unsampled: over the profiler's share of RLIMIT_AS)\n");
+	free(text);
+	text = pf_report_of(run, &f, "processes");
+	cr_assert(strstr(text, "       4       3  make  exit 0, 2 threads unsampled\n"), "%s",
+		  text);
+	free(text);
+	text = pf_report_of(run, &f, "json");
+	cr_assert(strstr(text, "\"threads\": 3,"), "%s", text);
+	cr_assert(strstr(text, "{\"pid\": 100, \"tid\": 102, \"name\": \"pool\", \"samples\": 0, "
+			 "\"lost\": null, \"throttled\": null, \"late\": null, \"ended\": null, \"cpu_s\": null, "
+			 "\"exe\": \"make\", \"unsampled\": \"over the profiler's share of "
+			 "RLIMIT_AS\"}"), "%s", text);
+	free(text);
+	f.thread = "pool";
+	text = pf_report_of(run, &f, "processes");
+	cr_assert(strstr(text, "       0       1  make  exit 0, 1 thread unsampled\n"), "%s",
+		  text);
+	free(text);
+	f.thread = NULL;
+	f.tid = 101;
+	text = pf_report_of(run, &f, "threads");
+	cr_assert(strstr(text, " 101 ") && !strstr(text, " 102 ") && !strstr(text, "main"), "%s",
+		  text);
+	free(text);
+	pa_run_free(run);
+	pa_testlog_rmdir(dir);
+}
+
 /* threads with --from/--to: the LATE column counts the window's samples only. */
 Test(profile, threads_late_column_follows_the_time_window)
 {

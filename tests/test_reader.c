@@ -85,6 +85,18 @@ static struct pa_error rd_expect_thread_error(const char *pdir, const char *name
 	return err;
 }
 
+/* Loading pdir's process.log fails with a reason that holds needle. */
+static void rd_expect_process_error(const char *pdir, const char *needle)
+{
+	struct pa_error err = { 0 };
+	struct pa_process *p;
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", pdir, PPF_PROCESS_LOG);
+	cr_assert_eq(pa_process_log_load(path, &p, NULL, &err), -EINVAL);
+	cr_assert(strstr(err.reason, needle), "%s", err.reason);
+}
+
 static bool rd_has_warning(const struct pa_warnings *w, const char *needle, uint64_t *offset)
 {
 	for (size_t i = 0; i < w->n; i++)
@@ -566,6 +578,64 @@ Test(reader, reads_exec_records)
 	free(pdir);
 }
 
+/* Three threads that ran unsampled, out of tid order. */
+static void rd_add_unsampled(struct pa_testlog *l)
+{
+	pa_testlog_unsampled(l, 12, PPF_UNSAMPLED_ALTSTACK, ENOMEM, 4200, "worker");
+	pa_testlog_unsampled(l, 11, PPF_UNSAMPLED_SHARE, EMFILE, 4100, "");
+	pa_testlog_unsampled(l, 13, 99, EIO, 4300, "odd");
+	pa_testlog_process_end(l, 9000, 2, 0, PPF_EXIT_NORMAL, 0);
+}
+
+Test(reader, reads_unsampled_threads)
+{
+	char *pdir = rd_exec_dir("app.8", 8, rd_add_unsampled);
+	struct pa_error err = { 0 };
+	struct pa_testlog l;
+	struct pa_run *run;
+	const struct pa_process *p;
+	char why[128];
+
+	rd_thread_start(&l, 8, 8);
+	pa_testlog_thread_end(&l, 8000, 2, 0, 0);
+	pa_testlog_write(&l, pdir, "thread-8.log");
+	cr_assert_eq(pa_run_load(rd_dir, &run, &err), 0, "%s: %s", err.path, err.reason);
+	p = run->processes[0];
+	cr_assert_eq(p->nthreads, 1);
+	cr_assert_eq(p->nunsampled, 3);
+	cr_assert_eq(p->unsampled[0].tid, 11);
+	cr_assert_str_eq(p->unsampled[0].name, "");
+	pa_unsampled_reason(&p->unsampled[0], why, sizeof(why));
+	cr_assert_str_eq(why, "over the profiler's share of RLIMIT_NOFILE");
+	cr_assert_eq(p->unsampled[1].tid, 12);
+	cr_assert_eq(p->unsampled[1].time_ns, 4200);
+	cr_assert_str_eq(p->unsampled[1].name, "worker");
+	pa_unsampled_reason(&p->unsampled[1], why, sizeof(why));
+	cr_assert_str_eq(why, "no alternate signal stack: Cannot allocate memory");
+	pa_unsampled_reason(&p->unsampled[2], why, sizeof(why));
+	cr_assert(strstr(why, "reason 99"), "an unknown cause read as: %s", why);
+	cr_assert_eq(run->warnings.n, 0, "%s", run->warnings.n ? run->warnings.v[0].reason : "");
+	pa_run_free(run);
+	free(pdir);
+}
+
+static void rd_add_short_unsampled(struct pa_testlog *l)
+{
+	struct ppf_record r = { PPF_REC_THREAD_UNSAMPLED, 24 };
+	char body[16] = { 0 };
+
+	pa_testlog_raw(l, &r, sizeof(r));
+	pa_testlog_raw(l, body, sizeof(body));
+}
+
+Test(reader, rejects_short_unsampled_record)
+{
+	char *pdir = rd_exec_dir("app.9", 9, rd_add_short_unsampled);
+
+	rd_expect_process_error(pdir, "unsampled thread record of 24 bytes");
+	free(pdir);
+}
+
 /* An exec that failed: the process went on, and was killed later. */
 static void rd_add_failed_exec(struct pa_testlog *l)
 {
@@ -927,13 +997,8 @@ static void rd_add_two_configs(struct pa_testlog *l)
 Test(reader, rejects_second_config_record)
 {
 	char *pdir = rd_config_dir("app.7", rd_add_two_configs);
-	struct pa_error err = { 0 };
-	struct pa_process *p;
-	char path[4096];
 
-	snprintf(path, sizeof(path), "%s/%s", pdir, PPF_PROCESS_LOG);
-	cr_assert_eq(pa_process_log_load(path, &p, NULL, &err), -EINVAL);
-	cr_assert(strstr(err.reason, "second config record"), "%s", err.reason);
+	rd_expect_process_error(pdir, "second config record");
 	free(pdir);
 }
 
@@ -1082,6 +1147,22 @@ Test(reader, rejects_records_of_the_other_log_kind)
 	free(pdir);
 }
 
+Test(reader, rejects_unsampled_record_in_thread_log)
+{
+	char *pdir = rd_process_dir("app.2", 2);
+	struct pa_testlog l;
+	struct pa_error err;
+	size_t off;
+
+	rd_thread_start(&l, 2, 2);
+	off = pa_testlog_unsampled(&l, 3, PPF_UNSAMPLED_LOG, EMFILE, 100, "x");
+	pa_testlog_write(&l, pdir, "thread-2.log");
+	err = rd_expect_thread_error(pdir, "thread-2.log", off);
+	cr_assert(strstr(err.reason, "record type 8 does not belong in a thread log"), "%s",
+		  err.reason);
+	free(pdir);
+}
+
 static void rd_add_thread_event(struct pa_testlog *l)
 {
 	pa_testlog_thread_event(l, 0, 0, 1, 0, 0, 0, 0);
@@ -1090,14 +1171,8 @@ static void rd_add_thread_event(struct pa_testlog *l)
 Test(reader, rejects_thread_event_in_process_log)
 {
 	char *pdir = rd_config_dir("app.7", rd_add_thread_event);
-	struct pa_error err = { 0 };
-	struct pa_process *p;
-	char path[4096];
 
-	snprintf(path, sizeof(path), "%s/%s", pdir, PPF_PROCESS_LOG);
-	cr_assert_eq(pa_process_log_load(path, &p, NULL, &err), -EINVAL);
-	cr_assert(strstr(err.reason, "record type 20 does not belong in a process log"), "%s",
-		  err.reason);
+	rd_expect_process_error(pdir, "record type 20 does not belong in a process log");
 	free(pdir);
 }
 

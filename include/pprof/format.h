@@ -5,7 +5,9 @@
  * A run writes one directory per process, <root>/<exe>.<pid>/, holding
  *   process.log        header, PPF_REC_PROCESS, PPF_REC_CONFIG, PPF_REC_EVENT...,
  *                      PPF_REC_MODULE and PPF_REC_MODULE_UNLOAD as they happen,
- *                      PPF_REC_EXEC before each exec attempt, PPF_REC_PROCESS_END
+ *                      PPF_REC_EXEC before each exec attempt,
+ *                      PPF_REC_THREAD_UNSAMPLED for each thread the profiler
+ *                      could not sample, PPF_REC_PROCESS_END
  *   thread-<tid>.log   header, PPF_REC_THREAD, PPF_REC_SAMPLE..., PPF_REC_THREAD_NAME,
  *                      PPF_REC_THREAD_EVENT (one per event), PPF_REC_THREAD_END
  * and in either file PPF_REC_LOG_FULL when the file could not grow (a full
@@ -76,6 +78,7 @@ enum ppf_record_type {
 	PPF_REC_PROCESS_END = 5,
 	PPF_REC_EXEC = 6,
 	PPF_REC_CONFIG = 7,
+	PPF_REC_THREAD_UNSAMPLED = 8,
 	/* thread-<tid>.log */
 	PPF_REC_THREAD = 16,
 	PPF_REC_SAMPLE = 17,
@@ -243,6 +246,38 @@ struct ppf_process_end {
 
 #define PPF_PROCESS_END_V1_SIZE 40u
 
+/* What kept a thread from being sampled (PPF_REC_THREAD_UNSAMPLED). */
+enum ppf_unsampled_what {
+	PPF_UNSAMPLED_SHARE = 1,    /* its sampling state would have taken the
+				       profiler past its share of a limit:
+				       error ENOMEM for RLIMIT_AS, EMFILE for
+				       RLIMIT_NOFILE */
+	PPF_UNSAMPLED_LOG = 2,      /* its log file could not be created */
+	PPF_UNSAMPLED_ALTSTACK = 3, /* its alternate signal stack could not be
+				       mapped */
+	PPF_UNSAMPLED_EVENTS = 4,   /* signal mode: none of its sampling events
+				       could be opened */
+	PPF_UNSAMPLED_TABLE = 5,    /* no slot in the profiler's thread table:
+				       error ENOSPC when it was full, ENOMEM
+				       when there was no memory for it */
+};
+
+/*
+ * A thread of this process that runs unsampled: it has no thread log (what
+ * had been made for it is released), and the program's own thread runs as
+ * it would without the profiler. Written when the thread started (or, for
+ * the main thread, when the process did).
+ */
+struct ppf_thread_unsampled {
+	struct ppf_record h;
+	uint32_t tid;
+	uint32_t what;    /* enum ppf_unsampled_what */
+	uint64_t time_ns;
+	int32_t error;    /* errno of what failed */
+	uint32_t reserved;
+	char name[PPF_THREAD_NAME_MAX]; /* the thread's name then; may be empty */
+};
+
 struct ppf_thread {
 	struct ppf_record h;
 	uint32_t pid;
@@ -357,6 +392,7 @@ _Static_assert(sizeof(struct ppf_process_end) == 48, "ppf_process_end");
 _Static_assert(offsetof(struct ppf_process_end, throttled) == PPF_PROCESS_END_V1_SIZE,
 	       "ppf_process_end v1");
 _Static_assert(sizeof(struct ppf_exec) == 24, "ppf_exec");
+_Static_assert(sizeof(struct ppf_thread_unsampled) == 48, "ppf_thread_unsampled");
 _Static_assert(sizeof(struct ppf_thread) == 40, "ppf_thread");
 _Static_assert(sizeof(struct ppf_sample) == 24, "ppf_sample");
 _Static_assert(sizeof(struct ppf_thread_name) == 32, "ppf_thread_name");
