@@ -383,7 +383,7 @@ static void pp_init_thread_finish(struct pp_thread *t, int tid, int self)
 	struct ppf_thread_name nrec;
 	struct ppf_thread_end erec;
 
-	if (t->log.fd < 0) {
+	if (!pp_tlog_is_open_sigsafe(&t->log)) {
 		/* An unsampled thread's samples (sigtrap mode) were dropped. */
 		__atomic_add_fetch(&pp_st.lost, __atomic_exchange_n(&t->lost, 0, __ATOMIC_RELAXED),
 				   __ATOMIC_RELAXED);
@@ -439,14 +439,14 @@ static void pp_init_log_window(void)
 
 /*
  * What the calling thread's sampling state takes of the process's limits
- * (share.h): its log, alternate stack (altstack: ours is needed),
- * libunwind's state (arena: with the malloc arena its first use may cost),
- * and its own events.
+ * (share.h): its log's mapping (its descriptor is held only while the log
+ * grows: tlog.h), alternate stack (altstack: ours is needed), libunwind's
+ * state (arena: with the malloc arena its first use may cost), and its own
+ * events.
  */
 static struct pp_share_cost pp_init_thread_cost(int altstack, int arena)
 {
-	struct pp_share_cost c = { .bytes = pp_tlog_window_sigsafe() + PP_UNW_THREAD_BYTES,
-				   .fds = 1 };
+	struct pp_share_cost c = { .bytes = pp_tlog_window_sigsafe() + PP_UNW_THREAD_BYTES };
 
 	c.bytes += altstack ? PP_ALTSTACK_SIZE : 0;
 	c.bytes += arena ? PP_SHARE_ARENA : 0;
@@ -551,7 +551,7 @@ static void pp_init_thread_drop(struct pp_thread *t, int tid)
 	char name[64];
 
 	pp_events_thread_close(&t->tev);
-	if (t->log.fd >= 0) {
+	if (pp_tlog_is_open_sigsafe(&t->log)) {
 		pp_tlog_format_name_sigsafe(name, PPF_THREAD_LOG_PREFIX, (uint64_t)tid,
 					    PPF_LOG_SUFFIX);
 		pp_tlog_close_sigsafe(&t->log);

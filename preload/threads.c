@@ -268,5 +268,9 @@ int pp_threads_open_log_sigsafe(struct pp_thread *t,
 	rec.tid = (uint32_t)t->tid;
 	rec.start_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	syscall(SYS_prctl, PR_GET_NAME, rec.name, 0, 0, 0);
-	return pp_tlog_append_sigsafe(&t->log, &rec, sizeof(rec));
+	err = pp_tlog_append_sigsafe(&t->log, &rec, sizeof(rec));
+	/* Kept attached if it cannot be: it then holds its descriptor. */
+	if (!err)
+		pp_tlog_detach_sigsafe(&t->log, dir->fd, name);
+	return err;
 }

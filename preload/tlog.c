@@ -139,6 +139,13 @@ void pp_tlog_init_sigsafe(struct pp_tlog *log)
 {
 	memset(log, 0, sizeof(*log));
 	log->fd = -1;
+	log->dirfd = -1;
+}
+
+/* Runs in signal context. */
+int pp_tlog_is_open_sigsafe(const struct pp_tlog *log)
+{
+	return log->map != NULL;
 }
 
 /*
@@ -149,6 +156,58 @@ void pp_tlog_init_sigsafe(struct pp_tlog *log)
 static int pp_tlog_fd_ours_sigsafe(struct pp_tlog *log)
 {
 	return pp_tlog_same_file_sigsafe(log->fd, &log->dev, &log->ino);
+}
+
+/* Runs in signal context. */
+int pp_tlog_detach_sigsafe(struct pp_tlog *log, int dirfd, const char *name)
+{
+	size_t len = strlen(name);
+
+	if (len >= sizeof(log->name))
+		return -ENAMETOOLONG;
+	if (!pp_tlog_fd_ours_sigsafe(log) ||
+	    !pp_tlog_same_file_sigsafe(dirfd, &log->dir_dev, &log->dir_ino))
+		return -EBADF;
+	memcpy(log->name, name, len + 1);
+	log->dirfd = dirfd;
+	pp_fd_close_sigsafe(log->fd);
+	log->fd = -1;
+	return 0;
+}
+
+/*
+ * Runs in signal context. A descriptor of the log's file to grow or map it
+ * with: its own, checked to be still ours; or, detached, the file opened
+ * again by name (the raw system call: glibc's openat is a cancellation
+ * point), above the numbers programs use, and checked to be the same
+ * directory and file. Give it back with pp_tlog_put_fd_sigsafe. Returns
+ * the descriptor or a negative errno.
+ */
+static int pp_tlog_get_fd_sigsafe(struct pp_tlog *log)
+{
+	int fd;
+
+	if (log->dirfd < 0)
+		return pp_tlog_fd_ours_sigsafe(log) ? log->fd : -EBADF;
+	if (!pp_tlog_same_file_sigsafe(log->dirfd, &log->dir_dev, &log->dir_ino))
+		return -EBADF;
+	fd = (int)syscall(SYS_openat, log->dirfd, log->name,
+			  O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	fd = pp_fd_move_high_sigsafe(fd);
+	if (!pp_tlog_same_file_sigsafe(fd, &log->dev, &log->ino)) {
+		pp_fd_close_sigsafe(fd);
+		return -EBADF;
+	}
+	return fd;
+}
+
+/* Runs in signal context. Gives back what pp_tlog_get_fd_sigsafe gave. */
+static void pp_tlog_put_fd_sigsafe(struct pp_tlog *log, int fd)
+{
+	if (fd != log->fd)
+		pp_fd_close_sigsafe(fd);
 }
 
 /* Runs in signal context. */
@@ -186,11 +245,11 @@ static uint64_t pp_tlog_size_limit_sigsafe(uint64_t to)
  * so a short write on a full disk still leaves every byte up to size
  * allocated. Returns 0 or a negative errno.
  */
-static int pp_tlog_write_zeros_sigsafe(struct pp_tlog *log, uint64_t to)
+static int pp_tlog_write_zeros_sigsafe(struct pp_tlog *log, int fd, uint64_t to)
 {
 	for (int i = 0; i < PP_TLOG_ZERO_WRITES && log->size < to; i++) {
 		uint64_t len = to - log->size;
-		long n = syscall(SYS_pwrite64, log->fd, pp_tlog_zeros,
+		long n = syscall(SYS_pwrite64, fd, pp_tlog_zeros,
 				 len < PP_TLOG_STEP ? len : PP_TLOG_STEP,
 				 (off_t)log->size);
 
@@ -211,7 +270,7 @@ static int pp_tlog_write_zeros_sigsafe(struct pp_tlog *log, uint64_t to)
  * less than a write fault per page in later samples. A failure marks the
  * log full: it is not tried again.
  */
-static int pp_tlog_allocate_sigsafe(struct pp_tlog *log, uint64_t want)
+static int pp_tlog_allocate_sigsafe(struct pp_tlog *log, int fd, uint64_t want)
 {
 	uint64_t from = log->size;
 	uint64_t to = pp_tlog_size_limit_sigsafe((want + PP_TLOG_STEP - 1) /
@@ -222,11 +281,11 @@ static int pp_tlog_allocate_sigsafe(struct pp_tlog *log, uint64_t want)
 		err = -EFBIG;
 	else if (to <= log->size)
 		return 0;
-	else if (syscall(SYS_fallocate, log->fd, 0, (off_t)log->size,
+	else if (syscall(SYS_fallocate, fd, 0, (off_t)log->size,
 			 (off_t)(to - log->size)) == 0)
 		log->size = to;
 	else if (errno == EOPNOTSUPP || errno == ENOSYS)
-		err = pp_tlog_write_zeros_sigsafe(log, to);
+		err = pp_tlog_write_zeros_sigsafe(log, fd, to);
 	else
 		err = -errno;
 	from &= ~(uint64_t)(PP_TLOG_PAGE - 1);
@@ -244,7 +303,7 @@ static int pp_tlog_allocate_sigsafe(struct pp_tlog *log, uint64_t want)
  * page of `used`, large enough to reach need; the file behind it grows by
  * steps within the window.
  */
-static int pp_tlog_map_sigsafe(struct pp_tlog *log, uint64_t need)
+static int pp_tlog_map_sigsafe(struct pp_tlog *log, int fd, uint64_t need)
 {
 	uint64_t off = log->used & ~(uint64_t)(PP_TLOG_PAGE - 1);
 	uint64_t len = pp_tlog_window_sigsafe();
@@ -252,7 +311,7 @@ static int pp_tlog_map_sigsafe(struct pp_tlog *log, uint64_t need)
 
 	if (need - off > len)
 		len = (need - off + PP_TLOG_PAGE - 1) / PP_TLOG_PAGE * PP_TLOG_PAGE;
-	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, log->fd, (off_t)off);
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)off);
 	if (p == MAP_FAILED)
 		return -errno;
 	if (log->map)
@@ -270,16 +329,21 @@ static int pp_tlog_map_sigsafe(struct pp_tlog *log, uint64_t need)
  */
 static int pp_tlog_make_room_sigsafe(struct pp_tlog *log, uint64_t need)
 {
-	int err = 0;
+	int err = 0, fd;
 
 	if (need <= log->size && need <= log->map_off + log->map_len)
 		return 0;
-	if (!pp_tlog_fd_ours_sigsafe(log))
-		return -EBADF;
+	if (need > log->size && log->full)
+		return log->full;
+	/* Not opened again (out of descriptors, say): this record is lost, not the log. */
+	fd = pp_tlog_get_fd_sigsafe(log);
+	if (fd < 0)
+		return fd;
 	if (need > log->map_off + log->map_len)
-		err = pp_tlog_map_sigsafe(log, need);
+		err = pp_tlog_map_sigsafe(log, fd, need);
 	if (!err && need > log->size)
-		err = log->full ? log->full : pp_tlog_allocate_sigsafe(log, need);
+		err = pp_tlog_allocate_sigsafe(log, fd, need);
+	pp_tlog_put_fd_sigsafe(log, fd);
 	return err;
 }
 
@@ -413,7 +477,7 @@ void pp_tlog_forget_sigsafe(struct pp_tlog *log)
 {
 	if (log->map)
 		munmap(log->map, log->map_len);
-	if (pp_tlog_fd_ours_sigsafe(log))
+	if (log->fd >= 0 && pp_tlog_fd_ours_sigsafe(log))
 		pp_fd_close_sigsafe(log->fd);
 	pp_tlog_init_sigsafe(log);
 }

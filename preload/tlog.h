@@ -19,7 +19,7 @@
 #include <sys/types.h>
 
 struct pp_tlog {
-	int fd;            /* -1 when closed */
+	int fd;            /* -1 when closed, or detached */
 	uint8_t *map;      /* window of the file mapped at map_off */
 	uint64_t map_off;  /* file offset of map[0], page aligned */
 	uint64_t map_len;  /* bytes of address space mapped (past the file's end too) */
@@ -28,6 +28,9 @@ struct pp_tlog {
 	uint64_t dev, ino; /* the file fd must still name before we use fd */
 	int full;          /* negative errno once the file could not grow */
 	int closing;       /* closing records may use the room kept for them */
+	int dirfd;         /* detached: the directory name is reopened in, else -1 */
+	uint64_t dir_dev, dir_ino; /* what dirfd must still name */
+	char name[32];     /* detached: the file's name in dirfd */
 };
 
 /* Bytes the file grows by at a time; the most a log wastes at its end. */
@@ -55,6 +58,9 @@ uint64_t pp_tlog_window_sigsafe(void);
 /* Marks a closed log; a zeroed struct is not closed (fd 0). */
 void pp_tlog_init_sigsafe(struct pp_tlog *log);
 
+/* Runs in signal context. Whether the log is open (made and not closed). */
+int pp_tlog_is_open_sigsafe(const struct pp_tlog *log);
+
 /*
  * Creates dirfd/name (O_EXCL, mode 0600), allocates its first step, maps it
  * and writes the file header of the given enum ppf_file_kind.
@@ -62,6 +68,16 @@ void pp_tlog_init_sigsafe(struct pp_tlog *log);
  */
 int pp_tlog_create_sigsafe(struct pp_tlog *log, int dirfd, const char *name,
 			   unsigned kind);
+
+/*
+ * Closes the log's descriptor: from now on the file is opened again, by
+ * name in dirfd (which must go on naming the directory it names now, and
+ * the name the file it names now), only while the log grows or maps a new
+ * window, and closed at once. A thread log then holds no descriptor, so the
+ * number of threads sampled does not depend on RLIMIT_NOFILE. Returns 0 or a
+ * negative errno (the log is then left as it was).
+ */
+int pp_tlog_detach_sigsafe(struct pp_tlog *log, int dirfd, const char *name);
 
 /*
  * Returns a zeroed place for a record of size bytes (a multiple of 8), or
