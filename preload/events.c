@@ -421,11 +421,22 @@ int pp_events_counter_read(const struct pp_tevents *te, unsigned i,
 	return 0;
 }
 
-void pp_events_thread_disable(struct pp_tevents *te)
+/* Stops (cmd PERF_EVENT_IOC_DISABLE) or starts the thread's sampling events. */
+static void pp_events_thread_switch(struct pp_tevents *te, unsigned long cmd)
 {
 	for (unsigned i = 0; i < PP_CONFIG_MAX_EVENTS; i++)
 		if (pp_events_thread_ours(te, i) && pp_fd_tag_of_sigsafe(te->fd[i], NULL))
-			ioctl(te->fd[i], PERF_EVENT_IOC_DISABLE, 0);
+			ioctl(te->fd[i], cmd, 0);
+}
+
+void pp_events_thread_disable(struct pp_tevents *te)
+{
+	pp_events_thread_switch(te, PERF_EVENT_IOC_DISABLE);
+}
+
+void pp_events_thread_enable(struct pp_tevents *te)
+{
+	pp_events_thread_switch(te, PERF_EVENT_IOC_ENABLE);
 }
 
 void pp_events_thread_close(struct pp_tevents *te)

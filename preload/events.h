@@ -123,6 +123,9 @@ int pp_events_counter_read(const struct pp_tevents *te, unsigned i,
 /* Stops the thread's sampling events: no signal comes from them after this. */
 void pp_events_thread_disable(struct pp_tevents *te);
 
+/* Starts the thread's sampling events again (signal mode). */
+void pp_events_thread_enable(struct pp_tevents *te);
+
 /* Closes the thread's events that are still ours. */
 void pp_events_thread_close(struct pp_tevents *te);
 

@@ -26,6 +26,7 @@ typedef int (*pp_dlclose_fn)(void *);
 typedef int (*pp_sigaction_fn)(int, const struct sigaction *,
 			       struct sigaction *);
 
+typedef int (*pp_sigmask_fn)(int, const sigset_t *, sigset_t *);
 typedef int (*pp_close_fn)(int);
 typedef int (*pp_close_range_fn)(unsigned, unsigned, int);
 
@@ -38,6 +39,8 @@ static struct {
 	pp_dlopen_fn dlopen;
 	pp_dlclose_fn dlclose;
 	pp_sigaction_fn sigaction;
+	pp_sigmask_fn pthread_sigmask;
+	pp_sigmask_fn sigprocmask;
 	pp_close_fn close;
 	pp_close_range_fn close_range;
 } pp_real;
@@ -76,6 +79,8 @@ void pp_hooks_resolve(void)
 	pp_real.dlopen = (pp_dlopen_fn)dlsym(RTLD_NEXT, "dlopen");
 	pp_real.dlclose = (pp_dlclose_fn)dlsym(RTLD_NEXT, "dlclose");
 	pp_real.sigaction = (pp_sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+	pp_real.pthread_sigmask = (pp_sigmask_fn)dlsym(RTLD_NEXT, "pthread_sigmask");
+	pp_real.sigprocmask = (pp_sigmask_fn)dlsym(RTLD_NEXT, "sigprocmask");
 	pp_real.close = (pp_close_fn)dlsym(RTLD_NEXT, "close");
 	pp_real.close_range = (pp_close_range_fn)dlsym(RTLD_NEXT, "close_range");
 	__atomic_store_n(&pp_real.pthread_create,
@@ -93,13 +98,89 @@ int pp_hooks_signal(void)
 	return pp_sig;
 }
 
+/* glibc's pthread_sigmask, not the app's view of it below. */
+static int pp_hooks_real_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+	if (!pp_real.pthread_sigmask)
+		pp_hooks_resolve();
+	return pp_real.pthread_sigmask(how, set, old);
+}
+
 void pp_hooks_mask_signal(int how, sigset_t *old)
 {
 	sigset_t set;
 
 	sigemptyset(&set);
 	sigaddset(&set, pp_sig);
-	pthread_sigmask(how, &set, old);
+	pp_hooks_real_sigmask(how, &set, old);
+}
+
+void pp_hooks_restore_mask(const sigset_t *old)
+{
+	pp_hooks_real_sigmask(SIG_SETMASK, old, NULL);
+}
+
+int pp_hooks_signal_blocked(void)
+{
+	sigset_t cur;
+
+	return pp_hooks_real_sigmask(SIG_BLOCK, NULL, &cur) == 0 &&
+	       sigismember(&cur, pp_sig) == 1;
+}
+
+/*
+ * The mask a call (how, set) made from prev: whether the sampling signal is
+ * blocked now, where it was not, or the other way round (init.h:
+ * pp_init_thread_masks). Runs in signal context when the app's handler
+ * changes its mask.
+ */
+static void pp_hooks_mask_changed(int how, const sigset_t *set, const sigset_t *prev)
+{
+	int was, now;
+
+	if (!set)
+		return;
+	was = sigismember(prev, pp_sig) == 1;
+	now = sigismember(set, pp_sig) == 1;
+	if (how == SIG_BLOCK)
+		now = was || now;
+	else if (how == SIG_UNBLOCK)
+		now = was && !now;
+	else if (how != SIG_SETMASK)
+		return;
+	if (now != was)
+		pp_init_thread_masks(now);
+}
+
+/*
+ * The app's mask changes go through as they are; the old mask is read into
+ * our own copy first, so that set may be the same object as old.
+ */
+PP_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+	sigset_t prev;
+	int err = pp_hooks_real_sigmask(how, set, &prev);
+
+	if (err)
+		return err;
+	pp_hooks_mask_changed(how, set, &prev);
+	if (old)
+		*old = prev;
+	return 0;
+}
+
+PP_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	sigset_t prev;
+
+	if (!pp_real.sigprocmask)
+		pp_hooks_resolve();
+	if (pp_real.sigprocmask(how, set, &prev) != 0)
+		return -1;
+	pp_hooks_mask_changed(how, set, &prev);
+	if (old)
+		*old = prev;
+	return 0;
 }
 
 int pp_hooks_install_handler(void)
@@ -260,6 +341,8 @@ static void *pp_hooks_thread_start(void *arg)
 	pp_init_thread_begin();
 	if (start.unblock)
 		pp_hooks_mask_signal(SIG_UNBLOCK, NULL);
+	else
+		pp_init_thread_masks(1); /* born with the app's mask blocking it */
 	return start.fn(start.arg);
 }
 
@@ -293,7 +376,7 @@ PP_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 	pp_hooks_mask_signal(SIG_BLOCK, &old);
 	start->unblock = !sigismember(&old, pp_sig);
 	err = real(thread, attr, pp_hooks_thread_start, start);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pp_hooks_restore_mask(&old);
 	if (err)
 		pp_hooks_start_give(start);
 	return err;

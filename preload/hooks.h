@@ -29,6 +29,12 @@ int pp_hooks_signal(void);
  */
 void pp_hooks_mask_signal(int how, sigset_t *old);
 
+/* Sets the calling thread's mask back to old (from pp_hooks_mask_signal). */
+void pp_hooks_restore_mask(const sigset_t *old);
+
+/* Whether the calling thread blocks the sampling signal. */
+int pp_hooks_signal_blocked(void);
+
 /*
  * Installs the sampler as the real handler of the sampling signal and keeps
  * the action it replaces as the app's own; from then on the app's

@@ -375,6 +375,27 @@ static uint64_t pp_init_thread_cpu_ns(int tid)
 }
 
 /*
+ * The overflows of t's time events (cpu-clock, task-clock) in cpu_ns of its
+ * CPU time that its sampling events were stopped: counted as throttled, as
+ * the sigtrap mode's blocked time comes as a late sample. Other events'
+ * count while stopped is not known.
+ */
+static void pp_init_thread_unseen(struct pp_thread *t, uint64_t cpu_ns)
+{
+	for (unsigned i = 0; i < pp_st.cfg.nevents; i++) {
+		const struct pp_config_event *ce = &pp_st.cfg.events[i];
+		uint64_t n;
+
+		if (ce->count_only || !ce->time_ns || ce->freq || !ce->period ||
+		    pp_st.events.error[i])
+			continue;
+		n = cpu_ns / ce->period;
+		__atomic_add_fetch(&t->ev_throttled[i], n, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&t->throttled, n, __ATOMIC_RELAXED);
+	}
+}
+
+/*
  * Writes the thread's name and END record and closes its log (t is busy).
  * self: the calling thread, else another (its name read from /proc).
  */
@@ -398,6 +419,13 @@ static void pp_init_thread_finish(struct pp_thread *t, int tid, int self)
 	pp_init_thread_name(tid, self, nrec.name);
 	if (nrec.name[0])
 		pp_tlog_append_sigsafe(&t->log, &nrec, sizeof(nrec));
+	if (t->blocked_cpu_ns) {
+		uint64_t cpu = pp_init_thread_cpu_ns(tid);
+
+		if (cpu > t->blocked_cpu_ns)
+			pp_init_thread_unseen(t, cpu - t->blocked_cpu_ns);
+		t->blocked_cpu_ns = 0;
+	}
 	pp_events_thread_disable(&t->tev);
 	pp_init_write_thread_events(t);
 	memset(&erec, 0, sizeof(erec));
@@ -504,7 +532,7 @@ static struct pp_thread *pp_init_thread_slot(int tid, const struct pp_share_cost
 		t = NULL;
 	}
 out:
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pp_hooks_restore_mask(&old);
 	return t;
 }
 
@@ -692,6 +720,33 @@ void pp_init_thread_begin(void)
 	if (slot && pp_st.key_ok)
 		pthread_setspecific(pp_st.key, slot);
 	pthread_setcancelstate(cancel, NULL);
+	errno = saved;
+}
+
+void pp_init_thread_masks(int blocked)
+{
+	struct pp_thread *t;
+	int tid, saved = errno;
+	uint64_t cpu;
+
+	if (pp_st.mode != PPF_MODE_SIGNAL || !pp_init_active())
+		return;
+	tid = pp_threads_gettid_sigsafe();
+	t = pp_threads_find_sigsafe(tid);
+	/* Busy: the profiler's own code (libunwind's masks in the handler). */
+	if (!t || !pp_threads_enter_sigsafe(t))
+		return;
+	cpu = pp_init_thread_cpu_ns(tid);
+	if (blocked) {
+		pp_events_thread_disable(&t->tev);
+		t->blocked_cpu_ns = cpu ? cpu : 1;
+	} else {
+		pp_events_thread_enable(&t->tev);
+		if (t->blocked_cpu_ns && cpu > t->blocked_cpu_ns)
+			pp_init_thread_unseen(t, cpu - t->blocked_cpu_ns);
+		t->blocked_cpu_ns = 0;
+	}
+	pp_threads_leave_sigsafe(t);
 	errno = saved;
 }
 
@@ -1149,6 +1204,9 @@ static void pp_init_start_profiling(void)
 	__atomic_store_n(&pp_st.active, 1, __ATOMIC_RELEASE);
 	/* Last: the profiler's own start is not sampled. */
 	pp_events_enable(&pp_st.events, main_thread ? &main_thread->tev : NULL);
+	/* A program started with the signal blocked (its parent's mask). */
+	if (pp_hooks_signal_blocked())
+		pp_init_thread_masks(1);
 }
 
 /*

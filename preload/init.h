@@ -21,6 +21,17 @@ uint64_t pp_init_now_ns(void);
 void pp_init_thread_begin(void);
 
 /*
+ * The calling thread has just blocked (blocked set) the sampling signal, or
+ * unblocked it. In the signal mode every overflow queues a real-time
+ * signal: a thread that blocks it for long would fill the queue the kernel
+ * keeps for all of the user's processes (RLIMIT_SIGPENDING), where it sends
+ * SIGIO instead, which kills. So the thread's sampling events stop while it
+ * blocks the signal (that time is not sampled). Nothing in the sigtrap
+ * mode: a blocked SIGTRAP holds one overflow, and arrives late.
+ */
+void pp_init_thread_masks(int blocked);
+
+/*
  * The process ends now, not through exit() (_exit, abort): writes the END
  * records with how (enum ppf_exit_how) and status, and closes the logs.
  */
