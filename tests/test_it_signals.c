@@ -209,6 +209,25 @@ Test(it_signals, runs_under_strace)
 }
 
 /*
+ * Runs argv unprofiled and profiled; asserts the profiled run's status and
+ * output are the unprofiled one's, and returns its logs.
+ */
+static struct pa_run *it_sig_run_unchanged(const char *const *argv)
+{
+	struct pa_it_result plain, prof;
+
+	pa_it_run(&it_sig, "plain", argv, NULL, &plain);
+	pa_it_run_profiled(&it_sig, "prof", argv, NULL, &prof);
+	cr_assert(WIFEXITED(plain.status) && WEXITSTATUS(plain.status) == 0);
+	cr_assert_eq(prof.status, plain.status, "%s", prof.err);
+	cr_assert_str_eq(prof.out, plain.out);
+	cr_assert_str_eq(prof.err, plain.err);
+	pa_it_result_release(&plain);
+	pa_it_result_release(&prof);
+	return pa_it_load(&it_sig);
+}
+
+/*
  * A thread that blocks every signal runs on unharmed; the samples the kernel
  * merged while SIGTRAP was blocked arrive as one late sample, flagged, and
  * `threads` counts it; sampling resumes once the thread unblocks. In the
@@ -222,21 +241,13 @@ Test(it_signals, blocked_signals_are_late_not_fatal)
 	const char *argv[] = { "workloads/blocker", "0.3", NULL };
 	char analyze[PA_IT_PATH_MAX], want[64];
 	const char *report[] = { analyze, "threads", it_sig.data, NULL };
-	struct pa_it_result plain, prof, rep;
+	struct pa_it_result rep;
 	const struct pa_process *p;
 	const struct pa_thread *t = NULL;
 	struct pa_profile *pr;
-	struct pa_run *run;
+	struct pa_run *run = it_sig_run_unchanged(argv);
 	size_t late = 0;
 
-	pa_it_run(&it_sig, "plain", argv, NULL, &plain);
-	pa_it_run_profiled(&it_sig, "prof", argv, NULL, &prof);
-	cr_assert(WIFEXITED(plain.status) && WEXITSTATUS(plain.status) == 0);
-	cr_assert_eq(prof.status, plain.status, "%s", prof.err);
-	cr_assert_str_eq(prof.out, plain.out);
-	cr_assert_str_eq(prof.err, plain.err);
-
-	run = pa_it_load(&it_sig);
 	p = run->processes[0];
 	for (size_t i = 0; i < p->nthreads; i++)
 		if (p->threads[i]->tid != p->pid)
@@ -263,8 +274,6 @@ Test(it_signals, blocked_signals_are_late_not_fatal)
 	cr_expect(strstr(rep.out, "THROTTLED") && strstr(rep.out, want), "%s", rep.out);
 	pa_it_result_release(&rep);
 	pa_run_free(run);
-	pa_it_result_release(&plain);
-	pa_it_result_release(&prof);
 }
 
 /*
@@ -279,19 +288,10 @@ Test(it_signals, blocked_signals_are_late_not_fatal)
 Test(it_signals, threads_born_blocked_queue_nothing)
 {
 	const char *argv[] = { "workloads/bornblocked", "0.3", "2", NULL };
-	struct pa_it_result plain, prof;
-	const struct pa_process *p;
-	struct pa_run *run;
+	struct pa_run *run = it_sig_run_unchanged(argv);
+	const struct pa_process *p = run->processes[0];
 	size_t workers = 0;
 
-	pa_it_run(&it_sig, "plain", argv, NULL, &plain);
-	pa_it_run_profiled(&it_sig, "prof", argv, NULL, &prof);
-	cr_assert(WIFEXITED(plain.status) && WEXITSTATUS(plain.status) == 0);
-	cr_assert_eq(prof.status, plain.status, "%s", prof.err);
-	cr_assert_str_eq(prof.out, plain.out);
-	cr_assert_str_eq(prof.err, plain.err);
-	run = pa_it_load(&it_sig);
-	p = run->processes[0];
 	for (size_t i = 0; i < p->nthreads; i++) {
 		const struct pa_thread *t = p->threads[i];
 
@@ -307,8 +307,6 @@ Test(it_signals, threads_born_blocked_queue_nothing)
 	}
 	cr_expect_eq(workers, 2, "%zu worker logs", workers);
 	pa_run_free(run);
-	pa_it_result_release(&plain);
-	pa_it_result_release(&prof);
 }
 
 /*
