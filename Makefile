@@ -298,7 +298,8 @@ asan:
 # The integration tests against build/asan/: its libpprof.so (preloaded
 # after libasan.so: DESIGN.md, Library quirks), its pprof-analyze, and the
 # analyzer's reader in the test binary, all with AddressSanitizer, and
-# LeakSanitizer at each program's exit. Reports go to files, not to the
+# LeakSanitizer at the exit of each program the tests run (pa_it.c says why
+# not the test binary's). Reports go to files, not to the
 # programs' stderr (which tests compare with runs without the profiler), and
 # any error among them fails the run. A failed allocation returns NULL, as
 # the workloads that test ENOMEM expect. Not part of make test: it takes
@@ -314,9 +315,9 @@ test-asan: deps
 	ASAN_OPTIONS=log_path=$(abspath $(ASAN_REPORTS))/asan:allocator_may_return_null=1:detect_leaks=1 \
 		build/asan/tests/run-tests --jobs 2 --timeout 300 --filter 'it_*' \
 		--json=build/asan/test-asan.json || status=1; \
-	awk '/"name":/ { name = $$2 } /"status": "SKIPPED"/ { skip = 1; next } \
+	awk '/"name":/ { name = $$2; gsub(/[",]/, "", name) } /"status": "SKIPPED"/ { skip = 1; next } \
 		skip && !/The test was skipped/ { sub(/^ *"messages": \[ *"/, ""); sub(/" *\] *$$/, ""); \
-			print "test-asan: skipped", name, $$0 } \
+			print "test-asan: skipped " name ": " $$0 } \
 		{ skip = 0 }' build/asan/test-asan.json; \
 	bad=$$(grep -l -E 'ERROR: [A-Za-z]+Sanitizer|CHECK failed' $(ASAN_REPORTS)/* 2>/dev/null); \
 	for f in $$bad; do echo "== $$f"; cat $$f; done; \
