@@ -109,9 +109,12 @@ static void it_fmt_tmp(char *buf, const char *name)
 	snprintf(buf, PA_IT_PATH_MAX, "%s/%s", it_fmt.tmp, name);
 }
 
+/* Longer names are cut to this, in the counts and when compared with them. */
+#define IT_FMT_NAME_MAX 256
+
 /* Per function name: what the other tool counted, to compare with our profile. */
 struct it_fmt_count {
-	char name[256];
+	char name[IT_FMT_NAME_MAX];
 	uint64_t self, total;
 	bool seen_total;
 	bool ambiguous; /* a name two modules share: not compared */
@@ -159,26 +162,33 @@ static void it_fmt_drop_groups(char *s, char open, char close)
 }
 
 /*
- * name as Go pprof shows it: a name we wrote that looks demangled C++ (it
- * holds "::" or one of "<>[]", and is not Java's "class.<init>" or Go's
- * "(*T[...]).M") loses its (parameters) and <template arguments>.
+ * name, in place, as Go pprof shows it: a name we wrote that looks
+ * demangled C++ (it holds "::" or one of "<>[]", and is not Java's
+ * "class.<init>" or Go's "(*T[...]).M") loses its (parameters) and
+ * <template arguments>.
  */
-static void it_fmt_pprof_shown(const char *name, char *out, size_t size)
+static void it_fmt_pprof_simplify(char *name)
 {
-	snprintf(out, size, "%s", name);
 	if (strstr(name, ".<") || strstr(name, "]).") ||
 	    (!strstr(name, "::") && !strpbrk(name, "<>[]")))
 		return;
-	it_fmt_drop_groups(out, '(', ')');
-	it_fmt_drop_groups(out, '<', '>');
+	it_fmt_drop_groups(name, '(', ')');
+	it_fmt_drop_groups(name, '<', '>');
 }
 
-/* name as the tool that names functions as names says shows it, into out (256 bytes). */
+/*
+ * name as the tool that names functions as names says shows it, cut to
+ * IT_FMT_NAME_MAX as the counts are, into out (IT_FMT_NAME_MAX bytes).
+ */
 static const char *it_fmt_shown(const char *name, enum it_fmt_names names, char *out)
 {
-	if (names == IT_FMT_NAMES_OURS)
-		return name;
-	it_fmt_pprof_shown(name, out, 256);
+	char *s = strdup(name);
+
+	cr_assert_not_null(s);
+	if (names == IT_FMT_NAMES_PPROF)
+		it_fmt_pprof_simplify(s);
+	snprintf(out, IT_FMT_NAME_MAX, "%s", s);
+	free(s);
 	return out;
 }
 
@@ -189,7 +199,7 @@ static const char *it_fmt_shown(const char *name, enum it_fmt_names names, char 
 static bool it_fmt_ambiguous_as(const struct pa_profile *prof, const char *name,
 				enum it_fmt_names names)
 {
-	char buf[256];
+	char buf[IT_FMT_NAME_MAX];
 	size_t n = 0;
 
 	for (size_t i = 0; i < prof->nfuncs; i++)
@@ -199,14 +209,17 @@ static bool it_fmt_ambiguous_as(const struct pa_profile *prof, const char *name,
 
 static bool it_fmt_ambiguous(const struct pa_profile *prof, const char *name)
 {
-	return it_fmt_ambiguous_as(prof, name, IT_FMT_NAMES_OURS);
+	char buf[IT_FMT_NAME_MAX];
+
+	return it_fmt_ambiguous_as(prof, it_fmt_shown(name, IT_FMT_NAMES_OURS, buf),
+				   IT_FMT_NAMES_OURS);
 }
 
 /* Whether a function of prof shows as name, named as names says. */
 static bool it_fmt_shows(const struct pa_profile *prof, const char *name,
 			 enum it_fmt_names names)
 {
-	char buf[256];
+	char buf[IT_FMT_NAME_MAX];
 
 	for (size_t i = 0; i < prof->nfuncs; i++)
 		if (strcmp(it_fmt_shown(prof->funcs[i].name, names, buf), name) == 0)
@@ -230,7 +243,7 @@ static void it_fmt_expect_counts_as(const char *tool, const struct pa_profile *p
 				    struct it_fmt_counts *c, bool resolved_only,
 				    enum it_fmt_names names)
 {
-	char buf[256];
+	char buf[IT_FMT_NAME_MAX];
 
 	for (size_t i = 0; i < prof->nfuncs; i++) {
 		const struct pa_func *f = &prof->funcs[i];
