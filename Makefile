@@ -295,15 +295,15 @@ bench: deps
 asan:
 	@$(MAKE) --no-print-directory VARIANT=asan all
 
-# The integration tests against build/asan/: its libpprof.so (preloaded
-# after libasan.so: DESIGN.md, Library quirks), its pprof-analyze, and the
-# analyzer's reader in the test binary, all with AddressSanitizer, and
-# LeakSanitizer at the exit of each program the tests run (pa_it.c says why
-# not the test binary's). Reports go to files, not to the
-# programs' stderr (which tests compare with runs without the profiler), and
-# any error among them fails the run. A failed allocation returns NULL, as
-# the workloads that test ENOMEM expect. Not part of make test: it takes
-# about as long as the integration tests themselves.
+# The integration tests, in both modes as make test runs them, against
+# build/asan/: its libpprof.so (preloaded after libasan.so: DESIGN.md,
+# Library quirks), its pprof-analyze, and the analyzer's reader in the test
+# binary, all with AddressSanitizer; LeakSanitizer at the exit of each
+# program the tests run (pa_it.c says why not the test binary's). Reports
+# go to files, not to the programs' stderr (which tests compare with runs
+# without the profiler); any error among them fails the run. A failed
+# allocation returns NULL, as the workloads that test ENOMEM expect. Not
+# part of make test: it takes about as long as the integration tests.
 ifeq ($(VARIANT),asan)
 TEST_ASAN_CPPFLAGS := -DPP_TEST_PRELOAD_FIRST='"$(shell $(CC) -print-file-name=libasan.so)"'
 endif
@@ -311,14 +311,18 @@ ASAN_REPORTS := build/asan/reports
 test-asan: deps
 	@$(MAKE) --no-print-directory VARIANT=asan tests-build
 	@rm -rf $(ASAN_REPORTS) && mkdir -p $(ASAN_REPORTS)
-	@status=0; \
-	ASAN_OPTIONS=log_path=$(abspath $(ASAN_REPORTS))/asan:allocator_may_return_null=1:detect_leaks=1 \
-		build/asan/tests/run-tests --jobs 2 --timeout 300 --filter 'it_*' \
-		--json=build/asan/test-asan.json || status=1; \
-	awk '/"name":/ { name = $$2; gsub(/[",]/, "", name) } /"status": "SKIPPED"/ { skip = 1; next } \
-		skip && !/The test was skipped/ { sub(/^ *"messages": \[ *"/, ""); sub(/" *\] *$$/, ""); \
-			print "test-asan: skipped " name ": " $$0 } \
-		{ skip = 0 }' build/asan/test-asan.json; \
+	@status=0; for mode in sigtrap signal; do \
+		echo "test-asan: the integration tests, PPROF_TEST_MODE=$$mode"; \
+		PPROF_TEST_MODE=$$mode \
+		ASAN_OPTIONS=log_path=$(abspath $(ASAN_REPORTS))/asan:allocator_may_return_null=1:detect_leaks=1 \
+			build/asan/tests/run-tests --jobs 2 --timeout 300 --filter 'it_*' \
+			--json=build/asan/test-asan-$$mode.json || status=1; \
+		awk '/"name":/ { name = $$2; gsub(/[",]/, "", name) } \
+			/"status": "SKIPPED"/ { skip = 1; next } \
+			skip && !/The test was skipped/ { sub(/^ *"messages": \[ *"/, ""); \
+				sub(/" *\] *$$/, ""); print "test-asan: skipped " name ": " $$0 } \
+			{ skip = 0 }' build/asan/test-asan-$$mode.json; \
+	done; \
 	bad=$$(grep -l -E 'ERROR: [A-Za-z]+Sanitizer|CHECK failed' $(ASAN_REPORTS)/* 2>/dev/null); \
 	for f in $$bad; do echo "== $$f"; cat $$f; done; \
 	if [ -n "$$bad" ]; then echo "test-asan: sanitizer errors above ($(ASAN_REPORTS)/)"; status=1; fi; \
