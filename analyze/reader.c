@@ -447,6 +447,10 @@ static int pa_reader_event_rec(struct pa_process_ctx *c, struct pa_log_buf *buf,
 		return pa_error_set(err, -EINVAL, buf->path, true, off,
 				    "event record %u: %s is not NUL-terminated", e.index,
 				    memchr(e.name, '\0', sizeof(e.name)) ? "spec" : "name");
+	/* A section name of the configuration (before config1, a perf name): never empty. */
+	if (!e.name[0])
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "event record %u: empty name", e.index);
 	if (pa_process_find_event(proc, e.index))
 		return pa_error_set(err, -EINVAL, buf->path, true, off,
 				    "second event with index %u", e.index);

@@ -11,7 +11,7 @@
  *     smaller than its fixed part (PPF_EVENT_V1_SIZE for an EVENT record,
  *     whose later fields read as zero when absent), or inconsistent with
  *     its own fields (nframes, exe_len + cmdline_len, path_len, source_len
- *     + text_len, a name without its NUL, ...);
+ *     + text_len, a name without its NUL, an event without a name, ...);
  *   - a second PROCESS, CONFIG or THREAD record, a second EVENT with the
  *     same index, a second THREAD_EVENT for the same event in one thread;
  *   - a directory holding no process directory.

@@ -854,6 +854,13 @@ static void rd_event_spec_unterminated(struct ppf_record *r)
 	memset(((struct ppf_event *)(void *)r)->spec, 'x', PPF_NAME_MAX);
 }
 
+/* What fuzz_reader found: pa_event.spec, "never empty", was empty. */
+static void rd_event_name_empty(struct ppf_record *r)
+{
+	memset(((struct ppf_event *)(void *)r)->name, 0, PPF_NAME_MAX);
+	memset(((struct ppf_event *)(void *)r)->spec, 0, PPF_NAME_MAX);
+}
+
 Test(reader, rejects_damaged_event_records)
 {
 	struct pa_error err;
@@ -865,6 +872,8 @@ Test(reader, rejects_damaged_event_records)
 	cr_assert(strstr(err.reason, "name is not NUL-terminated"), "%s", err.reason);
 	err = rd_bad_process_rec("a.3", PPF_REC_EVENT, rd_event_spec_unterminated);
 	cr_assert(strstr(err.reason, "spec is not NUL-terminated"), "%s", err.reason);
+	err = rd_bad_process_rec("a.4", PPF_REC_EVENT, rd_event_name_empty);
+	cr_assert(strstr(err.reason, "event record 0: empty name"), "%s", err.reason);
 }
 
 static void rd_config_too_short(struct ppf_record *r)

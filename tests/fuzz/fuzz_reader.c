@@ -47,7 +47,8 @@ static void fz_check_process(const struct pa_process *p)
 		fz_sink += strlen(p->argv[i]);
 	for (size_t i = 0; i < p->nevents; i++) {
 		FZ_CHECK(memchr(p->events[i].name, '\0', PPF_NAME_MAX) &&
-			 memchr(p->events[i].spec, '\0', PPF_NAME_MAX), "event %zu", i);
+			 memchr(p->events[i].spec, '\0', PPF_NAME_MAX) && p->events[i].spec[0],
+			 "event %zu: spec \"%.*s\"", i, (int)PPF_NAME_MAX, p->events[i].spec);
 		FZ_CHECK(pa_process_find_event(p, p->events[i].index), "event %zu", i);
 	}
 	for (size_t i = 0; i < p->nmodules; i++) {
