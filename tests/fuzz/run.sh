@@ -32,10 +32,14 @@ field() { # LINE NAME: the value after "NAME:" in LINE
 inited=$(grep -m1 'INITED' "$log")
 last=$(grep -E '^#[0-9]+' "$log" | tail -n 1)
 runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
-echo "fuzz-$target: ${runs:-?} executions in $seconds s;" \
-	"cov $(field "$inited" cov) -> $(field "$last" cov)," \
-	"ft $(field "$inited" ft) -> $(field "$last" ft);" \
-	"corpus $(field "$inited" corp) -> $(field "$last" corp) (log: $log)"
+if [ -n "$inited" ]; then
+	echo "fuzz-$target: ${runs:-?} executions in $seconds s;" \
+		"cov $(field "$inited" cov) -> $(field "$last" cov)," \
+		"ft $(field "$inited" ft) -> $(field "$last" ft);" \
+		"corpus $(field "$inited" corp) -> $(field "$last" corp) (log: $log)"
+else
+	echo "fuzz-$target: stopped while reading its corpus, after ${runs:-?} inputs (log: $log)"
+fi
 if [ "$status" -ne 0 ]; then
 	repro=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -n 1)
 	grep -v -E '^#[0-9]+' "$log" | tail -n 40 >&2
