@@ -8,9 +8,11 @@
  * Besides what ASan and UBSan catch, it checks what config.h and README
  * promise: a configuration that parses has 1..PP_CONFIG_MAX_EVENTS events
  * with values in their documented ranges; one that does not has its
- * problems, each message naming the file, in line order.
+ * problems, each message naming the file and a line of it, in line order;
+ * a line longer than README's 198 characters is one of them.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,7 @@
 #include "fuzz.h"
 
 #define FZ_SOURCE "/fuzz/prof.ini"
+#define FZ_LINE_MAX 198 /* README: "a line may be at most 198 characters long" */
 
 static void fz_check_event(const struct pp_config_event *ev, unsigned i)
 {
@@ -47,24 +50,58 @@ static void fz_check_config(const struct pp_config *cfg, const char *text)
 	FZ_CHECK(cfg->text && strcmp(cfg->text, text) == 0, "text");
 }
 
-static void fz_check_errors(const struct pp_config_errors *errs)
+/* Lines of text, and the first longer than FZ_LINE_MAX as README counts (0: none). */
+static int fz_lines(const char *text, int *too_long)
 {
+	int n = 0;
+
+	*too_long = 0;
+	for (const char *s = text; *s; n++) {
+		size_t len = strcspn(s, "\n");
+		const char *p = s;
+
+		if (n == 0 && len >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0)
+			p += 3, len -= 3; /* a UTF-8 BOM */
+		while (len && (*p == ' ' || *p == '\t'))
+			p++, len--; /* leading blanks */
+		if (len && p[len - 1] == '\r')
+			len--;
+		if (len > FZ_LINE_MAX && !*too_long)
+			*too_long = n + 1;
+		s = p + len + (p[len] == '\r');
+		s += *s == '\n';
+	}
+	return n;
+}
+
+static void fz_check_errors(const struct pp_config_errors *errs, int nlines, int too_long)
+{
+	char prefix[sizeof(FZ_SOURCE) + 16];
+	bool at_long_line = false;
+
 	FZ_CHECK(errs->n >= 1 && errs->n <= PP_CONFIG_MAX_ERRORS, "%u errors", errs->n);
 	for (unsigned i = 0; i < errs->n; i++) {
+		int line = errs->e[i].line;
+
+		snprintf(prefix, sizeof(prefix), line ? "%s:%d: " : "%s: ", FZ_SOURCE, line);
 		FZ_CHECK(memchr(errs->e[i].msg, '\0', sizeof(errs->e[i].msg)) &&
-			 strncmp(errs->e[i].msg, FZ_SOURCE ":", strlen(FZ_SOURCE) + 1) == 0,
-			 "message %u: %.*s", i, PP_CONFIG_MSG_MAX, errs->e[i].msg);
-		FZ_CHECK(i == 0 || errs->e[i - 1].line <= errs->e[i].line, "message %u: line %d",
-			 i, errs->e[i].line);
+			 strncmp(errs->e[i].msg, prefix, strlen(prefix)) == 0,
+			 "message %u (line %d): %.*s", i, line, PP_CONFIG_MSG_MAX, errs->e[i].msg);
+		FZ_CHECK(line >= 0 && line <= nlines && (i == 0 || errs->e[i - 1].line <= line),
+			 "message %u: line %d of %d", i, line, nlines);
+		at_long_line = at_long_line || (line == too_long && strstr(errs->e[i].msg,
+									     "characters long"));
 	}
+	FZ_CHECK(!too_long || at_long_line || errs->more, "line %d is too long, unsaid",
+		 too_long);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct pp_config_errors errs;
 	struct pp_config cfg;
+	int ret, nlines, too_long;
 	char *text;
-	int ret;
 
 	if (size > PP_CONFIG_MAX_TEXT || memchr(data, '\0', size))
 		return 0;
@@ -73,12 +110,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(text, data, size);
 	text[size] = '\0';
+	nlines = fz_lines(text, &too_long);
 	ret = pp_config_parse(&cfg, FZ_SOURCE, text, &errs);
 	FZ_CHECK(ret == 0 || ret == -EINVAL, "returned %d", ret);
+	FZ_CHECK(ret == -EINVAL || !too_long, "line %d is too long, yet accepted", too_long);
 	if (ret == 0)
 		fz_check_config(&cfg, text);
 	else
-		fz_check_errors(&errs);
+		fz_check_errors(&errs, nlines, too_long);
 	pp_config_release(&cfg);
 	free(text);
 	return 0;
