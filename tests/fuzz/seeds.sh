@@ -30,6 +30,10 @@ run() {
 		shift
 	done
 	shift
+	if [ ! -x "$1" ] || [ ! -e "$build/libpprof.so" ]; then
+		echo "seeds.sh: $1 or $build/libpprof.so is not built (make fuzz builds them)" >&2
+		exit 1
+	fi
 	# shellcheck disable=SC2086 # vars are VAR=VALUE words
 	env $vars PPROF_OUTPUT="$runs/$name" LD_PRELOAD="$build/libpprof.so" \
 		"$@" >/dev/null 2>&1 </dev/null || true
