@@ -146,6 +146,7 @@ Test(it_signals, runs_under_gdb)
 			       "0.2", "--exit", "3", NULL };
 	struct pa_it_result r;
 
+	pa_it_skip_under_asan(PA_IT_ASAN_TRACED);
 	pa_it_build_path(demo, "workloads/demo");
 	pa_it_run(&it_sig, "gdb", argv, NULL, &r);
 	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "gdb: %s", r.err);
@@ -167,6 +168,7 @@ Test(it_signals, sigtrap_mode_under_gdb_turns_off)
 			       "PPROF_MODE=sigtrap", demo, "0.2", "--exit", "3", NULL };
 	struct pa_it_result r;
 
+	pa_it_skip_under_asan(PA_IT_ASAN_TRACED);
 	pa_it_build_path(demo, "workloads/demo");
 	pa_it_run(&it_sig, "gdb", argv, NULL, &r);
 	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "gdb: %s", r.err);
@@ -192,6 +194,7 @@ Test(it_signals, runs_under_strace)
 	const char *plain_argv[] = { "workloads/demo", "0.2", "--exit", "3", NULL };
 	struct pa_it_result plain, r;
 
+	pa_it_skip_under_asan(PA_IT_ASAN_TRACED);
 	cr_assert_eq(access(argv[0], X_OK), 0, "strace is not installed (make deps)");
 	pa_it_build_path(demo, "workloads/demo");
 	pa_it_run(&it_sig, "plain", plain_argv, NULL, &plain);
