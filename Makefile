@@ -352,12 +352,18 @@ FUZZ_LINK := -fsanitize=fuzzer,address,undefined
 FUZZ_MAX_LEN_reader := 65536
 FUZZ_MAX_LEN_config := 16384
 
-$(OUT)/fuzz-reader: $(OBJ)/tests/fuzz/fuzz_reader.o $(OBJ)/analyze/reader.o \
-		$(OBJ)/analyze/grow.o
+# Each target links the modules it tests from an archive, which gives it
+# those they need and no more (the reader: grow.o, ...), whatever they come
+# to need: the analyzer's modules, and the preload's that the tests link.
+$(OBJ)/analyze.a: $(ANALYZE_LIB_OBJS)
+	rm -f $@ && ar rcs $@ $^
+$(OBJ)/preload-tested.a: $(TEST_PRELOAD_OBJS)
+	rm -f $@ && ar rcs $@ $^
+
+$(OUT)/fuzz-reader: $(OBJ)/tests/fuzz/fuzz_reader.o $(OBJ)/analyze.a
 	$(CC) -o $@ $^ $(FUZZ_LINK) -pthread
 
-$(OUT)/fuzz-config: $(OBJ)/tests/fuzz/fuzz_config.o $(OBJ)/preload/config.o \
-		$(OBJ)/preload/evname.o $(OBJ)/preload/strdist.o
+$(OUT)/fuzz-config: $(OBJ)/tests/fuzz/fuzz_config.o $(OBJ)/preload-tested.a
 	$(CC) -o $@ $^ $(FUZZ_LINK) -linih -ldl
 
 # For every unknown event name, pp_strdist runs against each of the
