@@ -1560,6 +1560,7 @@ Test(reader, rejects_short_log_full_record)
 	cr_assert(strstr(err.reason, "log full record of 16 bytes, needs at least 24"), "%s",
 		  err.reason);
 	free(pdir);
+}
 
 /*
  * Logs parsed from memory read as the same files do in a process
