@@ -2,9 +2,11 @@
 #
 #   make            build/libpprof.so and build/pprof-analyze
 #   make demo       install missing Debian packages, build, profile a workload, report
-#   make test       install missing Debian packages, build, run every test
+#   make test       install missing Debian packages, build, run every test (and make fuzz for 30 s)
 #   make bench      overhead, per-sample cost and symbolisation speed (timing lives here, not in test)
 #   make asan       the same build with AddressSanitizer, under build/asan/
+#   make test-asan  the integration tests against the AddressSanitizer build
+#   make fuzz       libFuzzer on the log reader and the configuration parser, FUZZ_TIME s each
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make clean
 
@@ -30,6 +32,15 @@ OPT := -O2 -g
 ifeq ($(VARIANT),asan)
 OPT := -O1 -g -fsanitize=address -fno-omit-frame-pointer
 endif
+# The fuzz targets' variant: clang's libFuzzer with ASan and UBSan, every
+# UBSan finding fatal. Objects get the coverage instrumentation; only the
+# targets link libFuzzer's main (FUZZ_LINK).
+FUZZ_CC ?= clang-14
+ifeq ($(VARIANT),fuzz)
+override CC := $(FUZZ_CC)
+OPT := -O1 -g -fsanitize=fuzzer-no-link,address,undefined \
+	-fno-sanitize-recover=undefined -fno-omit-frame-pointer
+endif
 
 CPPFLAGS_ALL := -Iinclude -D_GNU_SOURCE
 CFLAGS_ALL := -std=gnu11 $(OPT) $(WARN) -MMD -MP $(CFLAGS)
@@ -40,7 +51,7 @@ DEB_PKGS := gcc g++ make pkg-config binutils gdb strace python3 e2fsprogs mount 
 	libunwind-dev libinih-dev \
 	libcriterion-dev libdw-dev libelf-dev libpfm4-dev zlib1g-dev libc6-dbg \
 	protobuf-c-compiler libprotobuf-c-dev golang-go golang-github-google-pprof-dev \
-	chromium
+	chromium clang-14 libclang-rt-14-dev
 # npm installs speedscope for the tests; nodesource's nodejs has its own npm
 # (and conflicts with Debian's).
 DEB_PKGS += $(if $(shell command -v npm),,npm)
@@ -72,6 +83,9 @@ ANALYZE_LIB_OBJS := $(filter-out $(OBJ)/analyze/main.o $(OBJ)/analyze/openguard.
 ANALYZE_LIBS := -ldw -lelf -lz -lprotobuf-c
 
 # --- tests -------------------------------------------------------------------
+# Programs the tests run that do not depend on the variant (Go pprof,
+# speedscope) are made once, in the release build directory.
+TOOLS := build
 TEST_SRCS := $(wildcard tests/*.c)
 TEST_OBJS := $(TEST_SRCS:%.c=$(OBJ)/%.o)
 # The log writer is linked into the tests for the round-trip tests.
@@ -92,7 +106,7 @@ WORKLOAD_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -pthread -MMD -MP
 WORKLOAD_LIB_LINK := -L$(OUT)/workloads -Wl,-rpath,'$$ORIGIN'
 
 .PHONY: all demo test check unit-tests bench asan install clean deps \
-	check-sigsafe tests-build
+	check-sigsafe tests-build test-asan fuzz fuzz-build
 .DEFAULT_GOAL := all
 
 all: $(OUT)/libpprof.so $(OUT)/pprof-analyze
@@ -134,7 +148,9 @@ $(OBJ)/tests/%.o: tests/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_ALL) -Ianalyze -Ipreload \
 		-DPP_TEST_BUILD_DIR='"$(abspath $(OUT))"' \
+		-DPP_TEST_TOOLS_DIR='"$(abspath $(TOOLS))"' \
 		-DPP_TEST_SOURCE_DIR='"$(abspath .)"' \
+		$(TEST_ASAN_CPPFLAGS) \
 		$(CFLAGS_ALL) -c $< -o $@
 
 # `pprof` output: C for profile.proto (Debian's copy of Go pprof's), made by
@@ -153,9 +169,9 @@ $(OBJ)/gen/profile.pb-c.o: $(GEN)/profile.pb-c.c
 $(OBJ)/analyze/report_pprof.o: $(GEN)/profile.pb-c.h
 $(OBJ)/analyze/report_pprof.o: CPPFLAGS_ALL += -I$(GEN)
 
-$(OUT)/go-pprof:
+$(TOOLS)/go-pprof:
 	GO111MODULE=off GOPATH=/usr/share/gocode GOPROXY=off \
-		GOCACHE=$(abspath $(OUT))/gocache go build -o $@ github.com/google/pprof
+		GOCACHE=$(abspath $(TOOLS))/gocache go build -o $@ github.com/google/pprof
 
 $(OUT)/libpprof.so: $(PRELOAD_OBJS) preload/libpprof.map
 	$(CC) -shared -o $@ $(PRELOAD_OBJS) $(LDFLAGS_ALL) \
@@ -210,16 +226,16 @@ $(OUT)/workloads/%: tests/workloads/%.cc
 # speedscope (npm), into which the tests load our speedscope JSON in headless
 # Chromium (test_it_formats.c). Pinned: the test reads its page's DOM.
 SPEEDSCOPE_VERSION := 1.25.0
-SPEEDSCOPE_HTML := $(OUT)/speedscope/node_modules/speedscope/dist/release/index.html
+SPEEDSCOPE_HTML := $(TOOLS)/speedscope/node_modules/speedscope/dist/release/index.html
 $(SPEEDSCOPE_HTML):
-	@mkdir -p $(OUT)/speedscope
-	npm install --prefix $(abspath $(OUT))/speedscope --no-audit --no-fund \
+	@mkdir -p $(TOOLS)/speedscope
+	npm install --prefix $(abspath $(TOOLS))/speedscope --no-audit --no-fund \
 		speedscope@$(SPEEDSCOPE_VERSION)
 	touch $@
 
 # The bench programs are built (not run) too, so that make test catches a
 # bench that no longer links.
-tests-build: all $(OUT)/tests/run-tests $(WORKLOADS) $(WORKLOAD_LIBS) $(OUT)/go-pprof \
+tests-build: all $(OUT)/tests/run-tests $(WORKLOADS) $(WORKLOAD_LIBS) $(TOOLS)/go-pprof \
 	$(SPEEDSCOPE_HTML) $(OUT)/bench/sigcost $(OUT)/bench/symspeed
 
 # Every function that runs in the signal handler may call only what
@@ -254,6 +270,7 @@ test: deps
 	$(OUT)/tests/run-tests --jobs 2 --timeout 300
 	PPROF_TEST_MODE=signal $(OUT)/tests/run-tests --jobs 2 --timeout 300 \
 		--filter 'it_*'
+	@$(MAKE) --no-print-directory fuzz FUZZ_TIME=30
 
 check: test
 
@@ -289,6 +306,92 @@ bench: deps
 
 asan:
 	@$(MAKE) --no-print-directory VARIANT=asan all
+
+# The integration tests, in both modes as make test runs them, against
+# build/asan/: its libpprof.so (preloaded after libasan.so: DESIGN.md,
+# Library quirks), its pprof-analyze, and the analyzer's reader in the test
+# binary, all with AddressSanitizer; LeakSanitizer at the exit of each
+# program the tests run (pa_it.c says why not the test binary's). Reports
+# go to files, not to the programs' stderr (which tests compare with runs
+# without the profiler); any error among them fails the run. A failed
+# allocation returns NULL, as the workloads that test ENOMEM expect. Not
+# part of make test: it takes about as long as the integration tests.
+ifeq ($(VARIANT),asan)
+TEST_ASAN_CPPFLAGS := -DPP_TEST_PRELOAD_FIRST='"$(shell $(CC) -print-file-name=libasan.so)"'
+endif
+ASAN_REPORTS := build/asan/reports
+test-asan: deps
+	@$(MAKE) --no-print-directory VARIANT=asan tests-build
+	@rm -rf $(ASAN_REPORTS) && mkdir -p $(ASAN_REPORTS)
+	@status=0; for mode in sigtrap signal; do \
+		echo "test-asan: the integration tests, PPROF_TEST_MODE=$$mode"; \
+		PPROF_TEST_MODE=$$mode \
+		ASAN_OPTIONS=log_path=$(abspath $(ASAN_REPORTS))/asan:allocator_may_return_null=1:detect_leaks=1 \
+			build/asan/tests/run-tests --jobs 2 --timeout 300 --filter 'it_*' \
+			--json=build/asan/test-asan-$$mode.json || status=1; \
+		awk '/"name":/ { name = $$2; gsub(/[",]/, "", name) } \
+			/"status": "SKIPPED"/ { skip = 1; next } \
+			skip && !/The test was skipped/ { sub(/^ *"messages": \[ *"/, ""); \
+				sub(/" *\] *$$/, ""); print "test-asan: skipped " name ": " $$0 } \
+			{ skip = 0 }' build/asan/test-asan-$$mode.json; \
+	done; \
+	bad=$$(grep -l -E 'ERROR: [A-Za-z]+Sanitizer|CHECK failed' $(ASAN_REPORTS)/* 2>/dev/null); \
+	for f in $$bad; do echo "== $$f"; cat $$f; done; \
+	if [ -n "$$bad" ]; then echo "test-asan: sanitizer errors above ($(ASAN_REPORTS)/)"; status=1; fi; \
+	exit $$status
+
+# --- fuzzing ------------------------------------------------------------------
+# One libFuzzer target per tests/fuzz/fuzz_*.c, built into build/fuzz/
+# (VARIANT=fuzz), each run for FUZZ_TIME seconds from its seeds (made from
+# real runs by tests/fuzz/seeds.sh) and the corpus it grew before
+# (build/fuzz/corpus/). A crash, a leak or a UBSan finding fails the run and
+# leaves its reproducer in build/fuzz/crashes/; tests/fuzz/run.sh says where.
+FUZZ_TIME ?= 600
+FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_LINK := -fsanitize=fuzzer,address,undefined
+FUZZ_MAX_LEN_reader := 65536
+FUZZ_MAX_LEN_config := 16384
+
+# Each target links the modules it tests from an archive, which gives it
+# those they need and no more (the reader: grow.o, ...), whatever they come
+# to need: the analyzer's modules, and the preload's that the tests link.
+$(OBJ)/analyze.a: $(ANALYZE_LIB_OBJS)
+	rm -f $@ && ar rcs $@ $^
+$(OBJ)/preload-tested.a: $(TEST_PRELOAD_OBJS)
+	rm -f $@ && ar rcs $@ $^
+
+$(OUT)/fuzz-reader: $(OBJ)/tests/fuzz/fuzz_reader.o $(OBJ)/analyze.a
+	$(CC) -o $@ $^ $(FUZZ_LINK) -pthread
+
+$(OUT)/fuzz-config: $(OBJ)/tests/fuzz/fuzz_config.o $(OBJ)/preload-tested.a
+	$(CC) -o $@ $^ $(FUZZ_LINK) -linih -ldl
+
+# For every unknown event name, pp_strdist runs against each of the
+# thousands of names libpfm4 knows: with coverage instrumentation it took
+# 90% of fuzz-config's time. It keeps ASan and UBSan.
+ifeq ($(VARIANT),fuzz)
+$(OBJ)/preload/strdist.o: CFLAGS_ALL += -fno-sanitize=fuzzer-no-link
+endif
+
+# A build tool, not under test: no instrumentation.
+$(OUT)/mkseeds: tests/fuzz/mkseeds.c include/pprof/format.h
+	$(CC) $(CPPFLAGS_ALL) -std=gnu11 -O2 -g $(WARN) -o $@ $<
+
+# The seeds: logs of release-built workloads (make fuzz builds them first).
+$(OUT)/seeds/.made: tests/fuzz/seeds.sh $(OUT)/mkseeds $(TOOLS)/libpprof.so \
+		$(wildcard config/*.ini)
+	tests/fuzz/seeds.sh $(TOOLS) $(OUT)
+	touch $@
+
+fuzz-build: $(FUZZ_TARGETS:%=$(OUT)/fuzz-%) $(OUT)/seeds/.made
+
+fuzz-run-%: fuzz-build
+	tests/fuzz/run.sh $(OUT) $* $(FUZZ_TIME) $(FUZZ_MAX_LEN_$*)
+
+fuzz: deps
+	@$(MAKE) --no-print-directory all $(WORKLOADS) $(WORKLOAD_LIBS)
+	@$(MAKE) --no-print-directory VARIANT=fuzz fuzz-build
+	@$(MAKE) --no-print-directory VARIANT=fuzz $(FUZZ_TARGETS:%=fuzz-run-%)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin

@@ -159,6 +159,21 @@ static int pa_reader_read_file(const char *path, struct pa_log_buf *buf, struct 
 	return 0;
 }
 
+/* A copy of size bytes at data as buf (malloc'd: aligned as a file's mapping is). */
+static int pa_reader_copy_data(const char *name, const void *data, size_t size,
+			       struct pa_log_buf *buf, struct pa_error *err)
+{
+	memset(buf, 0, sizeof(*buf));
+	buf->path = name;
+	buf->data = malloc(size ? size : 1);
+	if (!buf->data)
+		return pa_error_set(err, -ENOMEM, name, false, 0, "out of memory");
+	if (size)
+		memcpy(buf->data, data, size);
+	buf->size = size;
+	return 0;
+}
+
 static const char *pa_reader_kind_name(uint32_t kind)
 {
 	return kind == PPF_FILE_PROCESS ? "process log" :
@@ -453,6 +468,10 @@ static int pa_reader_event_rec(struct pa_process_ctx *c, struct pa_log_buf *buf,
 		return pa_error_set(err, -EINVAL, buf->path, true, off,
 				    "event record %u: %s is not NUL-terminated", e.index,
 				    memchr(e.name, '\0', sizeof(e.name)) ? "spec" : "name");
+	/* A section name of the configuration (before config1, a perf name): never empty. */
+	if (!e.name[0])
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "event record %u: empty name", e.index);
 	if (pa_process_find_event(proc, e.index))
 		return pa_error_set(err, -EINVAL, buf->path, true, off,
 				    "second event with index %u", e.index);
@@ -740,45 +759,42 @@ void pa_process_free(struct pa_process *proc)
 	free(proc);
 }
 
-int pa_process_log_load(const char *path, struct pa_process **out,
-			struct pa_warnings *warn, struct pa_error *err)
+/* Parses buf, a process.log named buf->path, into *out; releases buf's data. */
+static int pa_reader_process_parse(struct pa_log_buf *buf, struct pa_process **out,
+				   struct pa_warnings *warn, struct pa_error *err)
 {
 	struct pa_process_ctx c = { 0 };
-	struct pa_log_buf buf;
+	const char *path = buf->path;
 	uint64_t first;
 	int ret;
 
-	*out = NULL;
-	ret = pa_reader_read_file(path, &buf, err);
-	if (ret < 0)
-		return ret;
 	c.proc = calloc(1, sizeof(*c.proc));
 	if (!c.proc) {
-		pa_reader_buf_release(&buf);
+		pa_reader_buf_release(buf);
 		return pa_error_set(err, -ENOMEM, path, false, 0, "out of memory");
 	}
 	c.proc->path = strdup(path);
 	c.proc->dir = strdup("");
 	ret = !c.proc->path || !c.proc->dir ?
 		pa_error_set(err, -ENOMEM, path, false, 0, "out of memory") :
-		pa_reader_check_header(&buf, PPF_FILE_PROCESS, &first, err);
+		pa_reader_check_header(buf, PPF_FILE_PROCESS, &first, err);
 	if (ret == 0)
-		ret = pa_reader_walk(&buf, first, pa_reader_process_cb, &c, warn, err);
+		ret = pa_reader_walk(buf, first, pa_reader_process_cb, &c, warn, err);
 	if (ret == 0 && !c.saw_process)
-		ret = pa_error_set(err, -EINVAL, path, true, buf.data_end,
+		ret = pa_error_set(err, -EINVAL, path, true, buf->data_end,
 				   "no process record before the end of the data");
-	pa_reader_buf_release(&buf);
+	pa_reader_buf_release(buf);
 	if (ret < 0) {
 		pa_process_free(c.proc);
 		return ret;
 	}
-	c.proc->unknown_records = buf.unknown;
+	c.proc->unknown_records = buf->unknown;
 	if (c.proc->nunsampled)
 		qsort(c.proc->unsampled, c.proc->nunsampled, sizeof(*c.proc->unsampled),
 		      pa_reader_cmp_unsampled);
 	/* A truncated tail after the EXEC means more was written: the exec failed. */
-	c.proc->replaced = c.last_exec && !buf.truncated && !c.proc->ended;
-	pa_reader_check_end(&buf, !c.proc->replaced, warn);
+	c.proc->replaced = c.last_exec && !buf->truncated && !c.proc->ended;
+	pa_reader_check_end(buf, !c.proc->replaced, warn);
 	if (c.proc->mode == PPF_MODE_OFF)
 		pa_warnings_add(warn, path, false, 0,
 				"profiling was off in process %u (%s): its stderr has a "
@@ -786,6 +802,17 @@ int pa_process_log_load(const char *path, struct pa_process **out,
 				c.proc->exe ? c.proc->exe : "?");
 	*out = c.proc;
 	return 0;
+}
+
+int pa_process_log_load(const char *path, struct pa_process **out,
+			struct pa_warnings *warn, struct pa_error *err)
+{
+	struct pa_log_buf buf;
+	int ret;
+
+	*out = NULL;
+	ret = pa_reader_read_file(path, &buf, err);
+	return ret < 0 ? ret : pa_reader_process_parse(&buf, out, warn, err);
 }
 
 /* ---- thread-<tid>.log ---------------------------------------------------- */
@@ -1155,47 +1182,58 @@ static int pa_reader_keep_ips(struct pa_thread *t, struct pa_log_buf *buf)
 }
 
 /*
- * pa_thread_log_load; expect_end false: the log may end without END, say
- * nothing; o: how to read samples (NULL: every one, as it is).
+ * Parses buf, a thread log named buf->path, into *out; releases buf's data
+ * (or keeps it behind samples[].ips). expect_end false: the log may end
+ * without END, say nothing; o: how to read samples (NULL: every one, as it
+ * is).
  */
-static int pa_reader_thread_load(const char *path, bool expect_end,
-				 const struct pa_reader_topts *o, struct pa_thread **out,
-				 struct pa_warnings *warn, struct pa_error *err)
+static int pa_reader_thread_parse(struct pa_log_buf *buf, bool expect_end,
+				  const struct pa_reader_topts *o, struct pa_thread **out,
+				  struct pa_warnings *warn, struct pa_error *err)
 {
 	struct pa_thread_ctx c = { .o = o };
-	struct pa_log_buf buf;
+	const char *path = buf->path;
 	uint64_t first;
 	int ret;
 
-	*out = NULL;
-	ret = pa_reader_read_file(path, &buf, err);
-	if (ret < 0)
-		return ret;
 	c.thread = calloc(1, sizeof(*c.thread));
 	if (!c.thread) {
-		pa_reader_buf_release(&buf);
+		pa_reader_buf_release(buf);
 		return pa_error_set(err, -ENOMEM, path, false, 0, "out of memory");
 	}
 	c.thread->path = strdup(path);
 	ret = !c.thread->path ? pa_error_set(err, -ENOMEM, path, false, 0, "out of memory") :
-		pa_reader_check_header(&buf, PPF_FILE_THREAD, &first, err);
+		pa_reader_check_header(buf, PPF_FILE_THREAD, &first, err);
 	if (ret == 0)
-		ret = pa_reader_walk(&buf, first, pa_reader_thread_cb, &c, warn, err);
+		ret = pa_reader_walk(buf, first, pa_reader_thread_cb, &c, warn, err);
 	if (ret == 0 && !c.saw_thread)
-		ret = pa_error_set(err, -EINVAL, path, true, buf.data_end,
+		ret = pa_error_set(err, -EINVAL, path, true, buf->data_end,
 				   "no thread record before the end of the data");
-	if (ret == 0 && !(o && o->collapse) && pa_reader_keep_ips(c.thread, &buf) < 0)
+	if (ret == 0 && !(o && o->collapse) && pa_reader_keep_ips(c.thread, buf) < 0)
 		ret = pa_error_set(err, -ENOMEM, path, false, 0, "out of memory");
-	pa_reader_buf_release(&buf);
+	pa_reader_buf_release(buf);
 	free(c.slots);
 	if (ret < 0) {
 		pa_thread_free(c.thread);
 		return ret;
 	}
-	c.thread->unknown_records = buf.unknown;
-	pa_reader_check_end(&buf, expect_end, warn);
+	c.thread->unknown_records = buf->unknown;
+	pa_reader_check_end(buf, expect_end, warn);
 	*out = c.thread;
 	return 0;
+}
+
+/* pa_thread_log_load, with expect_end and o as for pa_reader_thread_parse. */
+static int pa_reader_thread_load(const char *path, bool expect_end,
+				 const struct pa_reader_topts *o, struct pa_thread **out,
+				 struct pa_warnings *warn, struct pa_error *err)
+{
+	struct pa_log_buf buf;
+	int ret;
+
+	*out = NULL;
+	ret = pa_reader_read_file(path, &buf, err);
+	return ret < 0 ? ret : pa_reader_thread_parse(&buf, expect_end, o, out, warn, err);
 }
 
 int pa_thread_log_load(const char *path, struct pa_thread **out,
@@ -1574,6 +1612,42 @@ int pa_process_load_opts(const char *dir, const struct pa_load_opts *opts,
 	pa_reader_warn_full(proc, warn);
 	*out = proc;
 	return 0;
+}
+
+/* ---- logs in memory ------------------------------------------------------ */
+
+int pa_process_log_parse(const char *name, const void *data, size_t size,
+			 struct pa_process **out, struct pa_warnings *warn,
+			 struct pa_error *err)
+{
+	struct pa_log_buf buf;
+	int ret;
+
+	*out = NULL;
+	ret = pa_reader_copy_data(name, data, size, &buf, err);
+	return ret < 0 ? ret : pa_reader_process_parse(&buf, out, warn, err);
+}
+
+int pa_thread_log_parse(const char *name, const void *data, size_t size,
+			const struct pa_process *proc, const struct pa_load_opts *opts,
+			struct pa_thread **out, struct pa_warnings *warn,
+			struct pa_error *err)
+{
+	static const struct pa_process none;
+	struct pa_reader_topts o;
+	struct pa_log_buf buf;
+	int ret;
+
+	*out = NULL;
+	if (pa_reader_topts_init(&o, opts, proc ? proc : &none) < 0)
+		return pa_error_set(err, -ENOMEM, name, false, 0, "out of memory");
+	ret = pa_reader_copy_data(name, data, size, &buf, err);
+	if (ret == 0)
+		ret = pa_reader_thread_parse(&buf, !(proc && proc->replaced), &o, out, warn, err);
+	if (ret == 0 && proc)
+		pa_reader_check_thread(proc, *out, name, warn);
+	free(o.unloads);
+	return ret;
 }
 
 void pa_run_free(struct pa_run *run)

@@ -11,7 +11,7 @@
  *     smaller than its fixed part (PPF_EVENT_V1_SIZE for an EVENT record,
  *     whose later fields read as zero when absent), or inconsistent with
  *     its own fields (nframes, exe_len + cmdline_len, path_len, source_len
- *     + text_len, a name without its NUL, ...);
+ *     + text_len, a name without its NUL, an event without a name, ...);
  *   - a second PROCESS, CONFIG or THREAD record, a second EVENT with the
  *     same index, a second THREAD_EVENT for the same event in one thread;
  *   - a directory holding no process directory.
@@ -300,6 +300,21 @@ int pa_process_log_load(const char *path, struct pa_process **out,
 /* Load a single thread-<tid>.log. */
 int pa_thread_log_load(const char *path, struct pa_thread **out,
 		       struct pa_warnings *warn, struct pa_error *err);
+
+/*
+ * The same from memory (tests, the fuzz target tests/fuzz/fuzz_reader.c):
+ * size bytes at data (copied; the caller keeps data) read as the file name,
+ * which messages name. pa_thread_log_parse reads the log as
+ * pa_process_load_opts reads a thread log of proc: with opts (may be NULL),
+ * and with proc's checks (its pid, its events) when proc is not NULL.
+ */
+int pa_process_log_parse(const char *name, const void *data, size_t size,
+			 struct pa_process **out, struct pa_warnings *warn,
+			 struct pa_error *err);
+int pa_thread_log_parse(const char *name, const void *data, size_t size,
+			const struct pa_process *proc, const struct pa_load_opts *opts,
+			struct pa_thread **out, struct pa_warnings *warn,
+			struct pa_error *err);
 
 void pa_process_free(struct pa_process *proc);
 void pa_thread_free(struct pa_thread *thread);

@@ -21,7 +21,8 @@
 struct pa_it {
 	char *tmp;                        /* fresh directory, removed by pa_it_release */
 	char data[PA_IT_PATH_MAX];        /* tmp/data: the run's PPROF_OUTPUT */
-	char env_preload[PA_IT_PATH_MAX + 32]; /* "LD_PRELOAD=<build>/libpprof.so" */
+	char env_preload[2 * PA_IT_PATH_MAX]; /* "LD_PRELOAD=<build>/libpprof.so" (make
+						 test-asan: libasan.so first) */
 	char env_output[PA_IT_PATH_MAX + 32]; /* "PPROF_OUTPUT=<data>" */
 };
 
@@ -41,19 +42,37 @@ struct pa_it_result {
  */
 int pa_it_mode(void);
 
+/* Whether the tests run against the AddressSanitizer build (make test-asan). */
+bool pa_it_asan(void);
+/*
+ * Under make test-asan, skips the running test with a message saying why
+ * (what a program cannot do under AddressSanitizer); elsewhere returns.
+ */
+void pa_it_skip_under_asan(const char *why);
+/* Why a test that runs a program under gdb or strace cannot run under make test-asan. */
+#define PA_IT_ASAN_TRACED "LeakSanitizer cannot check a program that runs under a " \
+			  "tracer (it stops the world with ptrace)"
+
 void pa_it_init(struct pa_it *it);
 void pa_it_release(struct pa_it *it);
 void pa_it_result_release(struct pa_it_result *r);
 
 /* Writes "<build dir>/rel" into buf (PA_IT_PATH_MAX bytes). */
 void pa_it_build_path(char *buf, const char *rel);
+/*
+ * Writes "<tools dir>/rel" into buf (PA_IT_PATH_MAX bytes): the programs the
+ * tests use that are the same for every build variant (go-pprof,
+ * speedscope), made once in the release build directory.
+ */
+void pa_it_tool_path(char *buf, const char *rel);
 
 /*
  * Starts argv (argv[0] relative to the build directory unless absolute) with
  * stdin from /dev/null and stdout, stderr into tmp/<tag>.out and .err. The
  * child's environment is ours without LD_PRELOAD, PPROF_* and make's
  * variables, plus env (NULL-terminated "NAME=VALUE" strings, may be NULL).
- * Returns the child's pid.
+ * Under make test-asan, a program of the build directory runs with
+ * libasan.so preloaded, profiled or not. Returns the child's pid.
  */
 pid_t pa_it_spawn(const struct pa_it *it, const char *tag,
 		  const char *const *argv, const char *const *env);

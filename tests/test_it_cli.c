@@ -413,6 +413,7 @@ Test(it_cli, progress_line_on_a_terminal)
 	const char *argv[] = { "/usr/bin/script", "-qec", cmd, "/dev/null", NULL };
 	struct pa_it_result r;
 
+	pa_it_skip_under_asan(PA_IT_ASAN_TRACED);
 	pa_it_run_profiled(&it_cli, "many", many, NULL, &r);
 	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
 	pa_it_result_release(&r);

@@ -109,9 +109,12 @@ static void it_fmt_tmp(char *buf, const char *name)
 	snprintf(buf, PA_IT_PATH_MAX, "%s/%s", it_fmt.tmp, name);
 }
 
+/* Longer names are cut to this, in the counts and when compared with them. */
+#define IT_FMT_NAME_MAX 256
+
 /* Per function name: what the other tool counted, to compare with our profile. */
 struct it_fmt_count {
-	char name[256];
+	char name[IT_FMT_NAME_MAX];
 	uint64_t self, total;
 	bool seen_total;
 	bool ambiguous; /* a name two modules share: not compared */
@@ -132,14 +135,96 @@ static struct it_fmt_count *it_fmt_count_of(struct it_fmt_counts *c, const char 
 	return &c->v[c->n++];
 }
 
-/* Whether prof has two functions of that name (in different modules). */
-static bool it_fmt_ambiguous(const struct pa_profile *prof, const char *name)
+/* How another tool shows the names of our functions. */
+enum it_fmt_names {
+	IT_FMT_NAMES_OURS,  /* as we do */
+	IT_FMT_NAMES_PPROF, /* as Go pprof does: it_fmt_pprof_shown */
+};
+
+/* Removes every balanced open..close group from s, in place (unbalanced: unchanged). */
+static void it_fmt_drop_groups(char *s, char open, char close)
 {
+	char *first = NULL;
+	int depth = 0;
+
+	for (char *p = s; *p; p++) {
+		if (*p == open && depth++ == 0)
+			first = p;
+		if (*p != close)
+			continue;
+		if (--depth < 0)
+			return;
+		if (depth == 0) {
+			memmove(first, p + 1, strlen(p + 1) + 1);
+			p = first - 1;
+		}
+	}
+}
+
+/*
+ * name, in place, as Go pprof shows it: a name we wrote that looks
+ * demangled C++ (it holds "::" or one of "<>[]", and is not Java's
+ * "class.<init>" or Go's "(*T[...]).M") loses its (parameters) and
+ * <template arguments>.
+ */
+static void it_fmt_pprof_simplify(char *name)
+{
+	if (strstr(name, ".<") || strstr(name, "]).") ||
+	    (!strstr(name, "::") && !strpbrk(name, "<>[]")))
+		return;
+	it_fmt_drop_groups(name, '(', ')');
+	it_fmt_drop_groups(name, '<', '>');
+}
+
+/*
+ * name as the tool that names functions as names says shows it, cut to
+ * IT_FMT_NAME_MAX as the counts are, into out (IT_FMT_NAME_MAX bytes).
+ */
+static const char *it_fmt_shown(const char *name, enum it_fmt_names names, char *out)
+{
+	char *s = strdup(name);
+
+	cr_assert_not_null(s);
+	if (names == IT_FMT_NAMES_PPROF)
+		it_fmt_pprof_simplify(s);
+	snprintf(out, IT_FMT_NAME_MAX, "%s", s);
+	free(s);
+	return out;
+}
+
+/*
+ * Whether prof has two functions that a tool naming them as names shows as
+ * name (in different modules, or C++ overloads pprof merges).
+ */
+static bool it_fmt_ambiguous_as(const struct pa_profile *prof, const char *name,
+				enum it_fmt_names names)
+{
+	char buf[IT_FMT_NAME_MAX];
 	size_t n = 0;
 
 	for (size_t i = 0; i < prof->nfuncs; i++)
-		n += strcmp(prof->funcs[i].name, name) == 0;
+		n += strcmp(it_fmt_shown(prof->funcs[i].name, names, buf), name) == 0;
 	return n > 1;
+}
+
+static bool it_fmt_ambiguous(const struct pa_profile *prof, const char *name)
+{
+	char buf[IT_FMT_NAME_MAX];
+
+	return it_fmt_ambiguous_as(prof, it_fmt_shown(name, IT_FMT_NAMES_OURS, buf),
+				   IT_FMT_NAMES_OURS);
+}
+
+/* Whether a function of prof shows as name, named as names says. */
+static bool it_fmt_shows(const struct pa_profile *prof, const char *name,
+			 enum it_fmt_names names)
+{
+	char buf[IT_FMT_NAME_MAX];
+
+	for (size_t i = 0; i < prof->nfuncs; i++)
+		if (strcmp(it_fmt_shown(prof->funcs[i].name, names, buf), name) == 0)
+			return true;
+	return false;
 }
 
 /* A frame no symbol covers: "module+0xOFFSET" in top, "[unknown]" in perf script. */
@@ -150,20 +235,25 @@ static bool it_fmt_unresolved(const char *name)
 
 /*
  * Every function of prof with samples has the same self (and, when the
- * tool counted it, total) samples in c, and c has no function prof lacks.
- * Names two modules share are skipped: other tools merge them.
+ * tool counted it, total) samples in c, which names them as names says,
+ * and c has no function prof lacks. Names two functions share in the
+ * tool's naming are skipped: the tool merges them.
  */
 static void it_fmt_expect_counts_as(const char *tool, const struct pa_profile *prof,
-				    struct it_fmt_counts *c, bool resolved_only)
+				    struct it_fmt_counts *c, bool resolved_only,
+				    enum it_fmt_names names)
 {
+	char buf[IT_FMT_NAME_MAX];
+
 	for (size_t i = 0; i < prof->nfuncs; i++) {
 		const struct pa_func *f = &prof->funcs[i];
+		const char *shown = it_fmt_shown(f->name, names, buf);
 		struct it_fmt_count *x;
 
-		if (it_fmt_ambiguous(prof, f->name) ||
+		if (it_fmt_ambiguous_as(prof, shown, names) ||
 		    (resolved_only && it_fmt_unresolved(f->name)))
 			continue;
-		x = it_fmt_count_of(c, f->name);
+		x = it_fmt_count_of(c, shown);
 		cr_expect_eq(x->self, f->self, "%s: %s: self %" PRIu64 ", top says %" PRIu64,
 			     tool, f->name, x->self, f->self);
 		if (x->seen_total)
@@ -171,7 +261,7 @@ static void it_fmt_expect_counts_as(const char *tool, const struct pa_profile *p
 				     ", top says %" PRIu64, tool, f->name, x->total, f->total);
 	}
 	for (size_t i = 0; i < c->n; i++)
-		cr_expect(pa_profile_find(prof, c->v[i].name) ||
+		cr_expect(it_fmt_shows(prof, c->v[i].name, names) ||
 			  (resolved_only && it_fmt_unresolved(c->v[i].name)),
 			  "%s shows %s, top does not", tool, c->v[i].name);
 }
@@ -179,7 +269,7 @@ static void it_fmt_expect_counts_as(const char *tool, const struct pa_profile *p
 static void it_fmt_expect_counts(const char *tool, const struct pa_profile *prof,
 				 struct it_fmt_counts *c)
 {
-	it_fmt_expect_counts_as(tool, prof, c, false);
+	it_fmt_expect_counts_as(tool, prof, c, false, IT_FMT_NAMES_OURS);
 }
 
 /* Self samples of the burn functions must be there at all, or the test proves nothing. */
@@ -194,7 +284,7 @@ static void it_fmt_expect_burns(const struct pa_profile *prof)
 /* The Go pprof built by the Makefile (make tests-build). */
 static void it_fmt_go_pprof(char *path)
 {
-	pa_it_build_path(path, "go-pprof");
+	pa_it_tool_path(path, "go-pprof");
 	cr_assert(access(path, X_OK) == 0, "%s missing: run make tests-build", path);
 }
 
@@ -283,7 +373,7 @@ static void it_fmt_pprof_top(const struct pa_profile *prof, const char *opt)
 	snprintf(tool, sizeof(tool), "pprof -top %s", opt ? opt : "");
 	cr_expect_eq(total, prof->samples, "%s: %" PRIu64 " samples, top: %" PRIu64, tool,
 		     total, prof->samples);
-	it_fmt_expect_counts(tool, prof, c);
+	it_fmt_expect_counts_as(tool, prof, c, false, IT_FMT_NAMES_PPROF);
 	pa_it_result_release(&r);
 	free(c);
 }
@@ -387,7 +477,7 @@ Test(it_formats, pprof_traces_agree_per_thread)
 	pa_it_result_release(&r);
 	it_fmt_run("gopprof", traces, &r);
 	it_fmt_parse_traces(r.out, c, proc, NULL, 1, per_tid);
-	it_fmt_expect_counts("pprof -traces", prof, c);
+	it_fmt_expect_counts_as("pprof -traces", prof, c, false, IT_FMT_NAMES_PPROF);
 	for (size_t t = 0; t < proc->nthreads; t++) {
 		struct pa_filter f = { .tid = proc->threads[t]->tid, .event = 0 };
 
@@ -593,7 +683,7 @@ Test(it_formats, script_has_perf_script_layout)
 	it_fmt_expect_burns(prof);
 	it_fmt_run("analyze", argv, &r);
 	cr_expect_eq(it_fmt_script_check(r.out, c, proc, per_tid), prof->samples);
-	it_fmt_expect_counts_as("script", prof, c, true);
+	it_fmt_expect_counts_as("script", prof, c, true, IT_FMT_NAMES_OURS);
 	for (size_t t = 0; t < proc->nthreads; t++) {
 		struct pa_filter f = { .tid = proc->threads[t]->tid, .event = 0 };
 
@@ -1166,7 +1256,7 @@ static const char *it_fmt_speedscope_load(const char *file, const char *name,
 	char url[3 * PA_IT_PATH_MAX], profile[PA_IT_PATH_MAX + 32], title[128];
 	const char *t;
 
-	pa_it_build_path(html, "speedscope/node_modules/speedscope/dist/release/index.html");
+	pa_it_tool_path(html, "speedscope/node_modules/speedscope/dist/release/index.html");
 	cr_assert(access(html, R_OK) == 0, "%s missing: run make tests-build", html);
 	cr_assert(access(IT_FMT_CHROMIUM, X_OK) == 0, IT_FMT_CHROMIUM " is missing: make deps");
 	it_fmt_tmp(js, "speedscope.js");

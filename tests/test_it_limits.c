@@ -237,11 +237,15 @@ ParameterizedTest(struct it_limits_case *c, it_limits, program_keeps_what_it_nee
 	const char *argv[] = { "workloads/tightthreads", c->count, c->files, c->stack,
 			       c->seconds, NULL };
 	const char *env[] = { it_limits.env_preload, it_limits.env_output, NULL };
-	uint64_t need = it_limits_smallest(c, c->count, false);
-	uint64_t m0 = it_limits_smallest(c, "0", true) - it_limits_smallest(c, "0", false);
-	uint64_t limit = ((need + m0) * c->div + c->div - 2) / (c->div - 1);
+	uint64_t need, m0, limit;
 	struct pa_it_result plain, r;
 
+	if (c->resource == RLIMIT_AS)
+		pa_it_skip_under_asan("AddressSanitizer cannot start under an address-space "
+				      "limit (it reserves terabytes of shadow memory)");
+	need = it_limits_smallest(c, c->count, false);
+	m0 = it_limits_smallest(c, "0", true) - it_limits_smallest(c, "0", false);
+	limit = ((need + m0) * c->div + c->div - 2) / (c->div - 1);
 	cr_log_info("%s: unprofiled it needs %llu, the profiler %llu more; limit %llu",
 		    c->name, (unsigned long long)need, (unsigned long long)m0,
 		    (unsigned long long)limit);

@@ -64,6 +64,8 @@ Test(it_threads, early_and_raw_clone_threads_are_sampled)
 	struct pa_profile *early_prof;
 	struct pa_run *run;
 
+	pa_it_skip_under_asan("AddressSanitizer cannot run a raw clone() thread (its own "
+			      "CHECK fails without the profiler too)");
 	pa_it_run(&it_thr, "plain", argv, NULL, &plain);
 	pa_it_run_profiled(&it_thr, "prof", argv, NULL, &prof);
 	cr_assert(WIFEXITED(plain.status) && WEXITSTATUS(plain.status) == 0, "%s", plain.err);
@@ -126,8 +128,13 @@ Test(it_threads, thousand_short_threads)
 	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
 	it_thr_usage(r.err, &fds0, &fds1, &rss0, &rss1);
 	cr_expect_eq(fds1, fds0, "open fds went from %d to %d", fds0, fds1);
-	/* The thread table grows with the threads alive at once (46 KiB per 64). */
-	cr_expect_lt(rss1 - rss0, 2048, "RSS grew from %ld to %ld KiB", rss0, rss1);
+	/*
+	 * The thread table grows with the threads alive at once (46 KiB per
+	 * 64). AddressSanitizer's own per-thread memory grows by about 6 MiB
+	 * over 1,000 threads without the profiler too: not measured there.
+	 */
+	if (!pa_it_asan())
+		cr_expect_lt(rss1 - rss0, 2048, "RSS grew from %ld to %ld KiB", rss0, rss1);
 
 	run = pa_it_load(&it_thr);
 	cr_assert_eq(run->nprocesses, 1);

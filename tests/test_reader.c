@@ -925,6 +925,13 @@ static void rd_event_spec_unterminated(struct ppf_record *r)
 	memset(((struct ppf_event *)(void *)r)->spec, 'x', PPF_NAME_MAX);
 }
 
+/* What fuzz_reader found: pa_event.spec, "never empty", was empty. */
+static void rd_event_name_empty(struct ppf_record *r)
+{
+	memset(((struct ppf_event *)(void *)r)->name, 0, PPF_NAME_MAX);
+	memset(((struct ppf_event *)(void *)r)->spec, 0, PPF_NAME_MAX);
+}
+
 Test(reader, rejects_damaged_event_records)
 {
 	struct pa_error err;
@@ -936,6 +943,8 @@ Test(reader, rejects_damaged_event_records)
 	cr_assert(strstr(err.reason, "name is not NUL-terminated"), "%s", err.reason);
 	err = rd_bad_process_rec("a.3", PPF_REC_EVENT, rd_event_spec_unterminated);
 	cr_assert(strstr(err.reason, "spec is not NUL-terminated"), "%s", err.reason);
+	err = rd_bad_process_rec("a.4", PPF_REC_EVENT, rd_event_name_empty);
+	cr_assert(strstr(err.reason, "event record 0: empty name"), "%s", err.reason);
 }
 
 static void rd_config_too_short(struct ppf_record *r)
@@ -1551,4 +1560,61 @@ Test(reader, rejects_short_log_full_record)
 	cr_assert(strstr(err.reason, "log full record of 16 bytes, needs at least 24"), "%s",
 		  err.reason);
 	free(pdir);
+}
+
+/*
+ * Logs parsed from memory read as the same files do in a process
+ * directory: the thread log with the process's checks (its pid, its
+ * events) and, collapsed, its module unloads; and from a copy, so that the
+ * caller's buffer may go at once.
+ */
+Test(reader, parses_logs_from_memory_as_from_files)
+{
+	const struct pa_load_opts lo = { .collapse = true };
+	struct pa_warnings warn = { 0 };
+	struct pa_error err = { 0 };
+	struct pa_process *proc;
+	struct pa_thread *t;
+	struct pa_testlog pl, tl;
+
+	pa_testlog_begin(&pl, PPF_FILE_PROCESS);
+	pa_testlog_process(&pl, 8, 1, "/usr/bin/app", NULL);
+	pa_testlog_event(&pl, 0, "cpu-clock", 1000000, PPF_EVENT_TIME_NS);
+	pa_testlog_module(&pl, 1, 0, 0x400000, 0x410000, 1000, "/usr/lib/a.so", NULL, 0);
+	pa_testlog_unload(&pl, 1, 2500);
+	pa_testlog_process_end(&pl, 9000, 4, 0, PPF_EXIT_NORMAL, 0);
+	pa_testlog_begin(&tl, PPF_FILE_THREAD);
+	pa_testlog_thread(&tl, 9, 9, 1500, "main"); /* pid 9 in process 8 */
+	for (uint64_t ns = 2000; ns < 3000; ns += 250)
+		pa_testlog_sample(&tl, ns, 0, 0, 3, rd_ips); /* two before the unload */
+	pa_testlog_thread_event(&tl, 9, PPF_THREAD_EVENT_COUNTED, 0, 0, 7, 1, 1);
+	pa_testlog_thread_end(&tl, 3000, 4, 0, 0);
+
+	cr_assert_eq(pa_process_log_parse("mem/process.log", pl.buf, pl.len, &proc, &warn,
+					  &err), 0, "%s", err.reason);
+	free(pl.buf);
+	cr_expect(proc->pid == 8 && proc->ended && proc->nmodules == 1 &&
+		  proc->modules[0].unload_ns == 2500);
+	cr_expect_str_eq(proc->path, "mem/process.log");
+
+	cr_assert_eq(pa_thread_log_parse("mem/thread-9.log", tl.buf, tl.len, proc, &lo, &t,
+					 &warn, &err), 0, "%s", err.reason);
+	cr_expect_eq(t->nsamples, 2, "%zu entries: the unload keeps them apart", t->nsamples);
+	cr_expect(t->samples[0].count == 2 && t->samples[1].count == 2);
+	cr_expect(rd_has_warning(&warn, "thread log of pid 9 in the directory of pid 8", NULL));
+	cr_expect(rd_has_warning(&warn, "totals for event 9", NULL));
+	pa_thread_free(t);
+	pa_warnings_release(&warn);
+
+	cr_assert_eq(pa_thread_log_parse("mem/thread-9.log", tl.buf, tl.len, NULL, NULL, &t,
+					 &warn, &err), 0, "%s", err.reason);
+	free(tl.buf);
+	cr_assert_eq(t->nsamples, 4, "every sample, without a process");
+	for (size_t i = 0; i < t->nsamples; i++)
+		cr_expect_eq(memcmp(t->samples[i].ips, rd_ips, sizeof(rd_ips)), 0);
+	cr_expect_eq(warn.n, 0, "no process, nothing to check against");
+	cr_expect_str_eq(t->path, "mem/thread-9.log");
+	pa_thread_free(t);
+	pa_process_free(proc);
+	pa_warnings_release(&warn);
 }

@@ -1,0 +1,136 @@
+/*
+ * mkseeds: fuzz_reader's seeds from real runs (tests/fuzz/seeds.sh).
+ *
+ *   mkseeds PREFIX PROCDIR...
+ *
+ * For every process directory, writes PREFIX<its name>: its process.log,
+ * then its first MKSEEDS_THREADS thread logs (by name), laid end to end as
+ * fuzz_reader reads an input. Each log is cut after its last record (thread
+ * logs are preallocated: the rest is zeros) and keeps its first
+ * MKSEEDS_SAMPLES samples and every other record, so that a seed stays a
+ * few KiB and holds every kind of record its run wrote. Exits 1 when a
+ * directory has no process.log or a log cannot be read.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pprof/format.h"
+
+#define MKSEEDS_THREADS 8
+#define MKSEEDS_SAMPLES 16
+
+/* The whole file at path, malloc'd, into *size; NULL (said on stderr) if unreadable. */
+static char *mkseeds_slurp(const char *path, size_t *size)
+{
+	char *buf = NULL;
+	long len;
+	FILE *f;
+
+	errno = 0;
+	f = fopen(path, "rb");
+
+	if (!f || fseek(f, 0, SEEK_END) < 0 || (len = ftell(f)) < 0 ||
+	    fseek(f, 0, SEEK_SET) < 0 || !(buf = malloc((size_t)len + 1)) ||
+	    fread(buf, 1, (size_t)len, f) != (size_t)len) {
+		fprintf(stderr, "mkseeds: %s: %s\n", path, errno ? strerror(errno) : "short read");
+		free(buf);
+		buf = NULL;
+	}
+	*size = buf ? (size_t)len : 0;
+	if (f)
+		fclose(f);
+	return buf;
+}
+
+/* Appends the log at path to out, trimmed as the header comment says. */
+static int mkseeds_log(FILE *out, const char *path)
+{
+	struct ppf_file_header h;
+	size_t size, off, samples = 0;
+	char *buf = mkseeds_slurp(path, &size);
+
+	if (!buf)
+		return -1;
+	if (size < sizeof(h)) {
+		fprintf(stderr, "mkseeds: %s: too short for a header\n", path);
+		free(buf);
+		return -1;
+	}
+	memcpy(&h, buf, sizeof(h));
+	off = h.header_size <= size ? h.header_size : size;
+	fwrite(buf, 1, off, out);
+	while (size - off >= sizeof(struct ppf_record)) {
+		struct ppf_record r;
+
+		memcpy(&r, buf + off, sizeof(r));
+		if (r.size < sizeof(r) || r.size > size - off)
+			break; /* the zero tail, or a record cut short */
+		if (r.type != PPF_REC_SAMPLE || samples++ < MKSEEDS_SAMPLES)
+			fwrite(buf + off, 1, r.size, out);
+		off += r.size;
+	}
+	free(buf);
+	return 0;
+}
+
+static int mkseeds_is_thread_log(const struct dirent *d)
+{
+	size_t n = strlen(d->d_name);
+
+	return strncmp(d->d_name, PPF_THREAD_LOG_PREFIX, strlen(PPF_THREAD_LOG_PREFIX)) == 0 &&
+	       n > strlen(PPF_LOG_SUFFIX) &&
+	       strcmp(d->d_name + n - strlen(PPF_LOG_SUFFIX), PPF_LOG_SUFFIX) == 0;
+}
+
+/* Writes prefix<basename of dir>, the seed of one process directory. */
+static int mkseeds_process(const char *prefix, const char *dir)
+{
+	size_t len = strlen(dir);
+	const char *base;
+	char path[8192];
+	struct dirent **names;
+	int n, ret;
+	FILE *out;
+
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	for (base = dir + len; base > dir && base[-1] != '/'; base--)
+		;
+	snprintf(path, sizeof(path), "%s%.*s", prefix, (int)(dir + len - base), base);
+	out = fopen(path, "wb");
+	if (!out) {
+		fprintf(stderr, "mkseeds: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, PPF_PROCESS_LOG);
+	ret = mkseeds_log(out, path);
+	n = scandir(dir, &names, mkseeds_is_thread_log, alphasort);
+	for (int i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name);
+		if (ret == 0 && i < MKSEEDS_THREADS)
+			ret = mkseeds_log(out, path);
+		free(names[i]);
+	}
+	if (n >= 0)
+		free(names);
+	if (fclose(out) != 0)
+		ret = -1;
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	int status = 0;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: mkseeds PREFIX PROCDIR...\n");
+		return 2;
+	}
+	for (int i = 2; i < argc; i++)
+		if (mkseeds_process(argv[1], argv[i]) < 0)
+			status = 1;
+	return status;
+}

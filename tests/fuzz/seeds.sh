@@ -1,0 +1,58 @@
+#!/bin/sh
+# The fuzz targets' seed corpora, from real runs (make fuzz):
+#   OUT/seeds/reader/  one seed per process directory of a few profiled runs,
+#                      named RUN-<exe>.<pid>
+#                      (tests/fuzz/mkseeds.c): threads, dlopen/dlclose, fork,
+#                      exec, counters, several events, both sampling modes
+#   OUT/seeds/config/  every config/*.ini
+#
+#   tests/fuzz/seeds.sh BUILD OUT
+#
+# BUILD holds the release libpprof.so and workloads/; OUT/mkseeds is built.
+# Fails when a run leaves no process directory.
+set -eu
+
+build=$1
+out=$2
+runs=$out/seed-runs
+rm -rf "$runs" "$out/seeds"
+mkdir -p "$runs" "$out/seeds/reader" "$out/seeds/config"
+
+# run NAME [VAR=VALUE...] -- PROGRAM ARGS...: profiles PROGRAM into runs/NAME.
+# The program's own status does not matter (spawner's children abort on
+# purpose); that it left logs does.
+run() {
+	name=$1
+	shift
+	vars=
+	while [ "$1" != -- ]; do
+		vars="$vars $1"
+		shift
+	done
+	shift
+	if [ ! -x "$1" ] || [ ! -e "$build/libpprof.so" ]; then
+		echo "seeds.sh: $1 or $build/libpprof.so is not built (make fuzz builds them)" >&2
+		exit 1
+	fi
+	# shellcheck disable=SC2086 # vars are VAR=VALUE words
+	env $vars PPROF_OUTPUT="$runs/$name" LD_PRELOAD="$build/libpprof.so" \
+		"$@" >/dev/null 2>&1 </dev/null || true
+	if ! ls -d "$runs/$name"/*/process.log >/dev/null 2>&1; then
+		echo "seeds.sh: $name left no process directory in $runs/$name" >&2
+		exit 1
+	fi
+	"$out/mkseeds" "$out/seeds/reader/$name-" "$runs/$name"/*/
+}
+
+w=$build/workloads
+run demo -- "$w/demo" 0.2
+run signal PPROF_MODE=signal -- "$w/demo" 0.2
+run software PPROF_CONFIG=config/software.ini -- "$w/evmix" "$runs/evmix.truth" 0.1 2000
+run counters PPROF_CONFIG=config/counters.ini -- "$w/demo" 0.1
+run dlreuse -- "$w/dlreuse" 0.05 2
+run forker -- "$w/forker" 0.1 --no-pids
+run spawner -- "$w/spawner" 0.05
+
+cp config/*.ini "$out/seeds/config/"
+echo "seeds.sh: $(ls "$out/seeds/reader" | wc -l) reader seeds," \
+	"$(ls "$out/seeds/config" | wc -l) config seeds"
