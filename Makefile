@@ -72,7 +72,8 @@ PRELOAD_CFLAGS := -fPIC -fvisibility=hidden -ftls-model=initial-exec \
 PRELOAD_LIBS := -l:libinih.a -ldl -pthread
 # Objects whose code runs in the signal handler: checked by check-sigsafe.
 SIGSAFE_OBJS := $(OBJ)/preload/sampler.o $(OBJ)/preload/tlog.o \
-	$(OBJ)/preload/threads.o $(OBJ)/preload/dlsnap.o $(OBJ)/preload/fd.o
+	$(OBJ)/preload/threads.o $(OBJ)/preload/dlsnap.o $(OBJ)/preload/fd.o \
+	$(OBJ)/preload/share.o
 
 # --- pprof-analyze -----------------------------------------------------------
 ANALYZE_SRCS := $(wildcard analyze/*.c)

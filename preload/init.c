@@ -42,6 +42,13 @@
 
 #define PP_ALTSTACK_SIZE (64 * 1024)
 /*
+ * Tries at a thread's share when its descriptors are taken a moment, and
+ * the wait between them: 100 ms in all at the most, and only at a limit so
+ * tight that the share is full.
+ */
+#define PP_SHARE_TRIES 500
+#define PP_SHARE_WAIT_NS 200000
+/*
  * libunwind's own per-thread state, made at a thread's first unw_backtrace:
  * the trace cache's table (measured: one 256 KiB mapping per thread).
  */
@@ -468,13 +475,17 @@ static void pp_init_log_window(void)
 /*
  * What the calling thread's sampling state takes of the process's limits
  * (share.h): its log's mapping (its descriptor is held only while the log
- * grows: tlog.h), alternate stack (altstack: ours is needed), libunwind's
+ * is made or grows: tlog.h), alternate stack (altstack: ours is needed), libunwind's
  * state (arena: with the malloc arena its first use may cost), and its own
  * events.
  */
+/* A thread log's descriptor, held while the log is made (tlog.h). */
+static const struct pp_share_cost pp_init_log_fd = { .fds = 1 };
+
 static struct pp_share_cost pp_init_thread_cost(int altstack, int arena)
 {
-	struct pp_share_cost c = { .bytes = pp_tlog_window_sigsafe() + PP_UNW_THREAD_BYTES };
+	struct pp_share_cost c = { .bytes = pp_tlog_window_sigsafe() + PP_UNW_THREAD_BYTES,
+				   .fds = pp_init_log_fd.fds };
 
 	c.bytes += altstack ? PP_ALTSTACK_SIZE : 0;
 	c.bytes += arena ? PP_SHARE_ARENA : 0;
@@ -522,10 +533,23 @@ static struct pp_thread *pp_init_thread_slot(int tid, const struct pp_share_cost
 	}
 	*what = PPF_UNSAMPLED_SHARE;
 	*err = -pp_share_take_sigsafe(cost);
+	/*
+	 * Other threads' logs may hold the share's last descriptors a moment
+	 * (while made or grown; longer when their thread is preempted then).
+	 */
+	for (int i = 0; *err == EMFILE && i < PP_SHARE_TRIES; i++) {
+		nanosleep(&(struct timespec){ .tv_nsec = PP_SHARE_WAIT_NS }, NULL);
+		*err = -pp_share_take_sigsafe(cost);
+	}
 	if (!*err) {
 		t->charge = *cost;
 		*what = PPF_UNSAMPLED_LOG;
 		*err = -pp_threads_open_log_sigsafe(t, &pp_st.tdir);
+	}
+	/* The log's descriptor was charged while it was made. */
+	if (!*err && !pp_tlog_holds_fd_sigsafe(&t->log)) {
+		pp_share_give_sigsafe(&pp_init_log_fd);
+		t->charge.fds -= pp_init_log_fd.fds;
 	}
 	if (*err) {
 		*slot = t;

@@ -52,8 +52,9 @@ struct pp_thread_dir {
 /*
  * Runs in signal context. Creates t's thread-<tid>.log in dir and writes its
  * PPF_REC_THREAD record (pid, tid, now, the calling thread's name): t must be
- * the calling thread's. Returns 0 or a negative errno (-EBADF when dir's
- * descriptor no longer names the directory).
+ * the calling thread's. The log is then detached (tlog.h: it holds no
+ * descriptor) unless that fails. Returns 0 or a negative errno (-EBADF when
+ * dir's descriptor no longer names the directory).
  */
 int pp_threads_open_log_sigsafe(struct pp_thread *t,
 				const struct pp_thread_dir *dir);

@@ -24,6 +24,7 @@
 
 #include "fd.h"
 #include "pprof/format.h"
+#include "share.h"
 
 #define PP_TLOG_PAGE 4096u
 
@@ -148,6 +149,12 @@ int pp_tlog_is_open_sigsafe(const struct pp_tlog *log)
 	return log->map != NULL;
 }
 
+/* Runs in signal context. */
+int pp_tlog_holds_fd_sigsafe(const struct pp_tlog *log)
+{
+	return log->fd >= 0;
+}
+
 /*
  * Runs in signal context. Whether fd is still our file: the app may close
  * every descriptor it did not open and reuse the number for its own file,
@@ -175,6 +182,18 @@ int pp_tlog_detach_sigsafe(struct pp_tlog *log, int dirfd, const char *name)
 	return 0;
 }
 
+/* A detached log's descriptor, while it is open. */
+static const struct pp_share_cost pp_tlog_one_fd = { .fds = 1 };
+
+/* Runs in signal context. Gives back what pp_tlog_get_fd_sigsafe gave. */
+static void pp_tlog_put_fd_sigsafe(struct pp_tlog *log, int fd)
+{
+	if (fd == log->fd)
+		return;
+	pp_fd_close_sigsafe(fd);
+	pp_share_give_sigsafe(&pp_tlog_one_fd);
+}
+
 /*
  * Runs in signal context. A descriptor of the log's file to grow or map it
  * with: its own, checked to be still ours; or, detached, the file opened
@@ -191,23 +210,22 @@ static int pp_tlog_get_fd_sigsafe(struct pp_tlog *log)
 		return pp_tlog_fd_ours_sigsafe(log) ? log->fd : -EBADF;
 	if (!pp_tlog_same_file_sigsafe(log->dirfd, &log->dir_dev, &log->dir_ino))
 		return -EBADF;
+	/* Held a moment, but from the profiler's share all the same (share.h). */
+	if (pp_share_take_sigsafe(&pp_tlog_one_fd) != 0)
+		return -EMFILE;
 	fd = (int)syscall(SYS_openat, log->dirfd, log->name,
 			  O_RDWR | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
+	if (fd < 0) {
+		fd = -errno;
+		pp_share_give_sigsafe(&pp_tlog_one_fd);
+		return fd;
+	}
 	fd = pp_fd_move_high_sigsafe(fd);
 	if (!pp_tlog_same_file_sigsafe(fd, &log->dev, &log->ino)) {
-		pp_fd_close_sigsafe(fd);
+		pp_tlog_put_fd_sigsafe(log, fd);
 		return -EBADF;
 	}
 	return fd;
-}
-
-/* Runs in signal context. Gives back what pp_tlog_get_fd_sigsafe gave. */
-static void pp_tlog_put_fd_sigsafe(struct pp_tlog *log, int fd)
-{
-	if (fd != log->fd)
-		pp_fd_close_sigsafe(fd);
 }
 
 /* Runs in signal context. */

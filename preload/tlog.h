@@ -61,6 +61,9 @@ void pp_tlog_init_sigsafe(struct pp_tlog *log);
 /* Runs in signal context. Whether the log is open (made and not closed). */
 int pp_tlog_is_open_sigsafe(const struct pp_tlog *log);
 
+/* Runs in signal context. Whether the open log holds a descriptor (not detached). */
+int pp_tlog_holds_fd_sigsafe(const struct pp_tlog *log);
+
 /*
  * Creates dirfd/name (O_EXCL, mode 0600), allocates its first step, maps it
  * and writes the file header of the given enum ppf_file_kind.
