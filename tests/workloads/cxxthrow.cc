@@ -6,13 +6,17 @@
  *   cxxthrow [ITERATIONS [THREADS]]   default 200000 iterations, 3 threads
  *
  * stdout: "cxxthrow done THREADS x ITERATIONS caught N": N is the number
- * of exceptions caught, THREADS x ITERATIONS when all went well.
+ * of exceptions caught, THREADS x ITERATIONS when all went well. With
+ * PPROF_TRUTH set, each thread appends its user CPU time there
+ * (wl_truth_thread_user).
  */
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 #include <thread>
 #include <vector>
+
+#include "wl.h"
 
 static unsigned long cxx_iters = 200000;
 
@@ -33,6 +37,7 @@ static void cxx_thread(unsigned long *caught)
 			++*caught;
 		}
 	}
+	wl_truth_thread_user();
 }
 
 int main(int argc, char **argv)

@@ -7,7 +7,8 @@
  * Each thread: dlopen(libreload.so) beside this program, call its
  * burn_delta briefly, dlclose; ITERATIONS times. stdout: "dlstorm done
  * THREADS x ITERATIONS" and one checksum line, the same in every run. Exit
- * status 1 if a dlopen failed.
+ * status 1 if a dlopen failed. With PPROF_TRUTH set, each thread appends
+ * its user CPU time there (wl_truth_thread_user).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -47,6 +48,7 @@ static void *dlstorm_thread(void *arg)
 		job->sum += fn ? fn(i % 1000) : 0;
 		dlclose(h);
 	}
+	wl_truth_thread_user();
 	return NULL;
 }
 
