@@ -18,18 +18,15 @@
 #include "profile.h"
 #include "reader.h"
 #include "runs.h"
+#include "report.h"
 #include "report_callers.h"
 #include "report_annotate.h"
-#include "report_counters.h"
 #include "report_diff.h"
-#include "report_events.h"
 #include "report_flamegraph.h"
 #include "report_folded.h"
 #include "report_pprof.h"
-#include "report_processes.h"
 #include "report_script.h"
 #include "report_speedscope.h"
-#include "report_threads.h"
 #include "report_top.h"
 #include "symbols.h"
 #include "report_tree.h"
@@ -233,17 +230,12 @@ struct pa_main_opts {
 	size_t ndirs;
 	struct pa_run *base;          /* diff: BASE's run (NEW's is main's run) */
 	struct pa_filter base_filter; /* diff: the filter, its event chosen in BASE */
-	const char *output;
 	const char *event; /* --event NAME, NULL for the report's default */
 	struct pa_filter filter;
-	size_t limit;
-	const char *func;   /* callers, callees: FUNC */
-	double min_percent; /* tree, flamegraph: --min-percent, < 0 for the default */
-	bool per_thread; /* folded --per-thread */
+	struct pa_report_opts ropts; /* what the report's writer reads */
 	bool lines;       /* --lines */
 	bool inlines;     /* --inlines */
 	bool no_demangle; /* --no-demangle */
-	bool json;        /* --format json */
 };
 
 static void pa_main_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -391,7 +383,7 @@ static int pa_main_check_flamegraph(const struct pa_main_opts *o)
 
 	if (strcmp(o->command, "flamegraph") != 0)
 		return PA_EXIT_OK;
-	if (!o->output || !pa_report_flamegraph_kind(o->output, &kind)) {
+	if (!o->ropts.output || !pa_report_flamegraph_kind(o->ropts.output, &kind)) {
 		pa_main_usage_error("flamegraph needs -o FILE.svg or -o FILE.html");
 		return PA_EXIT_USAGE;
 	}
@@ -404,7 +396,7 @@ static int pa_main_check_flamegraph(const struct pa_main_opts *o)
 /* --format json: only the reports that have it (PA_MAIN_JSON_COMMANDS). */
 static int pa_main_check_format(const struct pa_main_opts *o)
 {
-	if (!o->json || pa_main_command(o->command)->json)
+	if (!o->ropts.json || pa_main_command(o->command)->json)
 		return PA_EXIT_OK;
 	pa_main_usage_error("'%s' has no --format json (only " PA_MAIN_JSON_COMMANDS " have)",
 			    o->command);
@@ -439,7 +431,7 @@ static int pa_main_parse(int argc, char **argv, struct pa_main_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->filter = PA_FILTER_ALL;
-	o->min_percent = -1;
+	o->ropts = PA_REPORT_OPTS_DEFAULT;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
 		int64_t v;
@@ -462,16 +454,16 @@ static int pa_main_parse(int argc, char **argv, struct pa_main_opts *o)
 				pa_main_usage_error("bad --limit '%s': expected a number", optarg);
 				return PA_EXIT_USAGE;
 			}
-			o->limit = (size_t)v;
+			o->ropts.limit = (size_t)v;
 			break;
 		case OPT_EXE:
 			o->filter.exe = optarg;
 			break;
 		case OPT_PER_THREAD:
-			o->per_thread = true;
+			o->ropts.per_thread = true;
 			break;
 		case OPT_MIN_PERCENT:
-			if (!pa_main_percent(optarg, &o->min_percent)) {
+			if (!pa_main_percent(optarg, &o->ropts.min_percent)) {
 				pa_main_usage_error("bad --min-percent '%s': expected a number "
 						    "from 0 to 100", optarg);
 				return PA_EXIT_USAGE;
@@ -500,10 +492,10 @@ static int pa_main_parse(int argc, char **argv, struct pa_main_opts *o)
 						    optarg);
 				return PA_EXIT_USAGE;
 			}
-			o->json = strcmp(optarg, "json") == 0;
+			o->ropts.json = strcmp(optarg, "json") == 0;
 			break;
 		case 'o':
-			o->output = optarg;
+			o->ropts.output = optarg;
 			break;
 		case 'h':
 			fputs(pa_main_usage, stdout);
@@ -532,7 +524,7 @@ static int pa_main_parse(int argc, char **argv, struct pa_main_opts *o)
 			pa_main_usage_error("missing FUNC after '%s'", o->command);
 			return PA_EXIT_USAGE;
 		}
-		o->func = argv[optind++];
+		o->ropts.func = argv[optind++];
 	}
 	if (optind >= argc) {
 		pa_main_usage_error("missing DIR after '%s'", o->command);
@@ -581,14 +573,14 @@ static int pa_main_report_calltree(FILE *out, const struct pa_main_opts *o,
 	enum pa_flamegraph_kind kind = PA_FLAMEGRAPH_SVG;
 
 	if (strcmp(o->command, "tree") == 0)
-		return pa_report_tree(out, run, prof, o->min_percent >= 0 ? o->min_percent :
+		return pa_report_tree(out, run, prof, o->ropts.min_percent >= 0 ? o->ropts.min_percent :
 				      PA_REPORT_TREE_MIN_PERCENT);
 	if (strcmp(o->command, "flamegraph") == 0) {
-		pa_report_flamegraph_kind(o->output, &kind);
+		pa_report_flamegraph_kind(o->ropts.output, &kind);
 		return pa_report_flamegraph(out, run, prof, kind,
-					    o->min_percent >= 0 ? o->min_percent : 0);
+					    o->ropts.min_percent >= 0 ? o->ropts.min_percent : 0);
 	}
-	return pa_report_callers(out, run, prof, o->func,
+	return pa_report_callers(out, run, prof, o->ropts.func,
 				 strcmp(o->command, "callees") == 0, err);
 }
 
@@ -616,8 +608,8 @@ static int pa_main_report_diff(FILE *out, const struct pa_main_opts *o, struct p
 		pa_main_print_warnings(&run->warnings, ncur);
 	}
 	if (ret == 0) {
-		ret = (o->json ? pa_report_diff_json : pa_report_diff)(out, o->base, base, run, cur,
-									o->limit);
+		ret = (o->ropts.json ? pa_report_diff_json : pa_report_diff)(out, o->base, base, run, cur,
+									o->ropts.limit);
 		if (ret == -ENOMEM)
 			pa_error_set(err, ret, run->dir, false, 0, "out of memory");
 		else if (ret == -EINVAL) /* a JSON writer misused */
@@ -626,6 +618,18 @@ static int pa_main_report_diff(FILE *out, const struct pa_main_opts *o, struct p
 	pa_profile_free(base);
 	pa_profile_free(cur);
 	return ret;
+}
+
+/* Call r's writer (text or JSON, as o says) on run and prof. */
+static int pa_main_write(const struct pa_report *r, FILE *out, const struct pa_main_opts *o,
+			 struct pa_run *run, const struct pa_profile *prof, struct pa_error *err)
+{
+	struct pa_report_ctx ctx = {
+		.out = out, .opts = &o->ropts, .filter = &o->filter, .run = run, .prof = prof,
+		.warn = &run->warnings, .err = err,
+	};
+
+	return (o->ropts.json ? r->write_json : r->write_text)(&ctx);
 }
 
 /* Write the chosen report to out as JSON (pa_main_check_format said it has it). */
@@ -637,15 +641,15 @@ static int pa_main_report_json(FILE *out, const struct pa_main_opts *o, struct p
 	int ret;
 
 	if (strcmp(o->command, "threads") == 0)
-		ret = pa_report_threads_json(out, run, &o->filter);
+		ret = pa_main_write(&pa_report_threads, out, o, run, NULL, err);
 	else if (strcmp(o->command, "processes") == 0)
-		ret = pa_report_processes_json(out, run, &o->filter);
+		ret = pa_main_write(&pa_report_processes, out, o, run, NULL, err);
 	else if (strcmp(o->command, "events") == 0)
-		ret = pa_report_events_json(out, run, &o->filter);
+		ret = pa_main_write(&pa_report_events, out, o, run, NULL, err);
 	else if (strcmp(o->command, "counters") == 0)
-		ret = pa_report_counters_json(out, run, &o->filter);
+		ret = pa_main_write(&pa_report_counters, out, o, run, NULL, err);
 	else if (strcmp(o->command, "annotate") == 0)
-		ret = pa_report_annotate_json(out, run, &o->filter, o->func, &run->warnings, err);
+		ret = pa_report_annotate_json(out, run, &o->filter, o->ropts.func, &run->warnings, err);
 	else
 		ret = pa_profile_build_by(run, &o->filter, pa_main_by(o), &prof, &run->warnings,
 					  err);
@@ -653,12 +657,12 @@ static int pa_main_report_json(FILE *out, const struct pa_main_opts *o, struct p
 	if (ret < 0 || !prof)
 		goto out;
 	if (strcmp(o->command, "top") == 0)
-		ret = pa_report_top_json(out, run, prof, o->limit);
+		ret = pa_report_top_json(out, run, prof, o->ropts.limit);
 	else if (strcmp(o->command, "tree") == 0)
-		ret = pa_report_tree_json(out, run, prof, o->min_percent >= 0 ?
-					  o->min_percent : PA_REPORT_TREE_MIN_PERCENT);
+		ret = pa_report_tree_json(out, run, prof, o->ropts.min_percent >= 0 ?
+					  o->ropts.min_percent : PA_REPORT_TREE_MIN_PERCENT);
 	else
-		ret = pa_report_callers_json(out, run, prof, o->func,
+		ret = pa_report_callers_json(out, run, prof, o->ropts.func,
 					     strcmp(o->command, "callees") == 0, err);
 	pa_profile_free(prof);
 out:
@@ -677,22 +681,22 @@ static int pa_main_report(FILE *out, const struct pa_main_opts *o, struct pa_run
 
 	if (strcmp(o->command, "diff") == 0)
 		return pa_main_report_diff(out, o, run, err);
-	if (o->json)
+	if (o->ropts.json)
 		return pa_main_report_json(out, o, run, err);
 	if (strcmp(o->command, "threads") == 0)
-		return pa_report_threads(out, run, &o->filter);
+		return pa_main_write(&pa_report_threads, out, o, run, NULL, err);
 	if (strcmp(o->command, "processes") == 0)
-		return pa_report_processes(out, run, &o->filter);
+		return pa_main_write(&pa_report_processes, out, o, run, NULL, err);
 	if (strcmp(o->command, "events") == 0)
-		return pa_report_events(out, run, &o->filter);
+		return pa_main_write(&pa_report_events, out, o, run, NULL, err);
 	if (strcmp(o->command, "counters") == 0)
-		return pa_report_counters(out, run, &o->filter);
+		return pa_main_write(&pa_report_counters, out, o, run, NULL, err);
 	if (strcmp(o->command, "pprof") == 0 || strcmp(o->command, "speedscope") == 0 ||
 	    strcmp(o->command, "script") == 0 ||
-	    (strcmp(o->command, "folded") == 0 && o->per_thread))
+	    (strcmp(o->command, "folded") == 0 && o->ropts.per_thread))
 		return pa_main_report_samples(out, o, run, err);
 	if (strcmp(o->command, "annotate") == 0) {
-		ret = pa_report_annotate(out, run, &o->filter, o->func, &run->warnings, err);
+		ret = pa_report_annotate(out, run, &o->filter, o->ropts.func, &run->warnings, err);
 		pa_main_print_warnings(&run->warnings, nwarn);
 		return ret;
 	}
@@ -701,7 +705,7 @@ static int pa_main_report(FILE *out, const struct pa_main_opts *o, struct pa_run
 	if (ret < 0)
 		return ret;
 	if (strcmp(o->command, "top") == 0)
-		ret = pa_report_top(out, run, prof, o->limit);
+		ret = pa_report_top(out, run, prof, o->ropts.limit);
 	else if (strcmp(o->command, "folded") == 0)
 		ret = pa_report_folded(out, prof);
 	else
@@ -721,7 +725,7 @@ static void pa_main_check_exe(const struct pa_main_opts *o, const struct pa_run 
 	fprintf(stderr, PA_PROG ": warning: no process runs %s\n", o->filter.exe);
 }
 
-/* Report into o->output through a temporary file, renamed once complete. */
+/* Report into o->ropts.output through a temporary file, renamed once complete. */
 static int pa_main_report_to_file(const struct pa_main_opts *o, struct pa_run *run,
 				  struct pa_error *err)
 {
@@ -729,8 +733,8 @@ static int pa_main_report_to_file(const struct pa_main_opts *o, struct pa_run *r
 	FILE *out;
 	int ret;
 
-	if (asprintf(&tmp, "%s.tmp", o->output) < 0)
-		return pa_error_set(err, -ENOMEM, o->output, false, 0, "out of memory");
+	if (asprintf(&tmp, "%s.tmp", o->ropts.output) < 0)
+		return pa_error_set(err, -ENOMEM, o->ropts.output, false, 0, "out of memory");
 	out = fopen(tmp, "w");
 	if (!out) {
 		ret = pa_error_set(err, -errno, tmp, false, 0, "cannot create: %s", strerror(errno));
@@ -742,8 +746,8 @@ static int pa_main_report_to_file(const struct pa_main_opts *o, struct pa_run *r
 		ret = -EIO;
 	if (ret == -EIO)
 		pa_error_set(err, ret, tmp, false, 0, "write failed");
-	if (ret == 0 && rename(tmp, o->output) < 0)
-		ret = pa_error_set(err, -errno, o->output, false, 0, "cannot rename %s: %s",
+	if (ret == 0 && rename(tmp, o->ropts.output) < 0)
+		ret = pa_error_set(err, -errno, o->ropts.output, false, 0, "cannot rename %s: %s",
 				   tmp, strerror(errno));
 	if (ret < 0)
 		unlink(tmp);
@@ -875,7 +879,7 @@ int main(int argc, char **argv)
 		pa_main_print_error(&err);
 		return PA_EXIT_INPUT;
 	}
-	if (o.output) {
+	if (o.ropts.output) {
 		ret = pa_main_report_to_file(&o, run, &err);
 	} else {
 		ret = pa_main_report(stdout, &o, run, &err);
