@@ -629,7 +629,7 @@ static int pa_main_write(const struct pa_report *r, FILE *out, const struct pa_m
 		.warn = &run->warnings, .err = err,
 	};
 
-	return (o->ropts.json ? r->write_json : r->write_text)(&ctx);
+	return (o->ropts.json ? r->write_json : r->write)(&ctx);
 }
 
 /* Write the chosen report to out as JSON (pa_main_check_format said it has it). */

@@ -79,8 +79,9 @@ struct pa_report {
 	const char *(*check)(const struct pa_report_opts *o);
 	/* The report that runs for o instead of this one. NULL: this one always. */
 	const struct pa_report *(*variant)(const struct pa_report_opts *o);
-	int (*write_text)(const struct pa_report_ctx *ctx);
-	int (*write_json)(const struct pa_report_ctx *ctx); /* NULL: no --format json */
+	/* The report in its own format: text, or the file format it is for. */
+	int (*write)(const struct pa_report_ctx *ctx);
+	int (*write_json)(const struct pa_report_ctx *ctx); /* --format json; NULL: none */
 };
 
 extern const struct pa_report pa_report_threads;

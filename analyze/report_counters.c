@@ -367,7 +367,7 @@ static void pa_report_counters_notes(FILE *out, const struct pa_report_counters_
  * With no counting event to show, a single comment line says so.
  * Returns 0, or -EIO on a write error.
  */
-static int pa_report_counters_write_text(const struct pa_report_ctx *ctx)
+static int pa_report_counters_write(const struct pa_report_ctx *ctx)
 {
 	FILE *out = ctx->out;
 	const struct pa_run *run = ctx->run;
@@ -507,6 +507,6 @@ const struct pa_report pa_report_counters = {
 	.name = "counters",
 	.use = PA_EVENTS_COUNTS,
 	.needs = PA_REPORT_NEEDS_RUN,
-	.write_text = pa_report_counters_write_text,
+	.write = pa_report_counters_write,
 	.write_json = pa_report_counters_write_json,
 };

@@ -302,7 +302,7 @@ static void pa_report_events_rows(FILE *out, const struct pa_report_events_table
  * of filter, when it names one, selects the rows. Returns 0, -ENOMEM, or
  * -EIO on a write error.
  */
-static int pa_report_events_write_text(const struct pa_report_ctx *ctx)
+static int pa_report_events_write(const struct pa_report_ctx *ctx)
 {
 	FILE *out = ctx->out;
 	const struct pa_run *run = ctx->run;
@@ -512,6 +512,6 @@ const struct pa_report pa_report_events = {
 	.name = "events",
 	.use = PA_EVENTS_ANY,
 	.needs = PA_REPORT_NEEDS_RUN,
-	.write_text = pa_report_events_write_text,
+	.write = pa_report_events_write,
 	.write_json = pa_report_events_write_json,
 };

@@ -137,7 +137,7 @@ static int pa_report_processes_tree_init(struct pa_report_processes_tree *t,
 }
 
 /*
- * How proc ended, as the ENDED column says it (see pa_report_processes_write_text),
+ * How proc ended, as the ENDED column says it (see pa_report_processes_write),
  * then how many of the threads f selects ran unsampled, if any.
  */
 static void pa_report_processes_how(const struct pa_process *proc, const struct pa_filter *f,
@@ -250,7 +250,7 @@ static void pa_report_processes_row(FILE *out, const struct pa_process *proc, si
  * exe indented by two spaces per level; siblings and roots are sorted by pid
  * then start time. Returns 0, -ENOMEM, or -EIO on a write error.
  */
-static int pa_report_processes_write_text(const struct pa_report_ctx *ctx)
+static int pa_report_processes_write(const struct pa_report_ctx *ctx)
 {
 	FILE *out = ctx->out;
 	const struct pa_run *run = ctx->run;
@@ -422,6 +422,6 @@ const struct pa_report pa_report_processes = {
 	.name = "processes",
 	.use = PA_EVENTS_SAMPLES,
 	.needs = PA_REPORT_NEEDS_RUN,
-	.write_text = pa_report_processes_write_text,
+	.write = pa_report_processes_write,
 	.write_json = pa_report_processes_write_json,
 };

@@ -151,7 +151,7 @@ static struct pa_report_json_counts pa_report_threads_counts(const struct pa_run
  * running), its CPU time when known, and the executable. Returns
  * 0, or -EIO on a write error.
  */
-static int pa_report_threads_write_text(const struct pa_report_ctx *ctx)
+static int pa_report_threads_write(const struct pa_report_ctx *ctx)
 {
 	FILE *out = ctx->out;
 	const struct pa_run *run = ctx->run;
@@ -249,6 +249,6 @@ const struct pa_report pa_report_threads = {
 	.name = "threads",
 	.use = PA_EVENTS_SAMPLES,
 	.needs = PA_REPORT_NEEDS_RUN,
-	.write_text = pa_report_threads_write_text,
+	.write = pa_report_threads_write,
 	.write_json = pa_report_threads_write_json,
 };

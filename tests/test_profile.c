@@ -281,7 +281,7 @@ static char *pf_report(const char *which, uint32_t tid)
 	else if (strcmp(which, "folded") == 0)
 		cr_assert_eq(pa_report_folded(out, prof), 0);
 	else
-		cr_assert_eq(pa_report_threads.write_text(&ctx), 0);
+		cr_assert_eq(pa_report_threads.write(&ctx), 0);
 	cr_assert_eq(fclose(out), 0);
 	pa_profile_free(prof);
 	return text;
@@ -577,7 +577,7 @@ Test(profile, processes_output_matches_golden)
 	cr_assert_eq(pa_events_choose(run, &f, NULL, PA_EVENTS_SAMPLES, &err), 0);
 	out = open_memstream(&text, &len);
 	cr_assert(out);
-	cr_assert_eq(pa_report_processes.write_text(&(struct pa_report_ctx){
+	cr_assert_eq(pa_report_processes.write(&(struct pa_report_ctx){
 			     .out = out, .opts = &PA_REPORT_OPTS_DEFAULT, .filter = &f, .run = run }),
 		     0);
 	cr_assert_eq(fclose(out), 0);
@@ -606,11 +606,11 @@ static char *pf_report_of(const struct pa_run *run, const struct pa_filter *f,
 
 	cr_assert(out);
 	if (strcmp(which, "processes") == 0)
-		cr_assert_eq(pa_report_processes.write_text(&ctx), 0);
+		cr_assert_eq(pa_report_processes.write(&ctx), 0);
 	else if (strcmp(which, "json") == 0)
 		cr_assert_eq(pa_report_threads.write_json(&ctx), 0);
 	else
-		cr_assert_eq(pa_report_threads.write_text(&ctx), 0);
+		cr_assert_eq(pa_report_threads.write(&ctx), 0);
 	cr_assert_eq(fclose(out), 0);
 	return text;
 }
@@ -696,7 +696,7 @@ Test(profile, threads_late_column_follows_the_time_window)
 	pa_testlog_write(&l, pdir, "thread-30.log");
 	cr_assert_eq(pa_run_load(dir, &run, &err), 0, "%s", err.reason);
 	out = open_memstream(&text, &len);
-	cr_assert_eq(pa_report_threads.write_text(&(struct pa_report_ctx){
+	cr_assert_eq(pa_report_threads.write(&(struct pa_report_ctx){
 			     .out = out, .opts = &PA_REPORT_OPTS_DEFAULT, .filter = &f, .run = run }),
 		     0);
 	cr_assert_eq(fclose(out), 0);

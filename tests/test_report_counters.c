@@ -198,7 +198,7 @@ static char *ct_report(uint32_t pid, const char *event)
 		     err.reason);
 	out = open_memstream(&text, &len);
 	cr_assert(out);
-	cr_assert_eq(pa_report_counters.write_text(&(struct pa_report_ctx){
+	cr_assert_eq(pa_report_counters.write(&(struct pa_report_ctx){
 			     .out = out, .opts = &PA_REPORT_OPTS_DEFAULT, .filter = &f, .run = ct_run }),
 		     0);
 	cr_assert_eq(fclose(out), 0);

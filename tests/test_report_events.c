@@ -221,11 +221,11 @@ static char *ev_report(const char *which, const struct pa_filter *f)
 
 	cr_assert(out);
 	if (strcmp(which, "events") == 0) {
-		cr_assert_eq(pa_report_events.write_text(&ctx), 0);
+		cr_assert_eq(pa_report_events.write(&ctx), 0);
 	} else if (strcmp(which, "threads") == 0) {
-		cr_assert_eq(pa_report_threads.write_text(&ctx), 0);
+		cr_assert_eq(pa_report_threads.write(&ctx), 0);
 	} else if (strcmp(which, "processes") == 0) {
-		cr_assert_eq(pa_report_processes.write_text(&ctx), 0);
+		cr_assert_eq(pa_report_processes.write(&ctx), 0);
 	} else {
 		cr_assert_eq(pa_profile_build(ev_run, f, &prof, NULL, &err), 0, "%s", err.reason);
 		cr_assert_eq(pa_report_top(out, ev_run, prof, 0), 0);
