@@ -23,10 +23,6 @@
 #include "report_annotate.h"
 #include "report_diff.h"
 #include "report_flamegraph.h"
-#include "report_folded.h"
-#include "report_pprof.h"
-#include "report_script.h"
-#include "report_speedscope.h"
 #include "report_top.h"
 #include "symbols.h"
 #include "report_tree.h"
@@ -545,26 +541,6 @@ static int pa_main_parse(int argc, char **argv, struct pa_main_opts *o)
 	return pa_main_check_flamegraph(o);
 }
 
-/* The reports that walk the samples one by one (samples.h). */
-static int pa_main_report_samples(FILE *out, const struct pa_main_opts *o,
-				  struct pa_run *run, struct pa_error *err)
-{
-	int (*report)(FILE *, const struct pa_run *, const struct pa_filter *,
-		      struct pa_warnings *, struct pa_error *) = pa_report_folded_threads;
-	size_t nwarn = run->warnings.n;
-	int ret;
-
-	if (strcmp(o->command, "pprof") == 0)
-		report = pa_report_pprof;
-	else if (strcmp(o->command, "speedscope") == 0)
-		report = pa_report_speedscope;
-	else if (strcmp(o->command, "script") == 0)
-		report = pa_report_script;
-	ret = report(out, run, &o->filter, &run->warnings, err);
-	pa_main_print_warnings(&run->warnings, nwarn);
-	return ret;
-}
-
 /* tree, callers, callees and flamegraph: the reports built on the call tree. */
 static int pa_main_report_calltree(FILE *out, const struct pa_main_opts *o,
 				   const struct pa_run *run, const struct pa_profile *prof,
@@ -693,8 +669,16 @@ static int pa_main_report(FILE *out, const struct pa_main_opts *o, struct pa_run
 		return pa_main_write(&pa_report_counters, out, o, run, NULL, err);
 	if (strcmp(o->command, "pprof") == 0 || strcmp(o->command, "speedscope") == 0 ||
 	    strcmp(o->command, "script") == 0 ||
-	    (strcmp(o->command, "folded") == 0 && o->ropts.per_thread))
-		return pa_main_report_samples(out, o, run, err);
+	    (strcmp(o->command, "folded") == 0 && o->ropts.per_thread)) {
+		const struct pa_report *r = strcmp(o->command, "pprof") == 0 ? &pa_report_pprof :
+			strcmp(o->command, "speedscope") == 0 ? &pa_report_speedscope :
+			strcmp(o->command, "script") == 0 ? &pa_report_script :
+			pa_report_folded.variant(&o->ropts);
+
+		ret = pa_main_write(r, out, o, run, NULL, err);
+		pa_main_print_warnings(&run->warnings, nwarn);
+		return ret;
+	}
 	if (strcmp(o->command, "annotate") == 0) {
 		ret = pa_report_annotate(out, run, &o->filter, o->ropts.func, &run->warnings, err);
 		pa_main_print_warnings(&run->warnings, nwarn);
@@ -707,7 +691,7 @@ static int pa_main_report(FILE *out, const struct pa_main_opts *o, struct pa_run
 	if (strcmp(o->command, "top") == 0)
 		ret = pa_report_top(out, run, prof, o->ropts.limit);
 	else if (strcmp(o->command, "folded") == 0)
-		ret = pa_report_folded(out, prof);
+		ret = pa_main_write(&pa_report_folded, out, o, run, prof, err);
 	else
 		ret = pa_main_report_calltree(out, o, run, prof, err);
 	pa_profile_free(prof);

@@ -84,6 +84,10 @@ struct pa_report {
 	int (*write_json)(const struct pa_report_ctx *ctx); /* --format json; NULL: none */
 };
 
+extern const struct pa_report pa_report_folded;
+extern const struct pa_report pa_report_pprof;
+extern const struct pa_report pa_report_speedscope;
+extern const struct pa_report pa_report_script;
 extern const struct pa_report pa_report_threads;
 extern const struct pa_report pa_report_processes;
 extern const struct pa_report pa_report_events;

@@ -13,7 +13,6 @@
 #include "pa_testlog.h"
 #include "profile.h"
 #include "reader.h"
-#include "report_folded.h"
 #include "report.h"
 #include "report_top.h"
 
@@ -279,7 +278,7 @@ static char *pf_report(const char *which, uint32_t tid)
 	if (strcmp(which, "top") == 0)
 		cr_assert_eq(pa_report_top(out, pf_run, prof, 0), 0);
 	else if (strcmp(which, "folded") == 0)
-		cr_assert_eq(pa_report_folded(out, prof), 0);
+		cr_assert_eq(pa_report_folded.write(&ctx), 0);
 	else
 		cr_assert_eq(pa_report_threads.write(&ctx), 0);
 	cr_assert_eq(fclose(out), 0);
