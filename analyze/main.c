@@ -19,11 +19,9 @@
 #include "reader.h"
 #include "runs.h"
 #include "report.h"
-#include "report_callers.h"
 #include "report_annotate.h"
 #include "report_diff.h"
 #include "report_flamegraph.h"
-#include "report_top.h"
 #include "symbols.h"
 #include "report_tree.h"
 
@@ -541,23 +539,28 @@ static int pa_main_parse(int argc, char **argv, struct pa_main_opts *o)
 	return pa_main_check_flamegraph(o);
 }
 
+/* Call r's writer (text or JSON, as o says) on run and prof. */
+static int pa_main_write(const struct pa_report *r, FILE *out, const struct pa_main_opts *o,
+			 struct pa_run *run, const struct pa_profile *prof, struct pa_error *err)
+{
+	struct pa_report_ctx ctx = {
+		.out = out, .opts = &o->ropts, .filter = &o->filter, .run = run, .prof = prof,
+		.warn = &run->warnings, .err = err,
+	};
+
+	return (o->ropts.json ? r->write_json : r->write)(&ctx);
+}
+
 /* tree, callers, callees and flamegraph: the reports built on the call tree. */
 static int pa_main_report_calltree(FILE *out, const struct pa_main_opts *o,
-				   const struct pa_run *run, const struct pa_profile *prof,
+				   struct pa_run *run, const struct pa_profile *prof,
 				   struct pa_error *err)
 {
-	enum pa_flamegraph_kind kind = PA_FLAMEGRAPH_SVG;
+	const struct pa_report *r = strcmp(o->command, "tree") == 0 ? &pa_report_tree :
+		strcmp(o->command, "flamegraph") == 0 ? &pa_report_flamegraph :
+		strcmp(o->command, "callees") == 0 ? &pa_report_callees : &pa_report_callers;
 
-	if (strcmp(o->command, "tree") == 0)
-		return pa_report_tree(out, run, prof, o->ropts.min_percent >= 0 ? o->ropts.min_percent :
-				      PA_REPORT_TREE_MIN_PERCENT);
-	if (strcmp(o->command, "flamegraph") == 0) {
-		pa_report_flamegraph_kind(o->ropts.output, &kind);
-		return pa_report_flamegraph(out, run, prof, kind,
-					    o->ropts.min_percent >= 0 ? o->ropts.min_percent : 0);
-	}
-	return pa_report_callers(out, run, prof, o->ropts.func,
-				 strcmp(o->command, "callees") == 0, err);
+	return pa_main_write(r, out, o, run, prof, err);
 }
 
 /* What a frame of the profile is: --lines, --inlines. */
@@ -596,18 +599,6 @@ static int pa_main_report_diff(FILE *out, const struct pa_main_opts *o, struct p
 	return ret;
 }
 
-/* Call r's writer (text or JSON, as o says) on run and prof. */
-static int pa_main_write(const struct pa_report *r, FILE *out, const struct pa_main_opts *o,
-			 struct pa_run *run, const struct pa_profile *prof, struct pa_error *err)
-{
-	struct pa_report_ctx ctx = {
-		.out = out, .opts = &o->ropts, .filter = &o->filter, .run = run, .prof = prof,
-		.warn = &run->warnings, .err = err,
-	};
-
-	return (o->ropts.json ? r->write_json : r->write)(&ctx);
-}
-
 /* Write the chosen report to out as JSON (pa_main_check_format said it has it). */
 static int pa_main_report_json(FILE *out, const struct pa_main_opts *o, struct pa_run *run,
 			       struct pa_error *err)
@@ -633,13 +624,9 @@ static int pa_main_report_json(FILE *out, const struct pa_main_opts *o, struct p
 	if (ret < 0 || !prof)
 		goto out;
 	if (strcmp(o->command, "top") == 0)
-		ret = pa_report_top_json(out, run, prof, o->ropts.limit);
-	else if (strcmp(o->command, "tree") == 0)
-		ret = pa_report_tree_json(out, run, prof, o->ropts.min_percent >= 0 ?
-					  o->ropts.min_percent : PA_REPORT_TREE_MIN_PERCENT);
+		ret = pa_main_write(&pa_report_top, out, o, run, prof, err);
 	else
-		ret = pa_report_callers_json(out, run, prof, o->ropts.func,
-					     strcmp(o->command, "callees") == 0, err);
+		ret = pa_main_report_calltree(out, o, run, prof, err);
 	pa_profile_free(prof);
 out:
 	if ((ret == -ENOMEM || ret == -EINVAL) && !err->reason[0])
@@ -689,7 +676,7 @@ static int pa_main_report(FILE *out, const struct pa_main_opts *o, struct pa_run
 	if (ret < 0)
 		return ret;
 	if (strcmp(o->command, "top") == 0)
-		ret = pa_report_top(out, run, prof, o->ropts.limit);
+		ret = pa_main_write(&pa_report_top, out, o, run, prof, err);
 	else if (strcmp(o->command, "folded") == 0)
 		ret = pa_main_write(&pa_report_folded, out, o, run, prof, err);
 	else

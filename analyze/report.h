@@ -84,6 +84,11 @@ struct pa_report {
 	int (*write_json)(const struct pa_report_ctx *ctx); /* --format json; NULL: none */
 };
 
+extern const struct pa_report pa_report_top;
+extern const struct pa_report pa_report_tree;
+extern const struct pa_report pa_report_callers;
+extern const struct pa_report pa_report_callees;
+extern const struct pa_report pa_report_flamegraph;
 extern const struct pa_report pa_report_folded;
 extern const struct pa_report pa_report_pprof;
 extern const struct pa_report pa_report_speedscope;

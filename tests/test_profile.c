@@ -14,7 +14,6 @@
 #include "profile.h"
 #include "reader.h"
 #include "report.h"
-#include "report_top.h"
 
 /* The "program" the samples come from; non-static so they have symbols. */
 __attribute__((noinline)) int pa_proftest_leaf(int x);
@@ -276,7 +275,7 @@ static char *pf_report(const char *which, uint32_t tid)
 
 	cr_assert(out);
 	if (strcmp(which, "top") == 0)
-		cr_assert_eq(pa_report_top(out, pf_run, prof, 0), 0);
+		cr_assert_eq(pa_report_top.write(&ctx), 0);
 	else if (strcmp(which, "folded") == 0)
 		cr_assert_eq(pa_report_folded.write(&ctx), 0);
 	else

@@ -15,8 +15,8 @@
 #include "pa_testlog.h"
 #include "profile.h"
 #include "reader.h"
+#include "report.h"
 #include "report_annotate.h"
-#include "report_top.h"
 #include "symbols.h"
 
 #define RA_BIAS 0x7f1200000000ull
@@ -135,7 +135,9 @@ static char *ra_top(enum pa_profile_by by)
 	FILE *out = open_memstream(&text, &len);
 
 	cr_assert_eq(pa_profile_build_by(ra_run, NULL, by, &prof, NULL, &err), 0);
-	cr_assert_eq(pa_report_top(out, ra_run, prof, 0), 0);
+	cr_assert_eq(pa_report_top.write(&(struct pa_report_ctx){
+			     .out = out, .opts = &PA_REPORT_OPTS_DEFAULT, .run = ra_run, .prof = prof }),
+		     0);
 	cr_assert_eq(fclose(out), 0);
 	pa_profile_free(prof);
 	return text;

@@ -13,7 +13,6 @@
 #include "profile.h"
 #include "reader.h"
 #include "report.h"
-#include "report_top.h"
 
 static char *ev_dir;
 static struct pa_run *ev_run;
@@ -228,7 +227,8 @@ static char *ev_report(const char *which, const struct pa_filter *f)
 		cr_assert_eq(pa_report_processes.write(&ctx), 0);
 	} else {
 		cr_assert_eq(pa_profile_build(ev_run, f, &prof, NULL, &err), 0, "%s", err.reason);
-		cr_assert_eq(pa_report_top(out, ev_run, prof, 0), 0);
+		ctx.prof = prof;
+		cr_assert_eq(pa_report_top.write(&ctx), 0);
 		pa_profile_free(prof);
 	}
 	cr_assert_eq(fclose(out), 0);
