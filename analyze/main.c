@@ -19,7 +19,6 @@
 #include "reader.h"
 #include "runs.h"
 #include "report.h"
-#include "report_annotate.h"
 #include "report_diff.h"
 #include "report_flamegraph.h"
 #include "symbols.h"
@@ -616,7 +615,7 @@ static int pa_main_report_json(FILE *out, const struct pa_main_opts *o, struct p
 	else if (strcmp(o->command, "counters") == 0)
 		ret = pa_main_write(&pa_report_counters, out, o, run, NULL, err);
 	else if (strcmp(o->command, "annotate") == 0)
-		ret = pa_report_annotate_json(out, run, &o->filter, o->ropts.func, &run->warnings, err);
+		ret = pa_main_write(&pa_report_annotate, out, o, run, NULL, err);
 	else
 		ret = pa_profile_build_by(run, &o->filter, pa_main_by(o), &prof, &run->warnings,
 					  err);
@@ -667,7 +666,7 @@ static int pa_main_report(FILE *out, const struct pa_main_opts *o, struct pa_run
 		return ret;
 	}
 	if (strcmp(o->command, "annotate") == 0) {
-		ret = pa_report_annotate(out, run, &o->filter, o->ropts.func, &run->warnings, err);
+		ret = pa_main_write(&pa_report_annotate, out, o, run, NULL, err);
 		pa_main_print_warnings(&run->warnings, nwarn);
 		return ret;
 	}

@@ -88,6 +88,7 @@ extern const struct pa_report pa_report_top;
 extern const struct pa_report pa_report_tree;
 extern const struct pa_report pa_report_callers;
 extern const struct pa_report pa_report_callees;
+extern const struct pa_report pa_report_annotate;
 extern const struct pa_report pa_report_flamegraph;
 extern const struct pa_report pa_report_folded;
 extern const struct pa_report pa_report_pprof;
