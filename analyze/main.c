@@ -19,7 +19,6 @@
 #include "reader.h"
 #include "runs.h"
 #include "report.h"
-#include "report_diff.h"
 #include "report_flamegraph.h"
 #include "symbols.h"
 #include "report_tree.h"
@@ -586,12 +585,12 @@ static int pa_main_report_diff(FILE *out, const struct pa_main_opts *o, struct p
 		pa_main_print_warnings(&run->warnings, ncur);
 	}
 	if (ret == 0) {
-		ret = (o->ropts.json ? pa_report_diff_json : pa_report_diff)(out, o->base, base, run, cur,
-									o->ropts.limit);
-		if (ret == -ENOMEM)
-			pa_error_set(err, ret, run->dir, false, 0, "out of memory");
-		else if (ret == -EINVAL) /* a JSON writer misused */
-			pa_error_set(err, ret, run->dir, false, 0, "JSON output: %s", strerror(-ret));
+		struct pa_report_ctx ctx = {
+			.out = out, .opts = &o->ropts, .filter = &o->filter, .run = run, .prof = cur,
+			.base_run = o->base, .base_prof = base, .warn = &run->warnings, .err = err,
+		};
+
+		ret = (o->ropts.json ? pa_report_diff.write_json : pa_report_diff.write)(&ctx);
 	}
 	pa_profile_free(base);
 	pa_profile_free(cur);

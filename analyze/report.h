@@ -98,5 +98,6 @@ extern const struct pa_report pa_report_threads;
 extern const struct pa_report pa_report_processes;
 extern const struct pa_report pa_report_events;
 extern const struct pa_report pa_report_counters;
+extern const struct pa_report pa_report_diff;
 
 #endif /* PA_REPORT_H */
