@@ -19,9 +19,7 @@
 #include "reader.h"
 #include "runs.h"
 #include "report.h"
-#include "report_flamegraph.h"
 #include "symbols.h"
-#include "report_tree.h"
 
 #define PA_PROG "pprof-analyze"
 
@@ -217,7 +215,7 @@ static const char pa_main_usage[] =
 "    pprof-analyze counters pprof-data --pid 4242\n";
 
 struct pa_main_opts {
-	const char *command;
+	const struct pa_report *report; /* the command's */
 	char *const *dirs;  /* the DIR arguments (diff: BASE, NEW), in argv */
 	size_t ndirs;
 	struct pa_run *base;          /* diff: BASE's run (NEW's is main's run) */
@@ -291,45 +289,90 @@ static bool pa_main_number(const char *text, int64_t min, int64_t max, int64_t *
 	return true;
 }
 
-#define PA_MAIN_COMMANDS "top, folded, threads, processes, events, counters, pprof, " \
-	"speedscope, script, tree, callers, callees, annotate, flamegraph or diff"
-
 /*
- * A command: the kind of event it shows, whether it shows samples one by
- * one, and whether it writes JSON.
+ * The reports, in the order of the SYNOPSIS, which is also the order of
+ * the list of reports with --format json. listed: a report's rank in the
+ * list of commands a usage error gives, an older order kept so that the
+ * messages stay as they were (lowest first; a new report takes the next).
  */
-struct pa_main_command {
-	const char *name;
-	enum pa_events_use use;
-	bool in_time_order; /* every sample, in time order: not collapsed (pa_load_opts) */
-	bool json;          /* --format json (PA_MAIN_JSON_COMMANDS) */
+static const struct pa_main_report {
+	const struct pa_report *report;
+	unsigned listed;
+} pa_main_reports[] = {
+	{ &pa_report_top, 0 },
+	{ &pa_report_tree, 9 },
+	{ &pa_report_callers, 10 },
+	{ &pa_report_callees, 11 },
+	{ &pa_report_annotate, 12 },
+	{ &pa_report_flamegraph, 13 },
+	{ &pa_report_folded, 1 },
+	{ &pa_report_pprof, 6 },
+	{ &pa_report_speedscope, 7 },
+	{ &pa_report_script, 8 },
+	{ &pa_report_threads, 2 },
+	{ &pa_report_processes, 3 },
+	{ &pa_report_events, 4 },
+	{ &pa_report_counters, 5 },
+	{ &pa_report_diff, 14 },
 };
 
-/* The command named command, or NULL when there is none. */
-static const struct pa_main_command *pa_main_command(const char *command)
-{
-	static const struct pa_main_command commands[] = {
-		{ "top", PA_EVENTS_SAMPLES, false, true },
-		{ "folded", PA_EVENTS_SAMPLES, false, false },
-		{ "threads", PA_EVENTS_SAMPLES, false, true },
-		{ "processes", PA_EVENTS_SAMPLES, false, true },
-		{ "events", PA_EVENTS_ANY, false, true },
-		{ "counters", PA_EVENTS_COUNTS, false, true },
-		{ "pprof", PA_EVENTS_SAMPLES, false, false },
-		{ "speedscope", PA_EVENTS_SAMPLES, true, false },
-		{ "script", PA_EVENTS_SAMPLES, true, false },
-		{ "tree", PA_EVENTS_SAMPLES, false, true },
-		{ "callers", PA_EVENTS_SAMPLES, false, true },
-		{ "callees", PA_EVENTS_SAMPLES, false, true },
-		{ "annotate", PA_EVENTS_SAMPLES, false, true },
-		{ "flamegraph", PA_EVENTS_SAMPLES, false, false },
-		{ "diff", PA_EVENTS_SAMPLES, false, true },
-	};
+#define PA_MAIN_NREPORTS (sizeof(pa_main_reports) / sizeof(pa_main_reports[0]))
 
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (strcmp(command, commands[i].name) == 0)
-			return &commands[i];
+/* The report named name, or NULL when there is none. */
+static const struct pa_report *pa_main_find(const char *name)
+{
+	for (size_t i = 0; i < PA_MAIN_NREPORTS; i++)
+		if (strcmp(name, pa_main_reports[i].report->name) == 0)
+			return pa_main_reports[i].report;
 	return NULL;
+}
+
+/* The orders in which the reports are named. */
+enum pa_main_order { PA_MAIN_BY_TABLE, PA_MAIN_BY_LISTED };
+
+static unsigned pa_main_rank(size_t i, enum pa_main_order by)
+{
+	return by == PA_MAIN_BY_LISTED ? pa_main_reports[i].listed : (unsigned)i;
+}
+
+/* order[]: the table's indexes sorted by their rank in by (ties keep the table's order). */
+static void pa_main_sort(size_t order[PA_MAIN_NREPORTS], enum pa_main_order by)
+{
+	for (size_t i = 0; i < PA_MAIN_NREPORTS; i++) {
+		size_t k = i;
+
+		for (; k > 0 && pa_main_rank(order[k - 1], by) > pa_main_rank(i, by); k--)
+			order[k] = order[k - 1];
+		order[k] = i;
+	}
+}
+
+/*
+ * The names of the reports (json: only of those with --format json) in
+ * order by, joined by ", ", or by last before the last one when not NULL
+ * (" or ": "a, b or c"). Into buf (size bytes, cut short when it does not
+ * fit); returns buf.
+ */
+static char *pa_main_names(char *buf, size_t size, enum pa_main_order by, bool json,
+			   const char *last)
+{
+	const char *names[PA_MAIN_NREPORTS];
+	size_t order[PA_MAIN_NREPORTS], n = 0, len = 0;
+
+	pa_main_sort(order, by);
+	for (size_t i = 0; i < PA_MAIN_NREPORTS; i++)
+		if (!json || pa_main_reports[order[i]].report->write_json)
+			names[n++] = pa_main_reports[order[i]].report->name;
+	buf[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		const char *sep = i == 0 ? "" : i + 1 < n || !last ? ", " : last;
+		int w = snprintf(buf + len, size - len, "%s%s", sep, names[i]);
+
+		if (w < 0 || (size_t)w >= size - len)
+			break;
+		len += (size_t)w;
+	}
+	return buf;
 }
 
 /* Parse a percentage in [0, 100]; false if text is not one. */
@@ -368,31 +411,66 @@ static bool pa_main_window(struct pa_main_opts *o, bool from, const char *text)
 	return true;
 }
 
-/* flamegraph writes a file whose suffix says the kind: -o is needed. */
-static int pa_main_check_flamegraph(const struct pa_main_opts *o)
+/*
+ * The command, its FUNC and its DIRs (argv[optind..argc), the options
+ * already parsed), then what the report asks of them.
+ */
+static int pa_main_parse_command(int argc, char **argv, struct pa_main_opts *o)
 {
-	enum pa_flamegraph_kind kind;
+	const struct pa_report *r;
+	const char *why;
+	char names[512];
 
-	if (strcmp(o->command, "flamegraph") != 0)
-		return PA_EXIT_OK;
-	if (!o->ropts.output || !pa_report_flamegraph_kind(o->ropts.output, &kind)) {
-		pa_main_usage_error("flamegraph needs -o FILE.svg or -o FILE.html");
+	if (optind >= argc) {
+		pa_main_usage_error("missing command (%s)",
+				    pa_main_names(names, sizeof(names), PA_MAIN_BY_LISTED, false,
+						  " or "));
+		return PA_EXIT_USAGE;
+	}
+	r = pa_main_find(argv[optind]);
+	if (!r) {
+		pa_main_usage_error("unknown command '%s' (expected %s)", argv[optind],
+				    pa_main_names(names, sizeof(names), PA_MAIN_BY_LISTED, false,
+						  " or "));
+		return PA_EXIT_USAGE;
+	}
+	optind++;
+	if (r->variant)
+		r = r->variant(&o->ropts);
+	o->report = r;
+	if (r->takes_func) {
+		if (optind >= argc) {
+			pa_main_usage_error("missing FUNC after '%s'", r->name);
+			return PA_EXIT_USAGE;
+		}
+		o->ropts.func = argv[optind++];
+	}
+	if (optind >= argc) {
+		pa_main_usage_error("missing DIR after '%s'", r->name);
+		return PA_EXIT_USAGE;
+	}
+	o->dirs = &argv[optind];
+	o->ndirs = (size_t)(argc - optind);
+	if (r->needs == PA_REPORT_NEEDS_TWO_RUNS && o->ndirs != 2) {
+		pa_main_usage_error("%s needs two directories, BASE and NEW", r->name);
+		return PA_EXIT_USAGE;
+	}
+	if (o->filter.window && o->filter.from_ns >= o->filter.to_ns) {
+		pa_main_usage_error("empty time window: --from must be before --to");
+		return PA_EXIT_USAGE;
+	}
+	if (o->ropts.json && !r->write_json) {
+		pa_main_usage_error("'%s' has no --format json (only %s have)", r->name,
+				    pa_main_names(names, sizeof(names), PA_MAIN_BY_TABLE, true,
+						  " and "));
+		return PA_EXIT_USAGE;
+	}
+	why = r->check ? r->check(&o->ropts) : NULL;
+	if (why) {
+		pa_main_usage_error("%s", why);
 		return PA_EXIT_USAGE;
 	}
 	return PA_EXIT_OK;
-}
-
-#define PA_MAIN_JSON_COMMANDS "top, tree, callers, callees, annotate, threads, processes, " \
-	"events, counters and diff"
-
-/* --format json: only the reports that have it (PA_MAIN_JSON_COMMANDS). */
-static int pa_main_check_format(const struct pa_main_opts *o)
-{
-	if (!o->ropts.json || pa_main_command(o->command)->json)
-		return PA_EXIT_OK;
-	pa_main_usage_error("'%s' has no --format json (only " PA_MAIN_JSON_COMMANDS " have)",
-			    o->command);
-	return PA_EXIT_USAGE;
 }
 
 static int pa_main_parse(int argc, char **argv, struct pa_main_opts *o)
@@ -500,65 +578,7 @@ static int pa_main_parse(int argc, char **argv, struct pa_main_opts *o)
 			return PA_EXIT_USAGE;
 		}
 	}
-	if (optind >= argc) {
-		pa_main_usage_error("missing command (%s)", PA_MAIN_COMMANDS);
-		return PA_EXIT_USAGE;
-	}
-	o->command = argv[optind++];
-	if (!pa_main_command(o->command)) {
-		pa_main_usage_error("unknown command '%s' (expected %s)", o->command,
-				    PA_MAIN_COMMANDS);
-		return PA_EXIT_USAGE;
-	}
-	if (strcmp(o->command, "callers") == 0 || strcmp(o->command, "callees") == 0 ||
-	    strcmp(o->command, "annotate") == 0) {
-		if (optind >= argc) {
-			pa_main_usage_error("missing FUNC after '%s'", o->command);
-			return PA_EXIT_USAGE;
-		}
-		o->ropts.func = argv[optind++];
-	}
-	if (optind >= argc) {
-		pa_main_usage_error("missing DIR after '%s'", o->command);
-		return PA_EXIT_USAGE;
-	}
-	o->dirs = &argv[optind];
-	o->ndirs = (size_t)(argc - optind);
-	if (strcmp(o->command, "diff") == 0 && o->ndirs != 2) {
-		pa_main_usage_error("diff needs two directories, BASE and NEW");
-		return PA_EXIT_USAGE;
-	}
-	if (o->filter.window && o->filter.from_ns >= o->filter.to_ns) {
-		pa_main_usage_error("empty time window: --from must be before --to");
-		return PA_EXIT_USAGE;
-	}
-	if (pa_main_check_format(o) != PA_EXIT_OK)
-		return PA_EXIT_USAGE;
-	return pa_main_check_flamegraph(o);
-}
-
-/* Call r's writer (text or JSON, as o says) on run and prof. */
-static int pa_main_write(const struct pa_report *r, FILE *out, const struct pa_main_opts *o,
-			 struct pa_run *run, const struct pa_profile *prof, struct pa_error *err)
-{
-	struct pa_report_ctx ctx = {
-		.out = out, .opts = &o->ropts, .filter = &o->filter, .run = run, .prof = prof,
-		.warn = &run->warnings, .err = err,
-	};
-
-	return (o->ropts.json ? r->write_json : r->write)(&ctx);
-}
-
-/* tree, callers, callees and flamegraph: the reports built on the call tree. */
-static int pa_main_report_calltree(FILE *out, const struct pa_main_opts *o,
-				   struct pa_run *run, const struct pa_profile *prof,
-				   struct pa_error *err)
-{
-	const struct pa_report *r = strcmp(o->command, "tree") == 0 ? &pa_report_tree :
-		strcmp(o->command, "flamegraph") == 0 ? &pa_report_flamegraph :
-		strcmp(o->command, "callees") == 0 ? &pa_report_callees : &pa_report_callers;
-
-	return pa_main_write(r, out, o, run, prof, err);
+	return pa_main_parse_command(argc, argv, o);
 }
 
 /* What a frame of the profile is: --lines, --inlines. */
@@ -569,117 +589,46 @@ static enum pa_profile_by pa_main_by(const struct pa_main_opts *o)
 	return o->inlines ? PA_PROFILE_BY_INLINE : PA_PROFILE_BY_FUNCTION;
 }
 
-/* diff: BASE's profile (o->base) against NEW's (run), with the same filter. */
-static int pa_main_report_diff(FILE *out, const struct pa_main_opts *o, struct pa_run *run,
-			       struct pa_error *err)
+/* The profile of run's samples that f selects, with its warnings said. */
+static int pa_main_profile(const struct pa_main_opts *o, struct pa_run *run,
+			   const struct pa_filter *f, struct pa_profile **prof,
+			   struct pa_error *err)
 {
-	struct pa_profile *base = NULL, *cur = NULL;
-	size_t nwarn = o->base->warnings.n, ncur = run->warnings.n;
-	int ret;
-
-	ret = pa_profile_build_by(o->base, &o->base_filter, pa_main_by(o), &base,
-				  &o->base->warnings, err);
-	pa_main_print_warnings(&o->base->warnings, nwarn);
-	if (ret == 0) {
-		ret = pa_profile_build_by(run, &o->filter, pa_main_by(o), &cur, &run->warnings, err);
-		pa_main_print_warnings(&run->warnings, ncur);
-	}
-	if (ret == 0) {
-		struct pa_report_ctx ctx = {
-			.out = out, .opts = &o->ropts, .filter = &o->filter, .run = run, .prof = cur,
-			.base_run = o->base, .base_prof = base, .warn = &run->warnings, .err = err,
-		};
-
-		ret = (o->ropts.json ? pa_report_diff.write_json : pa_report_diff.write)(&ctx);
-	}
-	pa_profile_free(base);
-	pa_profile_free(cur);
-	return ret;
-}
-
-/* Write the chosen report to out as JSON (pa_main_check_format said it has it). */
-static int pa_main_report_json(FILE *out, const struct pa_main_opts *o, struct pa_run *run,
-			       struct pa_error *err)
-{
-	struct pa_profile *prof = NULL;
 	size_t nwarn = run->warnings.n;
-	int ret;
+	int ret = pa_profile_build_by(run, f, pa_main_by(o), prof, &run->warnings, err);
 
-	if (strcmp(o->command, "threads") == 0)
-		ret = pa_main_write(&pa_report_threads, out, o, run, NULL, err);
-	else if (strcmp(o->command, "processes") == 0)
-		ret = pa_main_write(&pa_report_processes, out, o, run, NULL, err);
-	else if (strcmp(o->command, "events") == 0)
-		ret = pa_main_write(&pa_report_events, out, o, run, NULL, err);
-	else if (strcmp(o->command, "counters") == 0)
-		ret = pa_main_write(&pa_report_counters, out, o, run, NULL, err);
-	else if (strcmp(o->command, "annotate") == 0)
-		ret = pa_main_write(&pa_report_annotate, out, o, run, NULL, err);
-	else
-		ret = pa_profile_build_by(run, &o->filter, pa_main_by(o), &prof, &run->warnings,
-					  err);
 	pa_main_print_warnings(&run->warnings, nwarn);
-	if (ret < 0 || !prof)
-		goto out;
-	if (strcmp(o->command, "top") == 0)
-		ret = pa_main_write(&pa_report_top, out, o, run, prof, err);
-	else
-		ret = pa_main_report_calltree(out, o, run, prof, err);
-	pa_profile_free(prof);
-out:
-	if ((ret == -ENOMEM || ret == -EINVAL) && !err->reason[0])
-		pa_error_set(err, ret, "", false, 0, "JSON output: %s", strerror(-ret));
 	return ret;
 }
 
-/* Write the chosen report to out. */
+/* Write the chosen report to out, after building the profiles it needs. */
 static int pa_main_report(FILE *out, const struct pa_main_opts *o, struct pa_run *run,
 			  struct pa_error *err)
 {
-	struct pa_profile *prof = NULL;
-	size_t nwarn = run->warnings.n;
-	int ret;
+	const struct pa_report *r = o->report;
+	bool two = r->needs == PA_REPORT_NEEDS_TWO_RUNS;
+	struct pa_profile *base = NULL, *prof = NULL;
+	int ret = 0;
 
-	if (strcmp(o->command, "diff") == 0)
-		return pa_main_report_diff(out, o, run, err);
-	if (o->ropts.json)
-		return pa_main_report_json(out, o, run, err);
-	if (strcmp(o->command, "threads") == 0)
-		return pa_main_write(&pa_report_threads, out, o, run, NULL, err);
-	if (strcmp(o->command, "processes") == 0)
-		return pa_main_write(&pa_report_processes, out, o, run, NULL, err);
-	if (strcmp(o->command, "events") == 0)
-		return pa_main_write(&pa_report_events, out, o, run, NULL, err);
-	if (strcmp(o->command, "counters") == 0)
-		return pa_main_write(&pa_report_counters, out, o, run, NULL, err);
-	if (strcmp(o->command, "pprof") == 0 || strcmp(o->command, "speedscope") == 0 ||
-	    strcmp(o->command, "script") == 0 ||
-	    (strcmp(o->command, "folded") == 0 && o->ropts.per_thread)) {
-		const struct pa_report *r = strcmp(o->command, "pprof") == 0 ? &pa_report_pprof :
-			strcmp(o->command, "speedscope") == 0 ? &pa_report_speedscope :
-			strcmp(o->command, "script") == 0 ? &pa_report_script :
-			pa_report_folded.variant(&o->ropts);
+	if (two)
+		ret = pa_main_profile(o, o->base, &o->base_filter, &base, err);
+	if (ret == 0 && (two || r->needs == PA_REPORT_NEEDS_PROFILE))
+		ret = pa_main_profile(o, run, &o->filter, &prof, err);
+	if (ret == 0) {
+		struct pa_report_ctx ctx = {
+			.out = out, .opts = &o->ropts, .filter = &o->filter, .run = run,
+			.prof = prof, .base_run = o->base, .base_prof = base,
+			.warn = &run->warnings, .err = err,
+		};
+		size_t nwarn = run->warnings.n;
 
-		ret = pa_main_write(r, out, o, run, NULL, err);
+		ret = (o->ropts.json ? r->write_json : r->write)(&ctx);
 		pa_main_print_warnings(&run->warnings, nwarn);
-		return ret;
 	}
-	if (strcmp(o->command, "annotate") == 0) {
-		ret = pa_main_write(&pa_report_annotate, out, o, run, NULL, err);
-		pa_main_print_warnings(&run->warnings, nwarn);
-		return ret;
-	}
-	ret = pa_profile_build_by(run, &o->filter, pa_main_by(o), &prof, &run->warnings, err);
-	pa_main_print_warnings(&run->warnings, nwarn);
-	if (ret < 0)
-		return ret;
-	if (strcmp(o->command, "top") == 0)
-		ret = pa_main_write(&pa_report_top, out, o, run, prof, err);
-	else if (strcmp(o->command, "folded") == 0)
-		ret = pa_main_write(&pa_report_folded, out, o, run, prof, err);
-	else
-		ret = pa_main_report_calltree(out, o, run, prof, err);
+	if (o->ropts.json && (ret == -ENOMEM || ret == -EINVAL) && !err->reason[0])
+		pa_error_set(err, ret, "", false, 0, "JSON output: %s", strerror(-ret));
 	pa_profile_free(prof);
+	pa_profile_free(base);
 	return ret;
 }
 
@@ -784,15 +733,16 @@ static void pa_main_progress_stop(struct pa_main_progress *p)
 static int pa_main_load_run(const struct pa_main_opts *o, char *const *dirs, size_t n,
 			    struct pa_filter *f, struct pa_run **run, struct pa_error *err)
 {
-	const struct pa_main_command *cmd = pa_main_command(o->command);
+	const struct pa_report *r = o->report;
 	/*
-	 * Only speedscope and script show samples one by one, in time order;
-	 * every other report reads a thread's identical samples as one with a
-	 * count, so that memory follows distinct stacks. The time window is
+	 * Only the reports that show samples one by one, in time order
+	 * (speedscope, script), read every sample; the others read a thread's
+	 * identical samples as one with a count, so that memory follows
+	 * distinct stacks. The time window is
 	 * applied while reading: what it leaves out is never kept.
 	 */
 	struct pa_load_opts lo = {
-		.collapse = !cmd->in_time_order,
+		.collapse = !r->in_time_order,
 		.window = f->window, .from_ns = f->from_ns, .to_ns = f->to_ns,
 	};
 	struct pa_main_progress progress;
@@ -805,7 +755,7 @@ static int pa_main_load_run(const struct pa_main_opts *o, char *const *dirs, siz
 		return ret;
 	pa_main_print_warnings(&(*run)->warnings, 0);
 	pa_main_check_exe(o, *run);
-	ret = pa_events_choose(*run, f, o->event, cmd->use, err);
+	ret = pa_events_choose(*run, f, o->event, r->use, err);
 	if (ret < 0) {
 		pa_run_free(*run);
 		*run = NULL;
@@ -816,7 +766,7 @@ static int pa_main_load_run(const struct pa_main_opts *o, char *const *dirs, siz
 /* Load the DIRs: merged into *run; for diff BASE into o->base, NEW into *run. */
 static int pa_main_load(struct pa_main_opts *o, struct pa_run **run, struct pa_error *err)
 {
-	size_t diff = strcmp(o->command, "diff") == 0;
+	size_t diff = o->report->needs == PA_REPORT_NEEDS_TWO_RUNS;
 	int ret;
 
 	if (diff) {
