@@ -25,27 +25,14 @@
 
 enum pa_exit { PA_EXIT_OK = 0, PA_EXIT_INPUT = 1, PA_EXIT_USAGE = 2 };
 
-static const char pa_main_usage[] =
+/* --help's text around what the reports say of themselves (pa_main_help). */
+static const char pa_main_help_head[] =
 "NAME\n"
 "    pprof-analyze - report on the logs written by libpprof.so\n"
 "\n"
-"SYNOPSIS\n"
-"    pprof-analyze top DIR [--limit N] [--lines] [--inlines] [OPTIONS]\n"
-"    pprof-analyze tree DIR [--min-percent P] [OPTIONS]\n"
-"    pprof-analyze callers FUNC DIR [OPTIONS]\n"
-"    pprof-analyze callees FUNC DIR [OPTIONS]\n"
-"    pprof-analyze annotate FUNC DIR [OPTIONS]\n"
-"    pprof-analyze flamegraph DIR -o FILE.svg|FILE.html [--min-percent P]\n"
-"                             [OPTIONS]\n"
-"    pprof-analyze folded DIR [--per-thread] [OPTIONS]\n"
-"    pprof-analyze pprof DIR -o FILE.pb.gz [OPTIONS]\n"
-"    pprof-analyze speedscope DIR [-o FILE.json] [OPTIONS]\n"
-"    pprof-analyze script DIR [OPTIONS]\n"
-"    pprof-analyze threads DIR [OPTIONS]\n"
-"    pprof-analyze processes DIR [OPTIONS]\n"
-"    pprof-analyze events DIR [OPTIONS]\n"
-"    pprof-analyze counters DIR [OPTIONS]\n"
-"    pprof-analyze diff BASE NEW [--limit N] [OPTIONS]\n"
+"SYNOPSIS\n";
+
+static const char pa_main_help_dirs[] =
 "    pprof-analyze -h | --help\n"
 "\n"
 "    DIR is a run's output directory (./pprof-data by default when\n"
@@ -54,92 +41,9 @@ static const char pa_main_usage[] =
 "    Every command but diff takes several DIRs (DIR...): their processes\n"
 "    are read as one profile (a pid two runs share is listed twice).\n"
 "\n"
-"COMMANDS\n"
-"    top      Flat profile: per function, self samples, self %, total\n"
-"             (inclusive) samples, total %, estimated CPU time (samples x\n"
-"             period, for events that count nanoseconds at a fixed period;\n"
-"             '-' otherwise), name and module. Sorted by self samples.\n"
-"             --lines: per source line instead, 'FILE:LINE FUNCTION' (the\n"
-"             innermost inlined function's line); --inlines: each inline\n"
-"             level is a function of its own.\n"
-"    tree     Top-down call tree: one line per call path from the\n"
-"             outermost frames, indented two spaces per level, with total\n"
-"             (inclusive) samples, total %, self samples, self %; children\n"
-"             sorted by total. Paths under --min-percent (default 0.5)\n"
-"             of the samples are left out with what they call.\n"
-"    callers FUNC\n"
-"             The functions that call FUNC directly, with samples and\n"
-"             their share of FUNC's total samples; [root] when FUNC is the\n"
-"             outermost frame. A sample counts once per caller, so the\n"
-"             shares of a recursive FUNC may add up to more than 100%.\n"
-"             A FUNC no stack has is an error (exit 1) naming the closest.\n"
-"    callees FUNC\n"
-"             The functions FUNC calls directly, likewise, and [self]:\n"
-"             the samples in which FUNC is the innermost frame.\n"
-"    flamegraph\n"
-"             Interactive flame graph, self-contained: SVG with its script\n"
-"             (-o FILE.svg) or an HTML page (-o FILE.html). Click a frame\n"
-"             to zoom, Escape to zoom out, search with a regular\n"
-"             expression; tooltips give samples and percentages; one\n"
-"             colour per module. --min-percent (default 0) leaves out\n"
-"             paths under that share.\n"
-"    annotate The source of function FUNC (as top names it; inlined\n"
-"             functions too) with, per line, the samples in it (self) and\n"
-"             with it on the stack (total), 3 lines of context around the\n"
-"             counted ones; a source file that cannot be read is said so\n"
-"             and its counted lines are listed without text.\n"
-"    folded   Folded stacks, one line per distinct stack, root first,\n"
-"             frames joined by ';', then a space and the sample count;\n"
-"             input for flamegraph.pl or speedscope. No header line.\n"
-"             --per-thread: two root frames per stack, 'EXE (PID)' and\n"
-"             'THREAD (TID)'; with several DIRs, the DIR before them.\n"
-"    pprof    gzip'd profile.proto for Go pprof: mappings, symbolised\n"
-"             locations and functions, sample types samples/count and\n"
-"             cpu/nanoseconds (time events), labels pid, tid and thread\n"
-"             (and run, the DIR, with several DIRs).\n"
-"    speedscope\n"
-"             speedscope's JSON: one sampled profile per thread, samples in\n"
-"             time order, weighted by the period; with several DIRs, each\n"
-"             profile's name starts with its DIR.\n"
-"    script   The text layout of 'perf script': 'COMM TID TIME: PERIOD\n"
-"             EVENT:', one frame per line, a blank line after each sample;\n"
-"             for stackcollapse-perf.pl, speedscope, Firefox Profiler; with\n"
-"             several DIRs, COMM is 'DIR:COMM'.\n"
-"    threads  One row per thread: pid, tid, name, samples, lost samples,\n"
-"             late samples, how its log ended ('yes', 'full' when it\n"
-"             stopped early because the disk was full, 'exec' when its\n"
-"             process's image was replaced, 'no' when killed or still\n"
-"             running), CPU time, executable.\n"
-"    processes\n"
-"             One row per process: pid, ppid, start (seconds after the\n"
-"             run's first process), wall-clock duration, samples, threads,\n"
-"             executable and how it ended: 'exit N', 'signal SIGNAME',\n"
-"             'exec PATH' (its image was replaced; the new image is the\n"
-"             next row with the same pid), 'killed?' (no END record: killed\n"
-"             or still running), 'unknown (log full)' (no END record after\n"
-"             its log stopped early, the disk full) or 'unknown'; 'off, '\n"
-"             comes first when profiling was off in it. A child is listed\n"
-"             under its parent, its executable indented by two spaces per\n"
-"             level.\n"
-"    events   The sampling mode (in force and requested) and where the\n"
-"             configuration came from, then one row per event: name, event\n"
-"             as written, kind (sample or count), perf encoding, period,\n"
-"             scope (user, kernel), precise_ip, samples, lost samples, the\n"
-"             processes that have it, status ('ok' or 'unavailable: WHY').\n"
-"    counters Totals of the counting events per process and per thread,\n"
-"             scaled when the kernel multiplexed the counter (value x time\n"
-"             enabled / time running, shown as 'scaled, counted N% of the\n"
-"             time'), with instructions per cycle and the cache and branch\n"
-"             miss rates where both counts exist. '-': not known (the note\n"
-"             in parentheses says why). Without counting events it says so\n"
-"             in one line and exits 0.\n"
-"    diff BASE NEW\n"
-"             The functions whose share of the samples changed most from\n"
-"             run BASE to run NEW: self % in BASE and NEW and its change,\n"
-"             total % in BASE and NEW and its change (percentage points,\n"
-"             NEW - BASE), function (module); sorted by the larger of the\n"
-"             two changes. Functions match by name and module basename.\n"
-"             The filters apply to both runs; --limit N: N functions.\n"
+"COMMANDS\n";
+
+static const char pa_main_help_options[] =
 "\n"
 "    top, threads and processes start with a line naming the event and its\n"
 "    period, e.g. '# event cpu-clock: period 1 ms of CPU (user), 3,312\n"
@@ -181,12 +85,9 @@ static const char pa_main_usage[] =
 "                   percent of the samples (default 0.5 for tree, 0 for\n"
 "                   flamegraph).\n"
 "    --per-thread   folded: process and thread as the two root frames (run\n"
-"                   directory first with several DIRs).\n"
-"    --format text|json\n"
-"                   top, tree, callers, callees, annotate, threads,\n"
-"                   processes, events, counters, diff: 'json' writes one\n"
-"                   JSON object (report name, event, counts, rows) instead\n"
-"                   of text (default 'text').\n"
+"                   directory first with several DIRs).\n";
+
+static const char pa_main_help_tail[] =
 "    -o, --output FILE\n"
 "                   Write the report to FILE (replaced only once the report\n"
 "                   is complete) instead of standard output.\n"
@@ -290,30 +191,33 @@ static bool pa_main_number(const char *text, int64_t min, int64_t max, int64_t *
 }
 
 /*
- * The reports, in the order of the SYNOPSIS, which is also the order of
- * the list of reports with --format json. listed: a report's rank in the
- * list of commands a usage error gives, an older order kept so that the
- * messages stay as they were (lowest first; a new report takes the next).
+ * The reports, in the order of --help's SYNOPSIS, which is also the order
+ * of the list of reports with --format json. Two older orders are kept as
+ * ranks so that --help and the messages stay as they were (lowest first,
+ * ties in the table's order; a new report takes the next of each):
+ * explained, a report's rank under COMMANDS, and listed, its rank in the
+ * list of commands a usage error gives.
  */
 static const struct pa_main_report {
 	const struct pa_report *report;
+	unsigned explained;
 	unsigned listed;
 } pa_main_reports[] = {
-	{ &pa_report_top, 0 },
-	{ &pa_report_tree, 9 },
-	{ &pa_report_callers, 10 },
-	{ &pa_report_callees, 11 },
-	{ &pa_report_annotate, 12 },
-	{ &pa_report_flamegraph, 13 },
-	{ &pa_report_folded, 1 },
-	{ &pa_report_pprof, 6 },
-	{ &pa_report_speedscope, 7 },
-	{ &pa_report_script, 8 },
-	{ &pa_report_threads, 2 },
-	{ &pa_report_processes, 3 },
-	{ &pa_report_events, 4 },
-	{ &pa_report_counters, 5 },
-	{ &pa_report_diff, 14 },
+	{ &pa_report_top, 0, 0 },
+	{ &pa_report_tree, 1, 9 },
+	{ &pa_report_callers, 2, 10 },
+	{ &pa_report_callees, 3, 11 },
+	{ &pa_report_annotate, 5, 12 },
+	{ &pa_report_flamegraph, 4, 13 },
+	{ &pa_report_folded, 6, 1 },
+	{ &pa_report_pprof, 7, 6 },
+	{ &pa_report_speedscope, 8, 7 },
+	{ &pa_report_script, 9, 8 },
+	{ &pa_report_threads, 10, 2 },
+	{ &pa_report_processes, 11, 3 },
+	{ &pa_report_events, 12, 4 },
+	{ &pa_report_counters, 13, 5 },
+	{ &pa_report_diff, 14, 14 },
 };
 
 #define PA_MAIN_NREPORTS (sizeof(pa_main_reports) / sizeof(pa_main_reports[0]))
@@ -328,11 +232,15 @@ static const struct pa_report *pa_main_find(const char *name)
 }
 
 /* The orders in which the reports are named. */
-enum pa_main_order { PA_MAIN_BY_TABLE, PA_MAIN_BY_LISTED };
+enum pa_main_order { PA_MAIN_BY_TABLE, PA_MAIN_BY_EXPLAINED, PA_MAIN_BY_LISTED };
 
 static unsigned pa_main_rank(size_t i, enum pa_main_order by)
 {
-	return by == PA_MAIN_BY_LISTED ? pa_main_reports[i].listed : (unsigned)i;
+	switch (by) {
+	case PA_MAIN_BY_EXPLAINED: return pa_main_reports[i].explained;
+	case PA_MAIN_BY_LISTED: return pa_main_reports[i].listed;
+	default: return (unsigned)i;
+	}
 }
 
 /* order[]: the table's indexes sorted by their rank in by (ties keep the table's order). */
@@ -373,6 +281,86 @@ static char *pa_main_names(char *buf, size_t size, enum pa_main_order by, bool j
 		len += (size_t)w;
 	}
 	return buf;
+}
+
+/* Each line of text (split at '\n'), the first after first spaces, the others after indent. */
+static void pa_main_help_lines(const char *text, int first, int indent)
+{
+	for (int pad = first; *text; pad = indent) {
+		size_t n = strcspn(text, "\n");
+
+		printf("%*s%.*s\n", pad, "", (int)n, text);
+		text += n + (text[n] == '\n');
+	}
+}
+
+/* text in lines of at most width columns after indent spaces, words kept whole. */
+static void pa_main_help_wrap(const char *text, int indent, int width)
+{
+	size_t room = (size_t)(width - indent);
+
+	while (*text) {
+		size_t n = strcspn(text, " ");
+
+		while (text[n] == ' ') {
+			size_t next = n + 1 + strcspn(text + n + 1, " ");
+
+			if (next > room)
+				break;
+			n = next;
+		}
+		printf("%*s%.*s\n", indent, "", (int)n, text);
+		text += n;
+		text += strspn(text, " ");
+	}
+}
+
+/*
+ * --help's layout: the column where a report's paragraph under COMMANDS
+ * starts, the column where an option's starts, and the widest line.
+ */
+#define PA_MAIN_HELP_COLUMN 13
+#define PA_MAIN_HELP_OPTION_COLUMN 19
+#define PA_MAIN_HELP_WIDTH 75
+
+/* r's paragraph under COMMANDS: its name (and arguments), then its help. */
+static void pa_main_help_command(const struct pa_report *r)
+{
+	const char *sep = r->help_args ? " " : "", *args = r->help_args ? r->help_args : "";
+	int len = printf("    %s%s%s", r->name, sep, args);
+
+	if (len < PA_MAIN_HELP_COLUMN) {
+		pa_main_help_lines(r->help, PA_MAIN_HELP_COLUMN - len, PA_MAIN_HELP_COLUMN);
+	} else {
+		putchar('\n');
+		pa_main_help_lines(r->help, PA_MAIN_HELP_COLUMN, PA_MAIN_HELP_COLUMN);
+	}
+}
+
+/* --help: what the table's reports say of themselves, in the text around it. */
+static void pa_main_help(void)
+{
+	char names[512], text[1024];
+	size_t order[PA_MAIN_NREPORTS];
+
+	fputs(pa_main_help_head, stdout);
+	for (size_t i = 0; i < PA_MAIN_NREPORTS; i++) {
+		const struct pa_report *r = pa_main_reports[i].report;
+		int len = printf("    " PA_PROG " %s ", r->name);
+
+		pa_main_help_lines(r->usage, 0, len);
+	}
+	fputs(pa_main_help_dirs, stdout);
+	pa_main_sort(order, PA_MAIN_BY_EXPLAINED);
+	for (size_t i = 0; i < PA_MAIN_NREPORTS; i++)
+		pa_main_help_command(pa_main_reports[order[i]].report);
+	fputs(pa_main_help_options, stdout);
+	snprintf(text, sizeof(text), "%s: 'json' writes one JSON object (report name, event, "
+		 "counts, rows) instead of text (default 'text').",
+		 pa_main_names(names, sizeof(names), PA_MAIN_BY_TABLE, true, NULL));
+	fputs("    --format text|json\n", stdout);
+	pa_main_help_wrap(text, PA_MAIN_HELP_OPTION_COLUMN, PA_MAIN_HELP_WIDTH);
+	fputs(pa_main_help_tail, stdout);
 }
 
 /* Parse a percentage in [0, 100]; false if text is not one. */
@@ -568,7 +556,7 @@ static int pa_main_parse(int argc, char **argv, struct pa_main_opts *o)
 			o->ropts.output = optarg;
 			break;
 		case 'h':
-			fputs(pa_main_usage, stdout);
+			pa_main_help();
 			exit(PA_EXIT_OK);
 		case ':':
 			pa_main_usage_error("option '%s' needs a value", argv[optind - 1]);

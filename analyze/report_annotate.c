@@ -442,6 +442,12 @@ static int pa_report_annotate_write_json(const struct pa_report_ctx *ctx)
 
 const struct pa_report pa_report_annotate = {
 	.name = "annotate",
+	.usage = "FUNC DIR [OPTIONS]",
+	.help = "The source of function FUNC (as top names it; inlined\n"
+		"functions too) with, per line, the samples in it (self) and\n"
+		"with it on the stack (total), 3 lines of context around the\n"
+		"counted ones; a source file that cannot be read is said so\n"
+		"and its counted lines are listed without text.\n",
 	.use = PA_EVENTS_SAMPLES,
 	.needs = PA_REPORT_NEEDS_SAMPLES,
 	.takes_func = true,

@@ -351,6 +351,13 @@ static int pa_report_callees_write_json(const struct pa_report_ctx *ctx)
 
 const struct pa_report pa_report_callers = {
 	.name = "callers",
+	.usage = "FUNC DIR [OPTIONS]",
+	.help = "The functions that call FUNC directly, with samples and\n"
+		"their share of FUNC's total samples; [root] when FUNC is the\n"
+		"outermost frame. A sample counts once per caller, so the\n"
+		"shares of a recursive FUNC may add up to more than 100%.\n"
+		"A FUNC no stack has is an error (exit 1) naming the closest.\n",
+	.help_args = "FUNC",
 	.use = PA_EVENTS_SAMPLES,
 	.needs = PA_REPORT_NEEDS_PROFILE,
 	.takes_func = true,
@@ -360,6 +367,10 @@ const struct pa_report pa_report_callers = {
 
 const struct pa_report pa_report_callees = {
 	.name = "callees",
+	.usage = "FUNC DIR [OPTIONS]",
+	.help = "The functions FUNC calls directly, likewise, and [self]:\n"
+		"the samples in which FUNC is the innermost frame.\n",
+	.help_args = "FUNC",
 	.use = PA_EVENTS_SAMPLES,
 	.needs = PA_REPORT_NEEDS_PROFILE,
 	.takes_func = true,

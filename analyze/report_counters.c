@@ -505,6 +505,14 @@ static int pa_report_counters_write_json(const struct pa_report_ctx *ctx)
 
 const struct pa_report pa_report_counters = {
 	.name = "counters",
+	.usage = "DIR [OPTIONS]",
+	.help = "Totals of the counting events per process and per thread,\n"
+		"scaled when the kernel multiplexed the counter (value x time\n"
+		"enabled / time running, shown as 'scaled, counted N% of the\n"
+		"time'), with instructions per cycle and the cache and branch\n"
+		"miss rates where both counts exist. '-': not known (the note\n"
+		"in parentheses says why). Without counting events it says so\n"
+		"in one line and exits 0.\n",
 	.use = PA_EVENTS_COUNTS,
 	.needs = PA_REPORT_NEEDS_RUN,
 	.write = pa_report_counters_write,

@@ -260,6 +260,14 @@ static int pa_report_diff_write_json(const struct pa_report_ctx *ctx)
 
 const struct pa_report pa_report_diff = {
 	.name = "diff",
+	.usage = "BASE NEW [--limit N] [OPTIONS]",
+	.help = "The functions whose share of the samples changed most from\n"
+		"run BASE to run NEW: self % in BASE and NEW and its change,\n"
+		"total % in BASE and NEW and its change (percentage points,\n"
+		"NEW - BASE), function (module); sorted by the larger of the\n"
+		"two changes. Functions match by name and module basename.\n"
+		"The filters apply to both runs; --limit N: N functions.\n",
+	.help_args = "BASE NEW",
 	.use = PA_EVENTS_SAMPLES,
 	.needs = PA_REPORT_NEEDS_TWO_RUNS,
 	.write = pa_report_diff_write,

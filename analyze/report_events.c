@@ -510,6 +510,12 @@ static int pa_report_events_write_json(const struct pa_report_ctx *ctx)
 
 const struct pa_report pa_report_events = {
 	.name = "events",
+	.usage = "DIR [OPTIONS]",
+	.help = "The sampling mode (in force and requested) and where the\n"
+		"configuration came from, then one row per event: name, event\n"
+		"as written, kind (sample or count), perf encoding, period,\n"
+		"scope (user, kernel), precise_ip, samples, lost samples, the\n"
+		"processes that have it, status ('ok' or 'unavailable: WHY').\n",
 	.use = PA_EVENTS_ANY,
 	.needs = PA_REPORT_NEEDS_RUN,
 	.write = pa_report_events_write,

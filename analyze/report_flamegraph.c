@@ -270,6 +270,13 @@ static const char *pa_report_flamegraph_check(const struct pa_report_opts *o)
 
 const struct pa_report pa_report_flamegraph = {
 	.name = "flamegraph",
+	.usage = "DIR -o FILE.svg|FILE.html [--min-percent P]\n[OPTIONS]",
+	.help = "Interactive flame graph, self-contained: SVG with its script\n"
+		"(-o FILE.svg) or an HTML page (-o FILE.html). Click a frame\n"
+		"to zoom, Escape to zoom out, search with a regular\n"
+		"expression; tooltips give samples and percentages; one\n"
+		"colour per module. --min-percent (default 0) leaves out\n"
+		"paths under that share.\n",
 	.use = PA_EVENTS_SAMPLES,
 	.needs = PA_REPORT_NEEDS_PROFILE,
 	.check = pa_report_flamegraph_check,

@@ -171,6 +171,12 @@ static const struct pa_report *pa_report_folded_variant(const struct pa_report_o
 
 const struct pa_report pa_report_folded = {
 	.name = "folded",
+	.usage = "DIR [--per-thread] [OPTIONS]",
+	.help = "Folded stacks, one line per distinct stack, root first,\n"
+		"frames joined by ';', then a space and the sample count;\n"
+		"input for flamegraph.pl or speedscope. No header line.\n"
+		"--per-thread: two root frames per stack, 'EXE (PID)' and\n"
+		"'THREAD (TID)'; with several DIRs, the DIR before them.\n",
 	.use = PA_EVENTS_SAMPLES,
 	.needs = PA_REPORT_NEEDS_PROFILE,
 	.variant = pa_report_folded_variant,

@@ -575,6 +575,11 @@ static int pa_report_pprof_write(const struct pa_report_ctx *ctx)
 
 const struct pa_report pa_report_pprof = {
 	.name = "pprof",
+	.usage = "DIR -o FILE.pb.gz [OPTIONS]",
+	.help = "gzip'd profile.proto for Go pprof: mappings, symbolised\n"
+		"locations and functions, sample types samples/count and\n"
+		"cpu/nanoseconds (time events), labels pid, tid and thread\n"
+		"(and run, the DIR, with several DIRs).\n",
 	.use = PA_EVENTS_SAMPLES,
 	.needs = PA_REPORT_NEEDS_SAMPLES,
 	.write = pa_report_pprof_write,

@@ -420,6 +420,17 @@ static int pa_report_processes_write_json(const struct pa_report_ctx *ctx)
 
 const struct pa_report pa_report_processes = {
 	.name = "processes",
+	.usage = "DIR [OPTIONS]",
+	.help = "One row per process: pid, ppid, start (seconds after the\n"
+		"run's first process), wall-clock duration, samples, threads,\n"
+		"executable and how it ended: 'exit N', 'signal SIGNAME',\n"
+		"'exec PATH' (its image was replaced; the new image is the\n"
+		"next row with the same pid), 'killed?' (no END record: killed\n"
+		"or still running), 'unknown (log full)' (no END record after\n"
+		"its log stopped early, the disk full) or 'unknown'; 'off, '\n"
+		"comes first when profiling was off in it. A child is listed\n"
+		"under its parent, its executable indented by two spaces per\n"
+		"level.\n",
 	.use = PA_EVENTS_SAMPLES,
 	.needs = PA_REPORT_NEEDS_RUN,
 	.write = pa_report_processes_write,

@@ -71,6 +71,11 @@ static int pa_report_script_write(const struct pa_report_ctx *ctx)
 
 const struct pa_report pa_report_script = {
 	.name = "script",
+	.usage = "DIR [OPTIONS]",
+	.help = "The text layout of 'perf script': 'COMM TID TIME: PERIOD\n"
+		"EVENT:', one frame per line, a blank line after each sample;\n"
+		"for stackcollapse-perf.pl, speedscope, Firefox Profiler; with\n"
+		"several DIRs, COMM is 'DIR:COMM'.\n",
 	.use = PA_EVENTS_SAMPLES,
 	.needs = PA_REPORT_NEEDS_SAMPLES,
 	.in_time_order = true,

@@ -276,6 +276,10 @@ static int pa_report_speedscope_write(const struct pa_report_ctx *ctx)
 
 const struct pa_report pa_report_speedscope = {
 	.name = "speedscope",
+	.usage = "DIR [-o FILE.json] [OPTIONS]",
+	.help = "speedscope's JSON: one sampled profile per thread, samples in\n"
+		"time order, weighted by the period; with several DIRs, each\n"
+		"profile's name starts with its DIR.\n",
 	.use = PA_EVENTS_SAMPLES,
 	.needs = PA_REPORT_NEEDS_SAMPLES,
 	.in_time_order = true,

@@ -247,6 +247,12 @@ static int pa_report_threads_write_json(const struct pa_report_ctx *ctx)
 
 const struct pa_report pa_report_threads = {
 	.name = "threads",
+	.usage = "DIR [OPTIONS]",
+	.help = "One row per thread: pid, tid, name, samples, lost samples,\n"
+		"late samples, how its log ended ('yes', 'full' when it\n"
+		"stopped early because the disk was full, 'exec' when its\n"
+		"process's image was replaced, 'no' when killed or still\n"
+		"running), CPU time, executable.\n",
 	.use = PA_EVENTS_SAMPLES,
 	.needs = PA_REPORT_NEEDS_RUN,
 	.write = pa_report_threads_write,

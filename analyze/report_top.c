@@ -119,6 +119,14 @@ static int pa_report_top_write_json(const struct pa_report_ctx *ctx)
 
 const struct pa_report pa_report_top = {
 	.name = "top",
+	.usage = "DIR [--limit N] [--lines] [--inlines] [OPTIONS]",
+	.help = "Flat profile: per function, self samples, self %, total\n"
+		"(inclusive) samples, total %, estimated CPU time (samples x\n"
+		"period, for events that count nanoseconds at a fixed period;\n"
+		"'-' otherwise), name and module. Sorted by self samples.\n"
+		"--lines: per source line instead, 'FILE:LINE FUNCTION' (the\n"
+		"innermost inlined function's line); --inlines: each inline\n"
+		"level is a function of its own.\n",
 	.use = PA_EVENTS_SAMPLES,
 	.needs = PA_REPORT_NEEDS_PROFILE,
 	.write = pa_report_top_write,

@@ -131,6 +131,12 @@ static int pa_report_tree_write_json(const struct pa_report_ctx *ctx)
 
 const struct pa_report pa_report_tree = {
 	.name = "tree",
+	.usage = "DIR [--min-percent P] [OPTIONS]",
+	.help = "Top-down call tree: one line per call path from the\n"
+		"outermost frames, indented two spaces per level, with total\n"
+		"(inclusive) samples, total %, self samples, self %; children\n"
+		"sorted by total. Paths under --min-percent (default 0.5)\n"
+		"of the samples are left out with what they call.\n",
 	.use = PA_EVENTS_SAMPLES,
 	.needs = PA_REPORT_NEEDS_PROFILE,
 	.write = pa_report_tree_write,
