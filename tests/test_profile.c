@@ -576,7 +576,8 @@ Test(profile, processes_output_matches_golden)
 	out = open_memstream(&text, &len);
 	cr_assert(out);
 	cr_assert_eq(pa_report_processes.write(&(struct pa_report_ctx){
-			     .out = out, .opts = &PA_REPORT_OPTS_DEFAULT, .filter = &f, .run = run }),
+			     .out = out, .opts = &PA_REPORT_OPTS_DEFAULT, .filter = &f,
+			     .run = run }),
 		     0);
 	cr_assert_eq(fclose(out), 0);
 	pf_golden(text, "processes.txt");
@@ -695,7 +696,8 @@ Test(profile, threads_late_column_follows_the_time_window)
 	cr_assert_eq(pa_run_load(dir, &run, &err), 0, "%s", err.reason);
 	out = open_memstream(&text, &len);
 	cr_assert_eq(pa_report_threads.write(&(struct pa_report_ctx){
-			     .out = out, .opts = &PA_REPORT_OPTS_DEFAULT, .filter = &f, .run = run }),
+			     .out = out, .opts = &PA_REPORT_OPTS_DEFAULT, .filter = &f,
+			     .run = run }),
 		     0);
 	cr_assert_eq(fclose(out), 0);
 	row = strstr(text, "\n      30       30");

@@ -135,7 +135,8 @@ static char *ra_top(enum pa_profile_by by)
 
 	cr_assert_eq(pa_profile_build_by(ra_run, NULL, by, &prof, NULL, &err), 0);
 	cr_assert_eq(pa_report_top.write(&(struct pa_report_ctx){
-			     .out = out, .opts = &PA_REPORT_OPTS_DEFAULT, .run = ra_run, .prof = prof }),
+			     .out = out, .opts = &PA_REPORT_OPTS_DEFAULT, .run = ra_run,
+			     .prof = prof }),
 		     0);
 	cr_assert_eq(fclose(out), 0);
 	pa_profile_free(prof);

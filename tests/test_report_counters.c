@@ -199,7 +199,8 @@ static char *ct_report(uint32_t pid, const char *event)
 	out = open_memstream(&text, &len);
 	cr_assert(out);
 	cr_assert_eq(pa_report_counters.write(&(struct pa_report_ctx){
-			     .out = out, .opts = &PA_REPORT_OPTS_DEFAULT, .filter = &f, .run = ct_run }),
+			     .out = out, .opts = &PA_REPORT_OPTS_DEFAULT, .filter = &f,
+			     .run = ct_run }),
 		     0);
 	cr_assert_eq(fclose(out), 0);
 	return text;
