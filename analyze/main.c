@@ -116,7 +116,7 @@ static const char pa_main_help_tail[] =
 "    pprof-analyze counters pprof-data --pid 4242\n";
 
 struct pa_main_opts {
-	const struct pa_report *report; /* the command's */
+	const struct pa_report *report; /* the command's (its variant for the options) */
 	char *const *dirs;  /* the DIR arguments (diff: BASE, NEW), in argv */
 	size_t ndirs;
 	struct pa_run *base;          /* diff: BASE's run (NEW's is main's run) */

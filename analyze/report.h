@@ -75,9 +75,17 @@ struct pa_report {
 	enum pa_report_needs needs;
 	bool in_time_order;        /* every sample in time order, not collapsed (pa_load_opts) */
 	bool takes_func;           /* a FUNC argument before the DIRs */
-	/* What is wrong with o for this report (a usage error), or NULL. NULL: nothing. */
+	/*
+	 * Returns what is wrong with o for this report, a usage error (static
+	 * text), or NULL when nothing is (flamegraph: -o FILE.svg or .html).
+	 * NULL: nothing to check.
+	 */
 	const char *(*check)(const struct pa_report_opts *o);
-	/* The report that runs for o instead of this one. NULL: this one always. */
+	/*
+	 * Returns the report that runs for o: this one, or another of the same
+	 * name (folded --per-thread walks the samples instead of a profile).
+	 * NULL: this one always.
+	 */
 	const struct pa_report *(*variant)(const struct pa_report_opts *o);
 	/* The report in its own format: text, or the file format it is for. */
 	int (*write)(const struct pa_report_ctx *ctx);
