@@ -18,47 +18,21 @@
 #include "profile.h"
 #include "reader.h"
 #include "runs.h"
-#include "report_callers.h"
-#include "report_annotate.h"
-#include "report_counters.h"
-#include "report_diff.h"
-#include "report_events.h"
-#include "report_flamegraph.h"
-#include "report_folded.h"
-#include "report_pprof.h"
-#include "report_processes.h"
-#include "report_script.h"
-#include "report_speedscope.h"
-#include "report_threads.h"
-#include "report_top.h"
+#include "report.h"
 #include "symbols.h"
-#include "report_tree.h"
 
 #define PA_PROG "pprof-analyze"
 
 enum pa_exit { PA_EXIT_OK = 0, PA_EXIT_INPUT = 1, PA_EXIT_USAGE = 2 };
 
-static const char pa_main_usage[] =
+/* --help's text around what the reports say of themselves (pa_main_help). */
+static const char pa_main_help_head[] =
 "NAME\n"
 "    pprof-analyze - report on the logs written by libpprof.so\n"
 "\n"
-"SYNOPSIS\n"
-"    pprof-analyze top DIR [--limit N] [--lines] [--inlines] [OPTIONS]\n"
-"    pprof-analyze tree DIR [--min-percent P] [OPTIONS]\n"
-"    pprof-analyze callers FUNC DIR [OPTIONS]\n"
-"    pprof-analyze callees FUNC DIR [OPTIONS]\n"
-"    pprof-analyze annotate FUNC DIR [OPTIONS]\n"
-"    pprof-analyze flamegraph DIR -o FILE.svg|FILE.html [--min-percent P]\n"
-"                             [OPTIONS]\n"
-"    pprof-analyze folded DIR [--per-thread] [OPTIONS]\n"
-"    pprof-analyze pprof DIR -o FILE.pb.gz [OPTIONS]\n"
-"    pprof-analyze speedscope DIR [-o FILE.json] [OPTIONS]\n"
-"    pprof-analyze script DIR [OPTIONS]\n"
-"    pprof-analyze threads DIR [OPTIONS]\n"
-"    pprof-analyze processes DIR [OPTIONS]\n"
-"    pprof-analyze events DIR [OPTIONS]\n"
-"    pprof-analyze counters DIR [OPTIONS]\n"
-"    pprof-analyze diff BASE NEW [--limit N] [OPTIONS]\n"
+"SYNOPSIS\n";
+
+static const char pa_main_help_dirs[] =
 "    pprof-analyze -h | --help\n"
 "\n"
 "    DIR is a run's output directory (./pprof-data by default when\n"
@@ -67,92 +41,9 @@ static const char pa_main_usage[] =
 "    Every command but diff takes several DIRs (DIR...): their processes\n"
 "    are read as one profile (a pid two runs share is listed twice).\n"
 "\n"
-"COMMANDS\n"
-"    top      Flat profile: per function, self samples, self %, total\n"
-"             (inclusive) samples, total %, estimated CPU time (samples x\n"
-"             period, for events that count nanoseconds at a fixed period;\n"
-"             '-' otherwise), name and module. Sorted by self samples.\n"
-"             --lines: per source line instead, 'FILE:LINE FUNCTION' (the\n"
-"             innermost inlined function's line); --inlines: each inline\n"
-"             level is a function of its own.\n"
-"    tree     Top-down call tree: one line per call path from the\n"
-"             outermost frames, indented two spaces per level, with total\n"
-"             (inclusive) samples, total %, self samples, self %; children\n"
-"             sorted by total. Paths under --min-percent (default 0.5)\n"
-"             of the samples are left out with what they call.\n"
-"    callers FUNC\n"
-"             The functions that call FUNC directly, with samples and\n"
-"             their share of FUNC's total samples; [root] when FUNC is the\n"
-"             outermost frame. A sample counts once per caller, so the\n"
-"             shares of a recursive FUNC may add up to more than 100%.\n"
-"             A FUNC no stack has is an error (exit 1) naming the closest.\n"
-"    callees FUNC\n"
-"             The functions FUNC calls directly, likewise, and [self]:\n"
-"             the samples in which FUNC is the innermost frame.\n"
-"    flamegraph\n"
-"             Interactive flame graph, self-contained: SVG with its script\n"
-"             (-o FILE.svg) or an HTML page (-o FILE.html). Click a frame\n"
-"             to zoom, Escape to zoom out, search with a regular\n"
-"             expression; tooltips give samples and percentages; one\n"
-"             colour per module. --min-percent (default 0) leaves out\n"
-"             paths under that share.\n"
-"    annotate The source of function FUNC (as top names it; inlined\n"
-"             functions too) with, per line, the samples in it (self) and\n"
-"             with it on the stack (total), 3 lines of context around the\n"
-"             counted ones; a source file that cannot be read is said so\n"
-"             and its counted lines are listed without text.\n"
-"    folded   Folded stacks, one line per distinct stack, root first,\n"
-"             frames joined by ';', then a space and the sample count;\n"
-"             input for flamegraph.pl or speedscope. No header line.\n"
-"             --per-thread: two root frames per stack, 'EXE (PID)' and\n"
-"             'THREAD (TID)'; with several DIRs, the DIR before them.\n"
-"    pprof    gzip'd profile.proto for Go pprof: mappings, symbolised\n"
-"             locations and functions, sample types samples/count and\n"
-"             cpu/nanoseconds (time events), labels pid, tid and thread\n"
-"             (and run, the DIR, with several DIRs).\n"
-"    speedscope\n"
-"             speedscope's JSON: one sampled profile per thread, samples in\n"
-"             time order, weighted by the period; with several DIRs, each\n"
-"             profile's name starts with its DIR.\n"
-"    script   The text layout of 'perf script': 'COMM TID TIME: PERIOD\n"
-"             EVENT:', one frame per line, a blank line after each sample;\n"
-"             for stackcollapse-perf.pl, speedscope, Firefox Profiler; with\n"
-"             several DIRs, COMM is 'DIR:COMM'.\n"
-"    threads  One row per thread: pid, tid, name, samples, lost samples,\n"
-"             late samples, how its log ended ('yes', 'full' when it\n"
-"             stopped early because the disk was full, 'exec' when its\n"
-"             process's image was replaced, 'no' when killed or still\n"
-"             running), CPU time, executable.\n"
-"    processes\n"
-"             One row per process: pid, ppid, start (seconds after the\n"
-"             run's first process), wall-clock duration, samples, threads,\n"
-"             executable and how it ended: 'exit N', 'signal SIGNAME',\n"
-"             'exec PATH' (its image was replaced; the new image is the\n"
-"             next row with the same pid), 'killed?' (no END record: killed\n"
-"             or still running), 'unknown (log full)' (no END record after\n"
-"             its log stopped early, the disk full) or 'unknown'; 'off, '\n"
-"             comes first when profiling was off in it. A child is listed\n"
-"             under its parent, its executable indented by two spaces per\n"
-"             level.\n"
-"    events   The sampling mode (in force and requested) and where the\n"
-"             configuration came from, then one row per event: name, event\n"
-"             as written, kind (sample or count), perf encoding, period,\n"
-"             scope (user, kernel), precise_ip, samples, lost samples, the\n"
-"             processes that have it, status ('ok' or 'unavailable: WHY').\n"
-"    counters Totals of the counting events per process and per thread,\n"
-"             scaled when the kernel multiplexed the counter (value x time\n"
-"             enabled / time running, shown as 'scaled, counted N% of the\n"
-"             time'), with instructions per cycle and the cache and branch\n"
-"             miss rates where both counts exist. '-': not known (the note\n"
-"             in parentheses says why). Without counting events it says so\n"
-"             in one line and exits 0.\n"
-"    diff BASE NEW\n"
-"             The functions whose share of the samples changed most from\n"
-"             run BASE to run NEW: self % in BASE and NEW and its change,\n"
-"             total % in BASE and NEW and its change (percentage points,\n"
-"             NEW - BASE), function (module); sorted by the larger of the\n"
-"             two changes. Functions match by name and module basename.\n"
-"             The filters apply to both runs; --limit N: N functions.\n"
+"COMMANDS\n";
+
+static const char pa_main_help_options[] =
 "\n"
 "    top, threads and processes start with a line naming the event and its\n"
 "    period, e.g. '# event cpu-clock: period 1 ms of CPU (user), 3,312\n"
@@ -194,12 +85,9 @@ static const char pa_main_usage[] =
 "                   percent of the samples (default 0.5 for tree, 0 for\n"
 "                   flamegraph).\n"
 "    --per-thread   folded: process and thread as the two root frames (run\n"
-"                   directory first with several DIRs).\n"
-"    --format text|json\n"
-"                   top, tree, callers, callees, annotate, threads,\n"
-"                   processes, events, counters, diff: 'json' writes one\n"
-"                   JSON object (report name, event, counts, rows) instead\n"
-"                   of text (default 'text').\n"
+"                   directory first with several DIRs).\n";
+
+static const char pa_main_help_tail[] =
 "    -o, --output FILE\n"
 "                   Write the report to FILE (replaced only once the report\n"
 "                   is complete) instead of standard output.\n"
@@ -228,22 +116,17 @@ static const char pa_main_usage[] =
 "    pprof-analyze counters pprof-data --pid 4242\n";
 
 struct pa_main_opts {
-	const char *command;
+	const struct pa_report *report; /* the command's (its variant for the options) */
 	char *const *dirs;  /* the DIR arguments (diff: BASE, NEW), in argv */
 	size_t ndirs;
 	struct pa_run *base;          /* diff: BASE's run (NEW's is main's run) */
 	struct pa_filter base_filter; /* diff: the filter, its event chosen in BASE */
-	const char *output;
 	const char *event; /* --event NAME, NULL for the report's default */
 	struct pa_filter filter;
-	size_t limit;
-	const char *func;   /* callers, callees: FUNC */
-	double min_percent; /* tree, flamegraph: --min-percent, < 0 for the default */
-	bool per_thread; /* folded --per-thread */
+	struct pa_report_opts ropts; /* what the report's writer reads */
 	bool lines;       /* --lines */
 	bool inlines;     /* --inlines */
 	bool no_demangle; /* --no-demangle */
-	bool json;        /* --format json */
 };
 
 static void pa_main_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -307,45 +190,177 @@ static bool pa_main_number(const char *text, int64_t min, int64_t max, int64_t *
 	return true;
 }
 
-#define PA_MAIN_COMMANDS "top, folded, threads, processes, events, counters, pprof, " \
-	"speedscope, script, tree, callers, callees, annotate, flamegraph or diff"
-
 /*
- * A command: the kind of event it shows, whether it shows samples one by
- * one, and whether it writes JSON.
+ * The reports, in the order of --help's SYNOPSIS, which is also the order
+ * of the list of reports with --format json. Two older orders are kept as
+ * ranks so that --help and the messages stay as they were (lowest first,
+ * ties in the table's order; a new report takes the next of each):
+ * explained, a report's rank under COMMANDS, and listed, its rank in the
+ * list of commands a usage error gives.
  */
-struct pa_main_command {
-	const char *name;
-	enum pa_events_use use;
-	bool in_time_order; /* every sample, in time order: not collapsed (pa_load_opts) */
-	bool json;          /* --format json (PA_MAIN_JSON_COMMANDS) */
+static const struct pa_main_report {
+	const struct pa_report *report;
+	unsigned explained;
+	unsigned listed;
+} pa_main_reports[] = {
+	{ &pa_report_top, 0, 0 },
+	{ &pa_report_tree, 1, 9 },
+	{ &pa_report_callers, 2, 10 },
+	{ &pa_report_callees, 3, 11 },
+	{ &pa_report_annotate, 5, 12 },
+	{ &pa_report_flamegraph, 4, 13 },
+	{ &pa_report_folded, 6, 1 },
+	{ &pa_report_pprof, 7, 6 },
+	{ &pa_report_speedscope, 8, 7 },
+	{ &pa_report_script, 9, 8 },
+	{ &pa_report_threads, 10, 2 },
+	{ &pa_report_processes, 11, 3 },
+	{ &pa_report_events, 12, 4 },
+	{ &pa_report_counters, 13, 5 },
+	{ &pa_report_diff, 14, 14 },
 };
 
-/* The command named command, or NULL when there is none. */
-static const struct pa_main_command *pa_main_command(const char *command)
-{
-	static const struct pa_main_command commands[] = {
-		{ "top", PA_EVENTS_SAMPLES, false, true },
-		{ "folded", PA_EVENTS_SAMPLES, false, false },
-		{ "threads", PA_EVENTS_SAMPLES, false, true },
-		{ "processes", PA_EVENTS_SAMPLES, false, true },
-		{ "events", PA_EVENTS_ANY, false, true },
-		{ "counters", PA_EVENTS_COUNTS, false, true },
-		{ "pprof", PA_EVENTS_SAMPLES, false, false },
-		{ "speedscope", PA_EVENTS_SAMPLES, true, false },
-		{ "script", PA_EVENTS_SAMPLES, true, false },
-		{ "tree", PA_EVENTS_SAMPLES, false, true },
-		{ "callers", PA_EVENTS_SAMPLES, false, true },
-		{ "callees", PA_EVENTS_SAMPLES, false, true },
-		{ "annotate", PA_EVENTS_SAMPLES, false, true },
-		{ "flamegraph", PA_EVENTS_SAMPLES, false, false },
-		{ "diff", PA_EVENTS_SAMPLES, false, true },
-	};
+#define PA_MAIN_NREPORTS (sizeof(pa_main_reports) / sizeof(pa_main_reports[0]))
 
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (strcmp(command, commands[i].name) == 0)
-			return &commands[i];
+/* The report named name, or NULL when there is none. */
+static const struct pa_report *pa_main_find(const char *name)
+{
+	for (size_t i = 0; i < PA_MAIN_NREPORTS; i++)
+		if (strcmp(name, pa_main_reports[i].report->name) == 0)
+			return pa_main_reports[i].report;
 	return NULL;
+}
+
+/* The orders in which the reports are named. */
+enum pa_main_order { PA_MAIN_BY_TABLE, PA_MAIN_BY_EXPLAINED, PA_MAIN_BY_LISTED };
+
+static unsigned pa_main_rank(size_t i, enum pa_main_order by)
+{
+	switch (by) {
+	case PA_MAIN_BY_EXPLAINED: return pa_main_reports[i].explained;
+	case PA_MAIN_BY_LISTED: return pa_main_reports[i].listed;
+	default: return (unsigned)i;
+	}
+}
+
+/* order[]: the table's indexes sorted by their rank in by (ties keep the table's order). */
+static void pa_main_sort(size_t order[PA_MAIN_NREPORTS], enum pa_main_order by)
+{
+	for (size_t i = 0; i < PA_MAIN_NREPORTS; i++) {
+		size_t k = i;
+
+		for (; k > 0 && pa_main_rank(order[k - 1], by) > pa_main_rank(i, by); k--)
+			order[k] = order[k - 1];
+		order[k] = i;
+	}
+}
+
+/*
+ * The names of the reports (json: only of those with --format json) in
+ * order by, joined by ", ", or by last before the last one when not NULL
+ * (" or ": "a, b or c"). Into buf (size bytes, cut short when it does not
+ * fit); returns buf.
+ */
+static char *pa_main_names(char *buf, size_t size, enum pa_main_order by, bool json,
+			   const char *last)
+{
+	const char *names[PA_MAIN_NREPORTS];
+	size_t order[PA_MAIN_NREPORTS], n = 0, len = 0;
+
+	pa_main_sort(order, by);
+	for (size_t i = 0; i < PA_MAIN_NREPORTS; i++)
+		if (!json || pa_main_reports[order[i]].report->write_json)
+			names[n++] = pa_main_reports[order[i]].report->name;
+	buf[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		const char *sep = i == 0 ? "" : i + 1 < n || !last ? ", " : last;
+		int w = snprintf(buf + len, size - len, "%s%s", sep, names[i]);
+
+		if (w < 0 || (size_t)w >= size - len)
+			break;
+		len += (size_t)w;
+	}
+	return buf;
+}
+
+/* Each line of text (split at '\n'), the first after first spaces, the others after indent. */
+static void pa_main_help_lines(const char *text, int first, int indent)
+{
+	for (int pad = first; *text; pad = indent) {
+		size_t n = strcspn(text, "\n");
+
+		printf("%*s%.*s\n", pad, "", (int)n, text);
+		text += n + (text[n] == '\n');
+	}
+}
+
+/* text in lines of at most width columns after indent spaces, words kept whole. */
+static void pa_main_help_wrap(const char *text, int indent, int width)
+{
+	size_t room = (size_t)(width - indent);
+
+	while (*text) {
+		size_t n = strcspn(text, " ");
+
+		while (text[n] == ' ') {
+			size_t next = n + 1 + strcspn(text + n + 1, " ");
+
+			if (next > room)
+				break;
+			n = next;
+		}
+		printf("%*s%.*s\n", indent, "", (int)n, text);
+		text += n;
+		text += strspn(text, " ");
+	}
+}
+
+/*
+ * --help's layout: the column where a report's paragraph under COMMANDS
+ * starts, the column where an option's starts, and the widest line.
+ */
+#define PA_MAIN_HELP_COLUMN 13
+#define PA_MAIN_HELP_OPTION_COLUMN 19
+#define PA_MAIN_HELP_WIDTH 75
+
+/* r's paragraph under COMMANDS: its name (and arguments), then its help. */
+static void pa_main_help_command(const struct pa_report *r)
+{
+	const char *sep = r->help_args ? " " : "", *args = r->help_args ? r->help_args : "";
+	int len = printf("    %s%s%s", r->name, sep, args);
+
+	if (len < PA_MAIN_HELP_COLUMN) {
+		pa_main_help_lines(r->help, PA_MAIN_HELP_COLUMN - len, PA_MAIN_HELP_COLUMN);
+	} else {
+		putchar('\n');
+		pa_main_help_lines(r->help, PA_MAIN_HELP_COLUMN, PA_MAIN_HELP_COLUMN);
+	}
+}
+
+/* --help: what the table's reports say of themselves, in the text around it. */
+static void pa_main_help(void)
+{
+	char names[512], text[1024];
+	size_t order[PA_MAIN_NREPORTS];
+
+	fputs(pa_main_help_head, stdout);
+	for (size_t i = 0; i < PA_MAIN_NREPORTS; i++) {
+		const struct pa_report *r = pa_main_reports[i].report;
+		int len = printf("    " PA_PROG " %s ", r->name);
+
+		pa_main_help_lines(r->usage, 0, len);
+	}
+	fputs(pa_main_help_dirs, stdout);
+	pa_main_sort(order, PA_MAIN_BY_EXPLAINED);
+	for (size_t i = 0; i < PA_MAIN_NREPORTS; i++)
+		pa_main_help_command(pa_main_reports[order[i]].report);
+	fputs(pa_main_help_options, stdout);
+	snprintf(text, sizeof(text), "%s: 'json' writes one JSON object (report name, event, "
+		 "counts, rows) instead of text (default 'text').",
+		 pa_main_names(names, sizeof(names), PA_MAIN_BY_TABLE, true, NULL));
+	fputs("    --format text|json\n", stdout);
+	pa_main_help_wrap(text, PA_MAIN_HELP_OPTION_COLUMN, PA_MAIN_HELP_WIDTH);
+	fputs(pa_main_help_tail, stdout);
 }
 
 /* Parse a percentage in [0, 100]; false if text is not one. */
@@ -384,31 +399,66 @@ static bool pa_main_window(struct pa_main_opts *o, bool from, const char *text)
 	return true;
 }
 
-/* flamegraph writes a file whose suffix says the kind: -o is needed. */
-static int pa_main_check_flamegraph(const struct pa_main_opts *o)
+/*
+ * The command, its FUNC and its DIRs (argv[optind..argc), the options
+ * already parsed), then what the report asks of them.
+ */
+static int pa_main_parse_command(int argc, char **argv, struct pa_main_opts *o)
 {
-	enum pa_flamegraph_kind kind;
+	const struct pa_report *r;
+	const char *why;
+	char names[512];
 
-	if (strcmp(o->command, "flamegraph") != 0)
-		return PA_EXIT_OK;
-	if (!o->output || !pa_report_flamegraph_kind(o->output, &kind)) {
-		pa_main_usage_error("flamegraph needs -o FILE.svg or -o FILE.html");
+	if (optind >= argc) {
+		pa_main_usage_error("missing command (%s)",
+				    pa_main_names(names, sizeof(names), PA_MAIN_BY_LISTED, false,
+						  " or "));
+		return PA_EXIT_USAGE;
+	}
+	r = pa_main_find(argv[optind]);
+	if (!r) {
+		pa_main_usage_error("unknown command '%s' (expected %s)", argv[optind],
+				    pa_main_names(names, sizeof(names), PA_MAIN_BY_LISTED, false,
+						  " or "));
+		return PA_EXIT_USAGE;
+	}
+	optind++;
+	if (r->variant)
+		r = r->variant(&o->ropts);
+	o->report = r;
+	if (r->takes_func) {
+		if (optind >= argc) {
+			pa_main_usage_error("missing FUNC after '%s'", r->name);
+			return PA_EXIT_USAGE;
+		}
+		o->ropts.func = argv[optind++];
+	}
+	if (optind >= argc) {
+		pa_main_usage_error("missing DIR after '%s'", r->name);
+		return PA_EXIT_USAGE;
+	}
+	o->dirs = &argv[optind];
+	o->ndirs = (size_t)(argc - optind);
+	if (r->needs == PA_REPORT_NEEDS_TWO_RUNS && o->ndirs != 2) {
+		pa_main_usage_error("%s needs two directories, BASE and NEW", r->name);
+		return PA_EXIT_USAGE;
+	}
+	if (o->filter.window && o->filter.from_ns >= o->filter.to_ns) {
+		pa_main_usage_error("empty time window: --from must be before --to");
+		return PA_EXIT_USAGE;
+	}
+	if (o->ropts.json && !r->write_json) {
+		pa_main_usage_error("'%s' has no --format json (only %s have)", r->name,
+				    pa_main_names(names, sizeof(names), PA_MAIN_BY_TABLE, true,
+						  " and "));
+		return PA_EXIT_USAGE;
+	}
+	why = r->check ? r->check(&o->ropts) : NULL;
+	if (why) {
+		pa_main_usage_error("%s", why);
 		return PA_EXIT_USAGE;
 	}
 	return PA_EXIT_OK;
-}
-
-#define PA_MAIN_JSON_COMMANDS "top, tree, callers, callees, annotate, threads, processes, " \
-	"events, counters and diff"
-
-/* --format json: only the reports that have it (PA_MAIN_JSON_COMMANDS). */
-static int pa_main_check_format(const struct pa_main_opts *o)
-{
-	if (!o->json || pa_main_command(o->command)->json)
-		return PA_EXIT_OK;
-	pa_main_usage_error("'%s' has no --format json (only " PA_MAIN_JSON_COMMANDS " have)",
-			    o->command);
-	return PA_EXIT_USAGE;
 }
 
 static int pa_main_parse(int argc, char **argv, struct pa_main_opts *o)
@@ -439,7 +489,7 @@ static int pa_main_parse(int argc, char **argv, struct pa_main_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->filter = PA_FILTER_ALL;
-	o->min_percent = -1;
+	o->ropts = PA_REPORT_OPTS_DEFAULT;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
 		int64_t v;
@@ -462,16 +512,16 @@ static int pa_main_parse(int argc, char **argv, struct pa_main_opts *o)
 				pa_main_usage_error("bad --limit '%s': expected a number", optarg);
 				return PA_EXIT_USAGE;
 			}
-			o->limit = (size_t)v;
+			o->ropts.limit = (size_t)v;
 			break;
 		case OPT_EXE:
 			o->filter.exe = optarg;
 			break;
 		case OPT_PER_THREAD:
-			o->per_thread = true;
+			o->ropts.per_thread = true;
 			break;
 		case OPT_MIN_PERCENT:
-			if (!pa_main_percent(optarg, &o->min_percent)) {
+			if (!pa_main_percent(optarg, &o->ropts.min_percent)) {
 				pa_main_usage_error("bad --min-percent '%s': expected a number "
 						    "from 0 to 100", optarg);
 				return PA_EXIT_USAGE;
@@ -500,13 +550,13 @@ static int pa_main_parse(int argc, char **argv, struct pa_main_opts *o)
 						    optarg);
 				return PA_EXIT_USAGE;
 			}
-			o->json = strcmp(optarg, "json") == 0;
+			o->ropts.json = strcmp(optarg, "json") == 0;
 			break;
 		case 'o':
-			o->output = optarg;
+			o->ropts.output = optarg;
 			break;
 		case 'h':
-			fputs(pa_main_usage, stdout);
+			pa_main_help();
 			exit(PA_EXIT_OK);
 		case ':':
 			pa_main_usage_error("option '%s' needs a value", argv[optind - 1]);
@@ -516,80 +566,7 @@ static int pa_main_parse(int argc, char **argv, struct pa_main_opts *o)
 			return PA_EXIT_USAGE;
 		}
 	}
-	if (optind >= argc) {
-		pa_main_usage_error("missing command (%s)", PA_MAIN_COMMANDS);
-		return PA_EXIT_USAGE;
-	}
-	o->command = argv[optind++];
-	if (!pa_main_command(o->command)) {
-		pa_main_usage_error("unknown command '%s' (expected %s)", o->command,
-				    PA_MAIN_COMMANDS);
-		return PA_EXIT_USAGE;
-	}
-	if (strcmp(o->command, "callers") == 0 || strcmp(o->command, "callees") == 0 ||
-	    strcmp(o->command, "annotate") == 0) {
-		if (optind >= argc) {
-			pa_main_usage_error("missing FUNC after '%s'", o->command);
-			return PA_EXIT_USAGE;
-		}
-		o->func = argv[optind++];
-	}
-	if (optind >= argc) {
-		pa_main_usage_error("missing DIR after '%s'", o->command);
-		return PA_EXIT_USAGE;
-	}
-	o->dirs = &argv[optind];
-	o->ndirs = (size_t)(argc - optind);
-	if (strcmp(o->command, "diff") == 0 && o->ndirs != 2) {
-		pa_main_usage_error("diff needs two directories, BASE and NEW");
-		return PA_EXIT_USAGE;
-	}
-	if (o->filter.window && o->filter.from_ns >= o->filter.to_ns) {
-		pa_main_usage_error("empty time window: --from must be before --to");
-		return PA_EXIT_USAGE;
-	}
-	if (pa_main_check_format(o) != PA_EXIT_OK)
-		return PA_EXIT_USAGE;
-	return pa_main_check_flamegraph(o);
-}
-
-/* The reports that walk the samples one by one (samples.h). */
-static int pa_main_report_samples(FILE *out, const struct pa_main_opts *o,
-				  struct pa_run *run, struct pa_error *err)
-{
-	int (*report)(FILE *, const struct pa_run *, const struct pa_filter *,
-		      struct pa_warnings *, struct pa_error *) = pa_report_folded_threads;
-	size_t nwarn = run->warnings.n;
-	int ret;
-
-	if (strcmp(o->command, "pprof") == 0)
-		report = pa_report_pprof;
-	else if (strcmp(o->command, "speedscope") == 0)
-		report = pa_report_speedscope;
-	else if (strcmp(o->command, "script") == 0)
-		report = pa_report_script;
-	ret = report(out, run, &o->filter, &run->warnings, err);
-	pa_main_print_warnings(&run->warnings, nwarn);
-	return ret;
-}
-
-/* tree, callers, callees and flamegraph: the reports built on the call tree. */
-static int pa_main_report_calltree(FILE *out, const struct pa_main_opts *o,
-				   const struct pa_run *run, const struct pa_profile *prof,
-				   struct pa_error *err)
-{
-	enum pa_flamegraph_kind kind = PA_FLAMEGRAPH_SVG;
-
-	if (strcmp(o->command, "tree") == 0)
-		return pa_report_tree(out, run, prof, o->min_percent >= 0 ? o->min_percent :
-				      PA_REPORT_TREE_MIN_PERCENT);
-	if (strcmp(o->command, "flamegraph") == 0) {
-		pa_report_flamegraph_kind(o->output, &kind);
-		return pa_report_flamegraph(out, run, prof, kind,
-					    o->min_percent >= 0 ? o->min_percent : 0);
-	}
-	return pa_report_callers(out, run, prof, o->func,
-				 strcmp(o->command, "callees") == 0, err);
+	return pa_main_parse_command(argc, argv, o);
 }
 
 /* What a frame of the profile is: --lines, --inlines. */
@@ -600,113 +577,46 @@ static enum pa_profile_by pa_main_by(const struct pa_main_opts *o)
 	return o->inlines ? PA_PROFILE_BY_INLINE : PA_PROFILE_BY_FUNCTION;
 }
 
-/* diff: BASE's profile (o->base) against NEW's (run), with the same filter. */
-static int pa_main_report_diff(FILE *out, const struct pa_main_opts *o, struct pa_run *run,
-			       struct pa_error *err)
+/* The profile of run's samples that f selects, with its warnings said. */
+static int pa_main_profile(const struct pa_main_opts *o, struct pa_run *run,
+			   const struct pa_filter *f, struct pa_profile **prof,
+			   struct pa_error *err)
 {
-	struct pa_profile *base = NULL, *cur = NULL;
-	size_t nwarn = o->base->warnings.n, ncur = run->warnings.n;
-	int ret;
-
-	ret = pa_profile_build_by(o->base, &o->base_filter, pa_main_by(o), &base,
-				  &o->base->warnings, err);
-	pa_main_print_warnings(&o->base->warnings, nwarn);
-	if (ret == 0) {
-		ret = pa_profile_build_by(run, &o->filter, pa_main_by(o), &cur, &run->warnings, err);
-		pa_main_print_warnings(&run->warnings, ncur);
-	}
-	if (ret == 0) {
-		ret = (o->json ? pa_report_diff_json : pa_report_diff)(out, o->base, base, run, cur,
-									o->limit);
-		if (ret == -ENOMEM)
-			pa_error_set(err, ret, run->dir, false, 0, "out of memory");
-		else if (ret == -EINVAL) /* a JSON writer misused */
-			pa_error_set(err, ret, run->dir, false, 0, "JSON output: %s", strerror(-ret));
-	}
-	pa_profile_free(base);
-	pa_profile_free(cur);
-	return ret;
-}
-
-/* Write the chosen report to out as JSON (pa_main_check_format said it has it). */
-static int pa_main_report_json(FILE *out, const struct pa_main_opts *o, struct pa_run *run,
-			       struct pa_error *err)
-{
-	struct pa_profile *prof = NULL;
 	size_t nwarn = run->warnings.n;
-	int ret;
+	int ret = pa_profile_build_by(run, f, pa_main_by(o), prof, &run->warnings, err);
 
-	if (strcmp(o->command, "threads") == 0)
-		ret = pa_report_threads_json(out, run, &o->filter);
-	else if (strcmp(o->command, "processes") == 0)
-		ret = pa_report_processes_json(out, run, &o->filter);
-	else if (strcmp(o->command, "events") == 0)
-		ret = pa_report_events_json(out, run, &o->filter);
-	else if (strcmp(o->command, "counters") == 0)
-		ret = pa_report_counters_json(out, run, &o->filter);
-	else if (strcmp(o->command, "annotate") == 0)
-		ret = pa_report_annotate_json(out, run, &o->filter, o->func, &run->warnings, err);
-	else
-		ret = pa_profile_build_by(run, &o->filter, pa_main_by(o), &prof, &run->warnings,
-					  err);
 	pa_main_print_warnings(&run->warnings, nwarn);
-	if (ret < 0 || !prof)
-		goto out;
-	if (strcmp(o->command, "top") == 0)
-		ret = pa_report_top_json(out, run, prof, o->limit);
-	else if (strcmp(o->command, "tree") == 0)
-		ret = pa_report_tree_json(out, run, prof, o->min_percent >= 0 ?
-					  o->min_percent : PA_REPORT_TREE_MIN_PERCENT);
-	else
-		ret = pa_report_callers_json(out, run, prof, o->func,
-					     strcmp(o->command, "callees") == 0, err);
-	pa_profile_free(prof);
-out:
-	if ((ret == -ENOMEM || ret == -EINVAL) && !err->reason[0])
-		pa_error_set(err, ret, "", false, 0, "JSON output: %s", strerror(-ret));
 	return ret;
 }
 
-/* Write the chosen report to out. */
+/* Write the chosen report to out, after building the profiles it needs. */
 static int pa_main_report(FILE *out, const struct pa_main_opts *o, struct pa_run *run,
 			  struct pa_error *err)
 {
-	struct pa_profile *prof = NULL;
-	size_t nwarn = run->warnings.n;
-	int ret;
+	const struct pa_report *r = o->report;
+	bool two = r->needs == PA_REPORT_NEEDS_TWO_RUNS;
+	struct pa_profile *base = NULL, *prof = NULL;
+	int ret = 0;
 
-	if (strcmp(o->command, "diff") == 0)
-		return pa_main_report_diff(out, o, run, err);
-	if (o->json)
-		return pa_main_report_json(out, o, run, err);
-	if (strcmp(o->command, "threads") == 0)
-		return pa_report_threads(out, run, &o->filter);
-	if (strcmp(o->command, "processes") == 0)
-		return pa_report_processes(out, run, &o->filter);
-	if (strcmp(o->command, "events") == 0)
-		return pa_report_events(out, run, &o->filter);
-	if (strcmp(o->command, "counters") == 0)
-		return pa_report_counters(out, run, &o->filter);
-	if (strcmp(o->command, "pprof") == 0 || strcmp(o->command, "speedscope") == 0 ||
-	    strcmp(o->command, "script") == 0 ||
-	    (strcmp(o->command, "folded") == 0 && o->per_thread))
-		return pa_main_report_samples(out, o, run, err);
-	if (strcmp(o->command, "annotate") == 0) {
-		ret = pa_report_annotate(out, run, &o->filter, o->func, &run->warnings, err);
+	if (two)
+		ret = pa_main_profile(o, o->base, &o->base_filter, &base, err);
+	if (ret == 0 && (two || r->needs == PA_REPORT_NEEDS_PROFILE))
+		ret = pa_main_profile(o, run, &o->filter, &prof, err);
+	if (ret == 0) {
+		struct pa_report_ctx ctx = {
+			.out = out, .opts = &o->ropts, .filter = &o->filter, .run = run,
+			.prof = prof, .base_run = o->base, .base_prof = base,
+			.warn = &run->warnings, .err = err,
+		};
+		size_t nwarn = run->warnings.n;
+
+		ret = (o->ropts.json ? r->write_json : r->write)(&ctx);
 		pa_main_print_warnings(&run->warnings, nwarn);
-		return ret;
 	}
-	ret = pa_profile_build_by(run, &o->filter, pa_main_by(o), &prof, &run->warnings, err);
-	pa_main_print_warnings(&run->warnings, nwarn);
-	if (ret < 0)
-		return ret;
-	if (strcmp(o->command, "top") == 0)
-		ret = pa_report_top(out, run, prof, o->limit);
-	else if (strcmp(o->command, "folded") == 0)
-		ret = pa_report_folded(out, prof);
-	else
-		ret = pa_main_report_calltree(out, o, run, prof, err);
+	if (o->ropts.json && (ret == -ENOMEM || ret == -EINVAL) && !err->reason[0])
+		pa_error_set(err, ret, "", false, 0, "JSON output: %s", strerror(-ret));
 	pa_profile_free(prof);
+	pa_profile_free(base);
 	return ret;
 }
 
@@ -721,7 +631,7 @@ static void pa_main_check_exe(const struct pa_main_opts *o, const struct pa_run 
 	fprintf(stderr, PA_PROG ": warning: no process runs %s\n", o->filter.exe);
 }
 
-/* Report into o->output through a temporary file, renamed once complete. */
+/* Report into o->ropts.output through a temporary file, renamed once complete. */
 static int pa_main_report_to_file(const struct pa_main_opts *o, struct pa_run *run,
 				  struct pa_error *err)
 {
@@ -729,8 +639,8 @@ static int pa_main_report_to_file(const struct pa_main_opts *o, struct pa_run *r
 	FILE *out;
 	int ret;
 
-	if (asprintf(&tmp, "%s.tmp", o->output) < 0)
-		return pa_error_set(err, -ENOMEM, o->output, false, 0, "out of memory");
+	if (asprintf(&tmp, "%s.tmp", o->ropts.output) < 0)
+		return pa_error_set(err, -ENOMEM, o->ropts.output, false, 0, "out of memory");
 	out = fopen(tmp, "w");
 	if (!out) {
 		ret = pa_error_set(err, -errno, tmp, false, 0, "cannot create: %s", strerror(errno));
@@ -742,8 +652,8 @@ static int pa_main_report_to_file(const struct pa_main_opts *o, struct pa_run *r
 		ret = -EIO;
 	if (ret == -EIO)
 		pa_error_set(err, ret, tmp, false, 0, "write failed");
-	if (ret == 0 && rename(tmp, o->output) < 0)
-		ret = pa_error_set(err, -errno, o->output, false, 0, "cannot rename %s: %s",
+	if (ret == 0 && rename(tmp, o->ropts.output) < 0)
+		ret = pa_error_set(err, -errno, o->ropts.output, false, 0, "cannot rename %s: %s",
 				   tmp, strerror(errno));
 	if (ret < 0)
 		unlink(tmp);
@@ -811,15 +721,16 @@ static void pa_main_progress_stop(struct pa_main_progress *p)
 static int pa_main_load_run(const struct pa_main_opts *o, char *const *dirs, size_t n,
 			    struct pa_filter *f, struct pa_run **run, struct pa_error *err)
 {
-	const struct pa_main_command *cmd = pa_main_command(o->command);
+	const struct pa_report *r = o->report;
 	/*
-	 * Only speedscope and script show samples one by one, in time order;
-	 * every other report reads a thread's identical samples as one with a
-	 * count, so that memory follows distinct stacks. The time window is
+	 * Only the reports that show samples one by one, in time order
+	 * (speedscope, script), read every sample; the others read a thread's
+	 * identical samples as one with a count, so that memory follows
+	 * distinct stacks. The time window is
 	 * applied while reading: what it leaves out is never kept.
 	 */
 	struct pa_load_opts lo = {
-		.collapse = !cmd->in_time_order,
+		.collapse = !r->in_time_order,
 		.window = f->window, .from_ns = f->from_ns, .to_ns = f->to_ns,
 	};
 	struct pa_main_progress progress;
@@ -832,7 +743,7 @@ static int pa_main_load_run(const struct pa_main_opts *o, char *const *dirs, siz
 		return ret;
 	pa_main_print_warnings(&(*run)->warnings, 0);
 	pa_main_check_exe(o, *run);
-	ret = pa_events_choose(*run, f, o->event, cmd->use, err);
+	ret = pa_events_choose(*run, f, o->event, r->use, err);
 	if (ret < 0) {
 		pa_run_free(*run);
 		*run = NULL;
@@ -843,7 +754,7 @@ static int pa_main_load_run(const struct pa_main_opts *o, char *const *dirs, siz
 /* Load the DIRs: merged into *run; for diff BASE into o->base, NEW into *run. */
 static int pa_main_load(struct pa_main_opts *o, struct pa_run **run, struct pa_error *err)
 {
-	size_t diff = strcmp(o->command, "diff") == 0;
+	size_t diff = o->report->needs == PA_REPORT_NEEDS_TWO_RUNS;
 	int ret;
 
 	if (diff) {
@@ -875,7 +786,7 @@ int main(int argc, char **argv)
 		pa_main_print_error(&err);
 		return PA_EXIT_INPUT;
 	}
-	if (o.output) {
+	if (o.ropts.output) {
 		ret = pa_main_report_to_file(&o, run, &err);
 	} else {
 		ret = pa_main_report(stdout, &o, run, &err);

@@ -1,6 +1,6 @@
-/* report_annotate: samples per source line of one function; see report_annotate.h. */
+/* report_annotate: one function's source, with the samples of each line. */
 #include "grow.h"
-#include "report_annotate.h"
+#include "report.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -12,6 +12,9 @@
 #include "regfile.h"
 #include "report_json.h"
 #include "symbols.h"
+
+/* Lines of source shown before the first counted line and after the last. */
+#define PA_REPORT_ANNOTATE_CONTEXT 3
 
 /* The samples of one source line of the function. */
 struct pa_ann_line {
@@ -397,14 +400,57 @@ static int pa_ann_report(FILE *out, const struct pa_run *run, const struct pa_fi
 	return ret;
 }
 
-int pa_report_annotate(FILE *out, const struct pa_run *run, const struct pa_filter *f,
-		       const char *func, struct pa_warnings *warn, struct pa_error *err)
+/*
+ * Write the samples of function FUNC (ctx->opts->func: a function name as
+ * top shows it, an inlined function's included) per source line, for the
+ * samples of ctx->run that ctx->filter selects. A sample counts for the
+ * innermost frame that is FUNC (inline levels included), at that frame's
+ * line: "self" when that frame is in the sample's leaf address (FUNC or
+ * code inlined into it ran), "total" in any case. After the report's
+ * header line, each source file holding such lines gets a "## FILE" line
+ * then its text with both counts per line ('.' for none), from
+ * PA_REPORT_ANNOTATE_CONTEXT lines before the first counted line to as
+ * many after the last. A file that cannot be read is said so, and only its
+ * counted lines are listed. Counts without line info come last.
+ * Symboliser warnings go to ctx->warn (may be NULL).
+ * Returns 0; -ENOENT with ctx->err filled when no selected sample has
+ * FUNC; -EIO when out reports a write error; or a negative errno with
+ * ctx->err filled.
+ */
+static int pa_report_annotate_write(const struct pa_report_ctx *ctx)
 {
-	return pa_ann_report(out, run, f, func, false, warn, err);
+	return pa_ann_report(ctx->out, ctx->run, ctx->filter, ctx->opts->func, false, ctx->warn,
+			     ctx->err);
 }
 
-int pa_report_annotate_json(FILE *out, const struct pa_run *run, const struct pa_filter *f,
-			    const char *func, struct pa_warnings *warn, struct pa_error *err)
+/*
+ * The same as a JSON document (report_json.h; "lost" is null: annotate
+ * does not count lost samples) with "function" (FUNC), "self" and "total"
+ * (its samples, as the text's second line), "files" (one per "## FILE"
+ * section: {"file", "found" (its text could be read), "error" (why not,
+ * as the text says; null when found)}) and one row per line the text
+ * shows counts on, in its order: {"file" (null for the samples without
+ * line info), "line" (null likewise), "self", "total" (0 where the text
+ * shows '.'), "source" (the line's text; null where the text shows none)}.
+ * Returns as pa_report_annotate_write does; -ENOMEM as well.
+ */
+static int pa_report_annotate_write_json(const struct pa_report_ctx *ctx)
 {
-	return pa_ann_report(out, run, f, func, true, warn, err);
+	return pa_ann_report(ctx->out, ctx->run, ctx->filter, ctx->opts->func, true, ctx->warn,
+			     ctx->err);
 }
+
+const struct pa_report pa_report_annotate = {
+	.name = "annotate",
+	.usage = "FUNC DIR [OPTIONS]",
+	.help = "The source of function FUNC (as top names it; inlined\n"
+		"functions too) with, per line, the samples in it (self) and\n"
+		"with it on the stack (total), 3 lines of context around the\n"
+		"counted ones; a source file that cannot be read is said so\n"
+		"and its counted lines are listed without text.\n",
+	.use = PA_EVENTS_SAMPLES,
+	.needs = PA_REPORT_NEEDS_SAMPLES,
+	.takes_func = true,
+	.write = pa_report_annotate_write,
+	.write_json = pa_report_annotate_write_json,
+};

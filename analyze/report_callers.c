@@ -1,6 +1,6 @@
-/* report_callers: callers and callees of one function; see report_callers.h. */
+/* report_callers: who calls a function, and what it calls, with shares. */
 #include "grow.h"
-#include "report_callers.h"
+#include "report.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -238,9 +238,27 @@ static int pa_report_callers_tally(struct pa_report_callers_tally *c,
 	return 0;
 }
 
-int pa_report_callers(FILE *out, const struct pa_run *run, const struct pa_profile *prof,
-		      const char *name, bool callees, struct pa_error *err)
+/*
+ * Write the callers (callees false: the callees) of the function named
+ * name, FUNC (in any module), in ctx->prof: the event line (as top's), a line
+ * with name's inclusive samples, a column header, then one line per caller
+ * (callee) function sorted by samples: the samples in which it calls name
+ * (name calls it) directly, and their share of name's inclusive samples.
+ * A sample counts once per caller (callee) however often it recurses, so
+ * the shares of a recursive function can add up to more than 100% (a last
+ * line then says so). Callers list "[root]" for samples in which name is
+ * the outermost frame; callees always list "[self]", the samples in which
+ * name is the innermost frame.
+ * Returns 0; -ENOENT with err filled ("no function named ...", with the
+ * closest names) when no stack has name; -ENOMEM; -EIO on a write error.
+ */
+static int pa_report_callers_text(const struct pa_report_ctx *ctx, bool callees)
 {
+	FILE *out = ctx->out;
+	const struct pa_run *run = ctx->run;
+	const struct pa_profile *prof = ctx->prof;
+	const char *name = ctx->opts->func;
+	struct pa_error *err = ctx->err;
 	struct pa_report_callers_tally c = { 0 };
 	int ret = pa_report_callers_tally(&c, prof, name, callees, err);
 
@@ -274,9 +292,23 @@ static void pa_report_callers_json_rows(struct pa_json *j, const struct pa_repor
 	pa_json_array_end(j);
 }
 
-int pa_report_callers_json(FILE *out, const struct pa_run *run, const struct pa_profile *prof,
-			   const char *name, bool callees, struct pa_error *err)
+/*
+ * The same as a JSON document (report_json.h), "report" being "callers" or
+ * "callees", with "function" (name), "total" (its inclusive samples),
+ * "total_percent" (of all samples), "recursive" (the shares may add up to
+ * more than 100%) and one row per caller (callee): {"samples",
+ * "share_percent" (of name's total), "function", "module", "module_path"};
+ * "[root]" and "[self]" have module and module_path null. Returns as
+ * pa_report_callers_text does (-ENOMEM without err filled when the writer
+ * cannot be made).
+ */
+static int pa_report_callers_json(const struct pa_report_ctx *ctx, bool callees)
 {
+	FILE *out = ctx->out;
+	const struct pa_run *run = ctx->run;
+	const struct pa_profile *prof = ctx->prof;
+	const char *name = ctx->opts->func;
+	struct pa_error *err = ctx->err;
 	struct pa_report_json_counts counts = pa_report_json_profile_counts(prof);
 	struct pa_report_callers_tally c = { 0 };
 	struct pa_json *j;
@@ -296,3 +328,52 @@ int pa_report_callers_json(FILE *out, const struct pa_run *run, const struct pa_
 	free(c.rows);
 	return ret;
 }
+
+static int pa_report_callers_write(const struct pa_report_ctx *ctx)
+{
+	return pa_report_callers_text(ctx, false);
+}
+
+static int pa_report_callers_write_json(const struct pa_report_ctx *ctx)
+{
+	return pa_report_callers_json(ctx, false);
+}
+
+static int pa_report_callees_write(const struct pa_report_ctx *ctx)
+{
+	return pa_report_callers_text(ctx, true);
+}
+
+static int pa_report_callees_write_json(const struct pa_report_ctx *ctx)
+{
+	return pa_report_callers_json(ctx, true);
+}
+
+const struct pa_report pa_report_callers = {
+	.name = "callers",
+	.usage = "FUNC DIR [OPTIONS]",
+	.help = "The functions that call FUNC directly, with samples and\n"
+		"their share of FUNC's total samples; [root] when FUNC is the\n"
+		"outermost frame. A sample counts once per caller, so the\n"
+		"shares of a recursive FUNC may add up to more than 100%.\n"
+		"A FUNC no stack has is an error (exit 1) naming the closest.\n",
+	.help_args = "FUNC",
+	.use = PA_EVENTS_SAMPLES,
+	.needs = PA_REPORT_NEEDS_PROFILE,
+	.takes_func = true,
+	.write = pa_report_callers_write,
+	.write_json = pa_report_callers_write_json,
+};
+
+const struct pa_report pa_report_callees = {
+	.name = "callees",
+	.usage = "FUNC DIR [OPTIONS]",
+	.help = "The functions FUNC calls directly, likewise, and [self]:\n"
+		"the samples in which FUNC is the innermost frame.\n",
+	.help_args = "FUNC",
+	.use = PA_EVENTS_SAMPLES,
+	.needs = PA_REPORT_NEEDS_PROFILE,
+	.takes_func = true,
+	.write = pa_report_callees_write,
+	.write_json = pa_report_callees_write_json,
+};

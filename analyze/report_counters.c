@@ -1,5 +1,5 @@
-/* report_counters: counting-event totals; see report_counters.h. */
-#include "report_counters.h"
+/* report_counters: totals of counting events, per process and per thread. */
+#include "report.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -346,8 +346,32 @@ static void pa_report_counters_notes(FILE *out, const struct pa_report_counters_
 			t->missing == 1 ? "" : "s");
 }
 
-int pa_report_counters(FILE *out, const struct pa_run *run, const struct pa_filter *filter)
+/*
+ * Write the totals of the opened counting events that filter selects (its
+ * pid, exe and tid; its event: one event, or all of them) in the style of
+ * perf stat:
+ *
+ *   # counters: 2 events, 1 process, 3 threads (multiplexed counters scaled: ...)
+ *   pid 4242 (app), 3 threads:
+ *        3,000,000,000  instructions  # 1.50 instructions per cycle
+ *        2,000,000,000  cycles        (scaled, counted 62.5% of the time)
+ *     tid 4242 (main):
+ *        1,000,000,000  instructions  # 1.00 instructions per cycle
+ *   ...
+ *
+ * A process's line is the sum of its selected threads' (see counters.h);
+ * "-" stands for a count that is not known (no counter in that thread, a
+ * counter that never ran, no totals because the log ends first), with the
+ * reason in parentheses and the threads counted in a note at the end.
+ * Counting events that could not be opened are listed in comment lines.
+ * With no counting event to show, a single comment line says so.
+ * Returns 0, or -EIO on a write error.
+ */
+static int pa_report_counters_write(const struct pa_report_ctx *ctx)
 {
+	FILE *out = ctx->out;
+	const struct pa_run *run = ctx->run;
+	const struct pa_filter *filter = ctx->filter;
 	struct pa_filter f = filter ? *filter : PA_FILTER_ALL;
 	struct pa_report_counters_totals tot;
 
@@ -430,8 +454,22 @@ static void pa_report_counters_json_rows(struct pa_json *j, const struct pa_repo
 			pa_report_counters_json_row(j, s, &s->proc->events[i]);
 }
 
-int pa_report_counters_json(FILE *out, const struct pa_run *run, const struct pa_filter *filter)
+/*
+ * The same as JSON (--format json): the common opening (report_json.h;
+ * "header" is null), then "rows": for each selected process, one row per
+ * counting event shown with "tid": null (the process total), then the same
+ * rows for each selected thread. A row: pid, tid, name (executable or
+ * thread name), event, spec, value (the scaled estimate, rounded; null when
+ * not known), raw, time_enabled, time_running, scaled, counted_share,
+ * threads_counted, unknown_because (null when known), ratio, ratio_of,
+ * ratio_percent (null when the event heads no ratio). Returns 0, -ENOMEM or
+ * -EIO.
+ */
+static int pa_report_counters_write_json(const struct pa_report_ctx *ctx)
 {
+	FILE *out = ctx->out;
+	const struct pa_run *run = ctx->run;
+	const struct pa_filter *filter = ctx->filter;
 	struct pa_filter f = filter ? *filter : PA_FILTER_ALL;
 	struct pa_report_json_counts c = { .no_header = true };
 	struct pa_json *j;
@@ -464,3 +502,19 @@ int pa_report_counters_json(FILE *out, const struct pa_run *run, const struct pa
 	pa_json_array_end(j);
 	return pa_report_json_end(j);
 }
+
+const struct pa_report pa_report_counters = {
+	.name = "counters",
+	.usage = "DIR [OPTIONS]",
+	.help = "Totals of the counting events per process and per thread,\n"
+		"scaled when the kernel multiplexed the counter (value x time\n"
+		"enabled / time running, shown as 'scaled, counted N% of the\n"
+		"time'), with instructions per cycle and the cache and branch\n"
+		"miss rates where both counts exist. '-': not known (the note\n"
+		"in parentheses says why). Without counting events it says so\n"
+		"in one line and exits 0.\n",
+	.use = PA_EVENTS_COUNTS,
+	.needs = PA_REPORT_NEEDS_RUN,
+	.write = pa_report_counters_write,
+	.write_json = pa_report_counters_write_json,
+};

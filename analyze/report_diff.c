@@ -1,5 +1,6 @@
 /* report_diff: change of share between two profiles; see report_diff.h. */
 #include "report_diff.h"
+#include "report.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -131,9 +132,20 @@ static void pa_report_diff_row(FILE *out, const struct pa_report_diff_row *r)
 	fputc('\n', out);
 }
 
-int pa_report_diff(FILE *out, const struct pa_run *base_run, const struct pa_profile *base,
-		   const struct pa_run *cur_run, const struct pa_profile *cur, size_t limit)
+/*
+ * Write the diff of ctx->base_prof (BASE) and ctx->prof (NEW): the header
+ * line of each run (pa_events_header, after "# base DIR" and "# new DIR"),
+ * then one line per row (--limit N: at most N; 0: all): self % in base and
+ * new, its change, total % in base and new, its change (in percentage
+ * points, signed), function (module).
+ * Returns 0, -ENOMEM, or -EIO when writing failed.
+ */
+static int pa_report_diff_text(const struct pa_report_ctx *ctx)
 {
+	FILE *out = ctx->out;
+	const struct pa_run *base_run = ctx->base_run, *cur_run = ctx->run;
+	const struct pa_profile *base = ctx->base_prof, *cur = ctx->prof;
+	size_t limit = ctx->opts->limit;
 	struct pa_report_diff_row *rows;
 	size_t nrows;
 
@@ -182,9 +194,22 @@ static void pa_report_diff_json_row(struct pa_json *j, const struct pa_report_di
 	pa_json_object_end(j);
 }
 
-int pa_report_diff_json(FILE *out, const struct pa_run *base_run, const struct pa_profile *base,
-			const struct pa_run *cur_run, const struct pa_profile *cur, size_t limit)
+/*
+ * The same as a JSON document (report_json.h). Its opening members are
+ * NEW's (cur's), and "base" and "new" hold each run's: {"dir", "event",
+ * "header", "samples", "processes", "threads", "lost"}. One row per line:
+ * {"base_self_percent", "new_self_percent", "self_change",
+ * "base_total_percent", "new_total_percent", "total_change" (changes in
+ * percentage points, new - base), "function", "module" (the basename the
+ * functions are matched by; null without)}. Returns 0, -ENOMEM, or -EIO
+ * when writing failed.
+ */
+static int pa_report_diff_json(const struct pa_report_ctx *ctx)
 {
+	FILE *out = ctx->out;
+	const struct pa_run *base_run = ctx->base_run, *cur_run = ctx->run;
+	const struct pa_profile *base = ctx->base_prof, *cur = ctx->prof;
+	size_t limit = ctx->opts->limit;
 	struct pa_report_json_counts c = pa_report_json_profile_counts(cur);
 	struct pa_report_diff_row *rows;
 	struct pa_json *j = NULL;
@@ -211,3 +236,40 @@ out_free:
 	free(rows);
 	return ret;
 }
+
+/* A failed diff's error: out of memory, or a JSON writer misused. */
+static int pa_report_diff_failed(const struct pa_report_ctx *ctx, int ret)
+{
+	if (ret == -ENOMEM)
+		pa_error_set(ctx->err, ret, ctx->run->dir, false, 0, "out of memory");
+	else if (ret == -EINVAL)
+		pa_error_set(ctx->err, ret, ctx->run->dir, false, 0, "JSON output: %s",
+			     strerror(-ret));
+	return ret;
+}
+
+static int pa_report_diff_write(const struct pa_report_ctx *ctx)
+{
+	return pa_report_diff_failed(ctx, pa_report_diff_text(ctx));
+}
+
+static int pa_report_diff_write_json(const struct pa_report_ctx *ctx)
+{
+	return pa_report_diff_failed(ctx, pa_report_diff_json(ctx));
+}
+
+const struct pa_report pa_report_diff = {
+	.name = "diff",
+	.usage = "BASE NEW [--limit N] [OPTIONS]",
+	.help = "The functions whose share of the samples changed most from\n"
+		"run BASE to run NEW: self % in BASE and NEW and its change,\n"
+		"total % in BASE and NEW and its change (percentage points,\n"
+		"NEW - BASE), function (module); sorted by the larger of the\n"
+		"two changes. Functions match by name and module basename.\n"
+		"The filters apply to both runs; --limit N: N functions.\n",
+	.help_args = "BASE NEW",
+	.use = PA_EVENTS_SAMPLES,
+	.needs = PA_REPORT_NEEDS_TWO_RUNS,
+	.write = pa_report_diff_write,
+	.write_json = pa_report_diff_write_json,
+};

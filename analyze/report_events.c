@@ -1,5 +1,5 @@
-/* report_events: the event table; see report_events.h. */
-#include "report_events.h"
+/* report_events: the run's events and their settings, one row per event. */
+#include "report.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -286,8 +286,27 @@ static void pa_report_events_rows(FILE *out, const struct pa_report_events_table
 	}
 }
 
-int pa_report_events(FILE *out, const struct pa_run *run, const struct pa_filter *filter)
+/*
+ * Write the sampling mode and configuration of the processes filter
+ * selects (one "# mode ..." line when they agree, else one per process:
+ * the mode in force, the mode the configuration asked for, where the
+ * configuration came from, max_frames, follow_exec, unavailable, strict;
+ * "unknown" for logs without a configuration record), then one row per
+ * event: NAME, EVENT (the spec as written), KIND (sample or count), ENCODING
+ * (pa_event_format_encoding), PERIOD (pa_event_format_period), SCOPE (user,
+ * kernel, user+kernel), PRECISE (precise_ip), SAMPLES (sample records of the
+ * event in the selected threads), LOST (samples the writer dropped,
+ * pa_filter_count_lost), PROCESSES ("all", or the pids that have the
+ * event so) and STATUS ("ok" or "unavailable: REASON"). Events of several
+ * processes with the same name, spec and settings share a row. The event
+ * of filter, when it names one, selects the rows. Returns 0, -ENOMEM, or
+ * -EIO on a write error.
+ */
+static int pa_report_events_write(const struct pa_report_ctx *ctx)
 {
+	FILE *out = ctx->out;
+	const struct pa_run *run = ctx->run;
+	const struct pa_filter *filter = ctx->filter;
 	struct pa_filter f = filter ? *filter : PA_FILTER_ALL;
 	struct pa_report_events_table t;
 	int ret = pa_report_events_table_init(&t, run, &f);
@@ -444,9 +463,25 @@ static void pa_report_events_json_counts(const struct pa_run *run, const struct 
 			c->nthreads += pa_filter_selects_thread(f, run->processes[p]->threads[i]);
 }
 
-int pa_report_events_json(FILE *out, const struct pa_run *run,
-			  const struct pa_filter *filter)
+/*
+ * The same as a JSON document (report_json.h; "header" and "lost" are
+ * null, "samples" sums the rows', "processes" and "threads" count the
+ * selected ones) with "configs", one object per selected process: {"pid",
+ * "exe", "mode", "signal" (the signal mode's, else null), "requested",
+ * "source", "max_frames", "follow_exec", "unavailable", "strict" (null
+ * when the log has no configuration record), "text" (the text report's
+ * line)}; and one row per event row: {"name", "event", "kind",
+ * "encoding", "type", "config", "config1", "config2", "period", "unit",
+ * "period_text", "scope", "precise", "samples", "lost" (null for counting
+ * events), "processes" (how many), "all_processes", "pids" (every one),
+ * "status", "available", "error" (strerror, null when available)}.
+ * Returns 0, -ENOMEM, or -EIO on a write error.
+ */
+static int pa_report_events_write_json(const struct pa_report_ctx *ctx)
 {
+	FILE *out = ctx->out;
+	const struct pa_run *run = ctx->run;
+	const struct pa_filter *filter = ctx->filter;
 	struct pa_filter f = filter ? *filter : PA_FILTER_ALL;
 	struct pa_report_events_table t;
 	struct pa_report_json_counts c;
@@ -472,3 +507,17 @@ int pa_report_events_json(FILE *out, const struct pa_run *run,
 	free(t.rows);
 	return ret;
 }
+
+const struct pa_report pa_report_events = {
+	.name = "events",
+	.usage = "DIR [OPTIONS]",
+	.help = "The sampling mode (in force and requested) and where the\n"
+		"configuration came from, then one row per event: name, event\n"
+		"as written, kind (sample or count), perf encoding, period,\n"
+		"scope (user, kernel), precise_ip, samples, lost samples, the\n"
+		"processes that have it, status ('ok' or 'unavailable: WHY').\n",
+	.use = PA_EVENTS_ANY,
+	.needs = PA_REPORT_NEEDS_RUN,
+	.write = pa_report_events_write,
+	.write_json = pa_report_events_write_json,
+};

@@ -1,5 +1,6 @@
 /* report_flamegraph: the interactive flame graph; see report_flamegraph.h. */
 #include "report_flamegraph.h"
+#include "report.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -218,14 +219,28 @@ static int pa_report_flamegraph_data(FILE *out, const struct pa_run *run,
 	return 0;
 }
 
-int pa_report_flamegraph(FILE *out, const struct pa_run *run, const struct pa_profile *prof,
-			 enum pa_flamegraph_kind kind, double min_percent)
+/*
+ * Write the flame graph of ctx->prof (built from ctx->run), of the kind -o
+ * FILE names (SVG without one): one frame per call path, as wide as its
+ * inclusive samples, coloured by module; the event line (as top's) as
+ * subtitle. Paths with less than --min-percent of the samples (default 0)
+ * are left out with everything above them (0: none is).
+ * Returns 0, -ENOMEM, or -EIO when out reports a write error.
+ */
+static int pa_report_flamegraph_write(const struct pa_report_ctx *ctx)
 {
+	FILE *out = ctx->out;
+	const struct pa_run *run = ctx->run;
+	const struct pa_profile *prof = ctx->prof;
+	double min_percent = ctx->opts->min_percent >= 0 ? ctx->opts->min_percent : 0;
+	enum pa_flamegraph_kind kind = PA_FLAMEGRAPH_SVG;
 	struct pa_calltree *t;
 	int ret = pa_calltree_build(prof, &t);
 
 	if (ret < 0)
 		return ret;
+	if (ctx->opts->output)
+		pa_report_flamegraph_kind(ctx->opts->output, &kind);
 	if (kind == PA_FLAMEGRAPH_HTML)
 		fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 		      "<title>" PA_REPORT_FLAMEGRAPH_TITLE "</title>\n</head>\n"
@@ -242,3 +257,28 @@ int pa_report_flamegraph(FILE *out, const struct pa_run *run, const struct pa_pr
 		fputs("</body>\n</html>\n", out);
 	return ferror(out) ? -EIO : 0;
 }
+
+/* The flame graph is written to a file whose suffix says its kind: -o is needed. */
+static const char *pa_report_flamegraph_check(const struct pa_report_opts *o)
+{
+	enum pa_flamegraph_kind kind;
+
+	if (!o->output || !pa_report_flamegraph_kind(o->output, &kind))
+		return "flamegraph needs -o FILE.svg or -o FILE.html";
+	return NULL;
+}
+
+const struct pa_report pa_report_flamegraph = {
+	.name = "flamegraph",
+	.usage = "DIR -o FILE.svg|FILE.html [--min-percent P]\n[OPTIONS]",
+	.help = "Interactive flame graph, self-contained: SVG with its script\n"
+		"(-o FILE.svg) or an HTML page (-o FILE.html). Click a frame\n"
+		"to zoom, Escape to zoom out, search with a regular\n"
+		"expression; tooltips give samples and percentages; one\n"
+		"colour per module. --min-percent (default 0) leaves out\n"
+		"paths under that share.\n",
+	.use = PA_EVENTS_SAMPLES,
+	.needs = PA_REPORT_NEEDS_PROFILE,
+	.check = pa_report_flamegraph_check,
+	.write = pa_report_flamegraph_write,
+};

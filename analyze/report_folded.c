@@ -1,6 +1,6 @@
-/* report_folded: folded stacks; see report_folded.h. */
+/* report_folded: folded stacks, as flamegraph.pl and speedscope read them. */
 #include "grow.h"
-#include "report_folded.h"
+#include "report.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -10,8 +10,16 @@
 #include "intern.h"
 #include "samples.h"
 
-int pa_report_folded(FILE *out, const struct pa_profile *prof)
+/*
+ * One line per distinct stack of ctx->prof: frames root first joined by
+ * ';', a space, the sample count ("main;work;leaf 12"), in the profile's
+ * order (sorted by stack text). Returns 0, or -EIO on a write error.
+ */
+static int pa_report_folded_write(const struct pa_report_ctx *ctx)
 {
+	FILE *out = ctx->out;
+	const struct pa_profile *prof = ctx->prof;
+
 	for (size_t i = 0; i < prof->nstacks; i++) {
 		char *s = pa_stack_fold(&prof->stacks[i]);
 
@@ -121,20 +129,56 @@ static int pa_folded_write(FILE *out, struct pa_folded_threads *ft)
 	return ferror(out) ? -EIO : 0;
 }
 
-int pa_report_folded_threads(FILE *out, const struct pa_run *run, const struct pa_filter *f,
-			     struct pa_warnings *warn, struct pa_error *err)
+/*
+ * The same per thread (folded --per-thread): each stack of ctx->run's
+ * samples that ctx->filter selects starts with two root frames, "EXE (PID)"
+ * (the executable's basename) and "THREAD (TID)" (the thread's name, or EXE
+ * when it has none): "demo (4242);worker (4243);main;work;leaf 12". Lines
+ * sorted by text. Symboliser warnings go to ctx->warn (may be NULL).
+ * Returns 0, -EIO on a write error, or another negative errno with
+ * ctx->err filled.
+ */
+static int pa_report_folded_threads_write(const struct pa_report_ctx *ctx)
 {
 	struct pa_folded_threads ft = { .lines = pa_intern_new() };
 	int ret = -ENOMEM;
 
 	if (ft.lines)
-		ret = pa_samples_walk(run, f, pa_folded_thread_sample, &ft, warn, err);
+		ret = pa_samples_walk(ctx->run, ctx->filter, pa_folded_thread_sample, &ft,
+				      ctx->warn, ctx->err);
 	if (ret == 0)
-		ret = pa_folded_write(out, &ft);
+		ret = pa_folded_write(ctx->out, &ft);
 	if (ret == -ENOMEM)
-		pa_error_set(err, ret, run->dir, false, 0, "out of memory");
+		pa_error_set(ctx->err, ret, ctx->run->dir, false, 0, "out of memory");
 	pa_intern_free(ft.lines);
 	free(ft.counts);
 	free(ft.buf);
 	return ret;
 }
+
+/* folded --per-thread walks the samples itself: no profile. */
+static const struct pa_report pa_report_folded_threads = {
+	.name = "folded",
+	.use = PA_EVENTS_SAMPLES,
+	.needs = PA_REPORT_NEEDS_SAMPLES,
+	.write = pa_report_folded_threads_write,
+};
+
+static const struct pa_report *pa_report_folded_variant(const struct pa_report_opts *o)
+{
+	return o->per_thread ? &pa_report_folded_threads : &pa_report_folded;
+}
+
+const struct pa_report pa_report_folded = {
+	.name = "folded",
+	.usage = "DIR [--per-thread] [OPTIONS]",
+	.help = "Folded stacks, one line per distinct stack, root first,\n"
+		"frames joined by ';', then a space and the sample count;\n"
+		"input for flamegraph.pl or speedscope. No header line.\n"
+		"--per-thread: two root frames per stack, 'EXE (PID)' and\n"
+		"'THREAD (TID)'; with several DIRs, the DIR before them.\n",
+	.use = PA_EVENTS_SAMPLES,
+	.needs = PA_REPORT_NEEDS_PROFILE,
+	.variant = pa_report_folded_variant,
+	.write = pa_report_folded_write,
+};

@@ -1,6 +1,26 @@
-/* report_pprof: gzip'd profile.proto through protobuf-c; see report_pprof.h. */
+/*
+ * report_pprof: the profile as pprof reads it: a gzip'd profile.proto
+ * (github.com/google/pprof/proto/profile.proto), encoded by protobuf-c.
+ *
+ * Contents: one mapping per module of every selected process, one location
+ * per distinct (process, address, caller or leaf), each with one line per
+ * source frame (pa_symbols_lookup_src), innermost first as profile.proto
+ * wants: every inline level, then the function that holds the address,
+ * each with its line (for an inline level, where its code is; for the next
+ * one out, the call site). Functions have their source file and start line
+ * (DW_AT_decl_line) where the debug info gives them; an address without
+ * source frames has one line naming it as top does ("module+0xOFFSET" or
+ * "[unknown]" when unresolved), line 0. Mappings say they have functions,
+ * file names, line numbers and inline frames, so pprof does not symbolise
+ * again. One sample per distinct (thread, stack) with labels pid, tid
+ * (numbers) and thread (its name). Sample types:
+ * samples/count, then cpu/nanoseconds (samples x period) for an event that
+ * counts nanoseconds at a fixed period, or EVENT/count (samples x period)
+ * for another fixed-period event; a frequency event has samples/count only.
+ * string_table[0] is "", every id is non-zero.
+ */
 #include "grow.h"
-#include "report_pprof.h"
+#include "report.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -163,7 +183,7 @@ static int pa_pprof_add(void *ctx, const struct pa_samples_item *item)
 	return 0;
 }
 
-/* The sample types, the period type and the period; see report_pprof.h. */
+/* The sample types, the period type and the period; see the top of this file. */
 struct pa_pprof_types {
 	int64_t type[2], unit[2];
 	size_t n;
@@ -518,9 +538,17 @@ static void pa_pprof_release(struct pa_pprof *pp)
 	free(pp->procs.v);
 }
 
-int pa_report_pprof(FILE *out, const struct pa_run *run, const struct pa_filter *f,
-		    struct pa_warnings *warn, struct pa_error *err)
+/*
+ * Write the samples of ctx->run that ctx->filter selects as a gzip'd
+ * profile.proto. Symboliser warnings go to ctx->warn (may be NULL).
+ * Returns 0, -EIO on a write error, or another negative errno with
+ * ctx->err filled.
+ */
+static int pa_report_pprof_write(const struct pa_report_ctx *ctx)
 {
+	const struct pa_run *run = ctx->run;
+	const struct pa_filter *f = ctx->filter;
+	struct pa_error *err = ctx->err;
 	struct pa_pprof *pp = calloc(1, sizeof(*pp));
 	int ret = -ENOMEM;
 
@@ -535,12 +563,24 @@ int pa_report_pprof(FILE *out, const struct pa_run *run, const struct pa_filter 
 	/* string_table[0] must be "" */
 	if (pp->strings && pp->mappings && pp->functions && pp->locations && pp->samples &&
 	    pa_pprof_str(pp, "") == 0)
-		ret = pa_samples_walk(run, f, pa_pprof_add, pp, warn, err);
+		ret = pa_samples_walk(run, f, pa_pprof_add, pp, ctx->warn, err);
 	if (ret == 0)
-		ret = pa_pprof_write(out, pp, f);
+		ret = pa_pprof_write(ctx->out, pp, f);
 	if (ret == -ENOMEM)
 		pa_error_set(err, ret, run->dir, false, 0, "out of memory");
 	pa_pprof_release(pp);
 	free(pp);
 	return ret;
 }
+
+const struct pa_report pa_report_pprof = {
+	.name = "pprof",
+	.usage = "DIR -o FILE.pb.gz [OPTIONS]",
+	.help = "gzip'd profile.proto for Go pprof: mappings, symbolised\n"
+		"locations and functions, sample types samples/count and\n"
+		"cpu/nanoseconds (time events), labels pid, tid and thread\n"
+		"(and run, the DIR, with several DIRs).\n",
+	.use = PA_EVENTS_SAMPLES,
+	.needs = PA_REPORT_NEEDS_SAMPLES,
+	.write = pa_report_pprof_write,
+};

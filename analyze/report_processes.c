@@ -1,5 +1,5 @@
-/* report_processes: the process tree; see report_processes.h. */
-#include "report_processes.h"
+/* report_processes: one line per process of a run, laid out as a tree. */
+#include "report.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -137,7 +137,7 @@ static int pa_report_processes_tree_init(struct pa_report_processes_tree *t,
 }
 
 /*
- * How proc ended, as the ENDED column says it (see report_processes.h),
+ * How proc ended, as the ENDED column says it (see pa_report_processes_write),
  * then how many of the threads f selects ran unsampled, if any.
  */
 static void pa_report_processes_how(const struct pa_process *proc, const struct pa_filter *f,
@@ -228,8 +228,33 @@ static void pa_report_processes_row(FILE *out, const struct pa_process *proc, si
 		samples, nthreads, indent, "", exe_width - indent, exe[0] ? exe : "?", how);
 }
 
-int pa_report_processes(FILE *out, const struct pa_run *run, const struct pa_filter *filter)
+/*
+ * A header line naming the event and its period (pa_events_header), then
+ * one row per process that filter selects (its pid and exe; with a tid, only
+ * the process holding that thread, counting that thread alone; the event
+ * index selects which samples are counted): pid, ppid, start (seconds after
+ * the run's first process started), wall-clock duration, samples in the
+ * logs, threads, the executable's basename, and how the process ended:
+ *   "exit N"          exit status N
+ *   "signal SIGNAME"  killed by that signal (SIGABRT for abort())
+ *   "exec PATH"       its image was replaced by exec; the new image is the
+ *                     next row with the same pid
+ *   "killed?"         no END record: killed, or still running
+ *   "unknown (log full)"  no END record, after process.log stopped early
+ *                     (it could not grow): how the process ended is unknown
+ *   "unknown"         an END record that does not say how
+ * prefixed by "off, " when profiling was off in the process ("off, exit 0").
+ *
+ * Rows come in tree order: a process is listed under its parent (the
+ * selected process with pid = its ppid that started last before it), its
+ * exe indented by two spaces per level; siblings and roots are sorted by pid
+ * then start time. Returns 0, -ENOMEM, or -EIO on a write error.
+ */
+static int pa_report_processes_write(const struct pa_report_ctx *ctx)
 {
+	FILE *out = ctx->out;
+	const struct pa_run *run = ctx->run;
+	const struct pa_filter *filter = ctx->filter;
 	struct pa_filter f = filter ? *filter : PA_FILTER_ALL;
 	struct pa_report_processes_tree t;
 	uint64_t t0 = UINT64_MAX;
@@ -343,9 +368,23 @@ static void pa_report_processes_json_rows(struct pa_json *j,
 	}
 }
 
-int pa_report_processes_json(FILE *out, const struct pa_run *run,
-			     const struct pa_filter *filter)
+/*
+ * The same as a JSON document (report_json.h; "processes" counts the rows,
+ * "threads" sums theirs, "lost" is null) with one row per process, in the
+ * same order: {"pid", "ppid", "depth" (0 for a root), "parent" (the index
+ * in rows of its parent's row, null for a root), "start_s", "wall_s" (null
+ * when unknown), "samples", "threads", "exe" (null when unknown), "ended"
+ * (the ENDED text), "how" ("exit", "signal", "exec", "killed" or
+ * "unknown", which a process.log without END that stopped early says too),
+ * "exit_status", "signal" ("SIGABRT", or the number when it
+ * has no name), "exec_path" (null when they do not apply),
+ * "profiling_off"}. Returns 0, -ENOMEM, or -EIO on a write error.
+ */
+static int pa_report_processes_write_json(const struct pa_report_ctx *ctx)
 {
+	FILE *out = ctx->out;
+	const struct pa_run *run = ctx->run;
+	const struct pa_filter *filter = ctx->filter;
 	struct pa_filter f = filter ? *filter : PA_FILTER_ALL;
 	struct pa_report_json_counts c = { 0 };
 	struct pa_report_processes_tree t;
@@ -378,3 +417,22 @@ int pa_report_processes_json(FILE *out, const struct pa_run *run,
 	pa_report_processes_tree_release(&t);
 	return ret;
 }
+
+const struct pa_report pa_report_processes = {
+	.name = "processes",
+	.usage = "DIR [OPTIONS]",
+	.help = "One row per process: pid, ppid, start (seconds after the\n"
+		"run's first process), wall-clock duration, samples, threads,\n"
+		"executable and how it ended: 'exit N', 'signal SIGNAME',\n"
+		"'exec PATH' (its image was replaced; the new image is the\n"
+		"next row with the same pid), 'killed?' (no END record: killed\n"
+		"or still running), 'unknown (log full)' (no END record after\n"
+		"its log stopped early, the disk full) or 'unknown'; 'off, '\n"
+		"comes first when profiling was off in it. A child is listed\n"
+		"under its parent, its executable indented by two spaces per\n"
+		"level.\n",
+	.use = PA_EVENTS_SAMPLES,
+	.needs = PA_REPORT_NEEDS_RUN,
+	.write = pa_report_processes_write,
+	.write_json = pa_report_processes_write_json,
+};

@@ -1,5 +1,22 @@
-/* report_script: the perf script text layout; see report_script.h. */
-#include "report_script.h"
+/*
+ * report_script: samples in the text layout of `perf script`, which
+ * speedscope, the Firefox Profiler and the FlameGraph scripts
+ * (stackcollapse-perf.pl) read:
+ *
+ *   COMM TID SECONDS.MICROS: PERIOD EVENT:
+ *   \t    ADDRESS FUNCTION+0xOFF (MODULE)
+ *   ...one line per frame, innermost first
+ *   (a blank line)
+ *
+ * COMM is the thread's name (the executable's basename when it has none),
+ * SECONDS the sample's CLOCK_MONOTONIC time, PERIOD the event's fixed
+ * period (1 for a frequency event), EVENT its name. ADDRESS is the ELF
+ * address in MODULE (as perf prints it; the run-time address when no
+ * module holds it); an unresolved frame prints "[unknown]" as its function,
+ * an address outside every module "[unknown]" as its module too. Samples
+ * come thread by thread, each thread's in time order.
+ */
+#include "report.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -39,10 +56,28 @@ static int pa_script_sample(void *ctx, const struct pa_samples_item *item)
 	return ferror(out) ? -EIO : 0;
 }
 
-int pa_report_script(FILE *out, const struct pa_run *run, const struct pa_filter *f,
-		     struct pa_warnings *warn, struct pa_error *err)
+/*
+ * Write the samples of ctx->run that ctx->filter selects. Symboliser
+ * warnings go to ctx->warn (may be NULL). Returns 0, -EIO on a write
+ * error, or another negative errno with ctx->err filled.
+ */
+static int pa_report_script_write(const struct pa_report_ctx *ctx)
 {
-	int ret = pa_samples_walk(run, f, pa_script_sample, out, warn, err);
+	int ret = pa_samples_walk(ctx->run, ctx->filter, pa_script_sample, ctx->out, ctx->warn,
+				  ctx->err);
 
-	return ret == 0 && ferror(out) ? -EIO : ret;
+	return ret == 0 && ferror(ctx->out) ? -EIO : ret;
 }
+
+const struct pa_report pa_report_script = {
+	.name = "script",
+	.usage = "DIR [OPTIONS]",
+	.help = "The text layout of 'perf script': 'COMM TID TIME: PERIOD\n"
+		"EVENT:', one frame per line, a blank line after each sample;\n"
+		"for stackcollapse-perf.pl, speedscope, Firefox Profiler; with\n"
+		"several DIRs, COMM is 'DIR:COMM'.\n",
+	.use = PA_EVENTS_SAMPLES,
+	.needs = PA_REPORT_NEEDS_SAMPLES,
+	.in_time_order = true,
+	.write = pa_report_script_write,
+};

@@ -1,5 +1,6 @@
 /* report_speedscope: speedscope JSON; see report_speedscope.h. */
 #include "report_speedscope.h"
+#include "report.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -236,9 +237,17 @@ static uint64_t pa_speedscope_weight(const struct pa_run *run, const struct pa_f
 	return 1;
 }
 
-int pa_report_speedscope(FILE *out, const struct pa_run *run, const struct pa_filter *f,
-			 struct pa_warnings *warn, struct pa_error *err)
+/*
+ * Write the samples of ctx->run that ctx->filter selects. Symboliser
+ * warnings go to ctx->warn (may be NULL). Returns 0, -EIO on a write
+ * error, or another negative errno with ctx->err filled.
+ */
+static int pa_report_speedscope_write(const struct pa_report_ctx *ctx)
 {
+	FILE *out = ctx->out;
+	const struct pa_run *run = ctx->run;
+	const struct pa_filter *f = ctx->filter;
+	struct pa_error *err = ctx->err;
 	struct pa_speedscope ss = { .out = out, .weight = pa_speedscope_weight(run, f) };
 	const char *base = strrchr(run->dir, '/');
 	int ret;
@@ -250,7 +259,7 @@ int pa_report_speedscope(FILE *out, const struct pa_run *run, const struct pa_fi
 	      "\"exporter\":\"pprof-analyze\",\"activeProfileIndex\":0,\"name\":", out);
 	pa_report_json_string(out, base && base[1] ? base + 1 : run->dir);
 	fputs(",\n\"profiles\":[", out);
-	ret = pa_samples_walk(run, f, pa_speedscope_add, &ss, warn, err);
+	ret = pa_samples_walk(run, f, pa_speedscope_add, &ss, ctx->warn, err);
 	if (ret == 0) {
 		pa_speedscope_flush(&ss);
 		pa_speedscope_frames(&ss);
@@ -264,3 +273,15 @@ int pa_report_speedscope(FILE *out, const struct pa_run *run, const struct pa_fi
 		ret = -EIO;
 	return ret;
 }
+
+const struct pa_report pa_report_speedscope = {
+	.name = "speedscope",
+	.usage = "DIR [-o FILE.json] [OPTIONS]",
+	.help = "speedscope's JSON: one sampled profile per thread, samples in\n"
+		"time order, weighted by the period; with several DIRs, each\n"
+		"profile's name starts with its DIR.\n",
+	.use = PA_EVENTS_SAMPLES,
+	.needs = PA_REPORT_NEEDS_SAMPLES,
+	.in_time_order = true,
+	.write = pa_report_speedscope_write,
+};

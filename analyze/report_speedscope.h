@@ -21,14 +21,6 @@
 #include "profile.h"
 #include "reader.h"
 
-/*
- * Write the samples of run that f selects to out. Symboliser warnings go
- * to warn (may be NULL). Returns 0, -EIO on a write error, or another
- * negative errno with err filled.
- */
-int pa_report_speedscope(FILE *out, const struct pa_run *run, const struct pa_filter *f,
-			 struct pa_warnings *warn, struct pa_error *err);
-
 /* Write s as a JSON string, quotes included. Shared with other JSON reports. */
 void pa_report_json_string(FILE *out, const char *s);
 

@@ -1,5 +1,5 @@
-/* report_threads: the thread table; see report_threads.h. */
-#include "report_threads.h"
+/* report_threads: one line per thread of a run. */
+#include "report.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -139,8 +139,23 @@ static struct pa_report_json_counts pa_report_threads_counts(const struct pa_run
 	return tc.c;
 }
 
-int pa_report_threads(FILE *out, const struct pa_run *run, const struct pa_filter *filter)
+/*
+ * A header line naming the event and its period (pa_events_header), then
+ * one row per thread that filter selects (its pid and tid; the event
+ * selects which samples are counted): pid, tid, name, samples in the log,
+ * samples lost (of that event when the log says, else of all events), late
+ * samples, how its log ended ("yes": END record; "full": END record, after
+ * the log stopped early because it could not grow, a full disk, with the
+ * samples after that counted as lost; "exec": its process's image was
+ * replaced by exec, which ends threads without one; "no": killed or still
+ * running), its CPU time when known, and the executable. Returns
+ * 0, or -EIO on a write error.
+ */
+static int pa_report_threads_write(const struct pa_report_ctx *ctx)
 {
+	FILE *out = ctx->out;
+	const struct pa_run *run = ctx->run;
+	const struct pa_filter *filter = ctx->filter;
 	static const struct pa_report_threads_ops ops = {
 		pa_report_threads_row, pa_report_threads_unsampled_row,
 	};
@@ -201,9 +216,18 @@ static void pa_report_threads_json_unsampled(const struct pa_process *proc,
 	pa_json_object_end(j);
 }
 
-int pa_report_threads_json(FILE *out, const struct pa_run *run,
-			   const struct pa_filter *filter)
+/*
+ * The same as a JSON document (report_json.h; "processes" and "threads"
+ * count the rows' processes and the rows, "lost" sums the rows') with one
+ * row per thread: {"pid", "tid", "name" (null where the text shows '-'),
+ * "samples", "lost", "late", "ended" ("yes", "full", "exec", "no"), "cpu_s" (null
+ * when unknown), "exe"}. Returns 0, -ENOMEM, or -EIO on a write error.
+ */
+static int pa_report_threads_write_json(const struct pa_report_ctx *ctx)
 {
+	FILE *out = ctx->out;
+	const struct pa_run *run = ctx->run;
+	const struct pa_filter *filter = ctx->filter;
 	static const struct pa_report_threads_ops ops = {
 		pa_report_threads_json_row, pa_report_threads_json_unsampled,
 	};
@@ -220,3 +244,17 @@ int pa_report_threads_json(FILE *out, const struct pa_run *run,
 	pa_json_array_end(j);
 	return pa_report_json_end(j);
 }
+
+const struct pa_report pa_report_threads = {
+	.name = "threads",
+	.usage = "DIR [OPTIONS]",
+	.help = "One row per thread: pid, tid, name, samples, lost samples,\n"
+		"late samples, how its log ended ('yes', 'full' when it\n"
+		"stopped early because the disk was full, 'exec' when its\n"
+		"process's image was replaced, 'no' when killed or still\n"
+		"running), CPU time, executable.\n",
+	.use = PA_EVENTS_SAMPLES,
+	.needs = PA_REPORT_NEEDS_RUN,
+	.write = pa_report_threads_write,
+	.write_json = pa_report_threads_write_json,
+};

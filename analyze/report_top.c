@@ -1,5 +1,5 @@
-/* report_top: the flat profile; see report_top.h. */
-#include "report_top.h"
+/* report_top: the flat profile, one line per function. */
+#include "report.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -21,9 +21,21 @@ static const struct pa_event *pa_report_top_timed(const struct pa_run *run,
 	return e;
 }
 
-int pa_report_top(FILE *out, const struct pa_run *run, const struct pa_profile *prof,
-		  size_t limit)
+/*
+ * Write the flat profile ctx->prof (built from ctx->run): a header line
+ * naming the event, its period, the sample, process and thread counts (and
+ * lost samples, if any), then one line per function sorted by self samples:
+ * self, self %, total, total %, estimated CPU time (samples x period for an
+ * event counting nanoseconds at a fixed period, "-" otherwise), name and
+ * module. --limit N: at most N function lines (0: all).
+ * Returns 0, or -EIO when out reports a write error.
+ */
+static int pa_report_top_write(const struct pa_report_ctx *ctx)
 {
+	FILE *out = ctx->out;
+	const struct pa_run *run = ctx->run;
+	const struct pa_profile *prof = ctx->prof;
+	size_t limit = ctx->opts->limit;
 	const struct pa_event *e = pa_report_top_timed(run, &prof->filter);
 	size_t n = limit && limit < prof->nfuncs ? limit : prof->nfuncs;
 
@@ -61,9 +73,19 @@ static const char *pa_report_top_by(enum pa_profile_by by)
 	}
 }
 
-int pa_report_top_json(FILE *out, const struct pa_run *run, const struct pa_profile *prof,
-		       size_t limit)
+/*
+ * The same as a JSON document (report_json.h) with "by" ("function",
+ * "inline", "line" or "line_inline") and one row per function line:
+ * {"self", "self_percent", "total", "total_percent", "cpu_s" (null where
+ * the text shows '-'), "function", "module", "module_path"}. Returns 0,
+ * -ENOMEM, or -EIO when out reports a write error.
+ */
+static int pa_report_top_write_json(const struct pa_report_ctx *ctx)
 {
+	FILE *out = ctx->out;
+	const struct pa_run *run = ctx->run;
+	const struct pa_profile *prof = ctx->prof;
+	size_t limit = ctx->opts->limit;
 	const struct pa_event *e = pa_report_top_timed(run, &prof->filter);
 	size_t n = limit && limit < prof->nfuncs ? limit : prof->nfuncs;
 	struct pa_report_json_counts c = pa_report_json_profile_counts(prof);
@@ -94,3 +116,19 @@ int pa_report_top_json(FILE *out, const struct pa_run *run, const struct pa_prof
 	pa_json_array_end(j);
 	return pa_report_json_end(j);
 }
+
+const struct pa_report pa_report_top = {
+	.name = "top",
+	.usage = "DIR [--limit N] [--lines] [--inlines] [OPTIONS]",
+	.help = "Flat profile: per function, self samples, self %, total\n"
+		"(inclusive) samples, total %, estimated CPU time (samples x\n"
+		"period, for events that count nanoseconds at a fixed period;\n"
+		"'-' otherwise), name and module. Sorted by self samples.\n"
+		"--lines: per source line instead, 'FILE:LINE FUNCTION' (the\n"
+		"innermost inlined function's line); --inlines: each inline\n"
+		"level is a function of its own.\n",
+	.use = PA_EVENTS_SAMPLES,
+	.needs = PA_REPORT_NEEDS_PROFILE,
+	.write = pa_report_top_write,
+	.write_json = pa_report_top_write_json,
+};

@@ -1,5 +1,6 @@
 /* report_tree: the top-down call tree; see report_tree.h. */
 #include "report_tree.h"
+#include "report.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -25,9 +26,28 @@ static void pa_report_tree_node(FILE *out, const struct pa_calltree *t, size_t i
 			pa_report_tree_node(out, t, c, samples, min_percent);
 }
 
-int pa_report_tree(FILE *out, const struct pa_run *run, const struct pa_profile *prof,
-		   double min_percent)
+/* --min-percent, or tree's default. */
+static double pa_report_tree_min_percent(const struct pa_report_ctx *ctx)
 {
+	return ctx->opts->min_percent >= 0 ? ctx->opts->min_percent : PA_REPORT_TREE_MIN_PERCENT;
+}
+
+/*
+ * Write the call tree of ctx->prof (built from ctx->run): the event line (as
+ * top's), a line saying what was pruned, a column header, then one line per
+ * call path from the stacks' outermost frames down: total (inclusive)
+ * samples, total %, self samples, self % (of all samples), and the function
+ * indented by two spaces per level, as top names it. Children follow their
+ * parent, sorted by total samples. A path with less than --min-percent of
+ * the samples is left out with everything under it (0: none is).
+ * Returns 0, -ENOMEM, or -EIO when out reports a write error.
+ */
+static int pa_report_tree_write(const struct pa_report_ctx *ctx)
+{
+	FILE *out = ctx->out;
+	const struct pa_run *run = ctx->run;
+	const struct pa_profile *prof = ctx->prof;
+	double min_percent = pa_report_tree_min_percent(ctx);
 	struct pa_calltree *t;
 	int ret = pa_calltree_build(prof, &t);
 
@@ -75,9 +95,19 @@ static void pa_report_tree_json_node(struct pa_json *j, const struct pa_calltree
 			pa_report_tree_json_node(j, t, c, samples, min_percent, self_row, row);
 }
 
-int pa_report_tree_json(FILE *out, const struct pa_run *run, const struct pa_profile *prof,
-			double min_percent)
+/*
+ * The same as a JSON document (report_json.h) with "min_percent" and one
+ * row per line, in the same order: {"depth" (1 for an outermost frame),
+ * "parent" (the index in rows of its caller's row, null at depth 1),
+ * "total", "total_percent", "self", "self_percent", "function", "module",
+ * "module_path"}. Returns 0, -ENOMEM, or -EIO on a write error.
+ */
+static int pa_report_tree_write_json(const struct pa_report_ctx *ctx)
 {
+	FILE *out = ctx->out;
+	const struct pa_run *run = ctx->run;
+	const struct pa_profile *prof = ctx->prof;
+	double min_percent = pa_report_tree_min_percent(ctx);
 	struct pa_report_json_counts c = pa_report_json_profile_counts(prof);
 	struct pa_calltree *t;
 	struct pa_json *j;
@@ -98,3 +128,17 @@ int pa_report_tree_json(FILE *out, const struct pa_run *run, const struct pa_pro
 	pa_calltree_free(t);
 	return pa_report_json_end(j);
 }
+
+const struct pa_report pa_report_tree = {
+	.name = "tree",
+	.usage = "DIR [--min-percent P] [OPTIONS]",
+	.help = "Top-down call tree: one line per call path from the\n"
+		"outermost frames, indented two spaces per level, with total\n"
+		"(inclusive) samples, total %, self samples, self %; children\n"
+		"sorted by total. Paths under --min-percent (default 0.5)\n"
+		"of the samples are left out with what they call.\n",
+	.use = PA_EVENTS_SAMPLES,
+	.needs = PA_REPORT_NEEDS_PROFILE,
+	.write = pa_report_tree_write,
+	.write_json = pa_report_tree_write_json,
+};

@@ -13,10 +13,7 @@
 #include "pa_testlog.h"
 #include "profile.h"
 #include "reader.h"
-#include "report_folded.h"
-#include "report_processes.h"
-#include "report_threads.h"
-#include "report_top.h"
+#include "report.h"
 
 /* The "program" the samples come from; non-static so they have symbols. */
 __attribute__((noinline)) int pa_proftest_leaf(int x);
@@ -273,14 +270,16 @@ static char *pf_report(const char *which, uint32_t tid)
 	char *text = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&text, &len);
+	struct pa_report_ctx ctx = { .out = out, .opts = &PA_REPORT_OPTS_DEFAULT, .filter = &f,
+				     .run = pf_run, .prof = prof };
 
 	cr_assert(out);
 	if (strcmp(which, "top") == 0)
-		cr_assert_eq(pa_report_top(out, pf_run, prof, 0), 0);
+		cr_assert_eq(pa_report_top.write(&ctx), 0);
 	else if (strcmp(which, "folded") == 0)
-		cr_assert_eq(pa_report_folded(out, prof), 0);
+		cr_assert_eq(pa_report_folded.write(&ctx), 0);
 	else
-		cr_assert_eq(pa_report_threads(out, pf_run, &f), 0);
+		cr_assert_eq(pa_report_threads.write(&ctx), 0);
 	cr_assert_eq(fclose(out), 0);
 	pa_profile_free(prof);
 	return text;
@@ -576,7 +575,10 @@ Test(profile, processes_output_matches_golden)
 	cr_assert_eq(pa_events_choose(run, &f, NULL, PA_EVENTS_SAMPLES, &err), 0);
 	out = open_memstream(&text, &len);
 	cr_assert(out);
-	cr_assert_eq(pa_report_processes(out, run, &f), 0);
+	cr_assert_eq(pa_report_processes.write(&(struct pa_report_ctx){
+			     .out = out, .opts = &PA_REPORT_OPTS_DEFAULT, .filter = &f,
+			     .run = run }),
+		     0);
 	cr_assert_eq(fclose(out), 0);
 	pf_golden(text, "processes.txt");
 	free(text);
@@ -598,14 +600,16 @@ static char *pf_report_of(const struct pa_run *run, const struct pa_filter *f,
 	char *text = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&text, &len);
+	struct pa_report_ctx ctx = { .out = out, .opts = &PA_REPORT_OPTS_DEFAULT, .filter = f,
+				     .run = run };
 
 	cr_assert(out);
 	if (strcmp(which, "processes") == 0)
-		cr_assert_eq(pa_report_processes(out, run, f), 0);
+		cr_assert_eq(pa_report_processes.write(&ctx), 0);
 	else if (strcmp(which, "json") == 0)
-		cr_assert_eq(pa_report_threads_json(out, run, f), 0);
+		cr_assert_eq(pa_report_threads.write_json(&ctx), 0);
 	else
-		cr_assert_eq(pa_report_threads(out, run, f), 0);
+		cr_assert_eq(pa_report_threads.write(&ctx), 0);
 	cr_assert_eq(fclose(out), 0);
 	return text;
 }
@@ -691,7 +695,10 @@ Test(profile, threads_late_column_follows_the_time_window)
 	pa_testlog_write(&l, pdir, "thread-30.log");
 	cr_assert_eq(pa_run_load(dir, &run, &err), 0, "%s", err.reason);
 	out = open_memstream(&text, &len);
-	cr_assert_eq(pa_report_threads(out, run, &f), 0);
+	cr_assert_eq(pa_report_threads.write(&(struct pa_report_ctx){
+			     .out = out, .opts = &PA_REPORT_OPTS_DEFAULT, .filter = &f,
+			     .run = run }),
+		     0);
 	cr_assert_eq(fclose(out), 0);
 	row = strstr(text, "\n      30       30");
 	cr_assert(row, "no row for thread 30:\n%s", text);

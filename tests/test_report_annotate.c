@@ -15,8 +15,7 @@
 #include "pa_testlog.h"
 #include "profile.h"
 #include "reader.h"
-#include "report_annotate.h"
-#include "report_top.h"
+#include "report.h"
 #include "symbols.h"
 
 #define RA_BIAS 0x7f1200000000ull
@@ -109,14 +108,14 @@ static char *ra_report(const char *func, bool json, int want)
 	char *text = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&text, &len);
+	struct pa_report_ctx ctx = { .out = out, .opts = &(struct pa_report_opts){ .func = func },
+				     .filter = &f, .run = ra_run, .err = &err };
 
 	cr_assert(out);
 	if (json)
-		cr_assert_eq(pa_report_annotate_json(out, ra_run, &f, func, NULL, &err), want,
-			     "%s", err.reason);
+		cr_assert_eq(pa_report_annotate.write_json(&ctx), want, "%s", err.reason);
 	else
-		cr_assert_eq(pa_report_annotate(out, ra_run, &f, func, NULL, &err), want, "%s",
-			     err.reason);
+		cr_assert_eq(pa_report_annotate.write(&ctx), want, "%s", err.reason);
 	cr_assert_eq(fclose(out), 0);
 	return pa_testlog_replace(text, PP_TEST_SOURCE_DIR, "SRC");
 }
@@ -135,7 +134,10 @@ static char *ra_top(enum pa_profile_by by)
 	FILE *out = open_memstream(&text, &len);
 
 	cr_assert_eq(pa_profile_build_by(ra_run, NULL, by, &prof, NULL, &err), 0);
-	cr_assert_eq(pa_report_top(out, ra_run, prof, 0), 0);
+	cr_assert_eq(pa_report_top.write(&(struct pa_report_ctx){
+			     .out = out, .opts = &PA_REPORT_OPTS_DEFAULT, .run = ra_run,
+			     .prof = prof }),
+		     0);
 	cr_assert_eq(fclose(out), 0);
 	pa_profile_free(prof);
 	return text;
@@ -182,7 +184,10 @@ Test(report_annotate, annotate_of_absent_function_is_an_error)
 	struct pa_error err = { 0 };
 	FILE *out = fopen("/dev/null", "w");
 
-	cr_assert_eq(pa_report_annotate(out, ra_run, &f, "nosuch", NULL, &err), -ENOENT);
+	cr_assert_eq(pa_report_annotate.write(&(struct pa_report_ctx){
+			     .out = out, .opts = &(struct pa_report_opts){ .func = "nosuch" },
+			     .filter = &f, .run = ra_run, .err = &err }),
+		     -ENOENT);
 	cr_assert(strstr(err.reason, "nosuch"), "%s", err.reason);
 	fclose(out);
 }

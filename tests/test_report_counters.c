@@ -11,7 +11,7 @@
 #include "pa_testlog.h"
 #include "profile.h"
 #include "reader.h"
-#include "report_counters.h"
+#include "report.h"
 
 static char *ct_dir;
 static struct pa_run *ct_run;
@@ -198,7 +198,10 @@ static char *ct_report(uint32_t pid, const char *event)
 		     err.reason);
 	out = open_memstream(&text, &len);
 	cr_assert(out);
-	cr_assert_eq(pa_report_counters(out, ct_run, &f), 0);
+	cr_assert_eq(pa_report_counters.write(&(struct pa_report_ctx){
+			     .out = out, .opts = &PA_REPORT_OPTS_DEFAULT, .filter = &f,
+			     .run = ct_run }),
+		     0);
 	cr_assert_eq(fclose(out), 0);
 	return text;
 }

@@ -15,6 +15,7 @@
 #include "pa_testlog.h"
 #include "profile.h"
 #include "reader.h"
+#include "report.h"
 #include "report_diff.h"
 #include "runs.h"
 
@@ -208,9 +209,11 @@ static char *dt_report(bool json, size_t limit)
 	char *text = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&text, &len);
+	struct pa_report_ctx ctx = { .out = out, .opts = &(struct pa_report_opts){ .limit = limit },
+				     .run = rc, .prof = pc, .base_run = rb, .base_prof = pb };
 
 	cr_assert(out);
-	cr_assert_eq((json ? pa_report_diff_json : pa_report_diff)(out, rb, pb, rc, pc, limit), 0);
+	cr_assert_eq((json ? pa_report_diff.write_json : pa_report_diff.write)(&ctx), 0);
 	cr_assert_eq(fclose(out), 0);
 	pa_profile_free(pb);
 	pa_profile_free(pc);

@@ -12,10 +12,7 @@
 #include "pa_testlog.h"
 #include "profile.h"
 #include "reader.h"
-#include "report_events.h"
-#include "report_processes.h"
-#include "report_threads.h"
-#include "report_top.h"
+#include "report.h"
 
 static char *ev_dir;
 static struct pa_run *ev_run;
@@ -218,17 +215,20 @@ static char *ev_report(const char *which, const struct pa_filter *f)
 	char *text = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&text, &len);
+	struct pa_report_ctx ctx = { .out = out, .opts = &PA_REPORT_OPTS_DEFAULT, .filter = f,
+				     .run = ev_run };
 
 	cr_assert(out);
 	if (strcmp(which, "events") == 0) {
-		cr_assert_eq(pa_report_events(out, ev_run, f), 0);
+		cr_assert_eq(pa_report_events.write(&ctx), 0);
 	} else if (strcmp(which, "threads") == 0) {
-		cr_assert_eq(pa_report_threads(out, ev_run, f), 0);
+		cr_assert_eq(pa_report_threads.write(&ctx), 0);
 	} else if (strcmp(which, "processes") == 0) {
-		cr_assert_eq(pa_report_processes(out, ev_run, f), 0);
+		cr_assert_eq(pa_report_processes.write(&ctx), 0);
 	} else {
 		cr_assert_eq(pa_profile_build(ev_run, f, &prof, NULL, &err), 0, "%s", err.reason);
-		cr_assert_eq(pa_report_top(out, ev_run, prof, 0), 0);
+		ctx.prof = prof;
+		cr_assert_eq(pa_report_top.write(&ctx), 0);
 		pa_profile_free(prof);
 	}
 	cr_assert_eq(fclose(out), 0);

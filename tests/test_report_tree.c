@@ -15,7 +15,7 @@
 #include "pa_testlog.h"
 #include "profile.h"
 #include "reader.h"
-#include "report_callers.h"
+#include "report.h"
 #include "report_flamegraph.h"
 #include "report_tree.h"
 
@@ -159,16 +159,19 @@ static char *tt_report(const char *which, const char *arg, double min_percent, i
 	char *text = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&text, &len);
+	struct pa_report_opts opts = { .func = arg, .min_percent = min_percent };
+	struct pa_report_ctx ctx = { .out = out, .opts = &opts, .filter = &prof->filter,
+				     .run = tt_run, .prof = prof, .err = err };
+	const struct pa_report *r = strncmp(which, "callees", 7) == 0 ? &pa_report_callees :
+				    &pa_report_callers;
 
 	cr_assert(out);
 	if (strcmp(which, "tree") == 0)
-		*ret = pa_report_tree(out, tt_run, prof, min_percent);
+		*ret = pa_report_tree.write(&ctx);
 	else if (strstr(which, " json"))
-		*ret = pa_report_callers_json(out, tt_run, prof, arg,
-					      strncmp(which, "callees", 7) == 0, err);
+		*ret = r->write_json(&ctx);
 	else
-		*ret = pa_report_callers(out, tt_run, prof, arg, strcmp(which, "callees") == 0,
-					 err);
+		*ret = r->write(&ctx);
 	cr_assert_eq(fclose(out), 0);
 	pa_profile_free(prof);
 	return text;
@@ -309,7 +312,11 @@ static char *tt_flamegraph(enum pa_flamegraph_kind kind)
 	FILE *out = open_memstream(&text, &len);
 
 	cr_assert(out);
-	cr_assert_eq(pa_report_flamegraph(out, tt_run, prof, kind, 0), 0);
+	cr_assert_eq(pa_report_flamegraph.write(&(struct pa_report_ctx){
+			     .out = out, .run = tt_run, .prof = prof,
+			     .opts = &(struct pa_report_opts){
+				     .output = kind == PA_FLAMEGRAPH_HTML ? "t.html" : "t.svg" } }),
+		     0);
 	cr_assert_eq(fclose(out), 0);
 	pa_profile_free(prof);
 	return text;
@@ -367,7 +374,10 @@ Test(report_tree, flamegraph_escapes_names)
 		frames[i] = names[i];
 	}
 	cr_assert(out);
-	cr_assert_eq(pa_report_flamegraph(out, tt_run, &prof, PA_FLAMEGRAPH_HTML, 0), 0);
+	cr_assert_eq(pa_report_flamegraph.write(&(struct pa_report_ctx){
+			     .out = out, .run = tt_run, .prof = &prof,
+			     .opts = &(struct pa_report_opts){ .output = "t.html" } }),
+		     0);
 	cr_assert_eq(fclose(out), 0);
 	cr_assert_eq(tt_count(text, "]]>"), 2, "%s", text);
 	cr_assert_eq(tt_count(text, "</script"), 2, "%s", text);
