@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include "fd.h"
-#include "sampler.h"
 
 static void pp_events_attr(struct perf_event_attr *attr,
 			   const struct pp_config_event *ce, unsigned index,
@@ -63,7 +62,7 @@ static void pp_events_attr(struct perf_event_attr *attr,
 	attr->inherit_thread = 1;
 	attr->remove_on_exec = 1;
 	attr->sigtrap = 1;
-	attr->sig_data = PP_SIGDATA_TAG | index;
+	attr->sig_data = PP_EVENTS_SIGDATA_TAG | index;
 }
 
 const char *pp_events_hint(const struct pp_config_event *ce, int err)

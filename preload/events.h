@@ -20,6 +20,13 @@
 #define PP_EVENTS_MAX_TASKS 256
 #define PP_EVENTS_LINE_MAX 512
 
+/*
+ * sig_data of the sigtrap mode's events (si_perf_data in the handler): this
+ * tag in the high bits, the event index low.
+ */
+#define PP_EVENTS_SIGDATA_TAG 0x7070726f66000000ull /* "pprof" */
+#define PP_EVENTS_SIGDATA_MASK 0xffffffffff000000ull
+
 struct pp_events {
 	int mode;  /* PPF_MODE_SIGTRAP or PPF_MODE_SIGNAL */
 	int signo; /* the signal mode's signal */

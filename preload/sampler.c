@@ -15,6 +15,7 @@
 #include <ucontext.h>
 
 #include "dlsnap.h"
+#include "events.h"
 #include "fd.h"
 #include "pprof/format.h"
 #include "threads.h"
@@ -211,9 +212,9 @@ static int pp_sampler_is_ours_sigsafe(int sig, const siginfo_t *si,
 	if (si->si_code != TRAP_PERF)
 		return 0;
 	p = pp_sampler_perf_info(si);
-	if ((p->data & PP_SIGDATA_MASK) != PP_SIGDATA_TAG)
+	if ((p->data & PP_EVENTS_SIGDATA_MASK) != PP_EVENTS_SIGDATA_TAG)
 		return 0;
-	*event = (unsigned)(p->data & ~PP_SIGDATA_MASK);
+	*event = (unsigned)(p->data & ~PP_EVENTS_SIGDATA_MASK);
 	return *event < pp_sampler_cfg.nevents;
 }
 

@@ -12,10 +12,6 @@
 #include "threads.h"
 #include "unwlib.h"
 
-/* sig_data of our events: this tag in the high bits, the event index low. */
-#define PP_SIGDATA_TAG 0x7070726f66000000ull /* "pprof" */
-#define PP_SIGDATA_MASK 0xffffffffff000000ull
-
 struct pp_sampler_config {
 	int mode;            /* PPF_MODE_SIGTRAP or PPF_MODE_SIGNAL */
 	int signo;           /* the signal mode's signal */
