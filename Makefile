@@ -71,7 +71,7 @@ PRELOAD_CFLAGS := -fPIC -fvisibility=hidden -ftls-model=initial-exec \
 # (PIC) and hidden by the version script (it_output's vendini case).
 PRELOAD_LIBS := -l:libinih.a -ldl -pthread
 # Objects whose code runs in the signal handler: checked by check-sigsafe.
-SIGSAFE_OBJS := $(OBJ)/preload/sampler.o $(OBJ)/preload/tlog.o \
+SIGSAFE_OBJS := $(OBJ)/preload/sampler.o $(OBJ)/preload/logfile.o \
 	$(OBJ)/preload/threads.o $(OBJ)/preload/dlsnap.o $(OBJ)/preload/fd.o \
 	$(OBJ)/preload/share.o
 
@@ -90,7 +90,7 @@ TOOLS := build
 TEST_SRCS := $(wildcard tests/*.c)
 TEST_OBJS := $(TEST_SRCS:%.c=$(OBJ)/%.o)
 # The log writer is linked into the tests for the round-trip tests.
-TEST_PRELOAD_OBJS := $(OBJ)/preload/tlog.o $(OBJ)/preload/fd.o $(OBJ)/preload/share.o \
+TEST_PRELOAD_OBJS := $(OBJ)/preload/logfile.o $(OBJ)/preload/fd.o $(OBJ)/preload/share.o \
 	$(OBJ)/preload/warn.o \
 	$(OBJ)/preload/config.o $(OBJ)/preload/evname.o $(OBJ)/preload/strdist.o
 WORKLOAD_SRCS := $(filter-out tests/workloads/lib%.c,$(wildcard tests/workloads/*.c))

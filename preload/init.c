@@ -57,14 +57,14 @@
 #define PP_UNW_CACHE_SIZE 32768
 #define PP_FINISH_SPINS 100000
 
-/* A full disk still leaves room for every closing record (tlog.h). */
+/* A full disk still leaves room for every closing record (logfile.h). */
 _Static_assert(sizeof(struct ppf_log_full) + sizeof(struct ppf_thread_name) +
 	       PP_CONFIG_MAX_EVENTS * sizeof(struct ppf_thread_event) +
-	       sizeof(struct ppf_thread_end) + sizeof(struct ppf_record) <= PP_TLOG_KEEP,
-	       "a thread's closing records fit in PP_TLOG_KEEP");
+	       sizeof(struct ppf_thread_end) + sizeof(struct ppf_record) <= PP_LOGFILE_KEEP,
+	       "a thread's closing records fit in PP_LOGFILE_KEEP");
 _Static_assert(sizeof(struct ppf_log_full) + sizeof(struct ppf_process_end) +
-	       sizeof(struct ppf_record) <= PP_TLOG_KEEP,
-	       "the process's closing records fit in PP_TLOG_KEEP");
+	       sizeof(struct ppf_record) <= PP_LOGFILE_KEEP,
+	       "the process's closing records fit in PP_LOGFILE_KEEP");
 
 static struct {
 	int active;          /* profiling runs in this process */
@@ -116,16 +116,16 @@ uint64_t pp_init_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* The line said when a log of this process first fills (tlog.h). */
+/* The line said when a log of this process first fills (logfile.h). */
 static void pp_init_full_line(void)
 {
 	char what[PATH_MAX + 64];
 
 	snprintf(what, sizeof(what), "cannot write more to the logs in %s", pp_st.dir);
-	pp_tlog_set_full_line(what, "the program runs on, unprofiled in the threads "
-			      "whose logs are full or cannot be made (`pprof-analyze "
-			      "threads` shows which logs stopped early; their later "
-			      "samples are counted as lost)");
+	pp_logfile_set_full_line(what, "the program runs on, unprofiled in the threads "
+				 "whose logs are full or cannot be made (`pprof-analyze "
+				 "threads` shows which logs stopped early; their later "
+				 "samples are counted as lost)");
 }
 
 /*
@@ -151,7 +151,7 @@ static int pp_init_process_dir(int rootfd)
 		return fd;
 	pp_st.dirfd = pp_fd_move_high_sigsafe(fd);
 	pp_st.tdir = (struct pp_thread_dir){ .fd = pp_st.dirfd, .pid = (int)pp_st.pid };
-	pp_tlog_same_file_sigsafe(pp_st.dirfd, &pp_st.tdir.dev, &pp_st.tdir.ino);
+	pp_logfile_same_file_sigsafe(pp_st.dirfd, &pp_st.tdir.dev, &pp_st.tdir.ino);
 	return 0;
 }
 
@@ -282,7 +282,7 @@ static void pp_init_write_thread_events(struct pp_thread *t)
 		} else {
 			rec.flags = PPF_THREAD_EVENT_NO_COUNTER;
 		}
-		pp_tlog_append_sigsafe(&t->log, &rec, sizeof(rec));
+		pp_logfile_append_sigsafe(&t->log, &rec, sizeof(rec));
 	}
 	pp_events_thread_close(&t->tev);
 }
@@ -411,13 +411,13 @@ static void pp_init_thread_finish(struct pp_thread *t, int tid, int self)
 	struct ppf_thread_name nrec;
 	struct ppf_thread_end erec;
 
-	if (!pp_tlog_is_open_sigsafe(&t->log)) {
+	if (!pp_logfile_is_open_sigsafe(&t->log)) {
 		/* An unsampled thread's samples (sigtrap mode) were dropped. */
 		__atomic_add_fetch(&pp_st.lost, __atomic_exchange_n(&t->lost, 0, __ATOMIC_RELAXED),
 				   __ATOMIC_RELAXED);
 		return;
 	}
-	pp_tlog_closing_sigsafe(&t->log);
+	pp_logfile_closing_sigsafe(&t->log);
 	memset(&nrec, 0, sizeof(nrec));
 	nrec.h.type = PPF_REC_THREAD_NAME;
 	nrec.h.size = sizeof(nrec);
@@ -425,7 +425,7 @@ static void pp_init_thread_finish(struct pp_thread *t, int tid, int self)
 	/* A thread that is gone has no name left to read: keep the first. */
 	pp_init_thread_name(tid, self, nrec.name);
 	if (nrec.name[0])
-		pp_tlog_append_sigsafe(&t->log, &nrec, sizeof(nrec));
+		pp_logfile_append_sigsafe(&t->log, &nrec, sizeof(nrec));
 	if (t->blocked_cpu_ns) {
 		uint64_t cpu = pp_init_thread_cpu_ns(tid);
 
@@ -443,11 +443,11 @@ static void pp_init_thread_finish(struct pp_thread *t, int tid, int self)
 	erec.lost = __atomic_load_n(&t->lost, __ATOMIC_RELAXED);
 	erec.throttled = __atomic_load_n(&t->throttled, __ATOMIC_RELAXED);
 	erec.cpu_ns = pp_init_thread_cpu_ns(tid);
-	pp_tlog_append_sigsafe(&t->log, &erec, sizeof(erec));
+	pp_logfile_append_sigsafe(&t->log, &erec, sizeof(erec));
 	__atomic_add_fetch(&pp_st.samples, erec.samples, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&pp_st.lost, erec.lost, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&pp_st.throttled, erec.throttled, __ATOMIC_RELAXED);
-	pp_tlog_close_sigsafe(&t->log);
+	pp_logfile_close_sigsafe(&t->log);
 }
 
 /* Waits (bounded) until no sample is being written for t, then holds it. */
@@ -468,23 +468,23 @@ static int pp_init_thread_hold(struct pp_thread *t)
  */
 static void pp_init_log_window(void)
 {
-	pp_tlog_set_window_sigsafe(pp_share_limit_sigsafe(RLIMIT_AS) == UINT64_MAX ?
-				   PP_TLOG_WINDOW : PP_TLOG_STEP);
+	pp_logfile_set_window_sigsafe(pp_share_limit_sigsafe(RLIMIT_AS) == UINT64_MAX ?
+				      PP_LOGFILE_WINDOW : PP_LOGFILE_STEP);
 }
 
 /*
  * What the calling thread's sampling state takes of the process's limits
  * (share.h): its log's mapping (its descriptor is held only while the log
- * is made or grows: tlog.h), alternate stack (altstack: ours is needed), libunwind's
+ * is made or grows: logfile.h), alternate stack (altstack: ours is needed), libunwind's
  * state (arena: with the malloc arena its first use may cost), and its own
  * events.
  */
-/* A thread log's descriptor, held while the log is made (tlog.h). */
+/* A thread log's descriptor, held while the log is made (logfile.h). */
 static const struct pp_share_cost pp_init_log_fd = { .fds = 1 };
 
 static struct pp_share_cost pp_init_thread_cost(int altstack, int arena)
 {
-	struct pp_share_cost c = { .bytes = pp_tlog_window_sigsafe() + PP_UNW_THREAD_BYTES,
+	struct pp_share_cost c = { .bytes = pp_logfile_window_sigsafe() + PP_UNW_THREAD_BYTES,
 				   .fds = pp_init_log_fd.fds };
 
 	c.bytes += altstack ? PP_ALTSTACK_SIZE : 0;
@@ -547,7 +547,7 @@ static struct pp_thread *pp_init_thread_slot(int tid, const struct pp_share_cost
 		*err = -pp_threads_open_log_sigsafe(t, &pp_st.tdir);
 	}
 	/* The log's descriptor was charged while it was made. */
-	if (!*err && !pp_tlog_holds_fd_sigsafe(&t->log)) {
+	if (!*err && !pp_logfile_holds_fd_sigsafe(&t->log)) {
 		pp_share_give_sigsafe(&pp_init_log_fd);
 		t->charge.fds -= pp_init_log_fd.fds;
 	}
@@ -603,10 +603,10 @@ static void pp_init_thread_drop(struct pp_thread *t, int tid)
 	char name[64];
 
 	pp_events_thread_close(&t->tev);
-	if (pp_tlog_is_open_sigsafe(&t->log)) {
-		pp_tlog_format_name_sigsafe(name, PPF_THREAD_LOG_PREFIX, (uint64_t)tid,
-					    PPF_LOG_SUFFIX);
-		pp_tlog_close_sigsafe(&t->log);
+	if (pp_logfile_is_open_sigsafe(&t->log)) {
+		pp_logfile_format_name_sigsafe(name, PPF_THREAD_LOG_PREFIX, (uint64_t)tid,
+					       PPF_LOG_SUFFIX);
+		pp_logfile_close_sigsafe(&t->log);
 		unlinkat(pp_st.dirfd, name, 0);
 	}
 	pp_init_altstack_free(t, 1);
@@ -1243,7 +1243,7 @@ static void pp_init_start_process(void)
 	pp_share_reset();
 	pp_init_log_window();
 	/* A fork child's: the parent's line names the parent's directory. */
-	pp_tlog_set_full_line(NULL, NULL);
+	pp_logfile_set_full_line(NULL, NULL);
 	if (pp_init_open_output() != 0) {
 		pp_init_strict_stop();
 		return;
@@ -1259,7 +1259,7 @@ static void pp_init_start_process(void)
 static void pp_init_forget_slot(struct pp_thread *t, void *arg)
 {
 	(void)arg;
-	pp_tlog_forget_sigsafe(&t->log);
+	pp_logfile_forget_sigsafe(&t->log);
 	pp_events_thread_close(&t->tev);
 	if (t->altstack)
 		munmap(t->altstack, t->altstack_size);

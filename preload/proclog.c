@@ -1,4 +1,4 @@
-/* The process log: a tlog behind a mutex. */
+/* The process log: a log file (logfile.h) behind a mutex. */
 #include "proclog.h"
 
 #include <errno.h>
@@ -7,15 +7,15 @@
 #include <string.h>
 
 #include "pprof/format.h"
-#include "tlog.h"
+#include "logfile.h"
 
 static pthread_mutex_t pp_proclog_mutex = PTHREAD_MUTEX_INITIALIZER;
-static struct pp_tlog pp_proclog = { .fd = -1 };
+static struct pp_logfile pp_proclog = { .fd = -1 };
 
 int pp_proclog_create(int dirfd)
 {
-	return pp_tlog_create_sigsafe(&pp_proclog, dirfd, PPF_PROCESS_LOG,
-				      PPF_FILE_PROCESS);
+	return pp_logfile_create_sigsafe(&pp_proclog, dirfd, PPF_PROCESS_LOG,
+					 PPF_FILE_PROCESS);
 }
 
 int pp_proclog_append(const void *rec, uint32_t size)
@@ -23,7 +23,7 @@ int pp_proclog_append(const void *rec, uint32_t size)
 	int err;
 
 	pthread_mutex_lock(&pp_proclog_mutex);
-	err = pp_tlog_append_sigsafe(&pp_proclog, rec, size);
+	err = pp_logfile_append_sigsafe(&pp_proclog, rec, size);
 	pthread_mutex_unlock(&pp_proclog_mutex);
 	return err;
 }
@@ -57,9 +57,9 @@ int pp_proclog_close(const void *end, uint32_t size)
 	int err;
 
 	pthread_mutex_lock(&pp_proclog_mutex);
-	pp_tlog_closing_sigsafe(&pp_proclog);
-	err = pp_tlog_append_sigsafe(&pp_proclog, end, size);
-	pp_tlog_close_sigsafe(&pp_proclog);
+	pp_logfile_closing_sigsafe(&pp_proclog);
+	err = pp_logfile_append_sigsafe(&pp_proclog, end, size);
+	pp_logfile_close_sigsafe(&pp_proclog);
 	pthread_mutex_unlock(&pp_proclog_mutex);
 	return err;
 }
@@ -68,5 +68,5 @@ void pp_proclog_forget(void)
 {
 	/* In a fork child the lock may have been held by a thread now gone. */
 	pthread_mutex_init(&pp_proclog_mutex, NULL);
-	pp_tlog_forget_sigsafe(&pp_proclog);
+	pp_logfile_forget_sigsafe(&pp_proclog);
 }

@@ -2,7 +2,7 @@
  * proclog: the process log (process.log), written from ordinary code (the
  * constructor, the dlopen/dlclose hooks, the destructor); each append takes
  * the log's lock.
- * It is a tlog like the thread logs, so a SIGKILL loses nothing written.
+ * It is a log file (logfile.h) like the thread logs, so a SIGKILL loses nothing written.
  */
 #ifndef PP_PROCLOG_H
 #define PP_PROCLOG_H

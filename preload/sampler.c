@@ -304,8 +304,8 @@ static void pp_sampler_record_sigsafe(struct pp_thread *t, unsigned event,
 				      int late, const ucontext_t *uc, uint64_t now)
 {
 	unsigned cap = pp_sampler_cfg.max_frames;
-	struct ppf_sample *s = pp_tlog_reserve_sigsafe(&t->log,
-						       ppf_sample_size(cap));
+	struct ppf_sample *s = pp_logfile_reserve_sigsafe(&t->log,
+							  ppf_sample_size(cap));
 	uint64_t rip = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
 	unsigned n = 0;
 	int truncated = 0;
@@ -334,7 +334,7 @@ static void pp_sampler_record_sigsafe(struct pp_thread *t, unsigned event,
 	s->event = event;
 	s->flags = flags;
 	s->nframes = (uint16_t)n;
-	pp_tlog_commit_sigsafe(&t->log, s, PPF_REC_SAMPLE, ppf_sample_size(n));
+	pp_logfile_commit_sigsafe(&t->log, s, PPF_REC_SAMPLE, ppf_sample_size(n));
 	t->samples++;
 	t->ev_samples[event]++;
 }

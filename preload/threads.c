@@ -134,7 +134,7 @@ static struct pp_thread *pp_threads_take_slot(int tid)
 		    __atomic_compare_exchange_n(&t->tid, &owner, tid, 0,
 						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 			__atomic_store_n(&t->busy, 1, __ATOMIC_RELEASE);
-			pp_tlog_init_sigsafe(&t->log);
+			pp_logfile_init_sigsafe(&t->log);
 			t->samples = 0;
 			t->lost = 0;
 			t->throttled = 0;
@@ -257,11 +257,11 @@ int pp_threads_open_log_sigsafe(struct pp_thread *t,
 	char name[64];
 	int err;
 
-	if (!pp_tlog_same_file_sigsafe(dir->fd, &dev, &ino))
+	if (!pp_logfile_same_file_sigsafe(dir->fd, &dev, &ino))
 		return -EBADF;
-	pp_tlog_format_name_sigsafe(name, PPF_THREAD_LOG_PREFIX,
-				    (uint64_t)t->tid, PPF_LOG_SUFFIX);
-	err = pp_tlog_create_sigsafe(&t->log, dir->fd, name, PPF_FILE_THREAD);
+	pp_logfile_format_name_sigsafe(name, PPF_THREAD_LOG_PREFIX,
+				       (uint64_t)t->tid, PPF_LOG_SUFFIX);
+	err = pp_logfile_create_sigsafe(&t->log, dir->fd, name, PPF_FILE_THREAD);
 	if (err)
 		return err;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -269,9 +269,9 @@ int pp_threads_open_log_sigsafe(struct pp_thread *t,
 	rec.tid = (uint32_t)t->tid;
 	rec.start_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	syscall(SYS_prctl, PR_GET_NAME, rec.name, 0, 0, 0);
-	err = pp_tlog_append_sigsafe(&t->log, &rec, sizeof(rec));
+	err = pp_logfile_append_sigsafe(&t->log, &rec, sizeof(rec));
 	/* Kept attached if it cannot be: it then holds its descriptor. */
 	if (!err)
-		pp_tlog_detach_sigsafe(&t->log, dir->fd, name);
+		pp_logfile_detach_sigsafe(&t->log, dir->fd, name);
 	return err;
 }

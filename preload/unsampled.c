@@ -12,7 +12,7 @@
 #include "proclog.h"
 #include "share.h"
 #include "threads.h"
-#include "tlog.h"
+#include "logfile.h"
 #include "warn.h"
 
 /* Distinct causes remembered per process; more are counted, not told apart. */
@@ -109,8 +109,8 @@ static void pp_unsampled_say(int tid, uint32_t what, int err, const struct pp_sh
 			err == EMFILE ? "descriptors" : "address space", share, tail);
 		break;
 	case PPF_UNSAMPLED_LOG:
-		/* The full disk's own line said it (tlog.h). */
-		if ((err == ENOSPC || err == EDQUOT || err == EFBIG) && pp_tlog_full_said())
+		/* The full disk's own line said it (logfile.h). */
+		if ((err == ENOSPC || err == EDQUOT || err == EFBIG) && pp_logfile_full_said())
 			break;
 		pp_warn("thread %d runs unsampled: cannot create %s/thread-%d.log: %s%s%s",
 			tid, pp_unsampled.dir ? pp_unsampled.dir : ".", tid,
