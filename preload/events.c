@@ -13,7 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "fd.h"
+#include "sigsafe/fd.h"
 
 static void pp_events_attr(struct perf_event_attr *attr,
 			   const struct pp_config_event *ce, unsigned index,

@@ -12,10 +12,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "fd.h"
 #include "init.h"
 #include "maps.h"
-#include "sampler.h"
+#include "sigsafe/fd.h"
+#include "sigsafe/sampler.h"
 
 #define PP_EXPORT __attribute__((visibility("default")))
 

@@ -15,9 +15,9 @@
 #include <unistd.h>
 
 #include "pprof/format.h"
-#include "dlsnap.h"
 #include "proclog.h"
-#include "sampler.h"
+#include "sigsafe/dlsnap.h"
+#include "sigsafe/sampler.h"
 
 #define PP_MAPS_VDSO_FILE "vdso.so"
 

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "pprof/format.h"
-#include "logfile.h"
+#include "sigsafe/logfile.h"
 
 static pthread_mutex_t pp_proclog_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct pp_logfile pp_proclog = { .fd = -1 };

@@ -10,9 +10,9 @@
 #include "init.h"
 #include "pprof/format.h"
 #include "proclog.h"
-#include "share.h"
-#include "threads.h"
-#include "logfile.h"
+#include "sigsafe/logfile.h"
+#include "sigsafe/share.h"
+#include "sigsafe/threads.h"
 #include "warn.h"
 
 /* Distinct causes remembered per process; more are counted, not told apart. */

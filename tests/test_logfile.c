@@ -15,7 +15,7 @@
 
 #include "pprof/format.h"
 #include "reader.h"
-#include "logfile.h"
+#include "sigsafe/logfile.h"
 
 static char logfile_dir[64];
 static int logfile_dirfd = -1;

@@ -9,7 +9,7 @@
 
 #include "pa_testlog.h"
 #include "reader.h"
-#include "logfile.h"
+#include "sigsafe/logfile.h"
 
 static char *rd_dir;
 

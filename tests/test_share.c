@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "share.h"
+#include "sigsafe/share.h"
 
 static void sh_limit(int resource, rlim_t soft)
 {

@@ -11,8 +11,8 @@
 #include <sys/types.h>
 
 #include "events.h"
-#include "share.h"
 #include "logfile.h"
+#include "share.h"
 
 #define PP_THREADS_MAX 8192
 
