@@ -496,7 +496,7 @@ static void pp_config_build_profile(struct pp_config_parser *p,
 					"SIGRTMAX-N or a number of one of those",
 					v[K_SIGNAL].text);
 		else
-			cfg->signo = sig;
+			cfg->signal = sig;
 	}
 	if (v[K_MAX_FRAMES].line &&
 	    pp_config_range(p, "max_frames", &v[K_MAX_FRAMES], NULL, 0, 1,

@@ -39,7 +39,7 @@ struct pp_config {
 	char source[4096];  /* the INI file's absolute path, or PP_CONFIG_EMBEDDED */
 	int from_file;
 	uint32_t mode_request; /* enum ppf_mode_request */
-	int signo;          /* the signal mode's signal; 0: chosen at start */
+	int signal;         /* the signal mode's signal; 0: chosen at start */
 	unsigned max_frames;
 	int follow_exec;
 	int strict;

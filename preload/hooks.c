@@ -16,6 +16,7 @@
 #include "maps.h"
 #include "sigsafe/fd.h"
 #include "sigsafe/sampler.h"
+#include "sigsafe/sampsig.h"
 
 #define PP_EXPORT __attribute__((visibility("default")))
 
@@ -46,12 +47,11 @@ static struct {
 } pp_real;
 
 /*
- * The sampling signal (SIGTRAP, or the signal mode's), and whether our
- * handler holds it; the app's own action for it is the sampler's.
+ * Whether our handler holds the sampling signal (sigsafe/sampsig.h); the
+ * app's own action for it is the sampler's, set under the mutex.
  */
-static int pp_trap_owned;
-static int pp_sig = SIGTRAP;
-static pthread_mutex_t pp_app_trap_mutex = PTHREAD_MUTEX_INITIALIZER;
+static int pp_hooks_handler_owned;
+static pthread_mutex_t pp_hooks_app_action_mutex = PTHREAD_MUTEX_INITIALIZER;
 
 struct pp_hooks_start {
 	void *(*fn)(void *);
@@ -88,16 +88,6 @@ void pp_hooks_resolve(void)
 			 __ATOMIC_RELEASE);
 }
 
-void pp_hooks_set_signal(int sig)
-{
-	pp_sig = sig;
-}
-
-int pp_hooks_signal(void)
-{
-	return pp_sig;
-}
-
 /* glibc's pthread_sigmask, not the app's view of it below. */
 static int pp_hooks_real_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
@@ -110,8 +100,7 @@ void pp_hooks_mask_signal(int how, sigset_t *old)
 {
 	sigset_t set;
 
-	sigemptyset(&set);
-	sigaddset(&set, pp_sig);
+	pp_sampsig_mask_sigsafe(&set);
 	pp_hooks_real_sigmask(how, &set, old);
 }
 
@@ -125,7 +114,7 @@ int pp_hooks_signal_blocked(void)
 	sigset_t cur;
 
 	return pp_hooks_real_sigmask(SIG_BLOCK, NULL, &cur) == 0 &&
-	       sigismember(&cur, pp_sig) == 1;
+	       sigismember(&cur, pp_sampsig_number_sigsafe()) == 1;
 }
 
 /*
@@ -136,12 +125,12 @@ int pp_hooks_signal_blocked(void)
  */
 static void pp_hooks_mask_changed(int how, const sigset_t *set, const sigset_t *prev)
 {
-	int was, now;
+	int sig = pp_sampsig_number_sigsafe(), was, now;
 
 	if (!set)
 		return;
-	was = sigismember(prev, pp_sig) == 1;
-	now = sigismember(set, pp_sig) == 1;
+	was = sigismember(prev, sig) == 1;
+	now = sigismember(set, sig) == 1;
 	if (how == SIG_BLOCK)
 		now = was || now;
 	else if (how == SIG_UNBLOCK)
@@ -199,43 +188,42 @@ int pp_hooks_install_handler(void)
 	 * the sampler also holds the thread's cancellation off (sampler.c).
 	 */
 	memset(&sa.sa_mask, 0xff, sizeof(sa.sa_mask));
-	pthread_mutex_lock(&pp_app_trap_mutex);
-	if (pp_real.sigaction(pp_sig, &sa, &old) != 0) {
-		pthread_mutex_unlock(&pp_app_trap_mutex);
+	pthread_mutex_lock(&pp_hooks_app_action_mutex);
+	if (pp_real.sigaction(pp_sampsig_number_sigsafe(), &sa, &old) != 0) {
+		pthread_mutex_unlock(&pp_hooks_app_action_mutex);
 		return -errno;
 	}
-	if (!pp_trap_owned) {
+	if (!pp_hooks_handler_owned) {
 		pp_sampler_app_action_set(&old);
-		__atomic_store_n(&pp_trap_owned, 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&pp_hooks_handler_owned, 1, __ATOMIC_RELEASE);
 	}
-	pthread_mutex_unlock(&pp_app_trap_mutex);
+	pthread_mutex_unlock(&pp_hooks_app_action_mutex);
 	return 0;
 }
 
 void pp_hooks_uninstall_handler(void)
 {
-	pthread_mutex_lock(&pp_app_trap_mutex);
-	if (pp_trap_owned) {
+	pthread_mutex_lock(&pp_hooks_app_action_mutex);
+	if (pp_hooks_handler_owned) {
 		struct sigaction app;
 
 		pp_sampler_app_action_get(&app);
-		pp_real.sigaction(pp_sig, &app, NULL);
-		__atomic_store_n(&pp_trap_owned, 0, __ATOMIC_RELEASE);
+		pp_real.sigaction(pp_sampsig_number_sigsafe(), &app, NULL);
+		__atomic_store_n(&pp_hooks_handler_owned, 0, __ATOMIC_RELEASE);
 	}
-	pthread_mutex_unlock(&pp_app_trap_mutex);
+	pthread_mutex_unlock(&pp_hooks_app_action_mutex);
 }
 
-/* The app changes its action for our signal: keep ours, remember the app's. */
-static int pp_hooks_app_trap(const struct sigaction *act,
-			     struct sigaction *old)
+/* The app changes its action for the sampling signal: keep ours, remember the app's. */
+static int pp_hooks_app_action(const struct sigaction *act, struct sigaction *old)
 {
 	struct sigaction prev;
 
-	pthread_mutex_lock(&pp_app_trap_mutex);
+	pthread_mutex_lock(&pp_hooks_app_action_mutex);
 	pp_sampler_app_action_get(&prev);
 	if (act)
 		pp_sampler_app_action_set(act);
-	pthread_mutex_unlock(&pp_app_trap_mutex);
+	pthread_mutex_unlock(&pp_hooks_app_action_mutex);
 	if (old)
 		*old = prev;
 	return 0;
@@ -246,8 +234,9 @@ PP_EXPORT int sigaction(int sig, const struct sigaction *act,
 {
 	if (!pp_real.sigaction)
 		pp_hooks_resolve();
-	if (__atomic_load_n(&pp_trap_owned, __ATOMIC_ACQUIRE) && sig == pp_sig)
-		return pp_hooks_app_trap(act, old);
+	if (__atomic_load_n(&pp_hooks_handler_owned, __ATOMIC_ACQUIRE) &&
+	    sig == pp_sampsig_number_sigsafe())
+		return pp_hooks_app_action(act, old);
 	return pp_real.sigaction(sig, act, old);
 }
 
@@ -374,7 +363,7 @@ PP_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 	 * 1,000 short threads (a malloc arena lock left held).
 	 */
 	pp_hooks_mask_signal(SIG_BLOCK, &old);
-	start->unblock = !sigismember(&old, pp_sig);
+	start->unblock = !sigismember(&old, pp_sampsig_number_sigsafe());
 	err = real(thread, attr, pp_hooks_thread_start, start);
 	pp_hooks_restore_mask(&old);
 	if (err)

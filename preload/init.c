@@ -1,7 +1,7 @@
 /*
  * The process's profiling state. The constructor takes the configuration,
- * makes <root>/<exe>.<pid>/, writes process.log, installs the SIGTRAP handler,
- * warms libunwind up and opens the events; threads get their slot and log in
+ * makes <root>/<exe>.<pid>/, writes process.log, installs the sampling
+ * signal's handler, warms libunwind up and opens the events; threads get their slot and log in
  * pp_init_thread_begin; the destructor and the thread-exit finaliser write
  * the END records. Nothing here runs in signal context.
  */
@@ -34,6 +34,7 @@
 #include "proclog.h"
 #include "sigsafe/fd.h"
 #include "sigsafe/sampler.h"
+#include "sigsafe/sampsig.h"
 #include "sigsafe/share.h"
 #include "sigsafe/threads.h"
 #include "unsampled.h"
@@ -83,8 +84,8 @@ static struct {
 	int off_log;         /* profiling is off, process.log still open */
 	int warned_counters; /* a thread's own events could not be opened (once) */
 	pp_unwlib_backtrace_fn backtrace; /* libunwind's, once loaded */
-	int mode;            /* PPF_MODE_SIGTRAP or PPF_MODE_SIGNAL; its signal
-				is pp_hooks_signal() */
+	int mode;            /* PPF_MODE_SIGTRAP or PPF_MODE_SIGNAL (its
+				signal: sigsafe/sampsig.h) */
 	int starting;        /* in the constructor (not a fork child) */
 	uint64_t samples;    /* atomic: of threads whose logs are finished */
 	uint64_t lost;
@@ -195,7 +196,7 @@ static void pp_init_write_process(uint32_t mode)
 	rec.start_realtime_ns = (uint64_t)rt.tv_sec * 1000000000ull +
 				(uint64_t)rt.tv_nsec;
 	rec.mode = mode;
-	rec.signal = mode == PPF_MODE_OFF ? 0 : (uint32_t)pp_hooks_signal();
+	rec.signal = mode == PPF_MODE_OFF ? 0 : (uint32_t)pp_sampsig_number_sigsafe();
 	rec.exe_len = (uint32_t)strlen(exe) + 1;
 	rec.cmdline_len = cmdline ? cmdline_len : 0;
 	pp_proclog_append_var(&rec, sizeof(rec), exe, rec.exe_len, cmdline,
@@ -932,8 +933,8 @@ static int pp_init_signal_free(int sig)
  */
 static int pp_init_choose_signal(int tracer)
 {
-	if (pp_st.cfg.signo)
-		return pp_st.cfg.signo;
+	if (pp_st.cfg.signal)
+		return pp_st.cfg.signal;
 	if (tracer && pp_init_signal_free(SIGPROF))
 		return SIGPROF;
 	for (int sig = SIGRTMAX; sig >= SIGRTMIN; sig--)
@@ -962,11 +963,11 @@ static int pp_init_choose_mode(int tracer)
 	    (req == PPF_MODE_REQUEST_AUTO && !tracer &&
 	     pp_events_probe_sigtrap() != -EINVAL)) {
 		pp_st.mode = PPF_MODE_SIGTRAP;
-		pp_hooks_set_signal(SIGTRAP);
+		pp_sampsig_set_sigsafe(SIGTRAP);
 		return 0;
 	}
 	pp_st.mode = PPF_MODE_SIGNAL;
-	pp_hooks_set_signal(pp_init_choose_signal(tracer));
+	pp_sampsig_set_sigsafe(pp_init_choose_signal(tracer));
 	return 0;
 }
 
@@ -1146,11 +1147,10 @@ static int pp_init_start_events(struct pp_thread *main_thread)
 	if (err) {
 		pp_init_warn("cannot install the handler of signal %d: %s; "
 			     "profiling is off, the program runs unprofiled",
-			     pp_hooks_signal(), strerror(-err));
+			     pp_sampsig_number_sigsafe(), strerror(-err));
 		goto out_off;
 	}
-	err = pp_events_open(&pp_st.events, &pp_st.cfg, pp_st.mode,
-			     pp_hooks_signal(), self, lines);
+	err = pp_events_open(&pp_st.events, &pp_st.cfg, pp_st.mode, self, lines);
 	pp_init_event_lines(lines, err);
 	if (!err)
 		return 0;
@@ -1197,7 +1197,6 @@ static void pp_init_start_profiling(void)
 {
 	struct pp_sampler_config scfg = {
 		.mode = pp_st.mode,
-		.signo = pp_hooks_signal(),
 		.nevents = pp_st.cfg.nevents,
 		.max_frames = pp_st.cfg.max_frames,
 		.backtrace = pp_st.backtrace,

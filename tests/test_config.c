@@ -336,15 +336,15 @@ Test(config, signal_mode_and_its_signal)
 	cr_assert_eq(parse("[profile]\nmode = signal\nsignal = SIGPROF\n"), 0,
 		     "%s", all_errors());
 	cr_assert_eq(cfg.mode_request, PPF_MODE_REQUEST_SIGNAL);
-	cr_assert_eq(cfg.signo, SIGPROF);
+	cr_assert_eq(cfg.signal, SIGPROF);
 	cr_assert_eq(parse("[profile]\nsignal = rtmax-3\n"), 0, "%s", all_errors());
-	cr_assert_eq(cfg.signo, SIGRTMAX - 3);
+	cr_assert_eq(cfg.signal, SIGRTMAX - 3);
 	cr_assert_eq(parse("[profile]\nsignal = SIGRTMIN\n"), 0, "%s", all_errors());
-	cr_assert_eq(cfg.signo, SIGRTMIN);
+	cr_assert_eq(cfg.signal, SIGRTMIN);
 	cr_assert_eq(parse("[profile]\nsignal = 12\n"), 0, "%s", all_errors());
-	cr_assert_eq(cfg.signo, SIGUSR2);
+	cr_assert_eq(cfg.signal, SIGUSR2);
 	cr_assert_eq(parse("[profile]\nsignal = auto\n"), 0, "%s", all_errors());
-	cr_assert_eq(cfg.signo, 0);
+	cr_assert_eq(cfg.signal, 0);
 	expect_error("[profile]\nsignal = SIGSEGV\n", 2, "signal = 'SIGSEGV'",
 		     "SIGRTMIN+N");
 	expect_error("[profile]\nsignal = 9\n", 2, "signal = '9'", NULL);

@@ -18,6 +18,7 @@
 #include "events.h"
 #include "fd.h"
 #include "pprof/format.h"
+#include "sampsig.h"
 #include "threads.h"
 
 #ifndef TRAP_PERF
@@ -36,8 +37,8 @@
 
 static struct pp_sampler_config pp_sampler_cfg;
 /*
- * The app's action for SIGTRAP: two copies and an index, so the handler
- * never reads a copy that is being written.
+ * The app's action for the sampling signal: two copies and an index, so
+ * the handler never reads a copy that is being written.
  */
 static struct sigaction pp_sampler_app[2];
 static int pp_sampler_app_cur;
@@ -202,7 +203,7 @@ static int pp_sampler_is_ours_sigsafe(int sig, const siginfo_t *si,
 	if (!si)
 		return 0;
 	if (pp_sampler_cfg.mode == PPF_MODE_SIGNAL) {
-		if (sig != pp_sampler_cfg.signo ||
+		if (sig != pp_sampsig_number_sigsafe() ||
 		    (si->si_code != POLL_IN && si->si_code != POLL_HUP))
 			return 0;
 		tag = pp_fd_tag_of_sigsafe(si->si_fd, rb);
@@ -240,29 +241,30 @@ static void pp_sampler_throttled_sigsafe(struct pp_thread *t, unsigned event)
  * period, the queue would grow until the kernel's limit (RLIMIT_SIGPENDING,
  * shared by all of the user's processes), where it sends SIGIO instead,
  * which kills a program that does not handle it. The queued ones are taken
- * off here (our signal is blocked in the handler), their records consumed,
- * and counted as throttled: overflows that came while a sample was being
- * taken. A signal that is not ours (the program's own, on the same
- * signal) goes to the program's action. Bounded; stops at the first empty
- * poll.
+ * off here (the sampling signal is blocked in the handler), their records
+ * consumed, and counted as throttled: overflows that came while a sample
+ * was being taken. A signal that is not ours (the program's own, on the
+ * same signal) goes to the program's action. Bounded; stops at the first
+ * empty poll.
  */
 static void pp_sampler_drain_sigsafe(struct pp_thread *t, void *uc)
 {
-	struct { unsigned long bits[1]; } set = { { 0 } };
+	int sig = pp_sampsig_number_sigsafe();
 	struct timespec zero = { 0, 0 };
 	siginfo_t si;
+	sigset_t set;
 
-	set.bits[0] = 1ul << (pp_sampler_cfg.signo - 1);
+	pp_sampsig_mask_sigsafe(&set);
 	for (int i = 0; i < PP_SAMPLER_DRAIN_MAX; i++) {
 		unsigned event;
 		void *rb;
 		int more;
 
-		if (syscall(SYS_rt_sigtimedwait, &set, &si, &zero, sizeof(set)) !=
-		    pp_sampler_cfg.signo)
+		if (syscall(SYS_rt_sigtimedwait, &set, &si, &zero,
+			    PP_SAMPSIG_KERNEL_SET_SIZE) != sig)
 			return;
-		if (!pp_sampler_is_ours_sigsafe(pp_sampler_cfg.signo, &si, &event, &rb)) {
-			pp_sampler_forward_sigsafe(pp_sampler_cfg.signo, &si, uc);
+		if (!pp_sampler_is_ours_sigsafe(sig, &si, &event, &rb)) {
+			pp_sampler_forward_sigsafe(sig, &si, uc);
 			continue;
 		}
 		pp_sampler_rb_late_sigsafe(rb, 0, &more);
@@ -395,23 +397,22 @@ static struct pp_thread *pp_sampler_adopt_sigsafe(int tid)
  */
 void pp_sampler_take_pending_sigsafe(void)
 {
-	struct { unsigned long bits[1]; } set = { { 0 } };
 	struct timespec zero = { 0, 0 };
 	const struct sigaction *a = &pp_sampler_app[__atomic_load_n(&pp_sampler_app_cur,
 								    __ATOMIC_ACQUIRE)];
-	int sig = pp_sampler_cfg.signo, tid = pp_threads_gettid_sigsafe(), nkeep = 0;
+	int sig = pp_sampsig_number_sigsafe(), tid = pp_threads_gettid_sigsafe(), nkeep = 0;
 	struct pp_thread *t = pp_threads_find_sigsafe(tid);
 	siginfo_t si, keep[PP_SAMPLER_KEEP];
+	sigset_t set;
 
-	if (sig <= 0)
-		return;
-	set.bits[0] = 1ul << (sig - 1);
+	pp_sampsig_mask_sigsafe(&set);
 	for (int i = 0; i < 64; i++) {
 		unsigned event;
 		void *rb;
 		int more;
 
-		if (syscall(SYS_rt_sigtimedwait, &set, &si, &zero, sizeof(set)) != sig)
+		if (syscall(SYS_rt_sigtimedwait, &set, &si, &zero,
+			    PP_SAMPSIG_KERNEL_SET_SIZE) != sig)
 			break;
 		if (pp_sampler_is_ours_sigsafe(sig, &si, &event, &rb)) {
 			if (pp_sampler_cfg.mode == PPF_MODE_SIGNAL)

@@ -14,7 +14,6 @@
 
 struct pp_sampler_config {
 	int mode;            /* PPF_MODE_SIGTRAP or PPF_MODE_SIGNAL */
-	int signo;           /* the signal mode's signal */
 	unsigned nevents;    /* event indexes below this are ours */
 	unsigned max_frames; /* 1..PPF_MAX_FRAMES */
 	struct pp_thread_dir dir; /* for the logs of threads adopted here */
@@ -24,7 +23,7 @@ struct pp_sampler_config {
 /* Sets what the handler accepts; call before any event is enabled. */
 void pp_sampler_configure(const struct pp_sampler_config *cfg);
 
-/* The sampling signal's handler (sa_sigaction). Runs in signal context. */
+/* The sampling signal's handler (sa_sigaction; sampsig.h). Runs in signal context. */
 void pp_sampler_handle_sigsafe(int sig, siginfo_t *si, void *uc);
 
 /*
@@ -48,7 +47,7 @@ void pp_sampler_take_pending_sigsafe(void);
 uint64_t pp_sampler_unowned_lost(void);
 
 /*
- * The app's own action for our signal, which the handler runs for signals
+ * The app's own action for the sampling signal, which the handler runs for signals
  * that are not ours. The caller (the sigaction hook) serialises setters.
  */
 void pp_sampler_app_action_get(struct sigaction *out);
