@@ -1,4 +1,4 @@
-/* The module map, from dl_iterate_phdr (outside signal context only). */
+/* The module map, from glibc's dl_iterate_phdr (outside signal context only). */
 #include "maps.h"
 
 #include <dlfcn.h>
@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <link.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -271,6 +272,19 @@ static void pp_maps_sweep(struct pp_maps_scan_ctx *ctx)
 	pp_maps_n = keep;
 }
 
+/*
+ * Makes snap the handler's snapshot and frees the one it replaces, once no
+ * handler reads it (they read for microseconds).
+ */
+static void pp_maps_publish(struct pp_dlsnap *snap)
+{
+	struct pp_dlsnap *old = pp_dlsnap_swap_sigsafe(snap);
+
+	while (pp_dlsnap_readers_sigsafe())
+		sched_yield();
+	free(old);
+}
+
 static pp_maps_iterate_fn pp_maps_real(void)
 {
 	pp_maps_iterate_fn fn = __atomic_load_n(&pp_maps_real_iterate,
@@ -295,7 +309,7 @@ int pp_maps_scan(uint64_t now_ns)
 	pp_maps_real()(pp_maps_visit, &ctx);
 	pp_maps_sweep(&ctx);
 	if (ctx.snap && !ctx.err)
-		free(pp_dlsnap_publish(ctx.snap));
+		pp_maps_publish(ctx.snap);
 	else
 		free(ctx.snap);
 	pthread_mutex_unlock(&pp_maps_mutex);
@@ -303,17 +317,8 @@ int pp_maps_scan(uint64_t now_ns)
 	return ctx.err;
 }
 
-/*
- * Interposed for libunwind, which calls it on every cache miss: inside our
- * signal handler it walks the snapshot (lock-free: this path runs in signal
- * context and calls only pp_dlsnap_iterate_sigsafe); everywhere else it is
- * glibc's.
- */
-__attribute__((visibility("default")))
-int dl_iterate_phdr(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data)
+int pp_maps_glibc_iterate(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data)
 {
-	if (pp_dlsnap_in_handler_sigsafe())
-		return pp_dlsnap_iterate_sigsafe(cb, data);
 	return pp_maps_real()(cb, data);
 }
 

@@ -1,12 +1,13 @@
 /*
- * dlsnap: a copy of the loaded-object list for the signal handler. libunwind
- * calls dl_iterate_phdr on every cache miss, and glibc's takes the loader's
- * lock: a sample that lands while its thread holds that lock (inside
- * dl_iterate_phdr, dlopen, dlclose) deadlocks. The preload exports its own
- * dl_iterate_phdr (maps.c) which, inside our handler, walks this snapshot
- * without any lock. The snapshot is refreshed by the module-map scans, all of
- * which happen while pp_sampler_dl_enter_sigsafe() holds samples to the
- * leaf, so a snapshot is never used while it could be stale.
+ * dlsnap: a copy of the loaded-object list for the signal handler, and the
+ * dl_iterate_phdr the preload exports. libunwind calls dl_iterate_phdr on
+ * every cache miss, and glibc's takes the loader's lock: a sample that lands
+ * while its thread holds that lock (inside dl_iterate_phdr, dlopen,
+ * dlclose) deadlocks. Ours, inside our handler, walks this snapshot without
+ * any lock; everywhere else it is glibc's (maps.h). The snapshot is
+ * refreshed by the module-map scans (maps.c), all of which happen while
+ * pp_sampler_dl_enter_sigsafe() holds samples to the leaf, so a snapshot is
+ * never used while it could be stale.
  */
 #ifndef PP_DLSNAP_H
 #define PP_DLSNAP_H
@@ -34,9 +35,13 @@ int pp_dlsnap_iterate_sigsafe(int (*cb)(struct dl_phdr_info *, size_t, void *),
 			      void *data);
 
 /*
- * Publishes snap (allocated by the caller) and returns the previous one once
- * no handler reads it any more, for the caller to free; NULL if none.
+ * Async-signal-safe. Makes snap (allocated by the caller) the snapshot and
+ * returns the previous one (NULL if none), which handlers may still be
+ * reading: free it once pp_dlsnap_readers_sigsafe() has come down to 0.
  */
-struct pp_dlsnap *pp_dlsnap_publish(struct pp_dlsnap *snap);
+struct pp_dlsnap *pp_dlsnap_swap_sigsafe(struct pp_dlsnap *snap);
+
+/* Runs in signal context. How many handlers are walking a snapshot now. */
+int pp_dlsnap_readers_sigsafe(void);
 
 #endif
