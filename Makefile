@@ -242,15 +242,26 @@ tests-build: all $(OUT)/tests/run-tests $(WORKLOADS) $(WORKLOAD_LIBS) $(TOOLS)/g
 # Every function that runs in the signal handler is in preload/sigsafe/, and
 # may call only the folder's own functions and what
 # preload/sigsafe/sigsafe.allow lists (async-signal-safe libc, raw syscalls,
-# libunwind's local unwinding). nm -u shows what the objects import.
+# libunwind's local unwinding). nm -u shows what the objects import. Every
+# function the folder defines says so in its name, _sigsafe, but for the
+# libc names it interposes (libpprof.map); nm shows those the compiler kept
+# (.part, .cold, ... copies under their function's name).
 check-sigsafe: $(SIGSAFE_OBJS)
 	@bad=$$(comm -23 <(nm -u $(SIGSAFE_OBJS) | awk 'NF==2 {print $$2}' | \
 		sed 's/@.*//' | sort -u) \
 		<( (nm --defined-only $(SIGSAFE_OBJS) | awk 'NF==3 {print $$3}'; \
 		grep -v '^#' preload/sigsafe/sigsafe.allow) | sort -u)); \
 	if [ -n "$$bad" ]; then \
-		echo "check-sigsafe: not on preload/sigsafe/sigsafe.allow:" $$bad >&2; exit 1; \
-	else echo "check-sigsafe: preload/sigsafe/ imports only allowed symbols"; fi
+		echo "check-sigsafe: not on preload/sigsafe/sigsafe.allow:" $$bad >&2; exit 1; fi; \
+	bad=$$(comm -23 <(nm --defined-only $(SIGSAFE_OBJS) | \
+		awk 'NF==3 && $$2 ~ /^[TtWw]$$/ {sub(/\..*/, "", $$3); print $$3}' | \
+		grep -v '_sigsafe$$' | sort -u) \
+		<(sed -n 's/^[[:space:]]*\([A-Za-z_][A-Za-z_0-9]*\);.*/\1/p' \
+		preload/libpprof.map | sort -u)); \
+	if [ -n "$$bad" ]; then \
+		echo "check-sigsafe: functions in preload/sigsafe/ without the _sigsafe suffix:" \
+			$$bad >&2; exit 1; fi; \
+	echo "check-sigsafe: preload/sigsafe/ imports only allowed symbols, and names its functions _sigsafe"
 check-sigsafe: SHELL := /bin/bash
 
 deps:

@@ -194,7 +194,7 @@ int pp_hooks_install_handler(void)
 		return -errno;
 	}
 	if (!pp_hooks_handler_owned) {
-		pp_sampler_app_action_set(&old);
+		pp_sampler_app_action_set_sigsafe(&old);
 		__atomic_store_n(&pp_hooks_handler_owned, 1, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&pp_hooks_app_action_mutex);
@@ -207,7 +207,7 @@ void pp_hooks_uninstall_handler(void)
 	if (pp_hooks_handler_owned) {
 		struct sigaction app;
 
-		pp_sampler_app_action_get(&app);
+		pp_sampler_app_action_get_sigsafe(&app);
 		pp_real.sigaction(pp_sampsig_number_sigsafe(), &app, NULL);
 		__atomic_store_n(&pp_hooks_handler_owned, 0, __ATOMIC_RELEASE);
 	}
@@ -220,9 +220,9 @@ static int pp_hooks_app_action(const struct sigaction *act, struct sigaction *ol
 	struct sigaction prev;
 
 	pthread_mutex_lock(&pp_hooks_app_action_mutex);
-	pp_sampler_app_action_get(&prev);
+	pp_sampler_app_action_get_sigsafe(&prev);
 	if (act)
-		pp_sampler_app_action_set(act);
+		pp_sampler_app_action_set_sigsafe(act);
 	pthread_mutex_unlock(&pp_hooks_app_action_mutex);
 	if (old)
 		*old = prev;

@@ -123,10 +123,10 @@ static void pp_init_full_line(void)
 	char what[PATH_MAX + 64];
 
 	snprintf(what, sizeof(what), "cannot write more to the logs in %s", pp_st.dir);
-	pp_logfile_set_full_line(what, "the program runs on, unprofiled in the threads "
-				 "whose logs are full or cannot be made (`pprof-analyze "
-				 "threads` shows which logs stopped early; their later "
-				 "samples are counted as lost)");
+	pp_logfile_set_full_line_sigsafe(what, "the program runs on, unprofiled in the threads "
+					 "whose logs are full or cannot be made (`pprof-analyze "
+					 "threads` shows which logs stopped early; their later "
+					 "samples are counted as lost)");
 }
 
 /*
@@ -797,7 +797,7 @@ static void pp_init_close_proclog(void)
 	rec.end_ns = pp_init_now_ns();
 	rec.samples = __atomic_load_n(&pp_st.samples, __ATOMIC_RELAXED);
 	rec.lost = __atomic_load_n(&pp_st.lost, __ATOMIC_RELAXED) +
-		   pp_sampler_unowned_lost();
+		   pp_sampler_unowned_lost_sigsafe();
 	rec.throttled = __atomic_load_n(&pp_st.throttled, __ATOMIC_RELAXED);
 	rec.how = pp_st.exit_how;
 	rec.status = pp_st.exit_how != PPF_EXIT_UNKNOWN ? pp_st.exit_status : 0;
@@ -1204,7 +1204,7 @@ static void pp_init_start_profiling(void)
 	};
 	struct pp_thread *main_thread, *slot;
 
-	pp_sampler_configure(&scfg);
+	pp_sampler_configure_sigsafe(&scfg);
 	pp_unsampled_start(pp_st.dir);
 	main_thread = pp_init_thread_setup(1, &slot);
 	if (pp_init_start_events(main_thread) != 0) {
@@ -1239,10 +1239,10 @@ static void pp_init_start_profiling(void)
 static void pp_init_start_process(void)
 {
 	pp_st.pid = getpid();
-	pp_share_reset();
+	pp_share_reset_sigsafe();
 	pp_init_log_window();
 	/* A fork child's: the parent's line names the parent's directory. */
-	pp_logfile_set_full_line(NULL, NULL);
+	pp_logfile_set_full_line_sigsafe(NULL, NULL);
 	if (pp_init_open_output() != 0) {
 		pp_init_strict_stop();
 		return;

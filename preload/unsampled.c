@@ -110,7 +110,7 @@ static void pp_unsampled_say(int tid, uint32_t what, int err, const struct pp_sh
 		break;
 	case PPF_UNSAMPLED_LOG:
 		/* The full disk's own line said it (logfile.h). */
-		if ((err == ENOSPC || err == EDQUOT || err == EFBIG) && pp_logfile_full_said())
+		if ((err == ENOSPC || err == EDQUOT || err == EFBIG) && pp_logfile_full_said_sigsafe())
 			break;
 		pp_warn("thread %d runs unsampled: cannot create %s/thread-%d.log: %s%s%s",
 			tid, pp_unsampled.dir ? pp_unsampled.dir : ".", tid,

@@ -271,7 +271,7 @@ Test(logfile, full_log_still_takes_its_closing_records)
 	snprintf(path, sizeof(path), "%s/stderr", logfile_dir);
 	errfd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
 	cr_assert(saved_err >= 0 && errfd >= 0 && dup2(errfd, STDERR_FILENO) == STDERR_FILENO);
-	pp_logfile_set_full_line("cannot write more to the logs in DIR", "THEN");
+	pp_logfile_set_full_line_sigsafe("cannot write more to the logs in DIR", "THEN");
 	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
 	cr_assert_eq(pp_logfile_create_sigsafe(&log, logfile_dirfd, "thread-101.log",
 					       PPF_FILE_THREAD), 0);

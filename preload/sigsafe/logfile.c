@@ -72,7 +72,8 @@ static void pp_logfile_cat_sigsafe(char *buf, size_t size, size_t *at, const cha
 	buf[*at] = '\0';
 }
 
-void pp_logfile_set_full_line(const char *what, const char *then)
+/* Async-signal-safe. */
+void pp_logfile_set_full_line_sigsafe(const char *what, const char *then)
 {
 	size_t at = 0;
 
@@ -84,7 +85,8 @@ void pp_logfile_set_full_line(const char *what, const char *then)
 	__atomic_store_n(&pp_logfile_said, 0, __ATOMIC_RELEASE);
 }
 
-int pp_logfile_full_said(void)
+/* Runs in signal context. */
+int pp_logfile_full_said_sigsafe(void)
 {
 	return __atomic_load_n(&pp_logfile_said, __ATOMIC_ACQUIRE);
 }

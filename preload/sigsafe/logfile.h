@@ -106,16 +106,16 @@ int pp_logfile_append_sigsafe(struct pp_logfile *log, const void *rec, uint32_t 
 void pp_logfile_closing_sigsafe(struct pp_logfile *log);
 
 /*
- * Sets the line said when a log first fills in this process: "libpprof:
- * <what>: <reason>; <then>" (copied; each at most 511 bytes), and that it
- * has not been said. what NULL: nothing is said (until it is set). Called
- * outside signal context, while no log of the process is being written
- * (at its start, and in a fork child, which says it again).
+ * Async-signal-safe. Sets the line said when a log first fills in this
+ * process: "libpprof: <what>: <reason>; <then>" (copied; each at most 511
+ * bytes), and that it has not been said. what NULL: nothing is said (until
+ * it is set). Called while no log of the process is being written (at its
+ * start, and in a fork child, which says it again).
  */
-void pp_logfile_set_full_line(const char *what, const char *then);
+void pp_logfile_set_full_line_sigsafe(const char *what, const char *then);
 
-/* Whether a log of this process has filled (and the line was said). */
-int pp_logfile_full_said(void);
+/* Runs in signal context. Whether a log of this process has filled (and the line was said). */
+int pp_logfile_full_said_sigsafe(void);
 
 /*
  * Unmaps and closes. The file ends in zeros after the last record, less

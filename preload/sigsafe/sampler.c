@@ -55,12 +55,14 @@ struct pp_perf_siginfo {
 	uint32_t flags;
 };
 
-static const struct pp_perf_siginfo *pp_sampler_perf_info(const siginfo_t *si)
+/* Runs in signal context. */
+static const struct pp_perf_siginfo *pp_sampler_perf_info_sigsafe(const siginfo_t *si)
 {
 	return (const void *)((const char *)&si->si_addr + sizeof(void *));
 }
 
-void pp_sampler_configure(const struct pp_sampler_config *cfg)
+/* Async-signal-safe. */
+void pp_sampler_configure_sigsafe(const struct pp_sampler_config *cfg)
 {
 	pp_sampler_cfg = *cfg;
 }
@@ -77,18 +79,21 @@ void pp_sampler_dl_leave_sigsafe(void)
 	__atomic_sub_fetch(&pp_sampler_in_dl, 1, __ATOMIC_ACQ_REL);
 }
 
-uint64_t pp_sampler_unowned_lost(void)
+/* Runs in signal context. */
+uint64_t pp_sampler_unowned_lost_sigsafe(void)
 {
 	return __atomic_load_n(&pp_sampler_unowned, __ATOMIC_RELAXED);
 }
 
-void pp_sampler_app_action_get(struct sigaction *out)
+/* Runs in signal context. */
+void pp_sampler_app_action_get_sigsafe(struct sigaction *out)
 {
 	*out = pp_sampler_app[__atomic_load_n(&pp_sampler_app_cur,
 					      __ATOMIC_ACQUIRE)];
 }
 
-void pp_sampler_app_action_set(const struct sigaction *act)
+/* Runs in signal context. */
+void pp_sampler_app_action_set_sigsafe(const struct sigaction *act)
 {
 	int next = !__atomic_load_n(&pp_sampler_app_cur, __ATOMIC_ACQUIRE);
 
@@ -212,7 +217,7 @@ static int pp_sampler_is_ours_sigsafe(int sig, const siginfo_t *si,
 	}
 	if (si->si_code != TRAP_PERF)
 		return 0;
-	p = pp_sampler_perf_info(si);
+	p = pp_sampler_perf_info_sigsafe(si);
 	if ((p->data & PP_EVENTS_SIGDATA_MASK) != PP_EVENTS_SIGDATA_TAG)
 		return 0;
 	*event = (unsigned)(p->data & ~PP_EVENTS_SIGDATA_MASK);
@@ -490,7 +495,7 @@ void pp_sampler_handle_sigsafe(int sig, siginfo_t *si, void *uc)
 		late = pp_sampler_rb_late_sigsafe(rb, (uint64_t)((ucontext_t *)uc)->
 						  uc_mcontext.gregs[REG_RIP], &more);
 	else
-		late = !!(pp_sampler_perf_info(si)->flags & PP_TRAP_PERF_FLAG_ASYNC);
+		late = !!(pp_sampler_perf_info_sigsafe(si)->flags & PP_TRAP_PERF_FLAG_ASYNC);
 	tid = pp_threads_gettid_sigsafe();
 	t = pp_threads_find_sigsafe(tid);
 	if (!t) {

@@ -20,8 +20,8 @@ struct pp_sampler_config {
 	pp_unwlib_backtrace_fn backtrace; /* libunwind's unw_backtrace */
 };
 
-/* Sets what the handler accepts; call before any event is enabled. */
-void pp_sampler_configure(const struct pp_sampler_config *cfg);
+/* Async-signal-safe. Sets what the handler accepts; call before any event is enabled. */
+void pp_sampler_configure_sigsafe(const struct pp_sampler_config *cfg);
 
 /* The sampling signal's handler (sa_sigaction; sampsig.h). Runs in signal context. */
 void pp_sampler_handle_sigsafe(int sig, siginfo_t *si, void *uc);
@@ -43,14 +43,18 @@ void pp_sampler_dl_leave_sigsafe(void);
  */
 void pp_sampler_take_pending_sigsafe(void);
 
-/* Samples dropped for threads that have no slot (not counted per thread). */
-uint64_t pp_sampler_unowned_lost(void);
+/*
+ * Runs in signal context. Samples dropped for threads that have no slot (not
+ * counted per thread).
+ */
+uint64_t pp_sampler_unowned_lost_sigsafe(void);
 
 /*
- * The app's own action for the sampling signal, which the handler runs for signals
- * that are not ours. The caller (the sigaction hook) serialises setters.
+ * Run in signal context. The app's own action for the sampling signal, which
+ * the handler runs for signals that are not ours. The caller (the sigaction
+ * hook) serialises setters.
  */
-void pp_sampler_app_action_get(struct sigaction *out);
-void pp_sampler_app_action_set(const struct sigaction *act);
+void pp_sampler_app_action_get_sigsafe(struct sigaction *out);
+void pp_sampler_app_action_set_sigsafe(const struct sigaction *act);
 
 #endif

@@ -40,7 +40,7 @@ static uint64_t pp_threads_index[PP_THREADS_MAX];
 static unsigned pp_threads_top;
 
 /* Runs in signal context. Slot i, or NULL when its chunk is not mapped yet. */
-static struct pp_thread *pp_threads_at(unsigned i)
+static struct pp_thread *pp_threads_at_sigsafe(unsigned i)
 {
 	struct pp_thread *chunk = __atomic_load_n(&pp_threads_chunks[i / PP_THREADS_CHUNK],
 						  __ATOMIC_ACQUIRE);
@@ -53,7 +53,7 @@ static struct pp_thread *pp_threads_at(unsigned i)
  * at the same time: one mapping wins, the other goes). Returns slot i, or
  * NULL with errno set when there is no memory for it.
  */
-static struct pp_thread *pp_threads_map_chunk(unsigned i)
+static struct pp_thread *pp_threads_map_chunk_sigsafe(unsigned i)
 {
 	size_t len = PP_THREADS_CHUNK * sizeof(struct pp_thread);
 	struct pp_thread *mine = mmap(NULL, len, PROT_READ | PROT_WRITE,
@@ -64,10 +64,11 @@ static struct pp_thread *pp_threads_map_chunk(unsigned i)
 	if (!__atomic_compare_exchange_n(&pp_threads_chunks[i / PP_THREADS_CHUNK], &none, mine,
 					 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		munmap(mine, len);
-	return pp_threads_at(i);
+	return pp_threads_at_sigsafe(i);
 }
 
-static unsigned pp_threads_hash(int tid)
+/* Runs in signal context. The tid's first place in the index. */
+static unsigned pp_threads_hash_sigsafe(int tid)
 {
 	return ((unsigned)tid * 2654435761u) % PP_THREADS_MAX;
 }
@@ -81,7 +82,7 @@ int pp_threads_gettid_sigsafe(void)
 /* Runs in signal context. */
 struct pp_thread *pp_threads_find_sigsafe(int tid)
 {
-	unsigned h = pp_threads_hash(tid);
+	unsigned h = pp_threads_hash_sigsafe(tid);
 
 	for (unsigned i = 0; i < PP_THREADS_MAX; i++) {
 		uint64_t e = __atomic_load_n(&pp_threads_index[(h + i) % PP_THREADS_MAX],
@@ -93,7 +94,7 @@ struct pp_thread *pp_threads_find_sigsafe(int tid)
 		if ((int)(uint32_t)e != tid)
 			continue;
 		/* A stale entry names a slot that was released (and maybe reused). */
-		t = pp_threads_at((unsigned)(e >> 32));
+		t = pp_threads_at_sigsafe((unsigned)(e >> 32));
 		if (__atomic_load_n(&t->tid, __ATOMIC_ACQUIRE) == tid)
 			return t;
 	}
@@ -101,7 +102,7 @@ struct pp_thread *pp_threads_find_sigsafe(int tid)
 }
 
 /* Runs in signal context. */
-static void pp_threads_raise_top(unsigned n)
+static void pp_threads_raise_top_sigsafe(unsigned n)
 {
 	unsigned top = __atomic_load_n(&pp_threads_top, __ATOMIC_RELAXED);
 
@@ -115,13 +116,13 @@ static void pp_threads_raise_top(unsigned n)
  * Runs in signal context. Takes the lowest free slot for tid, busy; NULL
  * with errno ENOSPC when the table is full, or ENOMEM.
  */
-static struct pp_thread *pp_threads_take_slot(int tid)
+static struct pp_thread *pp_threads_take_slot_sigsafe(int tid)
 {
 	for (unsigned i = 0; i < PP_THREADS_MAX; i++) {
-		struct pp_thread *t = pp_threads_at(i);
+		struct pp_thread *t = pp_threads_at_sigsafe(i);
 		int owner;
 
-		if (!t && !(t = pp_threads_map_chunk(i)))
+		if (!t && !(t = pp_threads_map_chunk_sigsafe(i)))
 			return NULL;
 		owner = __atomic_load_n(&t->tid, __ATOMIC_ACQUIRE);
 
@@ -154,7 +155,7 @@ static struct pp_thread *pp_threads_take_slot(int tid)
 			t->charge.bytes = 0;
 			t->charge.fds = 0;
 			t->slot = i;
-			pp_threads_raise_top(i + 1);
+			pp_threads_raise_top_sigsafe(i + 1);
 			return t;
 		}
 	}
@@ -165,8 +166,8 @@ static struct pp_thread *pp_threads_take_slot(int tid)
 /* Runs in signal context. */
 struct pp_thread *pp_threads_claim_sigsafe(int tid)
 {
-	struct pp_thread *t = pp_threads_take_slot(tid);
-	unsigned h = pp_threads_hash(tid);
+	struct pp_thread *t = pp_threads_take_slot_sigsafe(tid);
+	unsigned h = pp_threads_hash_sigsafe(tid);
 
 	if (!t)
 		return NULL;
@@ -216,7 +217,7 @@ void pp_threads_each_sigsafe(void (*fn)(struct pp_thread *t, void *arg),
 	unsigned top = __atomic_load_n(&pp_threads_top, __ATOMIC_ACQUIRE);
 
 	for (unsigned i = 0; i < top; i++) {
-		struct pp_thread *t = pp_threads_at(i);
+		struct pp_thread *t = pp_threads_at_sigsafe(i);
 
 		if (t && __atomic_load_n(&t->tid, __ATOMIC_ACQUIRE) > 0)
 			fn(t, arg);
@@ -238,7 +239,7 @@ int pp_threads_tcb_shared_sigsafe(uintptr_t tcb, int tid)
 	unsigned top = __atomic_load_n(&pp_threads_top, __ATOMIC_ACQUIRE);
 
 	for (unsigned i = 0; i < top; i++) {
-		struct pp_thread *t = pp_threads_at(i);
+		struct pp_thread *t = pp_threads_at_sigsafe(i);
 		int owner = t ? __atomic_load_n(&t->tid, __ATOMIC_ACQUIRE) : 0;
 
 		if (owner > 0 && owner != tid && t->tcb == tcb)
