@@ -812,15 +812,6 @@ void pp_config_release(struct pp_config *cfg)
 	cfg->text = NULL;
 }
 
-unsigned pp_config_nsampling(const struct pp_config *cfg)
-{
-	unsigned n = 0;
-
-	for (unsigned i = 0; i < cfg->nevents; i++)
-		n += !cfg->events[i].count_only;
-	return n;
-}
-
 /* One problem that is not on a line of the text (the file, the environment). */
 __attribute__((format(printf, 2, 3)))
 static void pp_config_fail(struct pp_config_errors *errs, const char *fmt, ...)

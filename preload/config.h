@@ -91,7 +91,4 @@ void pp_config_release(struct pp_config *cfg);
  */
 int pp_config_signal_number(const char *text);
 
-/* Number of sampling events (those that are not count_only). */
-unsigned pp_config_nsampling(const struct pp_config *cfg);
-
 #endif

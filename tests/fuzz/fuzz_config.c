@@ -38,7 +38,6 @@ static void fz_check_config(const struct pp_config *cfg, const char *text)
 {
 	FZ_CHECK(cfg->nevents >= 1 && cfg->nevents <= PP_CONFIG_MAX_EVENTS, "%u events",
 		 cfg->nevents);
-	FZ_CHECK(pp_config_nsampling(cfg) <= cfg->nevents, "sampling events");
 	for (unsigned i = 0; i < cfg->nevents; i++)
 		fz_check_event(&cfg->events[i], i);
 	FZ_CHECK(cfg->max_frames >= 1 && cfg->max_frames <= PPF_MAX_FRAMES, "max_frames %u",
