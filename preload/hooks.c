@@ -15,6 +15,7 @@
 #include "init.h"
 #include "maps.h"
 #include "sigsafe/fd.h"
+#include "sigsafe/records.h"
 #include "sigsafe/sampler.h"
 #include "sigsafe/sampsig.h"
 
@@ -383,7 +384,7 @@ PP_EXPORT void *dlopen(const char *file, int mode)
 	if (h && pp_init_active()) {
 		int saved = errno; /* the app sees dlopen's errno */
 
-		pp_maps_scan(pp_init_now_ns());
+		pp_maps_scan(pp_records_now_sigsafe());
 		errno = saved;
 	}
 	return h;
@@ -401,7 +402,7 @@ PP_EXPORT int dlclose(void *handle)
 	if (rc == 0 && pp_init_active()) {
 		int saved = errno;
 
-		pp_maps_scan(pp_init_now_ns());
+		pp_maps_scan(pp_records_now_sigsafe());
 		errno = saved;
 	}
 	return rc;

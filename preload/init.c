@@ -33,6 +33,8 @@
 #include "pprof/format.h"
 #include "proclog.h"
 #include "sigsafe/fd.h"
+#include "sigsafe/logfile.h"
+#include "sigsafe/records.h"
 #include "sigsafe/sampler.h"
 #include "sigsafe/sampsig.h"
 #include "sigsafe/share.h"
@@ -109,14 +111,6 @@ int pp_init_active(void)
 	       pp_st.pid == getpid();
 }
 
-uint64_t pp_init_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* The line said when a log of this process first fills (logfile.h). */
 static void pp_init_full_line(void)
 {
@@ -177,113 +171,54 @@ static char *pp_init_cmdline(uint32_t *len)
 	return buf;
 }
 
-static void pp_init_write_process(uint32_t mode)
+/*
+ * The process's first records in process.log: the process (in mode), the
+ * configuration, and each event.
+ */
+static void pp_init_write_start(uint32_t mode)
 {
-	struct ppf_process rec;
-	struct timespec rt;
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	uint32_t cmdline_len;
 	char *cmdline = pp_init_cmdline(&cmdline_len);
+	struct pp_logfile *log = pp_proclog_hold();
 
 	exe[n > 0 ? n : 0] = '\0';
-	clock_gettime(CLOCK_REALTIME, &rt);
-	memset(&rec, 0, sizeof(rec));
-	rec.h.type = PPF_REC_PROCESS;
-	rec.pid = (uint32_t)getpid();
-	rec.ppid = (uint32_t)getppid();
-	rec.start_ns = pp_init_now_ns();
-	rec.start_realtime_ns = (uint64_t)rt.tv_sec * 1000000000ull +
-				(uint64_t)rt.tv_nsec;
-	rec.mode = mode;
-	rec.signal = mode == PPF_MODE_OFF ? 0 : (uint32_t)pp_sampsig_number_sigsafe();
-	rec.exe_len = (uint32_t)strlen(exe) + 1;
-	rec.cmdline_len = cmdline ? cmdline_len : 0;
-	pp_proclog_append_var(&rec, sizeof(rec), exe, rec.exe_len, cmdline,
-			      rec.cmdline_len);
+	pp_records_process_sigsafe(log, mode, mode == PPF_MODE_OFF ? 0 :
+				   pp_sampsig_number_sigsafe(), exe, cmdline,
+				   cmdline ? cmdline_len : 0);
+	pp_records_config_sigsafe(log, &pp_st.cfg);
+	for (unsigned i = 0; i < pp_st.cfg.nevents; i++)
+		pp_records_event_sigsafe(log, i, &pp_st.cfg.events[i], pp_st.events.error[i],
+					 !!(pp_st.events.refused & (1u << i)));
+	pp_proclog_release();
 	free(cmdline);
-}
-
-static void pp_init_write_events(void)
-{
-	for (unsigned i = 0; i < pp_st.cfg.nevents; i++) {
-		const struct pp_config_event *ce = &pp_st.cfg.events[i];
-		struct ppf_event rec;
-
-		memset(&rec, 0, sizeof(rec));
-		rec.h.type = PPF_REC_EVENT;
-		rec.h.size = sizeof(rec);
-		rec.index = i;
-		rec.type = ce->type;
-		rec.config = ce->config;
-		rec.period = ce->period;
-		rec.flags = (ce->freq ? PPF_EVENT_FREQ : 0) |
-			    (ce->exclude_kernel ? PPF_EVENT_EXCLUDE_KERNEL : 0) |
-			    (ce->exclude_user ? PPF_EVENT_EXCLUDE_USER : 0) |
-			    (ce->time_ns ? PPF_EVENT_TIME_NS : 0) |
-			    (ce->count_only ? PPF_EVENT_COUNT : 0) |
-			    (pp_st.events.error[i] ? PPF_EVENT_UNAVAILABLE : 0) |
-			    (pp_st.events.refused & (1u << i) ? PPF_EVENT_MODE_REFUSED : 0);
-		rec.error = (uint32_t)pp_st.events.error[i];
-		rec.config1 = ce->config1;
-		rec.config2 = ce->config2;
-		rec.precise_ip = ce->precise_ip;
-		snprintf(rec.name, sizeof(rec.name), "%s", ce->name);
-		snprintf(rec.spec, sizeof(rec.spec), "%s", ce->spec);
-		pp_proclog_append(&rec, sizeof(rec));
-	}
-}
-
-/* The configuration in force, with its text as read. */
-static void pp_init_write_config(void)
-{
-	const struct pp_config *cfg = &pp_st.cfg;
-	const char *text = cfg->text ? cfg->text : "";
-	struct ppf_config rec;
-
-	memset(&rec, 0, sizeof(rec));
-	rec.h.type = PPF_REC_CONFIG;
-	rec.mode_request = cfg->mode_request;
-	rec.max_frames = cfg->max_frames;
-	rec.flags = (cfg->follow_exec ? PPF_CONFIG_FOLLOW_EXEC : 0) |
-		    (cfg->strict ? PPF_CONFIG_STRICT : 0) |
-		    (cfg->unavailable_off ? PPF_CONFIG_UNAVAILABLE_OFF : 0) |
-		    (cfg->from_file ? PPF_CONFIG_FROM_FILE : 0);
-	rec.source_len = (uint32_t)strlen(cfg->source) + 1;
-	rec.text_len = (uint32_t)strlen(text) + 1;
-	pp_proclog_append_var(&rec, sizeof(rec), cfg->source, rec.source_len,
-			      text, rec.text_len);
 }
 
 /* This thread's totals for each event that runs, before its END record. */
 static void pp_init_write_thread_events(struct pp_thread *t)
 {
 	for (unsigned i = 0; i < pp_st.cfg.nevents; i++) {
-		struct ppf_thread_event rec;
 		struct pp_counter_value cv;
 
 		if (pp_st.events.error[i])
 			continue;
-		memset(&rec, 0, sizeof(rec));
-		rec.h.type = PPF_REC_THREAD_EVENT;
-		rec.h.size = sizeof(rec);
-		rec.event = i;
 		if (!pp_st.cfg.events[i].count_only) {
-			rec.samples = t->ev_samples[i];
-			rec.lost = __atomic_load_n(&t->ev_lost[i], __ATOMIC_RELAXED);
-			rec.throttled = __atomic_load_n(&t->ev_throttled[i],
-							__ATOMIC_RELAXED);
-			if (pp_st.mode == PPF_MODE_SIGNAL && !(t->tev.open & (1u << i)))
-				rec.flags = PPF_THREAD_EVENT_NO_COUNTER;
-		} else if (pp_events_counter_read(&t->tev, i, &cv) == 0) {
-			rec.flags = PPF_THREAD_EVENT_COUNTED;
-			rec.value = cv.value;
-			rec.time_enabled = cv.time_enabled;
-			rec.time_running = cv.time_running;
+			struct pp_records_counts c = {
+				.samples = t->ev_samples[i],
+				.lost = __atomic_load_n(&t->ev_lost[i], __ATOMIC_RELAXED),
+				.throttled = __atomic_load_n(&t->ev_throttled[i],
+							     __ATOMIC_RELAXED),
+			};
+
+			pp_records_thread_samples_sigsafe(&t->log, i, &c,
+							  pp_st.mode == PPF_MODE_SIGNAL &&
+							  !(t->tev.open & (1u << i)));
 		} else {
-			rec.flags = PPF_THREAD_EVENT_NO_COUNTER;
+			pp_records_thread_counter_sigsafe(&t->log, i,
+							  pp_events_counter_read(&t->tev, i, &cv) == 0 ?
+							  &cv : NULL);
 		}
-		pp_logfile_append_sigsafe(&t->log, &rec, sizeof(rec));
 	}
 	pp_events_thread_close(&t->tev);
 }
@@ -409,8 +344,9 @@ static void pp_init_thread_unseen(struct pp_thread *t, uint64_t cpu_ns)
  */
 static void pp_init_thread_finish(struct pp_thread *t, int tid, int self)
 {
-	struct ppf_thread_name nrec;
-	struct ppf_thread_end erec;
+	char name[PPF_THREAD_NAME_MAX];
+	struct pp_records_counts c;
+	uint64_t now;
 
 	if (!pp_logfile_is_open_sigsafe(&t->log)) {
 		/* An unsampled thread's samples (sigtrap mode) were dropped. */
@@ -419,14 +355,11 @@ static void pp_init_thread_finish(struct pp_thread *t, int tid, int self)
 		return;
 	}
 	pp_logfile_closing_sigsafe(&t->log);
-	memset(&nrec, 0, sizeof(nrec));
-	nrec.h.type = PPF_REC_THREAD_NAME;
-	nrec.h.size = sizeof(nrec);
-	nrec.time_ns = pp_init_now_ns();
+	now = pp_records_now_sigsafe();
 	/* A thread that is gone has no name left to read: keep the first. */
-	pp_init_thread_name(tid, self, nrec.name);
-	if (nrec.name[0])
-		pp_logfile_append_sigsafe(&t->log, &nrec, sizeof(nrec));
+	pp_init_thread_name(tid, self, name);
+	if (name[0])
+		pp_records_thread_name_sigsafe(&t->log, now, name);
 	if (t->blocked_cpu_ns) {
 		uint64_t cpu = pp_init_thread_cpu_ns(tid);
 
@@ -436,18 +369,13 @@ static void pp_init_thread_finish(struct pp_thread *t, int tid, int self)
 	}
 	pp_events_thread_disable(&t->tev);
 	pp_init_write_thread_events(t);
-	memset(&erec, 0, sizeof(erec));
-	erec.h.type = PPF_REC_THREAD_END;
-	erec.h.size = sizeof(erec);
-	erec.end_ns = nrec.time_ns;
-	erec.samples = t->samples;
-	erec.lost = __atomic_load_n(&t->lost, __ATOMIC_RELAXED);
-	erec.throttled = __atomic_load_n(&t->throttled, __ATOMIC_RELAXED);
-	erec.cpu_ns = pp_init_thread_cpu_ns(tid);
-	pp_logfile_append_sigsafe(&t->log, &erec, sizeof(erec));
-	__atomic_add_fetch(&pp_st.samples, erec.samples, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&pp_st.lost, erec.lost, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&pp_st.throttled, erec.throttled, __ATOMIC_RELAXED);
+	c.samples = t->samples;
+	c.lost = __atomic_load_n(&t->lost, __ATOMIC_RELAXED);
+	c.throttled = __atomic_load_n(&t->throttled, __ATOMIC_RELAXED);
+	pp_records_thread_end_sigsafe(&t->log, now, &c, pp_init_thread_cpu_ns(tid));
+	__atomic_add_fetch(&pp_st.samples, c.samples, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&pp_st.lost, c.lost, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&pp_st.throttled, c.throttled, __ATOMIC_RELAXED);
 	pp_logfile_close_sigsafe(&t->log);
 }
 
@@ -789,19 +717,18 @@ static void pp_init_finish_other(struct pp_thread *t, void *arg)
 /* Writes the process's END record, into the room kept for it, and closes process.log. */
 static void pp_init_close_proclog(void)
 {
-	struct ppf_process_end rec;
+	struct pp_logfile *log = pp_proclog_hold();
+	struct pp_records_counts c = {
+		.samples = __atomic_load_n(&pp_st.samples, __ATOMIC_RELAXED),
+		.lost = __atomic_load_n(&pp_st.lost, __ATOMIC_RELAXED) +
+			pp_sampler_unowned_lost_sigsafe(),
+		.throttled = __atomic_load_n(&pp_st.throttled, __ATOMIC_RELAXED),
+	};
 
-	memset(&rec, 0, sizeof(rec));
-	rec.h.type = PPF_REC_PROCESS_END;
-	rec.h.size = sizeof(rec);
-	rec.end_ns = pp_init_now_ns();
-	rec.samples = __atomic_load_n(&pp_st.samples, __ATOMIC_RELAXED);
-	rec.lost = __atomic_load_n(&pp_st.lost, __ATOMIC_RELAXED) +
-		   pp_sampler_unowned_lost_sigsafe();
-	rec.throttled = __atomic_load_n(&pp_st.throttled, __ATOMIC_RELAXED);
-	rec.how = pp_st.exit_how;
-	rec.status = pp_st.exit_how != PPF_EXIT_UNKNOWN ? pp_st.exit_status : 0;
-	pp_proclog_close(&rec, sizeof(rec));
+	pp_logfile_closing_sigsafe(log);
+	pp_records_process_end_sigsafe(log, &c, pp_st.exit_how, pp_st.exit_status);
+	pp_logfile_close_sigsafe(log);
+	pp_proclog_release();
 }
 
 /* on_exit handler: the only place that sees the exit status. */
@@ -862,20 +789,6 @@ void pp_init_process_ends(uint32_t how, int status)
 	pp_init_finish();
 }
 
-/* Notes in process.log that the process is about to exec path. */
-static void pp_init_write_exec(const char *path)
-{
-	struct ppf_exec rec;
-	char buf[PATH_MAX];
-
-	snprintf(buf, sizeof(buf), "%s", path ? path : "");
-	memset(&rec, 0, sizeof(rec));
-	rec.h.type = PPF_REC_EXEC;
-	rec.time_ns = pp_init_now_ns();
-	rec.path_len = (uint32_t)strlen(buf) + 1;
-	pp_proclog_append_var(&rec, sizeof(rec), buf, rec.path_len, NULL, 0);
-}
-
 /* The calling thread's own events (signal mode: its sampling events), or NULL. */
 static struct pp_tevents *pp_init_own_tevents(void)
 {
@@ -892,7 +805,8 @@ int pp_init_exec_begin(const char *path)
 	/* Not in a vfork child (another pid): the events are the parent's. */
 	if (!pp_init_active())
 		return 0;
-	pp_init_write_exec(path);
+	pp_records_exec_sigsafe(pp_proclog_hold(), path);
+	pp_proclog_release();
 	/*
 	 * The signal mode's other threads end at exec, and their samples with
 	 * them (signals routed to a thread); the process-wide events stop too.
@@ -1209,19 +1123,15 @@ static void pp_init_start_profiling(void)
 	main_thread = pp_init_thread_setup(1, &slot);
 	if (pp_init_start_events(main_thread) != 0) {
 		/* The log stays open: the destructor says how the process ended. */
-		pp_init_write_process(PPF_MODE_OFF);
-		pp_init_write_config();
-		pp_init_write_events();
+		pp_init_write_start(PPF_MODE_OFF);
 		pp_st.off_log = 1;
 		return;
 	}
 	/* Threads started before us (by a library's constructor). */
 	pp_events_open_others(&pp_st.events, &pp_st.cfg);
-	pp_init_write_process((uint32_t)pp_st.mode);
-	pp_init_write_config();
-	pp_init_write_events();
+	pp_init_write_start((uint32_t)pp_st.mode);
 	pp_maps_set_dir(pp_st.dirfd, pp_st.dir);
-	pp_maps_scan(pp_init_now_ns());
+	pp_maps_scan(pp_records_now_sigsafe());
 	if (slot && pp_st.key_ok)
 		pthread_setspecific(pp_st.key, slot);
 	__atomic_store_n(&pp_st.active, 1, __ATOMIC_RELEASE);

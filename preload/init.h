@@ -10,9 +10,6 @@
 /* Nonzero while this process is being profiled. */
 int pp_init_active(void);
 
-/* CLOCK_MONOTONIC in nanoseconds. */
-uint64_t pp_init_now_ns(void);
-
 /*
  * Runs at the start of a new thread, before the app's start routine:
  * per-thread slot, alternate signal stack, log, unwinder warm-up, and the

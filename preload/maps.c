@@ -18,6 +18,7 @@
 #include "pprof/format.h"
 #include "proclog.h"
 #include "sigsafe/dlsnap.h"
+#include "sigsafe/records.h"
 #include "sigsafe/sampler.h"
 
 #define PP_MAPS_VDSO_FILE "vdso.so"
@@ -117,7 +118,7 @@ static struct pp_maps_entry *pp_maps_add(void)
 
 /* Copies the GNU build-id note of a loaded object, if it has one. */
 static void pp_maps_build_id(const struct dl_phdr_info *info,
-			     struct ppf_module *rec)
+			     struct pp_records_module *m)
 {
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
@@ -137,8 +138,8 @@ static void pp_maps_build_id(const struct dl_phdr_info *info,
 			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
 			    memcmp(name, "GNU", 4) == 0 && nh->n_descsz &&
 			    nh->n_descsz <= PPF_BUILD_ID_MAX) {
-				memcpy(rec->build_id, desc, nh->n_descsz);
-				rec->build_id_len = nh->n_descsz;
+				m->build_id = desc;
+				m->build_id_len = nh->n_descsz;
 				return;
 			}
 			p = desc + ((nh->n_descsz + 3) & ~3u);
@@ -164,8 +165,7 @@ static void pp_maps_record(const struct dl_phdr_info *info, const char *path,
 			   struct pp_maps_scan_ctx *ctx)
 {
 	struct pp_maps_entry *e = pp_maps_add();
-	struct ppf_module rec;
-	uint32_t len = (uint32_t)strlen(path) + 1;
+	struct pp_records_module m;
 	int err;
 
 	if (!e) {
@@ -177,17 +177,17 @@ static void pp_maps_record(const struct dl_phdr_info *info, const char *path,
 	e->start = start;
 	e->end = end;
 	e->seen = 1;
-	memset(&rec, 0, sizeof(rec));
-	rec.h.type = PPF_REC_MODULE;
-	rec.id = e->id;
-	rec.bias = info->dlpi_addr;
-	rec.start = start;
-	rec.end = end;
-	rec.pgoff = pgoff;
-	rec.load_ns = ctx->now_ns;
-	rec.path_len = len;
-	pp_maps_build_id(info, &rec);
-	err = pp_proclog_append_var(&rec, sizeof(rec), path, len, NULL, 0);
+	memset(&m, 0, sizeof(m));
+	m.id = e->id;
+	m.bias = info->dlpi_addr;
+	m.start = start;
+	m.end = end;
+	m.pgoff = pgoff;
+	m.load_ns = ctx->now_ns;
+	m.path = path;
+	pp_maps_build_id(info, &m);
+	err = pp_records_module_sigsafe(pp_proclog_hold(), &m);
+	pp_proclog_release();
 	if (err)
 		ctx->err = err;
 }
@@ -252,23 +252,18 @@ static int pp_maps_visit(struct dl_phdr_info *info, size_t size, void *arg)
 /* Writes unload records for what the scan did not see, and drops them. */
 static void pp_maps_sweep(struct pp_maps_scan_ctx *ctx)
 {
+	struct pp_logfile *log = pp_proclog_hold();
 	size_t keep = 0;
 
 	for (size_t i = 0; i < pp_maps_n; i++) {
-		struct ppf_module_unload rec;
-
 		if (pp_maps[i].seen) {
 			pp_maps[keep++] = pp_maps[i];
 			continue;
 		}
-		memset(&rec, 0, sizeof(rec));
-		rec.h.type = PPF_REC_MODULE_UNLOAD;
-		rec.h.size = sizeof(rec);
-		rec.id = pp_maps[i].id;
-		rec.unload_ns = ctx->now_ns;
-		if (pp_proclog_append(&rec, sizeof(rec)) != 0)
+		if (pp_records_module_unload_sigsafe(log, pp_maps[i].id, ctx->now_ns) != 0)
 			ctx->err = -ENOSPC;
 	}
+	pp_proclog_release();
 	pp_maps_n = keep;
 }
 

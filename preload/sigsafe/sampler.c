@@ -18,6 +18,7 @@
 #include "events.h"
 #include "fd.h"
 #include "pprof/format.h"
+#include "records.h"
 #include "sampsig.h"
 #include "threads.h"
 
@@ -224,15 +225,6 @@ static int pp_sampler_is_ours_sigsafe(int sig, const siginfo_t *si,
 	return *event < pp_sampler_cfg.nevents;
 }
 
-/* Runs in signal context. CLOCK_MONOTONIC in ns (the vDSO: no system call). */
-static uint64_t pp_sampler_now_sigsafe(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* Runs in signal context. Counts an overflow of event not taken for t. */
 static void pp_sampler_throttled_sigsafe(struct pp_thread *t, unsigned event)
 {
@@ -311,25 +303,24 @@ static void pp_sampler_record_sigsafe(struct pp_thread *t, unsigned event,
 				      int late, const ucontext_t *uc, uint64_t now)
 {
 	unsigned cap = pp_sampler_cfg.max_frames;
-	struct ppf_sample *s = pp_logfile_reserve_sigsafe(&t->log,
-							  ppf_sample_size(cap));
+	uint64_t *ips = pp_records_sample_begin_sigsafe(&t->log, cap);
 	uint64_t rip = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
 	unsigned n = 0;
 	int truncated = 0;
 	uint16_t flags = 0;
 
-	if (!s) {
+	if (!ips) {
 		__atomic_add_fetch(&t->lost, 1, __ATOMIC_RELAXED);
 		__atomic_add_fetch(&t->ev_lost[event], 1, __ATOMIC_RELAXED);
 		return;
 	}
 	if (!t->leaf_only && !__atomic_load_n(&pp_sampler_in_dl, __ATOMIC_ACQUIRE)) {
 		pp_dlsnap_enter_handler_sigsafe();
-		n = pp_sampler_unwind_sigsafe(rip, s->ips, cap, &truncated);
+		n = pp_sampler_unwind_sigsafe(rip, ips, cap, &truncated);
 		pp_dlsnap_leave_handler_sigsafe();
 	}
 	if (n == 0) {
-		s->ips[0] = rip;
+		ips[0] = rip;
 		n = 1;
 		flags |= PPF_SAMPLE_LEAF_ONLY;
 	}
@@ -337,11 +328,7 @@ static void pp_sampler_record_sigsafe(struct pp_thread *t, unsigned event,
 		flags |= PPF_SAMPLE_TRUNCATED;
 	if (late)
 		flags |= PPF_SAMPLE_LATE;
-	s->time_ns = now;
-	s->event = event;
-	s->flags = flags;
-	s->nframes = (uint16_t)n;
-	pp_logfile_commit_sigsafe(&t->log, s, PPF_REC_SAMPLE, ppf_sample_size(n));
+	pp_records_sample_end_sigsafe(&t->log, ips, now, event, flags, n);
 	t->samples++;
 	t->ev_samples[event]++;
 }
@@ -359,7 +346,7 @@ static void pp_sampler_record_sigsafe(struct pp_thread *t, unsigned event,
  */
 static void pp_sampler_pace_sigsafe(struct pp_thread *t, uint64_t start)
 {
-	uint64_t end = pp_sampler_now_sigsafe();
+	uint64_t end = pp_records_now_sigsafe();
 	uint64_t cost = end > start ? end - start : 0;
 	uint64_t least = cost < t->cost_ns ? cost : t->cost_ns;
 
@@ -490,7 +477,7 @@ void pp_sampler_handle_sigsafe(int sig, siginfo_t *si, void *uc)
 		errno = saved_errno;
 		return;
 	}
-	now = pp_sampler_now_sigsafe();
+	now = pp_records_now_sigsafe();
 	if (pp_sampler_cfg.mode == PPF_MODE_SIGNAL)
 		late = pp_sampler_rb_late_sigsafe(rb, (uint64_t)((ucontext_t *)uc)->
 						  uc_mcontext.gregs[REG_RIP], &more);

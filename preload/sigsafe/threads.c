@@ -14,12 +14,11 @@
 
 #include <errno.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "pprof/format.h"
+#include "records.h"
 
 /* Index entries: 0 free, PP_THREADS_TOMB freed, else tid | slot << 32. */
 #define PP_THREADS_ENT(tid, slot) (((uint64_t)(slot) << 32) | (uint32_t)(tid))
@@ -252,9 +251,7 @@ int pp_threads_tcb_shared_sigsafe(uintptr_t tcb, int tid)
 int pp_threads_open_log_sigsafe(struct pp_thread *t,
 				const struct pp_thread_dir *dir)
 {
-	struct ppf_thread rec = { .h = { PPF_REC_THREAD, sizeof(rec) } };
 	uint64_t dev = dir->dev, ino = dir->ino;
-	struct timespec ts;
 	char name[64];
 	int err;
 
@@ -265,12 +262,7 @@ int pp_threads_open_log_sigsafe(struct pp_thread *t,
 	err = pp_logfile_create_sigsafe(&t->log, dir->fd, name, PPF_FILE_THREAD);
 	if (err)
 		return err;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	rec.pid = (uint32_t)dir->pid;
-	rec.tid = (uint32_t)t->tid;
-	rec.start_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-	syscall(SYS_prctl, PR_GET_NAME, rec.name, 0, 0, 0);
-	err = pp_logfile_append_sigsafe(&t->log, &rec, sizeof(rec));
+	err = pp_records_thread_sigsafe(&t->log, dir->pid, t->tid);
 	/* Kept attached if it cannot be: it then holds its descriptor. */
 	if (!err)
 		pp_logfile_detach_sigsafe(&t->log, dir->fd, name);
