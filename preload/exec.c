@@ -19,8 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "init.h"
 #include "pprof/format.h"
+#include "process.h"
 
 #define PP_EXPORT __attribute__((visibility("default")))
 #define PP_EXEC_MAX_VARS 16
@@ -191,15 +191,15 @@ static char **pp_exec_env_fill(char *const envp[], void *buf)
 	})
 
 /*
- * Runs the real exec call around the profiler's part: sampling stops before
- * (pp_init_exec_begin) and resumes if the exec fails. Call
+ * Runs the real exec call around the profiler's part: sampling stops
+ * before (pp_process_exec_begin) and resumes if the exec fails. Call
  * pp_exec_resolve first.
  */
 #define PP_EXEC_CALL(path, call)                                             \
 	({                                                                   \
-		int pp_began_ = pp_init_exec_begin(path), pp_rc_;            \
+		int pp_began_ = pp_process_exec_begin(path), pp_rc_;         \
 		pp_rc_ = (call);                                             \
-		pp_init_exec_failed(pp_began_);                              \
+		pp_process_exec_failed(pp_began_);                           \
 		pp_rc_;                                                      \
 	})
 
@@ -335,7 +335,7 @@ PP_EXPORT int posix_spawnp(pid_t *pid, const char *file,
 PP_EXPORT void _exit(int status)
 {
 	pp_exec_resolve();
-	pp_init_process_ends(PPF_EXIT_NORMAL, status);
+	pp_process_ends(PPF_EXIT_NORMAL, status);
 	pp_exec.exit_(status);
 	__builtin_unreachable();
 }
@@ -343,7 +343,7 @@ PP_EXPORT void _exit(int status)
 PP_EXPORT void _Exit(int status)
 {
 	pp_exec_resolve();
-	pp_init_process_ends(PPF_EXIT_NORMAL, status);
+	pp_process_ends(PPF_EXIT_NORMAL, status);
 	pp_exec.exit_upper(status);
 	__builtin_unreachable();
 }
@@ -356,7 +356,7 @@ PP_EXPORT void abort(void)
 	/* Only when nothing can catch it: an app handler may recover. */
 	if (sigaction(SIGABRT, NULL, &sa) == 0 &&
 	    (sa.sa_handler == SIG_DFL || sa.sa_handler == SIG_IGN))
-		pp_init_process_ends(PPF_EXIT_SIGNAL, SIGABRT);
+		pp_process_ends(PPF_EXIT_SIGNAL, SIGABRT);
 	pp_exec.abort_();
 	__builtin_unreachable();
 }

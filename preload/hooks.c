@@ -12,12 +12,13 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "init.h"
 #include "maps.h"
+#include "process.h"
 #include "sigsafe/fd.h"
 #include "sigsafe/records.h"
 #include "sigsafe/sampler.h"
 #include "sigsafe/sampsig.h"
+#include "thread.h"
 
 #define PP_EXPORT __attribute__((visibility("default")))
 
@@ -120,9 +121,9 @@ int pp_hooks_signal_blocked(void)
 
 /*
  * The mask a call (how, set) made from prev: whether the sampling signal is
- * blocked now, where it was not, or the other way round (init.h:
- * pp_init_thread_masks). Runs in signal context when the app's handler
- * changes its mask.
+ * blocked now, where it was not, or the other way round (thread.h:
+ * pp_thread_masks). Runs in signal context when the app's handler changes
+ * its mask.
  */
 static void pp_hooks_mask_changed(int how, const sigset_t *set, const sigset_t *prev)
 {
@@ -139,7 +140,7 @@ static void pp_hooks_mask_changed(int how, const sigset_t *set, const sigset_t *
 	else if (how != SIG_SETMASK)
 		return;
 	if (now != was)
-		pp_init_thread_masks(now);
+		pp_thread_masks(now);
 }
 
 /*
@@ -268,7 +269,7 @@ int __libc_start_main(pp_main_fn main_fn, int argc, char **argv,
  */
 static int pp_hooks_main(int argc, char **argv, char **envp)
 {
-	pp_init_main_starts();
+	pp_process_main_starts();
 	return pp_app_main(argc, argv, envp);
 }
 
@@ -328,11 +329,11 @@ static void *pp_hooks_thread_start(void *arg)
 	struct pp_hooks_start start = *(struct pp_hooks_start *)arg;
 
 	pp_hooks_start_give(arg);
-	pp_init_thread_begin();
+	pp_thread_begin();
 	if (start.unblock)
 		pp_hooks_mask_signal(SIG_UNBLOCK, NULL);
 	else
-		pp_init_thread_masks(1); /* born with the app's mask blocking it */
+		pp_thread_masks(1); /* born with the app's mask blocking it */
 	return start.fn(start.arg);
 }
 
@@ -349,7 +350,7 @@ PP_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 		pp_hooks_resolve();
 		real = pp_real.pthread_create;
 	}
-	if (!pp_init_active())
+	if (!pp_process_active())
 		return real(thread, attr, fn, arg);
 	start = pp_hooks_start_take();
 	if (!start)
@@ -381,7 +382,7 @@ PP_EXPORT void *dlopen(const char *file, int mode)
 	pp_sampler_dl_enter_sigsafe();
 	h = pp_real.dlopen(file, mode);
 	pp_sampler_dl_leave_sigsafe();
-	if (h && pp_init_active()) {
+	if (h && pp_process_active()) {
 		int saved = errno; /* the app sees dlopen's errno */
 
 		pp_maps_scan(pp_records_now_sigsafe());
@@ -399,7 +400,7 @@ PP_EXPORT int dlclose(void *handle)
 	pp_sampler_dl_enter_sigsafe();
 	rc = pp_real.dlclose(handle);
 	pp_sampler_dl_leave_sigsafe();
-	if (rc == 0 && pp_init_active()) {
+	if (rc == 0 && pp_process_active()) {
 		int saved = errno;
 
 		pp_maps_scan(pp_records_now_sigsafe());

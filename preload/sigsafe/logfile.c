@@ -124,11 +124,11 @@ static void pp_logfile_say_full_sigsafe(int err)
 
 static uint64_t pp_logfile_window = PP_LOGFILE_WINDOW; /* atomic */
 
-/* Runs in signal context. */
-void pp_logfile_set_window_sigsafe(uint64_t bytes)
+/* Async-signal-safe. */
+void pp_logfile_fit_window_sigsafe(void)
 {
-	bytes = (bytes + PP_LOGFILE_PAGE - 1) / PP_LOGFILE_PAGE * PP_LOGFILE_PAGE;
-	__atomic_store_n(&pp_logfile_window, bytes ? bytes : PP_LOGFILE_PAGE, __ATOMIC_RELAXED);
+	__atomic_store_n(&pp_logfile_window, pp_share_limit_sigsafe(RLIMIT_AS) == UINT64_MAX ?
+			 PP_LOGFILE_WINDOW : PP_LOGFILE_STEP, __ATOMIC_RELAXED);
 }
 
 /* Runs in signal context. */

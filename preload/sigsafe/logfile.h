@@ -45,14 +45,16 @@ struct pp_logfile {
 #define PP_LOGFILE_KEEP 4096u
 
 /*
- * Runs in signal context. Sets how much address space each log maps over its
- * file from its next mapping on (PP_LOGFILE_WINDOW at first; a record larger
- * than the window still gets a mapping that holds it): under an address
- * space limit, the small windows leave the program more of it.
+ * Async-signal-safe. Sets how much address space each log maps over its
+ * file from its next mapping on, for the limits in force: under RLIMIT_AS,
+ * one allocation step (PP_LOGFILE_STEP: the program keeps the rest of its
+ * limit), else PP_LOGFILE_WINDOW (the default), which needs fewer
+ * mappings. A record larger than the window still gets a mapping that
+ * holds it.
  */
-void pp_logfile_set_window_sigsafe(uint64_t bytes);
+void pp_logfile_fit_window_sigsafe(void);
 
-/* Runs in signal context. The window set by pp_logfile_set_window_sigsafe. */
+/* Runs in signal context. The window pp_logfile_fit_window_sigsafe set. */
 uint64_t pp_logfile_window_sigsafe(void);
 
 /* Marks a closed log; a zeroed struct is not closed (fd 0). */

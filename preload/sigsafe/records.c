@@ -14,6 +14,15 @@
 #include "events.h"
 #include "logfile.h"
 
+/* A full disk still leaves room for every closing record (logfile.h). */
+_Static_assert(sizeof(struct ppf_log_full) + sizeof(struct ppf_thread_name) +
+	       PP_CONFIG_MAX_EVENTS * sizeof(struct ppf_thread_event) +
+	       sizeof(struct ppf_thread_end) + sizeof(struct ppf_record) <= PP_LOGFILE_KEEP,
+	       "a thread's closing records fit in PP_LOGFILE_KEEP");
+_Static_assert(sizeof(struct ppf_log_full) + sizeof(struct ppf_process_end) +
+	       sizeof(struct ppf_record) <= PP_LOGFILE_KEEP,
+	       "the process's closing records fit in PP_LOGFILE_KEEP");
+
 /*
  * What follows a record's fixed part: len bytes of data, in space bytes
  * (the rest zero: a string's NUL).
