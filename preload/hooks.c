@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "maps.h"
+#include "pprof/format.h"
 #include "process.h"
 #include "sigsafe/fd.h"
 #include "sigsafe/records.h"
@@ -33,6 +34,9 @@ typedef int (*pp_sigmask_fn)(int, const sigset_t *, sigset_t *);
 typedef int (*pp_close_fn)(int);
 typedef int (*pp_close_range_fn)(unsigned, unsigned, int);
 
+typedef void (*pp_exit_fn)(int);
+typedef void (*pp_abort_fn)(void);
+
 typedef int (*pp_main_fn)(int, char **, char **);
 typedef int (*pp_start_main_fn)(pp_main_fn, int, char **, void (*)(void),
 				void (*)(void), void (*)(void), void *);
@@ -46,6 +50,8 @@ static struct {
 	pp_sigmask_fn sigprocmask;
 	pp_close_fn close;
 	pp_close_range_fn close_range;
+	pp_exit_fn exit_, exit_upper; /* _exit, _Exit */
+	pp_abort_fn abort_;
 } pp_real;
 
 /*
@@ -85,6 +91,9 @@ void pp_hooks_resolve(void)
 	pp_real.sigprocmask = (pp_sigmask_fn)dlsym(RTLD_NEXT, "sigprocmask");
 	pp_real.close = (pp_close_fn)dlsym(RTLD_NEXT, "close");
 	pp_real.close_range = (pp_close_range_fn)dlsym(RTLD_NEXT, "close_range");
+	pp_real.exit_ = (pp_exit_fn)dlsym(RTLD_NEXT, "_exit");
+	pp_real.exit_upper = (pp_exit_fn)dlsym(RTLD_NEXT, "_Exit");
+	pp_real.abort_ = (pp_abort_fn)dlsym(RTLD_NEXT, "abort");
 	__atomic_store_n(&pp_real.pthread_create,
 			 (pp_pthread_create_fn)dlsym(RTLD_NEXT, "pthread_create"),
 			 __ATOMIC_RELEASE);
@@ -288,6 +297,44 @@ PP_EXPORT int __libc_start_main(pp_main_fn main_fn, int argc, char **argv,
 	pp_app_main = main_fn;
 	return real(pp_hooks_main, argc, argv, init, fini, rtld_fini,
 		    stack_end);
+}
+
+/*
+ * The ends of a process that bypass exit() (which the exit handler
+ * registered at main sees, process.h): the END records are written here,
+ * before the real call. They may run in a vfork() child, where they write
+ * nothing (the process id is not the profiled one).
+ */
+PP_EXPORT void _exit(int status)
+{
+	if (!pp_real.exit_)
+		pp_hooks_resolve();
+	pp_process_ends(PPF_EXIT_NORMAL, status);
+	pp_real.exit_(status);
+	__builtin_unreachable();
+}
+
+PP_EXPORT void _Exit(int status)
+{
+	if (!pp_real.exit_upper)
+		pp_hooks_resolve();
+	pp_process_ends(PPF_EXIT_NORMAL, status);
+	pp_real.exit_upper(status);
+	__builtin_unreachable();
+}
+
+PP_EXPORT void abort(void)
+{
+	struct sigaction sa;
+
+	if (!pp_real.abort_)
+		pp_hooks_resolve();
+	/* Only when nothing can catch it: an app handler may recover. */
+	if (sigaction(SIGABRT, NULL, &sa) == 0 &&
+	    (sa.sa_handler == SIG_DFL || sa.sa_handler == SIG_IGN))
+		pp_process_ends(PPF_EXIT_SIGNAL, SIGABRT);
+	pp_real.abort_();
+	__builtin_unreachable();
 }
 
 /*

@@ -1,8 +1,9 @@
 /*
  * hooks: the functions libpprof.so interposes (pthread_create, dlopen,
- * dlclose, sigaction, signal, close, ...), the handler of the sampling
- * signal (sigsafe/sampsig.h) held against the app's own, and that signal
- * blocked and unblocked in the calling thread.
+ * dlclose, sigaction, signal, close, _exit, abort, ...; the exec family's
+ * are exec.h's), the handler of the sampling signal (sigsafe/sampsig.h)
+ * held against the app's own, and that signal blocked and unblocked in the
+ * calling thread.
  */
 #ifndef PP_HOOKS_H
 #define PP_HOOKS_H
