@@ -89,9 +89,10 @@ ANALYZE_LIBS := -ldw -lelf -lz -lprotobuf-c
 TOOLS := build
 TEST_SRCS := $(wildcard tests/*.c)
 TEST_OBJS := $(TEST_SRCS:%.c=$(OBJ)/%.o)
-# The log writer is linked into the tests for the round-trip tests.
+# The log writer and the record writers are linked into the tests for the
+# round-trip tests.
 TEST_PRELOAD_OBJS := $(OBJ)/preload/sigsafe/logfile.o $(OBJ)/preload/sigsafe/fd.o \
-	$(OBJ)/preload/sigsafe/share.o $(OBJ)/preload/warn.o \
+	$(OBJ)/preload/sigsafe/share.o $(OBJ)/preload/sigsafe/records.o $(OBJ)/preload/warn.o \
 	$(OBJ)/preload/config.o $(OBJ)/preload/evname.o $(OBJ)/preload/strdist.o
 WORKLOAD_SRCS := $(filter-out tests/workloads/lib%.c,$(wildcard tests/workloads/*.c))
 WORKLOAD_CXX_SRCS := $(filter-out tests/workloads/lib%.cc,$(wildcard tests/workloads/*.cc))
