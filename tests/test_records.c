@@ -16,29 +16,27 @@
 
 #include "../preload/events.h" /* analyze/ has an events.h of its own */
 #include "config.h"
+#include "pa_testlog.h"
 #include "pprof/format.h"
 #include "reader.h"
 #include "sigsafe/logfile.h"
 #include "sigsafe/records.h"
 
-static char records_dir[64];
+static char *records_dir;
 static int records_dirfd = -1;
 
 static void records_setup(void)
 {
-	snprintf(records_dir, sizeof(records_dir), "/tmp/pp-records-XXXXXX");
-	cr_assert_not_null(mkdtemp(records_dir));
+	records_dir = pa_testlog_tmpdir();
 	records_dirfd = open(records_dir, O_RDONLY | O_DIRECTORY);
 	cr_assert_geq(records_dirfd, 0);
 }
 
 static void records_teardown(void)
 {
-	char cmd[128];
-
 	close(records_dirfd);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", records_dir);
-	cr_assert_eq(system(cmd), 0);
+	pa_testlog_rmdir(records_dir);
+	records_dir = NULL;
 }
 
 TestSuite(records, .init = records_setup, .fini = records_teardown, .timeout = 30);
@@ -94,7 +92,7 @@ Test(records, process_log_reads_back_what_was_written)
 	struct pa_process *p = NULL;
 	struct pp_config cfg;
 	struct pa_error err;
-	char path[128];
+	char path[PATH_MAX];
 
 	records_write_process(&cfg);
 	snprintf(path, sizeof(path), "%s/%s", records_dir, PPF_PROCESS_LOG);
@@ -161,7 +159,7 @@ Test(records, exec_path_is_cut_to_path_max)
 	struct pp_logfile log;
 	struct pa_error err;
 	char *long_path = malloc(2 * PATH_MAX);
-	char path[128];
+	char path[PATH_MAX];
 
 	cr_assert_not_null(long_path);
 	memset(long_path, 'a', 2 * PATH_MAX - 1);
@@ -191,7 +189,7 @@ Test(records, thread_log_reads_back_what_was_written)
 	struct pa_thread *t = NULL;
 	struct pp_logfile log;
 	struct pa_error err;
-	char path[128];
+	char path[PATH_MAX];
 	uint64_t *ips;
 
 	records_create(&log, "thread-77.log", PPF_FILE_THREAD);
@@ -247,7 +245,7 @@ Test(records, thread_record_names_the_calling_thread)
 	struct pa_thread *t = NULL;
 	struct pp_logfile log;
 	struct pa_error err;
-	char path[128];
+	char path[PATH_MAX];
 
 	prctl(PR_SET_NAME, "rec-named", 0, 0, 0);
 	records_create(&log, "thread-78.log", PPF_FILE_THREAD);
