@@ -58,9 +58,13 @@ DEB_PKGS += $(if $(shell command -v npm),,npm)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # --- libpprof.so -------------------------------------------------------------
-PRELOAD_SRCS := $(wildcard preload/*.c)
+# Everything that runs in the signal handler is under preload/sigsafe/
+# (check-sigsafe checks that folder).
+SIGSAFE_SRCS := $(wildcard preload/sigsafe/*.c)
+SIGSAFE_OBJS := $(SIGSAFE_SRCS:%.c=$(OBJ)/%.o)
+PRELOAD_SRCS := $(wildcard preload/*.c) $(SIGSAFE_SRCS)
 PRELOAD_OBJS := $(PRELOAD_SRCS:%.c=$(OBJ)/%.o)
-PRELOAD_CFLAGS := -fPIC -fvisibility=hidden -ftls-model=initial-exec \
+PRELOAD_CFLAGS := -Ipreload -fPIC -fvisibility=hidden -ftls-model=initial-exec \
 	-fno-omit-frame-pointer
 # The dynamic linker binds the first definition it finds in load order, and
 # a preload's dependencies load before those of the program's libraries: a
@@ -70,10 +74,6 @@ PRELOAD_CFLAGS := -fPIC -fvisibility=hidden -ftls-model=initial-exec \
 # it_output's cthrow case), and inih is linked in from Debian's libinih.a
 # (PIC) and hidden by the version script (it_output's vendini case).
 PRELOAD_LIBS := -l:libinih.a -ldl -pthread
-# Objects whose code runs in the signal handler: checked by check-sigsafe.
-SIGSAFE_OBJS := $(OBJ)/preload/sampler.o $(OBJ)/preload/tlog.o \
-	$(OBJ)/preload/threads.o $(OBJ)/preload/dlsnap.o $(OBJ)/preload/fd.o \
-	$(OBJ)/preload/share.o
 
 # --- pprof-analyze -----------------------------------------------------------
 ANALYZE_SRCS := $(wildcard analyze/*.c)
@@ -89,9 +89,10 @@ ANALYZE_LIBS := -ldw -lelf -lz -lprotobuf-c
 TOOLS := build
 TEST_SRCS := $(wildcard tests/*.c)
 TEST_OBJS := $(TEST_SRCS:%.c=$(OBJ)/%.o)
-# The log writer is linked into the tests for the round-trip tests.
-TEST_PRELOAD_OBJS := $(OBJ)/preload/tlog.o $(OBJ)/preload/fd.o $(OBJ)/preload/share.o \
-	$(OBJ)/preload/warn.o \
+# The log writer and the record writers are linked into the tests for the
+# round-trip tests.
+TEST_PRELOAD_OBJS := $(OBJ)/preload/sigsafe/logfile.o $(OBJ)/preload/sigsafe/fd.o \
+	$(OBJ)/preload/sigsafe/share.o $(OBJ)/preload/sigsafe/records.o $(OBJ)/preload/warn.o \
 	$(OBJ)/preload/config.o $(OBJ)/preload/evname.o $(OBJ)/preload/strdist.o
 WORKLOAD_SRCS := $(filter-out tests/workloads/lib%.c,$(wildcard tests/workloads/*.c))
 WORKLOAD_CXX_SRCS := $(filter-out tests/workloads/lib%.cc,$(wildcard tests/workloads/*.cc))
@@ -239,17 +240,29 @@ $(SPEEDSCOPE_HTML):
 tests-build: all $(OUT)/tests/run-tests $(WORKLOADS) $(WORKLOAD_LIBS) $(TOOLS)/go-pprof \
 	$(SPEEDSCOPE_HTML) $(OUT)/bench/sigcost $(OUT)/bench/symspeed
 
-# Every function that runs in the signal handler may call only what
-# preload/sigsafe.allow lists (async-signal-safe libc, raw syscalls,
-# libunwind's local unwinding). nm -u shows what the objects import.
+# Every function that runs in the signal handler is in preload/sigsafe/, and
+# may call only the folder's own functions and what
+# preload/sigsafe/sigsafe.allow lists (async-signal-safe libc, raw syscalls,
+# libunwind's local unwinding). nm -u shows what the objects import. Every
+# function the folder defines says so in its name, _sigsafe, but for the
+# libc names it interposes (libpprof.map); nm shows those the compiler kept
+# (.part, .cold, ... copies under their function's name).
 check-sigsafe: $(SIGSAFE_OBJS)
 	@bad=$$(comm -23 <(nm -u $(SIGSAFE_OBJS) | awk 'NF==2 {print $$2}' | \
 		sed 's/@.*//' | sort -u) \
 		<( (nm --defined-only $(SIGSAFE_OBJS) | awk 'NF==3 {print $$3}'; \
-		grep -v '^#' preload/sigsafe.allow) | sort -u)); \
+		grep -v '^#' preload/sigsafe/sigsafe.allow) | sort -u)); \
 	if [ -n "$$bad" ]; then \
-		echo "check-sigsafe: not on preload/sigsafe.allow:" $$bad >&2; exit 1; \
-	else echo "check-sigsafe: handler objects import only allowed symbols"; fi
+		echo "check-sigsafe: not on preload/sigsafe/sigsafe.allow:" $$bad >&2; exit 1; fi; \
+	bad=$$(comm -23 <(nm --defined-only $(SIGSAFE_OBJS) | \
+		awk 'NF==3 && $$2 ~ /^[TtWw]$$/ {sub(/\..*/, "", $$3); print $$3}' | \
+		grep -v '_sigsafe$$' | sort -u) \
+		<(sed -n 's/^[[:space:]]*\([A-Za-z_][A-Za-z_0-9]*\);.*/\1/p' \
+		preload/libpprof.map | sort -u)); \
+	if [ -n "$$bad" ]; then \
+		echo "check-sigsafe: functions in preload/sigsafe/ without the _sigsafe suffix:" \
+			$$bad >&2; exit 1; fi; \
+	echo "check-sigsafe: preload/sigsafe/ imports only allowed symbols, and names its functions _sigsafe"
 check-sigsafe: SHELL := /bin/bash
 
 deps:

@@ -496,7 +496,7 @@ static void pp_config_build_profile(struct pp_config_parser *p,
 					"SIGRTMAX-N or a number of one of those",
 					v[K_SIGNAL].text);
 		else
-			cfg->signo = sig;
+			cfg->signal = sig;
 	}
 	if (v[K_MAX_FRAMES].line &&
 	    pp_config_range(p, "max_frames", &v[K_MAX_FRAMES], NULL, 0, 1,
@@ -810,15 +810,6 @@ void pp_config_release(struct pp_config *cfg)
 {
 	free(cfg->text);
 	cfg->text = NULL;
-}
-
-unsigned pp_config_nsampling(const struct pp_config *cfg)
-{
-	unsigned n = 0;
-
-	for (unsigned i = 0; i < cfg->nevents; i++)
-		n += !cfg->events[i].count_only;
-	return n;
 }
 
 /* One problem that is not on a line of the text (the file, the environment). */

@@ -39,7 +39,7 @@ struct pp_config {
 	char source[4096];  /* the INI file's absolute path, or PP_CONFIG_EMBEDDED */
 	int from_file;
 	uint32_t mode_request; /* enum ppf_mode_request */
-	int signo;          /* the signal mode's signal; 0: chosen at start */
+	int signal;         /* the signal mode's signal; 0: chosen at start */
 	unsigned max_frames;
 	int follow_exec;
 	int strict;
@@ -90,8 +90,5 @@ void pp_config_release(struct pp_config *cfg);
  * SIGRTMAX-N or the number of one of those): 0 for "auto", -1 otherwise.
  */
 int pp_config_signal_number(const char *text);
-
-/* Number of sampling events (those that are not count_only). */
-unsigned pp_config_nsampling(const struct pp_config *cfg);
 
 #endif

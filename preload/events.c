@@ -13,8 +13,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "fd.h"
-#include "sampler.h"
+#include "sigsafe/fd.h"
+#include "sigsafe/sampsig.h"
 
 static void pp_events_attr(struct perf_event_attr *attr,
 			   const struct pp_config_event *ce, unsigned index,
@@ -63,7 +63,7 @@ static void pp_events_attr(struct perf_event_attr *attr,
 	attr->inherit_thread = 1;
 	attr->remove_on_exec = 1;
 	attr->sigtrap = 1;
-	attr->sig_data = PP_SIGDATA_TAG | index;
+	attr->sig_data = PP_EVENTS_SIGDATA_TAG | index;
 }
 
 const char *pp_events_hint(const struct pp_config_event *ce, int err)
@@ -120,12 +120,11 @@ static size_t pp_events_rb_size(void)
 /*
  * Signal mode: opens sampling event index for thread tid (0: the caller),
  * maps its ring buffer into *rb (NULL if that failed: samples are then not
- * checked for lateness) and routes its overflows to that thread as signal
- * signo; enables it when enable is set.
+ * checked for lateness) and routes its overflows to that thread as the
+ * sampling signal; enables it when enable is set.
  */
 static int pp_events_open_routed(const struct pp_config_event *ce,
-				 unsigned index, pid_t tid, int signo, void **rb,
-				 int enable)
+				 unsigned index, pid_t tid, void **rb, int enable)
 {
 	struct f_owner_ex owner = {
 		.type = F_OWNER_TID,
@@ -141,7 +140,7 @@ static int pp_events_open_routed(const struct pp_config_event *ce,
 	if (*rb == MAP_FAILED)
 		*rb = NULL;
 	if (fcntl(fd, F_SETFL, O_ASYNC | O_NONBLOCK) != 0 ||
-	    fcntl(fd, F_SETSIG, signo) != 0 ||
+	    fcntl(fd, F_SETSIG, pp_sampsig_number_sigsafe()) != 0 ||
 	    fcntl(fd, F_SETOWN_EX, &owner) != 0)
 		err = -errno;
 	if (!err) {
@@ -229,12 +228,11 @@ static int pp_events_refuse_mode(const struct pp_config *cfg, unsigned i,
  * Returns 0 or a negative errno.
  */
 static int pp_events_thread_add(struct pp_tevents *te, const struct pp_config *cfg,
-				unsigned i, int mode, int signo, int enable)
+				unsigned i, int mode, int enable)
 {
 	int fd = cfg->events[i].count_only ?
 		 pp_events_open_one(&cfg->events[i], i, 0, mode) :
-		 pp_events_open_routed(&cfg->events[i], i, 0, signo, &te->rb[i],
-				       enable);
+		 pp_events_open_routed(&cfg->events[i], i, 0, &te->rb[i], enable);
 
 	if (fd < 0)
 		return fd;
@@ -248,15 +246,13 @@ static int pp_events_thread_add(struct pp_tevents *te, const struct pp_config *c
 }
 
 int pp_events_open(struct pp_events *ev, const struct pp_config *cfg, int mode,
-		   int signo, struct pp_tevents *self,
-		   char (*lines)[PP_EVENTS_LINE_MAX])
+		   struct pp_tevents *self, char (*lines)[PP_EVENTS_LINE_MAX])
 {
 	unsigned left = 0;
 
 	memset(ev, 0, sizeof(*ev));
 	memset(self, 0, sizeof(*self));
 	ev->mode = mode;
-	ev->signo = signo;
 	for (unsigned i = 0; i < cfg->nevents; i++) {
 		const struct pp_config_event *ce = &cfg->events[i];
 		int fd;
@@ -267,7 +263,7 @@ int pp_events_open(struct pp_events *ev, const struct pp_config *cfg, int mode,
 			ev->refused |= 1u << i;
 		} else {
 			fd = ce->count_only || mode == PPF_MODE_SIGNAL ?
-			     pp_events_thread_add(self, cfg, i, mode, signo, 0) :
+			     pp_events_thread_add(self, cfg, i, mode, 0) :
 			     pp_events_open_one(ce, i, 0, mode);
 		}
 		if (fd >= 0) {
@@ -323,8 +319,7 @@ static int pp_events_open_task(struct pp_events *ev, const struct pp_config *cfg
 		if (ev->n == sizeof(ev->fds) / sizeof(ev->fds[0]))
 			fd = -ENOSPC;
 		else if (ev->mode == PPF_MODE_SIGNAL)
-			fd = pp_events_open_routed(&cfg->events[i], i, tid, ev->signo,
-						   &ev->rbs[ev->n], 0);
+			fd = pp_events_open_routed(&cfg->events[i], i, tid, &ev->rbs[ev->n], 0);
 		else
 			fd = pp_events_open_one(&cfg->events[i], i, tid, ev->mode);
 		if (fd < 0) {
@@ -389,7 +384,7 @@ int pp_events_thread_open(struct pp_tevents *te, const struct pp_config *cfg,
 		if ((!cfg->events[i].count_only && ev->mode != PPF_MODE_SIGNAL) ||
 		    ev->error[i] || (te->open & (1u << i)))
 			continue;
-		err = pp_events_thread_add(te, cfg, i, ev->mode, ev->signo, 1);
+		err = pp_events_thread_add(te, cfg, i, ev->mode, 1);
 		if (err)
 			return err;
 	}

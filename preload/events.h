@@ -20,9 +20,15 @@
 #define PP_EVENTS_MAX_TASKS 256
 #define PP_EVENTS_LINE_MAX 512
 
+/*
+ * sig_data of the sigtrap mode's events (si_perf_data in the handler): this
+ * tag in the high bits, the event index low.
+ */
+#define PP_EVENTS_SIGDATA_TAG 0x7070726f66000000ull /* "pprof" */
+#define PP_EVENTS_SIGDATA_MASK 0xffffffffff000000ull
+
 struct pp_events {
 	int mode;  /* PPF_MODE_SIGTRAP or PPF_MODE_SIGNAL */
-	int signo; /* the signal mode's signal */
 	unsigned n;
 	int fds[PP_CONFIG_MAX_EVENTS * (PP_EVENTS_MAX_TASKS + 1)];
 	void *rbs[PP_CONFIG_MAX_EVENTS * (PP_EVENTS_MAX_TASKS + 1)]; /* signal mode */
@@ -67,7 +73,7 @@ int pp_events_probe_sigtrap(void);
 
 /*
  * Opens the process's events in mode (PPF_MODE_SIGTRAP or PPF_MODE_SIGNAL,
- * on signal signo): the sampling events (sigtrap: inherited; signal: the
+ * which raises the sampling signal, sigsafe/sampsig.h): the sampling events (sigtrap: inherited; signal: the
  * calling thread's, into self), disabled until pp_events_enable, and the
  * calling thread's counting events (into self). An event the kernel refuses is, with cfg->unavailable_off
  * clear, skipped: its errno goes to ev->error[i] and a line saying why and
@@ -80,8 +86,7 @@ int pp_events_probe_sigtrap(void);
  * no event is left.
  */
 int pp_events_open(struct pp_events *ev, const struct pp_config *cfg, int mode,
-		   int signo, struct pp_tevents *self,
-		   char (*lines)[PP_EVENTS_LINE_MAX]);
+		   struct pp_tevents *self, char (*lines)[PP_EVENTS_LINE_MAX]);
 
 /*
  * Opens every sampling event of cfg for the other threads of the process

@@ -1,8 +1,8 @@
 /*
- * The exec family, posix_spawn, _exit, _Exit and abort. Some of these run
- * in a vfork() child, which shares the parent's memory: they allocate only
- * on the stack (alloca), never on the heap, and write no log (the process
- * id is not the profiled one there).
+ * The exec family and posix_spawn. Some of these run in a vfork() child,
+ * which shares the parent's memory: they allocate only on the stack
+ * (alloca), never on the heap, and write no log (the process id is not the
+ * profiled one there).
  */
 #include "exec.h"
 
@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,8 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "init.h"
-#include "pprof/format.h"
+#include "process.h"
 
 #define PP_EXPORT __attribute__((visibility("default")))
 #define PP_EXEC_MAX_VARS 16
@@ -35,8 +33,6 @@ typedef int (*pp_spawn_fn)(pid_t *, const char *,
 			   const posix_spawn_file_actions_t *,
 			   const posix_spawnattr_t *, char *const[],
 			   char *const[]);
-typedef void (*pp_exit_fn)(int);
-typedef void (*pp_abort_fn)(void);
 
 static struct {
 	int resolved;
@@ -48,8 +44,6 @@ static struct {
 	pp_fexecve_fn fexecve;
 	pp_execveat_fn execveat; /* glibc 2.34 and later */
 	pp_spawn_fn spawn, spawnp;
-	pp_exit_fn exit_, exit_upper;
-	pp_abort_fn abort_;
 } pp_exec;
 
 extern char **environ;
@@ -65,9 +59,6 @@ static void pp_exec_resolve(void)
 	pp_exec.execveat = (pp_execveat_fn)dlsym(RTLD_NEXT, "execveat");
 	pp_exec.spawn = (pp_spawn_fn)dlsym(RTLD_NEXT, "posix_spawn");
 	pp_exec.spawnp = (pp_spawn_fn)dlsym(RTLD_NEXT, "posix_spawnp");
-	pp_exec.exit_ = (pp_exit_fn)dlsym(RTLD_NEXT, "_exit");
-	pp_exec.exit_upper = (pp_exit_fn)dlsym(RTLD_NEXT, "_Exit");
-	pp_exec.abort_ = (pp_abort_fn)dlsym(RTLD_NEXT, "abort");
 	__atomic_store_n(&pp_exec.resolved, 1, __ATOMIC_RELEASE);
 }
 
@@ -191,15 +182,15 @@ static char **pp_exec_env_fill(char *const envp[], void *buf)
 	})
 
 /*
- * Runs the real exec call around the profiler's part: sampling stops before
- * (pp_init_exec_begin) and resumes if the exec fails. Call
+ * Runs the real exec call around the profiler's part: sampling stops
+ * before (pp_process_exec_begin) and resumes if the exec fails. Call
  * pp_exec_resolve first.
  */
 #define PP_EXEC_CALL(path, call)                                             \
 	({                                                                   \
-		int pp_began_ = pp_init_exec_begin(path), pp_rc_;            \
+		int pp_began_ = pp_process_exec_begin(path), pp_rc_;         \
 		pp_rc_ = (call);                                             \
-		pp_init_exec_failed(pp_began_);                              \
+		pp_process_exec_failed(pp_began_);                           \
 		pp_rc_;                                                      \
 	})
 
@@ -330,33 +321,4 @@ PP_EXPORT int posix_spawnp(pid_t *pid, const char *file,
 {
 	pp_exec_resolve();
 	return pp_exec.spawnp(pid, file, actions, attr, argv, PP_EXEC_ENV(envp));
-}
-
-PP_EXPORT void _exit(int status)
-{
-	pp_exec_resolve();
-	pp_init_process_ends(PPF_EXIT_NORMAL, status);
-	pp_exec.exit_(status);
-	__builtin_unreachable();
-}
-
-PP_EXPORT void _Exit(int status)
-{
-	pp_exec_resolve();
-	pp_init_process_ends(PPF_EXIT_NORMAL, status);
-	pp_exec.exit_upper(status);
-	__builtin_unreachable();
-}
-
-PP_EXPORT void abort(void)
-{
-	struct sigaction sa;
-
-	pp_exec_resolve();
-	/* Only when nothing can catch it: an app handler may recover. */
-	if (sigaction(SIGABRT, NULL, &sa) == 0 &&
-	    (sa.sa_handler == SIG_DFL || sa.sa_handler == SIG_IGN))
-		pp_init_process_ends(PPF_EXIT_SIGNAL, SIGABRT);
-	pp_exec.abort_();
-	__builtin_unreachable();
 }

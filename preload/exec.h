@@ -1,8 +1,8 @@
 /*
- * exec: what the profiler does around exec and the ends of a process that
- * bypass exit(): the exec family and posix_spawn put the profiler back into
- * a child's environment when the app passes one without it; exec notes the
- * attempt in process.log; _exit, _Exit and abort write the END records.
+ * exec: what the profiler does around exec: the exec family and
+ * posix_spawn put the profiler back into a child's environment when the
+ * app passes one without it; exec notes the attempt in process.log and
+ * stops sampling until it fails (process.h).
  */
 #ifndef PP_EXEC_H
 #define PP_EXEC_H

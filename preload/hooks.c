@@ -12,10 +12,14 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "fd.h"
-#include "init.h"
 #include "maps.h"
-#include "sampler.h"
+#include "pprof/format.h"
+#include "process.h"
+#include "sigsafe/fd.h"
+#include "sigsafe/records.h"
+#include "sigsafe/sampler.h"
+#include "sigsafe/sampsig.h"
+#include "thread.h"
 
 #define PP_EXPORT __attribute__((visibility("default")))
 
@@ -30,6 +34,9 @@ typedef int (*pp_sigmask_fn)(int, const sigset_t *, sigset_t *);
 typedef int (*pp_close_fn)(int);
 typedef int (*pp_close_range_fn)(unsigned, unsigned, int);
 
+typedef void (*pp_exit_fn)(int);
+typedef void (*pp_abort_fn)(void);
+
 typedef int (*pp_main_fn)(int, char **, char **);
 typedef int (*pp_start_main_fn)(pp_main_fn, int, char **, void (*)(void),
 				void (*)(void), void (*)(void), void *);
@@ -43,15 +50,16 @@ static struct {
 	pp_sigmask_fn sigprocmask;
 	pp_close_fn close;
 	pp_close_range_fn close_range;
+	pp_exit_fn exit_, exit_upper; /* _exit, _Exit */
+	pp_abort_fn abort_;
 } pp_real;
 
 /*
- * The sampling signal (SIGTRAP, or the signal mode's), and whether our
- * handler holds it; the app's own action for it is the sampler's.
+ * Whether our handler holds the sampling signal (sigsafe/sampsig.h); the
+ * app's own action for it is the sampler's, set under the mutex.
  */
-static int pp_trap_owned;
-static int pp_sig = SIGTRAP;
-static pthread_mutex_t pp_app_trap_mutex = PTHREAD_MUTEX_INITIALIZER;
+static int pp_hooks_handler_owned;
+static pthread_mutex_t pp_hooks_app_action_mutex = PTHREAD_MUTEX_INITIALIZER;
 
 struct pp_hooks_start {
 	void *(*fn)(void *);
@@ -83,19 +91,12 @@ void pp_hooks_resolve(void)
 	pp_real.sigprocmask = (pp_sigmask_fn)dlsym(RTLD_NEXT, "sigprocmask");
 	pp_real.close = (pp_close_fn)dlsym(RTLD_NEXT, "close");
 	pp_real.close_range = (pp_close_range_fn)dlsym(RTLD_NEXT, "close_range");
+	pp_real.exit_ = (pp_exit_fn)dlsym(RTLD_NEXT, "_exit");
+	pp_real.exit_upper = (pp_exit_fn)dlsym(RTLD_NEXT, "_Exit");
+	pp_real.abort_ = (pp_abort_fn)dlsym(RTLD_NEXT, "abort");
 	__atomic_store_n(&pp_real.pthread_create,
 			 (pp_pthread_create_fn)dlsym(RTLD_NEXT, "pthread_create"),
 			 __ATOMIC_RELEASE);
-}
-
-void pp_hooks_set_signal(int sig)
-{
-	pp_sig = sig;
-}
-
-int pp_hooks_signal(void)
-{
-	return pp_sig;
 }
 
 /* glibc's pthread_sigmask, not the app's view of it below. */
@@ -110,8 +111,7 @@ void pp_hooks_mask_signal(int how, sigset_t *old)
 {
 	sigset_t set;
 
-	sigemptyset(&set);
-	sigaddset(&set, pp_sig);
+	pp_sampsig_mask_sigsafe(&set);
 	pp_hooks_real_sigmask(how, &set, old);
 }
 
@@ -125,23 +125,23 @@ int pp_hooks_signal_blocked(void)
 	sigset_t cur;
 
 	return pp_hooks_real_sigmask(SIG_BLOCK, NULL, &cur) == 0 &&
-	       sigismember(&cur, pp_sig) == 1;
+	       sigismember(&cur, pp_sampsig_number_sigsafe()) == 1;
 }
 
 /*
  * The mask a call (how, set) made from prev: whether the sampling signal is
- * blocked now, where it was not, or the other way round (init.h:
- * pp_init_thread_masks). Runs in signal context when the app's handler
- * changes its mask.
+ * blocked now, where it was not, or the other way round (thread.h:
+ * pp_thread_masks). Runs in signal context when the app's handler changes
+ * its mask.
  */
 static void pp_hooks_mask_changed(int how, const sigset_t *set, const sigset_t *prev)
 {
-	int was, now;
+	int sig = pp_sampsig_number_sigsafe(), was, now;
 
 	if (!set)
 		return;
-	was = sigismember(prev, pp_sig) == 1;
-	now = sigismember(set, pp_sig) == 1;
+	was = sigismember(prev, sig) == 1;
+	now = sigismember(set, sig) == 1;
 	if (how == SIG_BLOCK)
 		now = was || now;
 	else if (how == SIG_UNBLOCK)
@@ -149,7 +149,7 @@ static void pp_hooks_mask_changed(int how, const sigset_t *set, const sigset_t *
 	else if (how != SIG_SETMASK)
 		return;
 	if (now != was)
-		pp_init_thread_masks(now);
+		pp_thread_masks(now);
 }
 
 /*
@@ -199,43 +199,42 @@ int pp_hooks_install_handler(void)
 	 * the sampler also holds the thread's cancellation off (sampler.c).
 	 */
 	memset(&sa.sa_mask, 0xff, sizeof(sa.sa_mask));
-	pthread_mutex_lock(&pp_app_trap_mutex);
-	if (pp_real.sigaction(pp_sig, &sa, &old) != 0) {
-		pthread_mutex_unlock(&pp_app_trap_mutex);
+	pthread_mutex_lock(&pp_hooks_app_action_mutex);
+	if (pp_real.sigaction(pp_sampsig_number_sigsafe(), &sa, &old) != 0) {
+		pthread_mutex_unlock(&pp_hooks_app_action_mutex);
 		return -errno;
 	}
-	if (!pp_trap_owned) {
-		pp_sampler_app_action_set(&old);
-		__atomic_store_n(&pp_trap_owned, 1, __ATOMIC_RELEASE);
+	if (!pp_hooks_handler_owned) {
+		pp_sampler_app_action_set_sigsafe(&old);
+		__atomic_store_n(&pp_hooks_handler_owned, 1, __ATOMIC_RELEASE);
 	}
-	pthread_mutex_unlock(&pp_app_trap_mutex);
+	pthread_mutex_unlock(&pp_hooks_app_action_mutex);
 	return 0;
 }
 
 void pp_hooks_uninstall_handler(void)
 {
-	pthread_mutex_lock(&pp_app_trap_mutex);
-	if (pp_trap_owned) {
+	pthread_mutex_lock(&pp_hooks_app_action_mutex);
+	if (pp_hooks_handler_owned) {
 		struct sigaction app;
 
-		pp_sampler_app_action_get(&app);
-		pp_real.sigaction(pp_sig, &app, NULL);
-		__atomic_store_n(&pp_trap_owned, 0, __ATOMIC_RELEASE);
+		pp_sampler_app_action_get_sigsafe(&app);
+		pp_real.sigaction(pp_sampsig_number_sigsafe(), &app, NULL);
+		__atomic_store_n(&pp_hooks_handler_owned, 0, __ATOMIC_RELEASE);
 	}
-	pthread_mutex_unlock(&pp_app_trap_mutex);
+	pthread_mutex_unlock(&pp_hooks_app_action_mutex);
 }
 
-/* The app changes its action for our signal: keep ours, remember the app's. */
-static int pp_hooks_app_trap(const struct sigaction *act,
-			     struct sigaction *old)
+/* The app changes its action for the sampling signal: keep ours, remember the app's. */
+static int pp_hooks_app_action(const struct sigaction *act, struct sigaction *old)
 {
 	struct sigaction prev;
 
-	pthread_mutex_lock(&pp_app_trap_mutex);
-	pp_sampler_app_action_get(&prev);
+	pthread_mutex_lock(&pp_hooks_app_action_mutex);
+	pp_sampler_app_action_get_sigsafe(&prev);
 	if (act)
-		pp_sampler_app_action_set(act);
-	pthread_mutex_unlock(&pp_app_trap_mutex);
+		pp_sampler_app_action_set_sigsafe(act);
+	pthread_mutex_unlock(&pp_hooks_app_action_mutex);
 	if (old)
 		*old = prev;
 	return 0;
@@ -246,8 +245,9 @@ PP_EXPORT int sigaction(int sig, const struct sigaction *act,
 {
 	if (!pp_real.sigaction)
 		pp_hooks_resolve();
-	if (__atomic_load_n(&pp_trap_owned, __ATOMIC_ACQUIRE) && sig == pp_sig)
-		return pp_hooks_app_trap(act, old);
+	if (__atomic_load_n(&pp_hooks_handler_owned, __ATOMIC_ACQUIRE) &&
+	    sig == pp_sampsig_number_sigsafe())
+		return pp_hooks_app_action(act, old);
 	return pp_real.sigaction(sig, act, old);
 }
 
@@ -278,7 +278,7 @@ int __libc_start_main(pp_main_fn main_fn, int argc, char **argv,
  */
 static int pp_hooks_main(int argc, char **argv, char **envp)
 {
-	pp_init_main_starts();
+	pp_process_main_starts();
 	return pp_app_main(argc, argv, envp);
 }
 
@@ -297,6 +297,44 @@ PP_EXPORT int __libc_start_main(pp_main_fn main_fn, int argc, char **argv,
 	pp_app_main = main_fn;
 	return real(pp_hooks_main, argc, argv, init, fini, rtld_fini,
 		    stack_end);
+}
+
+/*
+ * The ends of a process that bypass exit() (which the exit handler
+ * registered at main sees, process.h): the END records are written here,
+ * before the real call. They may run in a vfork() child, where they write
+ * nothing (the process id is not the profiled one).
+ */
+PP_EXPORT void _exit(int status)
+{
+	if (!pp_real.exit_)
+		pp_hooks_resolve();
+	pp_process_ends(PPF_EXIT_NORMAL, status);
+	pp_real.exit_(status);
+	__builtin_unreachable();
+}
+
+PP_EXPORT void _Exit(int status)
+{
+	if (!pp_real.exit_upper)
+		pp_hooks_resolve();
+	pp_process_ends(PPF_EXIT_NORMAL, status);
+	pp_real.exit_upper(status);
+	__builtin_unreachable();
+}
+
+PP_EXPORT void abort(void)
+{
+	struct sigaction sa;
+
+	if (!pp_real.abort_)
+		pp_hooks_resolve();
+	/* Only when nothing can catch it: an app handler may recover. */
+	if (sigaction(SIGABRT, NULL, &sa) == 0 &&
+	    (sa.sa_handler == SIG_DFL || sa.sa_handler == SIG_IGN))
+		pp_process_ends(PPF_EXIT_SIGNAL, SIGABRT);
+	pp_real.abort_();
+	__builtin_unreachable();
 }
 
 /*
@@ -338,11 +376,11 @@ static void *pp_hooks_thread_start(void *arg)
 	struct pp_hooks_start start = *(struct pp_hooks_start *)arg;
 
 	pp_hooks_start_give(arg);
-	pp_init_thread_begin();
+	pp_thread_begin();
 	if (start.unblock)
 		pp_hooks_mask_signal(SIG_UNBLOCK, NULL);
 	else
-		pp_init_thread_masks(1); /* born with the app's mask blocking it */
+		pp_thread_masks(1); /* born with the app's mask blocking it */
 	return start.fn(start.arg);
 }
 
@@ -359,7 +397,7 @@ PP_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 		pp_hooks_resolve();
 		real = pp_real.pthread_create;
 	}
-	if (!pp_init_active())
+	if (!pp_process_active())
 		return real(thread, attr, fn, arg);
 	start = pp_hooks_start_take();
 	if (!start)
@@ -374,7 +412,7 @@ PP_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 	 * 1,000 short threads (a malloc arena lock left held).
 	 */
 	pp_hooks_mask_signal(SIG_BLOCK, &old);
-	start->unblock = !sigismember(&old, pp_sig);
+	start->unblock = !sigismember(&old, pp_sampsig_number_sigsafe());
 	err = real(thread, attr, pp_hooks_thread_start, start);
 	pp_hooks_restore_mask(&old);
 	if (err)
@@ -391,10 +429,10 @@ PP_EXPORT void *dlopen(const char *file, int mode)
 	pp_sampler_dl_enter_sigsafe();
 	h = pp_real.dlopen(file, mode);
 	pp_sampler_dl_leave_sigsafe();
-	if (h && pp_init_active()) {
+	if (h && pp_process_active()) {
 		int saved = errno; /* the app sees dlopen's errno */
 
-		pp_maps_scan(pp_init_now_ns());
+		pp_maps_scan(pp_records_now_sigsafe());
 		errno = saved;
 	}
 	return h;
@@ -409,10 +447,10 @@ PP_EXPORT int dlclose(void *handle)
 	pp_sampler_dl_enter_sigsafe();
 	rc = pp_real.dlclose(handle);
 	pp_sampler_dl_leave_sigsafe();
-	if (rc == 0 && pp_init_active()) {
+	if (rc == 0 && pp_process_active()) {
 		int saved = errno;
 
-		pp_maps_scan(pp_init_now_ns());
+		pp_maps_scan(pp_records_now_sigsafe());
 		errno = saved;
 	}
 	return rc;

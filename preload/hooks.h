@@ -1,7 +1,9 @@
 /*
  * hooks: the functions libpprof.so interposes (pthread_create, dlopen,
- * dlclose, sigaction, signal, close, ...) and the app's own action for the
- * sampling signal.
+ * dlclose, sigaction, signal, close, _exit, abort, ...; the exec family's
+ * are exec.h's), the handler of the sampling signal (sigsafe/sampsig.h)
+ * held against the app's own, and that signal blocked and unblocked in the
+ * calling thread.
  */
 #ifndef PP_HOOKS_H
 #define PP_HOOKS_H
@@ -10,17 +12,6 @@
 
 /* Looks up the real functions; call once, early, outside signal context. */
 void pp_hooks_resolve(void);
-
-/*
- * Sets the sampling signal (SIGTRAP, the default, or the signal mode's):
- * the one the handler is installed for and the one pp_hooks_mask_signal
- * blocks. Call it once, before any thread is set up and before the handler
- * is installed.
- */
-void pp_hooks_set_signal(int sig);
-
-/* The sampling signal. */
-int pp_hooks_signal(void);
 
 /*
  * Blocks (how = SIG_BLOCK) or unblocks (SIG_UNBLOCK) the sampling signal in

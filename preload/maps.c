@@ -1,4 +1,4 @@
-/* The module map, from dl_iterate_phdr (outside signal context only). */
+/* The module map, from glibc's dl_iterate_phdr (outside signal context only). */
 #include "maps.h"
 
 #include <dlfcn.h>
@@ -10,14 +10,16 @@
 #include <limits.h>
 #include <link.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "pprof/format.h"
-#include "dlsnap.h"
 #include "proclog.h"
-#include "sampler.h"
+#include "sigsafe/dlsnap.h"
+#include "sigsafe/records.h"
+#include "sigsafe/sampler.h"
 
 #define PP_MAPS_VDSO_FILE "vdso.so"
 
@@ -116,7 +118,7 @@ static struct pp_maps_entry *pp_maps_add(void)
 
 /* Copies the GNU build-id note of a loaded object, if it has one. */
 static void pp_maps_build_id(const struct dl_phdr_info *info,
-			     struct ppf_module *rec)
+			     struct pp_records_module *m)
 {
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
@@ -136,8 +138,8 @@ static void pp_maps_build_id(const struct dl_phdr_info *info,
 			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
 			    memcmp(name, "GNU", 4) == 0 && nh->n_descsz &&
 			    nh->n_descsz <= PPF_BUILD_ID_MAX) {
-				memcpy(rec->build_id, desc, nh->n_descsz);
-				rec->build_id_len = nh->n_descsz;
+				m->build_id = desc;
+				m->build_id_len = nh->n_descsz;
 				return;
 			}
 			p = desc + ((nh->n_descsz + 3) & ~3u);
@@ -163,8 +165,7 @@ static void pp_maps_record(const struct dl_phdr_info *info, const char *path,
 			   struct pp_maps_scan_ctx *ctx)
 {
 	struct pp_maps_entry *e = pp_maps_add();
-	struct ppf_module rec;
-	uint32_t len = (uint32_t)strlen(path) + 1;
+	struct pp_records_module m;
 	int err;
 
 	if (!e) {
@@ -176,17 +177,17 @@ static void pp_maps_record(const struct dl_phdr_info *info, const char *path,
 	e->start = start;
 	e->end = end;
 	e->seen = 1;
-	memset(&rec, 0, sizeof(rec));
-	rec.h.type = PPF_REC_MODULE;
-	rec.id = e->id;
-	rec.bias = info->dlpi_addr;
-	rec.start = start;
-	rec.end = end;
-	rec.pgoff = pgoff;
-	rec.load_ns = ctx->now_ns;
-	rec.path_len = len;
-	pp_maps_build_id(info, &rec);
-	err = pp_proclog_append_var(&rec, sizeof(rec), path, len, NULL, 0);
+	memset(&m, 0, sizeof(m));
+	m.id = e->id;
+	m.bias = info->dlpi_addr;
+	m.start = start;
+	m.end = end;
+	m.pgoff = pgoff;
+	m.load_ns = ctx->now_ns;
+	m.path = path;
+	pp_maps_build_id(info, &m);
+	err = pp_records_module_sigsafe(pp_proclog_hold(), &m);
+	pp_proclog_release();
 	if (err)
 		ctx->err = err;
 }
@@ -251,24 +252,32 @@ static int pp_maps_visit(struct dl_phdr_info *info, size_t size, void *arg)
 /* Writes unload records for what the scan did not see, and drops them. */
 static void pp_maps_sweep(struct pp_maps_scan_ctx *ctx)
 {
+	struct pp_logfile *log = pp_proclog_hold();
 	size_t keep = 0;
 
 	for (size_t i = 0; i < pp_maps_n; i++) {
-		struct ppf_module_unload rec;
-
 		if (pp_maps[i].seen) {
 			pp_maps[keep++] = pp_maps[i];
 			continue;
 		}
-		memset(&rec, 0, sizeof(rec));
-		rec.h.type = PPF_REC_MODULE_UNLOAD;
-		rec.h.size = sizeof(rec);
-		rec.id = pp_maps[i].id;
-		rec.unload_ns = ctx->now_ns;
-		if (pp_proclog_append(&rec, sizeof(rec)) != 0)
+		if (pp_records_module_unload_sigsafe(log, pp_maps[i].id, ctx->now_ns) != 0)
 			ctx->err = -ENOSPC;
 	}
+	pp_proclog_release();
 	pp_maps_n = keep;
+}
+
+/*
+ * Makes snap the handler's snapshot and frees the one it replaces, once no
+ * handler reads it (they read for microseconds).
+ */
+static void pp_maps_publish(struct pp_dlsnap *snap)
+{
+	struct pp_dlsnap *old = pp_dlsnap_swap_sigsafe(snap);
+
+	while (pp_dlsnap_readers_sigsafe())
+		sched_yield();
+	free(old);
 }
 
 static pp_maps_iterate_fn pp_maps_real(void)
@@ -295,7 +304,7 @@ int pp_maps_scan(uint64_t now_ns)
 	pp_maps_real()(pp_maps_visit, &ctx);
 	pp_maps_sweep(&ctx);
 	if (ctx.snap && !ctx.err)
-		free(pp_dlsnap_publish(ctx.snap));
+		pp_maps_publish(ctx.snap);
 	else
 		free(ctx.snap);
 	pthread_mutex_unlock(&pp_maps_mutex);
@@ -303,17 +312,8 @@ int pp_maps_scan(uint64_t now_ns)
 	return ctx.err;
 }
 
-/*
- * Interposed for libunwind, which calls it on every cache miss: inside our
- * signal handler it walks the snapshot (lock-free: this path runs in signal
- * context and calls only pp_dlsnap_iterate_sigsafe); everywhere else it is
- * glibc's.
- */
-__attribute__((visibility("default")))
-int dl_iterate_phdr(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data)
+int pp_maps_glibc_iterate(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data)
 {
-	if (pp_dlsnap_in_handler_sigsafe())
-		return pp_dlsnap_iterate_sigsafe(cb, data);
 	return pp_maps_real()(cb, data);
 }
 

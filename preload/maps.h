@@ -7,6 +7,7 @@
 #ifndef PP_MAPS_H
 #define PP_MAPS_H
 
+#include <link.h>
 #include <stdint.h>
 
 /*
@@ -24,5 +25,12 @@ int pp_maps_scan(uint64_t now_ns);
 
 /* Forgets every recorded module (a fork child starts a new log). */
 void pp_maps_reset(void);
+
+/*
+ * glibc's dl_iterate_phdr, which the preload's own (sigsafe/dlsnap.h) calls
+ * outside its handler. Not for signal context: it is found with dlsym the
+ * first time, and glibc's takes the loader's lock.
+ */
+int pp_maps_glibc_iterate(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data);
 
 #endif

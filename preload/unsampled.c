@@ -4,15 +4,14 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 
-#include "init.h"
 #include "pprof/format.h"
 #include "proclog.h"
-#include "share.h"
-#include "threads.h"
-#include "tlog.h"
+#include "sigsafe/logfile.h"
+#include "sigsafe/records.h"
+#include "sigsafe/share.h"
+#include "sigsafe/threads.h"
 #include "warn.h"
 
 /* Distinct causes remembered per process; more are counted, not told apart. */
@@ -109,8 +108,8 @@ static void pp_unsampled_say(int tid, uint32_t what, int err, const struct pp_sh
 			err == EMFILE ? "descriptors" : "address space", share, tail);
 		break;
 	case PPF_UNSAMPLED_LOG:
-		/* The full disk's own line said it (tlog.h). */
-		if ((err == ENOSPC || err == EDQUOT || err == EFBIG) && pp_tlog_full_said())
+		/* The full disk's own line said it (logfile.h). */
+		if ((err == ENOSPC || err == EDQUOT || err == EFBIG) && pp_logfile_full_said_sigsafe())
 			break;
 		pp_warn("thread %d runs unsampled: cannot create %s/thread-%d.log: %s%s%s",
 			tid, pp_unsampled.dir ? pp_unsampled.dir : ".", tid,
@@ -161,20 +160,11 @@ static struct pp_unsampled_cause *pp_unsampled_cause(uint32_t key, int *fresh)
 
 void pp_unsampled_note(int tid, uint32_t what, int err, const struct pp_share_cost *asked)
 {
-	struct ppf_thread_unsampled rec;
 	struct pp_unsampled_cause *c;
 	int fresh;
 
-	memset(&rec, 0, sizeof(rec));
-	rec.h.type = PPF_REC_THREAD_UNSAMPLED;
-	rec.h.size = sizeof(rec);
-	rec.tid = (uint32_t)tid;
-	rec.what = what;
-	rec.time_ns = pp_init_now_ns();
-	rec.error = err;
-	prctl(PR_GET_NAME, rec.name, 0, 0, 0);
-	rec.name[PPF_THREAD_NAME_MAX - 1] = '\0';
-	pp_proclog_append(&rec, sizeof(rec));
+	pp_records_thread_unsampled_sigsafe(pp_proclog_hold(), tid, what, err);
+	pp_proclog_release();
 	__atomic_add_fetch(&pp_unsampled.total, 1, __ATOMIC_RELAXED);
 	c = pp_unsampled_cause(what << 16 | ((uint32_t)err & 0xffff), &fresh);
 	if (c)

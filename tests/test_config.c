@@ -145,7 +145,10 @@ Test(config, several_events_and_counters)
 		  ev->config == PERF_COUNT_HW_CPU_CYCLES && ev->period == 0);
 	ev = event("instructions");
 	cr_assert(ev->exclude_user && !ev->exclude_kernel);
-	cr_assert_eq(pp_config_nsampling(&cfg), 3);
+	/* In file order: three [sample] sections, then two [count] ones. */
+	for (unsigned i = 0; i < cfg.nevents; i++)
+		cr_assert_eq(!!cfg.events[i].count_only, i >= 3, "event %u, %s", i,
+			     cfg.events[i].name);
 }
 
 Test(config, modifiers_in_the_name_win_over_keys)
@@ -206,7 +209,7 @@ Test(config, counters_only)
 	cr_assert_eq(parse("[count page-faults]\n[count task-clock]\n"), 0, "%s",
 		     all_errors());
 	cr_assert_eq(cfg.nevents, 2);
-	cr_assert_eq(pp_config_nsampling(&cfg), 0);
+	cr_assert(cfg.events[0].count_only && cfg.events[1].count_only);
 }
 
 Test(config, rejects_unknown_section_with_suggestion)
@@ -336,15 +339,15 @@ Test(config, signal_mode_and_its_signal)
 	cr_assert_eq(parse("[profile]\nmode = signal\nsignal = SIGPROF\n"), 0,
 		     "%s", all_errors());
 	cr_assert_eq(cfg.mode_request, PPF_MODE_REQUEST_SIGNAL);
-	cr_assert_eq(cfg.signo, SIGPROF);
+	cr_assert_eq(cfg.signal, SIGPROF);
 	cr_assert_eq(parse("[profile]\nsignal = rtmax-3\n"), 0, "%s", all_errors());
-	cr_assert_eq(cfg.signo, SIGRTMAX - 3);
+	cr_assert_eq(cfg.signal, SIGRTMAX - 3);
 	cr_assert_eq(parse("[profile]\nsignal = SIGRTMIN\n"), 0, "%s", all_errors());
-	cr_assert_eq(cfg.signo, SIGRTMIN);
+	cr_assert_eq(cfg.signal, SIGRTMIN);
 	cr_assert_eq(parse("[profile]\nsignal = 12\n"), 0, "%s", all_errors());
-	cr_assert_eq(cfg.signo, SIGUSR2);
+	cr_assert_eq(cfg.signal, SIGUSR2);
 	cr_assert_eq(parse("[profile]\nsignal = auto\n"), 0, "%s", all_errors());
-	cr_assert_eq(cfg.signo, 0);
+	cr_assert_eq(cfg.signal, 0);
 	expect_error("[profile]\nsignal = SIGSEGV\n", 2, "signal = 'SIGSEGV'",
 		     "SIGRTMIN+N");
 	expect_error("[profile]\nsignal = 9\n", 2, "signal = '9'", NULL);

@@ -205,19 +205,31 @@ static int it_cli_sigsafe(const char *name, const char *src, struct pa_it_result
 	return WEXITSTATUS(r->status);
 }
 
-/* The check the Makefile runs on the handler's objects passes and fails when it should. */
+/*
+ * The check the Makefile runs on the handler's objects passes and fails when
+ * it should: on a call outside the allow-list, and on a function whose name
+ * does not say it runs in signal context.
+ */
 Test(it_cli, check_sigsafe_rejects_printf)
 {
-	static const char good[] =
-		"#include <unistd.h>\nint f(void);\nint f(void) { return getpid(); }\n";
-	static const char bad[] =
-		"#include <stdio.h>\nint f(int);\nint f(int x) { return printf(\"%d\\n\", x); }\n";
+	static const char good[] = "#include <unistd.h>\nint f_sigsafe(void);\n"
+				   "int f_sigsafe(void) { return getpid(); }\n";
+	static const char bad[] = "#include <stdio.h>\nint f_sigsafe(int);\n"
+				  "int f_sigsafe(int x) { return printf(\"%d\\n\", x); }\n";
+	static const char unnamed[] =
+		"#include <unistd.h>\nint getpid_twice(void);\n"
+		"int getpid_twice(void) { return getpid() + getpid(); }\n";
 	struct pa_it_result r;
 
 	cr_expect_eq(it_cli_sigsafe("good", good, &r), 0, "good object refused: %s", r.err);
 	pa_it_result_release(&r);
 	cr_expect_neq(it_cli_sigsafe("bad", bad, &r), 0, "printf accepted: %s", r.out);
 	cr_expect(strstr(r.err, "printf"), "the error does not name printf: %s", r.err);
+	pa_it_result_release(&r);
+	cr_expect_neq(it_cli_sigsafe("unnamed", unnamed, &r), 0, "getpid_twice accepted: %s",
+		      r.out);
+	cr_expect(strstr(r.err, "getpid_twice"), "the error does not name getpid_twice: %s",
+		  r.err);
 	pa_it_result_release(&r);
 }
 

@@ -9,7 +9,7 @@
 
 #include "pa_testlog.h"
 #include "reader.h"
-#include "tlog.h"
+#include "sigsafe/logfile.h"
 
 static char *rd_dir;
 
@@ -494,28 +494,28 @@ Test(reader, loads_process_dir_given_directly_and_sorts)
 }
 
 /* The preload's own writer, killed before closing: the reader keeps it all. */
-Test(reader, reads_log_written_by_tlog)
+Test(reader, reads_log_written_by_logfile)
 {
 	char *pdir = rd_process_dir("app.1", 1);
 	struct pa_warnings warn = { 0 };
 	struct ppf_thread th = { .h = { PPF_REC_THREAD, sizeof(th) }, .pid = 1, .tid = 7 };
 	uint64_t rec[8] = { 0 };
 	struct ppf_sample *s = (struct ppf_sample *)(void *)rec;
-	struct pp_tlog log;
+	struct pp_logfile log;
 	struct pa_thread *t;
 	int dfd = open(pdir, O_RDONLY | O_DIRECTORY);
 
 	cr_assert_geq(dfd, 0);
-	pp_tlog_init_sigsafe(&log);
-	cr_assert_eq(pp_tlog_create_sigsafe(&log, dfd, "thread-7.log", PPF_FILE_THREAD), 0);
-	cr_assert_eq(pp_tlog_append_sigsafe(&log, &th, sizeof(th)), 0);
+	pp_logfile_init_sigsafe(&log);
+	cr_assert_eq(pp_logfile_create_sigsafe(&log, dfd, "thread-7.log", PPF_FILE_THREAD), 0);
+	cr_assert_eq(pp_logfile_append_sigsafe(&log, &th, sizeof(th)), 0);
 	s->h.type = PPF_REC_SAMPLE;
 	s->h.size = ppf_sample_size(3);
 	s->time_ns = 77;
 	s->nframes = 3;
 	memcpy(s->ips, rd_ips, sizeof(rd_ips));
-	cr_assert_eq(pp_tlog_append_sigsafe(&log, s, s->h.size), 0);
-	pp_tlog_forget_sigsafe(&log); /* as if SIGKILLed: no END, zero tail */
+	cr_assert_eq(pp_logfile_append_sigsafe(&log, s, s->h.size), 0);
+	pp_logfile_forget_sigsafe(&log); /* as if SIGKILLed: no END, zero tail */
 	close(dfd);
 	t = rd_load_thread(pdir, "thread-7.log", &warn);
 	cr_assert_eq(t->tid, 7);
@@ -1207,7 +1207,7 @@ Test(reader, warns_on_totals_of_unknown_event)
 }
 
 /* The preload's writer appends per-event totals the reader reads back. */
-Test(reader, reads_thread_event_written_by_tlog)
+Test(reader, reads_thread_event_written_by_logfile)
 {
 	char *pdir = rd_process_dir("app.1", 1);
 	struct ppf_thread th = { .h = { PPF_REC_THREAD, sizeof(th) }, .pid = 1, .tid = 8 };
@@ -1215,17 +1215,17 @@ Test(reader, reads_thread_event_written_by_tlog)
 				       .flags = PPF_THREAD_EVENT_COUNTED, .value = 42,
 				       .time_enabled = 10, .time_running = 5 };
 	struct ppf_thread_end end = { .h = { PPF_REC_THREAD_END, sizeof(end) }, .end_ns = 9 };
-	struct pp_tlog log;
+	struct pp_logfile log;
 	struct pa_thread *t;
 	int dfd = open(pdir, O_RDONLY | O_DIRECTORY);
 
 	cr_assert_geq(dfd, 0);
-	pp_tlog_init_sigsafe(&log);
-	cr_assert_eq(pp_tlog_create_sigsafe(&log, dfd, "thread-8.log", PPF_FILE_THREAD), 0);
-	cr_assert_eq(pp_tlog_append_sigsafe(&log, &th, sizeof(th)), 0);
-	cr_assert_eq(pp_tlog_append_sigsafe(&log, &te, sizeof(te)), 0);
-	cr_assert_eq(pp_tlog_append_sigsafe(&log, &end, sizeof(end)), 0);
-	pp_tlog_forget_sigsafe(&log);
+	pp_logfile_init_sigsafe(&log);
+	cr_assert_eq(pp_logfile_create_sigsafe(&log, dfd, "thread-8.log", PPF_FILE_THREAD), 0);
+	cr_assert_eq(pp_logfile_append_sigsafe(&log, &th, sizeof(th)), 0);
+	cr_assert_eq(pp_logfile_append_sigsafe(&log, &te, sizeof(te)), 0);
+	cr_assert_eq(pp_logfile_append_sigsafe(&log, &end, sizeof(end)), 0);
+	pp_logfile_forget_sigsafe(&log);
 	close(dfd);
 	t = rd_load_thread(pdir, "thread-8.log", NULL);
 	cr_assert_eq(t->nevents, 1);

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "share.h"
+#include "sigsafe/share.h"
 
 static void sh_limit(int resource, rlim_t soft)
 {
@@ -22,7 +22,7 @@ Test(share, takes_at_most_a_quarter_of_the_descriptors)
 {
 	struct pp_share_cost two = { .bytes = 4096, .fds = 2 };
 
-	pp_share_reset();
+	pp_share_reset_sigsafe();
 	sh_limit(RLIMIT_NOFILE, 40);
 	for (int i = 0; i < 5; i++)
 		cr_assert_eq(pp_share_take_sigsafe(&two), 0, "take %d of 5", i + 1);
@@ -40,7 +40,7 @@ Test(share, takes_at_most_an_eighth_of_the_address_space)
 	struct pp_share_cost mib = { .bytes = 1 << 20, .fds = 0 };
 	uint64_t limit = 16384ull << 20;
 
-	pp_share_reset();
+	pp_share_reset_sigsafe();
 	sh_limit(RLIMIT_AS, limit);
 	cr_assert_eq(pp_share_limit_sigsafe(RLIMIT_AS), limit);
 	for (int i = 0; i < 2048; i++)
@@ -49,7 +49,7 @@ Test(share, takes_at_most_an_eighth_of_the_address_space)
 	/* What is refused takes nothing, of either limit. */
 	cr_assert_eq(pp_share_take_sigsafe(&(struct pp_share_cost){ .bytes = 1 << 20, .fds = 1 }),
 		     -ENOMEM);
-	pp_share_reset();
+	pp_share_reset_sigsafe();
 	cr_assert_eq(pp_share_take_sigsafe(&mib), 0, "a reset forgets what was held");
 }
 
@@ -57,7 +57,7 @@ Test(share, no_address_space_limit_takes_anything)
 {
 	struct pp_share_cost huge = { .bytes = 1ull << 40, .fds = 0 };
 
-	pp_share_reset();
+	pp_share_reset_sigsafe();
 	sh_limit(RLIMIT_AS, RLIM_INFINITY);
 	cr_assert_eq(pp_share_limit_sigsafe(RLIMIT_AS), UINT64_MAX);
 	cr_assert_eq(pp_share_room_sigsafe(), UINT64_MAX);

@@ -38,13 +38,12 @@ static void fz_check_config(const struct pp_config *cfg, const char *text)
 {
 	FZ_CHECK(cfg->nevents >= 1 && cfg->nevents <= PP_CONFIG_MAX_EVENTS, "%u events",
 		 cfg->nevents);
-	FZ_CHECK(pp_config_nsampling(cfg) <= cfg->nevents, "sampling events");
 	for (unsigned i = 0; i < cfg->nevents; i++)
 		fz_check_event(&cfg->events[i], i);
 	FZ_CHECK(cfg->max_frames >= 1 && cfg->max_frames <= PPF_MAX_FRAMES, "max_frames %u",
 		 cfg->max_frames);
 	FZ_CHECK(cfg->mode_request <= PPF_MODE_REQUEST_SIGNAL, "mode %u", cfg->mode_request);
-	FZ_CHECK(cfg->signo >= 0, "signal %d", cfg->signo);
+	FZ_CHECK(cfg->signal >= 0, "signal %d", cfg->signal);
 	FZ_CHECK(memchr(cfg->output, '\0', sizeof(cfg->output)) && cfg->output[0], "output");
 	FZ_CHECK(cfg->from_file && strcmp(cfg->source, FZ_SOURCE) == 0, "source");
 	FZ_CHECK(cfg->text && strcmp(cfg->text, text) == 0, "text");

@@ -15,8 +15,11 @@
 #include <ucontext.h>
 
 #include "dlsnap.h"
+#include "events.h"
 #include "fd.h"
 #include "pprof/format.h"
+#include "records.h"
+#include "sampsig.h"
 #include "threads.h"
 
 #ifndef TRAP_PERF
@@ -35,8 +38,8 @@
 
 static struct pp_sampler_config pp_sampler_cfg;
 /*
- * The app's action for SIGTRAP: two copies and an index, so the handler
- * never reads a copy that is being written.
+ * The app's action for the sampling signal: two copies and an index, so
+ * the handler never reads a copy that is being written.
  */
 static struct sigaction pp_sampler_app[2];
 static int pp_sampler_app_cur;
@@ -53,12 +56,14 @@ struct pp_perf_siginfo {
 	uint32_t flags;
 };
 
-static const struct pp_perf_siginfo *pp_sampler_perf_info(const siginfo_t *si)
+/* Runs in signal context. */
+static const struct pp_perf_siginfo *pp_sampler_perf_info_sigsafe(const siginfo_t *si)
 {
 	return (const void *)((const char *)&si->si_addr + sizeof(void *));
 }
 
-void pp_sampler_configure(const struct pp_sampler_config *cfg)
+/* Async-signal-safe. */
+void pp_sampler_configure_sigsafe(const struct pp_sampler_config *cfg)
 {
 	pp_sampler_cfg = *cfg;
 }
@@ -75,18 +80,21 @@ void pp_sampler_dl_leave_sigsafe(void)
 	__atomic_sub_fetch(&pp_sampler_in_dl, 1, __ATOMIC_ACQ_REL);
 }
 
-uint64_t pp_sampler_unowned_lost(void)
+/* Runs in signal context. */
+uint64_t pp_sampler_unowned_lost_sigsafe(void)
 {
 	return __atomic_load_n(&pp_sampler_unowned, __ATOMIC_RELAXED);
 }
 
-void pp_sampler_app_action_get(struct sigaction *out)
+/* Runs in signal context. */
+void pp_sampler_app_action_get_sigsafe(struct sigaction *out)
 {
 	*out = pp_sampler_app[__atomic_load_n(&pp_sampler_app_cur,
 					      __ATOMIC_ACQUIRE)];
 }
 
-void pp_sampler_app_action_set(const struct sigaction *act)
+/* Runs in signal context. */
+void pp_sampler_app_action_set_sigsafe(const struct sigaction *act)
 {
 	int next = !__atomic_load_n(&pp_sampler_app_cur, __ATOMIC_ACQUIRE);
 
@@ -201,7 +209,7 @@ static int pp_sampler_is_ours_sigsafe(int sig, const siginfo_t *si,
 	if (!si)
 		return 0;
 	if (pp_sampler_cfg.mode == PPF_MODE_SIGNAL) {
-		if (sig != pp_sampler_cfg.signo ||
+		if (sig != pp_sampsig_number_sigsafe() ||
 		    (si->si_code != POLL_IN && si->si_code != POLL_HUP))
 			return 0;
 		tag = pp_fd_tag_of_sigsafe(si->si_fd, rb);
@@ -210,20 +218,11 @@ static int pp_sampler_is_ours_sigsafe(int sig, const siginfo_t *si,
 	}
 	if (si->si_code != TRAP_PERF)
 		return 0;
-	p = pp_sampler_perf_info(si);
-	if ((p->data & PP_SIGDATA_MASK) != PP_SIGDATA_TAG)
+	p = pp_sampler_perf_info_sigsafe(si);
+	if ((p->data & PP_EVENTS_SIGDATA_MASK) != PP_EVENTS_SIGDATA_TAG)
 		return 0;
-	*event = (unsigned)(p->data & ~PP_SIGDATA_MASK);
+	*event = (unsigned)(p->data & ~PP_EVENTS_SIGDATA_MASK);
 	return *event < pp_sampler_cfg.nevents;
-}
-
-/* Runs in signal context. CLOCK_MONOTONIC in ns (the vDSO: no system call). */
-static uint64_t pp_sampler_now_sigsafe(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* Runs in signal context. Counts an overflow of event not taken for t. */
@@ -239,29 +238,30 @@ static void pp_sampler_throttled_sigsafe(struct pp_thread *t, unsigned event)
  * period, the queue would grow until the kernel's limit (RLIMIT_SIGPENDING,
  * shared by all of the user's processes), where it sends SIGIO instead,
  * which kills a program that does not handle it. The queued ones are taken
- * off here (our signal is blocked in the handler), their records consumed,
- * and counted as throttled: overflows that came while a sample was being
- * taken. A signal that is not ours (the program's own, on the same
- * signal) goes to the program's action. Bounded; stops at the first empty
- * poll.
+ * off here (the sampling signal is blocked in the handler), their records
+ * consumed, and counted as throttled: overflows that came while a sample
+ * was being taken. A signal that is not ours (the program's own, on the
+ * same signal) goes to the program's action. Bounded; stops at the first
+ * empty poll.
  */
 static void pp_sampler_drain_sigsafe(struct pp_thread *t, void *uc)
 {
-	struct { unsigned long bits[1]; } set = { { 0 } };
+	int sig = pp_sampsig_number_sigsafe();
 	struct timespec zero = { 0, 0 };
 	siginfo_t si;
+	sigset_t set;
 
-	set.bits[0] = 1ul << (pp_sampler_cfg.signo - 1);
+	pp_sampsig_mask_sigsafe(&set);
 	for (int i = 0; i < PP_SAMPLER_DRAIN_MAX; i++) {
 		unsigned event;
 		void *rb;
 		int more;
 
-		if (syscall(SYS_rt_sigtimedwait, &set, &si, &zero, sizeof(set)) !=
-		    pp_sampler_cfg.signo)
+		if (syscall(SYS_rt_sigtimedwait, &set, &si, &zero,
+			    PP_SAMPSIG_KERNEL_SET_SIZE) != sig)
 			return;
-		if (!pp_sampler_is_ours_sigsafe(pp_sampler_cfg.signo, &si, &event, &rb)) {
-			pp_sampler_forward_sigsafe(pp_sampler_cfg.signo, &si, uc);
+		if (!pp_sampler_is_ours_sigsafe(sig, &si, &event, &rb)) {
+			pp_sampler_forward_sigsafe(sig, &si, uc);
 			continue;
 		}
 		pp_sampler_rb_late_sigsafe(rb, 0, &more);
@@ -303,25 +303,24 @@ static void pp_sampler_record_sigsafe(struct pp_thread *t, unsigned event,
 				      int late, const ucontext_t *uc, uint64_t now)
 {
 	unsigned cap = pp_sampler_cfg.max_frames;
-	struct ppf_sample *s = pp_tlog_reserve_sigsafe(&t->log,
-						       ppf_sample_size(cap));
+	uint64_t *ips = pp_records_sample_begin_sigsafe(&t->log, cap);
 	uint64_t rip = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
 	unsigned n = 0;
 	int truncated = 0;
 	uint16_t flags = 0;
 
-	if (!s) {
+	if (!ips) {
 		__atomic_add_fetch(&t->lost, 1, __ATOMIC_RELAXED);
 		__atomic_add_fetch(&t->ev_lost[event], 1, __ATOMIC_RELAXED);
 		return;
 	}
 	if (!t->leaf_only && !__atomic_load_n(&pp_sampler_in_dl, __ATOMIC_ACQUIRE)) {
 		pp_dlsnap_enter_handler_sigsafe();
-		n = pp_sampler_unwind_sigsafe(rip, s->ips, cap, &truncated);
+		n = pp_sampler_unwind_sigsafe(rip, ips, cap, &truncated);
 		pp_dlsnap_leave_handler_sigsafe();
 	}
 	if (n == 0) {
-		s->ips[0] = rip;
+		ips[0] = rip;
 		n = 1;
 		flags |= PPF_SAMPLE_LEAF_ONLY;
 	}
@@ -329,11 +328,7 @@ static void pp_sampler_record_sigsafe(struct pp_thread *t, unsigned event,
 		flags |= PPF_SAMPLE_TRUNCATED;
 	if (late)
 		flags |= PPF_SAMPLE_LATE;
-	s->time_ns = now;
-	s->event = event;
-	s->flags = flags;
-	s->nframes = (uint16_t)n;
-	pp_tlog_commit_sigsafe(&t->log, s, PPF_REC_SAMPLE, ppf_sample_size(n));
+	pp_records_sample_end_sigsafe(&t->log, ips, now, event, flags, n);
 	t->samples++;
 	t->ev_samples[event]++;
 }
@@ -351,7 +346,7 @@ static void pp_sampler_record_sigsafe(struct pp_thread *t, unsigned event,
  */
 static void pp_sampler_pace_sigsafe(struct pp_thread *t, uint64_t start)
 {
-	uint64_t end = pp_sampler_now_sigsafe();
+	uint64_t end = pp_records_now_sigsafe();
 	uint64_t cost = end > start ? end - start : 0;
 	uint64_t least = cost < t->cost_ns ? cost : t->cost_ns;
 
@@ -394,23 +389,22 @@ static struct pp_thread *pp_sampler_adopt_sigsafe(int tid)
  */
 void pp_sampler_take_pending_sigsafe(void)
 {
-	struct { unsigned long bits[1]; } set = { { 0 } };
 	struct timespec zero = { 0, 0 };
 	const struct sigaction *a = &pp_sampler_app[__atomic_load_n(&pp_sampler_app_cur,
 								    __ATOMIC_ACQUIRE)];
-	int sig = pp_sampler_cfg.signo, tid = pp_threads_gettid_sigsafe(), nkeep = 0;
+	int sig = pp_sampsig_number_sigsafe(), tid = pp_threads_gettid_sigsafe(), nkeep = 0;
 	struct pp_thread *t = pp_threads_find_sigsafe(tid);
 	siginfo_t si, keep[PP_SAMPLER_KEEP];
+	sigset_t set;
 
-	if (sig <= 0)
-		return;
-	set.bits[0] = 1ul << (sig - 1);
+	pp_sampsig_mask_sigsafe(&set);
 	for (int i = 0; i < 64; i++) {
 		unsigned event;
 		void *rb;
 		int more;
 
-		if (syscall(SYS_rt_sigtimedwait, &set, &si, &zero, sizeof(set)) != sig)
+		if (syscall(SYS_rt_sigtimedwait, &set, &si, &zero,
+			    PP_SAMPSIG_KERNEL_SET_SIZE) != sig)
 			break;
 		if (pp_sampler_is_ours_sigsafe(sig, &si, &event, &rb)) {
 			if (pp_sampler_cfg.mode == PPF_MODE_SIGNAL)
@@ -483,12 +477,12 @@ void pp_sampler_handle_sigsafe(int sig, siginfo_t *si, void *uc)
 		errno = saved_errno;
 		return;
 	}
-	now = pp_sampler_now_sigsafe();
+	now = pp_records_now_sigsafe();
 	if (pp_sampler_cfg.mode == PPF_MODE_SIGNAL)
 		late = pp_sampler_rb_late_sigsafe(rb, (uint64_t)((ucontext_t *)uc)->
 						  uc_mcontext.gregs[REG_RIP], &more);
 	else
-		late = !!(pp_sampler_perf_info(si)->flags & PP_TRAP_PERF_FLAG_ASYNC);
+		late = !!(pp_sampler_perf_info_sigsafe(si)->flags & PP_TRAP_PERF_FLAG_ASYNC);
 	tid = pp_threads_gettid_sigsafe();
 	t = pp_threads_find_sigsafe(tid);
 	if (!t) {

@@ -10,7 +10,7 @@
  * which the kernel sends SIGXFSZ. Only raw syscalls: this runs in signal
  * context.
  */
-#include "tlog.h"
+#include "logfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,28 +26,28 @@
 #include "pprof/format.h"
 #include "share.h"
 
-#define PP_TLOG_PAGE 4096u
+#define PP_LOGFILE_PAGE 4096u
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif
 
 /* Writes at a time when growing a file with zeros: bounds the loop. */
-#define PP_TLOG_ZERO_WRITES 64
+#define PP_LOGFILE_ZERO_WRITES 64
 
 /* Never written: the source of the zeros a file grows by without fallocate. */
-static uint8_t pp_tlog_zeros[PP_TLOG_STEP];
+static uint8_t pp_logfile_zeros[PP_LOGFILE_STEP];
 
 /* The line said when a log of this process first fills (see below). */
-static char pp_tlog_full_what[512];
-static char pp_tlog_full_then[512];
-static int pp_tlog_said; /* atomic */
+static char pp_logfile_full_what[512];
+static char pp_logfile_full_then[512];
+static int pp_logfile_said; /* atomic */
 
 /*
  * Runs in signal context. Why a log could not grow, as strerror says it
  * (strerror itself is not async-signal-safe); NULL for an errno not listed.
  */
-static const char *pp_tlog_reason_sigsafe(int err)
+static const char *pp_logfile_reason_sigsafe(int err)
 {
 	switch (err) {
 	case ENOSPC: return "No space left on device";
@@ -61,7 +61,7 @@ static const char *pp_tlog_reason_sigsafe(int err)
 }
 
 /* Runs in signal context. Appends s at *at in buf (size bytes, NUL kept). */
-static void pp_tlog_cat_sigsafe(char *buf, size_t size, size_t *at, const char *s)
+static void pp_logfile_cat_sigsafe(char *buf, size_t size, size_t *at, const char *s)
 {
 	size_t n = strlen(s);
 
@@ -72,21 +72,23 @@ static void pp_tlog_cat_sigsafe(char *buf, size_t size, size_t *at, const char *
 	buf[*at] = '\0';
 }
 
-void pp_tlog_set_full_line(const char *what, const char *then)
+/* Async-signal-safe. */
+void pp_logfile_set_full_line_sigsafe(const char *what, const char *then)
 {
 	size_t at = 0;
 
-	pp_tlog_cat_sigsafe(pp_tlog_full_what, sizeof(pp_tlog_full_what), &at,
-			    what ? what : "");
+	pp_logfile_cat_sigsafe(pp_logfile_full_what, sizeof(pp_logfile_full_what), &at,
+			       what ? what : "");
 	at = 0;
-	pp_tlog_cat_sigsafe(pp_tlog_full_then, sizeof(pp_tlog_full_then), &at,
-			    then ? then : "");
-	__atomic_store_n(&pp_tlog_said, 0, __ATOMIC_RELEASE);
+	pp_logfile_cat_sigsafe(pp_logfile_full_then, sizeof(pp_logfile_full_then), &at,
+			       then ? then : "");
+	__atomic_store_n(&pp_logfile_said, 0, __ATOMIC_RELEASE);
 }
 
-int pp_tlog_full_said(void)
+/* Runs in signal context. */
+int pp_logfile_full_said_sigsafe(void)
 {
-	return __atomic_load_n(&pp_tlog_said, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&pp_logfile_said, __ATOMIC_ACQUIRE);
 }
 
 /*
@@ -94,49 +96,49 @@ int pp_tlog_full_said(void)
  * (err, a negative errno): one line on stderr, written with the raw system
  * call (glibc's write is a cancellation point).
  */
-static void pp_tlog_say_full_sigsafe(int err)
+static void pp_logfile_say_full_sigsafe(int err)
 {
-	char line[sizeof(pp_tlog_full_what) + sizeof(pp_tlog_full_then) + 128];
+	char line[sizeof(pp_logfile_full_what) + sizeof(pp_logfile_full_then) + 128];
 	char num[64];
-	const char *why = pp_tlog_reason_sigsafe(-err);
+	const char *why = pp_logfile_reason_sigsafe(-err);
 	size_t at = 0;
 	int saved = errno;
 
-	if (!pp_tlog_full_what[0] ||
-	    __atomic_exchange_n(&pp_tlog_said, 1, __ATOMIC_ACQ_REL))
+	if (!pp_logfile_full_what[0] ||
+	    __atomic_exchange_n(&pp_logfile_said, 1, __ATOMIC_ACQ_REL))
 		return;
 	if (!why) {
-		pp_tlog_format_name_sigsafe(num, "error ", (uint64_t)-err, "");
+		pp_logfile_format_name_sigsafe(num, "error ", (uint64_t)-err, "");
 		why = num;
 	}
-	pp_tlog_cat_sigsafe(line, sizeof(line), &at, "libpprof: ");
-	pp_tlog_cat_sigsafe(line, sizeof(line), &at, pp_tlog_full_what);
-	pp_tlog_cat_sigsafe(line, sizeof(line), &at, ": ");
-	pp_tlog_cat_sigsafe(line, sizeof(line), &at, why);
-	pp_tlog_cat_sigsafe(line, sizeof(line), &at, "; ");
-	pp_tlog_cat_sigsafe(line, sizeof(line), &at, pp_tlog_full_then);
-	pp_tlog_cat_sigsafe(line, sizeof(line), &at, "\n");
+	pp_logfile_cat_sigsafe(line, sizeof(line), &at, "libpprof: ");
+	pp_logfile_cat_sigsafe(line, sizeof(line), &at, pp_logfile_full_what);
+	pp_logfile_cat_sigsafe(line, sizeof(line), &at, ": ");
+	pp_logfile_cat_sigsafe(line, sizeof(line), &at, why);
+	pp_logfile_cat_sigsafe(line, sizeof(line), &at, "; ");
+	pp_logfile_cat_sigsafe(line, sizeof(line), &at, pp_logfile_full_then);
+	pp_logfile_cat_sigsafe(line, sizeof(line), &at, "\n");
 	(void)syscall(SYS_write, STDERR_FILENO, line, at);
 	errno = saved;
 }
 
-static uint64_t pp_tlog_window = PP_TLOG_WINDOW; /* atomic */
+static uint64_t pp_logfile_window = PP_LOGFILE_WINDOW; /* atomic */
 
-/* Runs in signal context. */
-void pp_tlog_set_window_sigsafe(uint64_t bytes)
+/* Async-signal-safe. */
+void pp_logfile_fit_window_sigsafe(void)
 {
-	bytes = (bytes + PP_TLOG_PAGE - 1) / PP_TLOG_PAGE * PP_TLOG_PAGE;
-	__atomic_store_n(&pp_tlog_window, bytes ? bytes : PP_TLOG_PAGE, __ATOMIC_RELAXED);
+	__atomic_store_n(&pp_logfile_window, pp_share_limit_sigsafe(RLIMIT_AS) == UINT64_MAX ?
+			 PP_LOGFILE_WINDOW : PP_LOGFILE_STEP, __ATOMIC_RELAXED);
 }
 
 /* Runs in signal context. */
-uint64_t pp_tlog_window_sigsafe(void)
+uint64_t pp_logfile_window_sigsafe(void)
 {
-	return __atomic_load_n(&pp_tlog_window, __ATOMIC_RELAXED);
+	return __atomic_load_n(&pp_logfile_window, __ATOMIC_RELAXED);
 }
 
 /* Runs in signal context. */
-void pp_tlog_init_sigsafe(struct pp_tlog *log)
+void pp_logfile_init_sigsafe(struct pp_logfile *log)
 {
 	memset(log, 0, sizeof(*log));
 	log->fd = -1;
@@ -144,13 +146,13 @@ void pp_tlog_init_sigsafe(struct pp_tlog *log)
 }
 
 /* Runs in signal context. */
-int pp_tlog_is_open_sigsafe(const struct pp_tlog *log)
+int pp_logfile_is_open_sigsafe(const struct pp_logfile *log)
 {
 	return log->map != NULL;
 }
 
 /* Runs in signal context. */
-int pp_tlog_holds_fd_sigsafe(const struct pp_tlog *log)
+int pp_logfile_holds_fd_sigsafe(const struct pp_logfile *log)
 {
 	return log->fd >= 0;
 }
@@ -160,20 +162,20 @@ int pp_tlog_holds_fd_sigsafe(const struct pp_tlog *log)
  * every descriptor it did not open and reuse the number for its own file,
  * which we must then never grow, truncate or close.
  */
-static int pp_tlog_fd_ours_sigsafe(struct pp_tlog *log)
+static int pp_logfile_fd_ours_sigsafe(struct pp_logfile *log)
 {
-	return pp_tlog_same_file_sigsafe(log->fd, &log->dev, &log->ino);
+	return pp_logfile_same_file_sigsafe(log->fd, &log->dev, &log->ino);
 }
 
 /* Runs in signal context. */
-int pp_tlog_detach_sigsafe(struct pp_tlog *log, int dirfd, const char *name)
+int pp_logfile_detach_sigsafe(struct pp_logfile *log, int dirfd, const char *name)
 {
 	size_t len = strlen(name);
 
 	if (len >= sizeof(log->name))
 		return -ENAMETOOLONG;
-	if (!pp_tlog_fd_ours_sigsafe(log) ||
-	    !pp_tlog_same_file_sigsafe(dirfd, &log->dir_dev, &log->dir_ino))
+	if (!pp_logfile_fd_ours_sigsafe(log) ||
+	    !pp_logfile_same_file_sigsafe(dirfd, &log->dir_dev, &log->dir_ino))
 		return -EBADF;
 	memcpy(log->name, name, len + 1);
 	log->dirfd = dirfd;
@@ -183,15 +185,15 @@ int pp_tlog_detach_sigsafe(struct pp_tlog *log, int dirfd, const char *name)
 }
 
 /* A detached log's descriptor, while it is open. */
-static const struct pp_share_cost pp_tlog_one_fd = { .fds = 1 };
+static const struct pp_share_cost pp_logfile_one_fd = { .fds = 1 };
 
-/* Runs in signal context. Gives back what pp_tlog_get_fd_sigsafe gave. */
-static void pp_tlog_put_fd_sigsafe(struct pp_tlog *log, int fd)
+/* Runs in signal context. Gives back what pp_logfile_get_fd_sigsafe gave. */
+static void pp_logfile_put_fd_sigsafe(struct pp_logfile *log, int fd)
 {
 	if (fd == log->fd)
 		return;
 	pp_fd_close_sigsafe(fd);
-	pp_share_give_sigsafe(&pp_tlog_one_fd);
+	pp_share_give_sigsafe(&pp_logfile_one_fd);
 }
 
 /*
@@ -199,37 +201,37 @@ static void pp_tlog_put_fd_sigsafe(struct pp_tlog *log, int fd)
  * with: its own, checked to be still ours; or, detached, the file opened
  * again by name (the raw system call: glibc's openat is a cancellation
  * point), above the numbers programs use, and checked to be the same
- * directory and file. Give it back with pp_tlog_put_fd_sigsafe. Returns
+ * directory and file. Give it back with pp_logfile_put_fd_sigsafe. Returns
  * the descriptor or a negative errno.
  */
-static int pp_tlog_get_fd_sigsafe(struct pp_tlog *log)
+static int pp_logfile_get_fd_sigsafe(struct pp_logfile *log)
 {
 	int fd;
 
 	if (log->dirfd < 0)
-		return pp_tlog_fd_ours_sigsafe(log) ? log->fd : -EBADF;
-	if (!pp_tlog_same_file_sigsafe(log->dirfd, &log->dir_dev, &log->dir_ino))
+		return pp_logfile_fd_ours_sigsafe(log) ? log->fd : -EBADF;
+	if (!pp_logfile_same_file_sigsafe(log->dirfd, &log->dir_dev, &log->dir_ino))
 		return -EBADF;
 	/* Held a moment, but from the profiler's share all the same (share.h). */
-	if (pp_share_take_sigsafe(&pp_tlog_one_fd) != 0)
+	if (pp_share_take_sigsafe(&pp_logfile_one_fd) != 0)
 		return -EMFILE;
 	fd = (int)syscall(SYS_openat, log->dirfd, log->name,
 			  O_RDWR | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		fd = -errno;
-		pp_share_give_sigsafe(&pp_tlog_one_fd);
+		pp_share_give_sigsafe(&pp_logfile_one_fd);
 		return fd;
 	}
 	fd = pp_fd_move_high_sigsafe(fd);
-	if (!pp_tlog_same_file_sigsafe(fd, &log->dev, &log->ino)) {
-		pp_tlog_put_fd_sigsafe(log, fd);
+	if (!pp_logfile_same_file_sigsafe(fd, &log->dev, &log->ino)) {
+		pp_logfile_put_fd_sigsafe(log, fd);
 		return -EBADF;
 	}
 	return fd;
 }
 
 /* Runs in signal context. */
-int pp_tlog_same_file_sigsafe(int fd, uint64_t *dev, uint64_t *ino)
+int pp_logfile_same_file_sigsafe(int fd, uint64_t *dev, uint64_t *ino)
 {
 	struct stat st;
 
@@ -247,7 +249,7 @@ int pp_tlog_same_file_sigsafe(int fd, uint64_t *dev, uint64_t *ino)
  * (to when there is no limit): growing past it would raise SIGXFSZ, whose
  * default action kills the program.
  */
-static uint64_t pp_tlog_size_limit_sigsafe(uint64_t to)
+static uint64_t pp_logfile_size_limit_sigsafe(uint64_t to)
 {
 	struct rlimit lim;
 
@@ -263,12 +265,12 @@ static uint64_t pp_tlog_size_limit_sigsafe(uint64_t to)
  * so a short write on a full disk still leaves every byte up to size
  * allocated. Returns 0 or a negative errno.
  */
-static int pp_tlog_write_zeros_sigsafe(struct pp_tlog *log, int fd, uint64_t to)
+static int pp_logfile_write_zeros_sigsafe(struct pp_logfile *log, int fd, uint64_t to)
 {
-	for (int i = 0; i < PP_TLOG_ZERO_WRITES && log->size < to; i++) {
+	for (int i = 0; i < PP_LOGFILE_ZERO_WRITES && log->size < to; i++) {
 		uint64_t len = to - log->size;
-		long n = syscall(SYS_pwrite64, fd, pp_tlog_zeros,
-				 len < PP_TLOG_STEP ? len : PP_TLOG_STEP,
+		long n = syscall(SYS_pwrite64, fd, pp_logfile_zeros,
+				 len < PP_LOGFILE_STEP ? len : PP_LOGFILE_STEP,
 				 (off_t)log->size);
 
 		if (n < 0 && errno == EINTR)
@@ -288,11 +290,11 @@ static int pp_tlog_write_zeros_sigsafe(struct pp_tlog *log, int fd, uint64_t to)
  * less than a write fault per page in later samples. A failure marks the
  * log full: it is not tried again.
  */
-static int pp_tlog_allocate_sigsafe(struct pp_tlog *log, int fd, uint64_t want)
+static int pp_logfile_allocate_sigsafe(struct pp_logfile *log, int fd, uint64_t want)
 {
 	uint64_t from = log->size;
-	uint64_t to = pp_tlog_size_limit_sigsafe((want + PP_TLOG_STEP - 1) /
-						 PP_TLOG_STEP * PP_TLOG_STEP);
+	uint64_t to = pp_logfile_size_limit_sigsafe((want + PP_LOGFILE_STEP - 1) /
+						    PP_LOGFILE_STEP * PP_LOGFILE_STEP);
 	int err = 0;
 
 	if (to < want)
@@ -303,10 +305,10 @@ static int pp_tlog_allocate_sigsafe(struct pp_tlog *log, int fd, uint64_t want)
 			 (off_t)(to - log->size)) == 0)
 		log->size = to;
 	else if (errno == EOPNOTSUPP || errno == ENOSYS)
-		err = pp_tlog_write_zeros_sigsafe(log, fd, to);
+		err = pp_logfile_write_zeros_sigsafe(log, fd, to);
 	else
 		err = -errno;
-	from &= ~(uint64_t)(PP_TLOG_PAGE - 1);
+	from &= ~(uint64_t)(PP_LOGFILE_PAGE - 1);
 	if (log->map && log->size > from && log->size <= log->map_off + log->map_len)
 		/* Kernels before 5.14 lack it: pages then fault on first write. */
 		madvise(log->map + (from - log->map_off), log->size - from,
@@ -321,14 +323,14 @@ static int pp_tlog_allocate_sigsafe(struct pp_tlog *log, int fd, uint64_t want)
  * page of `used`, large enough to reach need; the file behind it grows by
  * steps within the window.
  */
-static int pp_tlog_map_sigsafe(struct pp_tlog *log, int fd, uint64_t need)
+static int pp_logfile_map_sigsafe(struct pp_logfile *log, int fd, uint64_t need)
 {
-	uint64_t off = log->used & ~(uint64_t)(PP_TLOG_PAGE - 1);
-	uint64_t len = pp_tlog_window_sigsafe();
+	uint64_t off = log->used & ~(uint64_t)(PP_LOGFILE_PAGE - 1);
+	uint64_t len = pp_logfile_window_sigsafe();
 	void *p;
 
 	if (need - off > len)
-		len = (need - off + PP_TLOG_PAGE - 1) / PP_TLOG_PAGE * PP_TLOG_PAGE;
+		len = (need - off + PP_LOGFILE_PAGE - 1) / PP_LOGFILE_PAGE * PP_LOGFILE_PAGE;
 	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)off);
 	if (p == MAP_FAILED)
 		return -errno;
@@ -345,7 +347,7 @@ static int pp_tlog_map_sigsafe(struct pp_tlog *log, int fd, uint64_t need)
  * place that maps or grows the file, so the one place that checks it is
  * still ours.
  */
-static int pp_tlog_make_room_sigsafe(struct pp_tlog *log, uint64_t need)
+static int pp_logfile_make_room_sigsafe(struct pp_logfile *log, uint64_t need)
 {
 	int err = 0, fd;
 
@@ -354,25 +356,25 @@ static int pp_tlog_make_room_sigsafe(struct pp_tlog *log, uint64_t need)
 	if (need > log->size && log->full)
 		return log->full;
 	/* Not opened again (out of descriptors, say): this record is lost, not the log. */
-	fd = pp_tlog_get_fd_sigsafe(log);
+	fd = pp_logfile_get_fd_sigsafe(log);
 	if (fd < 0)
 		return fd;
 	if (need > log->map_off + log->map_len)
-		err = pp_tlog_map_sigsafe(log, fd, need);
+		err = pp_logfile_map_sigsafe(log, fd, need);
 	if (!err && need > log->size)
-		err = pp_tlog_allocate_sigsafe(log, fd, need);
-	pp_tlog_put_fd_sigsafe(log, fd);
+		err = pp_logfile_allocate_sigsafe(log, fd, need);
+	pp_logfile_put_fd_sigsafe(log, fd);
 	return err;
 }
 
 /* Runs in signal context. */
-int pp_tlog_create_sigsafe(struct pp_tlog *log, int dirfd, const char *name,
-			   unsigned kind)
+int pp_logfile_create_sigsafe(struct pp_logfile *log, int dirfd, const char *name,
+			      unsigned kind)
 {
 	struct ppf_file_header hdr;
 	int err;
 
-	pp_tlog_init_sigsafe(log);
+	pp_logfile_init_sigsafe(log);
 	/*
 	 * The raw system call: glibc's openat is a cancellation point, and a
 	 * thread adopted inside the handler with a deferred cancellation
@@ -383,16 +385,16 @@ int pp_tlog_create_sigsafe(struct pp_tlog *log, int dirfd, const char *name,
 	if (log->fd < 0) {
 		err = -errno;
 		if (err == -ENOSPC || err == -EDQUOT)
-			pp_tlog_say_full_sigsafe(err);
+			pp_logfile_say_full_sigsafe(err);
 		return err;
 	}
 	log->fd = pp_fd_move_high_sigsafe(log->fd);
 	/* Its first check also notes the file's identity (dev, ino still 0). */
-	err = pp_tlog_make_room_sigsafe(log, sizeof(hdr) + sizeof(struct ppf_record) +
-					      PP_TLOG_KEEP);
+	err = pp_logfile_make_room_sigsafe(log, sizeof(hdr) + sizeof(struct ppf_record) +
+					      PP_LOGFILE_KEEP);
 	if (err) {
 		if (log->full)
-			pp_tlog_say_full_sigsafe(err);
+			pp_logfile_say_full_sigsafe(err);
 		goto out_unlink;
 	}
 	memset(&hdr, 0, sizeof(hdr));
@@ -410,7 +412,7 @@ out_unlink:
 		munmap(log->map, log->map_len);
 	pp_fd_close_sigsafe(log->fd);
 	unlinkat(dirfd, name, 0);
-	pp_tlog_init_sigsafe(log);
+	pp_logfile_init_sigsafe(log);
 	return err;
 }
 
@@ -419,13 +421,13 @@ out_unlink:
  * goes into the room kept for closing records, and the process's first
  * full log says so.
  */
-static void pp_tlog_mark_full_sigsafe(struct pp_tlog *log)
+static void pp_logfile_mark_full_sigsafe(struct pp_logfile *log)
 {
 	struct ppf_log_full rec = { .h = { PPF_REC_LOG_FULL, sizeof(rec) } };
 	struct timespec ts;
 	uint8_t *dst;
 
-	if (pp_tlog_make_room_sigsafe(log, log->used + sizeof(rec) +
+	if (pp_logfile_make_room_sigsafe(log, log->used + sizeof(rec) +
 					   sizeof(struct ppf_record)) == 0) {
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		rec.time_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
@@ -433,15 +435,15 @@ static void pp_tlog_mark_full_sigsafe(struct pp_tlog *log)
 		dst = log->map + (log->used - log->map_off);
 		memcpy(dst + sizeof(rec.h), (const uint8_t *)&rec + sizeof(rec.h),
 		       sizeof(rec) - sizeof(rec.h));
-		pp_tlog_commit_sigsafe(log, dst, PPF_REC_LOG_FULL, sizeof(rec));
+		pp_logfile_commit_sigsafe(log, dst, PPF_REC_LOG_FULL, sizeof(rec));
 	}
-	pp_tlog_say_full_sigsafe(log->full);
+	pp_logfile_say_full_sigsafe(log->full);
 }
 
 /* Runs in signal context. */
-void *pp_tlog_reserve_sigsafe(struct pp_tlog *log, uint32_t size)
+void *pp_logfile_reserve_sigsafe(struct pp_logfile *log, uint32_t size)
 {
-	uint64_t keep = log->closing ? 0 : PP_TLOG_KEEP;
+	uint64_t keep = log->closing ? 0 : PP_LOGFILE_KEEP;
 	int was_full = log->full;
 
 	if (!log->map || size < sizeof(struct ppf_record) ||
@@ -449,18 +451,18 @@ void *pp_tlog_reserve_sigsafe(struct pp_tlog *log, uint32_t size)
 	    (was_full && !log->closing))
 		return NULL;
 	/* Keep a zero header after every record: it marks the end. */
-	if (pp_tlog_make_room_sigsafe(log, log->used + size + keep +
+	if (pp_logfile_make_room_sigsafe(log, log->used + size + keep +
 					   sizeof(struct ppf_record)) != 0) {
 		if (!was_full && log->full)
-			pp_tlog_mark_full_sigsafe(log);
+			pp_logfile_mark_full_sigsafe(log);
 		return NULL;
 	}
 	return log->map + (log->used - log->map_off);
 }
 
 /* Runs in signal context. */
-void pp_tlog_commit_sigsafe(struct pp_tlog *log, void *rec, uint32_t type,
-			    uint32_t size)
+void pp_logfile_commit_sigsafe(struct pp_logfile *log, void *rec, uint32_t type,
+			       uint32_t size)
 {
 	struct ppf_record *h = rec;
 
@@ -471,33 +473,33 @@ void pp_tlog_commit_sigsafe(struct pp_tlog *log, void *rec, uint32_t type,
 }
 
 /* Runs in signal context. */
-int pp_tlog_append_sigsafe(struct pp_tlog *log, const void *rec, uint32_t size)
+int pp_logfile_append_sigsafe(struct pp_logfile *log, const void *rec, uint32_t size)
 {
 	const struct ppf_record *src = rec;
-	uint8_t *dst = pp_tlog_reserve_sigsafe(log, size);
+	uint8_t *dst = pp_logfile_reserve_sigsafe(log, size);
 
 	if (!dst)
 		return -ENOSPC;
 	memcpy(dst + sizeof(*src), (const uint8_t *)rec + sizeof(*src),
 	       size - sizeof(*src));
-	pp_tlog_commit_sigsafe(log, dst, src->type, size);
+	pp_logfile_commit_sigsafe(log, dst, src->type, size);
 	return 0;
 }
 
 /* Runs in signal context. */
-void pp_tlog_closing_sigsafe(struct pp_tlog *log)
+void pp_logfile_closing_sigsafe(struct pp_logfile *log)
 {
 	log->closing = 1;
 }
 
 /* Runs in signal context. */
-void pp_tlog_forget_sigsafe(struct pp_tlog *log)
+void pp_logfile_forget_sigsafe(struct pp_logfile *log)
 {
 	if (log->map)
 		munmap(log->map, log->map_len);
-	if (log->fd >= 0 && pp_tlog_fd_ours_sigsafe(log))
+	if (log->fd >= 0 && pp_logfile_fd_ours_sigsafe(log))
 		pp_fd_close_sigsafe(log->fd);
-	pp_tlog_init_sigsafe(log);
+	pp_logfile_init_sigsafe(log);
 }
 
 /*
@@ -505,14 +507,14 @@ void pp_tlog_forget_sigsafe(struct pp_tlog *log)
  * than a step): trimming it would free blocks, and on ext4 that waits for a
  * journal commit, about 4 ms for every thread that ends.
  */
-void pp_tlog_close_sigsafe(struct pp_tlog *log)
+void pp_logfile_close_sigsafe(struct pp_logfile *log)
 {
-	pp_tlog_forget_sigsafe(log);
+	pp_logfile_forget_sigsafe(log);
 }
 
 /* Runs in signal context. */
-void pp_tlog_format_name_sigsafe(char *buf, const char *prefix, uint64_t n,
-				 const char *suffix)
+void pp_logfile_format_name_sigsafe(char *buf, const char *prefix, uint64_t n,
+				    const char *suffix)
 {
 	char digits[24];
 	size_t nd = 0, len = strlen(prefix);

@@ -12,23 +12,18 @@
 #include "threads.h"
 #include "unwlib.h"
 
-/* sig_data of our events: this tag in the high bits, the event index low. */
-#define PP_SIGDATA_TAG 0x7070726f66000000ull /* "pprof" */
-#define PP_SIGDATA_MASK 0xffffffffff000000ull
-
 struct pp_sampler_config {
 	int mode;            /* PPF_MODE_SIGTRAP or PPF_MODE_SIGNAL */
-	int signo;           /* the signal mode's signal */
 	unsigned nevents;    /* event indexes below this are ours */
 	unsigned max_frames; /* 1..PPF_MAX_FRAMES */
 	struct pp_thread_dir dir; /* for the logs of threads adopted here */
 	pp_unwlib_backtrace_fn backtrace; /* libunwind's unw_backtrace */
 };
 
-/* Sets what the handler accepts; call before any event is enabled. */
-void pp_sampler_configure(const struct pp_sampler_config *cfg);
+/* Async-signal-safe. Sets what the handler accepts; call before any event is enabled. */
+void pp_sampler_configure_sigsafe(const struct pp_sampler_config *cfg);
 
-/* The sampling signal's handler (sa_sigaction). Runs in signal context. */
+/* The sampling signal's handler (sa_sigaction; sampsig.h). Runs in signal context. */
 void pp_sampler_handle_sigsafe(int sig, siginfo_t *si, void *uc);
 
 /*
@@ -48,14 +43,18 @@ void pp_sampler_dl_leave_sigsafe(void);
  */
 void pp_sampler_take_pending_sigsafe(void);
 
-/* Samples dropped for threads that have no slot (not counted per thread). */
-uint64_t pp_sampler_unowned_lost(void);
+/*
+ * Runs in signal context. Samples dropped for threads that have no slot (not
+ * counted per thread).
+ */
+uint64_t pp_sampler_unowned_lost_sigsafe(void);
 
 /*
- * The app's own action for our signal, which the handler runs for signals
- * that are not ours. The caller (the sigaction hook) serialises setters.
+ * Run in signal context. The app's own action for the sampling signal, which
+ * the handler runs for signals that are not ours. The caller (the sigaction
+ * hook) serialises setters.
  */
-void pp_sampler_app_action_get(struct sigaction *out);
-void pp_sampler_app_action_set(const struct sigaction *act);
+void pp_sampler_app_action_get_sigsafe(struct sigaction *out);
+void pp_sampler_app_action_set_sigsafe(const struct sigaction *act);
 
 #endif

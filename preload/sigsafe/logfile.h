@@ -1,5 +1,5 @@
 /*
- * tlog: one append-only log file written through a shared file mapping, so
+ * logfile: one append-only log file written through a shared file mapping, so
  * what is written is in the page cache at once and survives a SIGKILL.
  * Used for thread logs (from the signal handler) and for the process log.
  * Every function here is async-signal-safe: raw syscalls only.
@@ -8,17 +8,17 @@
  * written with zeros where the filesystem has no fallocate) before any of
  * it is touched. When it cannot grow (a full disk, a quota, RLIMIT_FSIZE)
  * the log is full: a PPF_REC_LOG_FULL record goes into the room every log
- * keeps for its closing records (PP_TLOG_KEEP), ordinary records are
+ * keeps for its closing records (PP_LOGFILE_KEEP), ordinary records are
  * refused from then on, and the first full log of the process says so in
  * one line on stderr.
  */
-#ifndef PP_TLOG_H
-#define PP_TLOG_H
+#ifndef PP_LOGFILE_H
+#define PP_LOGFILE_H
 
 #include <stdint.h>
 #include <sys/types.h>
 
-struct pp_tlog {
+struct pp_logfile {
 	int fd;            /* -1 when closed, or detached */
 	uint8_t *map;      /* window of the file mapped at map_off */
 	uint64_t map_off;  /* file offset of map[0], page aligned */
@@ -34,43 +34,45 @@ struct pp_tlog {
 };
 
 /* Bytes the file grows by at a time; the most a log wastes at its end. */
-#define PP_TLOG_STEP (64u << 10)
+#define PP_LOGFILE_STEP (64u << 10)
 /* Address space mapped over the file at a time, unless set otherwise. */
-#define PP_TLOG_WINDOW (4u << 20)
+#define PP_LOGFILE_WINDOW (4u << 20)
 /*
  * Bytes every log keeps allocated past its records for its closing records
  * (PPF_REC_LOG_FULL, a thread's name, totals and END, the process END), so
  * that those are written even when the disk is full.
  */
-#define PP_TLOG_KEEP 4096u
+#define PP_LOGFILE_KEEP 4096u
 
 /*
- * Runs in signal context. Sets how much address space each log maps over its
- * file from its next mapping on (PP_TLOG_WINDOW at first; a record larger
- * than the window still gets a mapping that holds it): under an address
- * space limit, the small windows leave the program more of it.
+ * Async-signal-safe. Sets how much address space each log maps over its
+ * file from its next mapping on, for the limits in force: under RLIMIT_AS,
+ * one allocation step (PP_LOGFILE_STEP: the program keeps the rest of its
+ * limit), else PP_LOGFILE_WINDOW (the default), which needs fewer
+ * mappings. A record larger than the window still gets a mapping that
+ * holds it.
  */
-void pp_tlog_set_window_sigsafe(uint64_t bytes);
+void pp_logfile_fit_window_sigsafe(void);
 
-/* Runs in signal context. The window set by pp_tlog_set_window_sigsafe. */
-uint64_t pp_tlog_window_sigsafe(void);
+/* Runs in signal context. The window pp_logfile_fit_window_sigsafe set. */
+uint64_t pp_logfile_window_sigsafe(void);
 
 /* Marks a closed log; a zeroed struct is not closed (fd 0). */
-void pp_tlog_init_sigsafe(struct pp_tlog *log);
+void pp_logfile_init_sigsafe(struct pp_logfile *log);
 
 /* Runs in signal context. Whether the log is open (made and not closed). */
-int pp_tlog_is_open_sigsafe(const struct pp_tlog *log);
+int pp_logfile_is_open_sigsafe(const struct pp_logfile *log);
 
 /* Runs in signal context. Whether the open log holds a descriptor (not detached). */
-int pp_tlog_holds_fd_sigsafe(const struct pp_tlog *log);
+int pp_logfile_holds_fd_sigsafe(const struct pp_logfile *log);
 
 /*
  * Creates dirfd/name (O_EXCL, mode 0600), allocates its first step, maps it
  * and writes the file header of the given enum ppf_file_kind.
  * Returns 0 or a negative errno; on error nothing is left open.
  */
-int pp_tlog_create_sigsafe(struct pp_tlog *log, int dirfd, const char *name,
-			   unsigned kind);
+int pp_logfile_create_sigsafe(struct pp_logfile *log, int dirfd, const char *name,
+			      unsigned kind);
 
 /*
  * Closes the log's descriptor: from now on the file is opened again, by
@@ -80,61 +82,61 @@ int pp_tlog_create_sigsafe(struct pp_tlog *log, int dirfd, const char *name,
  * number of threads sampled does not depend on RLIMIT_NOFILE. Returns 0 or a
  * negative errno (the log is then left as it was).
  */
-int pp_tlog_detach_sigsafe(struct pp_tlog *log, int dirfd, const char *name);
+int pp_logfile_detach_sigsafe(struct pp_logfile *log, int dirfd, const char *name);
 
 /*
  * Returns a zeroed place for a record of size bytes (a multiple of 8), or
  * NULL when the file cannot grow (or is full and the log is not closing).
- * Fill it, then pp_tlog_commit_sigsafe().
+ * Fill it, then pp_logfile_commit_sigsafe().
  */
-void *pp_tlog_reserve_sigsafe(struct pp_tlog *log, uint32_t size);
+void *pp_logfile_reserve_sigsafe(struct pp_logfile *log, uint32_t size);
 
 /*
  * Publishes a reserved record: stores its {type, size} header last, so a
  * reader never sees a half-written record, and advances the log.
  */
-void pp_tlog_commit_sigsafe(struct pp_tlog *log, void *rec, uint32_t type,
-			    uint32_t size);
+void pp_logfile_commit_sigsafe(struct pp_logfile *log, void *rec, uint32_t type,
+			       uint32_t size);
 
 /* Copies a whole record (header filled in by the caller) into the log. */
-int pp_tlog_append_sigsafe(struct pp_tlog *log, const void *rec, uint32_t size);
+int pp_logfile_append_sigsafe(struct pp_logfile *log, const void *rec, uint32_t size);
 
 /*
  * From now on the log takes its closing records, into the room kept for
- * them (PP_TLOG_KEEP bytes in all) when the file cannot grow.
+ * them (PP_LOGFILE_KEEP bytes in all) when the file cannot grow.
  */
-void pp_tlog_closing_sigsafe(struct pp_tlog *log);
+void pp_logfile_closing_sigsafe(struct pp_logfile *log);
 
 /*
- * Sets the line said when a log first fills in this process: "libpprof:
- * <what>: <reason>; <then>" (copied; each at most 511 bytes), and that it
- * has not been said. what NULL: nothing is said (until it is set). Called
- * outside signal context, while no log of the process is being written
- * (at its start, and in a fork child, which says it again).
+ * Async-signal-safe. Sets the line said when a log first fills in this
+ * process: "libpprof: <what>: <reason>; <then>" (copied; each at most 511
+ * bytes), and that it has not been said. what NULL: nothing is said (until
+ * it is set). Called while no log of the process is being written (at its
+ * start, and in a fork child, which says it again).
  */
-void pp_tlog_set_full_line(const char *what, const char *then);
+void pp_logfile_set_full_line_sigsafe(const char *what, const char *then);
 
-/* Whether a log of this process has filled (and the line was said). */
-int pp_tlog_full_said(void);
+/* Runs in signal context. Whether a log of this process has filled (and the line was said). */
+int pp_logfile_full_said_sigsafe(void);
 
 /*
  * Unmaps and closes. The file ends in zeros after the last record, less
- * than PP_TLOG_STEP of them (readers stop at a zero record header).
+ * than PP_LOGFILE_STEP of them (readers stop at a zero record header).
  */
-void pp_tlog_close_sigsafe(struct pp_tlog *log);
+void pp_logfile_close_sigsafe(struct pp_logfile *log);
 
 /* Unmaps and closes without touching the file (a fork child's copy). */
-void pp_tlog_forget_sigsafe(struct pp_tlog *log);
+void pp_logfile_forget_sigsafe(struct pp_logfile *log);
 
 /*
  * Whether fd still names the file or directory with this device and inode
  * (the app may have closed it and reused the number). *dev and *ino are
  * filled when they are 0 (first call, at creation).
  */
-int pp_tlog_same_file_sigsafe(int fd, uint64_t *dev, uint64_t *ino);
+int pp_logfile_same_file_sigsafe(int fd, uint64_t *dev, uint64_t *ino);
 
 /* Writes "<prefix><n><suffix>" into buf (at least 64 bytes). */
-void pp_tlog_format_name_sigsafe(char *buf, const char *prefix, uint64_t n,
-				 const char *suffix);
+void pp_logfile_format_name_sigsafe(char *buf, const char *prefix, uint64_t n,
+				    const char *suffix);
 
 #endif

@@ -1,7 +1,7 @@
 /* The handler's lock-free copy of the loaded-object list; see dlsnap.h. */
 #include "dlsnap.h"
 
-#include <sched.h>
+#include "maps.h"
 
 static struct pp_dlsnap *pp_dlsnap_cur;
 static int pp_dlsnap_readers;
@@ -40,13 +40,28 @@ int pp_dlsnap_iterate_sigsafe(int (*cb)(struct dl_phdr_info *, size_t, void *),
 	return ret;
 }
 
-struct pp_dlsnap *pp_dlsnap_publish(struct pp_dlsnap *snap)
+/* Async-signal-safe. */
+struct pp_dlsnap *pp_dlsnap_swap_sigsafe(struct pp_dlsnap *snap)
 {
-	struct pp_dlsnap *old = __atomic_exchange_n(&pp_dlsnap_cur, snap,
-						    __ATOMIC_ACQ_REL);
+	return __atomic_exchange_n(&pp_dlsnap_cur, snap, __ATOMIC_ACQ_REL);
+}
 
-	/* A handler reads for microseconds; wait for the ones in flight. */
-	while (__atomic_load_n(&pp_dlsnap_readers, __ATOMIC_ACQUIRE))
-		sched_yield();
-	return old;
+/* Runs in signal context. */
+int pp_dlsnap_readers_sigsafe(void)
+{
+	return __atomic_load_n(&pp_dlsnap_readers, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Interposed for libunwind, which calls it on every cache miss: inside our
+ * handler (the one path that runs in signal context) it walks the snapshot;
+ * everywhere else it is glibc's, through pp_maps_glibc_iterate, the one
+ * function outside this folder that code here calls (sigsafe.allow).
+ */
+__attribute__((visibility("default")))
+int dl_iterate_phdr(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data)
+{
+	if (pp_dlsnap_in_handler_sigsafe())
+		return pp_dlsnap_iterate_sigsafe(cb, data);
+	return pp_maps_glibc_iterate(cb, data);
 }

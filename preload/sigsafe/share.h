@@ -44,8 +44,8 @@ int pp_share_take_sigsafe(const struct pp_share_cost *cost);
 /* Runs in signal context. Gives back what pp_share_take_sigsafe took. */
 void pp_share_give_sigsafe(const struct pp_share_cost *cost);
 
-/* Forgets everything held (a fork child: its parent's threads are gone). */
-void pp_share_reset(void);
+/* Async-signal-safe. Forgets everything held (a fork child: its parent's threads are gone). */
+void pp_share_reset_sigsafe(void);
 
 /*
  * Runs in signal context. The soft limit of resource (RLIMIT_AS,

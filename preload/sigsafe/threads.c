@@ -14,12 +14,11 @@
 
 #include <errno.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "pprof/format.h"
+#include "records.h"
 
 /* Index entries: 0 free, PP_THREADS_TOMB freed, else tid | slot << 32. */
 #define PP_THREADS_ENT(tid, slot) (((uint64_t)(slot) << 32) | (uint32_t)(tid))
@@ -40,7 +39,7 @@ static uint64_t pp_threads_index[PP_THREADS_MAX];
 static unsigned pp_threads_top;
 
 /* Runs in signal context. Slot i, or NULL when its chunk is not mapped yet. */
-static struct pp_thread *pp_threads_at(unsigned i)
+static struct pp_thread *pp_threads_at_sigsafe(unsigned i)
 {
 	struct pp_thread *chunk = __atomic_load_n(&pp_threads_chunks[i / PP_THREADS_CHUNK],
 						  __ATOMIC_ACQUIRE);
@@ -53,7 +52,7 @@ static struct pp_thread *pp_threads_at(unsigned i)
  * at the same time: one mapping wins, the other goes). Returns slot i, or
  * NULL with errno set when there is no memory for it.
  */
-static struct pp_thread *pp_threads_map_chunk(unsigned i)
+static struct pp_thread *pp_threads_map_chunk_sigsafe(unsigned i)
 {
 	size_t len = PP_THREADS_CHUNK * sizeof(struct pp_thread);
 	struct pp_thread *mine = mmap(NULL, len, PROT_READ | PROT_WRITE,
@@ -64,10 +63,11 @@ static struct pp_thread *pp_threads_map_chunk(unsigned i)
 	if (!__atomic_compare_exchange_n(&pp_threads_chunks[i / PP_THREADS_CHUNK], &none, mine,
 					 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		munmap(mine, len);
-	return pp_threads_at(i);
+	return pp_threads_at_sigsafe(i);
 }
 
-static unsigned pp_threads_hash(int tid)
+/* Runs in signal context. The tid's first place in the index. */
+static unsigned pp_threads_hash_sigsafe(int tid)
 {
 	return ((unsigned)tid * 2654435761u) % PP_THREADS_MAX;
 }
@@ -81,7 +81,7 @@ int pp_threads_gettid_sigsafe(void)
 /* Runs in signal context. */
 struct pp_thread *pp_threads_find_sigsafe(int tid)
 {
-	unsigned h = pp_threads_hash(tid);
+	unsigned h = pp_threads_hash_sigsafe(tid);
 
 	for (unsigned i = 0; i < PP_THREADS_MAX; i++) {
 		uint64_t e = __atomic_load_n(&pp_threads_index[(h + i) % PP_THREADS_MAX],
@@ -93,7 +93,7 @@ struct pp_thread *pp_threads_find_sigsafe(int tid)
 		if ((int)(uint32_t)e != tid)
 			continue;
 		/* A stale entry names a slot that was released (and maybe reused). */
-		t = pp_threads_at((unsigned)(e >> 32));
+		t = pp_threads_at_sigsafe((unsigned)(e >> 32));
 		if (__atomic_load_n(&t->tid, __ATOMIC_ACQUIRE) == tid)
 			return t;
 	}
@@ -101,7 +101,7 @@ struct pp_thread *pp_threads_find_sigsafe(int tid)
 }
 
 /* Runs in signal context. */
-static void pp_threads_raise_top(unsigned n)
+static void pp_threads_raise_top_sigsafe(unsigned n)
 {
 	unsigned top = __atomic_load_n(&pp_threads_top, __ATOMIC_RELAXED);
 
@@ -115,13 +115,13 @@ static void pp_threads_raise_top(unsigned n)
  * Runs in signal context. Takes the lowest free slot for tid, busy; NULL
  * with errno ENOSPC when the table is full, or ENOMEM.
  */
-static struct pp_thread *pp_threads_take_slot(int tid)
+static struct pp_thread *pp_threads_take_slot_sigsafe(int tid)
 {
 	for (unsigned i = 0; i < PP_THREADS_MAX; i++) {
-		struct pp_thread *t = pp_threads_at(i);
+		struct pp_thread *t = pp_threads_at_sigsafe(i);
 		int owner;
 
-		if (!t && !(t = pp_threads_map_chunk(i)))
+		if (!t && !(t = pp_threads_map_chunk_sigsafe(i)))
 			return NULL;
 		owner = __atomic_load_n(&t->tid, __ATOMIC_ACQUIRE);
 
@@ -134,7 +134,7 @@ static struct pp_thread *pp_threads_take_slot(int tid)
 		    __atomic_compare_exchange_n(&t->tid, &owner, tid, 0,
 						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 			__atomic_store_n(&t->busy, 1, __ATOMIC_RELEASE);
-			pp_tlog_init_sigsafe(&t->log);
+			pp_logfile_init_sigsafe(&t->log);
 			t->samples = 0;
 			t->lost = 0;
 			t->throttled = 0;
@@ -154,7 +154,7 @@ static struct pp_thread *pp_threads_take_slot(int tid)
 			t->charge.bytes = 0;
 			t->charge.fds = 0;
 			t->slot = i;
-			pp_threads_raise_top(i + 1);
+			pp_threads_raise_top_sigsafe(i + 1);
 			return t;
 		}
 	}
@@ -165,8 +165,8 @@ static struct pp_thread *pp_threads_take_slot(int tid)
 /* Runs in signal context. */
 struct pp_thread *pp_threads_claim_sigsafe(int tid)
 {
-	struct pp_thread *t = pp_threads_take_slot(tid);
-	unsigned h = pp_threads_hash(tid);
+	struct pp_thread *t = pp_threads_take_slot_sigsafe(tid);
+	unsigned h = pp_threads_hash_sigsafe(tid);
 
 	if (!t)
 		return NULL;
@@ -216,7 +216,7 @@ void pp_threads_each_sigsafe(void (*fn)(struct pp_thread *t, void *arg),
 	unsigned top = __atomic_load_n(&pp_threads_top, __ATOMIC_ACQUIRE);
 
 	for (unsigned i = 0; i < top; i++) {
-		struct pp_thread *t = pp_threads_at(i);
+		struct pp_thread *t = pp_threads_at_sigsafe(i);
 
 		if (t && __atomic_load_n(&t->tid, __ATOMIC_ACQUIRE) > 0)
 			fn(t, arg);
@@ -238,7 +238,7 @@ int pp_threads_tcb_shared_sigsafe(uintptr_t tcb, int tid)
 	unsigned top = __atomic_load_n(&pp_threads_top, __ATOMIC_ACQUIRE);
 
 	for (unsigned i = 0; i < top; i++) {
-		struct pp_thread *t = pp_threads_at(i);
+		struct pp_thread *t = pp_threads_at_sigsafe(i);
 		int owner = t ? __atomic_load_n(&t->tid, __ATOMIC_ACQUIRE) : 0;
 
 		if (owner > 0 && owner != tid && t->tcb == tcb)
@@ -251,27 +251,20 @@ int pp_threads_tcb_shared_sigsafe(uintptr_t tcb, int tid)
 int pp_threads_open_log_sigsafe(struct pp_thread *t,
 				const struct pp_thread_dir *dir)
 {
-	struct ppf_thread rec = { .h = { PPF_REC_THREAD, sizeof(rec) } };
 	uint64_t dev = dir->dev, ino = dir->ino;
-	struct timespec ts;
 	char name[64];
 	int err;
 
-	if (!pp_tlog_same_file_sigsafe(dir->fd, &dev, &ino))
+	if (!pp_logfile_same_file_sigsafe(dir->fd, &dev, &ino))
 		return -EBADF;
-	pp_tlog_format_name_sigsafe(name, PPF_THREAD_LOG_PREFIX,
-				    (uint64_t)t->tid, PPF_LOG_SUFFIX);
-	err = pp_tlog_create_sigsafe(&t->log, dir->fd, name, PPF_FILE_THREAD);
+	pp_logfile_format_name_sigsafe(name, PPF_THREAD_LOG_PREFIX,
+				       (uint64_t)t->tid, PPF_LOG_SUFFIX);
+	err = pp_logfile_create_sigsafe(&t->log, dir->fd, name, PPF_FILE_THREAD);
 	if (err)
 		return err;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	rec.pid = (uint32_t)dir->pid;
-	rec.tid = (uint32_t)t->tid;
-	rec.start_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-	syscall(SYS_prctl, PR_GET_NAME, rec.name, 0, 0, 0);
-	err = pp_tlog_append_sigsafe(&t->log, &rec, sizeof(rec));
+	err = pp_records_thread_sigsafe(&t->log, dir->pid, t->tid);
 	/* Kept attached if it cannot be: it then holds its descriptor. */
 	if (!err)
-		pp_tlog_detach_sigsafe(&t->log, dir->fd, name);
+		pp_logfile_detach_sigsafe(&t->log, dir->fd, name);
 	return err;
 }

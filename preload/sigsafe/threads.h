@@ -11,15 +11,15 @@
 #include <sys/types.h>
 
 #include "events.h"
+#include "logfile.h"
 #include "share.h"
-#include "tlog.h"
 
 #define PP_THREADS_MAX 8192
 
 struct pp_thread {
 	int tid;         /* atomic: 0 free, -1 released, else the owner */
 	int busy;        /* atomic: 1 while profiler code runs for this thread */
-	struct pp_tlog log;
+	struct pp_logfile log;
 	uint64_t samples;
 	uint64_t lost;   /* atomic */
 	uint64_t ev_samples[PP_CONFIG_MAX_EVENTS]; /* per event: samples taken */
@@ -52,7 +52,7 @@ struct pp_thread_dir {
 /*
  * Runs in signal context. Creates t's thread-<tid>.log in dir and writes its
  * PPF_REC_THREAD record (pid, tid, now, the calling thread's name): t must be
- * the calling thread's. The log is then detached (tlog.h: it holds no
+ * the calling thread's. The log is then detached (logfile.h: it holds no
  * descriptor) unless that fails. Returns 0 or a negative errno (-EBADF when
  * dir's descriptor no longer names the directory).
  */

@@ -65,7 +65,8 @@ void pp_share_give_sigsafe(const struct pp_share_cost *cost)
 	__atomic_sub_fetch(&pp_share_fds, cost->fds, __ATOMIC_RELAXED);
 }
 
-void pp_share_reset(void)
+/* Async-signal-safe. */
+void pp_share_reset_sigsafe(void)
 {
 	__atomic_store_n(&pp_share_bytes, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&pp_share_fds, 0, __ATOMIC_RELAXED);

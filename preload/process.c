@@ -1,0 +1,564 @@
+/*
+ * The process's profiling life. At its start (the constructor, and a fork
+ * child) it makes <root>/<exe>.<pid>/ and process.log, installs the
+ * sampling signal's handler, opens the events and sets the main thread up
+ * (thread.h); exec stops sampling, and a failed exec starts it again; at
+ * its end (exit, _exit, abort, or the destructor) every log gets its END
+ * record. Nothing here runs in signal context.
+ */
+#include "process.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "events.h"
+#include "hooks.h"
+#include "init.h"
+#include "maps.h"
+#include "outdir.h"
+#include "pprof/format.h"
+#include "proclog.h"
+#include "sigsafe/fd.h"
+#include "sigsafe/logfile.h"
+#include "sigsafe/records.h"
+#include "sigsafe/sampler.h"
+#include "sigsafe/sampsig.h"
+#include "sigsafe/share.h"
+#include "sigsafe/threads.h"
+#include "thread.h"
+#include "unsampled.h"
+#include "warn.h"
+
+#define PP_PROCESS_CMDLINE_MAX (64 * 1024)
+
+static struct {
+	int active;          /* profiling runs in this process */
+	pid_t pid;           /* the process the state belongs to */
+	int starting;        /* in the constructor (not a fork child) */
+	const struct pp_config *cfg; /* the constructor's */
+	int mode;            /* PPF_MODE_SIGTRAP or PPF_MODE_SIGNAL (its
+				signal: sigsafe/sampsig.h) */
+	pp_unwlib_backtrace_fn backtrace; /* libunwind's */
+	int rootfd;          /* the output root (O_PATH) while the process
+				starts (pp_process_setup), else -1 */
+	int dirfd;
+	struct pp_thread_dir tdir; /* dirfd, for thread logs */
+	char dir[PATH_MAX];
+	struct pp_events events;
+	uint32_t exit_how;   /* enum ppf_exit_how, once known */
+	int exit_status;
+	int off_log;         /* profiling is off, process.log still open */
+} pp_process = { .rootfd = -1, .dirfd = -1 };
+
+int pp_process_active(void)
+{
+	return __atomic_load_n(&pp_process.active, __ATOMIC_ACQUIRE) &&
+	       pp_process.pid == getpid();
+}
+
+/* The line said when a log of this process first fills (logfile.h). */
+static void pp_process_full_line(void)
+{
+	char what[PATH_MAX + 64];
+
+	snprintf(what, sizeof(what), "cannot write more to the logs in %s", pp_process.dir);
+	pp_logfile_set_full_line_sigsafe(what, "the program runs on, unprofiled in the threads "
+					 "whose logs are full or cannot be made (`pprof-analyze "
+					 "threads` shows which logs stopped early; their later "
+					 "samples are counted as lost)");
+}
+
+/*
+ * Makes <root>/<exe>.<pid>/ (or .<pid>.<k> if a stale one is there) below
+ * rootfd, the output root opened by pp_outdir_open.
+ */
+static int pp_process_dir(int rootfd)
+{
+	char exe[PATH_MAX];
+	const char *base;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	int len = snprintf(pp_process.dir, sizeof(pp_process.dir), "%s/",
+			   pp_process.cfg->output);
+	int fd;
+
+	exe[n > 0 ? n : 0] = '\0';
+	base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : "unknown";
+	/* The name goes after "<root>/": the whole path must fit in dir. */
+	if (len < 0 || len >= (int)sizeof(pp_process.dir))
+		return -ENAMETOOLONG;
+	fd = pp_outdir_make_process(rootfd, base, (int)pp_process.pid,
+				    pp_process.dir + len, sizeof(pp_process.dir) - (size_t)len);
+	if (fd < 0)
+		return fd;
+	pp_process.dirfd = pp_fd_move_high_sigsafe(fd);
+	pp_process.tdir = (struct pp_thread_dir){ .fd = pp_process.dirfd,
+						  .pid = (int)pp_process.pid };
+	pp_logfile_same_file_sigsafe(pp_process.dirfd, &pp_process.tdir.dev,
+				     &pp_process.tdir.ino);
+	return 0;
+}
+
+/* Reads /proc/self/cmdline into a malloc'd buffer; *len gets its size. */
+static char *pp_process_cmdline(uint32_t *len)
+{
+	char *buf = malloc(PP_PROCESS_CMDLINE_MAX);
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	ssize_t n = 0, r;
+
+	*len = 0;
+	if (!buf || fd < 0) {
+		if (fd >= 0)
+			close(fd);
+		return buf;
+	}
+	while (n < PP_PROCESS_CMDLINE_MAX &&
+	       (r = read(fd, buf + n, (size_t)(PP_PROCESS_CMDLINE_MAX - n))) > 0)
+		n += r;
+	close(fd);
+	*len = (uint32_t)n;
+	return buf;
+}
+
+/*
+ * The process's first records in process.log: the process (in mode), the
+ * configuration, and each event.
+ */
+static void pp_process_write_start(uint32_t mode)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	uint32_t cmdline_len;
+	char *cmdline = pp_process_cmdline(&cmdline_len);
+	struct pp_logfile *log = pp_proclog_hold();
+
+	exe[n > 0 ? n : 0] = '\0';
+	pp_records_process_sigsafe(log, mode, mode == PPF_MODE_OFF ? 0 :
+				   pp_sampsig_number_sigsafe(), exe, cmdline,
+				   cmdline ? cmdline_len : 0);
+	pp_records_config_sigsafe(log, pp_process.cfg);
+	for (unsigned i = 0; i < pp_process.cfg->nevents; i++)
+		pp_records_event_sigsafe(log, i, &pp_process.cfg->events[i],
+					 pp_process.events.error[i],
+					 !!(pp_process.events.refused & (1u << i)));
+	pp_proclog_release();
+	free(cmdline);
+}
+
+/*
+ * Writes the process's END record, into the room kept for it, and closes
+ * process.log.
+ */
+static void pp_process_close_log(void)
+{
+	struct pp_logfile *log;
+	struct pp_records_counts c;
+
+	pp_thread_totals(&c);
+	c.lost += pp_sampler_unowned_lost_sigsafe();
+	log = pp_proclog_hold();
+	pp_logfile_closing_sigsafe(log);
+	pp_records_process_end_sigsafe(log, &c, pp_process.exit_how, pp_process.exit_status);
+	pp_logfile_close_sigsafe(log);
+	pp_proclog_release();
+}
+
+/* on_exit handler: the only place that sees the exit status. */
+static void pp_process_on_exit(int status, void *arg)
+{
+	(void)arg;
+	pp_process.exit_how = PPF_EXIT_NORMAL;
+	pp_process.exit_status = status;
+}
+
+void pp_process_main_starts(void)
+{
+	/*
+	 * Registered now, after libc registered the destructors' runner, so
+	 * it runs before our destructor writes the END record.
+	 */
+	on_exit(pp_process_on_exit, NULL);
+}
+
+/* Writes every END record and closes the logs: the process is ending. */
+static void pp_process_finish(void)
+{
+	if (pp_process.off_log && pp_process.pid == getpid()) {
+		pp_process_close_log();
+		pp_process.off_log = 0;
+		return;
+	}
+	if (!pp_process_active())
+		return;
+	__atomic_store_n(&pp_process.active, 0, __ATOMIC_RELEASE);
+	pp_events_disable(&pp_process.events);
+	pp_thread_finish_all();
+	pp_process_close_log();
+	pp_unsampled_summary();
+	/*
+	 * The handler stays installed: a signal still in flight must not meet
+	 * SIGTRAP's default action.
+	 */
+}
+
+__attribute__((destructor))
+static void pp_process_destructor(void)
+{
+	int saved = errno; /* destructors that run after ours see it */
+
+	pp_process_finish();
+	errno = saved;
+}
+
+void pp_process_ends(uint32_t how, int status)
+{
+	if (pp_process.pid != getpid())
+		return;
+	pp_process.exit_how = how;
+	pp_process.exit_status = status;
+	pp_process_finish();
+}
+
+/* The calling thread's own events (signal mode: its sampling events), or NULL. */
+static struct pp_tevents *pp_process_own_tevents(void)
+{
+	struct pp_thread *t = pp_threads_find_sigsafe(pp_threads_gettid_sigsafe());
+
+	return t ? &t->tev : NULL;
+}
+
+int pp_process_exec_begin(const char *path)
+{
+	struct pp_tevents *te;
+	int saved = errno;
+
+	/* Not in a vfork child (another pid): the events are the parent's. */
+	if (!pp_process_active())
+		return 0;
+	pp_records_exec_sigsafe(pp_proclog_hold(), path);
+	pp_proclog_release();
+	/*
+	 * The signal mode's other threads end at exec, and their samples with
+	 * them (signals routed to a thread); the process-wide events stop too.
+	 */
+	pp_events_disable(&pp_process.events);
+	te = pp_process_own_tevents();
+	if (te)
+		pp_events_thread_disable(te);
+	pp_sampler_take_pending_sigsafe();
+	errno = saved;
+	return 1;
+}
+
+void pp_process_exec_failed(int began)
+{
+	int saved = errno; /* the app sees exec's errno */
+
+	if (!began || !pp_process_active())
+		return;
+	pp_events_enable(&pp_process.events, pp_process_own_tevents());
+	errno = saved;
+}
+
+/* When process pid started, in CLOCK_REALTIME ns (clock-tick steps); 0 if unknown. */
+static uint64_t pp_process_start_ns(int pid)
+{
+	char path[64], buf[1024];
+	const char *p;
+	unsigned long long ticks;
+	struct timespec now, boot;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* Field 22, starttime; the name in field 2 may hold spaces and ')'. */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d "
+			 "%*d %*d %*d %*d %*d %llu", &ticks) != 1)
+		return 0;
+	clock_gettime(CLOCK_REALTIME, &now);
+	clock_gettime(CLOCK_BOOTTIME, &boot);
+	return (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec -
+	       ((uint64_t)boot.tv_sec * 1000000000ull + (uint64_t)boot.tv_nsec) +
+	       ticks * 1000000000ull / (uint64_t)sysconf(_SC_CLK_TCK);
+}
+
+/*
+ * Whether name is a process directory's of pid: EXE.PID, or EXE.PID.K when
+ * EXE.PID was taken. Matched from the end, as pp_process_dir makes it:
+ * an EXE with dots and digits of its own (python3.11) does not mislead.
+ */
+static int pp_process_dir_of(const char *name, int pid)
+{
+	char tail[24];
+	size_t len = strlen(name), tl;
+	const char *k;
+
+	tl = (size_t)snprintf(tail, sizeof(tail), ".%d", pid);
+	if (len > tl && strcmp(name + len - tl, tail) == 0)
+		return 1;
+	/* EXE.PID.K: strip the trailing ".K" (K a number) and look again. */
+	k = strrchr(name, '.');
+	if (!k || k == name || k[1] < '0' || k[1] > '9' ||
+	    strspn(k + 1, "0123456789") != strlen(k + 1))
+		return 0;
+	len = (size_t)(k - name);
+	return len > tl && strncmp(name + len - tl, tail, tl) == 0;
+}
+
+/*
+ * Whether this process's parent, or its own image before an exec, writes
+ * into the same output directory in this run: a process directory of that
+ * pid, other than ours, changed since that process started (an older one of
+ * a reused pid was last changed before). That process named the events the
+ * machine refused already; a build that runs hundreds of programs under
+ * one configuration then says so once, not once per program.
+ */
+static int pp_process_run_said(void)
+{
+	const char *mine = strrchr(pp_process.dir, '/') ? strrchr(pp_process.dir, '/') + 1 :
+			   pp_process.dir;
+	int pids[2] = { (int)getppid(), (int)pp_process.pid };
+	uint64_t since[2] = { pp_process_start_ns(pids[0]), pp_process_start_ns(pids[1]) };
+	int fd = openat(pp_process.rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+	int said = 0;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	while (!said && (e = readdir(d)) != NULL) {
+		struct stat st;
+
+		if (strcmp(e->d_name, mine) == 0)
+			continue;
+		for (int i = 0; i < 2 && !said; i++)
+			said = since[i] && pp_process_dir_of(e->d_name, pids[i]) &&
+			       fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			       S_ISDIR(st.st_mode) &&
+			       (uint64_t)st.st_mtim.tv_sec * 1000000000ull +
+					       (uint64_t)st.st_mtim.tv_nsec >= since[i];
+	}
+	closedir(d);
+	return said;
+}
+
+/*
+ * One line per event the machine refused; when profiling cannot start
+ * (err), the last one says so too. Said once per run: not in a fork child,
+ * nor in a process whose parent or previous image said it
+ * (pp_process_run_said).
+ */
+static void pp_process_event_lines(char (*lines)[PP_EVENTS_LINE_MAX], int err)
+{
+	unsigned last = 0, any = 0;
+
+	if (!pp_process.starting && !err)
+		return;
+	for (unsigned i = 0; i < pp_process.cfg->nevents; i++)
+		if (lines[i][0]) {
+			last = i;
+			any = 1;
+		}
+	if (any && pp_process.starting && pp_process_run_said())
+		return;
+	for (unsigned i = 0; i < pp_process.cfg->nevents; i++) {
+		if (!lines[i][0])
+			continue;
+		if (!err)
+			pp_warn("%s; skipped (unavailable = skip)", lines[i]);
+		else if (i < last)
+			pp_warn("%s", lines[i]);
+		else
+			pp_warn("%s; %s: profiling is off, the program runs "
+				"unprofiled", lines[i], pp_process.cfg->unavailable_off ?
+				"unavailable = off" : "no event is left");
+	}
+}
+
+/*
+ * Opens the events. Each event the machine refuses is named in one line
+ * (in the constructor; a fork child does not repeat them). On failure says
+ * why and leaves profiling off.
+ */
+static int pp_process_start_events(struct pp_thread *main_thread)
+{
+	static char lines[PP_CONFIG_MAX_EVENTS][PP_EVENTS_LINE_MAX];
+	struct pp_tevents none, *self = main_thread ? &main_thread->tev : &none;
+	int err = pp_hooks_install_handler();
+
+	if (err) {
+		pp_warn("cannot install the handler of signal %d: %s; "
+			"profiling is off, the program runs unprofiled",
+			pp_sampsig_number_sigsafe(), strerror(-err));
+		goto out_off;
+	}
+	err = pp_events_open(&pp_process.events, pp_process.cfg, pp_process.mode, self,
+			     lines);
+	pp_process_event_lines(lines, err);
+	if (!err)
+		return 0;
+	pp_hooks_uninstall_handler();
+out_off:
+	if (main_thread)
+		pp_thread_drop_main(main_thread);
+	if (pp_process.starting)
+		pp_init_strict_stop();
+	return err;
+}
+
+/*
+ * Opens the output root (pp_outdir_open: the checks of outdir.h) into
+ * pp_process.rootfd, and makes the process directory and its process.log
+ * there.
+ * When it cannot, says why in one line and returns a negative errno.
+ */
+static int pp_process_open_output(void)
+{
+	char why[PP_OUTDIR_WHY_MAX];
+	int err;
+
+	pp_process.rootfd = pp_outdir_open(pp_process.cfg->output, why);
+	err = pp_process.rootfd < 0 ? pp_process.rootfd : pp_process_dir(pp_process.rootfd);
+	if (!err && (err = pp_proclog_create(pp_process.dirfd)) != 0) {
+		pp_fd_close_sigsafe(pp_process.dirfd);
+		pp_process.dirfd = -1;
+	}
+	if (!err)
+		return 0;
+	if (why[0])
+		pp_warn("refusing output directory %s: %s; profiling is off, the "
+			"program runs unprofiled", pp_process.cfg->output, why);
+	else
+		pp_warn("cannot create the output directory under %s: %s; "
+			"profiling is off", pp_process.cfg->output, strerror(-err));
+	if (pp_process.rootfd >= 0)
+		close(pp_process.rootfd);
+	pp_process.rootfd = -1;
+	return err;
+}
+
+/* Logs, handler and events, once the process directory is there. */
+static void pp_process_start_profiling(void)
+{
+	struct pp_sampler_config scfg = {
+		.mode = pp_process.mode,
+		.nevents = pp_process.cfg->nevents,
+		.max_frames = pp_process.cfg->max_frames,
+		.backtrace = pp_process.backtrace,
+		.dir = pp_process.tdir,
+	};
+	struct pp_thread *main_thread, *slot;
+
+	pp_sampler_configure_sigsafe(&scfg);
+	pp_unsampled_start(pp_process.dir);
+	main_thread = pp_thread_setup(1, &slot);
+	if (pp_process_start_events(main_thread) != 0) {
+		/* The log stays open: the destructor says how the process ended. */
+		pp_process_write_start(PPF_MODE_OFF);
+		pp_process.off_log = 1;
+		return;
+	}
+	/* Threads started before us (by a library's constructor). */
+	pp_events_open_others(&pp_process.events, pp_process.cfg);
+	pp_process_write_start((uint32_t)pp_process.mode);
+	pp_maps_set_dir(pp_process.dirfd, pp_process.dir);
+	pp_maps_scan(pp_records_now_sigsafe());
+	if (slot)
+		pp_thread_end_at_exit(slot);
+	__atomic_store_n(&pp_process.active, 1, __ATOMIC_RELEASE);
+	/* Last: the profiler's own start is not sampled. */
+	pp_events_enable(&pp_process.events, main_thread ? &main_thread->tev : NULL);
+	/* A program started with the signal blocked (its parent's mask). */
+	if (pp_hooks_signal_blocked())
+		pp_thread_masks(1);
+}
+
+/*
+ * Everything a process needs to be profiled; called at start and in a fork
+ * child, which opens the root again from its path with the same checks.
+ */
+static void pp_process_setup(void)
+{
+	pp_process.pid = getpid();
+	pp_share_reset_sigsafe();
+	pp_logfile_fit_window_sigsafe();
+	/* A fork child's: the parent's line names the parent's directory. */
+	pp_logfile_set_full_line_sigsafe(NULL, NULL);
+	if (pp_process_open_output() != 0) {
+		if (pp_process.starting)
+			pp_init_strict_stop();
+		return;
+	}
+	/* Set once process.log exists: a disk full before says the line above. */
+	pp_process_full_line();
+	pp_process_start_profiling();
+	close(pp_process.rootfd);
+	pp_process.rootfd = -1;
+}
+
+/*
+ * pthread_atfork child handler. With inherit_thread a fork child inherits no
+ * event: it gets its own directory, log and events, like a new process.
+ */
+static void pp_process_fork_child(void)
+{
+	int saved = errno; /* the child sees fork's errno */
+
+	if (!__atomic_load_n(&pp_process.active, __ATOMIC_ACQUIRE))
+		return;
+	__atomic_store_n(&pp_process.active, 0, __ATOMIC_RELEASE);
+	pp_thread_forget_all();
+	for (unsigned i = 0; i < pp_process.events.n; i++)
+		pp_fd_close_sigsafe(pp_process.events.fds[i]);
+	pp_process.events.n = 0;
+	pp_proclog_forget();
+	pp_maps_reset();
+	if (pp_process.dirfd >= 0)
+		pp_fd_close_sigsafe(pp_process.dirfd);
+	pp_process.dirfd = -1;
+	pp_process.exit_how = PPF_EXIT_UNKNOWN;
+	pp_process_setup();
+	errno = saved;
+}
+
+void pp_process_start(const struct pp_config *cfg, int mode,
+		      pp_unwlib_backtrace_fn backtrace)
+{
+	struct pp_thread_env env = {
+		.cfg = cfg,
+		.events = &pp_process.events,
+		.mode = mode,
+		.dir = &pp_process.tdir,
+		.backtrace = backtrace,
+	};
+
+	pp_process.cfg = cfg;
+	pp_process.mode = mode;
+	pp_process.backtrace = backtrace;
+	pp_thread_init(&env);
+	pthread_atfork(NULL, NULL, pp_process_fork_child);
+	pp_process.starting = 1;
+	pp_process_setup();
+	pp_process.starting = 0;
+}

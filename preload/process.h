@@ -1,0 +1,55 @@
+/*
+ * process: the process's profiling life. At its start (the constructor,
+ * and again in a fork child, which inherits no event) it makes the process
+ * directory under the output root and its process.log, installs the
+ * sampling signal's handler, opens the events and sets the main thread up;
+ * exec stops sampling (and a failed exec starts it again); at its end
+ * (exit, _exit, abort, or the destructor) it closes every log with its END
+ * record. Nothing here runs in signal context.
+ */
+#ifndef PP_PROCESS_H
+#define PP_PROCESS_H
+
+#include <stdint.h>
+
+#include "unwlib.h"
+
+struct pp_config;
+
+/*
+ * Starts profiling the process, from the constructor, once: cfg (kept, the
+ * constructor's), in mode (PPF_MODE_SIGTRAP or PPF_MODE_SIGNAL) with
+ * libunwind's backtrace. When it cannot, it says why in one line and the
+ * program runs unprofiled (or stops, with strict = yes: init.h).
+ */
+void pp_process_start(const struct pp_config *cfg, int mode,
+		      pp_unwlib_backtrace_fn backtrace);
+
+/* Nonzero while this process is being profiled. */
+int pp_process_active(void);
+
+/* Called just before the app's main runs (see __libc_start_main). */
+void pp_process_main_starts(void);
+
+/*
+ * The process ends now, not through exit() (_exit, abort): writes the END
+ * records with how (enum ppf_exit_how) and status, and closes the logs.
+ */
+void pp_process_ends(uint32_t how, int status);
+
+/*
+ * The calling thread is about to exec path (not in a vfork child: there it
+ * does nothing). Notes it in process.log (if the exec succeeds, the logs end
+ * there; the new image starts its own), stops the sampling events whose
+ * signals could reach the new image (sigtrap: the process's; signal: the
+ * calling thread's and the process-wide ones) and takes the samples still
+ * pending for the thread off its queue: until the new image's constructor
+ * installs a handler, a sampling signal would kill it. The signal mask is
+ * left as it is. Returns whether it did; pass that to pp_process_exec_failed.
+ */
+int pp_process_exec_begin(const char *path);
+
+/* The exec failed (errno kept): sampling resumes as before pp_process_exec_begin. */
+void pp_process_exec_failed(int began);
+
+#endif

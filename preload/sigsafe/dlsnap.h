@@ -1,0 +1,47 @@
+/*
+ * dlsnap: a copy of the loaded-object list for the signal handler, and the
+ * dl_iterate_phdr the preload exports. libunwind calls dl_iterate_phdr on
+ * every cache miss, and glibc's takes the loader's lock: a sample that lands
+ * while its thread holds that lock (inside dl_iterate_phdr, dlopen,
+ * dlclose) deadlocks. Ours, inside our handler, walks this snapshot without
+ * any lock; everywhere else it is glibc's (maps.h). The snapshot is
+ * refreshed by the module-map scans (maps.c), all of which happen while
+ * pp_sampler_dl_enter_sigsafe() holds samples to the leaf, so a snapshot is
+ * never used while it could be stale.
+ */
+#ifndef PP_DLSNAP_H
+#define PP_DLSNAP_H
+
+#include <link.h>
+#include <stddef.h>
+
+struct pp_dlsnap {
+	size_t n;
+	struct dl_phdr_info info[];
+};
+
+/* Runs in signal context. Marks the calling thread as inside the handler. */
+void pp_dlsnap_enter_handler_sigsafe(void);
+void pp_dlsnap_leave_handler_sigsafe(void);
+
+/* Runs in signal context. Whether the calling thread is inside the handler. */
+int pp_dlsnap_in_handler_sigsafe(void);
+
+/*
+ * Runs in signal context. dl_iterate_phdr over the snapshot: no lock, no
+ * allocation. Returns the callback's last result, 0 with no snapshot.
+ */
+int pp_dlsnap_iterate_sigsafe(int (*cb)(struct dl_phdr_info *, size_t, void *),
+			      void *data);
+
+/*
+ * Async-signal-safe. Makes snap (allocated by the caller) the snapshot and
+ * returns the previous one (NULL if none), which handlers may still be
+ * reading: free it once pp_dlsnap_readers_sigsafe() has come down to 0.
+ */
+struct pp_dlsnap *pp_dlsnap_swap_sigsafe(struct pp_dlsnap *snap);
+
+/* Runs in signal context. How many handlers are walking a snapshot now. */
+int pp_dlsnap_readers_sigsafe(void);
+
+#endif

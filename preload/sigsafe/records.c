@@ -1,0 +1,344 @@
+/* Every record of the logs, filled and appended; see records.h. */
+#include "records.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "events.h"
+#include "logfile.h"
+
+/* A full disk still leaves room for every closing record (logfile.h). */
+_Static_assert(sizeof(struct ppf_log_full) + sizeof(struct ppf_thread_name) +
+	       PP_CONFIG_MAX_EVENTS * sizeof(struct ppf_thread_event) +
+	       sizeof(struct ppf_thread_end) + sizeof(struct ppf_record) <= PP_LOGFILE_KEEP,
+	       "a thread's closing records fit in PP_LOGFILE_KEEP");
+_Static_assert(sizeof(struct ppf_log_full) + sizeof(struct ppf_process_end) +
+	       sizeof(struct ppf_record) <= PP_LOGFILE_KEEP,
+	       "the process's closing records fit in PP_LOGFILE_KEEP");
+
+/*
+ * What follows a record's fixed part: len bytes of data, in space bytes
+ * (the rest zero: a string's NUL).
+ */
+struct pp_records_tail {
+	const void *data;
+	uint32_t len;
+	uint32_t space;
+};
+
+/* Runs in signal context. */
+uint64_t pp_records_now_sigsafe(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Runs in signal context. Zeroes record rec of size bytes and sets its header. */
+static void pp_records_head_sigsafe(void *rec, uint32_t size, uint32_t type)
+{
+	struct ppf_record *h = rec;
+
+	memset(rec, 0, size);
+	h->type = type;
+	h->size = size;
+}
+
+/* Runs in signal context. String s as a tail, NUL included; at most max bytes of it. */
+static struct pp_records_tail pp_records_string_sigsafe(const char *s, size_t max)
+{
+	size_t len = strlen(s);
+
+	if (len > max)
+		len = max;
+	return (struct pp_records_tail){ .data = s, .len = (uint32_t)len,
+					 .space = (uint32_t)len + 1 };
+}
+
+/* Runs in signal context. Copies string src into the zeroed field dst, NUL kept. */
+static void pp_records_copy_sigsafe(char *dst, size_t size, const char *src)
+{
+	memcpy(dst, src, strnlen(src, size - 1));
+}
+
+/*
+ * Runs in signal context. Appends the record whose fixed part (its header's
+ * type set) is fixed, followed by the tails, padded with zeros to the record
+ * alignment; sets the header's size.
+ */
+static int pp_records_put_sigsafe(struct pp_logfile *log, void *fixed, uint32_t fixed_size,
+				  const struct pp_records_tail *tails, unsigned ntails)
+{
+	struct ppf_record *h = fixed;
+	uint64_t total = fixed_size;
+	uint8_t *dst;
+
+	for (unsigned i = 0; i < ntails; i++)
+		total += tails[i].space;
+	if (total > PPF_RECORD_MAX - PPF_RECORD_ALIGN)
+		return -E2BIG;
+	h->size = ppf_align((uint32_t)total);
+	dst = pp_logfile_reserve_sigsafe(log, h->size);
+	if (!dst)
+		return -ENOSPC;
+	memcpy(dst + sizeof(*h), (const uint8_t *)fixed + sizeof(*h), fixed_size - sizeof(*h));
+	total = fixed_size;
+	for (unsigned i = 0; i < ntails; i++) {
+		if (tails[i].len)
+			memcpy(dst + total, tails[i].data, tails[i].len);
+		total += tails[i].space;
+	}
+	pp_logfile_commit_sigsafe(log, dst, h->type, h->size);
+	return 0;
+}
+
+/* Async-signal-safe. */
+int pp_records_process_sigsafe(struct pp_logfile *log, uint32_t mode, int signal,
+			       const char *exe, const char *cmdline, uint32_t cmdline_len)
+{
+	struct pp_records_tail tails[2] = {
+		pp_records_string_sigsafe(exe, UINT32_MAX - 1),
+		{ .data = cmdline, .len = cmdline_len, .space = cmdline_len },
+	};
+	struct ppf_process rec;
+	struct timespec rt;
+
+	clock_gettime(CLOCK_REALTIME, &rt);
+	pp_records_head_sigsafe(&rec, sizeof(rec), PPF_REC_PROCESS);
+	rec.pid = (uint32_t)getpid();
+	rec.ppid = (uint32_t)getppid();
+	rec.start_ns = pp_records_now_sigsafe();
+	rec.start_realtime_ns = (uint64_t)rt.tv_sec * 1000000000ull + (uint64_t)rt.tv_nsec;
+	rec.mode = mode;
+	rec.signal = (uint32_t)signal;
+	rec.exe_len = tails[0].space;
+	rec.cmdline_len = cmdline_len;
+	return pp_records_put_sigsafe(log, &rec, sizeof(rec), tails, 2);
+}
+
+/* Async-signal-safe. */
+int pp_records_config_sigsafe(struct pp_logfile *log, const struct pp_config *cfg)
+{
+	struct pp_records_tail tails[2] = {
+		pp_records_string_sigsafe(cfg->source, UINT32_MAX - 1),
+		pp_records_string_sigsafe(cfg->text ? cfg->text : "", UINT32_MAX - 1),
+	};
+	struct ppf_config rec;
+
+	pp_records_head_sigsafe(&rec, sizeof(rec), PPF_REC_CONFIG);
+	rec.mode_request = cfg->mode_request;
+	rec.max_frames = cfg->max_frames;
+	rec.flags = (cfg->follow_exec ? PPF_CONFIG_FOLLOW_EXEC : 0) |
+		    (cfg->strict ? PPF_CONFIG_STRICT : 0) |
+		    (cfg->unavailable_off ? PPF_CONFIG_UNAVAILABLE_OFF : 0) |
+		    (cfg->from_file ? PPF_CONFIG_FROM_FILE : 0);
+	rec.source_len = tails[0].space;
+	rec.text_len = tails[1].space;
+	return pp_records_put_sigsafe(log, &rec, sizeof(rec), tails, 2);
+}
+
+/* Async-signal-safe. */
+int pp_records_event_sigsafe(struct pp_logfile *log, unsigned index,
+			     const struct pp_config_event *ce, int error, int refused)
+{
+	struct ppf_event rec;
+
+	pp_records_head_sigsafe(&rec, sizeof(rec), PPF_REC_EVENT);
+	rec.index = index;
+	rec.type = ce->type;
+	rec.config = ce->config;
+	rec.period = ce->period;
+	rec.flags = (ce->freq ? PPF_EVENT_FREQ : 0) |
+		    (ce->exclude_kernel ? PPF_EVENT_EXCLUDE_KERNEL : 0) |
+		    (ce->exclude_user ? PPF_EVENT_EXCLUDE_USER : 0) |
+		    (ce->time_ns ? PPF_EVENT_TIME_NS : 0) |
+		    (ce->count_only ? PPF_EVENT_COUNT : 0) |
+		    (error ? PPF_EVENT_UNAVAILABLE : 0) |
+		    (refused ? PPF_EVENT_MODE_REFUSED : 0);
+	rec.error = (uint32_t)error;
+	rec.config1 = ce->config1;
+	rec.config2 = ce->config2;
+	rec.precise_ip = ce->precise_ip;
+	pp_records_copy_sigsafe(rec.name, sizeof(rec.name), ce->name);
+	pp_records_copy_sigsafe(rec.spec, sizeof(rec.spec), ce->spec);
+	return pp_logfile_append_sigsafe(log, &rec, sizeof(rec));
+}
+
+/* Async-signal-safe. */
+int pp_records_module_sigsafe(struct pp_logfile *log, const struct pp_records_module *m)
+{
+	struct pp_records_tail path = pp_records_string_sigsafe(m->path, UINT32_MAX - 1);
+	struct ppf_module rec;
+
+	pp_records_head_sigsafe(&rec, sizeof(rec), PPF_REC_MODULE);
+	rec.id = m->id;
+	rec.bias = m->bias;
+	rec.start = m->start;
+	rec.end = m->end;
+	rec.pgoff = m->pgoff;
+	rec.load_ns = m->load_ns;
+	rec.build_id_len = m->build_id_len <= PPF_BUILD_ID_MAX ? m->build_id_len : 0;
+	if (rec.build_id_len)
+		memcpy(rec.build_id, m->build_id, rec.build_id_len);
+	rec.path_len = path.space;
+	return pp_records_put_sigsafe(log, &rec, sizeof(rec), &path, 1);
+}
+
+/* Async-signal-safe. */
+int pp_records_module_unload_sigsafe(struct pp_logfile *log, uint64_t id,
+				     uint64_t unload_ns)
+{
+	struct ppf_module_unload rec;
+
+	pp_records_head_sigsafe(&rec, sizeof(rec), PPF_REC_MODULE_UNLOAD);
+	rec.id = id;
+	rec.unload_ns = unload_ns;
+	return pp_logfile_append_sigsafe(log, &rec, sizeof(rec));
+}
+
+/* Async-signal-safe. */
+int pp_records_exec_sigsafe(struct pp_logfile *log, const char *path)
+{
+	struct pp_records_tail tail = pp_records_string_sigsafe(path ? path : "", PATH_MAX - 1);
+	struct ppf_exec rec;
+
+	pp_records_head_sigsafe(&rec, sizeof(rec), PPF_REC_EXEC);
+	rec.time_ns = pp_records_now_sigsafe();
+	rec.path_len = tail.space;
+	return pp_records_put_sigsafe(log, &rec, sizeof(rec), &tail, 1);
+}
+
+/* Async-signal-safe. */
+int pp_records_thread_unsampled_sigsafe(struct pp_logfile *log, int tid, uint32_t what,
+					int err)
+{
+	struct ppf_thread_unsampled rec;
+
+	pp_records_head_sigsafe(&rec, sizeof(rec), PPF_REC_THREAD_UNSAMPLED);
+	rec.tid = (uint32_t)tid;
+	rec.what = what;
+	rec.time_ns = pp_records_now_sigsafe();
+	rec.error = err;
+	syscall(SYS_prctl, PR_GET_NAME, rec.name, 0, 0, 0);
+	rec.name[PPF_THREAD_NAME_MAX - 1] = '\0';
+	return pp_logfile_append_sigsafe(log, &rec, sizeof(rec));
+}
+
+/* Async-signal-safe. */
+int pp_records_process_end_sigsafe(struct pp_logfile *log,
+				   const struct pp_records_counts *totals, uint32_t how,
+				   int status)
+{
+	struct ppf_process_end rec;
+
+	pp_records_head_sigsafe(&rec, sizeof(rec), PPF_REC_PROCESS_END);
+	rec.end_ns = pp_records_now_sigsafe();
+	rec.samples = totals->samples;
+	rec.lost = totals->lost;
+	rec.throttled = totals->throttled;
+	rec.how = how;
+	rec.status = how != PPF_EXIT_UNKNOWN ? status : 0;
+	return pp_logfile_append_sigsafe(log, &rec, sizeof(rec));
+}
+
+/* Runs in signal context. */
+int pp_records_thread_sigsafe(struct pp_logfile *log, int pid, int tid)
+{
+	struct ppf_thread rec;
+
+	pp_records_head_sigsafe(&rec, sizeof(rec), PPF_REC_THREAD);
+	rec.pid = (uint32_t)pid;
+	rec.tid = (uint32_t)tid;
+	rec.start_ns = pp_records_now_sigsafe();
+	syscall(SYS_prctl, PR_GET_NAME, rec.name, 0, 0, 0);
+	return pp_logfile_append_sigsafe(log, &rec, sizeof(rec));
+}
+
+/* Runs in signal context. */
+uint64_t *pp_records_sample_begin_sigsafe(struct pp_logfile *log, unsigned max_frames)
+{
+	struct ppf_sample *s = pp_logfile_reserve_sigsafe(log, ppf_sample_size(max_frames));
+
+	return s ? s->ips : NULL;
+}
+
+/* Runs in signal context. */
+void pp_records_sample_end_sigsafe(struct pp_logfile *log, uint64_t *ips, uint64_t time_ns,
+				   unsigned event, uint16_t flags, unsigned nframes)
+{
+	struct ppf_sample *s = (void *)((uint8_t *)ips - offsetof(struct ppf_sample, ips));
+
+	s->time_ns = time_ns;
+	s->event = event;
+	s->flags = flags;
+	s->nframes = (uint16_t)nframes;
+	pp_logfile_commit_sigsafe(log, s, PPF_REC_SAMPLE, ppf_sample_size(nframes));
+}
+
+/* Async-signal-safe. */
+int pp_records_thread_name_sigsafe(struct pp_logfile *log, uint64_t time_ns,
+				   const char *name)
+{
+	struct ppf_thread_name rec;
+
+	pp_records_head_sigsafe(&rec, sizeof(rec), PPF_REC_THREAD_NAME);
+	rec.time_ns = time_ns;
+	pp_records_copy_sigsafe(rec.name, sizeof(rec.name), name);
+	return pp_logfile_append_sigsafe(log, &rec, sizeof(rec));
+}
+
+/* Async-signal-safe. */
+int pp_records_thread_samples_sigsafe(struct pp_logfile *log, unsigned event,
+				      const struct pp_records_counts *counts, int no_counter)
+{
+	struct ppf_thread_event rec;
+
+	pp_records_head_sigsafe(&rec, sizeof(rec), PPF_REC_THREAD_EVENT);
+	rec.event = event;
+	rec.flags = no_counter ? PPF_THREAD_EVENT_NO_COUNTER : 0;
+	rec.samples = counts->samples;
+	rec.lost = counts->lost;
+	rec.throttled = counts->throttled;
+	return pp_logfile_append_sigsafe(log, &rec, sizeof(rec));
+}
+
+/* Async-signal-safe. */
+int pp_records_thread_counter_sigsafe(struct pp_logfile *log, unsigned event,
+				      const struct pp_counter_value *cv)
+{
+	struct ppf_thread_event rec;
+
+	pp_records_head_sigsafe(&rec, sizeof(rec), PPF_REC_THREAD_EVENT);
+	rec.event = event;
+	rec.flags = PPF_THREAD_EVENT_NO_COUNTER;
+	if (cv) {
+		rec.flags = PPF_THREAD_EVENT_COUNTED;
+		rec.value = cv->value;
+		rec.time_enabled = cv->time_enabled;
+		rec.time_running = cv->time_running;
+	}
+	return pp_logfile_append_sigsafe(log, &rec, sizeof(rec));
+}
+
+/* Async-signal-safe. */
+int pp_records_thread_end_sigsafe(struct pp_logfile *log, uint64_t end_ns,
+				  const struct pp_records_counts *counts, uint64_t cpu_ns)
+{
+	struct ppf_thread_end rec;
+
+	pp_records_head_sigsafe(&rec, sizeof(rec), PPF_REC_THREAD_END);
+	rec.end_ns = end_ns;
+	rec.samples = counts->samples;
+	rec.lost = counts->lost;
+	rec.throttled = counts->throttled;
+	rec.cpu_ns = cpu_ns;
+	return pp_logfile_append_sigsafe(log, &rec, sizeof(rec));
+}

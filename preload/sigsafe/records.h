@@ -1,0 +1,141 @@
+/*
+ * records: every record of the logs (include/pprof/format.h) is made here,
+ * one function per record type, as analyze/reader.c reads them all: each
+ * fills its record from what the profiler knows and appends it to a log
+ * file (logfile.h). process.log's records go to the log the caller holds
+ * (proclog.h), a thread's to its own log. A log file's header and its
+ * PPF_REC_LOG_FULL are the log file's own (logfile.h).
+ *
+ * Everything here is async-signal-safe: the handler writes samples, and the
+ * first record of the threads it adopts. Functions that return an int
+ * return 0 or a negative errno: -ENOSPC when the log is full or closed,
+ * -E2BIG when the record would pass PPF_RECORD_MAX.
+ */
+#ifndef PP_RECORDS_H
+#define PP_RECORDS_H
+
+#include <stdint.h>
+
+#include "pprof/format.h"
+
+struct pp_config;
+struct pp_config_event;
+struct pp_counter_value;
+struct pp_logfile;
+
+/* A thread's or a process's totals: overflows sampled, lost and throttled. */
+struct pp_records_counts {
+	uint64_t samples;
+	uint64_t lost;
+	uint64_t throttled;
+};
+
+/* A loaded object, as PPF_REC_MODULE records it. */
+struct pp_records_module {
+	uint64_t id;             /* unique in the process; its unload names it */
+	uint64_t bias;           /* load bias */
+	uint64_t start, end;     /* its PT_LOAD segments in memory */
+	uint64_t pgoff;          /* the file offset of its first PT_LOAD */
+	uint64_t load_ns;        /* when it was seen loaded */
+	const uint8_t *build_id; /* build_id_len bytes (at most PPF_BUILD_ID_MAX) */
+	uint32_t build_id_len;   /* 0 when it has none */
+	const char *path;        /* absolute */
+};
+
+/* Runs in signal context. CLOCK_MONOTONIC in ns, the clock of the logs' times. */
+uint64_t pp_records_now_sigsafe(void);
+
+/*
+ * Async-signal-safe. PPF_REC_PROCESS: this process (pid, parent, now), its
+ * mode (enum ppf_mode), the signal samples arrive on (0 when off), its
+ * executable's path and its command line (cmdline_len bytes, each argument
+ * NUL-terminated).
+ */
+int pp_records_process_sigsafe(struct pp_logfile *log, uint32_t mode, int signal,
+			       const char *exe, const char *cmdline, uint32_t cmdline_len);
+
+/* Async-signal-safe. PPF_REC_CONFIG: the configuration in force, with its text. */
+int pp_records_config_sigsafe(struct pp_logfile *log, const struct pp_config *cfg);
+
+/*
+ * Async-signal-safe. PPF_REC_EVENT: event index of the configuration;
+ * error: the errno it could not be opened with (0: it runs); refused: not
+ * opened because the mode could not sample it (pp_events_open).
+ */
+int pp_records_event_sigsafe(struct pp_logfile *log, unsigned index,
+			     const struct pp_config_event *ce, int error, int refused);
+
+/* Async-signal-safe. PPF_REC_MODULE. */
+int pp_records_module_sigsafe(struct pp_logfile *log, const struct pp_records_module *m);
+
+/* Async-signal-safe. PPF_REC_MODULE_UNLOAD: module id went away at unload_ns. */
+int pp_records_module_unload_sigsafe(struct pp_logfile *log, uint64_t id,
+				     uint64_t unload_ns);
+
+/* Async-signal-safe. PPF_REC_EXEC: the process calls exec on path now. */
+int pp_records_exec_sigsafe(struct pp_logfile *log, const char *path);
+
+/*
+ * Async-signal-safe. PPF_REC_THREAD_UNSAMPLED: the calling thread, tid, runs
+ * unsampled since now: what (enum ppf_unsampled_what) failed with errno err.
+ */
+int pp_records_thread_unsampled_sigsafe(struct pp_logfile *log, int tid, uint32_t what,
+					int err);
+
+/*
+ * Async-signal-safe. PPF_REC_PROCESS_END, stamped now: the process's totals,
+ * and how it ended (enum ppf_exit_how) with status (kept only when how is
+ * known).
+ */
+int pp_records_process_end_sigsafe(struct pp_logfile *log,
+				   const struct pp_records_counts *totals, uint32_t how,
+				   int status);
+
+/*
+ * Runs in signal context. PPF_REC_THREAD: the calling thread, tid of process
+ * pid, starts now, with its name.
+ */
+int pp_records_thread_sigsafe(struct pp_logfile *log, int pid, int tid);
+
+/*
+ * Runs in signal context. Reserves a PPF_REC_SAMPLE of up to max_frames
+ * frames and returns where its frames go, or NULL when the log takes no
+ * more. Fill them, then pp_records_sample_end_sigsafe.
+ */
+uint64_t *pp_records_sample_begin_sigsafe(struct pp_logfile *log, unsigned max_frames);
+
+/*
+ * Runs in signal context. Publishes the sample reserved at ips: nframes of
+ * them (1..max_frames), taken at time_ns for event index event, with flags
+ * (enum ppf_sample_flags).
+ */
+void pp_records_sample_end_sigsafe(struct pp_logfile *log, uint64_t *ips, uint64_t time_ns,
+				   unsigned event, uint16_t flags, unsigned nframes);
+
+/* Async-signal-safe. PPF_REC_THREAD_NAME: the thread was called name at time_ns. */
+int pp_records_thread_name_sigsafe(struct pp_logfile *log, uint64_t time_ns,
+				   const char *name);
+
+/*
+ * Async-signal-safe. PPF_REC_THREAD_EVENT of a sampling event: the thread's
+ * counts; no_counter: in the signal mode, the thread had no event of its
+ * own for it (it was not sampled).
+ */
+int pp_records_thread_samples_sigsafe(struct pp_logfile *log, unsigned event,
+				      const struct pp_records_counts *counts, int no_counter);
+
+/*
+ * Async-signal-safe. PPF_REC_THREAD_EVENT of a counting event: the thread's
+ * counter, NULL when it had none.
+ */
+int pp_records_thread_counter_sigsafe(struct pp_logfile *log, unsigned event,
+				      const struct pp_counter_value *cv);
+
+/*
+ * Async-signal-safe. PPF_REC_THREAD_END: the thread ends at end_ns, with its
+ * totals and CPU time (0 if unknown).
+ */
+int pp_records_thread_end_sigsafe(struct pp_logfile *log, uint64_t end_ns,
+				  const struct pp_records_counts *counts, uint64_t cpu_ns);
+
+#endif

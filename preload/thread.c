@@ -1,0 +1,620 @@
+/*
+ * A thread's profiling life: its setup at its start, the sampling signal
+ * blocked and unblocked, its closing records at its end, and the fork
+ * child's forgetting of its parent's threads. Nothing here runs in signal
+ * context.
+ */
+#include "thread.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "hooks.h"
+#include "pprof/format.h"
+#include "process.h"
+#include "sigsafe/logfile.h"
+#include "sigsafe/share.h"
+#include "unsampled.h"
+#include "warn.h"
+
+#define PP_THREAD_ALTSTACK_SIZE (64 * 1024)
+/*
+ * Tries at a thread's share when its descriptors are taken a moment, and
+ * the wait between them: 100 ms in all at the most, and only at a limit so
+ * tight that the share is full.
+ */
+#define PP_THREAD_SHARE_TRIES 500
+#define PP_THREAD_SHARE_WAIT_NS 200000
+/*
+ * libunwind's own per-thread state, made at a thread's first unw_backtrace:
+ * the trace cache's table (measured: one 256 KiB mapping per thread).
+ */
+#define PP_THREAD_UNW_BYTES (256 * 1024)
+/* Yields at the most while a thread's last sample is written (pp_thread_hold). */
+#define PP_THREAD_FINISH_SPINS 100000
+
+static struct pp_thread_env pp_thread_env;
+
+static struct {
+	pthread_key_t key;
+	int key_ok;
+	int warned_counters; /* a thread's own events could not be opened (once) */
+	uint64_t samples;    /* atomic: of threads whose logs are finished */
+	uint64_t lost;
+	uint64_t throttled;
+} pp_thread_st;
+
+/* This thread's totals for each event that runs, before its END record. */
+static void pp_thread_write_events(struct pp_thread *t)
+{
+	for (unsigned i = 0; i < pp_thread_env.cfg->nevents; i++) {
+		struct pp_counter_value cv;
+
+		if (pp_thread_env.events->error[i])
+			continue;
+		if (!pp_thread_env.cfg->events[i].count_only) {
+			struct pp_records_counts c = {
+				.samples = t->ev_samples[i],
+				.lost = __atomic_load_n(&t->ev_lost[i], __ATOMIC_RELAXED),
+				.throttled = __atomic_load_n(&t->ev_throttled[i],
+							     __ATOMIC_RELAXED),
+			};
+
+			pp_records_thread_samples_sigsafe(&t->log, i, &c,
+							  pp_thread_env.mode == PPF_MODE_SIGNAL &&
+							  !(t->tev.open & (1u << i)));
+		} else {
+			pp_records_thread_counter_sigsafe(&t->log, i,
+							  pp_events_counter_read(&t->tev, i, &cv) == 0 ?
+							  &cv : NULL);
+		}
+	}
+	pp_events_thread_close(&t->tev);
+}
+
+/* Whether the calling thread has an alternate signal stack of its own. */
+static int pp_thread_has_altstack(void)
+{
+	stack_t old;
+
+	return sigaltstack(NULL, &old) == 0 && !(old.ss_flags & SS_DISABLE);
+}
+
+/*
+ * Gives the thread our alternate signal stack unless it has one already.
+ * Returns 0 or a negative errno.
+ */
+static int pp_thread_altstack(struct pp_thread *t)
+{
+	stack_t ss;
+	void *p;
+
+	if (pp_thread_has_altstack())
+		return 0;
+	p = mmap(NULL, PP_THREAD_ALTSTACK_SIZE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	ss.ss_sp = p;
+	ss.ss_size = PP_THREAD_ALTSTACK_SIZE;
+	ss.ss_flags = 0;
+	if (sigaltstack(&ss, NULL) != 0) {
+		int err = -errno;
+
+		munmap(p, PP_THREAD_ALTSTACK_SIZE);
+		return err;
+	}
+	t->altstack = p;
+	t->altstack_size = PP_THREAD_ALTSTACK_SIZE;
+	return 0;
+}
+
+static void pp_thread_altstack_free(struct pp_thread *t, int self)
+{
+	stack_t ss = { .ss_flags = SS_DISABLE };
+
+	if (!t->altstack)
+		return;
+	if (self)
+		sigaltstack(&ss, NULL);
+	munmap(t->altstack, t->altstack_size);
+	t->altstack = NULL;
+}
+
+/*
+ * libunwind's first call in a thread runs pthread_once and an mmap (in the
+ * process, it takes a lock and makes a pipe): make it here, never first in
+ * the handler.
+ */
+static void pp_thread_first_unwind(void)
+{
+	void *frames[8];
+
+	if (pp_thread_env.backtrace)
+		(void)pp_thread_env.backtrace(frames, 8);
+}
+
+/* The thread's current name: its own via prctl, another's via /proc. */
+static void pp_thread_name(int tid, int self, char *name)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	memset(name, 0, PPF_THREAD_NAME_MAX);
+	if (self) {
+		prctl(PR_GET_NAME, name, 0, 0, 0);
+		return;
+	}
+	snprintf(path, sizeof(path), "/proc/self/task/%d/comm", tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, name, PPF_THREAD_NAME_MAX - 1);
+	close(fd);
+	if (n > 0 && name[n - 1] == '\n')
+		name[n - 1] = '\0';
+}
+
+/* CPU time of a thread of this process, by tid (the kernel's clock id). */
+static uint64_t pp_thread_cpu_ns(int tid)
+{
+	clockid_t clk = (clockid_t)((~(unsigned)tid << 3) | 6);
+	struct timespec ts;
+
+	if (clock_gettime(clk, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The overflows of t's time events (cpu-clock, task-clock) in cpu_ns of its
+ * CPU time that its sampling events were stopped: counted as throttled, as
+ * the sigtrap mode's blocked time comes as a late sample. Other events'
+ * count while stopped is not known.
+ */
+static void pp_thread_unseen(struct pp_thread *t, uint64_t cpu_ns)
+{
+	for (unsigned i = 0; i < pp_thread_env.cfg->nevents; i++) {
+		const struct pp_config_event *ce = &pp_thread_env.cfg->events[i];
+		uint64_t n;
+
+		if (ce->count_only || !ce->time_ns || ce->freq || !ce->period ||
+		    pp_thread_env.events->error[i])
+			continue;
+		n = cpu_ns / ce->period;
+		__atomic_add_fetch(&t->ev_throttled[i], n, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&t->throttled, n, __ATOMIC_RELAXED);
+	}
+}
+
+/*
+ * Writes the thread's name and END record and closes its log (t is busy).
+ * self: the calling thread, else another (its name read from /proc).
+ */
+static void pp_thread_finish(struct pp_thread *t, int tid, int self)
+{
+	char name[PPF_THREAD_NAME_MAX];
+	struct pp_records_counts c;
+	uint64_t now;
+
+	if (!pp_logfile_is_open_sigsafe(&t->log)) {
+		/* An unsampled thread's samples (sigtrap mode) were dropped. */
+		__atomic_add_fetch(&pp_thread_st.lost,
+				   __atomic_exchange_n(&t->lost, 0, __ATOMIC_RELAXED),
+				   __ATOMIC_RELAXED);
+		return;
+	}
+	pp_logfile_closing_sigsafe(&t->log);
+	now = pp_records_now_sigsafe();
+	/* A thread that is gone has no name left to read: keep the first. */
+	pp_thread_name(tid, self, name);
+	if (name[0])
+		pp_records_thread_name_sigsafe(&t->log, now, name);
+	if (t->blocked_cpu_ns) {
+		uint64_t cpu = pp_thread_cpu_ns(tid);
+
+		if (cpu > t->blocked_cpu_ns)
+			pp_thread_unseen(t, cpu - t->blocked_cpu_ns);
+		t->blocked_cpu_ns = 0;
+	}
+	pp_events_thread_disable(&t->tev);
+	pp_thread_write_events(t);
+	c.samples = t->samples;
+	c.lost = __atomic_load_n(&t->lost, __ATOMIC_RELAXED);
+	c.throttled = __atomic_load_n(&t->throttled, __ATOMIC_RELAXED);
+	pp_records_thread_end_sigsafe(&t->log, now, &c, pp_thread_cpu_ns(tid));
+	__atomic_add_fetch(&pp_thread_st.samples, c.samples, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&pp_thread_st.lost, c.lost, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&pp_thread_st.throttled, c.throttled, __ATOMIC_RELAXED);
+	pp_logfile_close_sigsafe(&t->log);
+}
+
+/* Waits (bounded) until no sample is being written for t, then holds it. */
+static int pp_thread_hold(struct pp_thread *t)
+{
+	for (int i = 0; i < PP_THREAD_FINISH_SPINS; i++) {
+		if (pp_threads_enter_sigsafe(t))
+			return 1;
+		sched_yield();
+	}
+	return 0;
+}
+
+/* A thread log's descriptor, held while the log is made (logfile.h). */
+static const struct pp_share_cost pp_thread_log_fd = { .fds = 1 };
+
+/*
+ * What the calling thread's sampling state takes of the process's limits
+ * (share.h): its log's mapping (its descriptor is held only while the log
+ * is made or grows: logfile.h), alternate stack (altstack: ours is
+ * needed), libunwind's state (arena: with the malloc arena its first use
+ * may cost), and its own events.
+ */
+static struct pp_share_cost pp_thread_cost(int altstack, int arena)
+{
+	struct pp_share_cost c = { .bytes = pp_logfile_window_sigsafe() + PP_THREAD_UNW_BYTES,
+				   .fds = pp_thread_log_fd.fds };
+
+	c.bytes += altstack ? PP_THREAD_ALTSTACK_SIZE : 0;
+	c.bytes += arena ? PP_SHARE_ARENA : 0;
+	for (unsigned i = 0; i < pp_thread_env.cfg->nevents; i++) {
+		if (pp_thread_env.events->error[i])
+			continue;
+		if (pp_thread_env.cfg->events[i].count_only) {
+			c.fds++;
+		} else if (pp_thread_env.mode == PPF_MODE_SIGNAL) {
+			c.fds++;
+			c.bytes += PP_EVENTS_RB_PAGES * 4096ull;
+		}
+	}
+	return c;
+}
+
+/*
+ * Takes the calling thread's share, then its log, with the sampling signal
+ * blocked (a sample between the lookup and the claim would make a second
+ * slot and log for this thread: seen at a 10 us period with 1,000 short
+ * threads, "File exists"). The slot is the one the handler made if a
+ * sample landed between clone() and here (ours to finish; a dead raw-clone
+ * thread whose tid we reuse would share its log), else a new one. Returns
+ * the slot, busy; NULL with *what and *err (positive) set when the thread
+ * cannot be sampled: then the slot, if any, is in *slot, without a log.
+ */
+static struct pp_thread *pp_thread_slot(int tid, const struct pp_share_cost *cost,
+					struct pp_thread **slot, uint32_t *what, int *err)
+{
+	struct pp_thread *t;
+	sigset_t old;
+
+	*slot = NULL;
+	pp_hooks_mask_signal(SIG_BLOCK, &old);
+	t = pp_threads_find_sigsafe(tid);
+	if (t) {
+		pp_threads_enter_sigsafe(t);
+		goto out;
+	}
+	t = pp_threads_claim_sigsafe(tid);
+	if (!t) {
+		*what = PPF_UNSAMPLED_TABLE;
+		*err = errno;
+		goto out;
+	}
+	*what = PPF_UNSAMPLED_SHARE;
+	*err = -pp_share_take_sigsafe(cost);
+	/*
+	 * Other threads' logs may hold the share's last descriptors a moment
+	 * (while made or grown; longer when their thread is preempted then).
+	 */
+	for (int i = 0; *err == EMFILE && i < PP_THREAD_SHARE_TRIES; i++) {
+		nanosleep(&(struct timespec){ .tv_nsec = PP_THREAD_SHARE_WAIT_NS }, NULL);
+		*err = -pp_share_take_sigsafe(cost);
+	}
+	if (!*err) {
+		t->charge = *cost;
+		*what = PPF_UNSAMPLED_LOG;
+		*err = -pp_threads_open_log_sigsafe(t, pp_thread_env.dir);
+	}
+	/* The log's descriptor was charged while it was made. */
+	if (!*err && !pp_logfile_holds_fd_sigsafe(&t->log)) {
+		pp_share_give_sigsafe(&pp_thread_log_fd);
+		t->charge.fds -= pp_thread_log_fd.fds;
+	}
+	if (*err) {
+		*slot = t;
+		t = NULL;
+	}
+out:
+	pp_hooks_restore_mask(&old);
+	return t;
+}
+
+/*
+ * Whether libunwind's first use in the calling thread may make glibc
+ * reserve it a malloc arena (PP_SHARE_ARENA) that the program's own thread
+ * would not have had: under RLIMIT_AS, for a thread other than the main
+ * one, when there is room for it.
+ */
+static int pp_thread_may_reserve_arena(int main)
+{
+	return !main && pp_share_limit_sigsafe(RLIMIT_AS) != UINT64_MAX &&
+	       pp_share_room_sigsafe() >= PP_SHARE_ARENA;
+}
+
+/*
+ * libunwind's first call in the thread (pp_thread_first_unwind); under
+ * RLIMIT_AS, gives back the share taken for a malloc arena that glibc did
+ * not make.
+ */
+static void pp_thread_warm_up(struct pp_thread *t, int arena)
+{
+	uint64_t before = arena ? pp_share_room_sigsafe() : 0, after;
+	struct pp_share_cost none = { .bytes = PP_SHARE_ARENA };
+
+	pp_thread_first_unwind();
+	if (!arena)
+		return;
+	after = pp_share_room_sigsafe();
+	/* Room that grew meanwhile (another thread freed memory) reads as no arena. */
+	if (before != UINT64_MAX && after != UINT64_MAX &&
+	    (after >= before || before - after < PP_SHARE_ARENA / 2)) {
+		pp_share_give_sigsafe(&none);
+		t->charge.bytes -= PP_SHARE_ARENA;
+	}
+}
+
+/*
+ * Gives back everything the calling thread's slot t holds but the slot: its
+ * events, its log (removed: it holds no sample), its alternate signal stack
+ * and its share. t must be held (busy).
+ */
+static void pp_thread_drop(struct pp_thread *t, int tid)
+{
+	char name[64];
+
+	pp_events_thread_close(&t->tev);
+	if (pp_logfile_is_open_sigsafe(&t->log)) {
+		pp_logfile_format_name_sigsafe(name, PPF_THREAD_LOG_PREFIX, (uint64_t)tid,
+					       PPF_LOG_SUFFIX);
+		pp_logfile_close_sigsafe(&t->log);
+		unlinkat(pp_thread_env.dir->fd, name, 0);
+	}
+	pp_thread_altstack_free(t, 1);
+	pp_share_give_sigsafe(&t->charge);
+	t->charge = (struct pp_share_cost){ 0 };
+}
+
+/*
+ * The calling thread runs unsampled: what failed with errno err. Its slot
+ * t (NULL when it got none; else held) keeps nothing but stays claimed,
+ * logless, so that the handler drops its samples instead of adopting it.
+ */
+static void pp_thread_unsampled(struct pp_thread *t, int tid, uint32_t what, int err,
+				const struct pp_share_cost *asked)
+{
+	if (t) {
+		pp_thread_drop(t, tid);
+		pp_threads_leave_sigsafe(t);
+	}
+	pp_unsampled_note(tid, what, err, asked);
+}
+
+struct pp_thread *pp_thread_setup(int main, struct pp_thread **slot)
+{
+	int tid = pp_threads_gettid_sigsafe(), arena, err = 0;
+	struct pp_share_cost cost;
+	uint32_t what = 0;
+	struct pp_thread *t;
+
+	pp_logfile_fit_window_sigsafe();
+	arena = pp_thread_may_reserve_arena(main);
+	cost = pp_thread_cost(!pp_thread_has_altstack(), arena);
+	t = pp_thread_slot(tid, &cost, slot, &what, &err);
+	if (!t) {
+		pp_thread_unsampled(*slot, tid, what, err, &cost);
+		return NULL;
+	}
+	*slot = t;
+	t->tcb = pp_threads_tcb_sigsafe();
+	t->leaf_only = 0;
+	if ((err = -pp_thread_altstack(t)) != 0) {
+		pp_thread_unsampled(t, tid, PPF_UNSAMPLED_ALTSTACK, err, NULL);
+		return NULL;
+	}
+	pp_thread_warm_up(t, arena);
+	pp_threads_leave_sigsafe(t);
+	return t;
+}
+
+/* pthread key destructor: the thread is ending. */
+static void pp_thread_end(void *arg)
+{
+	struct pp_thread *t = arg;
+	int tid = pp_threads_gettid_sigsafe(), saved = errno;
+
+	if (pp_thread_env.dir->pid != getpid() ||
+	    __atomic_load_n(&t->tid, __ATOMIC_ACQUIRE) != tid)
+		return;
+	if (!pp_thread_hold(t))
+		return;
+	pp_thread_finish(t, tid, 1);
+	pp_thread_altstack_free(t, 1);
+	pp_share_give_sigsafe(&t->charge);
+	/*
+	 * The rest of an ending thread's life (other destructors, glibc's
+	 * freeing of its malloc cache and arena) goes unsampled: its log is
+	 * finished, and a sample there made the handler try to adopt the
+	 * thread again. With a sample every 10 us in the sigtrap mode that
+	 * hung 1,000 short threads 5 runs in 5 (a malloc arena's lock left
+	 * held; the mechanism was not pinned down); with this and the blocked
+	 * start (hooks.c), 5 in 5 finish. Blocked before the slot is released:
+	 * a sample in between found no slot and adopted the thread, which
+	 * gave a thread that ran unsampled a log of its own as well.
+	 */
+	pp_hooks_mask_signal(SIG_BLOCK, NULL);
+	pp_threads_release_sigsafe(t);
+	errno = saved; /* other key destructors run after this one */
+}
+
+/* Whether the thread has one of its sampling events open (the signal mode). */
+static int pp_thread_sampled(const struct pp_thread *t)
+{
+	for (unsigned i = 0; i < pp_thread_env.cfg->nevents; i++)
+		if (!pp_thread_env.cfg->events[i].count_only && (t->tev.open & (1u << i)))
+			return 1;
+	return 0;
+}
+
+/*
+ * Opens the calling thread's own events (t is its slot): its counters, and
+ * in the signal mode its sampling events. Returns 0, or the errno (positive)
+ * when, in the signal mode, none of its sampling events could be opened: t
+ * is then still held (busy), for pp_thread_unsampled. A thread without
+ * some of its counters runs on without them; the first is said.
+ */
+static int pp_thread_events(struct pp_thread *t)
+{
+	int err;
+
+	if (!pp_threads_enter_sigsafe(t))
+		return 0;
+	err = -pp_events_thread_open(&t->tev, pp_thread_env.cfg, pp_thread_env.events);
+	if (err && pp_thread_env.mode == PPF_MODE_SIGNAL && !pp_thread_sampled(t))
+		return err;
+	pp_threads_leave_sigsafe(t);
+	if (err && !__atomic_exchange_n(&pp_thread_st.warned_counters, 1, __ATOMIC_RELAXED))
+		pp_warn("thread %d: cannot open some of its events: %s; threads "
+			"like it miss them (pprof-analyze threads and counters "
+			"show which)", t->tid, strerror(err));
+	return 0;
+}
+
+void pp_thread_begin(void)
+{
+	struct pp_thread *t, *slot;
+	int cancel, saved, err;
+
+	if (!pp_process_active())
+		return;
+	/*
+	 * The app may cancel the thread as soon as it exists: no cancellation
+	 * point in the setup (openat, read) may leave a slot half made.
+	 */
+	saved = errno;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
+	t = pp_thread_setup(0, &slot);
+	if (t && (err = pp_thread_events(t)) != 0)
+		pp_thread_unsampled(t, t->tid, PPF_UNSAMPLED_EVENTS, err, NULL);
+	/* An unsampled thread's slot too: its end releases it. */
+	if (slot)
+		pp_thread_end_at_exit(slot);
+	pthread_setcancelstate(cancel, NULL);
+	errno = saved;
+}
+
+void pp_thread_masks(int blocked)
+{
+	struct pp_thread *t;
+	int tid, saved = errno;
+	uint64_t cpu;
+
+	if (pp_thread_env.mode != PPF_MODE_SIGNAL || !pp_process_active())
+		return;
+	tid = pp_threads_gettid_sigsafe();
+	t = pp_threads_find_sigsafe(tid);
+	/* Busy: the profiler's own code (libunwind's masks in the handler). */
+	if (!t || !pp_threads_enter_sigsafe(t))
+		return;
+	cpu = pp_thread_cpu_ns(tid);
+	if (blocked) {
+		pp_events_thread_disable(&t->tev);
+		t->blocked_cpu_ns = cpu ? cpu : 1;
+	} else {
+		pp_events_thread_enable(&t->tev);
+		if (t->blocked_cpu_ns && cpu > t->blocked_cpu_ns)
+			pp_thread_unseen(t, cpu - t->blocked_cpu_ns);
+		t->blocked_cpu_ns = 0;
+	}
+	pp_threads_leave_sigsafe(t);
+	errno = saved;
+}
+
+static void pp_thread_finish_other(struct pp_thread *t, void *arg)
+{
+	int self = *(int *)arg;
+	int tid = __atomic_load_n(&t->tid, __ATOMIC_ACQUIRE);
+
+	if (tid <= 0 || !pp_thread_hold(t))
+		return;
+	pp_thread_finish(t, tid, tid == self);
+	/* Keep busy set: a late sample for this thread is dropped. */
+}
+
+void pp_thread_drop_main(struct pp_thread *t)
+{
+	pp_thread_drop(t, t->tid);
+	pp_threads_release_sigsafe(t);
+}
+
+/* Drops a parent's slot in a fork child: its log and stack are the parent's. */
+static void pp_thread_forget_slot(struct pp_thread *t, void *arg)
+{
+	(void)arg;
+	pp_logfile_forget_sigsafe(&t->log);
+	pp_events_thread_close(&t->tev);
+	if (t->altstack)
+		munmap(t->altstack, t->altstack_size);
+	t->altstack = NULL;
+	pp_threads_release_sigsafe(t);
+}
+
+void pp_thread_end_at_exit(struct pp_thread *slot)
+{
+	if (pp_thread_st.key_ok)
+		pthread_setspecific(pp_thread_st.key, slot);
+}
+
+void pp_thread_init(const struct pp_thread_env *env)
+{
+	pp_thread_env = *env;
+	pp_thread_first_unwind();
+	pp_thread_st.key_ok = pthread_key_create(&pp_thread_st.key, pp_thread_end) == 0;
+}
+
+void pp_thread_finish_all(void)
+{
+	int self = pp_threads_gettid_sigsafe();
+
+	pp_threads_each_sigsafe(pp_thread_finish_other, &self);
+}
+
+void pp_thread_forget_all(void)
+{
+	stack_t ss = { .ss_flags = SS_DISABLE };
+
+	pp_threads_each_sigsafe(pp_thread_forget_slot, NULL);
+	/* The forking thread's stack was unmapped above; a new one is made. */
+	sigaltstack(&ss, NULL);
+	pp_thread_st.warned_counters = 0;
+	pp_thread_st.samples = 0;
+	pp_thread_st.lost = 0;
+	pp_thread_st.throttled = 0;
+}
+
+void pp_thread_totals(struct pp_records_counts *out)
+{
+	out->samples = __atomic_load_n(&pp_thread_st.samples, __ATOMIC_RELAXED);
+	out->lost = __atomic_load_n(&pp_thread_st.lost, __ATOMIC_RELAXED);
+	out->throttled = __atomic_load_n(&pp_thread_st.throttled, __ATOMIC_RELAXED);
+}
