@@ -310,12 +310,6 @@ void pa_json_key_uint(struct pa_json *j, const char *key, uint64_t v)
 	pa_json_uint(j, v);
 }
 
-void pa_json_key_int(struct pa_json *j, const char *key, int64_t v)
-{
-	pa_json_key(j, key);
-	pa_json_int(j, v);
-}
-
 void pa_json_key_double(struct pa_json *j, const char *key, double v)
 {
 	pa_json_key(j, key);

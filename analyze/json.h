@@ -63,7 +63,6 @@ void pa_json_null(struct pa_json *j);
 /* pa_json_key, then the value. */
 void pa_json_key_string(struct pa_json *j, const char *key, const char *s);
 void pa_json_key_uint(struct pa_json *j, const char *key, uint64_t v);
-void pa_json_key_int(struct pa_json *j, const char *key, int64_t v);
 void pa_json_key_double(struct pa_json *j, const char *key, double v);
 void pa_json_key_bool(struct pa_json *j, const char *key, bool v);
 void pa_json_key_null(struct pa_json *j, const char *key);

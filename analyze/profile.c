@@ -621,13 +621,6 @@ static void pa_profile_drop_tables(struct pa_profile_impl *p)
 	p->seen = NULL;
 }
 
-int pa_profile_build(const struct pa_run *run, const struct pa_filter *filter,
-		     struct pa_profile **out, struct pa_warnings *warn,
-		     struct pa_error *err)
-{
-	return pa_profile_build_by(run, filter, PA_PROFILE_BY_FUNCTION, out, warn, err);
-}
-
 int pa_profile_build_by(const struct pa_run *run, const struct pa_filter *filter,
 			enum pa_profile_by by, struct pa_profile **out,
 			struct pa_warnings *warn, struct pa_error *err)

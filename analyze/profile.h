@@ -151,15 +151,11 @@ struct pa_profile {
 
 /*
  * Symbolise (one pa_symbols per selected process) and count every sample of
- * run that filter selects (NULL: PA_FILTER_ALL). Symboliser warnings go to
- * warn (may be NULL). Returns 0 and *out, to be freed with pa_profile_free,
- * or a negative errno with err filled. A filter that selects nothing is not
- * an error: the profile is empty.
+ * run that filter selects (NULL: PA_FILTER_ALL), with frames as by says.
+ * Symboliser warnings go to warn (may be NULL). Returns 0 and *out, to be
+ * freed with pa_profile_free, or a negative errno with err filled. A filter
+ * that selects nothing is not an error: the profile is empty.
  */
-int pa_profile_build(const struct pa_run *run, const struct pa_filter *filter,
-		     struct pa_profile **out, struct pa_warnings *warn,
-		     struct pa_error *err);
-/* Same, with frames as by says (pa_profile_build: PA_PROFILE_BY_FUNCTION). */
 int pa_profile_build_by(const struct pa_run *run, const struct pa_filter *filter,
 			enum pa_profile_by by, struct pa_profile **out,
 			struct pa_warnings *warn, struct pa_error *err);

@@ -1522,12 +1522,6 @@ static int pa_reader_topts_init(struct pa_reader_topts *o, const struct pa_load_
 	return 0;
 }
 
-int pa_process_load(const char *dir, struct pa_process **out,
-		    struct pa_warnings *warn, struct pa_error *err)
-{
-	return pa_process_load_opts(dir, NULL, out, warn, err);
-}
-
 /* Seconds from proc's start to f's time, for the warning below. */
 static double pa_reader_full_after(const struct pa_process *proc, const struct pa_log_full *f)
 {
@@ -1733,14 +1727,6 @@ int pa_run_load_opts(const char *dir, const struct pa_load_opts *opts, struct pa
 	qsort(run->processes, run->nprocesses, sizeof(*run->processes), pa_reader_cmp_process);
 	*out = run;
 	return 0;
-}
-
-const struct pa_process *pa_run_find_process(const struct pa_run *run, uint32_t pid)
-{
-	for (size_t i = 0; i < run->nprocesses; i++)
-		if (run->processes[i]->pid == pid)
-			return run->processes[i];
-	return NULL;
 }
 
 const struct pa_event *pa_process_find_event(const struct pa_process *proc, uint32_t index)

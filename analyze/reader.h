@@ -284,11 +284,10 @@ int pa_run_load_opts(const char *dir, const struct pa_load_opts *opts, struct pa
 void pa_run_free(struct pa_run *run);
 
 /*
- * Load one process directory: its process.log and every thread-*.log. Same
- * return convention; warnings are appended to warn (which may be NULL).
+ * Load one process directory: its process.log and every thread-*.log, read
+ * as opts says (may be NULL). Same return convention; warnings are appended
+ * to warn (which may be NULL).
  */
-int pa_process_load(const char *dir, struct pa_process **out,
-		    struct pa_warnings *warn, struct pa_error *err);
 int pa_process_load_opts(const char *dir, const struct pa_load_opts *opts,
 			 struct pa_process **out, struct pa_warnings *warn,
 			 struct pa_error *err);
@@ -326,7 +325,6 @@ void pa_thread_free(struct pa_thread *thread);
 size_t pa_reader_logs_read(void);
 
 /* Find by id; NULL if absent. */
-const struct pa_process *pa_run_find_process(const struct pa_run *run, uint32_t pid);
 const struct pa_event *pa_process_find_event(const struct pa_process *proc, uint32_t index);
 /* The event whose name is name, else the first whose spec is name; NULL if none. */
 const struct pa_event *pa_process_find_event_named(const struct pa_process *proc,

@@ -570,11 +570,6 @@ int pa_symbols_lookup_at(struct pa_symbols *sym, uint64_t ip, bool is_caller,
 	return 0;
 }
 
-int pa_symbols_lookup(struct pa_symbols *sym, uint64_t ip, bool is_caller, struct pa_frame *out)
-{
-	return pa_symbols_lookup_at(sym, ip, is_caller, UINT64_MAX, out);
-}
-
 /* Keep s (malloc'd) until pa_symbols_free; returns s, or NULL (s freed) on ENOMEM. */
 static char *pa_symbols_own(struct pa_symbols *sym, char *s)
 {

@@ -68,7 +68,8 @@ static struct pa_profile *it_filters_window(const struct pa_run *run, uint64_t f
 	struct pa_profile *prof = NULL;
 	struct pa_error err;
 
-	cr_assert_eq(pa_profile_build(run, &f, &prof, NULL, &err), 0, "%s", err.reason);
+	cr_assert_eq(pa_profile_build_by(run, &f, PA_PROFILE_BY_FUNCTION,
+					 &prof, NULL, &err), 0, "%s", err.reason);
 	return prof;
 }
 
@@ -208,7 +209,8 @@ Test(it_filters, thread_name)
 	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "demo: %s", r.err);
 	pa_it_result_release(&r);
 	run = pa_it_load(&it_f1);
-	cr_assert_eq(pa_profile_build(run, &f, &by_name, NULL, &err), 0, "%s", err.reason);
+	cr_assert_eq(pa_profile_build_by(run, &f, PA_PROFILE_BY_FUNCTION,
+					 &by_name, NULL, &err), 0, "%s", err.reason);
 	by_tid = pa_it_profile(run, 0, it_filters_tid(run, "beta"));
 	/* The same samples as by its tid: all of them in burn_beta's chain. */
 	cr_expect_eq(by_name->nthreads, 1);

@@ -161,7 +161,8 @@ static struct pa_profile *pf_build_filter(const struct pa_filter *f)
 	struct pa_error err = { 0 };
 	struct pa_profile *prof = NULL;
 
-	cr_assert_eq(pa_profile_build(pf_run, f, &prof, &warn, &err), 0, "%s", err.reason);
+	cr_assert_eq(pa_profile_build_by(pf_run, f, PA_PROFILE_BY_FUNCTION,
+					 &prof, &warn, &err), 0, "%s", err.reason);
 	cr_assert_eq(warn.n, 0, "%s", warn.n ? warn.v[0].reason : "");
 	return prof;
 }
@@ -330,7 +331,7 @@ Test(profile, collapsed_run_gives_the_same_reports)
 
 	pa_run_free(pf_run);
 	cr_assert_eq(pa_run_load_opts(pf_dir, &lo, &pf_run, &err), 0, "%s", err.reason);
-	p10 = pa_run_find_process(pf_run, 10);
+	p10 = pa_testlog_find_process(pf_run, 10);
 	cr_assert(p10 && p10->nthreads == 2);
 	cr_expect_eq(p10->threads[0]->nsamples, 3, "6 samples of 3 stacks: %zu entries",
 		     p10->threads[0]->nsamples);

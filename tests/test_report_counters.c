@@ -329,7 +329,7 @@ Test(report_counters, counts_one_thread)
 
 Test(report_counters, ratios_need_matching_hardware_events)
 {
-	const struct pa_process *calc = pa_run_find_process(ct_run, 400);
+	const struct pa_process *calc = pa_testlog_find_process(ct_run, 400);
 	struct pa_event hybrid;
 	struct pa_ratio r;
 

@@ -126,7 +126,8 @@ static struct pa_profile *dt_profile(const struct pa_run *run, struct pa_filter 
 
 	cr_assert_eq(pa_events_choose(run, &f, NULL, PA_EVENTS_SAMPLES, &err), 0, "%s",
 		     err.reason);
-	cr_assert_eq(pa_profile_build(run, &f, &prof, NULL, &err), 0, "%s", err.reason);
+	cr_assert_eq(pa_profile_build_by(run, &f, PA_PROFILE_BY_FUNCTION,
+					 &prof, NULL, &err), 0, "%s", err.reason);
 	return prof;
 }
 

@@ -227,7 +227,8 @@ static char *ev_report(const char *which, const struct pa_filter *f)
 	} else if (strcmp(which, "processes") == 0) {
 		cr_assert_eq(pa_report_processes(out, ev_run, f), 0);
 	} else {
-		cr_assert_eq(pa_profile_build(ev_run, f, &prof, NULL, &err), 0, "%s", err.reason);
+		cr_assert_eq(pa_profile_build_by(ev_run, f, PA_PROFILE_BY_FUNCTION,
+						 &prof, NULL, &err), 0, "%s", err.reason);
 		cr_assert_eq(pa_report_top(out, ev_run, prof, 0), 0);
 		pa_profile_free(prof);
 	}
