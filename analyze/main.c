@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "events.h"
+#include "eventinfo.h"
 #include "openguard.h"
 #include "profile.h"
 #include "reader.h"

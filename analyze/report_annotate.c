@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "events.h"
+#include "eventinfo.h"
 #include "regfile.h"
 #include "report_json.h"
 #include "symbols.h"

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "calltree.h"
-#include "events.h"
+#include "eventinfo.h"
 #include "report_json.h"
 
 /* Suggestions for an unknown name: at most this many, this close. */

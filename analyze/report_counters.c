@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "counters.h"
-#include "events.h"
+#include "eventinfo.h"
 #include "report_json.h"
 
 #define PA_REPORT_COUNTERS_LABEL_MAX (2 * PPF_NAME_MAX + 4)

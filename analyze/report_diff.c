@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "events.h"
+#include "eventinfo.h"
 #include "report_json.h"
 
 /* One function of one side, before matching. */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "events.h"
+#include "eventinfo.h"
 #include "report_json.h"
 
 #define PA_REPORT_EVENTS_PIDS 3 /* pids named in the PROCESSES column */

@@ -9,7 +9,7 @@
 #include <sys/types.h>
 
 #include "calltree.h"
-#include "events.h"
+#include "eventinfo.h"
 
 /* analyze/flamegraph.js, built in (the Makefile passes its path). */
 __asm__(".section .rodata\n"

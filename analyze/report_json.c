@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "events.h"
+#include "eventinfo.h"
 
 /* The unit of e's period: "ns" (of CPU), "Hz" or "events". */
 static const char *pa_report_json_unit(const struct pa_event *e)

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "events.h"
+#include "eventinfo.h"
 #include "report_json.h"
 
 #define PA_REPORT_PROCESSES_NONE SIZE_MAX

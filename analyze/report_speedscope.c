@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "events.h"
+#include "eventinfo.h"
 #include "intern.h"
 #include "samples.h"
 

@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <inttypes.h>
 
-#include "events.h"
+#include "eventinfo.h"
 #include "report_json.h"
 
 /*

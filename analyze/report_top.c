@@ -6,7 +6,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "events.h"
+#include "eventinfo.h"
 #include "report_json.h"
 
 /* The event of every selected process, when samples of it are a fixed amount of CPU time. */

@@ -5,7 +5,7 @@
 #include <inttypes.h>
 
 #include "calltree.h"
-#include "events.h"
+#include "eventinfo.h"
 #include "report_json.h"
 
 static void pa_report_tree_node(FILE *out, const struct pa_calltree *t, size_t i,

@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "events.h"
+#include "eventinfo.h"
 #include "pa_it.h"
 
 static struct pa_it it_cfg;

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "events.h"
+#include "eventinfo.h"
 #include "pa_testlog.h"
 #include "profile.h"
 #include "reader.h"

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "counters.h"
-#include "events.h"
+#include "eventinfo.h"
 #include "pa_testlog.h"
 #include "profile.h"
 #include "reader.h"

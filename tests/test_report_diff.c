@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "events.h"
+#include "eventinfo.h"
 #include "pa_testlog.h"
 #include "profile.h"
 #include "reader.h"

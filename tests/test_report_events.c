@@ -1,5 +1,5 @@
 /*
- * Tests of analyze/events.c and analyze/report_events.c (and the event
+ * Tests of analyze/eventinfo.c and analyze/report_events.c (and the event
  * header of the other reports) on a hand-made run with several events.
  */
 #include <criterion/criterion.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "events.h"
+#include "eventinfo.h"
 #include "pa_testlog.h"
 #include "profile.h"
 #include "reader.h"

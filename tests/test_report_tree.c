@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "calltree.h"
-#include "events.h"
+#include "eventinfo.h"
 #include "pa_testlog.h"
 #include "profile.h"
 #include "reader.h"

@@ -1,5 +1,5 @@
-/* events: events as the reports show them, and which one they show; see events.h. */
-#include "events.h"
+/* eventinfo: events as the reports show them, and which one they show; see eventinfo.h. */
+#include "eventinfo.h"
 
 #include <errno.h>
 #include <inttypes.h>
