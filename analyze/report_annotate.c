@@ -10,7 +10,7 @@
 
 #include "eventinfo.h"
 #include "regfile.h"
-#include "report_json.h"
+#include "jsondoc.h"
 #include "symbols.h"
 
 /* The samples of one source line of the function. */

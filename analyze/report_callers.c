@@ -9,7 +9,7 @@
 
 #include "calltree.h"
 #include "eventinfo.h"
-#include "report_json.h"
+#include "jsondoc.h"
 
 /* Suggestions for an unknown name: at most this many, this close. */
 #define PA_REPORT_CALLERS_SUGGEST 3

@@ -7,7 +7,7 @@
 
 #include "counters.h"
 #include "eventinfo.h"
-#include "report_json.h"
+#include "jsondoc.h"
 
 #define PA_REPORT_COUNTERS_LABEL_MAX (2 * PPF_NAME_MAX + 4)
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "eventinfo.h"
-#include "report_json.h"
+#include "jsondoc.h"
 
 /* One function of one side, before matching. */
 struct pa_report_diff_entry {

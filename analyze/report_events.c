@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "eventinfo.h"
-#include "report_json.h"
+#include "jsondoc.h"
 
 #define PA_REPORT_EVENTS_PIDS 3 /* pids named in the PROCESSES column */
 

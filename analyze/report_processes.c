@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "eventinfo.h"
-#include "report_json.h"
+#include "jsondoc.h"
 
 #define PA_REPORT_PROCESSES_NONE SIZE_MAX
 #define PA_REPORT_PROCESSES_MAX_INDENT 16 /* levels; deeper ones line up */

@@ -5,7 +5,7 @@
 #include <inttypes.h>
 
 #include "eventinfo.h"
-#include "report_json.h"
+#include "jsondoc.h"
 
 /*
  * Samples of the selected event that arrived late: taken while the thread

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "eventinfo.h"
-#include "report_json.h"
+#include "jsondoc.h"
 
 /* The event of every selected process, when samples of it are a fixed amount of CPU time. */
 static const struct pa_event *pa_report_top_timed(const struct pa_run *run,

@@ -6,7 +6,7 @@
 
 #include "calltree.h"
 #include "eventinfo.h"
-#include "report_json.h"
+#include "jsondoc.h"
 
 static void pa_report_tree_node(FILE *out, const struct pa_calltree *t, size_t i,
 				uint64_t samples, double min_percent)

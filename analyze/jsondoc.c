@@ -1,5 +1,5 @@
-/* report_json: the shared parts of the JSON reports; see report_json.h. */
-#include "report_json.h"
+/* jsondoc: the shared parts of the reports' JSON documents; see jsondoc.h. */
+#include "jsondoc.h"
 
 #include <errno.h>
 #include <stdlib.h>

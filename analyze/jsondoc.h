@@ -1,7 +1,8 @@
 /*
- * report_json: what the reports' --format json documents share: the
- * document's opening (report name, the event and the counts the text
- * reports' header line gives) and a function's name and module.
+ * jsondoc: the JSON report writer's helpers (pa_report_json_*): what the
+ * reports' --format json documents share: the document's opening (report
+ * name, the event and the counts the text reports' header line gives) and
+ * a function's name and module.
  *
  * Every document is one object:
  *   {"report": NAME, "event": EVENT or null, "header": TEXT,
@@ -10,8 +11,8 @@
  * EVENT is {"name", "spec", "kind", "period", "unit", "period_text",
  * "scope", "settings_differ"}; README.md ("JSON output") has the rest.
  */
-#ifndef PA_REPORT_JSON_H
-#define PA_REPORT_JSON_H
+#ifndef PA_JSONDOC_H
+#define PA_JSONDOC_H
 
 #include <stdint.h>
 #include <stdio.h>
@@ -61,4 +62,4 @@ int pa_report_json_end(struct pa_json *j);
 /* The members "function" (display name), "module" (basename) and "module_path" (null without). */
 void pa_report_json_func(struct pa_json *j, const struct pa_func *f);
 
-#endif /* PA_REPORT_JSON_H */
+#endif /* PA_JSONDOC_H */
