@@ -824,7 +824,7 @@ static int pa_main_load_run(const struct pa_main_opts *o, char *const *dirs, siz
 	};
 	struct pa_main_progress progress;
 	bool shown = pa_main_progress_start(&progress);
-	int ret = pa_runs_load((const char *const *)dirs, n, &lo, run, err);
+	int ret = pa_runs_merge((const char *const *)dirs, n, &lo, run, err);
 
 	if (shown)
 		pa_main_progress_stop(&progress);

@@ -237,7 +237,7 @@ struct pa_process {
 	size_t nthreads;
 	size_t unknown_records; /* in process.log */
 	char *dir;       /* the process directory ("" for pa_process_log_load) */
-	char *run_dir;   /* pa_runs_load given several: the one that held it; else NULL */
+	char *run_dir;   /* pa_runs_merge given several: the one that held it; else NULL */
 	char *path;      /* its process.log */
 };
 

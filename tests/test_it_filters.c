@@ -245,7 +245,7 @@ Test(it_filters, several_directories_add_up)
 	it_filters_phases(&it_f2, "0.1", "0.2", &ph);
 	r1 = pa_it_load(&it_f1);
 	r2 = pa_it_load(&it_f2);
-	cr_assert_eq(pa_runs_load(dirs, 2, NULL, &both, &err), 0, "%s", err.reason);
+	cr_assert_eq(pa_runs_merge(dirs, 2, NULL, &both, &err), 0, "%s", err.reason);
 	cr_expect_eq(both->nprocesses, 2);
 	p1 = pa_it_profile(r1, 0, 0);
 	p2 = pa_it_profile(r2, 0, 0);

@@ -303,7 +303,7 @@ Test(report_diff, runs_merge_with_repeated_pids)
 	struct pa_run *run;
 	struct pa_profile *prof;
 
-	cr_assert_eq(pa_runs_load(dirs, 2, NULL, &run, &err), 0, "%s", err.reason);
+	cr_assert_eq(pa_runs_merge(dirs, 2, NULL, &run, &err), 0, "%s", err.reason);
 	cr_assert_eq(run->nprocesses, 2);
 	cr_expect_eq(run->processes[0]->pid, 40);
 	cr_expect_eq(run->processes[1]->pid, 40);
@@ -324,7 +324,7 @@ Test(report_diff, runs_fail_on_a_bad_directory)
 	struct pa_error err = { 0 };
 	struct pa_run *run = (struct pa_run *)1;
 
-	cr_expect_lt(pa_runs_load(dirs, 2, NULL, &run, &err), 0);
+	cr_expect_lt(pa_runs_merge(dirs, 2, NULL, &run, &err), 0);
 	cr_expect_null(run);
 	cr_expect(strstr(err.path, "/nonexistent/pprof-data"), "%s", err.path);
 }
