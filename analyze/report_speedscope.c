@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "eventinfo.h"
+#include "json.h"
 #include "intern.h"
 #include "samples.h"
 
@@ -27,28 +28,6 @@ struct pa_speedscope {
 	uint64_t weight;            /* per sample */
 	size_t nprofiles;
 };
-
-/* s as the characters of a JSON string, without the quotes. */
-static void pa_speedscope_chars(FILE *out, const char *s)
-{
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-}
-
-void pa_report_json_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	pa_speedscope_chars(out, s);
-	fputc('"', out);
-}
 
 static const char *pa_speedscope_thread_name(const struct pa_process *proc,
 					     const struct pa_thread *th)
@@ -72,10 +51,10 @@ static void pa_speedscope_flush(struct pa_speedscope *ss)
 	/* "RUN: EXE (PID) THREAD (TID)": the name alone may be another run's */
 	fputc('"', out);
 	if (ss->proc->run_dir) {
-		pa_speedscope_chars(out, ss->proc->run_dir);
+		pa_json_put_chars(out, ss->proc->run_dir, strlen(ss->proc->run_dir), 0);
 		fputs(": ", out);
 	}
-	pa_speedscope_chars(out, name);
+	pa_json_put_chars(out, name, strlen(name), 0);
 	fputc('"', out);
 	fprintf(out, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%" PRIu64 ",\n\"samples\":[",
 		ss->weight == 1 ? "none" : "nanoseconds", ss->weight * ss->nsamples);
@@ -212,10 +191,10 @@ static void pa_speedscope_frames(struct pa_speedscope *ss)
 		const char *line = file + strlen(file) + 1;
 
 		fputs(i ? ",\n{\"name\":" : "\n{\"name\":", ss->out);
-		pa_report_json_string(ss->out, name);
+		pa_json_put_string(ss->out, name, 0);
 		if (*file) {
 			fputs(",\"file\":", ss->out);
-			pa_report_json_string(ss->out, file);
+			pa_json_put_string(ss->out, file, 0);
 		}
 		if (strcmp(line, "0") != 0)
 			fprintf(ss->out, ",\"line\":%s", line);
@@ -248,7 +227,7 @@ int pa_report_speedscope(FILE *out, const struct pa_run *run, const struct pa_fi
 		return pa_error_set(err, -ENOMEM, run->dir, false, 0, "out of memory");
 	fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n"
 	      "\"exporter\":\"pprof-analyze\",\"activeProfileIndex\":0,\"name\":", out);
-	pa_report_json_string(out, base && base[1] ? base + 1 : run->dir);
+	pa_json_put_string(out, base && base[1] ? base + 1 : run->dir, 0);
 	fputs(",\n\"profiles\":[", out);
 	ret = pa_samples_walk(run, f, pa_speedscope_add, &ss, warn, err);
 	if (ret == 0) {

@@ -29,7 +29,4 @@
 int pa_report_speedscope(FILE *out, const struct pa_run *run, const struct pa_filter *f,
 			 struct pa_warnings *warn, struct pa_error *err);
 
-/* Write s as a JSON string, quotes included. Shared with other JSON reports. */
-void pa_report_json_string(FILE *out, const char *s);
-
 #endif /* PA_REPORT_SPEEDSCOPE_H */
