@@ -375,12 +375,9 @@ static bool pa_main_window(struct pa_main_opts *o, bool from, const char *text)
 				    from ? "--from" : "--to", text);
 		return false;
 	}
-	if (!o->filter.window) {
-		o->filter.window = true;
-		o->filter.from_ns = 0;
-		o->filter.to_ns = UINT64_MAX;
-	}
-	*(from ? &o->filter.from_ns : &o->filter.to_ns) = (uint64_t)(v * 1e9 + 0.5);
+	if (!o->filter.window.on)
+		o->filter.window = (struct pa_window){ .on = true, .to_ns = UINT64_MAX };
+	*(from ? &o->filter.window.from_ns : &o->filter.window.to_ns) = (uint64_t)(v * 1e9 + 0.5);
 	return true;
 }
 
@@ -544,7 +541,7 @@ static int pa_main_parse(int argc, char **argv, struct pa_main_opts *o)
 		pa_main_usage_error("diff needs two directories, BASE and NEW");
 		return PA_EXIT_USAGE;
 	}
-	if (o->filter.window && o->filter.from_ns >= o->filter.to_ns) {
+	if (o->filter.window.on && o->filter.window.from_ns >= o->filter.window.to_ns) {
 		pa_main_usage_error("empty time window: --from must be before --to");
 		return PA_EXIT_USAGE;
 	}
@@ -819,8 +816,7 @@ static int pa_main_load_run(const struct pa_main_opts *o, char *const *dirs, siz
 	 * applied while reading: what it leaves out is never kept.
 	 */
 	struct pa_load_opts lo = {
-		.collapse = !cmd->in_time_order,
-		.window = f->window, .from_ns = f->from_ns, .to_ns = f->to_ns,
+		.collapse = !cmd->in_time_order, .window = f->window,
 	};
 	struct pa_main_progress progress;
 	bool shown = pa_main_progress_start(&progress);

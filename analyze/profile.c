@@ -717,13 +717,7 @@ bool pa_filter_counts_process(const struct pa_filter *f, size_t nthreads)
 bool pa_filter_selects_time(const struct pa_filter *f, const struct pa_process *proc,
 			    const struct pa_sample *s)
 {
-	uint64_t t;
-
-	if (!f->window)
-		return true;
-	/* A sample stamped before its process started (clock skew) is at 0. */
-	t = s->time_ns > proc->start_ns ? s->time_ns - proc->start_ns : 0;
-	return t >= f->from_ns && t < f->to_ns;
+	return pa_window_holds(&f->window, proc->start_ns, s->time_ns);
 }
 
 int64_t pa_filter_event(const struct pa_filter *f, const struct pa_process *proc)

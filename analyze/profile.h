@@ -39,10 +39,8 @@ struct pa_filter {
 			    (pa_process_runs: basename or full path); not owned */
 	const char *thread; /* NULL: every thread; else only threads of that name
 			       (struct pa_thread.name; "-" for a nameless one); not owned */
-	bool window;      /* only samples in [from_ns, to_ns) after their process's
-			     start (struct pa_process.start_ns); false: every sample */
-	uint64_t from_ns;
-	uint64_t to_ns;   /* UINT64_MAX: no end */
+	struct pa_window window; /* only samples in it (from their process's
+				    start, struct pa_process.start_ns) */
 };
 
 /* The filter that takes everything: pid 0, tid 0, event -1, no names. */

@@ -819,8 +819,8 @@ int pa_process_log_load(const char *path, struct pa_process **out,
 
 /* What reading one process's thread logs needs: its pa_load_opts, and the process. */
 struct pa_reader_topts {
-	bool collapse, window;
-	uint64_t from_ns, to_ns;  /* the window, from the process start */
+	bool collapse;
+	struct pa_window window;
 	uint64_t start_ns;        /* the process start */
 	uint64_t *unloads;        /* module unload times, ascending */
 	size_t nunloads;
@@ -853,14 +853,6 @@ struct pa_thread_ctx {
 	size_t slots_cap;
 	uint64_t released;            /* collapsing: the mapping is released up to here */
 };
-
-/* Whether a sample taken at time_ns is in the window of o. */
-static bool pa_reader_in_window(const struct pa_reader_topts *o, uint64_t time_ns)
-{
-	uint64_t t = time_ns > o->start_ns ? time_ns - o->start_ns : 0;
-
-	return t >= o->from_ns && t < o->to_ns;
-}
 
 /* Modules unloaded at or before time_ns: samples of equal epoch and addresses mean the same. */
 static size_t pa_reader_epoch(const struct pa_reader_topts *o, uint64_t time_ns)
@@ -1021,7 +1013,8 @@ static int pa_reader_sample_rec(struct pa_thread_ctx *c, struct pa_log_buf *buf,
 		return pa_error_set(err, -EINVAL, buf->path, true, off,
 				    "sample record of %u bytes cannot hold its %u frames "
 				    "(needs %u)", size, s.nframes, ppf_sample_size(s.nframes));
-	if (c->o && c->o->window && !pa_reader_in_window(c->o, s.time_ns))
+	if (c->o && c->o->window.on &&
+	    !pa_window_holds(&c->o->window, c->o->start_ns, s.time_ns))
 		return 0;
 	if (c->o && c->o->collapse) {
 		/* Records are 8-aligned in an 8-aligned buffer: ips are aligned. */
@@ -1501,12 +1494,10 @@ static int pa_reader_cmp_u64(const void *a, const void *b)
 static int pa_reader_topts_init(struct pa_reader_topts *o, const struct pa_load_opts *opts,
 				const struct pa_process *proc)
 {
-	*o = (struct pa_reader_topts){ .start_ns = proc->start_ns, .to_ns = UINT64_MAX };
+	*o = (struct pa_reader_topts){ .start_ns = proc->start_ns };
 	if (opts) {
 		o->collapse = opts->collapse;
 		o->window = opts->window;
-		o->from_ns = opts->from_ns;
-		o->to_ns = opts->to_ns;
 	}
 	if (!o->collapse)
 		return 0;

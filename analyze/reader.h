@@ -46,6 +46,7 @@
 #include <stdint.h>
 
 #include "pprof/format.h"
+#include "window.h"
 
 #define PA_ERROR_REASON_MAX 256
 #define PA_ERROR_PATH_MAX 4096
@@ -261,14 +262,13 @@ struct pa_run {
  * stacks, not with its samples: addresses are copied out and each log's
  * mapping is released as it is read.
  *
- * window: only samples taken from from_ns (included) to to_ns (excluded)
- * after their process's start are kept, as pa_filter_selects_time keeps
- * them; the others are not read into memory at all.
+ * window: only the samples it holds (window.h) are kept, as
+ * pa_filter_selects_time keeps them; the others are not read into memory
+ * at all.
  */
 struct pa_load_opts {
 	bool collapse;
-	bool window;
-	uint64_t from_ns, to_ns;
+	struct pa_window window;
 };
 
 /*

@@ -64,7 +64,7 @@ static void it_filters_phases(const struct pa_it *it, const char *a, const char 
 static struct pa_profile *it_filters_window(const struct pa_run *run, uint64_t from,
 					    uint64_t to)
 {
-	struct pa_filter f = { .event = 0, .window = true, .from_ns = from, .to_ns = to };
+	struct pa_filter f = { .event = 0, .window = { .on = true, .from_ns = from, .to_ns = to } };
 	struct pa_profile *prof = NULL;
 	struct pa_error err;
 

@@ -667,7 +667,8 @@ Test(profile, unsampled_threads_are_listed_and_counted)
 Test(profile, threads_late_column_follows_the_time_window)
 {
 	const uint64_t stack[] = { pf_in(pa_proftest_leaf), pf_in(pa_proftest_main) };
-	struct pa_filter f = { .event = -1, .window = true, .from_ns = 1000, .to_ns = 5000 };
+	struct pa_filter f = { .event = -1,
+				.window = { .on = true, .from_ns = 1000, .to_ns = 5000 } };
 	char *dir = pa_testlog_tmpdir(), *pdir = pa_testlog_subdir(dir, "app.30");
 	struct pa_error err = { 0 };
 	struct pa_testlog l;

@@ -1338,8 +1338,8 @@ Test(reader, window_keeps_only_samples_inside_it)
 {
 	/* The process starts at 1000 ns (pa_testlog_process). */
 	struct pa_load_opts windows[] = {
-		{ .window = true, .from_ns = 1000, .to_ns = 3000 },
-		{ .window = true, .from_ns = 1000, .to_ns = 3000, .collapse = true },
+		{ .window = { .on = true, .from_ns = 1000, .to_ns = 3000 } },
+		{ .window = { .on = true, .from_ns = 1000, .to_ns = 3000 }, .collapse = true },
 	};
 	char *pdir = rd_process_dir("app.9", 9);
 	struct pa_testlog l;

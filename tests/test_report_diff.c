@@ -256,9 +256,9 @@ Test(report_diff, window_is_from_process_start)
 	struct pa_filter f = PA_FILTER_ALL;
 	struct pa_profile *prof;
 
-	f.window = true;
-	f.from_ns = 2000000; /* [2 ms, 7 ms): alpha at 2..6 ms, not main's at 0.5 ms */
-	f.to_ns = 7000000;
+	f.window.on = true;
+	f.window.from_ns = 2000000; /* [2 ms, 7 ms): alpha at 2..6 ms, not main's at 0.5 ms */
+	f.window.to_ns = 7000000;
 	prof = dt_profile(run, f);
 	cr_expect_eq(prof->samples, 5);
 	cr_expect_eq(pa_profile_find(prof, "pa_difftest_alpha")->self, 5);
@@ -266,8 +266,8 @@ Test(report_diff, window_is_from_process_start)
 	cr_expect_eq(pa_filter_count_samples(&prof->filter, run->processes[0],
 					     run->processes[0]->threads[0]), 5);
 	pa_profile_free(prof);
-	f.from_ns = 0;
-	f.to_ns = 1000000; /* before the first alpha: main's one sample */
+	f.window.from_ns = 0;
+	f.window.to_ns = 1000000; /* before the first alpha: main's one sample */
 	prof = dt_profile(run, f);
 	cr_expect_eq(prof->samples, 1);
 	cr_expect_eq(pa_profile_find(prof, "pa_difftest_main")->self, 1);
