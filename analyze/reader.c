@@ -317,6 +317,27 @@ static void pa_reader_check_end(const struct pa_log_buf *buf, bool expect_end,
 				"or is still running; data up to here kept");
 }
 
+/*
+ * The path both kinds of log take: buf's header checked for file kind
+ * kind, its records walked with fn(ctx), then *saw checked: whether fn
+ * read the record that must come (named what in the message). Returns 0 or
+ * a negative errno with err filled.
+ */
+static int pa_reader_parse(struct pa_log_buf *buf, uint16_t kind, const char *what,
+			   pa_reader_record_fn fn, void *ctx, const bool *saw,
+			   struct pa_warnings *warn, struct pa_error *err)
+{
+	uint64_t first = 0;
+	int ret = pa_reader_check_header(buf, kind, &first, err);
+
+	if (ret == 0)
+		ret = pa_reader_walk(buf, first, fn, ctx, warn, err);
+	if (ret == 0 && !*saw)
+		ret = pa_error_set(err, -EINVAL, buf->path, true, buf->data_end,
+				   "no %s record before the end of the data", what);
+	return ret;
+}
+
 /* Check that a record of size bytes holds the fixed struct (need bytes) and copy it. */
 static int pa_reader_fixed(struct pa_log_buf *buf, uint64_t off, const char *rec, uint32_t size,
 			   void *dst, size_t need, const char *what, struct pa_error *err)
@@ -765,24 +786,17 @@ static int pa_reader_process_parse(struct pa_log_buf *buf, struct pa_process **o
 {
 	struct pa_process_ctx c = { 0 };
 	const char *path = buf->path;
-	uint64_t first;
 	int ret;
 
 	c.proc = calloc(1, sizeof(*c.proc));
-	if (!c.proc) {
-		pa_reader_buf_release(buf);
-		return pa_error_set(err, -ENOMEM, path, false, 0, "out of memory");
+	if (c.proc) {
+		c.proc->path = strdup(path);
+		c.proc->dir = strdup("");
 	}
-	c.proc->path = strdup(path);
-	c.proc->dir = strdup("");
-	ret = !c.proc->path || !c.proc->dir ?
+	ret = !c.proc || !c.proc->path || !c.proc->dir ?
 		pa_error_set(err, -ENOMEM, path, false, 0, "out of memory") :
-		pa_reader_check_header(buf, PPF_FILE_PROCESS, &first, err);
-	if (ret == 0)
-		ret = pa_reader_walk(buf, first, pa_reader_process_cb, &c, warn, err);
-	if (ret == 0 && !c.saw_process)
-		ret = pa_error_set(err, -EINVAL, path, true, buf->data_end,
-				   "no process record before the end of the data");
+		pa_reader_parse(buf, PPF_FILE_PROCESS, "process", pa_reader_process_cb, &c,
+				&c.saw_process, warn, err);
 	pa_reader_buf_release(buf);
 	if (ret < 0) {
 		pa_process_free(c.proc);
@@ -1186,22 +1200,15 @@ static int pa_reader_thread_parse(struct pa_log_buf *buf, bool expect_end,
 {
 	struct pa_thread_ctx c = { .o = o };
 	const char *path = buf->path;
-	uint64_t first;
 	int ret;
 
 	c.thread = calloc(1, sizeof(*c.thread));
-	if (!c.thread) {
-		pa_reader_buf_release(buf);
-		return pa_error_set(err, -ENOMEM, path, false, 0, "out of memory");
-	}
-	c.thread->path = strdup(path);
-	ret = !c.thread->path ? pa_error_set(err, -ENOMEM, path, false, 0, "out of memory") :
-		pa_reader_check_header(buf, PPF_FILE_THREAD, &first, err);
-	if (ret == 0)
-		ret = pa_reader_walk(buf, first, pa_reader_thread_cb, &c, warn, err);
-	if (ret == 0 && !c.saw_thread)
-		ret = pa_error_set(err, -EINVAL, path, true, buf->data_end,
-				   "no thread record before the end of the data");
+	if (c.thread)
+		c.thread->path = strdup(path);
+	ret = !c.thread || !c.thread->path ?
+		pa_error_set(err, -ENOMEM, path, false, 0, "out of memory") :
+		pa_reader_parse(buf, PPF_FILE_THREAD, "thread", pa_reader_thread_cb, &c,
+				&c.saw_thread, warn, err);
 	if (ret == 0 && !(o && o->collapse) && pa_reader_keep_ips(c.thread, buf) < 0)
 		ret = pa_error_set(err, -ENOMEM, path, false, 0, "out of memory");
 	pa_reader_buf_release(buf);
