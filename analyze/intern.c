@@ -113,8 +113,8 @@ static int pa_intern_grow_slots(struct pa_intern *t)
 }
 
 /* The slot holding key, or the free one where it would go (t has slots). */
-static size_t pa_intern_slot(const struct pa_intern *t, const void *key, size_t len,
-			     uint32_t h)
+static inline size_t pa_intern_slot(const struct pa_intern *t, const void *key, size_t len,
+				    uint32_t h)
 {
 	size_t j = h & (t->nslots - 1);
 

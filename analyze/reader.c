@@ -1,5 +1,6 @@
 /* reader: loads and validates a run's logs; see reader.h. */
 #include "grow.h"
+#include "hash.h"
 #include "reader.h"
 #include "regfile.h"
 
@@ -884,28 +885,13 @@ static size_t pa_reader_epoch(const struct pa_reader_topts *o, uint64_t time_ns)
 	return lo;
 }
 
-/*
- * Hash of what tells samples apart when collapsing. Two independent
- * multiply-xor lanes halve the dependency chain over deep stacks.
- */
+/* Hash of what tells samples apart when collapsing: addresses, event, flags, epoch. */
 static uint64_t pa_reader_sample_hash(const struct ppf_sample *s, const uint64_t *ips,
 				      size_t epoch)
 {
-	uint64_t a = 0x9e3779b97f4a7c15ull ^ s->nframes ^ ((uint64_t)s->event << 16) ^
-		     ((uint64_t)s->flags << 48);
-	uint64_t b = 0xc2b2ae3d27d4eb4full ^ epoch;
-	size_t i = 0;
+	uint64_t seed = (uint64_t)s->event | (uint64_t)s->flags << 32 | (uint64_t)epoch << 48;
 
-	for (; i + 1 < s->nframes; i += 2) {
-		a = (a ^ ips[i]) * 0xff51afd7ed558ccdull;
-		b = (b ^ ips[i + 1]) * 0xc4ceb9fe1a85ec53ull;
-	}
-	if (i < s->nframes)
-		a = (a ^ ips[i]) * 0xff51afd7ed558ccdull;
-	a ^= (b ^ (b >> 31)) * 0x9e3779b97f4a7c15ull;
-	a ^= a >> 32;
-	a *= 0xd6e8feb86659fd93ull;
-	return a ^ (a >> 29);
+	return pa_hash(ips, s->nframes * sizeof(*ips), seed);
 }
 
 /* Doubles c's slot table; -ENOMEM. */
