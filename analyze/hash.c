@@ -23,36 +23,54 @@ static uint64_t pa_hash_word(const unsigned char *p)
 }
 
 /*
- * One step of a lane: the multiply carries each bit of the word into the
- * bits above it, the rotation brings the high bits back down for the next.
+ * One step of a lane: the multiply carries each bit of the lane and the
+ * word into the bits above it, the rotation brings the high bits back
+ * down, so that two words' differences in their high bits cannot cancel.
  */
 static uint64_t pa_hash_step(uint64_t lane, uint64_t word, uint64_t k)
 {
 	return pa_hash_rotl(lane ^ word, 31) * k;
 }
 
+/*
+ * Four lanes, each word going to the next: a lane's step waits for its
+ * previous one, the four do not wait for each other, so that a long key
+ * (a stack of addresses) costs little more than its loads.
+ */
 uint64_t pa_hash(const void *data, size_t len, uint64_t seed)
 {
 	const unsigned char *p = data;
 	uint64_t a = (seed ^ len) * PA_HASH_K1, b = pa_hash_rotl(seed, 32) ^ PA_HASH_K2;
+	uint64_t c = seed ^ PA_HASH_K3, d = ~seed;
 	uint64_t tail = 0;
 	size_t i = 0;
 
-	for (; i + 16 <= len; i += 16) {
+	for (; i + 32 <= len; i += 32) {
 		a = pa_hash_step(a, pa_hash_word(p + i), PA_HASH_K1);
 		b = pa_hash_step(b, pa_hash_word(p + i + 8), PA_HASH_K2);
+		c = pa_hash_step(c, pa_hash_word(p + i + 16), PA_HASH_K1);
+		d = pa_hash_step(d, pa_hash_word(p + i + 24), PA_HASH_K2);
 	}
 	if (i + 8 <= len) {
 		a = pa_hash_step(a, pa_hash_word(p + i), PA_HASH_K1);
 		i += 8;
 	}
+	if (i + 8 <= len) {
+		b = pa_hash_step(b, pa_hash_word(p + i), PA_HASH_K2);
+		i += 8;
+	}
+	if (i + 8 <= len) {
+		c = pa_hash_step(c, pa_hash_word(p + i), PA_HASH_K1);
+		i += 8;
+	}
 	if (i < len) {
 		/* len is in a already: keys that differ by trailing zeros differ */
 		memcpy(&tail, p + i, len - i);
-		b = pa_hash_step(b, tail, PA_HASH_K2);
+		d = pa_hash_step(d, tail, PA_HASH_K2);
 	}
 	/* Fold the lanes, then mix so that the low bits depend on the high ones. */
-	a ^= pa_hash_rotl(b, 29) * PA_HASH_K3;
+	a ^= pa_hash_rotl(b, 17) * PA_HASH_K3 ^ pa_hash_rotl(c, 37) * PA_HASH_K4 ^
+	     pa_hash_rotl(d, 53) * PA_HASH_K2;
 	a ^= a >> 33;
 	a *= PA_HASH_K3;
 	a ^= a >> 29;

@@ -45,6 +45,14 @@ Test(hash, low_bits_follow_every_bit_of_the_key)
 		h[i] = pa_hash(stack, sizeof(stack), 0);
 	}
 	cr_expect_gt(hash_low_bits_used(h), HASH_KEYS / 2, "one word of a stack");
+	/* two words that differ in their top bytes only: the differences must not cancel */
+	for (uint64_t i = 0; i < HASH_KEYS; i++) {
+		memset(stack, 0, sizeof(stack));
+		stack[0] = (i & 0xff) << 56;
+		stack[4] = (i >> 8) << 56;
+		h[i] = pa_hash(stack, sizeof(stack), 0);
+	}
+	cr_expect_gt(hash_low_bits_used(h), HASH_KEYS / 2, "top bytes of two words");
 	for (uint64_t i = 0; i < HASH_KEYS; i++)
 		h[i] = pa_hash("same bytes", 10, i << 48);
 	cr_expect_gt(hash_low_bits_used(h), HASH_KEYS / 2, "seeds");
