@@ -1,6 +1,7 @@
 /* calltree: the top-down call tree and a frame-to-function index; see calltree.h. */
-#include "grow.h"
 #include "calltree.h"
+#include "grow.h"
+#include "intern.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -8,49 +9,46 @@
 
 struct pa_calltree_index {
 	const struct pa_profile *prof;
-	size_t *slots; /* function index + 1, 0 when free */
-	size_t cap;    /* a power of two */
+	struct pa_intern *names; /* the functions' distinct names, NUL included */
+	size_t *first;           /* per name: the first function that has it */
+	size_t *next;            /* per function: the next with its name, or PA_CALLTREE_NONE */
 };
-
-static uint64_t pa_calltree_hash_str(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h;
-}
-
-static uint64_t pa_calltree_hash_pair(size_t parent, const void *func)
-{
-	uint64_t h = (uint64_t)parent * 0x9e3779b97f4a7c15ull;
-
-	h ^= (uint64_t)(uintptr_t)func * 0xc2b2ae3d27d4eb4full;
-	return h ^ (h >> 29);
-}
 
 int pa_calltree_index_new(const struct pa_profile *prof, struct pa_calltree_index **out)
 {
 	struct pa_calltree_index *ix = calloc(1, sizeof(*ix));
+	size_t n = prof->nfuncs ? prof->nfuncs : 1;
+	size_t *last = malloc(n * sizeof(*last)); /* per name: the latest function */
+	int ret = 0;
 
 	*out = NULL;
-	if (!ix)
-		return -ENOMEM;
-	ix->prof = prof;
-	ix->cap = 16;
-	while (ix->cap < prof->nfuncs * 2)
-		ix->cap *= 2;
-	ix->slots = calloc(ix->cap, sizeof(*ix->slots));
-	if (!ix->slots) {
-		free(ix);
-		return -ENOMEM;
+	if (ix) {
+		ix->prof = prof;
+		ix->names = pa_intern_new();
+		ix->first = malloc(n * sizeof(*ix->first));
+		ix->next = malloc(n * sizeof(*ix->next));
 	}
-	for (size_t i = 0; i < prof->nfuncs; i++) {
-		size_t j = pa_calltree_hash_str(prof->funcs[i].name) & (ix->cap - 1);
+	if (!ix || !ix->names || !ix->first || !ix->next || !last)
+		ret = -ENOMEM;
+	for (size_t i = 0; i < prof->nfuncs && ret == 0; i++) {
+		size_t nnames = pa_intern_count(ix->names);
+		int64_t id = pa_intern_str(ix->names, prof->funcs[i].name);
 
-		while (ix->slots[j])
-			j = (j + 1) & (ix->cap - 1);
-		ix->slots[j] = i + 1;
+		if (id < 0) {
+			ret = -ENOMEM;
+			break;
+		}
+		if ((size_t)id == nnames)
+			ix->first[id] = i;
+		else
+			ix->next[last[id]] = i;
+		last[id] = i;
+		ix->next[i] = PA_CALLTREE_NONE;
+	}
+	free(last);
+	if (ret < 0) {
+		pa_calltree_index_free(ix);
+		return ret;
 	}
 	*out = ix;
 	return 0;
@@ -60,56 +58,38 @@ void pa_calltree_index_free(struct pa_calltree_index *ix)
 {
 	if (!ix)
 		return;
-	free(ix->slots);
+	pa_intern_free(ix->names);
+	free(ix->first);
+	free(ix->next);
 	free(ix);
 }
 
 const struct pa_func *pa_calltree_index_get(const struct pa_calltree_index *ix,
 					    const char *frame)
 {
-	const struct pa_func *first = NULL;
-	size_t j = pa_calltree_hash_str(frame) & (ix->cap - 1);
+	int64_t id = pa_intern_find(ix->names, frame, strlen(frame) + 1);
 
-	for (; ix->slots[j]; j = (j + 1) & (ix->cap - 1)) {
-		const struct pa_func *f = &ix->prof->funcs[ix->slots[j] - 1];
-
-		/* profile.c's stacks share their functions' name strings */
-		if (f->name == frame)
-			return f;
-		if (!first && strcmp(f->name, frame) == 0)
-			first = f;
-	}
-	return first;
+	if (id < 0)
+		return NULL;
+	/* profile.c's stacks share their functions' name strings */
+	for (size_t i = ix->first[id]; i != PA_CALLTREE_NONE; i = ix->next[i])
+		if (ix->prof->funcs[i].name == frame)
+			return &ix->prof->funcs[i];
+	return &ix->prof->funcs[ix->first[id]];
 }
 
-/* Building state: the tree and a (parent, function) -> child table. */
+/* Building state: the tree and its (parent, function) -> child table. */
 struct pa_calltree_builder {
 	struct pa_calltree *tree;
 	size_t cap;
-	size_t *slots; /* node index + 1 */
-	size_t slots_cap;
+	struct pa_intern *children; /* struct pa_calltree_edge; index + 1: the child's node */
 };
 
-static int pa_calltree_rehash(struct pa_calltree_builder *b)
-{
-	size_t ncap = b->slots_cap ? b->slots_cap * 2 : 1024;
-	size_t *ns = calloc(ncap, sizeof(*ns));
-
-	if (!ns)
-		return -ENOMEM;
-	for (size_t i = 1; i < b->tree->nnodes; i++) {
-		const struct pa_calltree_node *n = &b->tree->nodes[i];
-		size_t j = pa_calltree_hash_pair(n->parent, n->func) & (ncap - 1);
-
-		while (ns[j])
-			j = (j + 1) & (ncap - 1);
-		ns[j] = i + 1;
-	}
-	free(b->slots);
-	b->slots = ns;
-	b->slots_cap = ncap;
-	return 0;
-}
+/* A node's key in the builder: its parent and its function. */
+struct pa_calltree_edge {
+	size_t parent;
+	const struct pa_func *func;
+};
 
 /* Append a node; returns its index, or PA_CALLTREE_NONE when out of memory. */
 static size_t pa_calltree_add_node(struct pa_calltree_builder *b, size_t parent,
@@ -140,21 +120,19 @@ static size_t pa_calltree_add_node(struct pa_calltree_builder *b, size_t parent,
 static size_t pa_calltree_child(struct pa_calltree_builder *b, size_t parent,
 				const struct pa_func *func)
 {
-	size_t j, id;
+	const struct pa_calltree_edge key = { .parent = parent, .func = func };
+	struct pa_calltree *t = b->tree;
+	int64_t id;
 
-	if ((b->tree->nnodes + 1) * 2 > b->slots_cap && pa_calltree_rehash(b) < 0)
+	/* Room first: once the key is in, its node is added without fail. */
+	if (pa_grow((void **)&t->nodes, &b->cap, t->nnodes, sizeof(*t->nodes)) < 0)
 		return PA_CALLTREE_NONE;
-	j = pa_calltree_hash_pair(parent, func) & (b->slots_cap - 1);
-	for (; b->slots[j]; j = (j + 1) & (b->slots_cap - 1)) {
-		const struct pa_calltree_node *n = &b->tree->nodes[b->slots[j] - 1];
-
-		if (n->parent == parent && n->func == func)
-			return b->slots[j] - 1;
-	}
-	id = pa_calltree_add_node(b, parent, func);
-	if (id != PA_CALLTREE_NONE)
-		b->slots[j] = id + 1;
-	return id;
+	id = pa_intern_add(b->children, &key, sizeof(key));
+	if (id < 0)
+		return PA_CALLTREE_NONE;
+	if ((size_t)id + 1 == t->nnodes)
+		return pa_calltree_add_node(b, parent, func);
+	return (size_t)id + 1;
 }
 
 static int pa_calltree_add_stack(struct pa_calltree_builder *b,
@@ -224,8 +202,12 @@ int pa_calltree_build(const struct pa_profile *prof, struct pa_calltree **out)
 
 	*out = NULL;
 	b.tree = calloc(1, sizeof(*b.tree));
-	if (!b.tree)
+	b.children = pa_intern_new();
+	if (!b.tree || !b.children) {
+		free(b.tree);
+		pa_intern_free(b.children);
 		return -ENOMEM;
+	}
 	ret = pa_calltree_index_new(prof, &ix);
 	if (ret == 0 && pa_calltree_add_node(&b, PA_CALLTREE_NONE, NULL) == PA_CALLTREE_NONE)
 		ret = -ENOMEM;
@@ -233,7 +215,7 @@ int pa_calltree_build(const struct pa_profile *prof, struct pa_calltree **out)
 		ret = pa_calltree_add_stack(&b, ix, &prof->stacks[i]);
 	if (ret == 0)
 		ret = pa_calltree_sort(b.tree);
-	free(b.slots);
+	pa_intern_free(b.children);
 	pa_calltree_index_free(ix);
 	if (ret < 0) {
 		pa_calltree_free(b.tree);

@@ -4,7 +4,7 @@
 #include <linux/perf_event.h>
 #include <string.h>
 
-#include "events.h"
+#include "eventinfo.h"
 
 /* PERF_TYPE_HARDWARE configs hold the PMU's type above these bits (hybrid CPUs). */
 #define PA_COUNTERS_HW_ID_MASK 0xffffffffull

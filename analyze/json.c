@@ -114,7 +114,7 @@ static size_t pa_json_utf8_len(const unsigned char *s, size_t len)
 }
 
 /* The escape of an ASCII byte, NULL when it stands for itself. */
-static const char *pa_json_escape(unsigned char c, char *buf, size_t size)
+static const char *pa_json_escape(unsigned char c, unsigned flags, char *buf, size_t size)
 {
 	switch (c) {
 	case '"': return "\\\"";
@@ -124,26 +124,32 @@ static const char *pa_json_escape(unsigned char c, char *buf, size_t size)
 	case '\n': return "\\n";
 	case '\r': return "\\r";
 	case '\t': return "\\t";
+	case '<':
+	case '>':
+	case '&':
+		if (!(flags & PA_JSON_HTML))
+			return NULL;
+		break;
 	default:
 		if (c >= 0x20 && c != 0x7f)
 			return NULL;
-		snprintf(buf, size, "\\u%04x", c);
-		return buf;
+		break;
 	}
+	snprintf(buf, size, "\\u%04x", c);
+	return buf;
 }
 
-static void pa_json_write_string(FILE *out, const char *str, size_t len)
+void pa_json_put_chars(FILE *out, const char *str, size_t len, unsigned flags)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	char buf[8];
 
-	fputc('"', out);
 	for (size_t i = 0; i < len;) {
 		const char *esc;
 		size_t n;
 
 		if (s[i] < 0x80) {
-			esc = pa_json_escape(s[i], buf, sizeof(buf));
+			esc = pa_json_escape(s[i], flags, buf, sizeof(buf));
 			if (esc)
 				fputs(esc, out);
 			else
@@ -164,7 +170,19 @@ static void pa_json_write_string(FILE *out, const char *str, size_t len)
 			i += n;
 		}
 	}
+}
+
+/* len bytes at s as a JSON string, quotes included. */
+static void pa_json_quote(FILE *out, const char *s, size_t len, unsigned flags)
+{
 	fputc('"', out);
+	pa_json_put_chars(out, s, len, flags);
+	fputc('"', out);
+}
+
+void pa_json_put_string(FILE *out, const char *s, unsigned flags)
+{
+	pa_json_quote(out, s, strlen(s), flags);
 }
 
 static void pa_json_begin(struct pa_json *j, bool object)
@@ -225,7 +243,7 @@ void pa_json_key(struct pa_json *j, const char *key)
 		return;
 	}
 	pa_json_separate(j);
-	pa_json_write_string(j->out, key, strlen(key));
+	pa_json_quote(j->out, key, strlen(key), 0);
 	fputs(": ", j->out);
 	l->want_value = true;
 }
@@ -245,7 +263,7 @@ void pa_json_key_object(struct pa_json *j, const char *key)
 void pa_json_string_len(struct pa_json *j, const char *s, size_t len)
 {
 	if (pa_json_value_due(j))
-		pa_json_write_string(j->out, s, len);
+		pa_json_quote(j->out, s, len, 0);
 }
 
 void pa_json_string(struct pa_json *j, const char *s)
@@ -308,12 +326,6 @@ void pa_json_key_uint(struct pa_json *j, const char *key, uint64_t v)
 {
 	pa_json_key(j, key);
 	pa_json_uint(j, v);
-}
-
-void pa_json_key_int(struct pa_json *j, const char *key, int64_t v)
-{
-	pa_json_key(j, key);
-	pa_json_int(j, v);
 }
 
 void pa_json_key_double(struct pa_json *j, const char *key, double v)

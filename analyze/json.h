@@ -63,10 +63,22 @@ void pa_json_null(struct pa_json *j);
 /* pa_json_key, then the value. */
 void pa_json_key_string(struct pa_json *j, const char *key, const char *s);
 void pa_json_key_uint(struct pa_json *j, const char *key, uint64_t v);
-void pa_json_key_int(struct pa_json *j, const char *key, int64_t v);
 void pa_json_key_double(struct pa_json *j, const char *key, double v);
 void pa_json_key_bool(struct pa_json *j, const char *key, bool v);
 void pa_json_key_null(struct pa_json *j, const char *key);
+
+/*
+ * The string escaper itself, for documents written without a writer (the
+ * speedscope file, the flame graph page's data): len bytes at s as the
+ * characters of a JSON string, escaped as above, without the quotes.
+ * PA_JSON_HTML in flags also escapes '<', '>' and '&' (as \u003c, ...),
+ * so that the text is safe inside an HTML script or an XML CDATA section.
+ */
+#define PA_JSON_HTML 1u
+void pa_json_put_chars(FILE *out, const char *s, size_t len, unsigned flags);
+
+/* The NUL-terminated s as a JSON string, quotes included, escaped as pa_json_put_chars does. */
+void pa_json_put_string(FILE *out, const char *s, unsigned flags);
 
 /*
  * Finish the document: a newline after the top-level value. Returns 0;

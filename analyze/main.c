@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "events.h"
+#include "eventinfo.h"
 #include "openguard.h"
 #include "profile.h"
 #include "reader.h"
@@ -390,12 +390,12 @@ static bool pa_main_window(struct pa_main_opts *o, bool from, const char *text)
 				    from ? "--from" : "--to", text);
 		return false;
 	}
-	if (!o->filter.window) {
-		o->filter.window = true;
-		o->filter.from_ns = 0;
-		o->filter.to_ns = UINT64_MAX;
+	if (!o->filter.window.on) {
+		o->filter.window.on = true;
+		o->filter.window.from_ns = 0;
+		o->filter.window.to_ns = UINT64_MAX;
 	}
-	*(from ? &o->filter.from_ns : &o->filter.to_ns) = (uint64_t)(v * 1e9 + 0.5);
+	*(from ? &o->filter.window.from_ns : &o->filter.window.to_ns) = (uint64_t)(v * 1e9 + 0.5);
 	return true;
 }
 
@@ -443,7 +443,7 @@ static int pa_main_parse_command(int argc, char **argv, struct pa_main_opts *o)
 		pa_main_usage_error("%s needs two directories, BASE and NEW", r->name);
 		return PA_EXIT_USAGE;
 	}
-	if (o->filter.window && o->filter.from_ns >= o->filter.to_ns) {
+	if (o->filter.window.on && o->filter.window.from_ns >= o->filter.window.to_ns) {
 		pa_main_usage_error("empty time window: --from must be before --to");
 		return PA_EXIT_USAGE;
 	}
@@ -731,11 +731,11 @@ static int pa_main_load_run(const struct pa_main_opts *o, char *const *dirs, siz
 	 */
 	struct pa_load_opts lo = {
 		.collapse = !r->in_time_order,
-		.window = f->window, .from_ns = f->from_ns, .to_ns = f->to_ns,
+		.window = f->window,
 	};
 	struct pa_main_progress progress;
 	bool shown = pa_main_progress_start(&progress);
-	int ret = pa_runs_load((const char *const *)dirs, n, &lo, run, err);
+	int ret = pa_runs_merge((const char *const *)dirs, n, &lo, run, err);
 
 	if (shown)
 		pa_main_progress_stop(&progress);

@@ -1,5 +1,6 @@
 /* profile: per-function and per-stack sample counts; see profile.h. */
 #include "grow.h"
+#include "intern.h"
 #include "profile.h"
 
 #include <errno.h>
@@ -11,25 +12,43 @@
 
 /* A distinct stack while counting: function ids, root first. */
 struct pa_profile_stack {
-	uint32_t *ids;
+	const uint32_t *ids; /* its key in stack_keys */
 	size_t n;
 	uint64_t count;
-	uint64_t hash;
+};
+
+/* A distinct raw stack (addresses as recorded) of the current process. */
+struct pa_profile_raw {
+	size_t stack;     /* its index in st */
+	uint32_t self;    /* its leaf function */
+	uint32_t *funcs;  /* its functions, each once */
+	size_t nfuncs;
+};
+
+/* The memo's key: the symbolizer's pointers for a function. */
+struct pa_profile_memo_key {
+	const char *name;
+	const char *module;
 };
 
 /* Counting state; the public struct comes first so a pointer converts. */
 struct pa_profile_impl {
 	struct pa_profile pub;
-	/* functions: pub.funcs holds them; fhash maps (name, module) to index + 1 */
+	/*
+	 * functions: func_keys holds "name\0module\0" ("name\0" without a
+	 * module), its index the function's id in pub.funcs, whose strings
+	 * point into it (it lives as long as the profile)
+	 */
+	struct pa_intern *func_keys;
 	size_t funcs_cap;
-	uint32_t *fhash;
-	size_t fhash_cap;
-	uint64_t *seen; /* per function: serial of the last sample that counted it */
-	/* stacks */
+	char *key;          /* a function's key being looked up */
+	size_t key_cap;
+	uint64_t *seen;     /* per function: serial of the last sample that counted it */
+	size_t seen_cap;
+	/* stacks: stack_keys holds their ids, its index the stack's in st */
+	struct pa_intern *stack_keys;
 	struct pa_profile_stack *st;
 	size_t nst, st_cap;
-	uint32_t *shash; /* index + 1 into st */
-	size_t shash_cap;
 	uint32_t ids[PPF_MAX_FRAMES];
 	/*
 	 * (name pointer, module pointer) -> function id. The symbolizer hands
@@ -37,8 +56,9 @@ struct pa_profile_impl {
 	 * so most frames skip hashing and comparing strings (which took 60-75%
 	 * of `top` on 100,000 deep samples).
 	 */
-	struct pa_profile_memo *memo;
-	size_t memo_n, memo_cap;
+	struct pa_intern *memo_keys; /* struct pa_profile_memo_key; index into memo */
+	uint32_t *memo;
+	size_t memo_cap;
 	const char *hide_base; /* the last module_base pa_profile_hides saw */
 	bool hide;
 	/* the functions of the sample being added, each once */
@@ -49,158 +69,65 @@ struct pa_profile_impl {
 	 * Within one process whose modules were never unloaded, the same
 	 * addresses always mean the same frames: each distinct raw stack is
 	 * symbolised and counted once, later samples of it only add counts.
+	 * raw_keys holds their addresses, its index theirs in raw.
 	 */
+	struct pa_intern *raw_keys;
 	struct pa_profile_raw *raw;
-	size_t nraw, raw_cap;
+	size_t raw_cap;
 };
 
-/* A distinct raw stack (addresses as recorded) of the current process. */
-struct pa_profile_raw {
-	uint64_t hash;    /* 0: free slot */
-	uint16_t nframes;
-	uint64_t *ips;
-	size_t stack;     /* its index in st */
-	uint32_t self;    /* its leaf function */
-	uint32_t *funcs;  /* its functions, each once */
-	size_t nfuncs;
-};
-
-struct pa_profile_memo {
-	const char *name; /* NULL: free */
-	const char *module;
-	uint32_t id;
-};
-
-static uint64_t pa_profile_hash_str(uint64_t h, const char *s)
+/* The key of function (name, module) into p->key; its length, 0 when out of memory. */
+static size_t pa_profile_func_key(struct pa_profile_impl *p, const char *name, const char *module)
 {
-	for (; s && *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return (h ^ 0xff) * 0x100000001b3ull;
-}
+	size_t nl = strlen(name) + 1, ml = module ? strlen(module) + 1 : 0;
 
-static bool pa_profile_same_str(const char *a, const char *b)
-{
-	return a == b || (a && b && strcmp(a, b) == 0);
-}
-
-/* Rehash an index table of index + 1 entries to twice its size. */
-static int pa_profile_rehash(uint32_t **table, size_t *cap, size_t n,
-			     uint64_t (*hash_of)(struct pa_profile_impl *, uint32_t),
-			     struct pa_profile_impl *p)
-{
-	size_t ncap = *cap ? *cap * 2 : 1024;
-	uint32_t *nt = calloc(ncap, sizeof(*nt));
-
-	if (!nt)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < n; i++) {
-		size_t j = hash_of(p, i) & (ncap - 1);
-
-		while (nt[j])
-			j = (j + 1) & (ncap - 1);
-		nt[j] = i + 1;
-	}
-	free(*table);
-	*table = nt;
-	*cap = ncap;
-	return 0;
-}
-
-static uint64_t pa_profile_func_hash(struct pa_profile_impl *p, uint32_t i)
-{
-	const struct pa_func *f = &p->pub.funcs[i];
-
-	return pa_profile_hash_str(pa_profile_hash_str(0xcbf29ce484222325ull, f->name), f->module);
+	if (pa_grow((void **)&p->key, &p->key_cap, nl + ml - 1, 1) < 0)
+		return 0;
+	memcpy(p->key, name, nl);
+	if (module)
+		memcpy(p->key + nl, module, ml);
+	return nl + ml;
 }
 
 /* The id of the function (name, module), added on first sight; -ENOMEM. */
 static int64_t pa_profile_func_id(struct pa_profile_impl *p, const char *name, const char *module)
 {
-	uint64_t h = pa_profile_hash_str(pa_profile_hash_str(0xcbf29ce484222325ull, name), module);
-	struct pa_func *f;
-	size_t j;
+	size_t len = pa_profile_func_key(p, name, module);
+	size_t n = p->pub.nfuncs;
+	const char *key;
+	int64_t id;
 
-	if ((p->pub.nfuncs + 1) * 2 > p->fhash_cap &&
-	    pa_profile_rehash(&p->fhash, &p->fhash_cap, p->pub.nfuncs, pa_profile_func_hash, p) < 0)
+	if (!len || pa_grow((void **)&p->pub.funcs, &p->funcs_cap, n, sizeof(*p->pub.funcs)) < 0 ||
+	    pa_grow((void **)&p->seen, &p->seen_cap, n, sizeof(*p->seen)) < 0)
 		return -ENOMEM;
-	for (j = h & (p->fhash_cap - 1); p->fhash[j]; j = (j + 1) & (p->fhash_cap - 1)) {
-		f = &p->pub.funcs[p->fhash[j] - 1];
-		if (strcmp(f->name, name) == 0 && pa_profile_same_str(f->module, module))
-			return p->fhash[j] - 1;
-	}
-	if (p->pub.nfuncs == p->funcs_cap) {
-		size_t ncap = p->funcs_cap ? p->funcs_cap * 2 : 256;
-		struct pa_func *nf = realloc(p->pub.funcs, ncap * sizeof(*nf));
-		uint64_t *ns = realloc(p->seen, ncap * sizeof(*ns));
-
-		if (nf)
-			p->pub.funcs = nf;
-		if (ns)
-			p->seen = ns;
-		if (!nf || !ns)
-			return -ENOMEM;
-		p->funcs_cap = ncap;
-	}
-	f = &p->pub.funcs[p->pub.nfuncs];
-	memset(f, 0, sizeof(*f));
-	f->name = strdup(name);
-	f->module = module ? strdup(module) : NULL;
-	if (!f->name || (module && !f->module)) {
-		free((char *)f->name);
-		free((char *)f->module);
-		return -ENOMEM;
-	}
-	p->seen[p->pub.nfuncs] = 0;
-	p->fhash[j] = (uint32_t)++p->pub.nfuncs;
-	return p->pub.nfuncs - 1;
-}
-
-static uint64_t pa_profile_ids_hash(const uint32_t *ids, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ ids[i]) * 0x100000001b3ull;
-	return h;
-}
-
-static uint64_t pa_profile_stack_hash(struct pa_profile_impl *p, uint32_t i)
-{
-	return p->st[i].hash;
+	id = pa_intern_add(p->func_keys, p->key, len);
+	if (id < 0 || (size_t)id < n)
+		return id;
+	key = pa_intern_key(p->func_keys, n, NULL);
+	p->pub.funcs[n] = (struct pa_func){
+		.name = key, .module = module ? key + strlen(key) + 1 : NULL,
+	};
+	p->seen[n] = 0;
+	return p->pub.nfuncs++;
 }
 
 /* Count one sample of stack ids[0..n) (root first); *at gets its index in p->st. */
 static int pa_profile_add_stack(struct pa_profile_impl *p, const uint32_t *ids, size_t n,
 				size_t *at)
 {
-	uint64_t h = pa_profile_ids_hash(ids, n);
-	struct pa_profile_stack *s;
-	size_t j;
+	int64_t i;
 
-	if ((p->nst + 1) * 2 > p->shash_cap &&
-	    pa_profile_rehash(&p->shash, &p->shash_cap, p->nst, pa_profile_stack_hash, p) < 0)
+	if (pa_grow((void **)&p->st, &p->st_cap, p->nst, sizeof(*p->st)) < 0)
 		return -ENOMEM;
-	for (j = h & (p->shash_cap - 1); p->shash[j]; j = (j + 1) & (p->shash_cap - 1)) {
-		s = &p->st[p->shash[j] - 1];
-		if (s->hash == h && s->n == n && memcmp(s->ids, ids, n * sizeof(*ids)) == 0) {
-			s->count += p->weight;
-			*at = p->shash[j] - 1;
-			return 0;
-		}
-	}
-	if (pa_grow((void **)&p->st, &p->st_cap, p->nst,
-		    sizeof(*p->st)) < 0)
+	i = pa_intern_add(p->stack_keys, ids, n * sizeof(*ids));
+	if (i < 0)
 		return -ENOMEM;
-	s = &p->st[p->nst];
-	s->ids = malloc(n * sizeof(*ids));
-	if (!s->ids)
-		return -ENOMEM;
-	memcpy(s->ids, ids, n * sizeof(*ids));
-	s->n = n;
-	s->count = p->weight;
-	s->hash = h;
-	*at = p->nst;
-	p->shash[j] = (uint32_t)++p->nst;
+	if ((size_t)i == p->nst)
+		p->st[p->nst++] = (struct pa_profile_stack){
+			.ids = pa_intern_key(p->stack_keys, (size_t)i, NULL), .n = n,
+		};
+	p->st[i].count += p->weight;
+	*at = (size_t)i;
 	return 0;
 }
 
@@ -231,53 +158,24 @@ static void pa_profile_reverse(uint32_t *ids, size_t n)
 	}
 }
 
-static size_t pa_profile_memo_slot(const struct pa_profile_memo *m, size_t cap,
-				   const char *name, const char *module)
-{
-	uint64_t h = ((uint64_t)(uintptr_t)name * 0x9e3779b97f4a7c15ull) ^
-		     ((uint64_t)(uintptr_t)module * 0xc2b2ae3d27d4eb4full);
-	size_t j = (size_t)(h >> 17) & (cap - 1);
-
-	while (m[j].name && (m[j].name != name || m[j].module != module))
-		j = (j + 1) & (cap - 1);
-	return j;
-}
-
-/* Doubles the memo table (kept at most half full); -ENOMEM. */
-static int pa_profile_memo_grow(struct pa_profile_impl *p)
-{
-	size_t ncap = p->memo_cap ? p->memo_cap * 2 : 1024;
-	struct pa_profile_memo *nm = calloc(ncap, sizeof(*nm));
-
-	if (!nm)
-		return -ENOMEM;
-	for (size_t i = 0; i < p->memo_cap; i++)
-		if (p->memo[i].name)
-			nm[pa_profile_memo_slot(nm, ncap, p->memo[i].name,
-						p->memo[i].module)] = p->memo[i];
-	free(p->memo);
-	p->memo = nm;
-	p->memo_cap = ncap;
-	return 0;
-}
-
 /* pa_profile_func_id for pointers the symbolizer keeps: memoised by address. */
 static int64_t pa_profile_func_id_stable(struct pa_profile_impl *p, const char *name,
 					 const char *module)
 {
-	struct pa_profile_memo *e;
+	struct pa_profile_memo_key key = { .name = name, .module = module };
+	int64_t i = pa_intern_find(p->memo_keys, &key, sizeof(key));
 	int64_t id;
 
-	if ((p->memo_n + 1) * 2 > p->memo_cap && pa_profile_memo_grow(p) < 0)
-		return -ENOMEM;
-	e = &p->memo[pa_profile_memo_slot(p->memo, p->memo_cap, name, module)];
-	if (e->name)
-		return e->id;
+	if (i >= 0)
+		return p->memo[i];
 	id = pa_profile_func_id(p, name, module);
 	if (id < 0)
 		return id;
-	*e = (struct pa_profile_memo){ .name = name, .module = module, .id = (uint32_t)id };
-	p->memo_n++;
+	i = (int64_t)pa_intern_count(p->memo_keys);
+	if (pa_grow((void **)&p->memo, &p->memo_cap, (size_t)i, sizeof(*p->memo)) < 0 ||
+	    pa_intern_add(p->memo_keys, &key, sizeof(key)) < 0)
+		return -ENOMEM;
+	p->memo[i] = (uint32_t)id;
 	return id;
 }
 
@@ -366,95 +264,53 @@ static int pa_profile_add_sample(struct pa_profile_impl *p, struct pa_symbols *s
 	return pa_profile_add_stack(p, p->ids, n, stack);
 }
 
-static uint64_t pa_profile_raw_hash(const struct pa_sample *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull ^ s->nframes;
-
-	for (size_t i = 0; i < s->nframes; i++)
-		h = (h ^ s->ips[i]) * 0x100000001b3ull;
-	return h ? h : 1;
-}
-
-static size_t pa_profile_raw_slot(const struct pa_profile_raw *r, size_t cap,
-				  uint64_t h, const struct pa_sample *s)
-{
-	size_t j = (size_t)h & (cap - 1);
-
-	while (r[j].hash && (r[j].hash != h || r[j].nframes != s->nframes ||
-			     memcmp(r[j].ips, s->ips, s->nframes * sizeof(*s->ips)) != 0))
-		j = (j + 1) & (cap - 1);
-	return j;
-}
-
 static void pa_profile_raw_drop(struct pa_profile_impl *p)
 {
-	for (size_t i = 0; i < p->raw_cap; i++) {
-		free(p->raw[i].ips);
+	for (size_t i = 0; p->raw_keys && i < pa_intern_count(p->raw_keys); i++)
 		free(p->raw[i].funcs);
-	}
 	free(p->raw);
 	p->raw = NULL;
-	p->nraw = p->raw_cap = 0;
-}
-
-/* Doubles the raw stack table (kept at most half full); -ENOMEM. */
-static int pa_profile_raw_grow(struct pa_profile_impl *p)
-{
-	size_t ncap = p->raw_cap ? p->raw_cap * 2 : 1024;
-	struct pa_profile_raw *nr = calloc(ncap, sizeof(*nr));
-
-	if (!nr)
-		return -ENOMEM;
-	for (size_t i = 0; i < p->raw_cap; i++) {
-		const struct pa_profile_raw *o = &p->raw[i];
-		struct pa_sample key = { .nframes = o->nframes, .ips = o->ips };
-
-		if (o->hash)
-			nr[pa_profile_raw_slot(nr, ncap, o->hash, &key)] = *o;
-	}
-	free(p->raw);
-	p->raw = nr;
-	p->raw_cap = ncap;
-	return 0;
+	p->raw_cap = 0;
+	pa_intern_free(p->raw_keys);
+	p->raw_keys = NULL;
 }
 
 /* Counts sample s through the raw stack table: symbolised once per stack. */
 static int pa_profile_add_cached(struct pa_profile_impl *p, struct pa_symbols *sym,
 				 const struct pa_sample *s)
 {
-	uint64_t h = pa_profile_raw_hash(s);
-	struct pa_profile_raw *r;
+	size_t len = s->nframes * sizeof(*s->ips);
+	struct pa_profile_raw r = { 0 };
+	int64_t i;
 	int ret;
 
-	if ((p->nraw + 1) * 2 > p->raw_cap && pa_profile_raw_grow(p) < 0)
+	if (!p->raw_keys && !(p->raw_keys = pa_intern_new()))
 		return -ENOMEM;
-	r = &p->raw[pa_profile_raw_slot(p->raw, p->raw_cap, h, s)];
-	if (r->hash) {
-		p->st[r->stack].count += s->count;
-		p->pub.funcs[r->self].self += s->count;
-		for (size_t i = 0; i < r->nfuncs; i++)
-			p->pub.funcs[r->funcs[i]].total += s->count;
+	i = pa_intern_find(p->raw_keys, s->ips, len);
+	if (i >= 0) {
+		const struct pa_profile_raw *o = &p->raw[i];
+
+		p->st[o->stack].count += s->count;
+		p->pub.funcs[o->self].self += s->count;
+		for (size_t k = 0; k < o->nfuncs; k++)
+			p->pub.funcs[o->funcs[k]].total += s->count;
 		p->pub.samples += s->count;
 		return 0;
 	}
-	ret = pa_profile_add_sample(p, sym, s, &r->stack);
+	ret = pa_profile_add_sample(p, sym, s, &r.stack);
 	if (ret < 0)
 		return ret;
-	r->ips = malloc(s->nframes * sizeof(*s->ips));
-	r->funcs = malloc((p->ndistinct ? p->ndistinct : 1) * sizeof(*r->funcs));
-	if (!r->ips || !r->funcs) {
-		free(r->ips);
-		free(r->funcs);
-		*r = (struct pa_profile_raw){ 0 };
+	i = (int64_t)pa_intern_count(p->raw_keys);
+	r.funcs = malloc((p->ndistinct ? p->ndistinct : 1) * sizeof(*r.funcs));
+	if (!r.funcs || pa_grow((void **)&p->raw, &p->raw_cap, (size_t)i, sizeof(*p->raw)) < 0 ||
+	    pa_intern_add(p->raw_keys, s->ips, len) < 0) {
+		free(r.funcs);
 		return -ENOMEM;
 	}
-	memcpy(r->ips, s->ips, s->nframes * sizeof(*s->ips));
-	memcpy(r->funcs, p->distinct, p->ndistinct * sizeof(*r->funcs));
-	r->nfuncs = p->ndistinct;
-	r->nframes = s->nframes;
-	r->self = p->st[r->stack].ids[p->st[r->stack].n - 1];
-	r->hash = h;
-	p->nraw++;
+	memcpy(r.funcs, p->distinct, p->ndistinct * sizeof(*r.funcs));
+	r.nfuncs = p->ndistinct;
+	r.self = p->st[r.stack].ids[p->st[r.stack].n - 1];
+	p->raw[i] = r;
 	return 0;
 }
 
@@ -605,27 +461,20 @@ static int pa_profile_finish_stacks(struct pa_profile_impl *p)
 /* Free the counting state, keeping pub. */
 static void pa_profile_drop_tables(struct pa_profile_impl *p)
 {
-	for (size_t i = 0; i < p->nst; i++)
-		free(p->st[i].ids);
 	free(p->st);
 	p->st = NULL;
 	p->nst = 0;
-	free(p->shash);
-	p->shash = NULL;
-	free(p->fhash);
-	p->fhash = NULL;
+	pa_intern_free(p->stack_keys);
+	p->stack_keys = NULL;
+	pa_intern_free(p->memo_keys);
+	p->memo_keys = NULL;
 	free(p->memo);
 	p->memo = NULL;
-	p->memo_n = p->memo_cap = 0;
 	free(p->seen);
 	p->seen = NULL;
-}
-
-int pa_profile_build(const struct pa_run *run, const struct pa_filter *filter,
-		     struct pa_profile **out, struct pa_warnings *warn,
-		     struct pa_error *err)
-{
-	return pa_profile_build_by(run, filter, PA_PROFILE_BY_FUNCTION, out, warn, err);
+	free(p->key);
+	p->key = NULL;
+	pa_profile_raw_drop(p);
 }
 
 int pa_profile_build_by(const struct pa_run *run, const struct pa_filter *filter,
@@ -640,6 +489,11 @@ int pa_profile_build_by(const struct pa_run *run, const struct pa_filter *filter
 		return pa_error_set(err, -ENOMEM, run->dir, false, 0, "out of memory");
 	p->pub.filter = filter ? *filter : PA_FILTER_ALL;
 	p->pub.by = by;
+	p->func_keys = pa_intern_new();
+	p->stack_keys = pa_intern_new();
+	p->memo_keys = pa_intern_new();
+	if (!p->func_keys || !p->stack_keys || !p->memo_keys)
+		ret = pa_error_set(err, -ENOMEM, run->dir, false, 0, "out of memory");
 	for (size_t i = 0; i < run->nprocesses && ret == 0; i++) {
 		const struct pa_process *proc = run->processes[i];
 
@@ -670,10 +524,7 @@ void pa_profile_free(struct pa_profile *prof)
 	if (!prof)
 		return;
 	pa_profile_drop_tables(p);
-	for (size_t i = 0; i < prof->nfuncs; i++) {
-		free((char *)prof->funcs[i].name);
-		free((char *)prof->funcs[i].module);
-	}
+	pa_intern_free(p->func_keys); /* the functions' names */
 	free(prof->funcs);
 	for (size_t i = 0; i < prof->nstacks; i++)
 		free(prof->stacks[i].frames);
@@ -724,13 +575,7 @@ bool pa_filter_counts_process(const struct pa_filter *f, size_t nthreads)
 bool pa_filter_selects_time(const struct pa_filter *f, const struct pa_process *proc,
 			    const struct pa_sample *s)
 {
-	uint64_t t;
-
-	if (!f->window)
-		return true;
-	/* A sample stamped before its process started (clock skew) is at 0. */
-	t = s->time_ns > proc->start_ns ? s->time_ns - proc->start_ns : 0;
-	return t >= f->from_ns && t < f->to_ns;
+	return pa_window_holds(&f->window, proc->start_ns, s->time_ns);
 }
 
 int64_t pa_filter_event(const struct pa_filter *f, const struct pa_process *proc)

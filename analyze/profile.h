@@ -39,10 +39,8 @@ struct pa_filter {
 			    (pa_process_runs: basename or full path); not owned */
 	const char *thread; /* NULL: every thread; else only threads of that name
 			       (struct pa_thread.name; "-" for a nameless one); not owned */
-	bool window;      /* only samples in [from_ns, to_ns) after their process's
-			     start (struct pa_process.start_ns); false: every sample */
-	uint64_t from_ns;
-	uint64_t to_ns;   /* UINT64_MAX: no end */
+	struct pa_window window; /* only samples in it (from their process's
+				    start, struct pa_process.start_ns) */
 };
 
 /* The filter that takes everything: pid 0, tid 0, event -1, no names. */
@@ -151,15 +149,11 @@ struct pa_profile {
 
 /*
  * Symbolise (one pa_symbols per selected process) and count every sample of
- * run that filter selects (NULL: PA_FILTER_ALL). Symboliser warnings go to
- * warn (may be NULL). Returns 0 and *out, to be freed with pa_profile_free,
- * or a negative errno with err filled. A filter that selects nothing is not
- * an error: the profile is empty.
+ * run that filter selects (NULL: PA_FILTER_ALL), with frames as by says.
+ * Symboliser warnings go to warn (may be NULL). Returns 0 and *out, to be
+ * freed with pa_profile_free, or a negative errno with err filled. A filter
+ * that selects nothing is not an error: the profile is empty.
  */
-int pa_profile_build(const struct pa_run *run, const struct pa_filter *filter,
-		     struct pa_profile **out, struct pa_warnings *warn,
-		     struct pa_error *err);
-/* Same, with frames as by says (pa_profile_build: PA_PROFILE_BY_FUNCTION). */
 int pa_profile_build_by(const struct pa_run *run, const struct pa_filter *filter,
 			enum pa_profile_by by, struct pa_profile **out,
 			struct pa_warnings *warn, struct pa_error *err);

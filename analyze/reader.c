@@ -1,5 +1,6 @@
 /* reader: loads and validates a run's logs; see reader.h. */
 #include "grow.h"
+#include "hash.h"
 #include "reader.h"
 #include "regfile.h"
 
@@ -315,6 +316,27 @@ static void pa_reader_check_end(const struct pa_log_buf *buf, bool expect_end,
 		pa_warnings_add(warn, buf->path, true, buf->data_end,
 				"log not finalised (no END record): the process was killed "
 				"or is still running; data up to here kept");
+}
+
+/*
+ * The path both kinds of log take: buf's header checked for file kind
+ * kind, its records walked with fn(ctx), then *saw checked: whether fn
+ * read the record that must come (named what in the message). Returns 0 or
+ * a negative errno with err filled.
+ */
+static int pa_reader_parse(struct pa_log_buf *buf, uint16_t kind, const char *what,
+			   pa_reader_record_fn fn, void *ctx, const bool *saw,
+			   struct pa_warnings *warn, struct pa_error *err)
+{
+	uint64_t first = 0;
+	int ret = pa_reader_check_header(buf, kind, &first, err);
+
+	if (ret == 0)
+		ret = pa_reader_walk(buf, first, fn, ctx, warn, err);
+	if (ret == 0 && !*saw)
+		ret = pa_error_set(err, -EINVAL, buf->path, true, buf->data_end,
+				   "no %s record before the end of the data", what);
+	return ret;
 }
 
 /* Check that a record of size bytes holds the fixed struct (need bytes) and copy it. */
@@ -765,24 +787,17 @@ static int pa_reader_process_parse(struct pa_log_buf *buf, struct pa_process **o
 {
 	struct pa_process_ctx c = { 0 };
 	const char *path = buf->path;
-	uint64_t first;
 	int ret;
 
 	c.proc = calloc(1, sizeof(*c.proc));
-	if (!c.proc) {
-		pa_reader_buf_release(buf);
-		return pa_error_set(err, -ENOMEM, path, false, 0, "out of memory");
+	if (c.proc) {
+		c.proc->path = strdup(path);
+		c.proc->dir = strdup("");
 	}
-	c.proc->path = strdup(path);
-	c.proc->dir = strdup("");
-	ret = !c.proc->path || !c.proc->dir ?
+	ret = !c.proc || !c.proc->path || !c.proc->dir ?
 		pa_error_set(err, -ENOMEM, path, false, 0, "out of memory") :
-		pa_reader_check_header(buf, PPF_FILE_PROCESS, &first, err);
-	if (ret == 0)
-		ret = pa_reader_walk(buf, first, pa_reader_process_cb, &c, warn, err);
-	if (ret == 0 && !c.saw_process)
-		ret = pa_error_set(err, -EINVAL, path, true, buf->data_end,
-				   "no process record before the end of the data");
+		pa_reader_parse(buf, PPF_FILE_PROCESS, "process", pa_reader_process_cb, &c,
+				&c.saw_process, warn, err);
 	pa_reader_buf_release(buf);
 	if (ret < 0) {
 		pa_process_free(c.proc);
@@ -819,8 +834,8 @@ int pa_process_log_load(const char *path, struct pa_process **out,
 
 /* What reading one process's thread logs needs: its pa_load_opts, and the process. */
 struct pa_reader_topts {
-	bool collapse, window;
-	uint64_t from_ns, to_ns;  /* the window, from the process start */
+	bool collapse;
+	struct pa_window window;
 	uint64_t start_ns;        /* the process start */
 	uint64_t *unloads;        /* module unload times, ascending */
 	size_t nunloads;
@@ -854,14 +869,6 @@ struct pa_thread_ctx {
 	uint64_t released;            /* collapsing: the mapping is released up to here */
 };
 
-/* Whether a sample taken at time_ns is in the window of o. */
-static bool pa_reader_in_window(const struct pa_reader_topts *o, uint64_t time_ns)
-{
-	uint64_t t = time_ns > o->start_ns ? time_ns - o->start_ns : 0;
-
-	return t >= o->from_ns && t < o->to_ns;
-}
-
 /* Modules unloaded at or before time_ns: samples of equal epoch and addresses mean the same. */
 static size_t pa_reader_epoch(const struct pa_reader_topts *o, uint64_t time_ns)
 {
@@ -878,28 +885,13 @@ static size_t pa_reader_epoch(const struct pa_reader_topts *o, uint64_t time_ns)
 	return lo;
 }
 
-/*
- * Hash of what tells samples apart when collapsing. Two independent
- * multiply-xor lanes halve the dependency chain over deep stacks.
- */
+/* Hash of what tells samples apart when collapsing: addresses, event, flags, epoch. */
 static uint64_t pa_reader_sample_hash(const struct ppf_sample *s, const uint64_t *ips,
 				      size_t epoch)
 {
-	uint64_t a = 0x9e3779b97f4a7c15ull ^ s->nframes ^ ((uint64_t)s->event << 16) ^
-		     ((uint64_t)s->flags << 48);
-	uint64_t b = 0xc2b2ae3d27d4eb4full ^ epoch;
-	size_t i = 0;
+	uint64_t seed = (uint64_t)s->event | (uint64_t)s->flags << 32 | (uint64_t)epoch << 48;
 
-	for (; i + 1 < s->nframes; i += 2) {
-		a = (a ^ ips[i]) * 0xff51afd7ed558ccdull;
-		b = (b ^ ips[i + 1]) * 0xc4ceb9fe1a85ec53ull;
-	}
-	if (i < s->nframes)
-		a = (a ^ ips[i]) * 0xff51afd7ed558ccdull;
-	a ^= (b ^ (b >> 31)) * 0x9e3779b97f4a7c15ull;
-	a ^= a >> 32;
-	a *= 0xd6e8feb86659fd93ull;
-	return a ^ (a >> 29);
+	return pa_hash(ips, s->nframes * sizeof(*ips), seed);
 }
 
 /* Doubles c's slot table; -ENOMEM. */
@@ -1021,7 +1013,8 @@ static int pa_reader_sample_rec(struct pa_thread_ctx *c, struct pa_log_buf *buf,
 		return pa_error_set(err, -EINVAL, buf->path, true, off,
 				    "sample record of %u bytes cannot hold its %u frames "
 				    "(needs %u)", size, s.nframes, ppf_sample_size(s.nframes));
-	if (c->o && c->o->window && !pa_reader_in_window(c->o, s.time_ns))
+	if (c->o && c->o->window.on &&
+	    !pa_window_holds(&c->o->window, c->o->start_ns, s.time_ns))
 		return 0;
 	if (c->o && c->o->collapse) {
 		/* Records are 8-aligned in an 8-aligned buffer: ips are aligned. */
@@ -1193,22 +1186,15 @@ static int pa_reader_thread_parse(struct pa_log_buf *buf, bool expect_end,
 {
 	struct pa_thread_ctx c = { .o = o };
 	const char *path = buf->path;
-	uint64_t first;
 	int ret;
 
 	c.thread = calloc(1, sizeof(*c.thread));
-	if (!c.thread) {
-		pa_reader_buf_release(buf);
-		return pa_error_set(err, -ENOMEM, path, false, 0, "out of memory");
-	}
-	c.thread->path = strdup(path);
-	ret = !c.thread->path ? pa_error_set(err, -ENOMEM, path, false, 0, "out of memory") :
-		pa_reader_check_header(buf, PPF_FILE_THREAD, &first, err);
-	if (ret == 0)
-		ret = pa_reader_walk(buf, first, pa_reader_thread_cb, &c, warn, err);
-	if (ret == 0 && !c.saw_thread)
-		ret = pa_error_set(err, -EINVAL, path, true, buf->data_end,
-				   "no thread record before the end of the data");
+	if (c.thread)
+		c.thread->path = strdup(path);
+	ret = !c.thread || !c.thread->path ?
+		pa_error_set(err, -ENOMEM, path, false, 0, "out of memory") :
+		pa_reader_parse(buf, PPF_FILE_THREAD, "thread", pa_reader_thread_cb, &c,
+				&c.saw_thread, warn, err);
 	if (ret == 0 && !(o && o->collapse) && pa_reader_keep_ips(c.thread, buf) < 0)
 		ret = pa_error_set(err, -ENOMEM, path, false, 0, "out of memory");
 	pa_reader_buf_release(buf);
@@ -1501,12 +1487,10 @@ static int pa_reader_cmp_u64(const void *a, const void *b)
 static int pa_reader_topts_init(struct pa_reader_topts *o, const struct pa_load_opts *opts,
 				const struct pa_process *proc)
 {
-	*o = (struct pa_reader_topts){ .start_ns = proc->start_ns, .to_ns = UINT64_MAX };
+	*o = (struct pa_reader_topts){ .start_ns = proc->start_ns };
 	if (opts) {
 		o->collapse = opts->collapse;
 		o->window = opts->window;
-		o->from_ns = opts->from_ns;
-		o->to_ns = opts->to_ns;
 	}
 	if (!o->collapse)
 		return 0;
@@ -1520,12 +1504,6 @@ static int pa_reader_topts_init(struct pa_reader_topts *o, const struct pa_load_
 	if (o->nunloads)
 		qsort(o->unloads, o->nunloads, sizeof(*o->unloads), pa_reader_cmp_u64);
 	return 0;
-}
-
-int pa_process_load(const char *dir, struct pa_process **out,
-		    struct pa_warnings *warn, struct pa_error *err)
-{
-	return pa_process_load_opts(dir, NULL, out, warn, err);
 }
 
 /* Seconds from proc's start to f's time, for the warning below. */
@@ -1733,14 +1711,6 @@ int pa_run_load_opts(const char *dir, const struct pa_load_opts *opts, struct pa
 	qsort(run->processes, run->nprocesses, sizeof(*run->processes), pa_reader_cmp_process);
 	*out = run;
 	return 0;
-}
-
-const struct pa_process *pa_run_find_process(const struct pa_run *run, uint32_t pid)
-{
-	for (size_t i = 0; i < run->nprocesses; i++)
-		if (run->processes[i]->pid == pid)
-			return run->processes[i];
-	return NULL;
 }
 
 const struct pa_event *pa_process_find_event(const struct pa_process *proc, uint32_t index)

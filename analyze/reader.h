@@ -46,6 +46,7 @@
 #include <stdint.h>
 
 #include "pprof/format.h"
+#include "window.h"
 
 #define PA_ERROR_REASON_MAX 256
 #define PA_ERROR_PATH_MAX 4096
@@ -237,7 +238,7 @@ struct pa_process {
 	size_t nthreads;
 	size_t unknown_records; /* in process.log */
 	char *dir;       /* the process directory ("" for pa_process_log_load) */
-	char *run_dir;   /* pa_runs_load given several: the one that held it; else NULL */
+	char *run_dir;   /* pa_runs_merge given several: the one that held it; else NULL */
 	char *path;      /* its process.log */
 };
 
@@ -261,14 +262,13 @@ struct pa_run {
  * stacks, not with its samples: addresses are copied out and each log's
  * mapping is released as it is read.
  *
- * window: only samples taken from from_ns (included) to to_ns (excluded)
- * after their process's start are kept, as pa_filter_selects_time keeps
- * them; the others are not read into memory at all.
+ * window: only the samples it holds (window.h) are kept, as
+ * pa_filter_selects_time keeps them; the others are not read into memory
+ * at all.
  */
 struct pa_load_opts {
 	bool collapse;
-	bool window;
-	uint64_t from_ns, to_ns;
+	struct pa_window window;
 };
 
 /*
@@ -284,11 +284,10 @@ int pa_run_load_opts(const char *dir, const struct pa_load_opts *opts, struct pa
 void pa_run_free(struct pa_run *run);
 
 /*
- * Load one process directory: its process.log and every thread-*.log. Same
- * return convention; warnings are appended to warn (which may be NULL).
+ * Load one process directory: its process.log and every thread-*.log, read
+ * as opts says (may be NULL). Same return convention; warnings are appended
+ * to warn (which may be NULL).
  */
-int pa_process_load(const char *dir, struct pa_process **out,
-		    struct pa_warnings *warn, struct pa_error *err);
 int pa_process_load_opts(const char *dir, const struct pa_load_opts *opts,
 			 struct pa_process **out, struct pa_warnings *warn,
 			 struct pa_error *err);
@@ -326,7 +325,6 @@ void pa_thread_free(struct pa_thread *thread);
 size_t pa_reader_logs_read(void);
 
 /* Find by id; NULL if absent. */
-const struct pa_process *pa_run_find_process(const struct pa_run *run, uint32_t pid);
 const struct pa_event *pa_process_find_event(const struct pa_process *proc, uint32_t index);
 /* The event whose name is name, else the first whose spec is name; NULL if none. */
 const struct pa_event *pa_process_find_event_named(const struct pa_process *proc,

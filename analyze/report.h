@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "events.h"
+#include "eventinfo.h"
 #include "profile.h"
 #include "reader.h"
 

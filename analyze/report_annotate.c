@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "events.h"
+#include "eventinfo.h"
 #include "regfile.h"
-#include "report_json.h"
+#include "jsondoc.h"
 #include "symbols.h"
 
 /* Lines of source shown before the first counted line and after the last. */
@@ -312,11 +312,11 @@ static void pa_ann_json_line(struct pa_ann_sink *s, const struct pa_ann_line *l,
 }
 
 /* The processes and threads f selects, counted as a profile counts them. */
-static struct pa_report_json_counts pa_ann_json_counts(const struct pa_run *run,
+static struct pa_jsondoc_counts pa_ann_json_counts(const struct pa_run *run,
 						       const struct pa_filter *f,
 						       uint64_t samples)
 {
-	struct pa_report_json_counts c = { .samples = samples };
+	struct pa_jsondoc_counts c = { .samples = samples };
 
 	for (size_t p = 0; p < run->nprocesses; p++) {
 		const struct pa_process *proc = run->processes[p];
@@ -335,10 +335,10 @@ static struct pa_report_json_counts pa_ann_json_counts(const struct pa_run *run,
 static int pa_ann_write_json(FILE *out, const struct pa_run *run, const struct pa_filter *f,
 			     const struct pa_ann *a, const struct pa_ann_group *g, size_t ng)
 {
-	struct pa_report_json_counts c = pa_ann_json_counts(run, f, a->samples);
+	struct pa_jsondoc_counts c = pa_ann_json_counts(run, f, a->samples);
 	/* no heading per file: "files" comes before the rows */
 	struct pa_ann_sink s = { .line = pa_ann_json_line };
-	int ret = pa_report_json_begin(out, "annotate", run, f, &c, &s.j);
+	int ret = pa_jsondoc_begin(out, "annotate", run, f, &c, &s.j);
 
 	if (ret < 0)
 		return ret;
@@ -358,7 +358,7 @@ static int pa_ann_write_json(FILE *out, const struct pa_run *run, const struct p
 	for (size_t i = 0; i < ng; i++)
 		pa_ann_file(&s, &g[i]);
 	pa_json_array_end(s.j);
-	return pa_report_json_end(s.j);
+	return pa_jsondoc_end(s.j);
 }
 
 /* a's report, as text or JSON. */
@@ -424,7 +424,7 @@ static int pa_report_annotate_write(const struct pa_report_ctx *ctx)
 }
 
 /*
- * The same as a JSON document (report_json.h; "lost" is null: annotate
+ * The same as a JSON document (jsondoc.h; "lost" is null: annotate
  * does not count lost samples) with "function" (FUNC), "self" and "total"
  * (its samples, as the text's second line), "files" (one per "## FILE"
  * section: {"file", "found" (its text could be read), "error" (why not,

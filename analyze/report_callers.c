@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "calltree.h"
-#include "events.h"
-#include "report_json.h"
+#include "eventinfo.h"
+#include "jsondoc.h"
 
 /* Suggestions for an unknown name: at most this many, this close. */
 #define PA_REPORT_CALLERS_SUGGEST 3
@@ -286,14 +286,14 @@ static void pa_report_callers_json_rows(struct pa_json *j, const struct pa_repor
 		pa_json_key_uint(j, "samples", c->rows[i].count);
 		pa_json_key_double(j, "share_percent",
 				   pa_profile_pct(c->rows[i].count, c->total));
-		pa_report_json_func(j, c->rows[i].func ? c->rows[i].func : &none);
+		pa_jsondoc_func(j, c->rows[i].func ? c->rows[i].func : &none);
 		pa_json_object_end(j);
 	}
 	pa_json_array_end(j);
 }
 
 /*
- * The same as a JSON document (report_json.h), "report" being "callers" or
+ * The same as a JSON document (jsondoc.h), "report" being "callers" or
  * "callees", with "function" (name), "total" (its inclusive samples),
  * "total_percent" (of all samples), "recursive" (the shares may add up to
  * more than 100%) and one row per caller (callee): {"samples",
@@ -309,13 +309,13 @@ static int pa_report_callers_json(const struct pa_report_ctx *ctx, bool callees)
 	const struct pa_profile *prof = ctx->prof;
 	const char *name = ctx->opts->func;
 	struct pa_error *err = ctx->err;
-	struct pa_report_json_counts counts = pa_report_json_profile_counts(prof);
+	struct pa_jsondoc_counts counts = pa_jsondoc_profile_counts(prof);
 	struct pa_report_callers_tally c = { 0 };
 	struct pa_json *j;
 	int ret = pa_report_callers_tally(&c, prof, name, callees, err);
 
 	if (ret == 0)
-		ret = pa_report_json_begin(out, callees ? "callees" : "callers", run,
+		ret = pa_jsondoc_begin(out, callees ? "callees" : "callers", run,
 					   &prof->filter, &counts, &j);
 	if (ret == 0) {
 		pa_json_key_string(j, "function", name);
@@ -323,7 +323,7 @@ static int pa_report_callers_json(const struct pa_report_ctx *ctx, bool callees)
 		pa_json_key_double(j, "total_percent", pa_profile_pct(c.total, prof->samples));
 		pa_json_key_bool(j, "recursive", c.sum > c.total);
 		pa_report_callers_json_rows(j, &c, callees);
-		ret = pa_report_json_end(j);
+		ret = pa_jsondoc_end(j);
 	}
 	free(c.rows);
 	return ret;

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "counters.h"
-#include "events.h"
-#include "report_json.h"
+#include "eventinfo.h"
+#include "jsondoc.h"
 
 #define PA_REPORT_COUNTERS_LABEL_MAX (2 * PPF_NAME_MAX + 4)
 
@@ -455,7 +455,7 @@ static void pa_report_counters_json_rows(struct pa_json *j, const struct pa_repo
 }
 
 /*
- * The same as JSON (--format json): the common opening (report_json.h;
+ * The same as JSON (--format json): the common opening (jsondoc.h;
  * "header" is null), then "rows": for each selected process, one row per
  * counting event shown with "tid": null (the process total), then the same
  * rows for each selected thread. A row: pid, tid, name (executable or
@@ -471,7 +471,7 @@ static int pa_report_counters_write_json(const struct pa_report_ctx *ctx)
 	const struct pa_run *run = ctx->run;
 	const struct pa_filter *filter = ctx->filter;
 	struct pa_filter f = filter ? *filter : PA_FILTER_ALL;
-	struct pa_report_json_counts c = { .no_header = true };
+	struct pa_jsondoc_counts c = { .no_header = true };
 	struct pa_json *j;
 	int ret;
 
@@ -481,7 +481,7 @@ static int pa_report_counters_write_json(const struct pa_report_ctx *ctx)
 			c.nprocesses++;
 			c.nthreads += pa_report_counters_nthreads(run->processes[p], &f);
 		}
-	ret = pa_report_json_begin(out, "counters", run, &f, &c, &j);
+	ret = pa_jsondoc_begin(out, "counters", run, &f, &c, &j);
 	if (ret < 0)
 		return ret;
 	pa_json_key_array(j, "rows");
@@ -500,7 +500,7 @@ static int pa_report_counters_write_json(const struct pa_report_ctx *ctx)
 		}
 	}
 	pa_json_array_end(j);
-	return pa_report_json_end(j);
+	return pa_jsondoc_end(j);
 }
 
 const struct pa_report pa_report_counters = {

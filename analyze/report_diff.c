@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "events.h"
-#include "report_json.h"
+#include "eventinfo.h"
+#include "jsondoc.h"
 
 /* One function of one side, before matching. */
 struct pa_report_diff_entry {
@@ -170,12 +170,12 @@ static int pa_report_diff_text(const struct pa_report_ctx *ctx)
 static int pa_report_diff_json_run(struct pa_json *j, const char *key, const struct pa_run *run,
 				   const struct pa_profile *prof)
 {
-	struct pa_report_json_counts c = pa_report_json_profile_counts(prof);
+	struct pa_jsondoc_counts c = pa_jsondoc_profile_counts(prof);
 	int ret;
 
 	pa_json_key_object(j, key);
 	pa_json_key_string(j, "dir", run->dir);
-	ret = pa_report_json_opening(j, run, &prof->filter, &c);
+	ret = pa_jsondoc_opening(j, run, &prof->filter, &c);
 	pa_json_object_end(j);
 	return ret;
 }
@@ -195,7 +195,7 @@ static void pa_report_diff_json_row(struct pa_json *j, const struct pa_report_di
 }
 
 /*
- * The same as a JSON document (report_json.h). Its opening members are
+ * The same as a JSON document (jsondoc.h). Its opening members are
  * NEW's (cur's), and "base" and "new" hold each run's: {"dir", "event",
  * "header", "samples", "processes", "threads", "lost"}. One row per line:
  * {"base_self_percent", "new_self_percent", "self_change",
@@ -210,7 +210,7 @@ static int pa_report_diff_json(const struct pa_report_ctx *ctx)
 	const struct pa_run *base_run = ctx->base_run, *cur_run = ctx->run;
 	const struct pa_profile *base = ctx->base_prof, *cur = ctx->prof;
 	size_t limit = ctx->opts->limit;
-	struct pa_report_json_counts c = pa_report_json_profile_counts(cur);
+	struct pa_jsondoc_counts c = pa_jsondoc_profile_counts(cur);
 	struct pa_report_diff_row *rows;
 	struct pa_json *j = NULL;
 	size_t nrows;
@@ -218,7 +218,7 @@ static int pa_report_diff_json(const struct pa_report_ctx *ctx)
 
 	if (ret < 0)
 		return ret;
-	ret = pa_report_json_begin(out, "diff", cur_run, &cur->filter, &c, &j);
+	ret = pa_jsondoc_begin(out, "diff", cur_run, &cur->filter, &c, &j);
 	if (ret == 0)
 		ret = pa_report_diff_json_run(j, "base", base_run, base);
 	if (ret == 0)
@@ -230,7 +230,7 @@ static int pa_report_diff_json(const struct pa_report_ctx *ctx)
 		pa_report_diff_json_row(j, &rows[i]);
 	pa_json_array_end(j);
 	free(rows);
-	return pa_report_json_end(j);
+	return pa_jsondoc_end(j);
 out_free:
 	pa_json_free(j);
 	free(rows);

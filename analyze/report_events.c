@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "events.h"
-#include "report_json.h"
+#include "eventinfo.h"
+#include "jsondoc.h"
 
 #define PA_REPORT_EVENTS_PIDS 3 /* pids named in the PROCESSES column */
 
@@ -451,9 +451,9 @@ static void pa_report_events_json_row(struct pa_json *j, const struct pa_run *ru
 /* The opening's counts: the rows' samples, the selected processes and threads. */
 static void pa_report_events_json_counts(const struct pa_run *run, const struct pa_filter *f,
 					 const struct pa_report_events_table *t,
-					 struct pa_report_json_counts *c)
+					 struct pa_jsondoc_counts *c)
 {
-	*c = (struct pa_report_json_counts){ .nprocesses = t->nprocesses, .no_header = true };
+	*c = (struct pa_jsondoc_counts){ .nprocesses = t->nprocesses, .no_header = true };
 	for (size_t i = 0; i < t->nrows; i++)
 		if (pa_event_samples(t->rows[i].e))
 			c->samples += t->rows[i].samples;
@@ -464,7 +464,7 @@ static void pa_report_events_json_counts(const struct pa_run *run, const struct 
 }
 
 /*
- * The same as a JSON document (report_json.h; "header" and "lost" are
+ * The same as a JSON document (jsondoc.h; "header" and "lost" are
  * null, "samples" sums the rows', "processes" and "threads" count the
  * selected ones) with "configs", one object per selected process: {"pid",
  * "exe", "mode", "signal" (the signal mode's, else null), "requested",
@@ -484,13 +484,13 @@ static int pa_report_events_write_json(const struct pa_report_ctx *ctx)
 	const struct pa_filter *filter = ctx->filter;
 	struct pa_filter f = filter ? *filter : PA_FILTER_ALL;
 	struct pa_report_events_table t;
-	struct pa_report_json_counts c;
+	struct pa_jsondoc_counts c;
 	struct pa_json *j = NULL;
 	int ret = pa_report_events_table_init(&t, run, &f);
 
 	if (ret == 0) {
 		pa_report_events_json_counts(run, &f, &t, &c);
-		ret = pa_report_json_begin(out, "events", run, &f, &c, &j);
+		ret = pa_jsondoc_begin(out, "events", run, &f, &c, &j);
 	}
 	if (ret == 0) {
 		pa_json_key_array(j, "configs");
@@ -502,7 +502,7 @@ static int pa_report_events_write_json(const struct pa_report_ctx *ctx)
 		for (size_t i = 0; i < t.nrows; i++)
 			pa_report_events_json_row(j, run, &f, &t, &t.rows[i]);
 		pa_json_array_end(j);
-		ret = pa_report_json_end(j);
+		ret = pa_jsondoc_end(j);
 	}
 	free(t.rows);
 	return ret;

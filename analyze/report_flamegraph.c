@@ -10,7 +10,8 @@
 #include <sys/types.h>
 
 #include "calltree.h"
-#include "events.h"
+#include "eventinfo.h"
+#include "json.h"
 
 /* analyze/flamegraph.js, built in (the Makefile passes its path). */
 __asm__(".section .rodata\n"
@@ -56,49 +57,6 @@ bool pa_report_flamegraph_kind(const char *path, enum pa_flamegraph_kind *kind)
 	return true;
 }
 
-/* Length of the valid UTF-8 sequence at s, 0 if it is not one. */
-static size_t pa_report_flamegraph_utf8_len(const unsigned char *s)
-{
-	size_t n = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
-
-	if (s[0] >= 0xf8)
-		return 0;
-	for (size_t i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
-}
-
-/*
- * s as a JavaScript string literal that is safe inside a CDATA section and
- * an HTML script: no '<', '>' or '&' appear, and invalid UTF-8 (which would
- * make the SVG unreadable) turns into U+FFFD.
- */
-static void pa_report_flamegraph_js_string(FILE *out, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-
-	fputc('"', out);
-	while (*p) {
-		size_t n;
-
-		if (*p == '"' || *p == '\\') {
-			fprintf(out, "\\%c", *p++);
-		} else if (*p < 0x20 || *p == '<' || *p == '>' || *p == '&' || *p == 0x7f) {
-			fprintf(out, "\\u%04x", *p++);
-		} else if (*p < 0x80) {
-			fputc(*p++, out);
-		} else if ((n = pa_report_flamegraph_utf8_len(p)) != 0) {
-			fwrite(p, 1, n, out);
-			p += n;
-		} else {
-			fputs("\\ufffd", out);
-			p++;
-		}
-	}
-	fputc('"', out);
-}
-
 /* The basename of path. */
 static const char *pa_report_flamegraph_base(const char *path)
 {
@@ -122,7 +80,7 @@ static int pa_report_flamegraph_funcs(FILE *out, const struct pa_profile *prof)
 	fputs("names:[", out);
 	for (size_t i = 0; i < prof->nfuncs; i++) {
 		fputs(i ? "," : "", out);
-		pa_report_flamegraph_js_string(out, prof->funcs[i].name);
+		pa_json_put_string(out, prof->funcs[i].name, PA_JSON_HTML);
 	}
 	fputs("],\nfmods:[", out);
 	for (size_t i = 0; i < prof->nfuncs; i++) {
@@ -141,7 +99,7 @@ static int pa_report_flamegraph_funcs(FILE *out, const struct pa_profile *prof)
 	fputs("],\nmods:[", out);
 	for (size_t k = 0; k < nmods; k++) {
 		fputs(k ? "," : "", out);
-		pa_report_flamegraph_js_string(out, mods[k]);
+		pa_json_put_string(out, mods[k], PA_JSON_HTML);
 	}
 	fputs("],\n", out);
 	free(mods);
@@ -204,10 +162,12 @@ static int pa_report_flamegraph_data(FILE *out, const struct pa_run *run,
 
 	if (!sub)
 		return -ENOMEM;
+	/* Strings escape '<', '>' and '&': they sit in the page's script (CDATA in SVG). */
 	fputs("<script><![CDATA[\nvar PPF_DATA = {\ntitle:", out);
-	pa_report_flamegraph_js_string(out, PA_REPORT_FLAMEGRAPH_TITLE);
+	pa_json_put_string(out, PA_REPORT_FLAMEGRAPH_TITLE, PA_JSON_HTML);
 	fputs(",\nsubtitle:", out);
-	pa_report_flamegraph_js_string(out, sub[0] == '#' ? sub + 1 + (sub[1] == ' ') : sub);
+	pa_json_put_string(out, sub[0] == '#' ? sub + 1 + (sub[1] == ' ') : sub,
+			   PA_JSON_HTML);
 	fprintf(out, ",\nmin_percent:%g,\n", min_percent);
 	free(sub);
 	ret = pa_report_flamegraph_funcs(out, prof);

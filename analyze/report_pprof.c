@@ -27,7 +27,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "events.h"
+#include "eventinfo.h"
 #include "intern.h"
 #include "profile.pb-c.h"
 #include "samples.h"

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "events.h"
-#include "report_json.h"
+#include "eventinfo.h"
+#include "jsondoc.h"
 
 #define PA_REPORT_PROCESSES_NONE SIZE_MAX
 #define PA_REPORT_PROCESSES_MAX_INDENT 16 /* levels; deeper ones line up */
@@ -369,7 +369,7 @@ static void pa_report_processes_json_rows(struct pa_json *j,
 }
 
 /*
- * The same as a JSON document (report_json.h; "processes" counts the rows,
+ * The same as a JSON document (jsondoc.h; "processes" counts the rows,
  * "threads" sums theirs, "lost" is null) with one row per process, in the
  * same order: {"pid", "ppid", "depth" (0 for a root), "parent" (the index
  * in rows of its parent's row, null for a root), "start_s", "wall_s" (null
@@ -386,7 +386,7 @@ static int pa_report_processes_write_json(const struct pa_report_ctx *ctx)
 	const struct pa_run *run = ctx->run;
 	const struct pa_filter *filter = ctx->filter;
 	struct pa_filter f = filter ? *filter : PA_FILTER_ALL;
-	struct pa_report_json_counts c = { 0 };
+	struct pa_jsondoc_counts c = { 0 };
 	struct pa_report_processes_tree t;
 	struct pa_json *j = NULL;
 	uint64_t t0 = UINT64_MAX;
@@ -406,12 +406,12 @@ static int pa_report_processes_write_json(const struct pa_report_ctx *ctx)
 	}
 	c.nprocesses = t.nrows;
 	if (ret == 0)
-		ret = pa_report_json_begin(out, "processes", run, &f, &c, &j);
+		ret = pa_jsondoc_begin(out, "processes", run, &f, &c, &j);
 	if (ret == 0) {
 		pa_json_key_array(j, "rows");
 		pa_report_processes_json_rows(j, &t, row_of, t0, &f);
 		pa_json_array_end(j);
-		ret = pa_report_json_end(j);
+		ret = pa_jsondoc_end(j);
 	}
 	free(row_of);
 	pa_report_processes_tree_release(&t);

@@ -1,5 +1,18 @@
-/* report_speedscope: speedscope JSON; see report_speedscope.h. */
-#include "report_speedscope.h"
+/*
+ * report_speedscope: speedscope's JSON file format
+ * (https://www.speedscope.app/file-format-schema.json).
+ *
+ * One "sampled" profile per selected thread that has samples, named
+ * "EXE (PID) THREAD (TID)", its samples in time order, each a stack of
+ * indexes into shared.frames, root first. Weights: the period in
+ * nanoseconds (unit "nanoseconds") for an event that counts nanoseconds at
+ * a fixed period, else 1 per sample (unit "none"). A frame is a function
+ * (as speedscope's own importers make them), one per inline level
+ * (pa_symbols_lookup_src), so that stacks count as top --inlines: its name,
+ * its source file as "file" and the line where it starts as "line" when the
+ * debug info gives them, else the display name (as in top) and the
+ * module's path as "file".
+ */
 #include "report.h"
 
 #include <errno.h>
@@ -7,7 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "events.h"
+#include "eventinfo.h"
+#include "json.h"
 #include "intern.h"
 #include "samples.h"
 
@@ -28,28 +42,6 @@ struct pa_speedscope {
 	uint64_t weight;            /* per sample */
 	size_t nprofiles;
 };
-
-/* s as the characters of a JSON string, without the quotes. */
-static void pa_speedscope_chars(FILE *out, const char *s)
-{
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-}
-
-void pa_report_json_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	pa_speedscope_chars(out, s);
-	fputc('"', out);
-}
 
 static const char *pa_speedscope_thread_name(const struct pa_process *proc,
 					     const struct pa_thread *th)
@@ -73,10 +65,10 @@ static void pa_speedscope_flush(struct pa_speedscope *ss)
 	/* "RUN: EXE (PID) THREAD (TID)": the name alone may be another run's */
 	fputc('"', out);
 	if (ss->proc->run_dir) {
-		pa_speedscope_chars(out, ss->proc->run_dir);
+		pa_json_put_chars(out, ss->proc->run_dir, strlen(ss->proc->run_dir), 0);
 		fputs(": ", out);
 	}
-	pa_speedscope_chars(out, name);
+	pa_json_put_chars(out, name, strlen(name), 0);
 	fputc('"', out);
 	fprintf(out, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%" PRIu64 ",\n\"samples\":[",
 		ss->weight == 1 ? "none" : "nanoseconds", ss->weight * ss->nsamples);
@@ -213,10 +205,10 @@ static void pa_speedscope_frames(struct pa_speedscope *ss)
 		const char *line = file + strlen(file) + 1;
 
 		fputs(i ? ",\n{\"name\":" : "\n{\"name\":", ss->out);
-		pa_report_json_string(ss->out, name);
+		pa_json_put_string(ss->out, name, 0);
 		if (*file) {
 			fputs(",\"file\":", ss->out);
-			pa_report_json_string(ss->out, file);
+			pa_json_put_string(ss->out, file, 0);
 		}
 		if (strcmp(line, "0") != 0)
 			fprintf(ss->out, ",\"line\":%s", line);
@@ -225,7 +217,7 @@ static void pa_speedscope_frames(struct pa_speedscope *ss)
 	fputs("]}}\n", ss->out);
 }
 
-/* The weight of one sample: see report_speedscope.h. */
+/* The weight of one sample: see the top of this file. */
 static uint64_t pa_speedscope_weight(const struct pa_run *run, const struct pa_filter *f)
 {
 	bool differs = false;
@@ -257,7 +249,7 @@ static int pa_report_speedscope_write(const struct pa_report_ctx *ctx)
 		return pa_error_set(err, -ENOMEM, run->dir, false, 0, "out of memory");
 	fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n"
 	      "\"exporter\":\"pprof-analyze\",\"activeProfileIndex\":0,\"name\":", out);
-	pa_report_json_string(out, base && base[1] ? base + 1 : run->dir);
+	pa_json_put_string(out, base && base[1] ? base + 1 : run->dir, 0);
 	fputs(",\n\"profiles\":[", out);
 	ret = pa_samples_walk(run, f, pa_speedscope_add, &ss, ctx->warn, err);
 	if (ret == 0) {

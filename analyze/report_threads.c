@@ -4,8 +4,8 @@
 #include <errno.h>
 #include <inttypes.h>
 
-#include "events.h"
-#include "report_json.h"
+#include "eventinfo.h"
+#include "jsondoc.h"
 
 /*
  * Samples of the selected event that arrived late: taken while the thread
@@ -100,7 +100,7 @@ static void pa_report_threads_unsampled_row(const struct pa_process *proc,
  * rows and their processes for the JSON opening.
  */
 struct pa_report_threads_counts {
-	struct pa_report_json_counts c;
+	struct pa_jsondoc_counts c;
 	const struct pa_process *last; /* the process of the last thread counted */
 };
 
@@ -127,7 +127,7 @@ static void pa_report_threads_count_unsampled(const struct pa_process *proc,
 	tc->c.nthreads++;
 }
 
-static struct pa_report_json_counts pa_report_threads_counts(const struct pa_run *run,
+static struct pa_jsondoc_counts pa_report_threads_counts(const struct pa_run *run,
 							     const struct pa_filter *f)
 {
 	static const struct pa_report_threads_ops ops = {
@@ -217,7 +217,7 @@ static void pa_report_threads_json_unsampled(const struct pa_process *proc,
 }
 
 /*
- * The same as a JSON document (report_json.h; "processes" and "threads"
+ * The same as a JSON document (jsondoc.h; "processes" and "threads"
  * count the rows' processes and the rows, "lost" sums the rows') with one
  * row per thread: {"pid", "tid", "name" (null where the text shows '-'),
  * "samples", "lost", "late", "ended" ("yes", "full", "exec", "no"), "cpu_s" (null
@@ -232,17 +232,17 @@ static int pa_report_threads_write_json(const struct pa_report_ctx *ctx)
 		pa_report_threads_json_row, pa_report_threads_json_unsampled,
 	};
 	struct pa_filter f = filter ? *filter : PA_FILTER_ALL;
-	struct pa_report_json_counts c = pa_report_threads_counts(run, &f);
+	struct pa_jsondoc_counts c = pa_report_threads_counts(run, &f);
 	struct pa_json *j;
 	int ret;
 
-	ret = pa_report_json_begin(out, "threads", run, &f, &c, &j);
+	ret = pa_jsondoc_begin(out, "threads", run, &f, &c, &j);
 	if (ret < 0)
 		return ret;
 	pa_json_key_array(j, "rows");
 	pa_report_threads_each(run, &f, &ops, j);
 	pa_json_array_end(j);
-	return pa_report_json_end(j);
+	return pa_jsondoc_end(j);
 }
 
 const struct pa_report pa_report_threads = {

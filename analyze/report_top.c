@@ -6,8 +6,8 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "events.h"
-#include "report_json.h"
+#include "eventinfo.h"
+#include "jsondoc.h"
 
 /* The event of every selected process, when samples of it are a fixed amount of CPU time. */
 static const struct pa_event *pa_report_top_timed(const struct pa_run *run,
@@ -74,7 +74,7 @@ static const char *pa_report_top_by(enum pa_profile_by by)
 }
 
 /*
- * The same as a JSON document (report_json.h) with "by" ("function",
+ * The same as a JSON document (jsondoc.h) with "by" ("function",
  * "inline", "line" or "line_inline") and one row per function line:
  * {"self", "self_percent", "total", "total_percent", "cpu_s" (null where
  * the text shows '-'), "function", "module", "module_path"}. Returns 0,
@@ -88,9 +88,9 @@ static int pa_report_top_write_json(const struct pa_report_ctx *ctx)
 	size_t limit = ctx->opts->limit;
 	const struct pa_event *e = pa_report_top_timed(run, &prof->filter);
 	size_t n = limit && limit < prof->nfuncs ? limit : prof->nfuncs;
-	struct pa_report_json_counts c = pa_report_json_profile_counts(prof);
+	struct pa_jsondoc_counts c = pa_jsondoc_profile_counts(prof);
 	struct pa_json *j;
-	int ret = pa_report_json_begin(out, "top", run, &prof->filter, &c, &j);
+	int ret = pa_jsondoc_begin(out, "top", run, &prof->filter, &c, &j);
 
 	if (ret < 0)
 		return ret;
@@ -110,11 +110,11 @@ static int pa_report_top_write_json(const struct pa_report_ctx *ctx)
 			pa_json_double(j, (double)f->self * (double)e->period / 1e9);
 		else
 			pa_json_null(j);
-		pa_report_json_func(j, f);
+		pa_jsondoc_func(j, f);
 		pa_json_object_end(j);
 	}
 	pa_json_array_end(j);
-	return pa_report_json_end(j);
+	return pa_jsondoc_end(j);
 }
 
 const struct pa_report pa_report_top = {

@@ -6,8 +6,8 @@
 #include <inttypes.h>
 
 #include "calltree.h"
-#include "events.h"
-#include "report_json.h"
+#include "eventinfo.h"
+#include "jsondoc.h"
 
 static void pa_report_tree_node(FILE *out, const struct pa_calltree *t, size_t i,
 				uint64_t samples, double min_percent)
@@ -87,7 +87,7 @@ static void pa_report_tree_json_node(struct pa_json *j, const struct pa_calltree
 		pa_json_key_double(j, "total_percent", pa_profile_pct(n->total, samples));
 		pa_json_key_uint(j, "self", n->self);
 		pa_json_key_double(j, "self_percent", pa_profile_pct(n->self, samples));
-		pa_report_json_func(j, n->func);
+		pa_jsondoc_func(j, n->func);
 		pa_json_object_end(j);
 	}
 	for (size_t c = n->first_child; c != PA_CALLTREE_NONE; c = t->nodes[c].next)
@@ -96,7 +96,7 @@ static void pa_report_tree_json_node(struct pa_json *j, const struct pa_calltree
 }
 
 /*
- * The same as a JSON document (report_json.h) with "min_percent" and one
+ * The same as a JSON document (jsondoc.h) with "min_percent" and one
  * row per line, in the same order: {"depth" (1 for an outermost frame),
  * "parent" (the index in rows of its caller's row, null at depth 1),
  * "total", "total_percent", "self", "self_percent", "function", "module",
@@ -108,7 +108,7 @@ static int pa_report_tree_write_json(const struct pa_report_ctx *ctx)
 	const struct pa_run *run = ctx->run;
 	const struct pa_profile *prof = ctx->prof;
 	double min_percent = pa_report_tree_min_percent(ctx);
-	struct pa_report_json_counts c = pa_report_json_profile_counts(prof);
+	struct pa_jsondoc_counts c = pa_jsondoc_profile_counts(prof);
 	struct pa_calltree *t;
 	struct pa_json *j;
 	size_t row = 0;
@@ -116,7 +116,7 @@ static int pa_report_tree_write_json(const struct pa_report_ctx *ctx)
 
 	if (ret < 0)
 		return ret;
-	ret = pa_report_json_begin(out, "tree", run, &prof->filter, &c, &j);
+	ret = pa_jsondoc_begin(out, "tree", run, &prof->filter, &c, &j);
 	if (ret < 0) {
 		pa_calltree_free(t);
 		return ret;
@@ -126,7 +126,7 @@ static int pa_report_tree_write_json(const struct pa_report_ctx *ctx)
 	pa_report_tree_json_node(j, t, 0, prof->samples, min_percent, -1, &row);
 	pa_json_array_end(j);
 	pa_calltree_free(t);
-	return pa_report_json_end(j);
+	return pa_jsondoc_end(j);
 }
 
 const struct pa_report pa_report_tree = {

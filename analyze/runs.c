@@ -78,8 +78,8 @@ static int pa_runs_mark(struct pa_run *from, const char *dir)
 	return 0;
 }
 
-int pa_runs_load(const char *const *dirs, size_t n, const struct pa_load_opts *opts,
-		 struct pa_run **out, struct pa_error *err)
+int pa_runs_merge(const char *const *dirs, size_t n, const struct pa_load_opts *opts,
+		  struct pa_run **out, struct pa_error *err)
 {
 	struct pa_run *run = NULL, *next;
 	int ret;

@@ -1,5 +1,6 @@
 /* symbols: offline symbolisation with libdwfl; see symbols.h. */
 #include "grow.h"
+#include "intern.h"
 #include "regfile.h"
 #include "symbols.h"
 
@@ -36,9 +37,15 @@ struct pa_sym_module {
 	bool syms_built;
 };
 
-struct pa_sym_cache_slot {
+/* The cache's key: an address and how it was looked up. */
+struct pa_sym_cache_key {
 	uint64_t ip;
-	uint64_t tag; /* (module index + 1) << 1 | is_caller; 0: empty slot */
+	uint64_t tag; /* (module index + 1) << 1 | is_caller */
+};
+
+/* What the cache holds for a key. */
+struct pa_sym_cached {
+	size_t mod;       /* the module's index */
 	struct pa_frame frame;
 	char *owned_name; /* "base+0xoff" when unresolved */
 	struct pa_srcframe *src; /* source frames, innermost first; owned */
@@ -65,9 +72,13 @@ struct pa_sym_range {
 	uint32_t depth;      /* nesting depth: deeper scopes sort after at one lo */
 };
 
-struct pa_sym_cu {
+/* The units' table's key: a module's index and the unit DIE's offset. */
+struct pa_sym_cu_key {
 	size_t mod;
-	Dwarf_Off off;                 /* the unit DIE's offset */
+	Dwarf_Off off;
+};
+
+struct pa_sym_cu {
 	struct pa_sym_scope *scopes;
 	size_t nscopes, scopes_cap;
 	struct pa_sym_range *own;      /* per scope, in scope order */
@@ -77,22 +88,24 @@ struct pa_sym_cu {
 
 struct pa_symbols {
 	const struct pa_process *proc;
-	struct pa_sym_cu **cus;   /* open addressing by (mod, off); power-of-two size */
-	size_t cus_cap, cus_used;
+	struct pa_intern *cu_keys; /* struct pa_sym_cu_key; index into cus */
+	struct pa_sym_cu **cus;
+	size_t cus_cap;
 	struct pa_symbols_opts opts;
 	char *debuginfo_path;     /* opts.debuginfo_path, or NULL for libdwfl's default */
 	Dwfl_Callbacks callbacks; /* the Dwfl sessions point at it */
 	char **owned;             /* demangled inline names */
 	size_t nowned, owned_cap;
-	char **paths;             /* source paths joined to their unit's directory, interned */
-	size_t paths_cap, paths_used;
+	struct pa_intern *paths;  /* source paths joined to their unit's directory */
+	char *join;               /* the path being joined */
+	size_t join_cap;
 	Dwfl **layers; /* modules that overlap go to separate Dwfl sessions */
 	size_t nlayers;
 	struct pa_sym_module *mods;
 	size_t nmods;
-	struct pa_sym_cache_slot *cache; /* open addressing, power-of-two size */
+	struct pa_intern *cache_keys; /* struct pa_sym_cache_key; index into cache */
+	struct pa_sym_cached *cache;
 	size_t cache_cap;
-	size_t cache_used;
 };
 
 /*
@@ -362,6 +375,13 @@ int pa_symbols_new_opts(const struct pa_process *proc, const struct pa_symbols_o
 		free(sym);
 		return pa_error_set(err, -ENOMEM, proc->path, false, 0, "out of memory");
 	}
+	sym->cache_keys = pa_intern_new();
+	sym->cu_keys = pa_intern_new();
+	sym->paths = pa_intern_new();
+	if (!sym->cache_keys || !sym->cu_keys || !sym->paths) {
+		pa_symbols_free(sym);
+		return pa_error_set(err, -ENOMEM, proc->path, false, 0, "out of memory");
+	}
 	if (opts)
 		sym->opts = *opts;
 	sym->opts.debuginfo_path = sym->debuginfo_path;
@@ -399,6 +419,16 @@ int pa_symbols_new(const struct pa_process *proc, struct pa_symbols **out,
 	return pa_symbols_new_opts(proc, &pa_symbols_defaults, out, warn, err);
 }
 
+static void pa_symbols_cu_free(struct pa_sym_cu *cu)
+{
+	if (!cu)
+		return;
+	free(cu->scopes);
+	free(cu->own);
+	free(cu->sorted);
+	free(cu);
+}
+
 void pa_symbols_free(struct pa_symbols *sym)
 {
 	if (!sym)
@@ -409,23 +439,18 @@ void pa_symbols_free(struct pa_symbols *sym)
 		free(sym->mods[i].syms);
 	}
 	free(sym->mods);
-	for (size_t i = 0; i < sym->cache_cap; i++) {
+	for (size_t i = 0; sym->cache_keys && i < pa_intern_count(sym->cache_keys); i++) {
 		free(sym->cache[i].owned_name);
 		free(sym->cache[i].src);
 	}
 	free(sym->cache);
-	for (size_t i = 0; i < sym->cus_cap; i++) {
-		if (!sym->cus[i])
-			continue;
-		free(sym->cus[i]->scopes);
-		free(sym->cus[i]->own);
-		free(sym->cus[i]->sorted);
-		free(sym->cus[i]);
-	}
+	pa_intern_free(sym->cache_keys);
+	for (size_t i = 0; sym->cu_keys && i < pa_intern_count(sym->cu_keys); i++)
+		pa_symbols_cu_free(sym->cus[i]);
 	free(sym->cus);
-	for (size_t i = 0; i < sym->paths_cap; i++)
-		free(sym->paths[i]);
-	free(sym->paths);
+	pa_intern_free(sym->cu_keys);
+	pa_intern_free(sym->paths);
+	free(sym->join);
 	for (size_t i = 0; i < sym->nowned; i++)
 		free(sym->owned[i]);
 	free(sym->owned);
@@ -454,45 +479,6 @@ static ssize_t pa_symbols_module_at(const struct pa_symbols *sym, uint64_t addr,
 	return first;
 }
 
-static uint64_t pa_symbols_hash(uint64_t ip, uint64_t tag)
-{
-	uint64_t h = ip * 0x9e3779b97f4a7c15ull ^ tag * 0xc2b2ae3d27d4eb4full;
-
-	return h ^ (h >> 29);
-}
-
-/* The slot for (ip, tag): either holding it or empty. NULL on ENOMEM. */
-static struct pa_sym_cache_slot *pa_symbols_slot(struct pa_symbols *sym, uint64_t ip, uint64_t tag)
-{
-	size_t mask, i;
-
-	if ((sym->cache_used + 1) * 2 > sym->cache_cap) {
-		size_t ncap = sym->cache_cap ? sym->cache_cap * 2 : 1024;
-		struct pa_sym_cache_slot *nc = calloc(ncap, sizeof(*nc));
-
-		if (!nc)
-			return NULL;
-		for (size_t j = 0; j < sym->cache_cap; j++) {
-			struct pa_sym_cache_slot *s = &sym->cache[j];
-
-			if (!s->tag)
-				continue;
-			for (i = pa_symbols_hash(s->ip, s->tag) & (ncap - 1); nc[i].tag;
-			     i = (i + 1) & (ncap - 1))
-				;
-			nc[i] = *s;
-		}
-		free(sym->cache);
-		sym->cache = nc;
-		sym->cache_cap = ncap;
-	}
-	mask = sym->cache_cap - 1;
-	for (i = pa_symbols_hash(ip, tag) & mask; sym->cache[i].tag; i = (i + 1) & mask)
-		if (sym->cache[i].ip == ip && sym->cache[i].tag == tag)
-			break;
-	return &sym->cache[i];
-}
-
 static void pa_symbols_unknown_frame(uint64_t ip, struct pa_frame *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -502,55 +488,54 @@ static void pa_symbols_unknown_frame(uint64_t ip, struct pa_frame *out)
 }
 
 /*
- * The cache slot of (ip, is_caller) at time_ns, filled on first use; NULL
- * when no module holds ip (*err 0) or on ENOMEM (*err -ENOMEM). The pointer
- * is valid until the next lookup.
+ * What the cache holds for (ip, is_caller) at time_ns, filled on first
+ * use; NULL when no module holds ip (*err 0) or on ENOMEM (*err -ENOMEM).
+ * The pointer is valid until the next lookup.
  */
-static struct pa_sym_cache_slot *pa_symbols_resolve(struct pa_symbols *sym, uint64_t ip,
-						    bool is_caller, uint64_t time_ns, int *err)
+static struct pa_sym_cached *pa_symbols_resolve(struct pa_symbols *sym, uint64_t ip,
+						bool is_caller, uint64_t time_ns, int *err)
 {
 	uint64_t addr = is_caller && ip ? ip - 1 : ip;
 	ssize_t mi = pa_symbols_module_at(sym, addr, time_ns);
-	uint64_t tag = ((uint64_t)mi + 1) << 1 | is_caller;
-	struct pa_sym_cache_slot *slot;
+	const struct pa_sym_cache_key key = { .ip = ip, .tag = ((uint64_t)mi + 1) << 1 | is_caller };
+	size_t n = pa_intern_count(sym->cache_keys);
+	struct pa_sym_cached c = { .mod = (size_t)mi };
 	struct pa_sym_module *m;
 	struct pa_sym_entry *e = NULL;
+	int64_t i;
 
 	*err = 0;
 	if (mi < 0)
 		return NULL;
-	slot = pa_symbols_slot(sym, ip, tag);
-	if (!slot || slot->tag)
-		goto out;
+	i = pa_intern_find(sym->cache_keys, &key, sizeof(key));
+	if (i >= 0)
+		return &sym->cache[i];
 	m = &sym->mods[mi];
 	if (m->mod && !m->syms_built && pa_symbols_build_table(m) < 0)
 		goto out_nomem;
 	if (m->mod)
 		e = pa_symbols_find(m, addr);
-	memset(slot, 0, sizeof(*slot));
-	slot->frame.ip = ip;
-	slot->frame.module = m->path;
-	slot->frame.module_base = m->base;
-	slot->frame.offset = ip - m->rec->bias;
+	c.frame.ip = ip;
+	c.frame.module = m->path;
+	c.frame.module_base = m->base;
+	c.frame.offset = ip - m->rec->bias;
 	if (e) {
-		slot->frame.function = pa_symbols_entry_name(e, !sym->opts.no_demangle);
-		slot->frame.func_offset = addr - e->start;
-		slot->frame.name = slot->frame.function;
+		c.frame.function = pa_symbols_entry_name(e, !sym->opts.no_demangle);
+		c.frame.func_offset = addr - e->start;
+		c.frame.name = c.frame.function;
 	} else {
-		if (asprintf(&slot->owned_name, "%s+0x%llx", m->base,
-			     (unsigned long long)slot->frame.offset) < 0) {
-			slot->owned_name = NULL;
+		if (asprintf(&c.owned_name, "%s+0x%llx", m->base,
+			     (unsigned long long)c.frame.offset) < 0)
 			goto out_nomem;
-		}
-		slot->frame.name = slot->owned_name;
+		c.frame.name = c.owned_name;
 	}
-	slot->ip = ip;
-	slot->tag = tag;
-	sym->cache_used++;
-out:
-	if (!slot)
-		*err = -ENOMEM;
-	return slot;
+	if (pa_grow((void **)&sym->cache, &sym->cache_cap, n, sizeof(*sym->cache)) < 0 ||
+	    pa_intern_add(sym->cache_keys, &key, sizeof(key)) < 0) {
+		free(c.owned_name);
+		goto out_nomem;
+	}
+	sym->cache[n] = c;
+	return &sym->cache[n];
 out_nomem:
 	*err = -ENOMEM;
 	return NULL;
@@ -560,7 +545,7 @@ int pa_symbols_lookup_at(struct pa_symbols *sym, uint64_t ip, bool is_caller,
 			 uint64_t time_ns, struct pa_frame *out)
 {
 	int err;
-	struct pa_sym_cache_slot *slot = pa_symbols_resolve(sym, ip, is_caller, time_ns, &err);
+	struct pa_sym_cached *slot = pa_symbols_resolve(sym, ip, is_caller, time_ns, &err);
 
 	if (!slot) {
 		pa_symbols_unknown_frame(ip, out);
@@ -568,11 +553,6 @@ int pa_symbols_lookup_at(struct pa_symbols *sym, uint64_t ip, bool is_caller,
 	}
 	*out = slot->frame;
 	return 0;
-}
-
-int pa_symbols_lookup(struct pa_symbols *sym, uint64_t ip, bool is_caller, struct pa_frame *out)
-{
-	return pa_symbols_lookup_at(sym, ip, is_caller, UINT64_MAX, out);
 }
 
 /* Keep s (malloc'd) until pa_symbols_free; returns s, or NULL (s freed) on ENOMEM. */
@@ -699,58 +679,29 @@ static int pa_symbols_cmp_range(const void *a, const void *b)
 	return x->depth < y->depth ? -1 : x->depth > y->depth;
 }
 
-static uint64_t pa_symbols_cu_hash(size_t mod, Dwarf_Off off)
-{
-	return pa_symbols_hash(off, mod + 1);
-}
-
 /* The index of unit cudie of module mod, built on first use; NULL on ENOMEM. */
 static struct pa_sym_cu *pa_symbols_cu(struct pa_symbols *sym, size_t mod, Dwarf_Die *cudie)
 {
-	Dwarf_Off off = dwarf_dieoffset(cudie);
+	const struct pa_sym_cu_key key = { .mod = mod, .off = dwarf_dieoffset(cudie) };
+	size_t n = pa_intern_count(sym->cu_keys);
+	int64_t i = pa_intern_find(sym->cu_keys, &key, sizeof(key));
 	struct pa_sym_cu *cu;
-	size_t i, mask;
 
-	if ((sym->cus_used + 1) * 2 > sym->cus_cap) {
-		size_t ncap = sym->cus_cap ? sym->cus_cap * 2 : 64;
-		struct pa_sym_cu **v = calloc(ncap, sizeof(*v));
-
-		if (!v)
-			return NULL;
-		for (size_t j = 0; j < sym->cus_cap; j++) {
-			if (!sym->cus[j])
-				continue;
-			for (i = pa_symbols_cu_hash(sym->cus[j]->mod, sym->cus[j]->off) & (ncap - 1);
-			     v[i]; i = (i + 1) & (ncap - 1))
-				;
-			v[i] = sym->cus[j];
-		}
-		free(sym->cus);
-		sym->cus = v;
-		sym->cus_cap = ncap;
-	}
-	mask = sym->cus_cap - 1;
-	for (i = pa_symbols_cu_hash(mod, off) & mask; sym->cus[i]; i = (i + 1) & mask)
-		if (sym->cus[i]->mod == mod && sym->cus[i]->off == off)
-			return sym->cus[i];
+	if (i >= 0)
+		return sym->cus[i];
 	cu = calloc(1, sizeof(*cu));
-	if (!cu)
-		return NULL;
-	cu->mod = mod;
-	cu->off = off;
-	if (pa_symbols_cu_walk(cu, cudie, -1, 0) < 0 ||
-	    (cu->nranges && !(cu->sorted = malloc(cu->nranges * sizeof(*cu->sorted))))) {
-		free(cu->scopes);
-		free(cu->own);
-		free(cu);
+	if (!cu || pa_symbols_cu_walk(cu, cudie, -1, 0) < 0 ||
+	    (cu->nranges && !(cu->sorted = malloc(cu->nranges * sizeof(*cu->sorted)))) ||
+	    pa_grow((void **)&sym->cus, &sym->cus_cap, n, sizeof(*sym->cus)) < 0 ||
+	    pa_intern_add(sym->cu_keys, &key, sizeof(key)) < 0) {
+		pa_symbols_cu_free(cu);
 		return NULL;
 	}
 	if (cu->nranges) {
 		memcpy(cu->sorted, cu->own, cu->nranges * sizeof(*cu->sorted));
 		qsort(cu->sorted, cu->nranges, sizeof(*cu->sorted), pa_symbols_cmp_range);
 	}
-	sym->cus[i] = cu;
-	sym->cus_used++;
+	sym->cus[n] = cu;
 	return cu;
 }
 
@@ -791,49 +742,6 @@ static int32_t pa_symbols_cu_find(const struct pa_sym_cu *cu, uint64_t a)
 	return s;
 }
 
-/* FNV-1a over s, from h: hashing "a", "/", "b" in turn equals hashing "a/b". */
-static uint64_t pa_symbols_hash_str(uint64_t h, const char *s)
-{
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h;
-}
-
-/* Whether s is dir "/" file. */
-static bool pa_symbols_is_join(const char *s, const char *dir, const char *file)
-{
-	size_t n = strlen(dir);
-
-	return strncmp(s, dir, n) == 0 && s[n] == '/' && strcmp(s + n + 1, file) == 0;
-}
-
-/* Grow the interned paths' table to hold one more; false on ENOMEM. */
-static bool pa_symbols_paths_room(struct pa_symbols *sym)
-{
-	size_t ncap = sym->paths_cap ? sym->paths_cap * 2 : 64;
-	char **v;
-
-	if ((sym->paths_used + 1) * 2 <= sym->paths_cap)
-		return true;
-	v = calloc(ncap, sizeof(*v));
-	if (!v)
-		return false;
-	for (size_t j = 0; j < sym->paths_cap; j++) {
-		size_t i;
-
-		if (!sym->paths[j])
-			continue;
-		for (i = pa_symbols_hash_str(0xcbf29ce484222325ull, sym->paths[j]) & (ncap - 1);
-		     v[i]; i = (i + 1) & (ncap - 1))
-			;
-		v[i] = sym->paths[j];
-	}
-	free(sym->paths);
-	sym->paths = v;
-	sym->paths_cap = ncap;
-	return true;
-}
-
 /*
  * file as a path to open: as is when absolute or when dir is unknown, else
  * "dir/file" (DWARF names files relative to the unit's DW_AT_comp_dir),
@@ -841,23 +749,20 @@ static bool pa_symbols_paths_room(struct pa_symbols *sym)
  */
 static const char *pa_symbols_src_path(struct pa_symbols *sym, const char *dir, const char *file)
 {
-	uint64_t h;
-	size_t i, mask;
+	size_t dl, fl;
+	int64_t i;
 
-	if (!file || file[0] == '/' || !dir || !dir[0] || !pa_symbols_paths_room(sym))
+	if (!file || file[0] == '/' || !dir || !dir[0])
 		return file;
-	h = pa_symbols_hash_str(pa_symbols_hash_str(pa_symbols_hash_str(
-		0xcbf29ce484222325ull, dir), "/"), file);
-	mask = sym->paths_cap - 1;
-	for (i = h & mask; sym->paths[i]; i = (i + 1) & mask)
-		if (pa_symbols_is_join(sym->paths[i], dir, file))
-			return sym->paths[i];
-	if (asprintf(&sym->paths[i], "%s/%s", dir, file) < 0) {
-		sym->paths[i] = NULL;
+	dl = strlen(dir);
+	fl = strlen(file) + 1;
+	if (pa_grow((void **)&sym->join, &sym->join_cap, dl + fl, 1) < 0)
 		return file;
-	}
-	sym->paths_used++;
-	return sym->paths[i];
+	memcpy(sym->join, dir, dl);
+	sym->join[dl] = '/';
+	memcpy(sym->join + dl + 1, file, fl);
+	i = pa_intern_add(sym->paths, sym->join, dl + 1 + fl);
+	return i < 0 ? file : pa_intern_key(sym->paths, (size_t)i, NULL);
 }
 
 /* The compilation directory of the unit holding die, NULL if unknown. */
@@ -900,7 +805,7 @@ static void pa_symbols_call_site(Dwarf_Die *die, const char **file, unsigned *li
  * Fill slot->src for the address addr of module m: one frame per inline
  * level, then the function. A flat switch over the scopes, innermost first.
  */
-static int pa_symbols_fill_src(struct pa_symbols *sym, struct pa_sym_cache_slot *slot,
+static int pa_symbols_fill_src(struct pa_symbols *sym, struct pa_sym_cached *slot,
 			       struct pa_sym_module *m, uint64_t addr)
 {
 	struct pa_srcframe f = { .function = NULL };
@@ -956,14 +861,14 @@ int pa_symbols_lookup_src(struct pa_symbols *sym, uint64_t ip, bool is_caller,
 {
 	uint64_t addr = is_caller && ip ? ip - 1 : ip;
 	int err;
-	struct pa_sym_cache_slot *slot = pa_symbols_resolve(sym, ip, is_caller, time_ns, &err);
+	struct pa_sym_cached *slot = pa_symbols_resolve(sym, ip, is_caller, time_ns, &err);
 
 	*frames = NULL;
 	*n = 0;
 	if (!slot)
 		return err;
 	if (!slot->src_done &&
-	    pa_symbols_fill_src(sym, slot, &sym->mods[(slot->tag >> 1) - 1], addr) < 0) {
+	    pa_symbols_fill_src(sym, slot, &sym->mods[slot->mod], addr) < 0) {
 		slot->nsrc = 0;
 		return -ENOMEM;
 	}

@@ -92,14 +92,12 @@ int pa_symbols_new_opts(const struct pa_process *proc, const struct pa_symbols_o
 void pa_symbols_free(struct pa_symbols *sym);
 
 /*
- * Look up ip. is_caller: ip is a return address (sample frames 1..n-1), so
- * the lookup is done at ip - 1. Fills *out, whose strings stay valid until
- * pa_symbols_free. Returns 0, or -ENOMEM (then *out names "[unknown]").
+ * Look up ip, picking among overlapping modules the one loaded at time_ns
+ * (UINT64_MAX: the first recorded). is_caller: ip is a return address
+ * (sample frames 1..n-1), so the lookup is done at ip - 1. Fills *out, whose
+ * strings stay valid until pa_symbols_free. Returns 0, or -ENOMEM (then
+ * *out names "[unknown]").
  */
-int pa_symbols_lookup(struct pa_symbols *sym, uint64_t ip, bool is_caller,
-		      struct pa_frame *out);
-
-/* Same, picking among overlapping modules the one loaded at time_ns. */
 int pa_symbols_lookup_at(struct pa_symbols *sym, uint64_t ip, bool is_caller,
 			 uint64_t time_ns, struct pa_frame *out);
 

@@ -375,9 +375,9 @@ struct pa_profile *pa_it_profile(const struct pa_run *run, uint32_t pid,
 	struct pa_filter filter = { .pid = pid, .tid = tid, .event = 0 };
 	struct pa_profile *prof = NULL;
 	struct pa_error err;
-	int rc = pa_profile_build(run, &filter, &prof, NULL, &err);
+	int rc = pa_profile_build_by(run, &filter, PA_PROFILE_BY_FUNCTION, &prof, NULL, &err);
 
-	cr_assert_eq(rc, 0, "pa_profile_build: %s: %s", err.path, err.reason);
+	cr_assert_eq(rc, 0, "pa_profile_build_by: %s: %s", err.path, err.reason);
 	cr_assert(prof);
 	return prof;
 }

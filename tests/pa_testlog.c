@@ -438,3 +438,11 @@ bool pa_testlog_odd_file(const char *path, const char *kind)
 		cr_assert_fail("unknown kind %s", kind);
 	return true;
 }
+
+const struct pa_process *pa_testlog_find_process(const struct pa_run *run, uint32_t pid)
+{
+	for (size_t i = 0; i < run->nprocesses; i++)
+		if (run->processes[i]->pid == pid)
+			return run->processes[i];
+	return NULL;
+}

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "pprof/format.h"
+#include "reader.h"
 
 /* A log file being built in memory. */
 struct pa_testlog {
@@ -106,5 +107,8 @@ struct pa_testlog_self {
 
 /* Describe the object holding addr (the test binary, libc, ...). */
 void pa_testlog_self_module(const void *addr, struct pa_testlog_self *out);
+
+/* The first process of run (sorted by pid) with that pid; NULL if none. */
+const struct pa_process *pa_testlog_find_process(const struct pa_run *run, uint32_t pid);
 
 #endif /* PA_TESTLOG_H */

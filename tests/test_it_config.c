@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "events.h"
+#include "eventinfo.h"
 #include "pa_it.h"
 
 static struct pa_it it_cfg;
@@ -90,7 +90,8 @@ static uint64_t it_cfg_self(const struct pa_run *run, uint32_t tid,
 	struct pa_error err;
 	uint64_t n;
 
-	cr_assert_eq(pa_profile_build(run, &f, &prof, NULL, &err), 0, "%s: %s",
+	cr_assert_eq(pa_profile_build_by(run, &f, PA_PROFILE_BY_FUNCTION,
+					 &prof, NULL, &err), 0, "%s: %s",
 		     err.path, err.reason);
 	n = pa_it_self(prof, func);
 	pa_profile_free(prof);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "pa_it.h"
+#include "pa_testlog.h"
 
 static struct pa_it it_demo;
 
@@ -131,7 +132,7 @@ Test(it_demo, one_log_per_thread)
 		if (i > 0) /* sorted by tid, so distinct means increasing */
 			cr_expect_lt(p->threads[i - 1]->tid, t->tid);
 	}
-	cr_expect_not_null(pa_run_find_process(run, p->pid));
+	cr_expect_not_null(pa_testlog_find_process(run, p->pid));
 	cr_expect(it_demo_thread(p, "demo") && it_demo_thread(p, "demo")->tid == p->pid,
 		  "no main thread log");
 	named[0] = it_demo_thread(p, "beta");

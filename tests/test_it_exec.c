@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 
 #include "pa_it.h"
+#include "pa_testlog.h"
 
 static struct pa_it it_exec;
 
@@ -66,7 +67,7 @@ static bool it_exec_descends(const struct pa_run *run, const struct pa_process *
 	for (int depth = 0; p && depth < 8; depth++) {
 		if (p->ppid == ancestor)
 			return true;
-		p = pa_run_find_process(run, p->ppid);
+		p = pa_testlog_find_process(run, p->ppid);
 	}
 	return false;
 }

@@ -64,11 +64,12 @@ static void it_filters_phases(const struct pa_it *it, const char *a, const char 
 static struct pa_profile *it_filters_window(const struct pa_run *run, uint64_t from,
 					    uint64_t to)
 {
-	struct pa_filter f = { .event = 0, .window = true, .from_ns = from, .to_ns = to };
+	struct pa_filter f = { .event = 0, .window = { .on = true, .from_ns = from, .to_ns = to } };
 	struct pa_profile *prof = NULL;
 	struct pa_error err;
 
-	cr_assert_eq(pa_profile_build(run, &f, &prof, NULL, &err), 0, "%s", err.reason);
+	cr_assert_eq(pa_profile_build_by(run, &f, PA_PROFILE_BY_FUNCTION,
+					 &prof, NULL, &err), 0, "%s", err.reason);
 	return prof;
 }
 
@@ -208,7 +209,8 @@ Test(it_filters, thread_name)
 	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "demo: %s", r.err);
 	pa_it_result_release(&r);
 	run = pa_it_load(&it_f1);
-	cr_assert_eq(pa_profile_build(run, &f, &by_name, NULL, &err), 0, "%s", err.reason);
+	cr_assert_eq(pa_profile_build_by(run, &f, PA_PROFILE_BY_FUNCTION,
+					 &by_name, NULL, &err), 0, "%s", err.reason);
 	by_tid = pa_it_profile(run, 0, it_filters_tid(run, "beta"));
 	/* The same samples as by its tid: all of them in burn_beta's chain. */
 	cr_expect_eq(by_name->nthreads, 1);
@@ -243,7 +245,7 @@ Test(it_filters, several_directories_add_up)
 	it_filters_phases(&it_f2, "0.1", "0.2", &ph);
 	r1 = pa_it_load(&it_f1);
 	r2 = pa_it_load(&it_f2);
-	cr_assert_eq(pa_runs_load(dirs, 2, NULL, &both, &err), 0, "%s", err.reason);
+	cr_assert_eq(pa_runs_merge(dirs, 2, NULL, &both, &err), 0, "%s", err.reason);
 	cr_expect_eq(both->nprocesses, 2);
 	p1 = pa_it_profile(r1, 0, 0);
 	p2 = pa_it_profile(r2, 0, 0);

@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 
 #include "pa_it.h"
+#include "pa_testlog.h"
 
 static struct pa_it it_out;
 
@@ -76,7 +77,7 @@ static const struct pa_process *it_out_top(const struct pa_run *run, const char 
 		const struct pa_process *p = run->processes[i];
 
 		if (p->argc > 1 && strcmp(p->argv[1], arg1) == 0 &&
-		    !pa_run_find_process(run, p->ppid))
+		    !pa_testlog_find_process(run, p->ppid))
 			return p;
 	}
 	cr_assert_fail("no profiled process with argument %s", arg1);

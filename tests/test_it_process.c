@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "pa_it.h"
+#include "pa_testlog.h"
 
 static struct pa_it it_proc;
 
@@ -277,8 +278,8 @@ Test(it_process, fork_child_has_own_directory)
 	cr_expect_eq(access(dir, R_OK), 0, "no %s", dir);
 	run = pa_it_load(&it_proc);
 	cr_assert_eq(run->nprocesses, 2);
-	parent = pa_run_find_process(run, (uint32_t)ppid);
-	child = pa_run_find_process(run, (uint32_t)cpid);
+	parent = pa_testlog_find_process(run, (uint32_t)ppid);
+	child = pa_testlog_find_process(run, (uint32_t)cpid);
 	cr_assert(parent && child, "parent %d or child %d missing", ppid, cpid);
 	cr_expect_eq(child->ppid, (uint32_t)ppid);
 	cr_expect(parent->ended && child->ended);

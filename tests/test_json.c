@@ -1,6 +1,7 @@
 /*
  * Unit tests for analyze/json.c: string escaping (quotes, backslash,
- * control characters, DEL, U+2028/9, invalid UTF-8), numbers, layout and
+ * control characters, DEL, U+2028/9, invalid UTF-8; '<', '>', '&' on
+ * demand), numbers, layout and
  * nesting, misuse, write errors; and python3's json reading back every
  * byte value.
  */
@@ -95,6 +96,27 @@ Test(json, replaces_each_invalid_utf8_byte)
 	JSON_EXPECT("\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"");     /* surrogate U+D800 */
 	JSON_EXPECT("\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\""); /* > U+10FFFF */
 	JSON_EXPECT("\xf8\x88\x80\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\"");
+}
+
+/* The escaper on its own (speedscope, the flame graph page): the same, and HTML-safe on demand. */
+Test(json, put_string_escapes_alike_and_html_on_demand)
+{
+	const char *s = "<a href=\"x\">&\n\xff</a>";
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	cr_assert(f);
+	pa_json_put_string(f, s, 0);
+	fputc(' ', f);
+	pa_json_put_string(f, s, PA_JSON_HTML);
+	fputc(' ', f);
+	pa_json_put_chars(f, "a\"b\xc3", 4, 0);
+	cr_assert_eq(fclose(f), 0);
+	cr_expect_str_eq(text, "\"<a href=\\\"x\\\">&\\n\\ufffd</a>\" "
+			 "\"\\u003ca href=\\\"x\\\"\\u003e\\u0026\\n\\ufffd\\u003c/a\\u003e\" "
+			 "a\\\"b\\ufffd");
+	free(text);
 }
 
 Test(json, null_string_is_null)

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "events.h"
+#include "eventinfo.h"
 #include "pa_testlog.h"
 #include "profile.h"
 #include "reader.h"
@@ -158,7 +158,8 @@ static struct pa_profile *pf_build_filter(const struct pa_filter *f)
 	struct pa_error err = { 0 };
 	struct pa_profile *prof = NULL;
 
-	cr_assert_eq(pa_profile_build(pf_run, f, &prof, &warn, &err), 0, "%s", err.reason);
+	cr_assert_eq(pa_profile_build_by(pf_run, f, PA_PROFILE_BY_FUNCTION,
+					 &prof, &warn, &err), 0, "%s", err.reason);
 	cr_assert_eq(warn.n, 0, "%s", warn.n ? warn.v[0].reason : "");
 	return prof;
 }
@@ -329,7 +330,7 @@ Test(profile, collapsed_run_gives_the_same_reports)
 
 	pa_run_free(pf_run);
 	cr_assert_eq(pa_run_load_opts(pf_dir, &lo, &pf_run, &err), 0, "%s", err.reason);
-	p10 = pa_run_find_process(pf_run, 10);
+	p10 = pa_testlog_find_process(pf_run, 10);
 	cr_assert(p10 && p10->nthreads == 2);
 	cr_expect_eq(p10->threads[0]->nsamples, 3, "6 samples of 3 stacks: %zu entries",
 		     p10->threads[0]->nsamples);
@@ -670,7 +671,8 @@ Test(profile, unsampled_threads_are_listed_and_counted)
 Test(profile, threads_late_column_follows_the_time_window)
 {
 	const uint64_t stack[] = { pf_in(pa_proftest_leaf), pf_in(pa_proftest_main) };
-	struct pa_filter f = { .event = -1, .window = true, .from_ns = 1000, .to_ns = 5000 };
+	struct pa_filter f = { .event = -1,
+				.window = { .on = true, .from_ns = 1000, .to_ns = 5000 } };
 	char *dir = pa_testlog_tmpdir(), *pdir = pa_testlog_subdir(dir, "app.30");
 	struct pa_error err = { 0 };
 	struct pa_testlog l;

@@ -483,7 +483,7 @@ Test(reader, loads_process_dir_given_directly_and_sorts)
 	cr_assert_eq(run->processes[0]->pid, 3);
 	cr_assert_eq(run->processes[1]->nthreads, 2);
 	cr_assert_eq(run->processes[1]->threads[0]->tid, 21);
-	cr_assert_eq(pa_run_find_process(run, 20), run->processes[1]);
+	cr_assert_eq(run->processes[1]->pid, 20);
 	pa_run_free(run);
 	cr_assert_eq(pa_run_load(a, &run, &err), 0, "%s", err.reason);
 	cr_assert_eq(run->nprocesses, 1);
@@ -1338,8 +1338,8 @@ Test(reader, window_keeps_only_samples_inside_it)
 {
 	/* The process starts at 1000 ns (pa_testlog_process). */
 	struct pa_load_opts windows[] = {
-		{ .window = true, .from_ns = 1000, .to_ns = 3000 },
-		{ .window = true, .from_ns = 1000, .to_ns = 3000, .collapse = true },
+		{ .window = { .on = true, .from_ns = 1000, .to_ns = 3000 } },
+		{ .window = { .on = true, .from_ns = 1000, .to_ns = 3000 }, .collapse = true },
 	};
 	char *pdir = rd_process_dir("app.9", 9);
 	struct pa_testlog l;

@@ -14,8 +14,8 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "../preload/events.h" /* analyze/ has an events.h of its own */
 #include "config.h"
+#include "events.h"
 #include "pa_testlog.h"
 #include "pprof/format.h"
 #include "reader.h"

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "counters.h"
-#include "events.h"
+#include "eventinfo.h"
 #include "pa_testlog.h"
 #include "profile.h"
 #include "reader.h"
@@ -332,7 +332,7 @@ Test(report_counters, counts_one_thread)
 
 Test(report_counters, ratios_need_matching_hardware_events)
 {
-	const struct pa_process *calc = pa_run_find_process(ct_run, 400);
+	const struct pa_process *calc = pa_testlog_find_process(ct_run, 400);
 	struct pa_event hybrid;
 	struct pa_ratio r;
 

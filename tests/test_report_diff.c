@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "events.h"
+#include "eventinfo.h"
 #include "pa_testlog.h"
 #include "profile.h"
 #include "reader.h"
@@ -127,7 +127,8 @@ static struct pa_profile *dt_profile(const struct pa_run *run, struct pa_filter 
 
 	cr_assert_eq(pa_events_choose(run, &f, NULL, PA_EVENTS_SAMPLES, &err), 0, "%s",
 		     err.reason);
-	cr_assert_eq(pa_profile_build(run, &f, &prof, NULL, &err), 0, "%s", err.reason);
+	cr_assert_eq(pa_profile_build_by(run, &f, PA_PROFILE_BY_FUNCTION,
+					 &prof, NULL, &err), 0, "%s", err.reason);
 	return prof;
 }
 
@@ -258,9 +259,9 @@ Test(report_diff, window_is_from_process_start)
 	struct pa_filter f = PA_FILTER_ALL;
 	struct pa_profile *prof;
 
-	f.window = true;
-	f.from_ns = 2000000; /* [2 ms, 7 ms): alpha at 2..6 ms, not main's at 0.5 ms */
-	f.to_ns = 7000000;
+	f.window.on = true;
+	f.window.from_ns = 2000000; /* [2 ms, 7 ms): alpha at 2..6 ms, not main's at 0.5 ms */
+	f.window.to_ns = 7000000;
 	prof = dt_profile(run, f);
 	cr_expect_eq(prof->samples, 5);
 	cr_expect_eq(pa_profile_find(prof, "pa_difftest_alpha")->self, 5);
@@ -268,8 +269,8 @@ Test(report_diff, window_is_from_process_start)
 	cr_expect_eq(pa_filter_count_samples(&prof->filter, run->processes[0],
 					     run->processes[0]->threads[0]), 5);
 	pa_profile_free(prof);
-	f.from_ns = 0;
-	f.to_ns = 1000000; /* before the first alpha: main's one sample */
+	f.window.from_ns = 0;
+	f.window.to_ns = 1000000; /* before the first alpha: main's one sample */
 	prof = dt_profile(run, f);
 	cr_expect_eq(prof->samples, 1);
 	cr_expect_eq(pa_profile_find(prof, "pa_difftest_main")->self, 1);
@@ -305,7 +306,7 @@ Test(report_diff, runs_merge_with_repeated_pids)
 	struct pa_run *run;
 	struct pa_profile *prof;
 
-	cr_assert_eq(pa_runs_load(dirs, 2, NULL, &run, &err), 0, "%s", err.reason);
+	cr_assert_eq(pa_runs_merge(dirs, 2, NULL, &run, &err), 0, "%s", err.reason);
 	cr_assert_eq(run->nprocesses, 2);
 	cr_expect_eq(run->processes[0]->pid, 40);
 	cr_expect_eq(run->processes[1]->pid, 40);
@@ -326,7 +327,7 @@ Test(report_diff, runs_fail_on_a_bad_directory)
 	struct pa_error err = { 0 };
 	struct pa_run *run = (struct pa_run *)1;
 
-	cr_expect_lt(pa_runs_load(dirs, 2, NULL, &run, &err), 0);
+	cr_expect_lt(pa_runs_merge(dirs, 2, NULL, &run, &err), 0);
 	cr_expect_null(run);
 	cr_expect(strstr(err.path, "/nonexistent/pprof-data"), "%s", err.path);
 }

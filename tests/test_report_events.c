@@ -1,5 +1,5 @@
 /*
- * Tests of analyze/events.c and analyze/report_events.c (and the event
+ * Tests of analyze/eventinfo.c and analyze/report_events.c (and the event
  * header of the other reports) on a hand-made run with several events.
  */
 #include <criterion/criterion.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "events.h"
+#include "eventinfo.h"
 #include "pa_testlog.h"
 #include "profile.h"
 #include "reader.h"
@@ -226,7 +226,8 @@ static char *ev_report(const char *which, const struct pa_filter *f)
 	} else if (strcmp(which, "processes") == 0) {
 		cr_assert_eq(pa_report_processes.write(&ctx), 0);
 	} else {
-		cr_assert_eq(pa_profile_build(ev_run, f, &prof, NULL, &err), 0, "%s", err.reason);
+		cr_assert_eq(pa_profile_build_by(ev_run, f, PA_PROFILE_BY_FUNCTION,
+						 &prof, NULL, &err), 0, "%s", err.reason);
 		ctx.prof = prof;
 		cr_assert_eq(pa_report_top.write(&ctx), 0);
 		pa_profile_free(prof);

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "calltree.h"
-#include "events.h"
+#include "eventinfo.h"
 #include "pa_testlog.h"
 #include "profile.h"
 #include "reader.h"
@@ -142,7 +142,8 @@ static struct pa_profile *tt_profile(void)
 
 	cr_assert_eq(pa_events_choose(tt_run, &f, NULL, PA_EVENTS_SAMPLES, &err), 0, "%s",
 		     err.reason);
-	cr_assert_eq(pa_profile_build(tt_run, &f, &prof, &warn, &err), 0, "%s", err.reason);
+	cr_assert_eq(pa_profile_build_by(tt_run, &f, PA_PROFILE_BY_FUNCTION,
+					 &prof, &warn, &err), 0, "%s", err.reason);
 	cr_assert_eq(warn.n, 0, "%s", warn.n ? warn.v[0].reason : "");
 	cr_assert_eq(prof->samples, 17);
 	return prof;

@@ -101,7 +101,7 @@ Test(symbols, resolves_function_of_the_test_binary)
 	m = sy_proc_add_real(&p, pa_symtest_target);
 	sym = sy_new(&p, &warn);
 	cr_assert_eq(warn.n, 0, "%s", warn.n ? warn.v[0].reason : "");
-	cr_assert_eq(pa_symbols_lookup(sym, ip, false, &f), 0);
+	cr_assert_eq(pa_symbols_lookup_at(sym, ip, false, UINT64_MAX, &f), 0);
 	cr_assert_str_eq(f.name, "pa_symtest_target");
 	cr_assert_str_eq(f.function, "pa_symtest_target");
 	cr_assert_eq(f.func_offset, 4);
@@ -109,7 +109,7 @@ Test(symbols, resolves_function_of_the_test_binary)
 	cr_assert_str_eq(f.module_base, "run-tests");
 	cr_assert_eq(f.offset, ip - m->bias);
 	/* a second lookup comes from the cache and says the same */
-	cr_assert_eq(pa_symbols_lookup(sym, ip, false, &f), 0);
+	cr_assert_eq(pa_symbols_lookup_at(sym, ip, false, UINT64_MAX, &f), 0);
 	cr_assert_str_eq(f.name, "pa_symtest_target");
 	pa_symbols_free(sym);
 	pa_warnings_release(&warn);
@@ -126,13 +126,13 @@ Test(symbols, looks_up_caller_frames_at_ip_minus_one)
 	sy_proc_add_real(&p, pa_symtest_target);
 	sym = sy_new(&p, NULL);
 	/* a return address just past the function's first byte is still in it */
-	cr_assert_eq(pa_symbols_lookup(sym, start + 1, true, &f), 0);
+	cr_assert_eq(pa_symbols_lookup_at(sym, start + 1, true, UINT64_MAX, &f), 0);
 	cr_assert_str_eq(f.name, "pa_symtest_target");
 	/* a return address equal to its start belongs to what precedes it */
-	cr_assert_eq(pa_symbols_lookup(sym, start, true, &f), 0);
+	cr_assert_eq(pa_symbols_lookup_at(sym, start, true, UINT64_MAX, &f), 0);
 	cr_assert_str_neq(f.name, "pa_symtest_target");
 	/* the interrupted IP is looked up as is */
-	cr_assert_eq(pa_symbols_lookup(sym, start, false, &f), 0);
+	cr_assert_eq(pa_symbols_lookup_at(sym, start, false, UINT64_MAX, &f), 0);
 	cr_assert_str_eq(f.name, "pa_symtest_target");
 	pa_symbols_free(sym);
 }
@@ -151,7 +151,7 @@ Test(symbols, resolves_libc_function)
 	sy_proc_add_real(&p, pa_symtest_target);
 	sy_proc_add_real(&p, fn);
 	sym = sy_new(&p, NULL);
-	cr_assert_eq(pa_symbols_lookup(sym, sy_addr(fn) + 2, false, &f), 0);
+	cr_assert_eq(pa_symbols_lookup_at(sym, sy_addr(fn) + 2, false, UINT64_MAX, &f), 0);
 	cr_assert_str_eq(f.name, "qsort");
 	cr_assert(strncmp(f.module_base, "libc.so", 7) == 0, "%s", f.module_base);
 	pa_symbols_free(sym);
@@ -171,7 +171,7 @@ Test(symbols, demangles_cxx_names)
 	sy_proc_init(&p);
 	sy_proc_add_real(&p, fn);
 	sym = sy_new(&p, NULL);
-	cr_assert_eq(pa_symbols_lookup(sym, sy_addr(fn), false, &f), 0);
+	cr_assert_eq(pa_symbols_lookup_at(sym, sy_addr(fn), false, UINT64_MAX, &f), 0);
 	cr_assert_str_eq(f.name, "std::exception::~exception()");
 	pa_symbols_free(sym);
 }
@@ -188,7 +188,7 @@ Test(symbols, names_unreadable_module_plus_offset)
 	sym = sy_new(&p, &warn);
 	cr_assert_eq(warn.n, 1);
 	cr_assert_str_eq(warn.v[0].path, "/nonexistent/libgone.so");
-	cr_assert_eq(pa_symbols_lookup(sym, 0x11234, true, &f), 0);
+	cr_assert_eq(pa_symbols_lookup_at(sym, 0x11234, true, UINT64_MAX, &f), 0);
 	cr_assert_str_eq(f.name, "libgone.so+0x1234");
 	cr_assert_null(f.function);
 	cr_assert_eq(f.offset, 0x1234);
@@ -243,9 +243,10 @@ ParameterizedTest(struct sy_odd_case *c, symbols,
 	cr_expect(strstr(warn.v[0].reason, c->what) &&
 		  strstr(warn.v[0].reason, "its frames stay unresolved"), "%s: %s", c->kind,
 		  warn.v[0].reason);
-	cr_assert_eq(pa_symbols_lookup(sym, 0x11234, true, &f), 0);
+	cr_assert_eq(pa_symbols_lookup_at(sym, 0x11234, true, UINT64_MAX, &f), 0);
 	cr_expect_str_eq(f.name, "libodd.so+0x1234");
-	cr_assert_eq(pa_symbols_lookup(sym, sy_addr(pa_symtest_target), false, &f), 0);
+	cr_assert_eq(pa_symbols_lookup_at(sym, sy_addr(pa_symtest_target), false, UINT64_MAX,
+					  &f), 0);
 	cr_expect_str_eq(f.function, "pa_symtest_target");
 	pa_symbols_free(sym);
 	pa_warnings_release(&warn);
@@ -261,7 +262,7 @@ Test(symbols, names_address_outside_modules_unknown)
 	sy_proc_init(&p);
 	sy_proc_add_real(&p, pa_symtest_target);
 	sym = sy_new(&p, NULL);
-	cr_assert_eq(pa_symbols_lookup(sym, 0x10, false, &f), 0);
+	cr_assert_eq(pa_symbols_lookup_at(sym, 0x10, false, UINT64_MAX, &f), 0);
 	cr_assert_str_eq(f.name, "[unknown]");
 	cr_assert_null(f.module);
 	pa_symbols_free(sym);
@@ -283,7 +284,8 @@ Test(symbols, leaves_frames_unresolved_on_build_id_mismatch)
 	sym = sy_new(&p, &warn);
 	cr_assert_eq(warn.n, 1);
 	cr_assert(strstr(warn.v[0].reason, "build-id"), "%s", warn.v[0].reason);
-	cr_assert_eq(pa_symbols_lookup(sym, sy_addr(pa_symtest_target), false, &f), 0);
+	cr_assert_eq(pa_symbols_lookup_at(sym, sy_addr(pa_symtest_target), false, UINT64_MAX,
+					  &f), 0);
 	snprintf(want, sizeof(want), "run-tests+0x%llx",
 		 (unsigned long long)(sy_addr(pa_symtest_target) - m->bias));
 	cr_assert_str_eq(f.name, want);
@@ -531,7 +533,8 @@ Test(symbols, names_stripped_program_module_plus_offset)
 	sy_sh("strip --strip-all '%s'", prog);
 	sy_proc_program(&p, prog, SY_PIE_BIAS);
 	sym = sy_new(&p, NULL);
-	cr_assert_eq(pa_symbols_lookup(sym, vaddr + SY_PIE_BIAS + 4, false, &f), 0);
+	cr_assert_eq(pa_symbols_lookup_at(sym, vaddr + SY_PIE_BIAS + 4, false, UINT64_MAX,
+					  &f), 0);
 	snprintf(want, sizeof(want), "prog+0x%llx", (unsigned long long)vaddr + 4);
 	cr_assert_str_eq(f.name, want);
 	cr_assert_null(f.function);
@@ -555,7 +558,7 @@ Test(symbols, keeps_cxx_names_mangled_when_asked)
 	sy_proc_init(&p);
 	sy_proc_add_real(&p, fn);
 	cr_assert_eq(pa_symbols_new_opts(&p.proc, &opts, &sym, NULL, &err), 0);
-	cr_assert_eq(pa_symbols_lookup(sym, sy_addr(fn), false, &f), 0);
+	cr_assert_eq(pa_symbols_lookup_at(sym, sy_addr(fn), false, UINT64_MAX, &f), 0);
 	cr_assert_str_eq(f.name, "_ZNSt9exceptionD1Ev");
 	pa_symbols_free(sym);
 }

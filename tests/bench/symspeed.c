@@ -93,7 +93,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < n; i++) {
 		struct pa_frame f;
 
-		pa_symbols_lookup(sym, t.text_start + i * step, false, &f);
+		pa_symbols_lookup_at(sym, t.text_start + i * step, false, UINT64_MAX, &f);
 	}
 	t1 = symspeed_now();
 	for (size_t i = 0; i < n; i++) {

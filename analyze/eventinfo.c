@@ -1,5 +1,5 @@
-/* events: events as the reports show them, and which one they show; see events.h. */
-#include "events.h"
+/* eventinfo: events as the reports show them, and which one they show; see eventinfo.h. */
+#include "eventinfo.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -357,12 +357,14 @@ static void pa_events_header_event(FILE *out, const struct pa_run *run,
 /* The filters that change what the samples mean: a time window, a thread name. */
 static void pa_events_header_filters(FILE *out, const struct pa_filter *f)
 {
-	if (f->window && f->to_ns != UINT64_MAX)
+	const struct pa_window *w = &f->window;
+
+	if (w->on && w->to_ns != UINT64_MAX)
 		fprintf(out, ", from %.3f s to %.3f s after each process's start",
-			(double)f->from_ns / 1e9, (double)f->to_ns / 1e9);
-	else if (f->window)
+			(double)w->from_ns / 1e9, (double)w->to_ns / 1e9);
+	else if (w->on)
 		fprintf(out, ", from %.3f s after each process's start",
-			(double)f->from_ns / 1e9);
+			(double)w->from_ns / 1e9);
 	if (f->thread)
 		fprintf(out, ", threads named %s", f->thread);
 }

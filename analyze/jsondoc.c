@@ -1,14 +1,14 @@
-/* report_json: the shared parts of the JSON reports; see report_json.h. */
-#include "report_json.h"
+/* jsondoc: the shared parts of the reports' JSON documents; see jsondoc.h. */
+#include "jsondoc.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "events.h"
+#include "eventinfo.h"
 
 /* The unit of e's period: "ns" (of CPU), "Hz" or "events". */
-static const char *pa_report_json_unit(const struct pa_event *e)
+static const char *pa_jsondoc_unit(const struct pa_event *e)
 {
 	if (e->flags & PPF_EVENT_FREQ)
 		return "Hz";
@@ -16,7 +16,7 @@ static const char *pa_report_json_unit(const struct pa_event *e)
 }
 
 /* The event f shows, as an object; null when it shows every event or none. */
-static void pa_report_json_event(struct pa_json *j, const struct pa_run *run,
+static void pa_jsondoc_event(struct pa_json *j, const struct pa_run *run,
 				 const struct pa_filter *f)
 {
 	const struct pa_event *e = NULL;
@@ -39,7 +39,7 @@ static void pa_report_json_event(struct pa_json *j, const struct pa_run *run,
 		pa_json_uint(j, e->period);
 	else
 		pa_json_null(j);
-	pa_json_key_string(j, "unit", fixed ? pa_report_json_unit(e) : NULL);
+	pa_json_key_string(j, "unit", fixed ? pa_jsondoc_unit(e) : NULL);
 	pa_json_key_string(j, "period_text", fixed ?
 			   pa_event_format_period(e, period, sizeof(period)) : NULL);
 	pa_json_key_string(j, "scope", differs ? NULL : pa_event_scope(e));
@@ -48,8 +48,8 @@ static void pa_report_json_event(struct pa_json *j, const struct pa_run *run,
 }
 
 /* The text report's header line, without "# " and the newline. */
-static int pa_report_json_header(struct pa_json *j, const struct pa_run *run,
-				 const struct pa_filter *f, const struct pa_report_json_counts *c)
+static int pa_jsondoc_header(struct pa_json *j, const struct pa_run *run,
+				 const struct pa_filter *f, const struct pa_jsondoc_counts *c)
 {
 	char *text = NULL;
 	size_t len = 0, skip;
@@ -72,25 +72,25 @@ static int pa_report_json_header(struct pa_json *j, const struct pa_run *run,
 	return 0;
 }
 
-struct pa_report_json_counts pa_report_json_profile_counts(const struct pa_profile *prof)
+struct pa_jsondoc_counts pa_jsondoc_profile_counts(const struct pa_profile *prof)
 {
-	return (struct pa_report_json_counts){
+	return (struct pa_jsondoc_counts){
 		.samples = prof->samples, .nprocesses = prof->nprocesses,
 		.nthreads = prof->nthreads, .lost = prof->lost, .has_lost = true,
 		.header_counts = true,
 	};
 }
 
-int pa_report_json_opening(struct pa_json *j, const struct pa_run *run,
-			   const struct pa_filter *f, const struct pa_report_json_counts *c)
+int pa_jsondoc_opening(struct pa_json *j, const struct pa_run *run,
+			   const struct pa_filter *f, const struct pa_jsondoc_counts *c)
 {
 	int ret;
 
 	pa_json_key(j, "event");
-	pa_report_json_event(j, run, f);
+	pa_jsondoc_event(j, run, f);
 	if (c->no_header)
 		pa_json_key_null(j, "header");
-	ret = c->no_header ? 0 : pa_report_json_header(j, run, f, c);
+	ret = c->no_header ? 0 : pa_jsondoc_header(j, run, f, c);
 	if (ret < 0)
 		return ret;
 	pa_json_key_uint(j, "samples", c->samples);
@@ -104,8 +104,8 @@ int pa_report_json_opening(struct pa_json *j, const struct pa_run *run,
 	return 0;
 }
 
-int pa_report_json_begin(FILE *out, const char *report, const struct pa_run *run,
-			 const struct pa_filter *f, const struct pa_report_json_counts *c,
+int pa_jsondoc_begin(FILE *out, const char *report, const struct pa_run *run,
+			 const struct pa_filter *f, const struct pa_jsondoc_counts *c,
 			 struct pa_json **j)
 {
 	int ret;
@@ -115,7 +115,7 @@ int pa_report_json_begin(FILE *out, const char *report, const struct pa_run *run
 		return -ENOMEM;
 	pa_json_object_begin(*j);
 	pa_json_key_string(*j, "report", report);
-	ret = pa_report_json_opening(*j, run, f, c);
+	ret = pa_jsondoc_opening(*j, run, f, c);
 	if (ret < 0) {
 		pa_json_free(*j);
 		*j = NULL;
@@ -123,7 +123,7 @@ int pa_report_json_begin(FILE *out, const char *report, const struct pa_run *run
 	return ret;
 }
 
-int pa_report_json_end(struct pa_json *j)
+int pa_jsondoc_end(struct pa_json *j)
 {
 	int ret;
 
@@ -133,7 +133,7 @@ int pa_report_json_end(struct pa_json *j)
 	return ret;
 }
 
-void pa_report_json_func(struct pa_json *j, const struct pa_func *f)
+void pa_jsondoc_func(struct pa_json *j, const struct pa_func *f)
 {
 	const char *base = f->module ? strrchr(f->module, '/') : NULL;
 

@@ -1,13 +1,13 @@
 /*
- * events: what the reports say about a run's events (struct pa_event):
+ * eventinfo: what the reports say about a run's events (struct pa_event):
  * their kind and settings as text, which event a report shows (--event and
  * its default), and the line that heads every text report but folded.
  *
  * Formatting functions write a NUL-terminated string of at most size bytes
  * (size > 0) into the caller's buf and return buf.
  */
-#ifndef PA_EVENTS_H
-#define PA_EVENTS_H
+#ifndef PA_EVENTINFO_H
+#define PA_EVENTINFO_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -95,4 +95,4 @@ void pa_events_header(FILE *out, const struct pa_run *run, const struct pa_filte
 		      uint64_t samples, bool with_counts, size_t nprocesses,
 		      size_t nthreads, uint64_t lost);
 
-#endif /* PA_EVENTS_H */
+#endif /* PA_EVENTINFO_H */
