@@ -87,7 +87,10 @@ ANALYZE_LIBS := -ldw -lelf -lz -lprotobuf-c
 # Programs the tests run that do not depend on the variant (Go pprof,
 # speedscope) are made once, in the release build directory.
 TOOLS := build
-TEST_SRCS := $(wildcard tests/*.c)
+# Unit tests mirror the code (tests/analyze/test_X.c tests analyze/X.c, and
+# so on), integration tests are tests/it/, the helpers they share tests/lib/.
+TEST_SRCS := $(wildcard tests/lib/*.c tests/it/*.c tests/analyze/*.c \
+	tests/preload/*.c tests/preload/sigsafe/*.c)
 TEST_OBJS := $(TEST_SRCS:%.c=$(OBJ)/%.o)
 # The log writer and the record writers are linked into the tests for the
 # round-trip tests.
@@ -148,7 +151,7 @@ $(OBJ)/analyze/report_flamegraph.o: CPPFLAGS_ALL += \
 
 $(OBJ)/tests/%.o: tests/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS_ALL) -Ianalyze -Ipreload \
+	$(CC) $(CPPFLAGS_ALL) -Ianalyze -Ipreload -Itests/lib \
 		-DPP_TEST_BUILD_DIR='"$(abspath $(OUT))"' \
 		-DPP_TEST_TOOLS_DIR='"$(abspath $(TOOLS))"' \
 		-DPP_TEST_SOURCE_DIR='"$(abspath .)"' \
@@ -277,7 +280,7 @@ deps:
 	fi
 
 # Every test, then the integration tests again with the profiler in the
-# signal mode (pa_it.c adds PPROF_MODE=signal to every program it runs).
+# signal mode (tst_it.c adds PPROF_MODE=signal to every program it runs).
 test: deps
 	@$(MAKE) --no-print-directory tests-build
 	@$(MAKE) --no-print-directory check-sigsafe
@@ -325,7 +328,7 @@ asan:
 # build/asan/: its libpprof.so (preloaded after libasan.so: DESIGN.md,
 # Library quirks), its pprof-analyze, and the analyzer's reader in the test
 # binary, all with AddressSanitizer; LeakSanitizer at the exit of each
-# program the tests run (pa_it.c says why not the test binary's). Reports
+# program the tests run (tst_it.c says why not the test binary's). Reports
 # go to files, not to the programs' stderr (which tests compare with runs
 # without the profiler); any error among them fails the run. A failed
 # allocation returns NULL, as the workloads that test ENOMEM expect. Not

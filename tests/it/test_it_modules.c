@@ -1,0 +1,51 @@
+/*
+ * Integration: modules loaded and unloaded at run time. libburn.so and then
+ * libreload.so are loaded at the same address in turn; each sample must be
+ * named from the module that was there when it was taken.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "tst_it.h"
+
+static struct tst_it it_mod;
+
+static void it_mod_init(void)
+{
+	tst_init(&it_mod);
+}
+
+static void it_mod_fini(void)
+{
+	tst_release(&it_mod);
+}
+
+TestSuite(it_modules, .init = it_mod_init, .fini = it_mod_fini, .timeout = 120);
+
+Test(it_modules, same_address_reuse_is_not_confused)
+{
+	const char *argv[] = { "workloads/dlreuse", "0.1", "3", NULL };
+	struct tst_result r;
+	struct pa_profile *p;
+	struct pa_run *run;
+	uint64_t unresolved = 0;
+
+	tst_run_profiled(&it_mod, "reuse", argv, NULL, &r);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
+	/* Without the reuse this test would check nothing special. */
+	cr_assert(strstr(r.out, "same address yes"), "%s", r.out);
+	run = tst_load(&it_mod);
+	p = tst_profile(run, 0, 0);
+	/* 3 x 0.1 s each, at one sample per ms. */
+	cr_expect_geq(tst_self(p, "burn_gamma"), 150);
+	cr_expect_geq(tst_self(p, "burn_delta"), 150);
+	cr_expect_eq(tst_self(p, "reload_pad"), 0, "libburn.so's samples named from libreload.so");
+	for (size_t i = 0; i < p->nfuncs; i++)
+		if (strstr(p->funcs[i].name, ".so+0x"))
+			unresolved += p->funcs[i].self;
+	cr_expect_lt(unresolved, 5, "%llu samples left unresolved", (unsigned long long)unresolved);
+	pa_profile_free(p);
+	pa_run_free(run);
+	tst_result_release(&r);
+}

@@ -1,0 +1,350 @@
+/*
+ * Integration: the app's own SIGTRAP handling survives the profiler, whose
+ * samples also arrive as SIGTRAP, and under gdb and strace; code outside any
+ * file (the vDSO) is named.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tst_it.h"
+
+static struct tst_it it_sig;
+
+static void it_sig_init(void)
+{
+	tst_init(&it_sig);
+}
+
+static void it_sig_fini(void)
+{
+	tst_release(&it_sig);
+}
+
+TestSuite(it_signals, .init = it_sig_init, .fini = it_sig_fini, .timeout = 120);
+
+/*
+ * apptrap installs a SIGTRAP handler, raises SIGTRAP five times and checks
+ * that its handler ran five times (no sample reached it), that sigaction()
+ * and signal() give back its own handler, and that SIG_IGN works. Its output
+ * must be the same with and without the profiler, and the profiler must
+ * still have sampled it.
+ */
+Test(it_signals, app_sigtrap_handler_keeps_working)
+{
+	const char *argv[] = { "workloads/apptrap", "0.5", NULL };
+	struct tst_result plain, prof;
+	struct pa_profile *p;
+	struct pa_run *run;
+
+	tst_run(&it_sig, "plain", argv, NULL, &plain);
+	tst_run_profiled(&it_sig, "prof", argv, NULL, &prof);
+	cr_assert(WIFEXITED(plain.status) && WEXITSTATUS(plain.status) == 0,
+		  "apptrap fails on its own: %s", plain.out);
+	cr_assert_eq(prof.status, plain.status, "profiled: %s", prof.out);
+	cr_assert_str_eq(prof.out, plain.out);
+	cr_assert_str_eq(prof.err, plain.err);
+
+	run = tst_load(&it_sig);
+	p = tst_profile(run, 0, 0);
+	/* 0.6 s of CPU in apptrap_burn at 1 ms per sample. */
+	cr_assert_gt(tst_self(p, "apptrap_burn"), 300,
+		     "the profiler stopped sampling");
+	pa_profile_free(p);
+	pa_run_free(run);
+	tst_result_release(&plain);
+	tst_result_release(&prof);
+}
+
+/* A SIGTRAP left at its default action still kills the app, as without us. */
+Test(it_signals, default_sigtrap_still_kills)
+{
+	const char *argv[] = { "workloads/apptrap", "--raise-default", NULL };
+	struct tst_result plain, prof;
+
+	tst_run(&it_sig, "plain", argv, NULL, &plain);
+	tst_run_profiled(&it_sig, "prof", argv, NULL, &prof);
+	cr_assert(WIFSIGNALED(plain.status) && WTERMSIG(plain.status) == SIGTRAP,
+		  "status 0x%x", plain.status);
+	cr_assert_eq(prof.status, plain.status, "profiled status 0x%x", prof.status);
+	cr_assert_str_eq(prof.out, plain.out);
+	tst_result_release(&plain);
+	tst_result_release(&prof);
+}
+
+/*
+ * Time spent in the vDSO (clock_gettime) is named: the preload keeps a copy
+ * of the vDSO image in the process directory and records it as a module.
+ * clockloop reads a coarse clock, which the vDSO serves whatever the
+ * machine's clock source (a fine clock falls back to a system call on some
+ * machines, and that time is the kernel's); every sample that lands in the
+ * vDSO must be named there.
+ */
+Test(it_signals, vdso_frames_are_named)
+{
+	const char *argv[] = { "workloads/clockloop", "0.3", NULL };
+	struct tst_result r;
+	struct pa_profile *p;
+	struct pa_run *run;
+	uint64_t in_vdso = 0, named = 0;
+
+	tst_skip_under_asan("libasan.so intercepts clock_gettime: the time the test "
+			      "expects in the vDSO goes partly to the interceptor");
+	tst_run_profiled(&it_sig, "clock", argv, NULL, &r);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0);
+	run = tst_load(&it_sig);
+	p = tst_profile(run, 0, 0);
+	for (size_t i = 0; i < p->nfuncs; i++) {
+		if (!p->funcs[i].module || !strstr(p->funcs[i].module, "vdso"))
+			continue;
+		in_vdso += p->funcs[i].self;
+		if (strstr(p->funcs[i].name, "clock_gettime"))
+			named += p->funcs[i].self;
+	}
+	cr_assert_geq(in_vdso, p->samples / 5, "%llu of %llu samples in the vDSO",
+		      (unsigned long long)in_vdso, (unsigned long long)p->samples);
+	cr_assert_eq(named, in_vdso, "%llu of the vDSO's %llu samples named clock_gettime",
+		     (unsigned long long)named, (unsigned long long)in_vdso);
+	pa_profile_free(p);
+	pa_run_free(run);
+	tst_result_release(&r);
+}
+
+/*
+ * The run under a tracer (tag: gdb or strace) was profiled in the signal
+ * mode on SIGPROF, which debuggers pass on without stopping: demo's
+ * burn_alpha holds most of its 0.2 s.
+ */
+static void it_sig_traced_profile(void)
+{
+	struct pa_run *run = tst_load(&it_sig);
+	const struct pa_process *proc;
+	struct pa_profile *p;
+
+	cr_assert_eq(run->nprocesses, 1);
+	proc = run->processes[0];
+	cr_expect_eq(proc->mode, PPF_MODE_SIGNAL, "mode %u under a tracer", proc->mode);
+	cr_expect_eq(proc->signal, SIGPROF, "signal %u under a tracer", proc->signal);
+	p = tst_profile(run, 0, 0);
+	cr_expect_geq(tst_self(p, "burn_alpha"), 100, "%llu samples in burn_alpha",
+		      (unsigned long long)tst_self(p, "burn_alpha"));
+	pa_profile_free(p);
+	pa_run_free(run);
+}
+
+/*
+ * Under a debugger every perf SIGTRAP would stop the program: with a tracer
+ * attached the profiler samples in the signal mode instead, on SIGPROF, and
+ * the program runs to its normal end under gdb, profiled.
+ */
+Test(it_signals, runs_under_gdb)
+{
+	char demo[TST_PATH_MAX];
+	const char *argv[] = { "/usr/bin/gdb", "-nx", "-batch", "-ex", "run", "--args",
+			       "/usr/bin/env", it_sig.env_preload, it_sig.env_output, demo,
+			       "0.2", "--exit", "3", NULL };
+	struct tst_result r;
+
+	tst_skip_under_asan(TST_ASAN_TRACED);
+	tst_build_path(demo, "workloads/demo");
+	tst_run(&it_sig, "gdb", argv, NULL, &r);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "gdb: %s", r.err);
+	cr_expect(strstr(r.out, "exited with code 03"), "gdb saw: %s", r.out);
+	cr_expect(!strstr(r.out, "SIGTRAP") && !strstr(r.out, "received signal"),
+		  "the program stopped on a signal: %s", r.out);
+	cr_expect(strstr(r.out, "demo: alpha"), "no program output: %s", r.out);
+	cr_expect_eq(tst_count_lines(r.err, "libpprof: "), 0, "stderr: %s", r.err);
+	tst_result_release(&r);
+	it_sig_traced_profile();
+}
+
+/* mode = sigtrap asked for under a debugger: off, said once, the program runs. */
+Test(it_signals, sigtrap_mode_under_gdb_turns_off)
+{
+	char demo[TST_PATH_MAX];
+	const char *argv[] = { "/usr/bin/gdb", "-nx", "-batch", "-ex", "run", "--args",
+			       "/usr/bin/env", it_sig.env_preload, it_sig.env_output,
+			       "PPROF_MODE=sigtrap", demo, "0.2", "--exit", "3", NULL };
+	struct tst_result r;
+
+	tst_skip_under_asan(TST_ASAN_TRACED);
+	tst_build_path(demo, "workloads/demo");
+	tst_run(&it_sig, "gdb", argv, NULL, &r);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "gdb: %s", r.err);
+	cr_expect(strstr(r.out, "exited with code 03"), "gdb saw: %s", r.out);
+	cr_expect(!strstr(r.out, "SIGTRAP"), "the program stopped on SIGTRAP: %s", r.out);
+	cr_expect_eq(tst_count_lines(r.err, "libpprof: "), 1, "stderr: %s", r.err);
+	cr_expect(strstr(r.err, "tracer is attached") && strstr(r.err, "mode = sigtrap") &&
+		  strstr(r.err, "profiling is off"), "stderr: %s", r.err);
+	tst_result_release(&r);
+}
+
+/*
+ * Under strace -f (a tracer that passes signals on) the program is profiled
+ * in the signal mode, as under gdb: it is not killed, and its stdout,
+ * stderr and exit status are those of a run without the profiler.
+ */
+Test(it_signals, runs_under_strace)
+{
+	char demo[TST_PATH_MAX];
+	const char *argv[] = { "/usr/bin/strace", "-f", "-o", "/dev/null", "/usr/bin/env",
+			       it_sig.env_preload, it_sig.env_output, demo, "0.2", "--exit",
+			       "3", NULL };
+	const char *plain_argv[] = { "workloads/demo", "0.2", "--exit", "3", NULL };
+	struct tst_result plain, r;
+
+	tst_skip_under_asan(TST_ASAN_TRACED);
+	cr_assert_eq(access(argv[0], X_OK), 0, "strace is not installed (make deps)");
+	tst_build_path(demo, "workloads/demo");
+	tst_run(&it_sig, "plain", plain_argv, NULL, &plain);
+	tst_run(&it_sig, "strace", argv, NULL, &r);
+	cr_assert(WIFEXITED(plain.status) && WEXITSTATUS(plain.status) == 3,
+		  "plain demo: status 0x%x", plain.status);
+	/* strace exits with the traced program's status, or dies of its signal. */
+	cr_expect_eq(r.status, plain.status, "status 0x%x, without the profiler 0x%x: %s",
+		     r.status, plain.status, r.err);
+	cr_expect_str_eq(r.out, plain.out);
+	cr_expect_str_eq(r.err, plain.err);
+	tst_result_release(&plain);
+	tst_result_release(&r);
+	it_sig_traced_profile();
+}
+
+/*
+ * Runs argv unprofiled and profiled; asserts the profiled run's status and
+ * output are the unprofiled one's, and returns its logs.
+ */
+static struct pa_run *it_sig_run_unchanged(const char *const *argv)
+{
+	struct tst_result plain, prof;
+
+	tst_run(&it_sig, "plain", argv, NULL, &plain);
+	tst_run_profiled(&it_sig, "prof", argv, NULL, &prof);
+	cr_assert(WIFEXITED(plain.status) && WEXITSTATUS(plain.status) == 0);
+	cr_assert_eq(prof.status, plain.status, "%s", prof.err);
+	cr_assert_str_eq(prof.out, plain.out);
+	cr_assert_str_eq(prof.err, plain.err);
+	tst_result_release(&plain);
+	tst_result_release(&prof);
+	return tst_load(&it_sig);
+}
+
+/*
+ * A thread that blocks every signal runs on unharmed; the samples the kernel
+ * merged while SIGTRAP was blocked arrive as one late sample, flagged, and
+ * `threads` counts it; sampling resumes once the thread unblocks. In the
+ * signal mode each overflow would queue a real-time signal, until the
+ * kernel's limit for all of the user's processes, where it sends SIGIO: the
+ * thread's events stop while it blocks the signal, and that CPU time's
+ * overflows are counted as throttled.
+ */
+Test(it_signals, blocked_signals_are_late_not_fatal)
+{
+	const char *argv[] = { "workloads/blocker", "0.3", NULL };
+	char analyze[TST_PATH_MAX], want[64];
+	const char *report[] = { analyze, "threads", it_sig.data, NULL };
+	struct tst_result rep;
+	const struct pa_process *p;
+	const struct pa_thread *t = NULL;
+	struct pa_profile *pr;
+	struct pa_run *run = it_sig_run_unchanged(argv);
+	size_t late = 0;
+
+	p = run->processes[0];
+	for (size_t i = 0; i < p->nthreads; i++)
+		if (p->threads[i]->tid != p->pid)
+			t = p->threads[i];
+	cr_assert_not_null(t);
+	for (size_t i = 0; i < t->nsamples; i++)
+		late += (t->samples[i].flags & PPF_SAMPLE_LATE) != 0;
+	/* 0.3 s blocked at a sample per ms: some 300 overflows. */
+	if (tst_mode() == PPF_MODE_SIGNAL)
+		cr_expect_geq(t->throttled, 240, "%llu overflows counted as throttled",
+			      (unsigned long long)t->throttled);
+	else
+		cr_expect_geq(late, 1, "no sample flagged late");
+	pr = tst_profile(run, p->pid, t->tid);
+	cr_expect_geq(tst_self(pr, "burn_unblocked"), 150, "sampling did not resume");
+	pa_profile_free(pr);
+
+	/* The threads report shows the late count in its LATE column. */
+	tst_build_path(analyze, "pprof-analyze");
+	tst_run(&it_sig, "report", report, NULL, &rep);
+	snprintf(want, sizeof(want), " %zu ", late);
+	cr_expect(strstr(rep.out, "LATE") && strstr(rep.out, want), "%s", rep.out);
+	snprintf(want, sizeof(want), " %llu ", (unsigned long long)t->throttled);
+	cr_expect(strstr(rep.out, "THROTTLED") && strstr(rep.out, want), "%s", rep.out);
+	tst_result_release(&rep);
+	pa_run_free(run);
+}
+
+/*
+ * Threads born with every signal blocked (their creator blocked them around
+ * pthread_create) and keeping that mask: in the signal mode their events
+ * never run, so no real-time signal queues up for them (a thread at a
+ * sample per ms filled the user's whole queue, 96,000 signals here, in a
+ * minute and a half of CPU, and the kernel's SIGIO then killed whichever of
+ * the user's processes next queued one), and their CPU time's overflows are
+ * counted as throttled. The program runs unchanged in both modes.
+ */
+Test(it_signals, threads_born_blocked_queue_nothing)
+{
+	const char *argv[] = { "workloads/bornblocked", "0.3", "2", NULL };
+	struct pa_run *run = it_sig_run_unchanged(argv);
+	const struct pa_process *p = run->processes[0];
+	size_t workers = 0;
+
+	for (size_t i = 0; i < p->nthreads; i++) {
+		const struct pa_thread *t = p->threads[i];
+
+		if (t->tid == p->pid)
+			continue;
+		workers++;
+		if (tst_mode() != PPF_MODE_SIGNAL)
+			continue;
+		/* 0.3 s of CPU at a sample per ms, none of it sampled. */
+		cr_expect_eq(t->nsamples, 0, "tid %u: %zu samples", t->tid, t->nsamples);
+		cr_expect_geq(t->throttled, 240, "tid %u: %llu overflows counted as throttled",
+			      t->tid, (unsigned long long)t->throttled);
+	}
+	cr_expect_eq(workers, 2, "%zu worker logs", workers);
+	pa_run_free(run);
+}
+
+/*
+ * The signal mode on SIGPROF while the program profiles itself with
+ * setitimer(ITIMER_PROF) and its own SIGPROF handler: the program gets
+ * every tick of its own timer and none of our samples, and sigaction()
+ * gives back its own handler; we sample as well.
+ */
+Test(it_signals, signal_mode_shares_sigprof_with_the_app)
+{
+	const char *argv[] = { "workloads/profapp", "0.4", NULL };
+	char env[TST_CONFIG_ENV_MAX];
+	struct tst_result plain, r;
+	struct pa_profile *p;
+	struct pa_run *run;
+
+	tst_config_env(&it_sig, "sigprof.ini", "[profile]\nmode = signal\nsignal = SIGPROF\n",
+			 env);
+	tst_run(&it_sig, "plain", argv, NULL, &plain);
+	tst_run_profiled(&it_sig, "prof", argv, env, &r);
+	cr_assert(WIFEXITED(plain.status) && WEXITSTATUS(plain.status) == 0, "%s", plain.out);
+	cr_expect_eq(r.status, plain.status, "%s%s", r.out, r.err);
+	cr_expect_str_eq(r.out, plain.out);
+	cr_expect_eq(r.err_len, 0, "stderr: %s", r.err);
+	run = tst_load(&it_sig);
+	cr_assert_eq(run->nprocesses, 1);
+	cr_expect_eq(run->processes[0]->mode, PPF_MODE_SIGNAL);
+	cr_expect_eq(run->processes[0]->signal, SIGPROF);
+	p = tst_profile(run, 0, 0);
+	cr_expect_geq(tst_self(p, "profapp_burn"), 200, "%llu samples in profapp_burn",
+		      (unsigned long long)tst_self(p, "profapp_burn"));
+	pa_profile_free(p);
+	pa_run_free(run);
+	tst_result_release(&plain);
+	tst_result_release(&r);
+}

@@ -1,0 +1,150 @@
+/*
+ * Integration: threads the profiler did not see being created are sampled
+ * too, each into its own log (one started by a library constructor before
+ * the profiler's, one made by raw clone() sharing the main thread's TLS),
+ * and many short-lived threads leave one finished log each and no growth.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "tst_it.h"
+
+static struct tst_it it_thr;
+
+static void it_thr_init(void)
+{
+	tst_init(&it_thr);
+}
+
+static void it_thr_fini(void)
+{
+	tst_release(&it_thr);
+}
+
+TestSuite(it_threads, .init = it_thr_init, .fini = it_thr_fini, .timeout = 120);
+
+/* The one thread of p holding samples of func; asserts there is exactly one. */
+static uint32_t it_thr_owner(const struct pa_run *run, const struct pa_process *p,
+			     const char *func)
+{
+	uint32_t owner = 0;
+
+	for (size_t i = 0; i < p->nthreads; i++) {
+		struct pa_profile *prof = tst_profile(run, p->pid, p->threads[i]->tid);
+		uint64_t self = tst_self(prof, func);
+
+		pa_profile_free(prof);
+		if (!self)
+			continue;
+		cr_expect_eq(owner, 0, "%s in threads %u and %u", func, owner,
+			     p->threads[i]->tid);
+		owner = p->threads[i]->tid;
+		/* 0.3 s of CPU at one sample per ms. */
+		cr_expect_geq(self, 150, "%s: %llu samples", func, (unsigned long long)self);
+	}
+	cr_expect_neq(owner, 0, "no samples of %s", func);
+	return owner;
+}
+
+/*
+ * A thread started by a library's constructor, before ours, and a thread made
+ * by raw clone(): both sampled, each in a log of its own. In the signal mode
+ * a raw clone() thread is not seen (no pthread_create to open its events):
+ * it must then have no samples and no log, and the others must be intact.
+ */
+Test(it_threads, early_and_raw_clone_threads_are_sampled)
+{
+	const bool signal_mode = tst_mode() == PPF_MODE_SIGNAL;
+	const char *argv[] = { "workloads/oddthreads", "0.3", NULL };
+	struct tst_result plain, prof;
+	const struct pa_process *p;
+	uint32_t main_tid, early, raw;
+	struct pa_profile *early_prof;
+	struct pa_run *run;
+
+	tst_skip_under_asan("AddressSanitizer cannot run a raw clone() thread (its own "
+			      "CHECK fails without the profiler too)");
+	tst_run(&it_thr, "plain", argv, NULL, &plain);
+	tst_run_profiled(&it_thr, "prof", argv, NULL, &prof);
+	cr_assert(WIFEXITED(plain.status) && WEXITSTATUS(plain.status) == 0, "%s", plain.err);
+	cr_assert_eq(prof.status, plain.status, "%s", prof.err);
+	cr_assert_str_eq(prof.out, plain.out);
+	cr_assert_str_eq(prof.err, plain.err);
+
+	run = tst_load(&it_thr);
+	cr_assert_eq(run->nprocesses, 1);
+	p = run->processes[0];
+	cr_expect_eq(p->nthreads, signal_mode ? 2 : 3, "%zu thread logs", p->nthreads);
+	main_tid = it_thr_owner(run, p, "burn_main");
+	early = it_thr_owner(run, p, "burn_early");
+	cr_expect_eq(main_tid, p->pid);
+	if (signal_mode) {
+		struct pa_profile *all = tst_profile(run, 0, 0);
+
+		cr_expect_eq(tst_self(all, "burn_raw"), 0);
+		pa_profile_free(all);
+		raw = 0;
+	} else {
+		raw = it_thr_owner(run, p, "burn_raw");
+	}
+	cr_expect(early != main_tid && raw != main_tid && early != raw,
+		  "main %u early %u raw %u", main_tid, early, raw);
+	/* The pre-existing thread is unwound: its caller is in the stacks. */
+	early_prof = tst_profile(run, p->pid, early);
+	cr_expect_gt(tst_stack_count(early_prof, "early_main;burn_early"), 0);
+	pa_profile_free(early_prof);
+	pa_run_free(run);
+	tst_result_release(&plain);
+	tst_result_release(&prof);
+}
+
+/* Parses the workload's "fds F0 F1 rss R0 R1" line from stderr. */
+static void it_thr_usage(const char *err, int *fds0, int *fds1, long *rss0, long *rss1)
+{
+	const char *line = strstr(err, "fds ");
+
+	cr_assert_not_null(line, "stderr: %s", err);
+	cr_assert_eq(sscanf(line, "fds %d %d rss %ld %ld", fds0, fds1, rss0, rss1), 4);
+}
+
+/*
+ * 1,000 short threads, created and joined one after another, ending by
+ * return, pthread_exit and cancellation in turn: one finished log each, and
+ * the profiler's file descriptors and memory do not grow with them.
+ */
+Test(it_threads, thousand_short_threads)
+{
+	const char *argv[] = { "workloads/manythreads", "1000", NULL };
+	struct tst_result r;
+	struct pa_run *run;
+	const struct pa_process *p;
+	int fds0, fds1;
+	long rss0, rss1;
+	size_t ended = 0;
+
+	tst_run_profiled(&it_thr, "many", argv, NULL, &r);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
+	it_thr_usage(r.err, &fds0, &fds1, &rss0, &rss1);
+	cr_expect_eq(fds1, fds0, "open fds went from %d to %d", fds0, fds1);
+	/*
+	 * The thread table grows with the threads alive at once (46 KiB per
+	 * 64). AddressSanitizer's own per-thread memory grows by about 6 MiB
+	 * over 1,000 threads without the profiler too: not measured there.
+	 */
+	if (!tst_asan())
+		cr_expect_lt(rss1 - rss0, 2048, "RSS grew from %ld to %ld KiB", rss0, rss1);
+
+	run = tst_load(&it_thr);
+	cr_assert_eq(run->nprocesses, 1);
+	p = run->processes[0];
+	cr_expect_eq(p->nthreads, 1001, "%zu thread logs", p->nthreads);
+	for (size_t i = 0; i < p->nthreads; i++)
+		ended += p->threads[i]->ended;
+	cr_expect_eq(ended, p->nthreads, "%zu of %zu thread logs finished", ended,
+		     p->nthreads);
+	cr_expect_eq(run->warnings.n, 0);
+	pa_run_free(run);
+	tst_result_release(&r);
+}

@@ -1,0 +1,398 @@
+/*
+ * tst_run: the small runs made by hand (tst_log) that the analyzer's unit
+ * tests share: the "profile" run (two processes, three threads, two events)
+ * for profile.c and the flat reports, and the "calls" run (one thread, 17
+ * samples of a small call graph) for calltree.c and the tree reports.
+ * Their functions are defined here so that this test binary has symbols
+ * for them: the goldens name them.
+ */
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tst_run.h"
+
+__attribute__((noinline)) int pa_proftest_leaf(int x)
+{
+	volatile int v = x;
+
+	return v * 3 + 1;
+}
+
+__attribute__((noinline)) int pa_proftest_mid(int x)
+{
+	volatile int v = pa_proftest_leaf(x);
+
+	return v + 2;
+}
+
+__attribute__((noinline)) int pa_proftest_rec(int x)
+{
+	volatile int v = x;
+
+	return v > 0 ? pa_proftest_rec(v - 1) + 1 : 0;
+}
+
+__attribute__((noinline)) int pa_proftest_main(int x)
+{
+	volatile int v = pa_proftest_mid(x) + pa_proftest_rec(x);
+
+	return v;
+}
+
+char *tst_prof_dir;
+struct pa_run *tst_prof_run;
+
+/* An address inside fn (past its first byte, so ip - 1 is inside too). */
+uint64_t tst_run_in(int (*fn)(int))
+{
+	return (uint64_t)(uintptr_t)fn + 2;
+}
+
+/* A process.log whose process runs exe (NULL: this test binary). */
+void tst_prof_process_log_exe(const char *pdir, uint32_t pid, const char *exe,
+			       uint64_t lost, bool ended)
+{
+	struct tst_log_self self;
+	struct tst_log l;
+
+	tst_log_self_module((const void *)pa_proftest_main, &self);
+	tst_log_begin(&l, PPF_FILE_PROCESS);
+	tst_log_process(&l, pid, 1, exe ? exe : self.path, NULL);
+	tst_log_event(&l, 0, "cpu-clock", 1000000, PPF_EVENT_TIME_NS);
+	tst_log_event(&l, 1, "page-faults", 1, 0);
+	tst_log_module(&l, 1, self.bias, self.start, self.end, 0, self.path,
+			  self.build_id, self.build_id_len);
+	if (ended)
+		tst_log_process_end(&l, 9000, 0, lost, PPF_EXIT_NORMAL, 0);
+	tst_log_write(&l, pdir, PPF_PROCESS_LOG);
+}
+
+void tst_prof_process_log(const char *pdir, uint32_t pid, uint64_t lost, bool ended)
+{
+	tst_prof_process_log_exe(pdir, pid, NULL, lost, ended);
+}
+
+/* Append count samples of stack (innermost first, n frames). */
+void tst_prof_samples(struct tst_log *l, int count, uint32_t event, size_t n,
+		       const uint64_t *stack)
+{
+	for (int i = 0; i < count; i++)
+		tst_log_sample(l, 1000 + (uint64_t)i, event, 0, (uint16_t)n, stack);
+}
+
+/*
+ * pid 10: thread 10 "main": 3 x main>mid>leaf, 1 x main>mid,
+ *         2 x main>rec>rec>rec; lost 3;
+ *         thread 11 "worker": 4 x main>leaf, 1 x main>leaf on event 1.
+ * pid 20 (killed, no END): thread 20: 5 x main>mid.
+ */
+void tst_prof_setup(void)
+{
+	const uint64_t leaf_mid_main[] = { tst_run_in(pa_proftest_leaf), tst_run_in(pa_proftest_mid),
+					   tst_run_in(pa_proftest_main) };
+	const uint64_t mid_main[] = { tst_run_in(pa_proftest_mid), tst_run_in(pa_proftest_main) };
+	const uint64_t leaf_main[] = { tst_run_in(pa_proftest_leaf), tst_run_in(pa_proftest_main) };
+	const uint64_t rec3[] = { tst_run_in(pa_proftest_rec), tst_run_in(pa_proftest_rec),
+				  tst_run_in(pa_proftest_rec), tst_run_in(pa_proftest_main) };
+	struct pa_error err = { 0 };
+	struct tst_log l;
+	char *p10, *p20;
+	size_t off;
+
+	tst_prof_dir = tst_log_tmpdir();
+	p10 = tst_log_subdir(tst_prof_dir, "app.10");
+	p20 = tst_log_subdir(tst_prof_dir, "app.20");
+	tst_prof_process_log(p10, 10, 1, true);
+	tst_prof_process_log(p20, 20, 0, false);
+
+	tst_log_begin(&l, PPF_FILE_THREAD);
+	tst_log_thread(&l, 10, 10, 0, "main");
+	tst_prof_samples(&l, 3, 0, 3, leaf_mid_main);
+	tst_prof_samples(&l, 1, 0, 2, mid_main);
+	tst_prof_samples(&l, 2, 0, 4, rec3);
+	off = tst_log_thread_end(&l, 9000, 6, 3, 6000000);
+	((struct ppf_thread_end *)tst_log_rec(&l, off))->throttled = 4;
+	tst_log_write(&l, p10, "thread-10.log");
+
+	tst_log_begin(&l, PPF_FILE_THREAD);
+	tst_log_thread(&l, 10, 11, 0, "");
+	tst_log_thread_name(&l, 100, "worker");
+	tst_prof_samples(&l, 4, 0, 2, leaf_main);
+	tst_prof_samples(&l, 1, 1, 2, leaf_main);
+	tst_log_thread_end(&l, 9000, 5, 0, 4000000);
+	tst_log_write(&l, p10, "thread-11.log");
+
+	tst_log_begin(&l, PPF_FILE_THREAD);
+	tst_log_thread(&l, 20, 20, 0, "main");
+	tst_prof_samples(&l, 5, 0, 2, mid_main);
+	tst_log_write(&l, p20, "thread-20.log");
+
+	cr_assert_eq(pa_run_load(tst_prof_dir, &tst_prof_run, &err), 0, "%s: %s", err.path, err.reason);
+	free(p10);
+	free(p20);
+}
+
+void tst_prof_teardown(void)
+{
+	pa_run_free(tst_prof_run);
+	tst_prof_run = NULL;
+	tst_log_rmdir(tst_prof_dir);
+	tst_prof_dir = NULL;
+}
+
+struct pa_profile *tst_prof_build_filter(const struct pa_filter *f)
+{
+	struct pa_warnings warn = { 0 };
+	struct pa_error err = { 0 };
+	struct pa_profile *prof = NULL;
+
+	cr_assert_eq(pa_profile_build_by(tst_prof_run, f, PA_PROFILE_BY_FUNCTION,
+					 &prof, &warn, &err), 0, "%s", err.reason);
+	cr_assert_eq(warn.n, 0, "%s", warn.n ? warn.v[0].reason : "");
+	return prof;
+}
+
+/*
+ * The text report r writes on the profile run (thread tid, 0: all), for
+ * the event the command line picks by default, as a malloc'd string.
+ */
+char *tst_prof_report(const struct pa_report *r, uint32_t tid)
+{
+	struct pa_filter f = { .tid = tid };
+	struct pa_error err = { 0 };
+	struct pa_profile *prof;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	cr_assert_eq(pa_events_choose(tst_prof_run, &f, NULL, PA_EVENTS_SAMPLES, &err), 0, "%s",
+		     err.reason);
+	cr_assert_str_eq(f.event_name, "cpu-clock");
+	prof = tst_prof_build_filter(&f);
+	out = open_memstream(&text, &len);
+	cr_assert(out);
+	cr_assert_eq(r->write(&(struct pa_report_ctx){ .out = out, .opts = &PA_REPORT_OPTS_DEFAULT,
+						       .filter = &f, .run = tst_prof_run,
+						       .prof = prof }),
+		     0, "%s", r->name);
+	cr_assert_eq(fclose(out), 0);
+	pa_profile_free(prof);
+	return text;
+}
+
+/* Add dir/<name>/ with a thread log of pid holding count samples of stack. */
+void tst_prof_add_thread(const char *pdir, uint32_t pid, int count, size_t n,
+			  const uint64_t *stack)
+{
+	struct tst_log l;
+	char name[64];
+
+	tst_log_begin(&l, PPF_FILE_THREAD);
+	tst_log_thread(&l, pid, pid, 0, "main");
+	tst_prof_samples(&l, count, 0, n, stack);
+	tst_log_thread_end(&l, 9000, (uint64_t)count, 0, 0);
+	snprintf(name, sizeof(name), "thread-%u.log", pid);
+	tst_log_write(&l, pdir, name);
+}
+
+void tst_prof_reload(void)
+{
+	struct pa_error err = { 0 };
+
+	pa_run_free(tst_prof_run);
+	cr_assert_eq(pa_run_load(tst_prof_dir, &tst_prof_run, &err), 0, "%s: %s", err.path, err.reason);
+}
+
+/* A process.log: pid, ppid, exe, start, then what end() appends. */
+void tst_prof_process_at(const char *dir, uint32_t pid, uint32_t ppid, const char *exe,
+			    uint64_t start_ns, uint32_t mode, void (*end)(struct tst_log *))
+{
+	struct tst_log l;
+	struct ppf_process *p;
+	char name[64], *pdir;
+	const char *base = strrchr(exe, '/') + 1;
+
+	snprintf(name, sizeof(name), "%s.%u", base, pid);
+	pdir = tst_log_subdir(dir, name);
+	tst_log_begin(&l, PPF_FILE_PROCESS);
+	p = (struct ppf_process *)(void *)tst_log_rec(&l, tst_log_process(&l, pid, ppid,
+										    exe, NULL));
+	p->start_ns = start_ns;
+	p->mode = mode;
+	tst_log_event(&l, 0, "cpu-clock", 1000000, PPF_EVENT_TIME_NS);
+	end(&l);
+	tst_log_write(&l, pdir, PPF_PROCESS_LOG);
+	if (pid == 100) {
+		const uint64_t stack[] = { 0x401000 };
+
+		tst_prof_add_thread(pdir, pid, 4, 1, stack);
+	}
+	free(pdir);
+}
+
+void tst_prof_end_exit0(struct tst_log *l)
+{
+	tst_log_process_end(l, 2500000000ull, 0, 0, PPF_EXIT_NORMAL, 0);
+}
+
+__attribute__((noinline)) int pa_treetest_alloc(int x)
+{
+	volatile int v = x;
+
+	return v * 5 + 7;
+}
+
+__attribute__((noinline)) int pa_treetest_tiny(int x)
+{
+	volatile int v = x;
+
+	return v ^ 0x55;
+}
+
+__attribute__((noinline)) int pa_treetest_parse(int x)
+{
+	volatile int v = pa_treetest_alloc(x);
+
+	return v - 11;
+}
+
+__attribute__((noinline)) int pa_treetest_eval(int x)
+{
+	volatile int v = x;
+
+	return v > 0 ? pa_treetest_eval(v - 1) + pa_treetest_alloc(v) : pa_treetest_tiny(v);
+}
+
+__attribute__((noinline)) int pa_treetest_main(int x)
+{
+	volatile int v = pa_treetest_parse(x) + pa_treetest_eval(x) + pa_treetest_tiny(x);
+
+	return v;
+}
+
+char *tst_calls_dir;
+struct pa_run *tst_calls_run;
+
+void tst_calls_samples(struct tst_log *l, int count, size_t n, const uint64_t *stack)
+{
+	for (int i = 0; i < count; i++)
+		tst_log_sample(l, 1000 + (uint64_t)i, 0, 0, (uint16_t)n, stack);
+}
+
+/*
+ * One process, one thread, 17 samples (stacks root first):
+ *   6 main>parse>alloc, 2 main>parse, 4 main>eval>eval>alloc, 3 main>eval,
+ *   1 main>tiny, 1 main>eval>tiny.
+ */
+void tst_calls_setup(void)
+{
+	const uint64_t parse_alloc[] = { tst_run_in(pa_treetest_alloc), tst_run_in(pa_treetest_parse),
+					 tst_run_in(pa_treetest_main) };
+	const uint64_t parse[] = { tst_run_in(pa_treetest_parse), tst_run_in(pa_treetest_main) };
+	const uint64_t eval_alloc[] = { tst_run_in(pa_treetest_alloc), tst_run_in(pa_treetest_eval),
+					tst_run_in(pa_treetest_eval), tst_run_in(pa_treetest_main) };
+	const uint64_t eval[] = { tst_run_in(pa_treetest_eval), tst_run_in(pa_treetest_main) };
+	const uint64_t tiny[] = { tst_run_in(pa_treetest_tiny), tst_run_in(pa_treetest_main) };
+	const uint64_t eval_tiny[] = { tst_run_in(pa_treetest_tiny), tst_run_in(pa_treetest_eval),
+				       tst_run_in(pa_treetest_main) };
+	struct tst_log_self self;
+	struct pa_error err = { 0 };
+	struct tst_log l;
+	char *pdir;
+
+	tst_calls_dir = tst_log_tmpdir();
+	pdir = tst_log_subdir(tst_calls_dir, "app.30");
+	tst_log_self_module((const void *)pa_treetest_main, &self);
+	tst_log_begin(&l, PPF_FILE_PROCESS);
+	tst_log_process(&l, 30, 1, self.path, NULL);
+	tst_log_event(&l, 0, "cpu-clock", 1000000, PPF_EVENT_TIME_NS);
+	tst_log_module(&l, 1, self.bias, self.start, self.end, 0, self.path,
+			  self.build_id, self.build_id_len);
+	tst_log_process_end(&l, 9000, 0, 0, PPF_EXIT_NORMAL, 0);
+	tst_log_write(&l, pdir, PPF_PROCESS_LOG);
+
+	tst_log_begin(&l, PPF_FILE_THREAD);
+	tst_log_thread(&l, 30, 30, 0, "main");
+	tst_calls_samples(&l, 6, 3, parse_alloc);
+	tst_calls_samples(&l, 2, 2, parse);
+	tst_calls_samples(&l, 4, 4, eval_alloc);
+	tst_calls_samples(&l, 3, 2, eval);
+	tst_calls_samples(&l, 1, 2, tiny);
+	tst_calls_samples(&l, 1, 3, eval_tiny);
+	tst_log_thread_end(&l, 9000, 17, 0, 17000000);
+	tst_log_write(&l, pdir, "thread-30.log");
+
+	cr_assert_eq(pa_run_load(tst_calls_dir, &tst_calls_run, &err), 0, "%s: %s", err.path, err.reason);
+	free(pdir);
+}
+
+void tst_calls_teardown(void)
+{
+	pa_run_free(tst_calls_run);
+	tst_calls_run = NULL;
+	tst_log_rmdir(tst_calls_dir);
+	tst_calls_dir = NULL;
+}
+
+struct pa_profile *tst_calls_profile(void)
+{
+	struct pa_filter f = PA_FILTER_ALL;
+	struct pa_warnings warn = { 0 };
+	struct pa_error err = { 0 };
+	struct pa_profile *prof = NULL;
+
+	cr_assert_eq(pa_events_choose(tst_calls_run, &f, NULL, PA_EVENTS_SAMPLES, &err), 0, "%s",
+		     err.reason);
+	cr_assert_eq(pa_profile_build_by(tst_calls_run, &f, PA_PROFILE_BY_FUNCTION,
+					 &prof, &warn, &err), 0, "%s", err.reason);
+	cr_assert_eq(warn.n, 0, "%s", warn.n ? warn.v[0].reason : "");
+	cr_assert_eq(prof->samples, 17);
+	return prof;
+}
+
+/*
+ * What a report wrote: which is "tree", "callers" or "callees", or "callers
+ * json" or "callees json" for their JSON; its return in *ret.
+ */
+char *tst_calls_report(const char *which, const char *arg, double min_percent, int *ret,
+		       struct pa_error *err)
+{
+	struct pa_profile *prof = tst_calls_profile();
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	struct pa_report_opts opts = { .func = arg, .min_percent = min_percent };
+	struct pa_report_ctx ctx = { .out = out, .opts = &opts, .filter = &prof->filter,
+				     .run = tst_calls_run, .prof = prof, .err = err };
+	const struct pa_report *r = strncmp(which, "callees", 7) == 0 ? &pa_report_callees :
+				    &pa_report_callers;
+
+	cr_assert(out);
+	if (strcmp(which, "tree") == 0)
+		*ret = pa_report_tree.write(&ctx);
+	else if (strstr(which, " json"))
+		*ret = r->write_json(&ctx);
+	else
+		*ret = r->write(&ctx);
+	cr_assert_eq(fclose(out), 0);
+	pa_profile_free(prof);
+	return text;
+}
+
+void tst_calls_golden(const char *which, const char *arg, double min_percent,
+			     const char *golden)
+{
+	struct pa_error err = { 0 };
+	int ret;
+	char *text = tst_calls_report(which, arg, min_percent, &ret, &err);
+
+	cr_assert_eq(ret, 0, "%s %s: %d %s", which, arg ? arg : "", ret, err.reason);
+	/* JSON names the test binary by its path */
+	tst_log_golden(tst_log_replace(text, PP_TEST_BUILD_DIR, "BUILD"), golden);
+	free(text);
+}

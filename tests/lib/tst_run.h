@@ -1,0 +1,99 @@
+/*
+ * tst_run: the small runs made by hand (tst_log) that the analyzer's unit
+ * tests share. Each suite makes its run in .init and removes it in .fini:
+ *
+ *   TestSuite(report_top, .init = tst_prof_setup, .fini = tst_prof_teardown);
+ */
+#ifndef TST_RUN_H
+#define TST_RUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "calltree.h"
+#include "eventinfo.h"
+#include "profile.h"
+#include "reader.h"
+#include "report.h"
+#include "report_flamegraph.h"
+#include "report_tree.h"
+#include "tst_log.h"
+
+/* An address inside fn (past its first byte, so ip - 1 is inside too). */
+uint64_t tst_run_in(int (*fn)(int));
+
+/*
+ * The "profile" run, in tst_prof_dir:
+ * pid 10: thread 10 "main": 3 x main>mid>leaf, 1 x main>mid,
+ *         2 x main>rec>rec>rec; lost 3, throttled 4;
+ *         thread 11 "worker": 4 x main>leaf, 1 x main>leaf on event 1.
+ * pid 20 (killed, no END): thread 20: 5 x main>mid.
+ * The frames are these functions of the test binary.
+ */
+int pa_proftest_leaf(int x);
+int pa_proftest_mid(int x);
+int pa_proftest_rec(int x);
+int pa_proftest_main(int x);
+
+extern char *tst_prof_dir;
+extern struct pa_run *tst_prof_run;
+
+void tst_prof_setup(void);
+void tst_prof_teardown(void);
+/* Reads tst_prof_dir again, after a test added to it. */
+void tst_prof_reload(void);
+
+/* A process.log of pid whose process runs exe (NULL: this test binary). */
+void tst_prof_process_log_exe(const char *pdir, uint32_t pid, const char *exe,
+			      uint64_t lost, bool ended);
+void tst_prof_process_log(const char *pdir, uint32_t pid, uint64_t lost, bool ended);
+/* Appends count samples of stack (innermost first, n frames) on event. */
+void tst_prof_samples(struct tst_log *l, int count, uint32_t event, size_t n,
+		      const uint64_t *stack);
+/* Adds pdir/thread-PID.log holding count samples of stack, ended. */
+void tst_prof_add_thread(const char *pdir, uint32_t pid, int count, size_t n,
+			 const uint64_t *stack);
+/*
+ * Adds dir/EXE.PID/process.log: pid, ppid, exe, start, mode, then what end
+ * appends (pid 100 also gets a thread log with 4 samples).
+ */
+void tst_prof_process_at(const char *dir, uint32_t pid, uint32_t ppid, const char *exe,
+			 uint64_t start_ns, uint32_t mode, void (*end)(struct tst_log *));
+/* An END record: exit 0 at 2.5 s. */
+void tst_prof_end_exit0(struct tst_log *l);
+
+/* The profile of tst_prof_run under f; asserts it builds without warnings. */
+struct pa_profile *tst_prof_build_filter(const struct pa_filter *f);
+/* The text r writes on the profile run (thread tid, 0: all), malloc'd. */
+char *tst_prof_report(const struct pa_report *r, uint32_t tid);
+
+/*
+ * The "calls" run, in tst_calls_dir: one process, one thread, 17 samples
+ * (stacks root first): 6 main>parse>alloc, 2 main>parse,
+ * 4 main>eval>eval>alloc, 3 main>eval, 1 main>tiny, 1 main>eval>tiny.
+ */
+int pa_treetest_alloc(int x);
+int pa_treetest_tiny(int x);
+int pa_treetest_parse(int x);
+int pa_treetest_eval(int x);
+int pa_treetest_main(int x);
+
+extern char *tst_calls_dir;
+extern struct pa_run *tst_calls_run;
+
+void tst_calls_setup(void);
+void tst_calls_teardown(void);
+void tst_calls_samples(struct tst_log *l, int count, size_t n, const uint64_t *stack);
+/* The calls run's profile (17 samples). */
+struct pa_profile *tst_calls_profile(void);
+/*
+ * What a report wrote on the calls run: which is "tree", "callers" or
+ * "callees", or "callers json" or "callees json"; its return in *ret.
+ */
+char *tst_calls_report(const char *which, const char *arg, double min_percent, int *ret,
+		       struct pa_error *err);
+/* Asserts that report which (as above) writes golden. */
+void tst_calls_golden(const char *which, const char *arg, double min_percent,
+		      const char *golden);
+
+#endif /* TST_RUN_H */

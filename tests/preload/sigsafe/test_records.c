@@ -1,0 +1,260 @@
+/*
+ * The record writers (preload/sigsafe/records.c) against the analyzer's
+ * reader: every record type the profiler writes, written through the
+ * profiler's own log file, reads back with the values that went in.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "events.h"
+#include "tst_log.h"
+#include "pprof/format.h"
+#include "reader.h"
+#include "sigsafe/logfile.h"
+#include "sigsafe/records.h"
+
+static char *records_dir;
+static int records_dirfd = -1;
+
+static void records_setup(void)
+{
+	records_dir = tst_log_tmpdir();
+	records_dirfd = open(records_dir, O_RDONLY | O_DIRECTORY);
+	cr_assert_geq(records_dirfd, 0);
+}
+
+static void records_teardown(void)
+{
+	close(records_dirfd);
+	tst_log_rmdir(records_dir);
+	records_dir = NULL;
+}
+
+TestSuite(records, .init = records_setup, .fini = records_teardown, .timeout = 30);
+
+/* A log file named name in the suite's directory, of kind (enum ppf_file_kind). */
+static void records_create(struct pp_logfile *log, const char *name, unsigned kind)
+{
+	pp_logfile_init_sigsafe(log);
+	cr_assert_eq(pp_logfile_create_sigsafe(log, records_dirfd, name, kind), 0, "%s", name);
+}
+
+static const uint8_t records_build_id[20] = {
+	0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
+};
+
+/* Writes one of each process.log record; returns the parsed configuration. */
+static void records_write_process(struct pp_config *cfg)
+{
+	static const char cmdline[] = "app\0--flag\0two words";
+	static const char text[] = "[profile]\nmax_frames = 64\nfollow_exec = no\n"
+				   "[sample cpu-clock]\nperiod = 2ms\n[count page-faults]\n";
+	struct pp_records_module m = {
+		.id = 1, .bias = 0x7f0000000000ull, .start = 0x7f0000001000ull,
+		.end = 0x7f0000005000ull, .pgoff = 0x1000, .load_ns = 5,
+		.build_id = records_build_id, .build_id_len = sizeof(records_build_id),
+		.path = "/usr/lib/libx.so.1",
+	};
+	struct pp_records_counts totals = { .samples = 10, .lost = 2, .throttled = 3 };
+	struct pp_config_errors errs;
+	struct pp_logfile log;
+
+	cr_assert_eq(pp_config_parse(cfg, "/etc/pprof.ini", text, &errs), 0, "%s",
+		     errs.n ? errs.e[0].msg : "");
+	records_create(&log, PPF_PROCESS_LOG, PPF_FILE_PROCESS);
+	cr_assert_eq(pp_records_process_sigsafe(&log, PPF_MODE_SIGNAL, 40, "/usr/bin/app",
+						cmdline, sizeof(cmdline)), 0);
+	cr_assert_eq(pp_records_config_sigsafe(&log, cfg), 0);
+	cr_assert_eq(pp_records_event_sigsafe(&log, 0, &cfg->events[0], 0, 0), 0);
+	cr_assert_eq(pp_records_event_sigsafe(&log, 1, &cfg->events[1], EOPNOTSUPP, 1), 0);
+	cr_assert_eq(pp_records_module_sigsafe(&log, &m), 0);
+	cr_assert_eq(pp_records_exec_sigsafe(&log, "/bin/next"), 0);
+	cr_assert_eq(pp_records_thread_unsampled_sigsafe(&log, 4242, PPF_UNSAMPLED_LOG,
+							 EMFILE), 0);
+	cr_assert_eq(pp_records_module_unload_sigsafe(&log, 1, 9), 0);
+	pp_logfile_closing_sigsafe(&log);
+	cr_assert_eq(pp_records_process_end_sigsafe(&log, &totals, PPF_EXIT_NORMAL, 7), 0);
+	pp_logfile_close_sigsafe(&log);
+}
+
+Test(records, process_log_reads_back_what_was_written)
+{
+	struct pa_warnings warn = { 0 };
+	struct pa_process *p = NULL;
+	struct pp_config cfg;
+	struct pa_error err;
+	char path[PATH_MAX];
+
+	records_write_process(&cfg);
+	snprintf(path, sizeof(path), "%s/%s", records_dir, PPF_PROCESS_LOG);
+	cr_assert_eq(pa_process_log_load(path, &p, &warn, &err), 0, "%s", err.reason);
+	cr_expect_eq(warn.n, 0, "%s", warn.n ? warn.v[0].reason : "");
+	cr_expect(p->pid == (uint32_t)getpid() && p->ppid == (uint32_t)getppid());
+	cr_expect_str_eq(p->exe, "/usr/bin/app");
+	cr_assert_eq(p->argc, 3);
+	cr_expect(strcmp(p->argv[0], "app") == 0 && strcmp(p->argv[1], "--flag") == 0 &&
+		  strcmp(p->argv[2], "two words") == 0);
+	cr_expect(p->mode == PPF_MODE_SIGNAL && p->signal == 40);
+	cr_expect(p->start_ns > 0 && p->start_realtime_ns > p->start_ns);
+	cr_assert(p->config.known);
+	cr_expect_str_eq(p->config.source, "/etc/pprof.ini");
+	cr_expect_str_eq(p->config.text, cfg.text);
+	cr_expect_eq(p->config.max_frames, 64);
+	cr_expect_eq(p->config.flags, PPF_CONFIG_FROM_FILE);
+	cr_assert_eq(p->nevents, 2);
+	cr_expect(strcmp(p->events[0].name, "cpu-clock") == 0 &&
+		  p->events[0].period == 2000000 && p->events[0].error == 0 &&
+		  p->events[0].type == cfg.events[0].type &&
+		  p->events[0].config == cfg.events[0].config,
+		  "event 0: %s, period %llu", p->events[0].name,
+		  (unsigned long long)p->events[0].period);
+	cr_expect_eq(p->events[0].flags & (PPF_EVENT_TIME_NS | PPF_EVENT_COUNT |
+					   PPF_EVENT_UNAVAILABLE | PPF_EVENT_FREQ),
+		     PPF_EVENT_TIME_NS, "event 0: flags %#x", p->events[0].flags);
+	cr_expect_eq(!!(p->events[0].flags & PPF_EVENT_EXCLUDE_KERNEL),
+		     !!cfg.events[0].exclude_kernel, "event 0: flags %#x", p->events[0].flags);
+	cr_expect(strcmp(p->events[1].spec, "page-faults") == 0 &&
+		  p->events[1].error == EOPNOTSUPP &&
+		  (p->events[1].flags & (PPF_EVENT_COUNT | PPF_EVENT_UNAVAILABLE |
+					 PPF_EVENT_MODE_REFUSED)) ==
+		  (PPF_EVENT_COUNT | PPF_EVENT_UNAVAILABLE | PPF_EVENT_MODE_REFUSED),
+		  "event 1: %s, error %u, flags %#x", p->events[1].spec, p->events[1].error,
+		  p->events[1].flags);
+	cr_assert_eq(p->nmodules, 1);
+	cr_expect_str_eq(p->modules[0].path, "/usr/lib/libx.so.1");
+	cr_expect(p->modules[0].bias == 0x7f0000000000ull &&
+		  p->modules[0].start == 0x7f0000001000ull &&
+		  p->modules[0].end == 0x7f0000005000ull && p->modules[0].pgoff == 0x1000 &&
+		  p->modules[0].load_ns == 5 && p->modules[0].unload_ns == 9);
+	cr_expect(p->modules[0].build_id_len == sizeof(records_build_id) &&
+		  memcmp(p->modules[0].build_id, records_build_id,
+			 sizeof(records_build_id)) == 0);
+	cr_assert_eq(p->nexecs, 1);
+	cr_expect_str_eq(p->execs[0].path, "/bin/next");
+	cr_expect(!p->replaced, "records follow the exec: it failed");
+	cr_assert_eq(p->nunsampled, 1);
+	cr_expect(p->unsampled[0].tid == 4242 && p->unsampled[0].what == PPF_UNSAMPLED_LOG &&
+		  p->unsampled[0].error == EMFILE);
+	cr_expect(p->ended && p->samples_taken == 10 && p->lost == 2 && p->throttled == 3 &&
+		  p->exit_how == PPF_EXIT_NORMAL && p->exit_status == 7);
+	pa_process_free(p);
+	pa_warnings_release(&warn);
+	pp_config_release(&cfg);
+}
+
+/* An exec path longer than PATH_MAX is recorded cut to PATH_MAX - 1 bytes. */
+Test(records, exec_path_is_cut_to_path_max)
+{
+	struct pa_warnings warn = { 0 };
+	struct pa_process *p = NULL;
+	struct pp_logfile log;
+	struct pa_error err;
+	char *long_path = malloc(2 * PATH_MAX);
+	char path[PATH_MAX];
+
+	cr_assert_not_null(long_path);
+	memset(long_path, 'a', 2 * PATH_MAX - 1);
+	long_path[0] = '/';
+	long_path[2 * PATH_MAX - 1] = '\0';
+	records_create(&log, PPF_PROCESS_LOG, PPF_FILE_PROCESS);
+	cr_assert_eq(pp_records_process_sigsafe(&log, PPF_MODE_SIGTRAP, SIGTRAP, "/bin/app",
+						NULL, 0), 0);
+	cr_assert_eq(pp_records_exec_sigsafe(&log, long_path), 0);
+	pp_logfile_close_sigsafe(&log);
+	snprintf(path, sizeof(path), "%s/%s", records_dir, PPF_PROCESS_LOG);
+	cr_assert_eq(pa_process_log_load(path, &p, &warn, &err), 0, "%s", err.reason);
+	cr_assert_eq(p->nexecs, 1);
+	cr_expect_eq(strlen(p->execs[0].path), PATH_MAX - 1);
+	cr_expect_eq(strncmp(p->execs[0].path, long_path, PATH_MAX - 1), 0);
+	cr_expect(p->replaced, "the exec is the last record: the image was replaced");
+	pa_process_free(p);
+	pa_warnings_release(&warn);
+	free(long_path);
+}
+
+Test(records, thread_log_reads_back_what_was_written)
+{
+	struct pp_records_counts counts = { .samples = 2, .lost = 1, .throttled = 4 };
+	struct pp_counter_value cv = { .value = 500, .time_enabled = 10, .time_running = 5 };
+	struct pa_warnings warn = { 0 };
+	struct pa_thread *t = NULL;
+	struct pp_logfile log;
+	struct pa_error err;
+	char path[PATH_MAX];
+	uint64_t *ips;
+
+	records_create(&log, "thread-77.log", PPF_FILE_THREAD);
+	cr_assert_eq(pp_records_thread_sigsafe(&log, 1234, 77), 0);
+	ips = pp_records_sample_begin_sigsafe(&log, 8);
+	cr_assert_not_null(ips);
+	ips[0] = 0x401000;
+	ips[1] = 0x402000;
+	ips[2] = 0x403000;
+	pp_records_sample_end_sigsafe(&log, ips, 100, 0, PPF_SAMPLE_TRUNCATED, 3);
+	ips = pp_records_sample_begin_sigsafe(&log, 8);
+	cr_assert_not_null(ips);
+	ips[0] = 0x404000;
+	pp_records_sample_end_sigsafe(&log, ips, 150, 1, PPF_SAMPLE_LEAF_ONLY, 1);
+	pp_logfile_closing_sigsafe(&log);
+	cr_assert_eq(pp_records_thread_name_sigsafe(&log, 200, "renamed"), 0);
+	cr_assert_eq(pp_records_thread_samples_sigsafe(&log, 0, &counts, 0), 0);
+	cr_assert_eq(pp_records_thread_samples_sigsafe(&log, 1, &counts, 1), 0);
+	cr_assert_eq(pp_records_thread_counter_sigsafe(&log, 2, &cv), 0);
+	cr_assert_eq(pp_records_thread_counter_sigsafe(&log, 3, NULL), 0);
+	cr_assert_eq(pp_records_thread_end_sigsafe(&log, 300, &counts, 99), 0);
+	pp_logfile_close_sigsafe(&log);
+
+	snprintf(path, sizeof(path), "%s/thread-77.log", records_dir);
+	cr_assert_eq(pa_thread_log_load(path, &t, &warn, &err), 0, "%s", err.reason);
+	cr_expect_eq(warn.n, 0, "%s", warn.n ? warn.v[0].reason : "");
+	cr_expect(t->pid == 1234 && t->tid == 77 && t->start_ns > 0);
+	cr_expect_str_eq(t->name, "renamed");
+	cr_assert_eq(t->nsamples, 2);
+	cr_expect(t->samples[0].time_ns == 100 && t->samples[0].event == 0 &&
+		  t->samples[0].flags == PPF_SAMPLE_TRUNCATED && t->samples[0].nframes == 3 &&
+		  t->samples[0].ips[0] == 0x401000 && t->samples[0].ips[2] == 0x403000);
+	cr_expect(t->samples[1].time_ns == 150 && t->samples[1].event == 1 &&
+		  t->samples[1].flags == PPF_SAMPLE_LEAF_ONLY && t->samples[1].nframes == 1 &&
+		  t->samples[1].ips[0] == 0x404000);
+	cr_assert_eq(t->nevents, 4);
+	cr_expect(t->events[0].flags == 0 && t->events[0].samples == 2 &&
+		  t->events[0].lost == 1 && t->events[0].throttled == 4);
+	cr_expect_eq(t->events[1].flags, PPF_THREAD_EVENT_NO_COUNTER);
+	cr_expect(t->events[2].flags == PPF_THREAD_EVENT_COUNTED && t->events[2].value == 500 &&
+		  t->events[2].time_enabled == 10 && t->events[2].time_running == 5);
+	cr_expect_eq(t->events[3].flags, PPF_THREAD_EVENT_NO_COUNTER);
+	cr_expect(t->ended && t->end_ns == 300 && t->samples_taken == 2 && t->lost == 1 &&
+		  t->throttled == 4 && t->cpu_ns == 99);
+	pa_thread_free(t);
+	pa_warnings_release(&warn);
+}
+
+/* The thread's name in PPF_REC_THREAD is the calling thread's. */
+Test(records, thread_record_names_the_calling_thread)
+{
+	struct pa_warnings warn = { 0 };
+	struct pa_thread *t = NULL;
+	struct pp_logfile log;
+	struct pa_error err;
+	char path[PATH_MAX];
+
+	prctl(PR_SET_NAME, "rec-named", 0, 0, 0);
+	records_create(&log, "thread-78.log", PPF_FILE_THREAD);
+	cr_assert_eq(pp_records_thread_sigsafe(&log, 1234, 78), 0);
+	pp_logfile_close_sigsafe(&log);
+	snprintf(path, sizeof(path), "%s/thread-78.log", records_dir);
+	cr_assert_eq(pa_thread_log_load(path, &t, &warn, &err), 0, "%s", err.reason);
+	cr_expect_str_eq(t->name, "rec-named");
+	cr_expect(!t->ended);
+	pa_thread_free(t);
+	pa_warnings_release(&warn);
+}
