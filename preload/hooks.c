@@ -337,6 +337,22 @@ static int pp_hooks_born_blocked(const pthread_attr_t *attr, const sigset_t *rea
 	return pp_masks_view_blocks(real);
 }
 
+/*
+ * A thread made while the process is not profiled: it gets the mask the
+ * app's view says (masks.h: the kernel's mask lacks the sampling signal
+ * where the app blocks it).
+ */
+static int pp_hooks_create_unprofiled(pp_pthread_create_fn real, pthread_t *thread,
+				      const pthread_attr_t *attr, void *(*fn)(void *),
+				      void *arg)
+{
+	int applied = pp_masks_apply(), err;
+
+	err = real(thread, attr, fn, arg);
+	pp_masks_unapply(applied);
+	return err;
+}
+
 PP_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 			     void *(*fn)(void *), void *arg)
 {
@@ -351,10 +367,10 @@ PP_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 		real = pp_real.pthread_create;
 	}
 	if (!pp_process_active())
-		return real(thread, attr, fn, arg);
+		return pp_hooks_create_unprofiled(real, thread, attr, fn, arg);
 	start = pp_hooks_start_take();
 	if (!start)
-		return real(thread, attr, fn, arg);
+		return pp_hooks_create_unprofiled(real, thread, attr, fn, arg);
 	start->fn = fn;
 	start->arg = arg;
 	/*

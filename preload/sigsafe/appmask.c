@@ -16,6 +16,8 @@ static __thread int pp_appmask_blocked;
 static __thread int pp_appmask_held;
 /* Per thread: the profiler's handler runs (its own code, not the app's). */
 static __thread int pp_appmask_inside;
+/* Per thread: its log is finished; the signal stays blocked from now on. */
+static __thread int pp_appmask_ended;
 
 /* Async-signal-safe. */
 void pp_appmask_configure_sigsafe(const struct pp_appmask_config *cfg)
@@ -144,4 +146,17 @@ void pp_appmask_thread_start_sigsafe(int blocked)
 {
 	pp_appmask_set_blocked_sigsafe(blocked);
 	__atomic_store_n(&pp_appmask_held, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&pp_appmask_ended, 0, __ATOMIC_SEQ_CST);
+}
+
+/* Runs in signal context. */
+int pp_appmask_ended_sigsafe(void)
+{
+	return __atomic_load_n(&pp_appmask_ended, __ATOMIC_SEQ_CST);
+}
+
+/* Runs in signal context. */
+void pp_appmask_end_sigsafe(void)
+{
+	__atomic_store_n(&pp_appmask_ended, 1, __ATOMIC_SEQ_CST);
 }

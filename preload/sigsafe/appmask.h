@@ -104,4 +104,13 @@ void pp_appmask_hold_end_sigsafe(struct pp_thread *t, uint64_t cpu_ns);
  */
 void pp_appmask_thread_start_sigsafe(int blocked);
 
+/*
+ * Runs in signal context. Whether the calling thread's log is finished
+ * (end: from now on): the kernel's mask then keeps the sampling signal
+ * blocked whatever the program sets (a sample then would make the
+ * thread a new log), while its view goes on as before.
+ */
+int pp_appmask_ended_sigsafe(void);
+void pp_appmask_end_sigsafe(void);
+
 #endif
