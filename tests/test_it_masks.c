@@ -140,6 +140,28 @@ Test(it_masks, masks_read_back_and_sampled)
 }
 
 /*
+ * A breakpoint (int3) while the program blocks SIGTRAP: the kernel forces
+ * the trap through the mask, with the default action; under the profiler,
+ * which keeps SIGTRAP deliverable in the sigtrap mode, the program dies of
+ * it just the same instead of running on.
+ */
+Test(it_masks, blocked_breakpoint_still_kills)
+{
+	const char *argv[] = { "workloads/maskview", "--int3", NULL };
+	struct pa_it_result plain, prof;
+
+	pa_it_run(&it_masks, "plain", argv, NULL, &plain);
+	pa_it_run_profiled(&it_masks, "prof", argv, NULL, &prof);
+	cr_assert(WIFSIGNALED(plain.status) && WTERMSIG(plain.status) == SIGTRAP,
+		  "plain: status %#x %s", plain.status, plain.out);
+	cr_expect_eq(prof.status, plain.status, "profiled: status %#x %s%s", prof.status,
+		     prof.out, prof.err);
+	cr_expect_str_eq(prof.out, plain.out);
+	pa_it_result_release(&plain);
+	pa_it_result_release(&prof);
+}
+
+/*
  * A thread that blocks every signal with the raw rt_sigprocmask system call
  * (as programs with their own runtime do) and ends so: no wrapper saw it,
  * and its log says so, which `threads` shows at the end of its row.

@@ -303,9 +303,11 @@ static void pp_sampler_hold_sigsafe(int sig, siginfo_t *si, ucontext_t *uc)
  * Runs in signal context. A signal of the sampling signal's number that is
  * not one of our samples: the program's own. It goes to the program's
  * action, unless the program blocks it: then it is held back for it. A
- * SIGTRAP of a breakpoint or a trace trap (si_code 1 to 5) the kernel
- * forces through any mask, with the default action when blocked: the same
- * here. Returns 1 when the signal was held (the thread's queue holds
+ * SIGTRAP of a breakpoint or a trace trap the kernel forces through any
+ * mask, with the default action when blocked: the same
+ * here (int3 comes with SI_KERNEL, a debug trap with TRAP_*: every
+ * positive code but TRAP_PERF, whose blocked signal the kernel queues).
+ * Returns 1 when the signal was held (the thread's queue holds
  * all of that number then).
  */
 static int pp_sampler_not_ours_sigsafe(int sig, siginfo_t *si, void *uc)
@@ -314,7 +316,7 @@ static int pp_sampler_not_ours_sigsafe(int sig, siginfo_t *si, void *uc)
 		pp_sampler_forward_sigsafe(sig, si, uc);
 		return 0;
 	}
-	if (sig == SIGTRAP && si->si_code >= TRAP_BRKPT && si->si_code < TRAP_PERF) {
+	if (sig == SIGTRAP && si->si_code > 0 && si->si_code != TRAP_PERF) {
 		pp_sampler_default_sigsafe(sig);
 		return 0;
 	}

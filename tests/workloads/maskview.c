@@ -18,6 +18,9 @@
  *   maskview SIG [SECONDS]   SIG: trap, prof, or a number; SECONDS of CPU
  *                            for each burn (default 0.15)
  *   maskview --child SIG     (exec'd by itself) prints its mask at start
+ *   maskview --int3          blocks SIGTRAP, with a handler, and runs int3:
+ *                            the kernel forces the trap through the mask
+ *                            with the default action (killed by SIGTRAP)
  *
  * Exits 0 when every check matched what the kernel promises, else 1 (the
  * failing checks say "FAIL").
@@ -330,6 +333,19 @@ int main(int argc, char **argv)
 {
 	struct sigaction sa;
 
+	if (argc > 1 && strcmp(argv[1], "--int3") == 0) {
+		sigset_t one = mv_one(SIGTRAP);
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = mv_handler;
+		sa.sa_flags = SA_SIGINFO;
+		mv_sig = SIGTRAP;
+		sigaction(SIGTRAP, &sa, NULL);
+		sigprocmask(SIG_BLOCK, &one, NULL);
+		__asm__ volatile("int3");
+		printf("maskview: survived a blocked int3\n");
+		return 1;
+	}
 	if (argc > 2 && strcmp(argv[1], "--child") == 0) {
 		mv_sig = mv_parse(argv[2]);
 		mv_current("exec child at start");
