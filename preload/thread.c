@@ -181,25 +181,31 @@ static uint64_t pp_thread_cpu_ns(int tid)
 }
 
 /*
- * Whether the kernel's mask of thread tid blocks the sampling signal: the
- * calling thread's (self), else as /proc says (SigBlk, in hex: bit n - 1
- * is signal n).
+ * Whether the kernel's mask of thread tid blocks the sampling signal while
+ * it runs: the calling thread's (self), else as /proc says (SigBlk, in hex:
+ * bit n - 1 is signal n) of a thread that is running or runnable (one
+ * asleep in sigsuspend, ppoll and the like has the wait's mask there, and
+ * misses no sample).
  */
 static int pp_thread_signal_blocked(int tid, int self)
 {
 	char path[64], buf[2048];
 	unsigned long long blk;
-	const char *p;
+	const char *p, *state;
 
 	if (self)
 		return pp_hooks_signal_blocked();
 	snprintf(path, sizeof(path), "/proc/self/task/%d/status", tid);
 	if (!pp_process_read_proc(path, buf, sizeof(buf)))
 		return 0;
+	state = strstr(buf, "\nState:");
 	p = strstr(buf, "\nSigBlk:");
-	if (!p || sscanf(p + 8, "%llx", &blk) != 1)
+	if (!state || !p || sscanf(p + 8, "%llx", &blk) != 1)
 		return 0;
-	return (blk >> (pp_sampsig_number_sigsafe() - 1)) & 1;
+	state += 7;
+	while (*state == ' ' || *state == '\t')
+		state++;
+	return *state == 'R' && ((blk >> (pp_sampsig_number_sigsafe() - 1)) & 1);
 }
 
 /*
@@ -214,7 +220,7 @@ static void pp_thread_write_blocked(struct pp_thread *t, int tid, int self, uint
 	if (t->held_since_ns) {
 		flags |= PPF_BLOCKED_HELD_AT_END;
 		pp_appmask_hold_end_sigsafe(t, pp_thread_cpu_ns(tid));
-	} else if (pp_thread_signal_blocked(tid, self)) {
+	} else if (!(self && pp_appmask_held_sigsafe()) && pp_thread_signal_blocked(tid, self)) {
 		flags |= PPF_BLOCKED_UNSEEN;
 	}
 	if (t->holds || flags)
