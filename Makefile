@@ -241,7 +241,7 @@ $(SPEEDSCOPE_HTML):
 # The bench programs are built (not run) too, so that make test catches a
 # bench that no longer links.
 tests-build: all $(OUT)/tests/run-tests $(WORKLOADS) $(WORKLOAD_LIBS) $(TOOLS)/go-pprof \
-	$(SPEEDSCOPE_HTML) $(OUT)/bench/sigcost $(OUT)/bench/symspeed
+	$(SPEEDSCOPE_HTML) $(OUT)/bench/sigcost $(OUT)/bench/symspeed $(OUT)/bench/maskcost
 
 # Every function that runs in the signal handler is in preload/sigsafe/, and
 # may call only the folder's own functions and what
@@ -304,6 +304,10 @@ $(OUT)/bench/sigcost: tests/bench/sigcost.c
 	@mkdir -p $(@D)
 	$(CC) $(WORKLOAD_CFLAGS) -o $@ $< -lunwind
 
+$(OUT)/bench/maskcost: tests/bench/maskcost.c
+	@mkdir -p $(@D)
+	$(CC) $(WORKLOAD_CFLAGS) -o $@ $<
+
 # Symbolisation speed: 20,000 libc addresses with lines (libc6-dbg's).
 # The analyzer's objects come from its archive: the linker takes what it needs.
 $(OUT)/bench/symspeed: tests/bench/symspeed.c $(OBJ)/analyze.a
@@ -313,13 +317,15 @@ $(OUT)/bench/symspeed: tests/bench/symspeed.c $(OBJ)/analyze.a
 bench: deps
 	@$(MAKE) --no-print-directory all $(OUT)/workloads/deepstack \
 		$(OUT)/workloads/demo $(OUT)/workloads/libburn.so \
-		$(OUT)/workloads/widethreads $(OUT)/bench/sigcost $(OUT)/bench/symspeed
+		$(OUT)/workloads/widethreads $(OUT)/bench/sigcost $(OUT)/bench/symspeed \
+		$(OUT)/bench/maskcost $(OUT)/workloads/bornblocked
 	tests/bench/overhead.sh $(OUT)
 	$(OUT)/bench/sigcost
 	tests/bench/modes.sh $(OUT)
 	tests/bench/rate.sh $(OUT)
 	tests/bench/analyze.sh $(OUT)
 	$(OUT)/bench/symspeed
+	tests/bench/masks.sh $(OUT)
 
 asan:
 	@$(MAKE) --no-print-directory VARIANT=asan all

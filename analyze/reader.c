@@ -1106,6 +1106,17 @@ static int pa_reader_thread_cb(void *ctx, struct pa_log_buf *buf, uint64_t off,
 	}
 	case PPF_REC_LOG_FULL:
 		return pa_reader_log_full_rec(buf, off, rec, size, &t->full, err);
+	case PPF_REC_THREAD_BLOCKED: {
+		struct ppf_thread_blocked r;
+
+		if (pa_reader_grown(buf, off, rec, size, &r, sizeof(r), sizeof(r),
+				    "thread blocked", err) < 0)
+			return -EINVAL;
+		t->held_cpu_ns = r.held_cpu_ns;
+		t->holds = r.holds;
+		t->blocked_flags = r.flags;
+		return 0;
+	}
 	case PPF_REC_THREAD_END: {
 		struct ppf_thread_end r;
 

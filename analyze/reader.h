@@ -190,6 +190,14 @@ struct pa_thread {
 	uint64_t lost;          /* dropped in this thread (0 if !ended) */
 	uint64_t throttled;     /* not taken, to bound the profiler's cost (0 if !ended) */
 	uint64_t cpu_ns;        /* thread CPU time at the end, 0 if unknown */
+	/*
+	 * From PPF_REC_THREAD_BLOCKED (0 without one): the CPU time the thread
+	 * ran with the sampling signal blocked to hold back the program's own
+	 * signal (not sampled), how many times, and enum ppf_thread_blocked_flags.
+	 */
+	uint64_t held_cpu_ns;
+	uint32_t holds;
+	uint32_t blocked_flags;
 	struct pa_log_full full; /* stopped early: samples after it are in lost */
 	struct pa_sample *samples; /* in file order */
 	size_t nsamples;

@@ -66,20 +66,36 @@ static void pa_report_threads_each(const struct pa_run *run, const struct pa_fil
 	}
 }
 
+/*
+ * Why the thread's sampling signal was blocked while it ran, from its
+ * PPF_REC_THREAD_BLOCKED, into why (empty when nothing is to be said).
+ */
+static void pa_report_threads_blocked(const struct pa_thread *t, char *why, size_t size)
+{
+	why[0] = '\0';
+	if (t->blocked_flags & PPF_BLOCKED_UNSEEN)
+		snprintf(why, size, "signal blocked by a raw mask change");
+	else if (t->holds)
+		snprintf(why, size, "own signal held back %" PRIu32 "x: %.3f s unsampled",
+			 t->holds, (double)t->held_cpu_ns / 1e9);
+}
+
 static void pa_report_threads_row(const struct pa_process *proc, const struct pa_thread *t,
 				  const struct pa_filter *f, void *arg)
 {
 	FILE *out = arg;
-	char cpu[32] = "-";
+	char cpu[32] = "-", why[96];
 
 	if (t->ended && t->cpu_ns)
 		snprintf(cpu, sizeof(cpu), "%.3f", (double)t->cpu_ns / 1e9);
+	pa_report_threads_blocked(t, why, sizeof(why));
 	fprintf(out, "%8" PRIu32 " %8" PRIu32 "  %-16s %9" PRIu64 " %7" PRIu64
-		" %9" PRIu64 " %6" PRIu64 " %5s %10s  %s\n", t->pid, t->tid,
+		" %9" PRIu64 " %6" PRIu64 " %5s %10s  %s%s%s%s\n", t->pid, t->tid,
 		t->name[0] ? t->name : "-", pa_filter_count_samples(f, proc, t),
 		pa_filter_count_lost(f, proc, t), pa_filter_count_throttled(f, proc, t),
 		pa_report_threads_late(f, proc, t),
-		pa_report_threads_ended(proc, t), cpu, pa_process_exe_base(proc));
+		pa_report_threads_ended(proc, t), cpu, pa_process_exe_base(proc),
+		why[0] ? "  (" : "", why, why[0] ? ")" : "");
 }
 
 /* A thread that ran unsampled: no samples, and why at the end of its row. */
@@ -148,8 +164,10 @@ static struct pa_jsondoc_counts pa_report_threads_counts(const struct pa_run *ru
  * the log stopped early because it could not grow, a full disk, with the
  * samples after that counted as lost; "exec": its process's image was
  * replaced by exec, which ends threads without one; "no": killed or still
- * running), its CPU time when known, and the executable. Returns
- * 0, or -EIO on a write error.
+ * running), its CPU time when known, and the executable; then, in
+ * parentheses, why the thread's sampling signal was blocked while it ran,
+ * when its log says (pa_report_threads_blocked). Returns 0, or -EIO on a
+ * write error.
  */
 static int pa_report_threads_write(const struct pa_report_ctx *ctx)
 {
@@ -174,6 +192,7 @@ static void pa_report_threads_json_row(const struct pa_process *proc,
 				       void *arg)
 {
 	struct pa_json *j = arg;
+	char why[96];
 
 	pa_json_object_begin(j);
 	pa_json_key_uint(j, "pid", t->pid);
@@ -191,6 +210,8 @@ static void pa_report_threads_json_row(const struct pa_process *proc,
 		pa_json_null(j);
 	pa_json_key_string(j, "exe", pa_process_exe_base(proc));
 	pa_json_key_string(j, "unsampled", NULL);
+	pa_report_threads_blocked(t, why, sizeof(why));
+	pa_json_key_string(j, "blocked", why[0] ? why : NULL);
 	pa_json_object_end(j);
 }
 
@@ -213,6 +234,7 @@ static void pa_report_threads_json_unsampled(const struct pa_process *proc,
 	pa_json_key_null(j, "cpu_s");
 	pa_json_key_string(j, "exe", pa_process_exe_base(proc));
 	pa_json_key_string(j, "unsampled", why);
+	pa_json_key_null(j, "blocked");
 	pa_json_object_end(j);
 }
 
@@ -221,7 +243,8 @@ static void pa_report_threads_json_unsampled(const struct pa_process *proc,
  * count the rows' processes and the rows, "lost" sums the rows') with one
  * row per thread: {"pid", "tid", "name" (null where the text shows '-'),
  * "samples", "lost", "late", "ended" ("yes", "full", "exec", "no"), "cpu_s" (null
- * when unknown), "exe"}. Returns 0, -ENOMEM, or -EIO on a write error.
+ * when unknown), "exe", "unsampled", "blocked" (why the sampling signal was
+ * blocked while it ran, as in the text's marker; null when it was not)}. Returns 0, -ENOMEM, or -EIO on a write error.
  */
 static int pa_report_threads_write_json(const struct pa_report_ctx *ctx)
 {

@@ -391,22 +391,12 @@ int pp_events_thread_open(struct pp_tevents *te, const struct pp_config *cfg,
 	return 0;
 }
 
-/* Whether te's fd i still is the event we opened (the app may reuse numbers). */
-static int pp_events_thread_ours(const struct pp_tevents *te, unsigned i)
-{
-	uint64_t id;
-
-	if (!(te->open & (1u << i)))
-		return 0;
-	return ioctl(te->fd[i], PERF_EVENT_IOC_ID, &id) == 0 && id == te->id[i];
-}
-
 int pp_events_counter_read(const struct pp_tevents *te, unsigned i,
 			   struct pp_counter_value *out)
 {
 	uint64_t buf[3];
 
-	if (!pp_events_thread_ours(te, i))
+	if (!pp_fd_tevent_ours_sigsafe(te, i))
 		return -EBADF;
 	if (read(te->fd[i], buf, sizeof(buf)) != (ssize_t)sizeof(buf))
 		return -EIO;
@@ -416,28 +406,20 @@ int pp_events_counter_read(const struct pp_tevents *te, unsigned i,
 	return 0;
 }
 
-/* Stops (cmd PERF_EVENT_IOC_DISABLE) or starts the thread's sampling events. */
-static void pp_events_thread_switch(struct pp_tevents *te, unsigned long cmd)
-{
-	for (unsigned i = 0; i < PP_CONFIG_MAX_EVENTS; i++)
-		if (pp_events_thread_ours(te, i) && pp_fd_tag_of_sigsafe(te->fd[i], NULL))
-			ioctl(te->fd[i], cmd, 0);
-}
-
 void pp_events_thread_disable(struct pp_tevents *te)
 {
-	pp_events_thread_switch(te, PERF_EVENT_IOC_DISABLE);
+	pp_fd_tevents_switch_sigsafe(te, PERF_EVENT_IOC_DISABLE);
 }
 
 void pp_events_thread_enable(struct pp_tevents *te)
 {
-	pp_events_thread_switch(te, PERF_EVENT_IOC_ENABLE);
+	pp_fd_tevents_switch_sigsafe(te, PERF_EVENT_IOC_ENABLE);
 }
 
 void pp_events_thread_close(struct pp_tevents *te)
 {
 	for (unsigned i = 0; i < PP_CONFIG_MAX_EVENTS; i++)
-		if (pp_events_thread_ours(te, i))
+		if (pp_fd_tevent_ours_sigsafe(te, i))
 			pp_events_close_one(te->fd[i], &te->rb[i]);
 	te->open = 0;
 }

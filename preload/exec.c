@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "masks.h"
 #include "process.h"
 
 #define PP_EXPORT __attribute__((visibility("default")))
@@ -183,14 +184,33 @@ static char **pp_exec_env_fill(char *const envp[], void *buf)
 
 /*
  * Runs the real exec call around the profiler's part: sampling stops
- * before (pp_process_exec_begin) and resumes if the exec fails. Call
+ * before (pp_process_exec_begin), the new program gets the mask the app
+ * set (masks.h), and both are undone if the exec fails. Call
  * pp_exec_resolve first.
  */
 #define PP_EXEC_CALL(path, call)                                             \
 	({                                                                   \
 		int pp_began_ = pp_process_exec_begin(path), pp_rc_;         \
+		int pp_masked_ = pp_masks_apply();                           \
 		pp_rc_ = (call);                                             \
+		pp_masks_unapply(pp_masked_);                                \
 		pp_process_exec_failed(pp_began_);                           \
+		pp_rc_;                                                      \
+	})
+
+/*
+ * Runs a posix_spawn call: the child gets the mask the app set, unless
+ * attr gives it one of its own (POSIX_SPAWN_SETSIGMASK).
+ */
+#define PP_EXEC_SPAWN(attr, call)                                            \
+	({                                                                   \
+		short pp_flags_ = 0;                                         \
+		int pp_masked_ = 0, pp_rc_;                                  \
+		if (!(attr) || posix_spawnattr_getflags((attr), &pp_flags_) != 0 || \
+		    !(pp_flags_ & POSIX_SPAWN_SETSIGMASK))                   \
+			pp_masked_ = pp_masks_apply();                       \
+		pp_rc_ = (call);                                             \
+		pp_masks_unapply(pp_masked_);                                \
 		pp_rc_;                                                      \
 	})
 
@@ -311,7 +331,8 @@ PP_EXPORT int posix_spawn(pid_t *pid, const char *path,
 			  char *const envp[])
 {
 	pp_exec_resolve();
-	return pp_exec.spawn(pid, path, actions, attr, argv, PP_EXEC_ENV(envp));
+	return PP_EXEC_SPAWN(attr, pp_exec.spawn(pid, path, actions, attr, argv,
+						 PP_EXEC_ENV(envp)));
 }
 
 PP_EXPORT int posix_spawnp(pid_t *pid, const char *file,
@@ -320,5 +341,6 @@ PP_EXPORT int posix_spawnp(pid_t *pid, const char *file,
 			   char *const envp[])
 {
 	pp_exec_resolve();
-	return pp_exec.spawnp(pid, file, actions, attr, argv, PP_EXEC_ENV(envp));
+	return PP_EXEC_SPAWN(attr, pp_exec.spawnp(pid, file, actions, attr, argv,
+						  PP_EXEC_ENV(envp)));
 }

@@ -13,8 +13,10 @@
 #include <unistd.h>
 
 #include "maps.h"
+#include "masks.h"
 #include "pprof/format.h"
 #include "process.h"
+#include "sigsafe/appmask.h"
 #include "sigsafe/fd.h"
 #include "sigsafe/records.h"
 #include "sigsafe/sampler.h"
@@ -30,7 +32,6 @@ typedef int (*pp_dlclose_fn)(void *);
 typedef int (*pp_sigaction_fn)(int, const struct sigaction *,
 			       struct sigaction *);
 
-typedef int (*pp_sigmask_fn)(int, const sigset_t *, sigset_t *);
 typedef int (*pp_close_fn)(int);
 typedef int (*pp_close_range_fn)(unsigned, unsigned, int);
 
@@ -46,8 +47,6 @@ static struct {
 	pp_dlopen_fn dlopen;
 	pp_dlclose_fn dlclose;
 	pp_sigaction_fn sigaction;
-	pp_sigmask_fn pthread_sigmask;
-	pp_sigmask_fn sigprocmask;
 	pp_close_fn close;
 	pp_close_range_fn close_range;
 	pp_exit_fn exit_, exit_upper; /* _exit, _Exit */
@@ -64,7 +63,7 @@ static pthread_mutex_t pp_hooks_app_action_mutex = PTHREAD_MUTEX_INITIALIZER;
 struct pp_hooks_start {
 	void *(*fn)(void *);
 	void *arg;
-	int unblock; /* the app had not blocked the sampling signal */
+	int blocked; /* the app's view of the new thread's mask blocks the sampling signal */
 	int used;    /* atomic: a pool entry in use (pp_hooks_start_take) */
 	int pooled;  /* taken from the pool, not malloc'd */
 };
@@ -87,8 +86,7 @@ void pp_hooks_resolve(void)
 	pp_real.dlopen = (pp_dlopen_fn)dlsym(RTLD_NEXT, "dlopen");
 	pp_real.dlclose = (pp_dlclose_fn)dlsym(RTLD_NEXT, "dlclose");
 	pp_real.sigaction = (pp_sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
-	pp_real.pthread_sigmask = (pp_sigmask_fn)dlsym(RTLD_NEXT, "pthread_sigmask");
-	pp_real.sigprocmask = (pp_sigmask_fn)dlsym(RTLD_NEXT, "sigprocmask");
+	pp_masks_resolve();
 	pp_real.close = (pp_close_fn)dlsym(RTLD_NEXT, "close");
 	pp_real.close_range = (pp_close_range_fn)dlsym(RTLD_NEXT, "close_range");
 	pp_real.exit_ = (pp_exit_fn)dlsym(RTLD_NEXT, "_exit");
@@ -99,88 +97,25 @@ void pp_hooks_resolve(void)
 			 __ATOMIC_RELEASE);
 }
 
-/* glibc's pthread_sigmask, not the app's view of it below. */
-static int pp_hooks_real_sigmask(int how, const sigset_t *set, sigset_t *old)
-{
-	if (!pp_real.pthread_sigmask)
-		pp_hooks_resolve();
-	return pp_real.pthread_sigmask(how, set, old);
-}
-
 void pp_hooks_mask_signal(int how, sigset_t *old)
 {
 	sigset_t set;
 
 	pp_sampsig_mask_sigsafe(&set);
-	pp_hooks_real_sigmask(how, &set, old);
+	pp_masks_real(how, &set, old);
 }
 
 void pp_hooks_restore_mask(const sigset_t *old)
 {
-	pp_hooks_real_sigmask(SIG_SETMASK, old, NULL);
+	pp_masks_real(SIG_SETMASK, old, NULL);
 }
 
 int pp_hooks_signal_blocked(void)
 {
 	sigset_t cur;
 
-	return pp_hooks_real_sigmask(SIG_BLOCK, NULL, &cur) == 0 &&
+	return pp_masks_real(SIG_BLOCK, NULL, &cur) == 0 &&
 	       sigismember(&cur, pp_sampsig_number_sigsafe()) == 1;
-}
-
-/*
- * The mask a call (how, set) made from prev: whether the sampling signal is
- * blocked now, where it was not, or the other way round (thread.h:
- * pp_thread_masks). Runs in signal context when the app's handler changes
- * its mask.
- */
-static void pp_hooks_mask_changed(int how, const sigset_t *set, const sigset_t *prev)
-{
-	int sig = pp_sampsig_number_sigsafe(), was, now;
-
-	if (!set)
-		return;
-	was = sigismember(prev, sig) == 1;
-	now = sigismember(set, sig) == 1;
-	if (how == SIG_BLOCK)
-		now = was || now;
-	else if (how == SIG_UNBLOCK)
-		now = was && !now;
-	else if (how != SIG_SETMASK)
-		return;
-	if (now != was)
-		pp_thread_masks(now);
-}
-
-/*
- * The app's mask changes go through as they are; the old mask is read into
- * our own copy first, so that set may be the same object as old.
- */
-PP_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
-{
-	sigset_t prev;
-	int err = pp_hooks_real_sigmask(how, set, &prev);
-
-	if (err)
-		return err;
-	pp_hooks_mask_changed(how, set, &prev);
-	if (old)
-		*old = prev;
-	return 0;
-}
-
-PP_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
-{
-	sigset_t prev;
-
-	if (!pp_real.sigprocmask)
-		pp_hooks_resolve();
-	if (pp_real.sigprocmask(how, set, &prev) != 0)
-		return -1;
-	pp_hooks_mask_changed(how, set, &prev);
-	if (old)
-		*old = prev;
-	return 0;
 }
 
 int pp_hooks_install_handler(void)
@@ -207,6 +142,8 @@ int pp_hooks_install_handler(void)
 	if (!pp_hooks_handler_owned) {
 		pp_sampler_app_action_set_sigsafe(&old);
 		__atomic_store_n(&pp_hooks_handler_owned, 1, __ATOMIC_RELEASE);
+		/* Our handler holds back what the app blocks: masks.h. */
+		pp_appmask_set_on_sigsafe(1);
 	}
 	pthread_mutex_unlock(&pp_hooks_app_action_mutex);
 	return 0;
@@ -219,6 +156,7 @@ void pp_hooks_uninstall_handler(void)
 		struct sigaction app;
 
 		pp_sampler_app_action_get_sigsafe(&app);
+		pp_masks_off();
 		pp_real.sigaction(pp_sampsig_number_sigsafe(), &app, NULL);
 		__atomic_store_n(&pp_hooks_handler_owned, 0, __ATOMIC_RELEASE);
 	}
@@ -337,12 +275,6 @@ PP_EXPORT void abort(void)
 	__builtin_unreachable();
 }
 
-/*
- * The new thread starts with the sampling signal blocked (see
- * pthread_create): it is unblocked once the thread's slot and log exist, so
- * no sample makes them in the handler first. What came meanwhile arrives
- * then, as one late sample.
- */
 static struct pp_hooks_start *pp_hooks_start_take(void)
 {
 	struct pp_hooks_start *s;
@@ -371,17 +303,54 @@ static void pp_hooks_start_give(struct pp_hooks_start *s)
 		free(s);
 }
 
+/*
+ * The new thread starts with the sampling signal blocked (see
+ * pthread_create): it is unblocked once the thread's slot and log exist, so
+ * no sample makes them in the handler first; what came meanwhile arrives
+ * then, as one late sample. It is unblocked whatever mask the app gave the
+ * thread (its creator's, or its attribute's): a thread born with every
+ * signal blocked, as libraries make their quiet workers, is sampled too;
+ * the app's view keeps the mask it gave (masks.h).
+ */
 static void *pp_hooks_thread_start(void *arg)
 {
 	struct pp_hooks_start start = *(struct pp_hooks_start *)arg;
 
 	pp_hooks_start_give(arg);
 	pp_thread_begin();
-	if (start.unblock)
-		pp_hooks_mask_signal(SIG_UNBLOCK, NULL);
-	else
-		pp_thread_masks(1); /* born with the app's mask blocking it */
+	pp_masks_thread_start(start.blocked);
 	return start.fn(start.arg);
+}
+
+/*
+ * Whether the app's view of the mask a new thread gets from pthread_create
+ * blocks the sampling signal: its attribute's mask when it has one
+ * (pthread_attr_setsigmask_np), else its creator's (real: the kernel's
+ * mask in pthread_create).
+ */
+static int pp_hooks_born_blocked(const pthread_attr_t *attr, const sigset_t *real)
+{
+	sigset_t set;
+
+	if (attr && pthread_attr_getsigmask_np(attr, &set) == 0)
+		return sigismember(&set, pp_sampsig_number_sigsafe()) == 1;
+	return pp_masks_view_blocks(real);
+}
+
+/*
+ * A thread made while the process is not profiled: it gets the mask the
+ * app's view says (masks.h: the kernel's mask lacks the sampling signal
+ * where the app blocks it).
+ */
+static int pp_hooks_create_unprofiled(pp_pthread_create_fn real, pthread_t *thread,
+				      const pthread_attr_t *attr, void *(*fn)(void *),
+				      void *arg)
+{
+	int applied = pp_masks_apply(), err;
+
+	err = real(thread, attr, fn, arg);
+	pp_masks_unapply(applied);
+	return err;
 }
 
 PP_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
@@ -398,10 +367,10 @@ PP_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 		real = pp_real.pthread_create;
 	}
 	if (!pp_process_active())
-		return real(thread, attr, fn, arg);
+		return pp_hooks_create_unprofiled(real, thread, attr, fn, arg);
 	start = pp_hooks_start_take();
 	if (!start)
-		return real(thread, attr, fn, arg);
+		return pp_hooks_create_unprofiled(real, thread, attr, fn, arg);
 	start->fn = fn;
 	start->arg = arg;
 	/*
@@ -412,7 +381,7 @@ PP_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 	 * 1,000 short threads (a malloc arena lock left held).
 	 */
 	pp_hooks_mask_signal(SIG_BLOCK, &old);
-	start->unblock = !sigismember(&old, pp_sampsig_number_sigsafe());
+	start->blocked = pp_hooks_born_blocked(attr, &old);
 	err = real(thread, attr, pp_hooks_thread_start, start);
 	pp_hooks_restore_mask(&old);
 	if (err)

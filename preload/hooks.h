@@ -1,9 +1,10 @@
 /*
  * hooks: the functions libpprof.so interposes (pthread_create, dlopen,
  * dlclose, sigaction, signal, close, _exit, abort, ...; the exec family's
- * are exec.h's), the handler of the sampling signal (sigsafe/sampsig.h)
- * held against the app's own, and that signal blocked and unblocked in the
- * calling thread.
+ * are exec.h's, those that take a signal mask masks.h's), the handler of
+ * the sampling signal (sigsafe/sampsig.h) held against the app's own, and
+ * that signal blocked and unblocked in the calling thread's kernel mask
+ * (not the app's view of it: masks.h).
  */
 #ifndef PP_HOOKS_H
 #define PP_HOOKS_H
@@ -15,15 +16,15 @@ void pp_hooks_resolve(void);
 
 /*
  * Blocks (how = SIG_BLOCK) or unblocks (SIG_UNBLOCK) the sampling signal in
- * the calling thread, as pthread_sigmask(); the mask before goes to old
- * unless it is NULL.
+ * the calling thread's kernel mask, as glibc's pthread_sigmask(); the mask
+ * before goes to old unless it is NULL.
  */
 void pp_hooks_mask_signal(int how, sigset_t *old);
 
 /* Sets the calling thread's mask back to old (from pp_hooks_mask_signal). */
 void pp_hooks_restore_mask(const sigset_t *old);
 
-/* Whether the calling thread blocks the sampling signal. */
+/* Whether the calling thread's kernel mask blocks the sampling signal. */
 int pp_hooks_signal_blocked(void);
 
 /*

@@ -25,9 +25,11 @@
 #include "hooks.h"
 #include "init.h"
 #include "maps.h"
+#include "masks.h"
 #include "outdir.h"
 #include "pprof/format.h"
 #include "proclog.h"
+#include "sigsafe/appmask.h"
 #include "sigsafe/fd.h"
 #include "sigsafe/logfile.h"
 #include "sigsafe/records.h"
@@ -269,6 +271,21 @@ void pp_process_exec_failed(int began)
 	errno = saved;
 }
 
+int pp_process_read_proc(const char *path, char *buf, size_t size)
+{
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	return 1;
+}
+
 /* When process pid started, in CLOCK_REALTIME ns (clock-tick steps); 0 if unknown. */
 static uint64_t pp_process_start_ns(int pid)
 {
@@ -276,18 +293,10 @@ static uint64_t pp_process_start_ns(int pid)
 	const char *p;
 	unsigned long long ticks;
 	struct timespec now, boot;
-	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (!pp_process_read_proc(path, buf, sizeof(buf)))
 		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
 	/* Field 22, starttime; the name in field 2 may hold spaces and ')'. */
 	p = strrchr(buf, ')');
 	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d "
@@ -458,6 +467,24 @@ static int pp_process_open_output(void)
 	return err;
 }
 
+/*
+ * What a held signal's time counts as (sigsafe/appmask.h): one throttled
+ * overflow per period of CPU, for each time event that samples.
+ */
+static void pp_process_appmask_configure(void)
+{
+	struct pp_appmask_config acfg = { .mode = pp_process.mode };
+
+	for (unsigned i = 0; i < pp_process.cfg->nevents; i++) {
+		const struct pp_config_event *ce = &pp_process.cfg->events[i];
+
+		if (!ce->count_only && ce->time_ns && !ce->freq && ce->period &&
+		    !pp_process.events.error[i])
+			acfg.period_ns[i] = ce->period;
+	}
+	pp_appmask_configure_sigsafe(&acfg);
+}
+
 /* Logs, handler and events, once the process directory is there. */
 static void pp_process_start_profiling(void)
 {
@@ -479,6 +506,7 @@ static void pp_process_start_profiling(void)
 		pp_process.off_log = 1;
 		return;
 	}
+	pp_process_appmask_configure();
 	/* Threads started before us (by a library's constructor). */
 	pp_events_open_others(&pp_process.events, pp_process.cfg);
 	pp_process_write_start((uint32_t)pp_process.mode);
@@ -490,8 +518,7 @@ static void pp_process_start_profiling(void)
 	/* Last: the profiler's own start is not sampled. */
 	pp_events_enable(&pp_process.events, main_thread ? &main_thread->tev : NULL);
 	/* A program started with the signal blocked (its parent's mask). */
-	if (pp_hooks_signal_blocked())
-		pp_thread_masks(1);
+	pp_masks_process_start(main_thread);
 }
 
 /*

@@ -10,6 +10,7 @@
 #ifndef PP_PROCESS_H
 #define PP_PROCESS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "unwlib.h"
@@ -24,6 +25,12 @@ struct pp_config;
  */
 void pp_process_start(const struct pp_config *cfg, int mode,
 		      pp_unwlib_backtrace_fn backtrace);
+
+/*
+ * Reads the start of a /proc file (at most size - 1 bytes) into buf,
+ * NUL-terminated. Returns 0 when it could not (nothing read).
+ */
+int pp_process_read_proc(const char *path, char *buf, size_t size);
 
 /* Nonzero while this process is being profiled. */
 int pp_process_active(void);

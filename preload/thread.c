@@ -23,6 +23,8 @@
 #include "hooks.h"
 #include "pprof/format.h"
 #include "process.h"
+#include "sigsafe/appmask.h"
+#include "sigsafe/sampsig.h"
 #include "sigsafe/logfile.h"
 #include "sigsafe/share.h"
 #include "unsampled.h"
@@ -179,24 +181,50 @@ static uint64_t pp_thread_cpu_ns(int tid)
 }
 
 /*
- * The overflows of t's time events (cpu-clock, task-clock) in cpu_ns of its
- * CPU time that its sampling events were stopped: counted as throttled, as
- * the sigtrap mode's blocked time comes as a late sample. Other events'
- * count while stopped is not known.
+ * Whether the kernel's mask of thread tid blocks the sampling signal while
+ * it runs: the calling thread's (self), else as /proc says (SigBlk, in hex:
+ * bit n - 1 is signal n) of a thread that is running or runnable (one
+ * asleep in sigsuspend, ppoll and the like has the wait's mask there, and
+ * misses no sample).
  */
-static void pp_thread_unseen(struct pp_thread *t, uint64_t cpu_ns)
+static int pp_thread_signal_blocked(int tid, int self)
 {
-	for (unsigned i = 0; i < pp_thread_env.cfg->nevents; i++) {
-		const struct pp_config_event *ce = &pp_thread_env.cfg->events[i];
-		uint64_t n;
+	char path[64], buf[2048];
+	unsigned long long blk;
+	const char *p, *state;
 
-		if (ce->count_only || !ce->time_ns || ce->freq || !ce->period ||
-		    pp_thread_env.events->error[i])
-			continue;
-		n = cpu_ns / ce->period;
-		__atomic_add_fetch(&t->ev_throttled[i], n, __ATOMIC_RELAXED);
-		__atomic_add_fetch(&t->throttled, n, __ATOMIC_RELAXED);
+	if (self)
+		return pp_hooks_signal_blocked();
+	snprintf(path, sizeof(path), "/proc/self/task/%d/status", tid);
+	if (!pp_process_read_proc(path, buf, sizeof(buf)))
+		return 0;
+	state = strstr(buf, "\nState:");
+	p = strstr(buf, "\nSigBlk:");
+	if (!state || !p || sscanf(p + 8, "%llx", &blk) != 1)
+		return 0;
+	state += 7;
+	while (*state == ' ' || *state == '\t')
+		state++;
+	return *state == 'R' && ((blk >> (pp_sampsig_number_sigsafe() - 1)) & 1);
+}
+
+/*
+ * t's PPF_REC_THREAD_BLOCKED, when there is something to say (a signal it
+ * held, or its signal blocked behind the profiler's back), with the hold
+ * still running counted up to now. t is held (busy).
+ */
+static void pp_thread_write_blocked(struct pp_thread *t, int tid, int self, uint64_t now)
+{
+	uint32_t flags = 0;
+
+	if (t->held_since_ns) {
+		flags |= PPF_BLOCKED_HELD_AT_END;
+		pp_appmask_hold_end_sigsafe(t, pp_thread_cpu_ns(tid));
+	} else if (!(self && pp_appmask_held_sigsafe()) && pp_thread_signal_blocked(tid, self)) {
+		flags |= PPF_BLOCKED_UNSEEN;
 	}
+	if (t->holds || flags)
+		pp_records_thread_blocked_sigsafe(&t->log, now, t->held_cpu_ns, t->holds, flags);
 }
 
 /*
@@ -222,14 +250,8 @@ static void pp_thread_finish(struct pp_thread *t, int tid, int self)
 	pp_thread_name(tid, self, name);
 	if (name[0])
 		pp_records_thread_name_sigsafe(&t->log, now, name);
-	if (t->blocked_cpu_ns) {
-		uint64_t cpu = pp_thread_cpu_ns(tid);
-
-		if (cpu > t->blocked_cpu_ns)
-			pp_thread_unseen(t, cpu - t->blocked_cpu_ns);
-		t->blocked_cpu_ns = 0;
-	}
 	pp_events_thread_disable(&t->tev);
+	pp_thread_write_blocked(t, tid, self, now);
 	pp_thread_write_events(t);
 	c.samples = t->samples;
 	c.lost = __atomic_load_n(&t->lost, __ATOMIC_RELAXED);
@@ -520,33 +542,6 @@ void pp_thread_begin(void)
 	if (slot)
 		pp_thread_end_at_exit(slot);
 	pthread_setcancelstate(cancel, NULL);
-	errno = saved;
-}
-
-void pp_thread_masks(int blocked)
-{
-	struct pp_thread *t;
-	int tid, saved = errno;
-	uint64_t cpu;
-
-	if (pp_thread_env.mode != PPF_MODE_SIGNAL || !pp_process_active())
-		return;
-	tid = pp_threads_gettid_sigsafe();
-	t = pp_threads_find_sigsafe(tid);
-	/* Busy: the profiler's own code (libunwind's masks in the handler). */
-	if (!t || !pp_threads_enter_sigsafe(t))
-		return;
-	cpu = pp_thread_cpu_ns(tid);
-	if (blocked) {
-		pp_events_thread_disable(&t->tev);
-		t->blocked_cpu_ns = cpu ? cpu : 1;
-	} else {
-		pp_events_thread_enable(&t->tev);
-		if (t->blocked_cpu_ns && cpu > t->blocked_cpu_ns)
-			pp_thread_unseen(t, cpu - t->blocked_cpu_ns);
-		t->blocked_cpu_ns = 0;
-	}
-	pp_threads_leave_sigsafe(t);
 	errno = saved;
 }
 

@@ -60,17 +60,6 @@ void pp_thread_end_at_exit(struct pp_thread *slot);
 void pp_thread_begin(void);
 
 /*
- * The calling thread has just blocked (blocked set) the sampling signal, or
- * unblocked it. In the signal mode every overflow queues a real-time
- * signal: a thread that blocks it for long would fill the queue the kernel
- * keeps for all of the user's processes (RLIMIT_SIGPENDING), where it sends
- * SIGIO instead, which kills. So the thread's sampling events stop while it
- * blocks the signal (that time is not sampled). Nothing in the sigtrap
- * mode: a blocked SIGTRAP holds one overflow, and arrives late.
- */
-void pp_thread_masks(int blocked);
-
-/*
  * The process ends: writes the closing records of every thread still
  * running and closes their logs (their slots stay busy: a late sample is
  * dropped).

@@ -9,7 +9,8 @@
  *                      PPF_REC_THREAD_UNSAMPLED for each thread the profiler
  *                      could not sample, PPF_REC_PROCESS_END
  *   thread-<tid>.log   header, PPF_REC_THREAD, PPF_REC_SAMPLE..., PPF_REC_THREAD_NAME,
- *                      PPF_REC_THREAD_EVENT (one per event), PPF_REC_THREAD_END
+ *                      PPF_REC_THREAD_EVENT (one per event), PPF_REC_THREAD_BLOCKED
+ *                      (when there is something to say), PPF_REC_THREAD_END
  * and in either file PPF_REC_LOG_FULL when the file could not grow (a full
  * disk): only the closing records (the END records and a thread's name and
  * totals) follow it.
@@ -85,6 +86,7 @@ enum ppf_record_type {
 	PPF_REC_THREAD_NAME = 18,
 	PPF_REC_THREAD_END = 19,
 	PPF_REC_THREAD_EVENT = 20,
+	PPF_REC_THREAD_BLOCKED = 23,
 	/* either file */
 	PPF_REC_LOG_FULL = 21,
 };
@@ -345,6 +347,37 @@ struct ppf_thread_event {
 
 #define PPF_THREAD_EVENT_V1_SIZE 56u
 
+/* What else kept the sampling signal blocked (PPF_REC_THREAD_BLOCKED.flags). */
+enum ppf_thread_blocked_flags {
+	PPF_BLOCKED_HELD_AT_END = 1u << 0, /* a signal was still held when the
+					      thread's log was finished */
+	PPF_BLOCKED_UNSEEN = 1u << 1,      /* the kernel's mask blocked the signal
+					      when the thread's log was finished,
+					      set by no call the profiler wraps (a
+					      raw rt_sigprocmask system call, ...):
+					      its samples from then on are late or
+					      missing, and in the signal mode
+					      queue up as real-time signals */
+};
+
+/*
+ * Why the thread's sampling signal was blocked while it ran on the CPU, as
+ * far as the profiler knows; written before PPF_REC_THREAD_END when there
+ * is something to say. The profiler keeps the signal deliverable whatever
+ * mask the program sets; it stays blocked while the program's own signal
+ * of that number, which the program blocks, is held back for it (held:
+ * that CPU time was not sampled; its overflows of time events are counted
+ * as throttled), and where the program's mask was set behind the
+ * profiler's back (flags).
+ */
+struct ppf_thread_blocked {
+	struct ppf_record h;
+	uint64_t time_ns;
+	uint64_t held_cpu_ns; /* CPU time the thread ran holding a signal */
+	uint32_t holds;       /* times it began to hold one */
+	uint32_t flags;       /* enum ppf_thread_blocked_flags */
+};
+
 /*
  * lost: overflows the profiler could not record (re-entry, log full, ...).
  * throttled: overflows it chose not to take, to bound its own cost: those
@@ -400,6 +433,7 @@ _Static_assert(sizeof(struct ppf_thread_end) == 48, "ppf_thread_end");
 _Static_assert(offsetof(struct ppf_thread_end, throttled) == PPF_THREAD_END_V1_SIZE,
 	       "ppf_thread_end v1");
 _Static_assert(sizeof(struct ppf_log_full) == 24, "ppf_log_full");
+_Static_assert(sizeof(struct ppf_thread_blocked) == 32, "ppf_thread_blocked");
 
 /* Round n up to the record alignment. */
 static inline uint32_t ppf_align(uint32_t n)

@@ -2,6 +2,7 @@
 #include "fd.h"
 
 #include <fcntl.h>
+#include <linux/perf_event.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -156,4 +157,22 @@ int pp_fd_tag_of_sigsafe(int fd, void **data)
 	if (data)
 		*data = tag ? e->data : NULL;
 	return tag;
+}
+
+/* Runs in signal context. */
+int pp_fd_tevent_ours_sigsafe(const struct pp_tevents *te, unsigned i)
+{
+	uint64_t id;
+
+	if (!(te->open & (1u << i)))
+		return 0;
+	return syscall(SYS_ioctl, te->fd[i], PERF_EVENT_IOC_ID, &id) == 0 && id == te->id[i];
+}
+
+/* Runs in signal context. */
+void pp_fd_tevents_switch_sigsafe(const struct pp_tevents *te, unsigned long cmd)
+{
+	for (unsigned i = 0; i < PP_CONFIG_MAX_EVENTS; i++)
+		if (pp_fd_tevent_ours_sigsafe(te, i) && pp_fd_tag_of_sigsafe(te->fd[i], NULL))
+			syscall(SYS_ioctl, te->fd[i], cmd, 0);
 }

@@ -9,6 +9,8 @@
 #ifndef PP_FD_H
 #define PP_FD_H
 
+#include "events.h"
+
 /* Lowest number asked for. */
 #define PP_FD_MIN 512
 /* Descriptors below this number can be registered. */
@@ -54,5 +56,19 @@ void pp_fd_tag_sigsafe(int fd, int tag, void *data);
  * kernel's siginfo.
  */
 int pp_fd_tag_of_sigsafe(int fd, void **data);
+
+/*
+ * Runs in signal context. Whether te's event i is open and its descriptor
+ * still is that event (the program may have closed the number and reused
+ * it: PERF_EVENT_IOC_ID tells).
+ */
+int pp_fd_tevent_ours_sigsafe(const struct pp_tevents *te, unsigned i);
+
+/*
+ * Runs in signal context. Applies cmd (PERF_EVENT_IOC_DISABLE or _ENABLE)
+ * to te's sampling events (those tagged: pp_fd_tag_sigsafe) that are still
+ * ours.
+ */
+void pp_fd_tevents_switch_sigsafe(const struct pp_tevents *te, unsigned long cmd);
 
 #endif

@@ -329,6 +329,20 @@ int pp_records_thread_counter_sigsafe(struct pp_logfile *log, unsigned event,
 }
 
 /* Async-signal-safe. */
+int pp_records_thread_blocked_sigsafe(struct pp_logfile *log, uint64_t now,
+				      uint64_t held_cpu_ns, uint32_t holds, uint32_t flags)
+{
+	struct ppf_thread_blocked rec;
+
+	pp_records_head_sigsafe(&rec, sizeof(rec), PPF_REC_THREAD_BLOCKED);
+	rec.time_ns = now;
+	rec.held_cpu_ns = held_cpu_ns;
+	rec.holds = holds;
+	rec.flags = flags;
+	return pp_logfile_append_sigsafe(log, &rec, sizeof(rec));
+}
+
+/* Async-signal-safe. */
 int pp_records_thread_end_sigsafe(struct pp_logfile *log, uint64_t end_ns,
 				  const struct pp_records_counts *counts, uint64_t cpu_ns)
 {

@@ -132,6 +132,14 @@ int pp_records_thread_counter_sigsafe(struct pp_logfile *log, unsigned event,
 				      const struct pp_counter_value *cv);
 
 /*
+ * Async-signal-safe. PPF_REC_THREAD_BLOCKED at now: the CPU time the thread
+ * ran holding the program's own signal, how many times it began to, and
+ * flags (enum ppf_thread_blocked_flags).
+ */
+int pp_records_thread_blocked_sigsafe(struct pp_logfile *log, uint64_t now,
+				      uint64_t held_cpu_ns, uint32_t holds, uint32_t flags);
+
+/*
  * Async-signal-safe. PPF_REC_THREAD_END: the thread ends at end_ns, with its
  * totals and CPU time (0 if unknown).
  */

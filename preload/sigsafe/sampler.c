@@ -14,6 +14,7 @@
 #include <time.h>
 #include <ucontext.h>
 
+#include "appmask.h"
 #include "dlsnap.h"
 #include "events.h"
 #include "fd.h"
@@ -114,18 +115,34 @@ static int pp_sampler_orphan_sigsafe(const siginfo_t *si, const struct sigaction
 }
 
 /*
+ * Runs in signal context. Ends the thread as the signal's default action
+ * would: the default is restored with the raw system call (our own
+ * sigaction() would keep ours) and the signal sent again; it arrives when
+ * this handler returns.
+ */
+static void pp_sampler_default_sigsafe(int sig)
+{
+	struct { void *handler; unsigned long flags; void *restorer;
+		 uint64_t mask; } kdfl = { 0 };
+
+	kdfl.handler = SIG_DFL;
+	syscall(SYS_rt_sigaction, sig, &kdfl, NULL, sizeof(kdfl.mask));
+	syscall(SYS_tgkill, getpid(), pp_threads_gettid_sigsafe(), sig);
+}
+
+/*
  * Runs in signal context. Gives a signal that is not ours to the app's
- * action. The default action (terminate with a core) is restored with the
- * raw system call (our own sigaction() would keep ours) and the signal sent
- * again; it arrives when this handler returns.
+ * action. While the app's handler runs, the app's view of its mask is what
+ * the kernel's would be (the signal blocked, our sa_mask blocks it), and
+ * after it the view it had: a handler that changes its mask and returns
+ * gets the mask it was interrupted with back, as from the kernel.
  */
 static void pp_sampler_forward_sigsafe(int sig, siginfo_t *si, void *uc)
 {
 	const struct sigaction *a =
 		&pp_sampler_app[__atomic_load_n(&pp_sampler_app_cur,
 						__ATOMIC_ACQUIRE)];
-	struct { void *handler; unsigned long flags; void *restorer;
-		 uint64_t mask; } kdfl = { 0 };
+	int blocked;
 
 	if (a->sa_handler == SIG_IGN)
 		return;
@@ -134,15 +151,17 @@ static void pp_sampler_forward_sigsafe(int sig, siginfo_t *si, void *uc)
 		return;
 	}
 	if (a->sa_handler == SIG_DFL) {
-		kdfl.handler = SIG_DFL;
-		syscall(SYS_rt_sigaction, sig, &kdfl, NULL, sizeof(kdfl.mask));
-		syscall(SYS_tgkill, getpid(), pp_threads_gettid_sigsafe(), sig);
+		pp_sampler_default_sigsafe(sig);
 		return;
 	}
+	blocked = pp_appmask_blocked_sigsafe();
+	pp_appmask_enter_sigsafe(-1);
 	if (a->sa_flags & SA_SIGINFO)
 		a->sa_sigaction(sig, si, uc);
 	else
 		a->sa_handler(sig);
+	pp_appmask_enter_sigsafe(1);
+	pp_appmask_set_blocked_sigsafe(blocked);
 }
 
 /*
@@ -233,6 +252,79 @@ static void pp_sampler_throttled_sigsafe(struct pp_thread *t, unsigned event)
 }
 
 /*
+ * Runs in signal context. A signal of the sampling signal's number that is
+ * not ours came while the program blocks it (appmask.h): without the
+ * profiler it would have stayed pending. It is put back on the thread's
+ * queue, with the program's signals queued behind it (ours are taken off:
+ * overflows from before the signal mode's events stopped, counted as
+ * throttled), and the signal stays blocked when the handler returns, until
+ * the program unblocks it or takes it (sigwait, signalfd): masks.c. The
+ * kernel lets a thread queue any signal to itself with its siginfo as it
+ * came, but not to the process (nor to another thread) unless the code
+ * says it was queued by a program: so a signal sent to the process stays
+ * with the thread it landed in.
+ */
+static void pp_sampler_hold_sigsafe(int sig, siginfo_t *si, ucontext_t *uc)
+{
+	int tid = pp_threads_gettid_sigsafe(), n = 0;
+	struct pp_thread *t = pp_threads_find_sigsafe(tid);
+	struct timespec zero = { 0, 0 };
+	siginfo_t keep[PP_SAMPLER_KEEP];
+	sigset_t set;
+
+	pp_appmask_hold_sigsafe(t);
+	keep[n++] = *si;
+	pp_sampsig_mask_sigsafe(&set);
+	for (int i = 0; i < PP_SAMPLER_DRAIN_MAX && n < PP_SAMPLER_KEEP; i++) {
+		unsigned event;
+		void *rb;
+		int more;
+
+		if (syscall(SYS_rt_sigtimedwait, &set, &keep[n], &zero,
+			    PP_SAMPSIG_KERNEL_SET_SIZE) != sig)
+			break;
+		if (!pp_sampler_is_ours_sigsafe(sig, &keep[n], &event, &rb)) {
+			n++;
+			continue;
+		}
+		if (pp_sampler_cfg.mode == PPF_MODE_SIGNAL)
+			pp_sampler_rb_late_sigsafe(rb, 0, &more);
+		if (t)
+			pp_sampler_throttled_sigsafe(t, event);
+		else
+			__atomic_add_fetch(&pp_sampler_unowned, 1, __ATOMIC_RELAXED);
+	}
+	for (int k = 0; k < n; k++)
+		syscall(SYS_rt_tgsigqueueinfo, getpid(), tid, sig, &keep[k]);
+	sigaddset(&uc->uc_sigmask, sig);
+}
+
+/*
+ * Runs in signal context. A signal of the sampling signal's number that is
+ * not one of our samples: the program's own. It goes to the program's
+ * action, unless the program blocks it: then it is held back for it. A
+ * SIGTRAP of a breakpoint or a trace trap the kernel forces through any
+ * mask, with the default action when blocked: the same
+ * here (int3 comes with SI_KERNEL, a debug trap with TRAP_*: every
+ * positive code but TRAP_PERF, whose blocked signal the kernel queues).
+ * Returns 1 when the signal was held (the thread's queue holds
+ * all of that number then).
+ */
+static int pp_sampler_not_ours_sigsafe(int sig, siginfo_t *si, void *uc)
+{
+	if (!si || !pp_appmask_on_sigsafe() || !pp_appmask_blocked_sigsafe()) {
+		pp_sampler_forward_sigsafe(sig, si, uc);
+		return 0;
+	}
+	if (sig == SIGTRAP && si->si_code > 0 && si->si_code != TRAP_PERF) {
+		pp_sampler_default_sigsafe(sig);
+		return 0;
+	}
+	pp_sampler_hold_sigsafe(sig, si, uc);
+	return 1;
+}
+
+/*
  * Runs in signal context. Signal mode: overflows that came while this one
  * was handled. Real-time signals queue: when samples cost more than the
  * period, the queue would grow until the kernel's limit (RLIMIT_SIGPENDING,
@@ -261,7 +353,8 @@ static void pp_sampler_drain_sigsafe(struct pp_thread *t, void *uc)
 			    PP_SAMPSIG_KERNEL_SET_SIZE) != sig)
 			return;
 		if (!pp_sampler_is_ours_sigsafe(sig, &si, &event, &rb)) {
-			pp_sampler_forward_sigsafe(sig, &si, uc);
+			if (pp_sampler_not_ours_sigsafe(sig, &si, uc))
+				return;
 			continue;
 		}
 		pp_sampler_rb_late_sigsafe(rb, 0, &more);
@@ -425,6 +518,28 @@ void pp_sampler_take_pending_sigsafe(void)
 		syscall(SYS_rt_tgsigqueueinfo, getpid(), tid, sig, &keep[k]);
 }
 
+/* Runs in signal context. */
+int pp_sampler_taken_sigsafe(int sig, const siginfo_t *si)
+{
+	struct pp_thread *t;
+	unsigned event;
+	void *rb;
+	int more;
+
+	if (!pp_sampler_is_ours_sigsafe(sig, si, &event, &rb))
+		return 0;
+	if (pp_sampler_cfg.mode == PPF_MODE_SIGNAL)
+		pp_sampler_rb_late_sigsafe(rb, 0, &more);
+	t = pp_threads_find_sigsafe(pp_threads_gettid_sigsafe());
+	if (t) {
+		__atomic_add_fetch(&t->lost, 1, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&t->ev_lost[event], 1, __ATOMIC_RELAXED);
+	} else {
+		__atomic_add_fetch(&pp_sampler_unowned, 1, __ATOMIC_RELAXED);
+	}
+	return 1;
+}
+
 /*
  * Runs in signal context. A thread unwound by a cancellation from inside the
  * handler would leave its slot busy for good, and its log without an END
@@ -462,8 +577,11 @@ static void pp_sampler_take_sigsafe(struct pp_thread *t, unsigned event,
 		pthread_setcanceltype(type, NULL);
 }
 
-/* Runs in signal context. */
-void pp_sampler_handle_sigsafe(int sig, siginfo_t *si, void *uc)
+/*
+ * Runs in signal context. The handler proper; pp_sampler_handle_sigsafe
+ * marks the thread as inside it (appmask.h).
+ */
+static void pp_sampler_run_sigsafe(int sig, siginfo_t *si, void *uc)
 {
 	int saved_errno = errno;
 	struct pp_thread *t;
@@ -473,7 +591,7 @@ void pp_sampler_handle_sigsafe(int sig, siginfo_t *si, void *uc)
 	uint64_t now;
 
 	if (!pp_sampler_is_ours_sigsafe(sig, si, &event, &rb)) {
-		pp_sampler_forward_sigsafe(sig, si, uc);
+		pp_sampler_not_ours_sigsafe(sig, si, uc);
 		errno = saved_errno;
 		return;
 	}
@@ -508,3 +626,11 @@ void pp_sampler_handle_sigsafe(int sig, siginfo_t *si, void *uc)
 	errno = saved_errno;
 }
 
+
+/* Runs in signal context. */
+void pp_sampler_handle_sigsafe(int sig, siginfo_t *si, void *uc)
+{
+	pp_appmask_enter_sigsafe(1);
+	pp_sampler_run_sigsafe(sig, si, uc);
+	pp_appmask_enter_sigsafe(-1);
+}

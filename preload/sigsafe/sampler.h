@@ -44,6 +44,14 @@ void pp_sampler_dl_leave_sigsafe(void);
 void pp_sampler_take_pending_sigsafe(void);
 
 /*
+ * Runs in signal context. The program took a signal of the sampling
+ * signal's number off its queue (sigwaitinfo and the like): whether it is
+ * one of our samples, which the program must not see (it is counted as
+ * lost for the calling thread).
+ */
+int pp_sampler_taken_sigsafe(int sig, const siginfo_t *si);
+
+/*
  * Runs in signal context. Samples dropped for threads that have no slot (not
  * counted per thread).
  */

@@ -28,8 +28,11 @@ struct pp_thread {
 	uint64_t ev_throttled[PP_CONFIG_MAX_EVENTS]; /* per event, throttled */
 	uint64_t next_ns; /* CLOCK_MONOTONIC: no sample is taken before this */
 	uint64_t cost_ns; /* what the last sample taken cost (wall time) */
-	uint64_t blocked_cpu_ns; /* signal mode: its CPU time when it blocked
-				    the sampling signal, 0 when it does not */
+	uint64_t held_since_ns; /* its CPU time when it began to hold the
+				   program's own signal (appmask.h), 0 when
+				   it holds none */
+	uint64_t held_cpu_ns;   /* CPU time it ran holding one, in all */
+	uint32_t holds;         /* how many times it began to hold one */
 	struct pp_tevents tev; /* its own events: counters; signal mode: sampling */
 	void *altstack;  /* our alternate signal stack, NULL if none */
 	size_t altstack_size;

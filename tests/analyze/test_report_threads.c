@@ -85,7 +85,7 @@ Test(report_threads, unsampled_threads_are_listed_and_counted)
 	cr_assert(strstr(text, "{\"pid\": 100, \"tid\": 102, \"name\": \"pool\", \"samples\": 0, "
 			 "\"lost\": null, \"throttled\": null, \"late\": null, \"ended\": null, \"cpu_s\": null, "
 			 "\"exe\": \"make\", \"unsampled\": \"over the profiler's share of "
-			 "RLIMIT_AS\"}"), "%s", text);
+			 "RLIMIT_AS\", \"blocked\": null}"), "%s", text);
 	free(text);
 	f.thread = "pool";
 	text = threads_report_of(run, &f, "processes");
