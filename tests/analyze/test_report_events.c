@@ -10,6 +10,7 @@
 
 #include "eventinfo.h"
 #include "tst_log.h"
+#include "tst_run.h"
 #include "profile.h"
 #include "reader.h"
 #include "report.h"
@@ -18,19 +19,6 @@ static char *ev_dir;
 static struct pa_run *ev_run;
 
 static const uint64_t ev_ips[1] = { 0x401000 };
-
-/* Append an event record; spec NULL: the same as name. */
-static void ev_event(struct tst_log *l, uint32_t index, const char *name, const char *spec,
-		     uint32_t type, uint64_t config, uint64_t period, uint32_t flags,
-		     uint32_t error)
-{
-	struct ppf_event e = { .index = index, .type = type, .config = config,
-			       .period = period, .flags = flags, .error = error };
-
-	snprintf(e.name, sizeof(e.name), "%s", name);
-	snprintf(e.spec, sizeof(e.spec), "%s", spec ? spec : name);
-	tst_log_event_full(l, &e);
-}
 
 /*
  * app (300), configured from a file: events 0 "hw" (cycles, unavailable),
@@ -50,10 +38,10 @@ static void ev_app(void)
 	tst_log_config(&l, PPF_MODE_REQUEST_AUTO, 128,
 			  PPF_CONFIG_FROM_FILE | PPF_CONFIG_FOLLOW_EXEC, "/home/u/pp.ini",
 			  "[profile]\n");
-	ev_event(&l, 0, "hw", "cycles", 0, 0, 1000003, PPF_EVENT_UNAVAILABLE, ENOENT);
-	ev_event(&l, 1, "cpu-clock", NULL, 1, 0, 1000000, PPF_EVENT_TIME_NS | u, 0);
-	ev_event(&l, 2, "faults", "page-faults:u", 1, 2, 1, u, 0);
-	ev_event(&l, 3, "instr", "instructions:u", 0, 1, 0, PPF_EVENT_COUNT | u, 0);
+	tst_run_event(&l, 0, "hw", "cycles", 0, 0, 1000003, PPF_EVENT_UNAVAILABLE, ENOENT);
+	tst_run_event(&l, 1, "cpu-clock", NULL, 1, 0, 1000000, PPF_EVENT_TIME_NS | u, 0);
+	tst_run_event(&l, 2, "faults", "page-faults:u", 1, 2, 1, u, 0);
+	tst_run_event(&l, 3, "instr", "instructions:u", 0, 1, 0, PPF_EVENT_COUNT | u, 0);
 	tst_log_process_end(&l, 9000, 9, 3, PPF_EXIT_NORMAL, 0);
 	tst_log_write(&l, pdir, PPF_PROCESS_LOG);
 
@@ -357,7 +345,7 @@ Test(report_events, threads_of_exec_replaced_process_say_exec)
 
 	tst_log_begin(&l, PPF_FILE_PROCESS);
 	tst_log_process(&l, 320, 1, "/bin/sh", NULL);
-	ev_event(&l, 0, "cpu-clock", NULL, 1, 0, 1000000, PPF_EVENT_TIME_NS, 0);
+	tst_run_event(&l, 0, "cpu-clock", NULL, 1, 0, 1000000, PPF_EVENT_TIME_NS, 0);
 	tst_log_exec(&l, 5000, "/usr/bin/env");
 	tst_log_write(&l, pdir, PPF_PROCESS_LOG);
 	tst_log_begin(&l, PPF_FILE_THREAD);

@@ -1,14 +1,16 @@
 /*
  * tst_run: the small runs made by hand (tst_log) that the analyzer's unit
  * tests share: the "profile" run (two processes, three threads, two events)
- * for profile.c and the flat reports, and the "calls" run (one thread, 17
- * samples of a small call graph) for calltree.c and the tree reports.
+ * for profile.c and the flat reports, the "calls" run (one thread, 17
+ * samples of a small call graph) for calltree.c and the tree reports, and
+ * the "counters" run (counting events) for counters.c and its report.
  * Their functions are defined here so that this test binary has symbols
  * for them: the goldens name them.
  */
 
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -395,4 +397,192 @@ void tst_calls_golden(const char *which, const char *arg, double min_percent,
 	/* JSON names the test binary by its path */
 	tst_log_golden(tst_log_replace(text, PP_TEST_BUILD_DIR, "BUILD"), golden);
 	free(text);
+}
+
+/* An event record; spec NULL: the same as name. */
+void tst_run_event(struct tst_log *l, uint32_t index, const char *name, const char *spec,
+		   uint32_t type, uint64_t config, uint64_t period, uint32_t flags,
+		   uint32_t error)
+{
+	struct ppf_event e = { .index = index, .type = type, .config = config,
+			       .period = period, .flags = flags, .error = error };
+
+	snprintf(e.name, sizeof(e.name), "%s", name);
+	snprintf(e.spec, sizeof(e.spec), "%s", spec ? spec : name);
+	tst_log_event_full(l, &e);
+}
+
+char *tst_counters_dir;
+struct pa_run *tst_counters_run;
+
+#define TST_COUNTERS_U PPF_EVENT_EXCLUDE_KERNEL
+#define TST_COUNTERS_COUNTED PPF_THREAD_EVENT_COUNTED
+
+/* A counting event; spec NULL: the same as name. */
+static void tst_counters_event(struct tst_log *l, uint32_t index, const char *name,
+			       const char *spec, uint32_t type, uint64_t config,
+			       uint32_t flags, uint32_t error)
+{
+	tst_run_event(l, index, name, spec, type, config, 0, flags | PPF_EVENT_COUNT, error);
+}
+
+/*
+ * A process.log in tst_counters_dir/<exe>.<pid>/ with cpu-clock as event 0,
+ * then what add() appends.
+ */
+static char *tst_counters_process(const char *exe, uint32_t pid,
+				  void (*add)(struct tst_log *), bool replaced)
+{
+	struct ppf_event clock = { .index = 0, .type = PERF_TYPE_SOFTWARE, .period = 1000000,
+				   .flags = PPF_EVENT_TIME_NS | TST_COUNTERS_U,
+				   .name = "cpu-clock", .spec = "cpu-clock" };
+	char name[64], path[64], *pdir;
+	struct tst_log l;
+
+	snprintf(name, sizeof(name), "%s.%u", exe, pid);
+	snprintf(path, sizeof(path), "/usr/bin/%s", exe);
+	pdir = tst_log_subdir(tst_counters_dir, name);
+	tst_log_begin(&l, PPF_FILE_PROCESS);
+	tst_log_process(&l, pid, 1, path, NULL);
+	tst_log_config(&l, 0, 128, 0, "(embedded default)", "");
+	tst_log_event_full(&l, &clock);
+	add(&l);
+	if (replaced)
+		tst_log_exec(&l, 5000, "/bin/true");
+	else
+		tst_log_process_end(&l, 9000, 0, 0, PPF_EXIT_NORMAL, 0);
+	tst_log_write(&l, pdir, PPF_PROCESS_LOG);
+	return pdir;
+}
+
+/*
+ * calc (400): instructions, cycles (user), cache references and misses,
+ * branches and misses, cycles of the kernel, an unavailable L1 event and
+ * task-clock.
+ */
+static void tst_counters_calc_events(struct tst_log *l)
+{
+	const uint32_t u = TST_COUNTERS_U;
+
+	tst_counters_event(l, 1, "instructions", NULL, PERF_TYPE_HARDWARE,
+			   PERF_COUNT_HW_INSTRUCTIONS, u, 0);
+	tst_counters_event(l, 2, "cyc", "cycles:u", PERF_TYPE_HARDWARE,
+			   PERF_COUNT_HW_CPU_CYCLES, u, 0);
+	tst_counters_event(l, 3, "cache-references", NULL, PERF_TYPE_HARDWARE,
+			   PERF_COUNT_HW_CACHE_REFERENCES, u, 0);
+	tst_counters_event(l, 4, "cache-misses", NULL, PERF_TYPE_HARDWARE,
+			   PERF_COUNT_HW_CACHE_MISSES, u, 0);
+	tst_counters_event(l, 5, "branches", NULL, PERF_TYPE_HARDWARE,
+			   PERF_COUNT_HW_BRANCH_INSTRUCTIONS, u, 0);
+	tst_counters_event(l, 6, "branch-misses", NULL, PERF_TYPE_HARDWARE,
+			   PERF_COUNT_HW_BRANCH_MISSES, u, 0);
+	tst_counters_event(l, 7, "kcycles", "cycles:k", PERF_TYPE_HARDWARE,
+			   PERF_COUNT_HW_CPU_CYCLES, PPF_EVENT_EXCLUDE_USER, 0);
+	tst_counters_event(l, 8, "l1", "L1-dcache-load-misses", PERF_TYPE_HW_CACHE, 0x10000,
+			   u | PPF_EVENT_UNAVAILABLE, ENOENT);
+	tst_counters_event(l, 9, "task-clock", NULL, PERF_TYPE_SOFTWARE,
+			   PERF_COUNT_SW_TASK_CLOCK, PPF_EVENT_TIME_NS, 0);
+}
+
+/*
+ * The threads' totals (PPF_REC_THREAD_EVENT) of calc's events. main (400):
+ * every counter; cycles multiplexed half of the time. worker (401): no
+ * instructions counter; its cache-miss counter never ran.
+ */
+static const struct tst_counters_total {
+	uint32_t tid, event, flags;
+	uint64_t value, enabled, running;
+} tst_counters_totals[] = {
+	{ 400, 0, 0, 0, 0, 0 },
+	{ 400, 1, TST_COUNTERS_COUNTED, 3000000, 1000, 1000 },
+	{ 400, 2, TST_COUNTERS_COUNTED, 1000000, 1000, 500 },
+	{ 400, 3, TST_COUNTERS_COUNTED, 10000, 1000, 1000 },
+	{ 400, 4, TST_COUNTERS_COUNTED, 100, 1000, 1000 },
+	{ 400, 5, TST_COUNTERS_COUNTED, 200000, 1000, 1000 },
+	{ 400, 6, TST_COUNTERS_COUNTED, 4000, 1000, 1000 },
+	{ 400, 7, TST_COUNTERS_COUNTED, 50000, 1000, 1000 },
+	{ 400, 8, PPF_THREAD_EVENT_NO_COUNTER, 0, 0, 0 },
+	{ 400, 9, TST_COUNTERS_COUNTED, 5000000, 5000000, 5000000 },
+	{ 401, 1, PPF_THREAD_EVENT_NO_COUNTER, 0, 0, 0 },
+	{ 401, 2, TST_COUNTERS_COUNTED, 500000, 1000, 1000 },
+	{ 401, 3, TST_COUNTERS_COUNTED, 1000, 1000, 1000 },
+	{ 401, 4, TST_COUNTERS_COUNTED, 0, 100, 0 },
+	{ 401, 5, TST_COUNTERS_COUNTED, 1000, 1000, 1000 },
+	{ 401, 6, TST_COUNTERS_COUNTED, 10, 1000, 1000 },
+	{ 401, 7, PPF_THREAD_EVENT_NO_COUNTER, 0, 0, 0 },
+	{ 401, 8, PPF_THREAD_EVENT_NO_COUNTER, 0, 0, 0 },
+	{ 401, 9, TST_COUNTERS_COUNTED, 1000000, 1000000, 1000000 },
+};
+
+/* A thread log of pid, tid, name with its totals, then an END when ended. */
+static void tst_counters_thread(const char *pdir, uint32_t pid, uint32_t tid,
+				const char *name, bool ended)
+{
+	const size_t n = sizeof(tst_counters_totals) / sizeof(tst_counters_totals[0]);
+	struct tst_log l;
+	char file[64];
+
+	tst_log_begin(&l, PPF_FILE_THREAD);
+	tst_log_thread(&l, pid, tid, 0, name);
+	for (size_t i = 0; i < n; i++) {
+		const struct tst_counters_total *t = &tst_counters_totals[i];
+
+		if (t->tid == tid)
+			tst_log_thread_event(&l, t->event, t->flags, 0, 0, t->value, t->enabled,
+					     t->running);
+	}
+	if (ended)
+		tst_log_thread_end(&l, 9000, 0, 0, 0);
+	snprintf(file, sizeof(file), "thread-%u.log", tid);
+	tst_log_write(&l, pdir, file);
+}
+
+static void tst_counters_none(struct tst_log *l)
+{
+	(void)l;
+}
+
+static void tst_counters_unavailable_only(struct tst_log *l)
+{
+	tst_counters_event(l, 1, "cycles", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES,
+			   TST_COUNTERS_U | PPF_EVENT_UNAVAILABLE, ENOENT);
+}
+
+static void tst_counters_instructions_only(struct tst_log *l)
+{
+	tst_counters_event(l, 1, "instructions", NULL, PERF_TYPE_HARDWARE,
+			   PERF_COUNT_HW_INSTRUCTIONS, TST_COUNTERS_U, 0);
+}
+
+void tst_counters_setup(void)
+{
+	struct pa_error err = { 0 };
+	char *p;
+
+	tst_counters_dir = tst_log_tmpdir();
+	p = tst_counters_process("calc", 400, tst_counters_calc_events, false);
+	tst_counters_thread(p, 400, 400, "main", true);
+	tst_counters_thread(p, 400, 401, "worker", true);
+	free(p);
+	p = tst_counters_process("plain", 410, tst_counters_none, false);
+	tst_counters_thread(p, 410, 410, "plain", true);
+	free(p);
+	p = tst_counters_process("hwless", 420, tst_counters_unavailable_only, false);
+	tst_counters_thread(p, 420, 420, "hwless", true);
+	free(p);
+	p = tst_counters_process("sh", 430, tst_counters_instructions_only, true);
+	tst_counters_thread(p, 430, 430, "sh", false);
+	free(p);
+	cr_assert_eq(pa_run_load(tst_counters_dir, &tst_counters_run, &err), 0, "%s: %s",
+		     err.path, err.reason);
+	cr_assert_eq(tst_counters_run->warnings.n, 0, "%s",
+		     tst_counters_run->warnings.v[0].reason);
+}
+
+void tst_counters_teardown(void)
+{
+	pa_run_free(tst_counters_run);
+	tst_counters_run = NULL;
+	tst_log_rmdir(tst_counters_dir);
+	tst_counters_dir = NULL;
 }

@@ -96,4 +96,32 @@ char *tst_calls_report(const char *which, const char *arg, double min_percent, i
 void tst_calls_golden(const char *which, const char *arg, double min_percent,
 		      const char *golden);
 
+/*
+ * Appends an event record: index, name, spec (NULL: the same as name), perf
+ * type and config, period, flags (PPF_EVENT_*) and error (of an unavailable
+ * event).
+ */
+void tst_run_event(struct tst_log *l, uint32_t index, const char *name, const char *spec,
+		   uint32_t type, uint64_t config, uint64_t period, uint32_t flags,
+		   uint32_t error);
+
+/*
+ * The "counters" run, in tst_counters_dir: cpu-clock (event 0, 1 ms, user)
+ * and counting events, each process from a configuration.
+ * calc (400): 1 instructions, 2 "cyc" (cycles:u), 3 cache-references,
+ *   4 cache-misses, 5 branches, 6 branch-misses (all user), 7 "kcycles"
+ *   (cycles:k), 8 "l1" (L1-dcache-load-misses, unavailable), 9 task-clock;
+ *   thread 400 "main" counts them all, cycles multiplexed half of the time;
+ *   thread 401 "worker" has no instructions counter, and its cache-miss
+ *   counter never ran.
+ * plain (410): no counting event. hwless (420): its only counting event,
+ * cycles, unavailable. sh (430): instructions; exec replaced it before its
+ * thread ended.
+ */
+extern char *tst_counters_dir;
+extern struct pa_run *tst_counters_run;
+
+void tst_counters_setup(void);
+void tst_counters_teardown(void);
+
 #endif /* TST_RUN_H */
