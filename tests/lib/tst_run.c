@@ -2,8 +2,10 @@
  * tst_run: the small runs made by hand (tst_log) that the analyzer's unit
  * tests share: the "profile" run (two processes, three threads, two events)
  * for profile.c and the flat reports, the "calls" run (one thread, 17
- * samples of a small call graph) for calltree.c and the tree reports, and
- * the "counters" run (counting events) for counters.c and its report.
+ * samples of a small call graph) for calltree.c and the tree reports, the
+ * "counters" run (counting events) for counters.c and its report, and the
+ * "events" run (several events, one process of an older libpprof) for
+ * eventinfo.c and the events report.
  * Their functions are defined here so that this test binary has symbols
  * for them: the goldens name them.
  */
@@ -168,22 +170,30 @@ char *tst_prof_report(const struct pa_report *r, uint32_t tid)
 	struct pa_filter f = { .tid = tid };
 	struct pa_error err = { 0 };
 	struct pa_profile *prof;
-	char *text = NULL;
-	size_t len = 0;
-	FILE *out;
+	char *text;
 
 	cr_assert_eq(pa_events_choose(tst_prof_run, &f, NULL, PA_EVENTS_SAMPLES, &err), 0, "%s",
 		     err.reason);
 	cr_assert_str_eq(f.event_name, "cpu-clock");
 	prof = tst_prof_build_filter(&f);
-	out = open_memstream(&text, &len);
+	text = tst_run_report(r, tst_prof_run, &f, prof);
+	pa_profile_free(prof);
+	return text;
+}
+
+/* The text r writes with the default options, as a malloc'd string. */
+char *tst_run_report(const struct pa_report *r, const struct pa_run *run,
+		     const struct pa_filter *f, const struct pa_profile *prof)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
 	cr_assert(out);
 	cr_assert_eq(r->write(&(struct pa_report_ctx){ .out = out, .opts = &PA_REPORT_OPTS_DEFAULT,
-						       .filter = &f, .run = tst_prof_run,
-						       .prof = prof }),
+						       .filter = f, .run = run, .prof = prof }),
 		     0, "%s", r->name);
 	cr_assert_eq(fclose(out), 0);
-	pa_profile_free(prof);
 	return text;
 }
 
@@ -585,4 +595,126 @@ void tst_counters_teardown(void)
 	tst_counters_run = NULL;
 	tst_log_rmdir(tst_counters_dir);
 	tst_counters_dir = NULL;
+}
+
+char *tst_events_dir;
+struct pa_run *tst_events_run;
+const uint64_t tst_events_ips[1] = { 0x401000 };
+
+/*
+ * app (300), configured from a file: events 0 "hw" (cycles, unavailable),
+ * 1 cpu-clock (1 ms, user), 2 "faults" (page-faults:u, every fault), 3
+ * "instr" (counting instructions, user). Thread 300: 4 cpu-clock samples
+ * (1 lost, 12 throttled), 2 faults; thread 301: 3 cpu-clock samples, 2 lost.
+ */
+static void tst_events_app(void)
+{
+	const uint32_t u = PPF_EVENT_EXCLUDE_KERNEL;
+	char *pdir = tst_log_subdir(tst_events_dir, "app.300");
+	struct tst_log l;
+	size_t off;
+
+	tst_log_begin(&l, PPF_FILE_PROCESS);
+	tst_log_process(&l, 300, 1, "/usr/bin/app", NULL);
+	tst_log_config(&l, PPF_MODE_REQUEST_AUTO, 128,
+			  PPF_CONFIG_FROM_FILE | PPF_CONFIG_FOLLOW_EXEC, "/home/u/pp.ini",
+			  "[profile]\n");
+	tst_run_event(&l, 0, "hw", "cycles", 0, 0, 1000003, PPF_EVENT_UNAVAILABLE, ENOENT);
+	tst_run_event(&l, 1, "cpu-clock", NULL, 1, 0, 1000000, PPF_EVENT_TIME_NS | u, 0);
+	tst_run_event(&l, 2, "faults", "page-faults:u", 1, 2, 1, u, 0);
+	tst_run_event(&l, 3, "instr", "instructions:u", 0, 1, 0, PPF_EVENT_COUNT | u, 0);
+	tst_log_process_end(&l, 9000, 9, 3, PPF_EXIT_NORMAL, 0);
+	tst_log_write(&l, pdir, PPF_PROCESS_LOG);
+
+	tst_log_begin(&l, PPF_FILE_THREAD);
+	tst_log_thread(&l, 300, 300, 0, "main");
+	for (int i = 0; i < 4; i++)
+		tst_log_sample(&l, 100, 1, 0, 1, tst_events_ips);
+	for (int i = 0; i < 2; i++)
+		tst_log_sample(&l, 100, 2, 0, 1, tst_events_ips);
+	off = tst_log_thread_event(&l, 1, 0, 4, 1, 0, 0, 0);
+	((struct ppf_thread_event *)tst_log_rec(&l, off))->throttled = 12;
+	tst_log_thread_event(&l, 2, 0, 2, 0, 0, 0, 0);
+	tst_log_thread_event(&l, 3, PPF_THREAD_EVENT_COUNTED, 0, 0, 5000, 10, 10);
+	tst_log_thread_end(&l, 9000, 6, 1, 0);
+	tst_log_write(&l, pdir, "thread-300.log");
+
+	tst_log_begin(&l, PPF_FILE_THREAD);
+	tst_log_thread(&l, 300, 301, 0, "worker");
+	for (int i = 0; i < 3; i++)
+		tst_log_sample(&l, 100, 1, 0, 1, tst_events_ips);
+	tst_log_thread_event(&l, 1, 0, 3, 2, 0, 0, 0);
+	tst_log_thread_event(&l, 2, 0, 0, 0, 0, 0, 0);
+	tst_log_thread_event(&l, 3, PPF_THREAD_EVENT_NO_COUNTER, 0, 0, 0, 0, 0);
+	tst_log_thread_end(&l, 9000, 3, 2, 0);
+	tst_log_write(&l, pdir, "thread-301.log");
+	free(pdir);
+}
+
+/*
+ * tool (310), written by an older libpprof: no configuration record, one
+ * 104-byte cpu-clock event counting user and kernel time; 2 samples.
+ */
+static void tst_events_tool(void)
+{
+	char *pdir = tst_log_subdir(tst_events_dir, "tool.310");
+	struct tst_log l;
+
+	tst_log_begin(&l, PPF_FILE_PROCESS);
+	tst_log_process(&l, 310, 300, "/usr/bin/tool", NULL);
+	tst_log_event_v1(&l, 0, "cpu-clock", 1000000, PPF_EVENT_TIME_NS);
+	tst_log_process_end(&l, 9000, 2, 0, PPF_EXIT_NORMAL, 0);
+	tst_log_write(&l, pdir, PPF_PROCESS_LOG);
+	tst_log_begin(&l, PPF_FILE_THREAD);
+	tst_log_thread(&l, 310, 310, 0, "tool");
+	tst_log_sample(&l, 100, 0, 0, 1, tst_events_ips);
+	tst_log_sample(&l, 100, 0, 0, 1, tst_events_ips);
+	tst_log_thread_end(&l, 9000, 2, 0, 0);
+	tst_log_write(&l, pdir, "thread-310.log");
+	free(pdir);
+}
+
+void tst_events_setup(void)
+{
+	struct pa_error err = { 0 };
+
+	tst_events_dir = tst_log_tmpdir();
+	tst_events_app();
+	tst_events_tool();
+	cr_assert_eq(pa_run_load(tst_events_dir, &tst_events_run, &err), 0, "%s: %s", err.path,
+		     err.reason);
+	cr_assert_eq(tst_events_run->warnings.n, 0, "%s", tst_events_run->warnings.v[0].reason);
+}
+
+void tst_events_teardown(void)
+{
+	pa_run_free(tst_events_run);
+	tst_events_run = NULL;
+	tst_log_rmdir(tst_events_dir);
+	tst_events_dir = NULL;
+}
+
+struct pa_filter tst_events_choose(uint32_t pid, const char *name, enum pa_events_use use)
+{
+	struct pa_filter f = PA_FILTER_ALL;
+	struct pa_error err = { 0 };
+
+	f.pid = pid;
+	cr_assert_eq(pa_events_choose(tst_events_run, &f, name, use, &err), 0, "%s",
+		     err.reason);
+	return f;
+}
+
+char *tst_events_report(const struct pa_report *r, const struct pa_filter *f)
+{
+	struct pa_error err = { 0 };
+	struct pa_profile *prof = NULL;
+	char *text;
+
+	if (r->needs == PA_REPORT_NEEDS_PROFILE)
+		cr_assert_eq(pa_profile_build_by(tst_events_run, f, PA_PROFILE_BY_FUNCTION,
+						 &prof, NULL, &err), 0, "%s", err.reason);
+	text = tst_run_report(r, tst_events_run, f, prof);
+	pa_profile_free(prof);
+	return text;
 }

@@ -66,6 +66,12 @@ void tst_prof_end_exit0(struct tst_log *l);
 struct pa_profile *tst_prof_build_filter(const struct pa_filter *f);
 /* The text r writes on the profile run (thread tid, 0: all), malloc'd. */
 char *tst_prof_report(const struct pa_report *r, uint32_t tid);
+/*
+ * The text r writes (its write, the default options) on run, for f and
+ * prof (r needs a profile, else NULL), malloc'd; r must succeed.
+ */
+char *tst_run_report(const struct pa_report *r, const struct pa_run *run,
+		     const struct pa_filter *f, const struct pa_profile *prof);
 
 /*
  * The "calls" run, in tst_calls_dir: one process, one thread, 17 samples
@@ -123,5 +129,26 @@ extern struct pa_run *tst_counters_run;
 
 void tst_counters_setup(void);
 void tst_counters_teardown(void);
+
+/*
+ * The "events" run, in tst_events_dir; every sample at tst_events_ips.
+ * app (300), configured from a file: events 0 "hw" (cycles, unavailable),
+ * 1 cpu-clock (1 ms, user), 2 "faults" (page-faults:u, every fault), 3
+ * "instr" (counting instructions, user). Thread 300 "main": 4 cpu-clock
+ * samples (1 lost, 12 throttled), 2 faults; thread 301 "worker": 3
+ * cpu-clock samples, 2 lost.
+ * tool (310), written by an older libpprof: no configuration record, one
+ * first-version cpu-clock event counting user and kernel time; 2 samples.
+ */
+extern char *tst_events_dir;
+extern struct pa_run *tst_events_run;
+extern const uint64_t tst_events_ips[1];
+
+void tst_events_setup(void);
+void tst_events_teardown(void);
+/* pa_events_choose on the events run for pid (0: all), expecting success. */
+struct pa_filter tst_events_choose(uint32_t pid, const char *name, enum pa_events_use use);
+/* The text r writes on the events run for f (with a profile when r needs one), malloc'd. */
+char *tst_events_report(const struct pa_report *r, const struct pa_filter *f);
 
 #endif /* TST_RUN_H */
