@@ -3,9 +3,10 @@
  * tests share: the "profile" run (two processes, three threads, two events)
  * for profile.c and the flat reports, the "calls" run (one thread, 17
  * samples of a small call graph) for calltree.c and the tree reports, the
- * "counters" run (counting events) for counters.c and its report, and the
+ * "counters" run (counting events) for counters.c and its report, the
  * "events" run (several events, one process of an older libpprof) for
- * eventinfo.c and the events report.
+ * eventinfo.c and the events report, and the two "diff" runs (the same
+ * process, other shares) for diff and runs.c.
  * Their functions are defined here so that this test binary has symbols
  * for them: the goldens name them.
  */
@@ -717,4 +718,97 @@ char *tst_events_report(const struct pa_report *r, const struct pa_filter *f)
 	text = tst_run_report(r, tst_events_run, f, prof);
 	pa_profile_free(prof);
 	return text;
+}
+
+__attribute__((noinline)) int pa_difftest_alpha(int x)
+{
+	volatile int v = x;
+
+	return v * 3 + 1;
+}
+
+__attribute__((noinline)) int pa_difftest_beta(int x)
+{
+	volatile int v = x;
+
+	return v ^ 0x77;
+}
+
+__attribute__((noinline)) int pa_difftest_main(int x)
+{
+	volatile int v = pa_difftest_alpha(x) + pa_difftest_beta(x);
+
+	return v;
+}
+
+char *tst_diff_dirs[2];
+
+/*
+ * A run in tst_diff_dirs[k]: process 40 (start_ns 1000) with a thread
+ * "main" (tid 40) and a nameless one (tid 41). Thread 40 takes nalpha
+ * samples in alpha at 1 ms steps from 1 ms after the start, then nbeta in
+ * beta; thread 41 one in main itself at 0.5 ms.
+ */
+static void tst_diff_write_run(size_t k, int nalpha, int nbeta)
+{
+	const uint64_t alpha[] = { tst_run_in(pa_difftest_alpha), tst_run_in(pa_difftest_main) };
+	const uint64_t beta[] = { tst_run_in(pa_difftest_beta), tst_run_in(pa_difftest_main) };
+	const uint64_t mainonly[] = { tst_run_in(pa_difftest_main) };
+	struct tst_log_self self;
+	struct tst_log l;
+	char *pdir;
+	uint64_t t = 1000;
+
+	tst_diff_dirs[k] = tst_log_tmpdir();
+	pdir = tst_log_subdir(tst_diff_dirs[k], "app.40");
+	tst_log_self_module((const void *)pa_difftest_main, &self);
+	tst_log_begin(&l, PPF_FILE_PROCESS);
+	tst_log_process(&l, 40, 1, self.path, NULL);
+	tst_log_event(&l, 0, "cpu-clock", 1000000, PPF_EVENT_TIME_NS);
+	tst_log_module(&l, 1, self.bias, self.start, self.end, 0, self.path,
+			  self.build_id, self.build_id_len);
+	tst_log_process_end(&l, 900000000, 0, 0, PPF_EXIT_NORMAL, 0);
+	tst_log_write(&l, pdir, PPF_PROCESS_LOG);
+
+	tst_log_begin(&l, PPF_FILE_THREAD);
+	tst_log_thread(&l, 40, 40, 0, "main");
+	for (int i = 0; i < nalpha; i++)
+		tst_log_sample(&l, t += 1000000, 0, 0, 2, alpha);
+	for (int i = 0; i < nbeta; i++)
+		tst_log_sample(&l, t += 1000000, 0, 0, 2, beta);
+	tst_log_thread_end(&l, 900000000, (uint64_t)(nalpha + nbeta), 0, 1000000);
+	tst_log_write(&l, pdir, "thread-40.log");
+
+	tst_log_begin(&l, PPF_FILE_THREAD);
+	tst_log_thread(&l, 40, 41, 0, "");
+	tst_log_sample(&l, 1000 + 500000, 0, 0, 1, mainonly);
+	tst_log_thread_end(&l, 900000000, 1, 0, 1000000);
+	tst_log_write(&l, pdir, "thread-41.log");
+	free(pdir);
+}
+
+void tst_diff_setup(void)
+{
+	tst_diff_write_run(0, 6, 3); /* base: alpha 6, beta 3, main 1 (10) */
+	tst_diff_write_run(1, 2, 7); /* new:  alpha 2, beta 7, main 1 (10) */
+}
+
+void tst_diff_teardown(void)
+{
+	for (size_t k = 0; k < 2; k++) {
+		tst_log_rmdir(tst_diff_dirs[k]);
+		tst_diff_dirs[k] = NULL;
+	}
+}
+
+struct pa_profile *tst_run_profile(const struct pa_run *run, struct pa_filter f)
+{
+	struct pa_error err = { 0 };
+	struct pa_profile *prof = NULL;
+
+	cr_assert_eq(pa_events_choose(run, &f, NULL, PA_EVENTS_SAMPLES, &err), 0, "%s",
+		     err.reason);
+	cr_assert_eq(pa_profile_build_by(run, &f, PA_PROFILE_BY_FUNCTION,
+					 &prof, NULL, &err), 0, "%s", err.reason);
+	return prof;
 }

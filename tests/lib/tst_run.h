@@ -151,4 +151,24 @@ struct pa_filter tst_events_choose(uint32_t pid, const char *name, enum pa_event
 /* The text r writes on the events run for f (with a profile when r needs one), malloc'd. */
 char *tst_events_report(const struct pa_report *r, const struct pa_filter *f);
 
+/*
+ * The two "diff" runs, in tst_diff_dirs[0] (base) and [1] (new): each has
+ * process 40 (started at 1000 ns, this test binary) with a thread "main"
+ * (tid 40) and a nameless one (tid 41). Thread 40 takes its alpha samples
+ * at 1 ms steps from 1 ms after the start, then its beta ones; thread 41
+ * one in main itself at 0.5 ms. Stacks: alpha>main, beta>main, main.
+ * base: alpha 6, beta 3, main 1; new: alpha 2, beta 7, main 1.
+ */
+int pa_difftest_alpha(int x);
+int pa_difftest_beta(int x);
+int pa_difftest_main(int x);
+
+extern char *tst_diff_dirs[2];
+
+void tst_diff_setup(void);
+void tst_diff_teardown(void);
+
+/* The profile of run under f (by function), for the sampling event chosen by default. */
+struct pa_profile *tst_run_profile(const struct pa_run *run, struct pa_filter f);
+
 #endif /* TST_RUN_H */
