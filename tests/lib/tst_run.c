@@ -248,6 +248,54 @@ void tst_prof_process_at(const char *dir, uint32_t pid, uint32_t ppid, const cha
 	free(pdir);
 }
 
+/*
+ * Process 50 maps this test binary a second time, as "libpprof.so", 16 TiB
+ * higher: its copy of pa_proftest_mid stands for a frame of the profiler.
+ */
+#define TST_PROF_SHIFT 0x100000000000ull
+
+static void tst_prof_libpprof_process(const char *pdir)
+{
+	struct tst_log_self self;
+	struct tst_log l;
+	char *link;
+
+	tst_log_self_module((const void *)pa_proftest_main, &self);
+	cr_assert(asprintf(&link, "%s/libpprof.so", tst_prof_dir) > 0);
+	cr_assert_eq(symlink(self.path, link), 0, "symlink %s", link);
+	tst_log_begin(&l, PPF_FILE_PROCESS);
+	tst_log_process(&l, 50, 1, self.path, NULL);
+	tst_log_event(&l, 0, "cpu-clock", 1000000, PPF_EVENT_TIME_NS);
+	tst_log_module(&l, 1, self.bias, self.start, self.end, 0, self.path,
+			  self.build_id, self.build_id_len);
+	tst_log_module(&l, 2, self.bias + TST_PROF_SHIFT, self.start + TST_PROF_SHIFT,
+			  self.end + TST_PROF_SHIFT, 0, link, self.build_id, self.build_id_len);
+	tst_log_process_end(&l, 9000, 0, 0, PPF_EXIT_NORMAL, 0);
+	tst_log_write(&l, pdir, PPF_PROCESS_LOG);
+	free(link);
+}
+
+void tst_prof_add_libpprof(void)
+{
+	const uint64_t through[] = { tst_run_in(pa_proftest_leaf),
+				     tst_run_in(pa_proftest_mid) + TST_PROF_SHIFT,
+				     tst_run_in(pa_proftest_main) };
+	const uint64_t inside[] = { tst_run_in(pa_proftest_mid) + TST_PROF_SHIFT,
+				    tst_run_in(pa_proftest_main) };
+	char *p50 = tst_log_subdir(tst_prof_dir, "app.50");
+	struct tst_log l;
+
+	tst_prof_libpprof_process(p50);
+	tst_log_begin(&l, PPF_FILE_THREAD);
+	tst_log_thread(&l, 50, 50, 0, "main");
+	tst_prof_samples(&l, 2, 0, 3, through);
+	tst_prof_samples(&l, 3, 0, 2, inside);
+	tst_log_thread_end(&l, 9000, 5, 0, 0);
+	tst_log_write(&l, p50, "thread-50.log");
+	tst_prof_reload();
+	free(p50);
+}
+
 void tst_prof_end_exit0(struct tst_log *l)
 {
 	tst_log_process_end(l, 2500000000ull, 0, 0, PPF_EXIT_NORMAL, 0);

@@ -59,6 +59,13 @@ void tst_prof_add_thread(const char *pdir, uint32_t pid, int count, size_t n,
  */
 void tst_prof_process_at(const char *dir, uint32_t pid, uint32_t ppid, const char *exe,
 			 uint64_t start_ns, uint32_t mode, void (*end)(struct tst_log *));
+/*
+ * Adds process 50 to the profile run and reloads it. It maps this test
+ * binary a second time, as "libpprof.so" (the profiler's own module): its
+ * thread 50 "main" has 2 x main>mid>leaf and 3 x main>mid, mid in that
+ * copy each time.
+ */
+void tst_prof_add_libpprof(void);
 /* An END record: exit 0 at 2.5 s. */
 void tst_prof_end_exit0(struct tst_log *l);
 
