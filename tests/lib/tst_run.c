@@ -177,14 +177,14 @@ char *tst_prof_report(const struct pa_report *r, uint32_t tid)
 		     err.reason);
 	cr_assert_str_eq(f.event_name, "cpu-clock");
 	prof = tst_prof_build_filter(&f);
-	text = tst_run_report(r, tst_prof_run, &f, prof);
+	text = tst_run_report(r, tst_prof_run, &f, prof, NULL);
 	pa_profile_free(prof);
 	return text;
 }
 
 /* The text r writes with the default options, as a malloc'd string. */
 char *tst_run_report(const struct pa_report *r, const struct pa_run *run,
-		     const struct pa_filter *f, const struct pa_profile *prof)
+		     const struct pa_filter *f, const struct pa_profile *prof, size_t *size)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -195,6 +195,8 @@ char *tst_run_report(const struct pa_report *r, const struct pa_run *run,
 						       .filter = f, .run = run, .prof = prof }),
 		     0, "%s", r->name);
 	cr_assert_eq(fclose(out), 0);
+	if (size)
+		*size = len;
 	return text;
 }
 
@@ -202,11 +204,17 @@ char *tst_run_report(const struct pa_report *r, const struct pa_run *run,
 void tst_prof_add_thread(const char *pdir, uint32_t pid, int count, size_t n,
 			  const uint64_t *stack)
 {
+	tst_prof_add_named_thread(pdir, pid, "main", count, n, stack);
+}
+
+void tst_prof_add_named_thread(const char *pdir, uint32_t pid, const char *thread, int count,
+			       size_t n, const uint64_t *stack)
+{
 	struct tst_log l;
 	char name[64];
 
 	tst_log_begin(&l, PPF_FILE_THREAD);
-	tst_log_thread(&l, pid, pid, 0, "main");
+	tst_log_thread(&l, pid, pid, 0, thread);
 	tst_prof_samples(&l, count, 0, n, stack);
 	tst_log_thread_end(&l, 9000, (uint64_t)count, 0, 0);
 	snprintf(name, sizeof(name), "thread-%u.log", pid);
@@ -763,7 +771,7 @@ char *tst_events_report(const struct pa_report *r, const struct pa_filter *f)
 	if (r->needs == PA_REPORT_NEEDS_PROFILE)
 		cr_assert_eq(pa_profile_build_by(tst_events_run, f, PA_PROFILE_BY_FUNCTION,
 						 &prof, NULL, &err), 0, "%s", err.reason);
-	text = tst_run_report(r, tst_events_run, f, prof);
+	text = tst_run_report(r, tst_events_run, f, prof, NULL);
 	pa_profile_free(prof);
 	return text;
 }

@@ -53,6 +53,9 @@ void tst_prof_samples(struct tst_log *l, int count, uint32_t event, size_t n,
 /* Adds pdir/thread-PID.log holding count samples of stack, ended. */
 void tst_prof_add_thread(const char *pdir, uint32_t pid, int count, size_t n,
 			 const uint64_t *stack);
+/* The same for a thread named thread (not "main"). */
+void tst_prof_add_named_thread(const char *pdir, uint32_t pid, const char *thread, int count,
+			       size_t n, const uint64_t *stack);
 /*
  * Adds dir/EXE.PID/process.log: pid, ppid, exe, start, mode, then what end
  * appends (pid 100 also gets a thread log with 4 samples).
@@ -74,11 +77,12 @@ struct pa_profile *tst_prof_build_filter(const struct pa_filter *f);
 /* The text r writes on the profile run (thread tid, 0: all), malloc'd. */
 char *tst_prof_report(const struct pa_report *r, uint32_t tid);
 /*
- * The text r writes (its write, the default options) on run, for f and
- * prof (r needs a profile, else NULL), malloc'd; r must succeed.
+ * What r writes (its write, the default options) on run, for f and prof
+ * (r needs a profile, else NULL), malloc'd and NUL-terminated, its size in
+ * *size (may be NULL); r must succeed.
  */
 char *tst_run_report(const struct pa_report *r, const struct pa_run *run,
-		     const struct pa_filter *f, const struct pa_profile *prof);
+		     const struct pa_filter *f, const struct pa_profile *prof, size_t *size);
 
 /*
  * The "calls" run, in tst_calls_dir: one process, one thread, 17 samples
