@@ -93,10 +93,11 @@ TEST_SRCS := $(wildcard tests/lib/*.c tests/it/*.c tests/analyze/*.c \
 	tests/preload/*.c tests/preload/sigsafe/*.c)
 TEST_OBJS := $(TEST_SRCS:%.c=$(OBJ)/%.o)
 # The log writer and the record writers are linked into the tests for the
-# round-trip tests.
+# round-trip tests, and the preload's modules that have unit tests of their own.
 TEST_PRELOAD_OBJS := $(OBJ)/preload/sigsafe/logfile.o $(OBJ)/preload/sigsafe/fd.o \
 	$(OBJ)/preload/sigsafe/share.o $(OBJ)/preload/sigsafe/records.o $(OBJ)/preload/warn.o \
-	$(OBJ)/preload/config.o $(OBJ)/preload/evname.o $(OBJ)/preload/strdist.o
+	$(OBJ)/preload/config.o $(OBJ)/preload/evname.o $(OBJ)/preload/strdist.o \
+	$(OBJ)/preload/outdir.o $(OBJ)/preload/sigsafe/sampsig.o
 WORKLOAD_SRCS := $(filter-out tests/workloads/lib%.c,$(wildcard tests/workloads/*.c))
 WORKLOAD_CXX_SRCS := $(filter-out tests/workloads/lib%.cc,$(wildcard tests/workloads/*.cc))
 WORKLOAD_LIB_SRCS := $(wildcard tests/workloads/lib*.c tests/workloads/lib*.cc)
@@ -173,6 +174,9 @@ $(OBJ)/gen/profile.pb-c.o: $(GEN)/profile.pb-c.c
 
 $(OBJ)/analyze/report_pprof.o: $(GEN)/profile.pb-c.h
 $(OBJ)/analyze/report_pprof.o: CPPFLAGS_ALL += -I$(GEN)
+# Its test decodes the output with the same generated unpacker.
+$(OBJ)/tests/analyze/test_report_pprof.o: $(GEN)/profile.pb-c.h
+$(OBJ)/tests/analyze/test_report_pprof.o: CPPFLAGS_ALL += -I$(GEN)
 
 $(TOOLS)/go-pprof:
 	GO111MODULE=off GOPATH=/usr/share/gocode GOPROXY=off \

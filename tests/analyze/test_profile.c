@@ -195,51 +195,12 @@ Test(profile, filters_by_exe_basename_or_path)
 	free(p40);
 }
 
-/*
- * Process 50 maps this test binary a second time, as "libpprof.so", 16 TiB
- * higher: its copy of pa_proftest_mid stands for a frame of the profiler.
- */
-#define PF_SHIFT 0x100000000000ull
-
-static void pf_libpprof_process(const char *pdir)
-{
-	struct tst_log_self self;
-	struct tst_log l;
-	char *link;
-
-	tst_log_self_module((const void *)pa_proftest_main, &self);
-	cr_assert(asprintf(&link, "%s/libpprof.so", tst_prof_dir) > 0);
-	cr_assert_eq(symlink(self.path, link), 0, "symlink %s", link);
-	tst_log_begin(&l, PPF_FILE_PROCESS);
-	tst_log_process(&l, 50, 1, self.path, NULL);
-	tst_log_event(&l, 0, "cpu-clock", 1000000, PPF_EVENT_TIME_NS);
-	tst_log_module(&l, 1, self.bias, self.start, self.end, 0, self.path,
-			  self.build_id, self.build_id_len);
-	tst_log_module(&l, 2, self.bias + PF_SHIFT, self.start + PF_SHIFT,
-			  self.end + PF_SHIFT, 0, link, self.build_id, self.build_id_len);
-	tst_log_process_end(&l, 9000, 0, 0, PPF_EXIT_NORMAL, 0);
-	tst_log_write(&l, pdir, PPF_PROCESS_LOG);
-	free(link);
-}
-
 Test(profile, drops_libpprof_caller_frames_but_not_leaves)
 {
-	const uint64_t through[] = { tst_run_in(pa_proftest_leaf), tst_run_in(pa_proftest_mid) + PF_SHIFT,
-				     tst_run_in(pa_proftest_main) };
-	const uint64_t inside[] = { tst_run_in(pa_proftest_mid) + PF_SHIFT, tst_run_in(pa_proftest_main) };
-	char *p50 = tst_log_subdir(tst_prof_dir, "app.50");
-	struct tst_log l;
 	struct pa_profile *prof;
 	const struct pa_func *mid;
 
-	pf_libpprof_process(p50);
-	tst_log_begin(&l, PPF_FILE_THREAD);
-	tst_log_thread(&l, 50, 50, 0, "main");
-	tst_prof_samples(&l, 2, 0, 3, through);
-	tst_prof_samples(&l, 3, 0, 2, inside);
-	tst_log_thread_end(&l, 9000, 5, 0, 0);
-	tst_log_write(&l, p50, "thread-50.log");
-	tst_prof_reload();
+	tst_prof_add_libpprof();
 	prof = pf_build(50, 0, 0);
 	cr_assert_eq(prof->samples, 5);
 	cr_assert_eq(prof->nstacks, 2);
@@ -253,5 +214,4 @@ Test(profile, drops_libpprof_caller_frames_but_not_leaves)
 	cr_assert(strstr(mid->module, "/libpprof.so"), "%s", mid->module);
 	cr_assert_eq(pa_profile_call_count(prof, "pa_proftest_main", "pa_proftest_mid"), 3);
 	pa_profile_free(prof);
-	free(p50);
 }

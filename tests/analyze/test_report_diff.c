@@ -1,9 +1,9 @@
 /*
- * Tests of diff (analyze/report_diff.c), the time window and thread name
- * filters (profile.c) and several runs read as one (analyze/runs.c), on
- * hand-made runs whose samples hold real addresses of functions of this
- * test binary. diff's text is compared with tests/golden/diff.txt
- * (PA_UPDATE_GOLDEN=1 rewrites it).
+ * Tests of diff (analyze/report_diff.c), and of the time window and thread
+ * name filters (profile.c), on the two "diff" runs (tst_run.h), whose
+ * samples hold real addresses of functions of this test binary. diff's
+ * text is compared with tests/golden/diff.txt (PA_UPDATE_GOLDEN=1
+ * rewrites it).
  */
 #include <criterion/criterion.h>
 #include <stdbool.h>
@@ -11,125 +11,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "eventinfo.h"
-#include "tst_log.h"
 #include "profile.h"
 #include "reader.h"
 #include "report.h"
 #include "report_diff.h"
-#include "runs.h"
+#include "tst_log.h"
+#include "tst_run.h"
 
-__attribute__((noinline)) int pa_difftest_alpha(int x);
-__attribute__((noinline)) int pa_difftest_beta(int x);
-__attribute__((noinline)) int pa_difftest_main(int x);
-
-__attribute__((noinline)) int pa_difftest_alpha(int x)
-{
-	volatile int v = x;
-
-	return v * 3 + 1;
-}
-
-__attribute__((noinline)) int pa_difftest_beta(int x)
-{
-	volatile int v = x;
-
-	return v ^ 0x77;
-}
-
-__attribute__((noinline)) int pa_difftest_main(int x)
-{
-	volatile int v = pa_difftest_alpha(x) + pa_difftest_beta(x);
-
-	return v;
-}
-
-static char *dt_dirs[2];
-
-static uint64_t dt_in(int (*fn)(int))
-{
-	return (uint64_t)(uintptr_t)fn + 2;
-}
-
-/*
- * A run in dt_dirs[k]: process 40 (start_ns 1000) with a thread "main" (tid
- * 40) and a nameless one (tid 41). Thread 40 takes nalpha samples in alpha
- * at 1 ms steps from 1 ms after the start, then nbeta in beta; thread 41
- * one in main itself at 0.5 ms.
- */
-static void dt_write_run(size_t k, int nalpha, int nbeta)
-{
-	const uint64_t alpha[] = { dt_in(pa_difftest_alpha), dt_in(pa_difftest_main) };
-	const uint64_t beta[] = { dt_in(pa_difftest_beta), dt_in(pa_difftest_main) };
-	const uint64_t mainonly[] = { dt_in(pa_difftest_main) };
-	struct tst_log_self self;
-	struct tst_log l;
-	char *pdir;
-	uint64_t t = 1000;
-
-	dt_dirs[k] = tst_log_tmpdir();
-	pdir = tst_log_subdir(dt_dirs[k], "app.40");
-	tst_log_self_module((const void *)pa_difftest_main, &self);
-	tst_log_begin(&l, PPF_FILE_PROCESS);
-	tst_log_process(&l, 40, 1, self.path, NULL);
-	tst_log_event(&l, 0, "cpu-clock", 1000000, PPF_EVENT_TIME_NS);
-	tst_log_module(&l, 1, self.bias, self.start, self.end, 0, self.path,
-			  self.build_id, self.build_id_len);
-	tst_log_process_end(&l, 900000000, 0, 0, PPF_EXIT_NORMAL, 0);
-	tst_log_write(&l, pdir, PPF_PROCESS_LOG);
-
-	tst_log_begin(&l, PPF_FILE_THREAD);
-	tst_log_thread(&l, 40, 40, 0, "main");
-	for (int i = 0; i < nalpha; i++)
-		tst_log_sample(&l, t += 1000000, 0, 0, 2, alpha);
-	for (int i = 0; i < nbeta; i++)
-		tst_log_sample(&l, t += 1000000, 0, 0, 2, beta);
-	tst_log_thread_end(&l, 900000000, (uint64_t)(nalpha + nbeta), 0, 1000000);
-	tst_log_write(&l, pdir, "thread-40.log");
-
-	tst_log_begin(&l, PPF_FILE_THREAD);
-	tst_log_thread(&l, 40, 41, 0, "");
-	tst_log_sample(&l, 1000 + 500000, 0, 0, 1, mainonly);
-	tst_log_thread_end(&l, 900000000, 1, 0, 1000000);
-	tst_log_write(&l, pdir, "thread-41.log");
-	free(pdir);
-}
-
-static void dt_setup(void)
-{
-	dt_write_run(0, 6, 3); /* base: alpha 6, beta 3, main 1 (10) */
-	dt_write_run(1, 2, 7); /* new:  alpha 2, beta 7, main 1 (10) */
-}
-
-static void dt_teardown(void)
-{
-	for (size_t k = 0; k < 2; k++) {
-		tst_log_rmdir(dt_dirs[k]);
-		dt_dirs[k] = NULL;
-	}
-}
-
-TestSuite(report_diff, .init = dt_setup, .fini = dt_teardown, .timeout = 30);
+TestSuite(report_diff, .init = tst_diff_setup, .fini = tst_diff_teardown, .timeout = 30);
 
 static struct pa_run *dt_load(size_t k)
 {
 	struct pa_error err = { 0 };
 	struct pa_run *run = NULL;
 
-	cr_assert_eq(pa_run_load(dt_dirs[k], &run, &err), 0, "%s: %s", err.path, err.reason);
+	cr_assert_eq(pa_run_load(tst_diff_dirs[k], &run, &err), 0, "%s: %s", err.path, err.reason);
 	return run;
-}
-
-static struct pa_profile *dt_profile(const struct pa_run *run, struct pa_filter f)
-{
-	struct pa_error err = { 0 };
-	struct pa_profile *prof = NULL;
-
-	cr_assert_eq(pa_events_choose(run, &f, NULL, PA_EVENTS_SAMPLES, &err), 0, "%s",
-		     err.reason);
-	cr_assert_eq(pa_profile_build_by(run, &f, PA_PROFILE_BY_FUNCTION,
-					 &prof, NULL, &err), 0, "%s", err.reason);
-	return prof;
 }
 
 static const struct pa_report_diff_row *dt_row(const struct pa_report_diff_row *rows,
@@ -145,7 +42,7 @@ static const struct pa_report_diff_row *dt_row(const struct pa_report_diff_row *
 Test(report_diff, rows_by_change_of_share)
 {
 	struct pa_run *rb = dt_load(0), *rc = dt_load(1);
-	struct pa_profile *pb = dt_profile(rb, PA_FILTER_ALL), *pc = dt_profile(rc, PA_FILTER_ALL);
+	struct pa_profile *pb = tst_run_profile(rb, PA_FILTER_ALL), *pc = tst_run_profile(rc, PA_FILTER_ALL);
 	struct pa_report_diff_row *rows;
 	const struct pa_report_diff_row *r;
 	size_t n;
@@ -185,8 +82,8 @@ Test(report_diff, missing_function_has_no_share)
 	size_t n;
 
 	only_main.thread = "main";
-	pb = dt_profile(rb, PA_FILTER_ALL);
-	pc = dt_profile(rc, only_main); /* no nameless thread: main has no self */
+	pb = tst_run_profile(rb, PA_FILTER_ALL);
+	pc = tst_run_profile(rc, only_main); /* no nameless thread: main has no self */
 	cr_assert_eq(pa_report_diff_build(pb, pc, &rows, &n), 0);
 	r = dt_row(rows, n, "pa_difftest_main");
 	cr_expect_float_eq(r->base_self, 10.0, 1e-9);
@@ -206,7 +103,7 @@ Test(report_diff, missing_function_has_no_share)
 static char *dt_report(bool json, size_t limit)
 {
 	struct pa_run *rb = dt_load(0), *rc = dt_load(1);
-	struct pa_profile *pb = dt_profile(rb, PA_FILTER_ALL), *pc = dt_profile(rc, PA_FILTER_ALL);
+	struct pa_profile *pb = tst_run_profile(rb, PA_FILTER_ALL), *pc = tst_run_profile(rc, PA_FILTER_ALL);
 	char *text = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&text, &len);
@@ -220,8 +117,8 @@ static char *dt_report(bool json, size_t limit)
 	pa_profile_free(pc);
 	pa_run_free(rb);
 	pa_run_free(rc);
-	tst_log_replace(text, dt_dirs[0], "BASE");
-	return tst_log_replace(text, dt_dirs[1], "NEW");
+	tst_log_replace(text, tst_diff_dirs[0], "BASE");
+	return tst_log_replace(text, tst_diff_dirs[1], "NEW");
 }
 
 Test(report_diff, text_matches_golden)
@@ -262,7 +159,7 @@ Test(report_diff, window_is_from_process_start)
 	f.window.on = true;
 	f.window.from_ns = 2000000; /* [2 ms, 7 ms): alpha at 2..6 ms, not main's at 0.5 ms */
 	f.window.to_ns = 7000000;
-	prof = dt_profile(run, f);
+	prof = tst_run_profile(run, f);
 	cr_expect_eq(prof->samples, 5);
 	cr_expect_eq(pa_profile_find(prof, "pa_difftest_alpha")->self, 5);
 	cr_expect_null(pa_profile_find(prof, "pa_difftest_beta"));
@@ -271,7 +168,7 @@ Test(report_diff, window_is_from_process_start)
 	pa_profile_free(prof);
 	f.window.from_ns = 0;
 	f.window.to_ns = 1000000; /* before the first alpha: main's one sample */
-	prof = dt_profile(run, f);
+	prof = tst_run_profile(run, f);
 	cr_expect_eq(prof->samples, 1);
 	cr_expect_eq(pa_profile_find(prof, "pa_difftest_main")->self, 1);
 	pa_profile_free(prof);
@@ -285,12 +182,12 @@ Test(report_diff, thread_name_selects)
 	struct pa_profile *prof;
 
 	f.thread = "-"; /* the nameless thread, as `threads` shows it */
-	prof = dt_profile(run, f);
+	prof = tst_run_profile(run, f);
 	cr_expect_eq(prof->samples, 1);
 	cr_expect_eq(prof->nthreads, 1);
 	pa_profile_free(prof);
 	f.thread = "nope";
-	prof = dt_profile(run, f);
+	prof = tst_run_profile(run, f);
 	cr_expect_eq(prof->samples, 0);
 	cr_expect_eq(prof->nthreads, 0);
 	cr_expect_eq(prof->nprocesses, 0);
@@ -299,35 +196,3 @@ Test(report_diff, thread_name_selects)
 }
 
 /* Two runs with the same pid: both processes kept, samples added up. */
-Test(report_diff, runs_merge_with_repeated_pids)
-{
-	const char *dirs[] = { dt_dirs[0], dt_dirs[1] };
-	struct pa_error err = { 0 };
-	struct pa_run *run;
-	struct pa_profile *prof;
-
-	cr_assert_eq(pa_runs_merge(dirs, 2, NULL, &run, &err), 0, "%s", err.reason);
-	cr_assert_eq(run->nprocesses, 2);
-	cr_expect_eq(run->processes[0]->pid, 40);
-	cr_expect_eq(run->processes[1]->pid, 40);
-	cr_expect(strncmp(run->processes[0]->dir, dt_dirs[0], strlen(dt_dirs[0])) == 0);
-	cr_expect(strncmp(run->processes[1]->dir, dt_dirs[1], strlen(dt_dirs[1])) == 0);
-	prof = dt_profile(run, PA_FILTER_ALL);
-	cr_expect_eq(prof->samples, 20);
-	cr_expect_eq(pa_profile_find(prof, "pa_difftest_alpha")->self, 8);
-	cr_expect_eq(pa_profile_find(prof, "pa_difftest_beta")->self, 10);
-	cr_expect_eq(prof->nprocesses, 2);
-	pa_profile_free(prof);
-	pa_run_free(run);
-}
-
-Test(report_diff, runs_fail_on_a_bad_directory)
-{
-	const char *dirs[] = { dt_dirs[0], "/nonexistent/pprof-data" };
-	struct pa_error err = { 0 };
-	struct pa_run *run = (struct pa_run *)1;
-
-	cr_expect_lt(pa_runs_merge(dirs, 2, NULL, &run, &err), 0);
-	cr_expect_null(run);
-	cr_expect(strstr(err.path, "/nonexistent/pprof-data"), "%s", err.path);
-}

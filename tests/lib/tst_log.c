@@ -309,6 +309,19 @@ void tst_log_rmdir(char *dir)
 	free(dir);
 }
 
+char *tst_log_dir;
+
+void tst_log_dir_setup(void)
+{
+	tst_log_dir = tst_log_tmpdir();
+}
+
+void tst_log_dir_teardown(void)
+{
+	tst_log_rmdir(tst_log_dir);
+	tst_log_dir = NULL;
+}
+
 char *tst_log_subdir(const char *dir, const char *sub)
 {
 	char *p;

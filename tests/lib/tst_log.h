@@ -84,6 +84,13 @@ uint64_t tst_log_nm(const char *path, const char *name, uint64_t *size);
 /* A fresh temporary directory (malloc'd path); tst_log_rmdir removes it all. */
 char *tst_log_tmpdir(void);
 void tst_log_rmdir(char *dir);
+/*
+ * A suite's scratch directory: with .init = tst_log_dir_setup and .fini =
+ * tst_log_dir_teardown, each test gets a fresh tst_log_dir, removed after it.
+ */
+extern char *tst_log_dir;
+void tst_log_dir_setup(void);
+void tst_log_dir_teardown(void);
 /* Make dir/sub and return its malloc'd path. */
 char *tst_log_subdir(const char *dir, const char *sub);
 

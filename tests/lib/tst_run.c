@@ -1,14 +1,19 @@
 /*
  * tst_run: the small runs made by hand (tst_log) that the analyzer's unit
  * tests share: the "profile" run (two processes, three threads, two events)
- * for profile.c and the flat reports, and the "calls" run (one thread, 17
- * samples of a small call graph) for calltree.c and the tree reports.
+ * for profile.c and the flat reports, the "calls" run (one thread, 17
+ * samples of a small call graph) for calltree.c and the tree reports, the
+ * "counters" run (counting events) for counters.c and its report, the
+ * "events" run (several events, one process of an older libpprof) for
+ * eventinfo.c and the events report, and the two "diff" runs (the same
+ * process, other shares) for diff and runs.c.
  * Their functions are defined here so that this test binary has symbols
  * for them: the goldens name them.
  */
 
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,22 +171,32 @@ char *tst_prof_report(const struct pa_report *r, uint32_t tid)
 	struct pa_filter f = { .tid = tid };
 	struct pa_error err = { 0 };
 	struct pa_profile *prof;
-	char *text = NULL;
-	size_t len = 0;
-	FILE *out;
+	char *text;
 
 	cr_assert_eq(pa_events_choose(tst_prof_run, &f, NULL, PA_EVENTS_SAMPLES, &err), 0, "%s",
 		     err.reason);
 	cr_assert_str_eq(f.event_name, "cpu-clock");
 	prof = tst_prof_build_filter(&f);
-	out = open_memstream(&text, &len);
+	text = tst_run_report(r, tst_prof_run, &f, prof, NULL);
+	pa_profile_free(prof);
+	return text;
+}
+
+/* The text r writes with the default options, as a malloc'd string. */
+char *tst_run_report(const struct pa_report *r, const struct pa_run *run,
+		     const struct pa_filter *f, const struct pa_profile *prof, size_t *size)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
 	cr_assert(out);
 	cr_assert_eq(r->write(&(struct pa_report_ctx){ .out = out, .opts = &PA_REPORT_OPTS_DEFAULT,
-						       .filter = &f, .run = tst_prof_run,
-						       .prof = prof }),
+						       .filter = f, .run = run, .prof = prof }),
 		     0, "%s", r->name);
 	cr_assert_eq(fclose(out), 0);
-	pa_profile_free(prof);
+	if (size)
+		*size = len;
 	return text;
 }
 
@@ -189,11 +204,17 @@ char *tst_prof_report(const struct pa_report *r, uint32_t tid)
 void tst_prof_add_thread(const char *pdir, uint32_t pid, int count, size_t n,
 			  const uint64_t *stack)
 {
+	tst_prof_add_named_thread(pdir, pid, "main", count, n, stack);
+}
+
+void tst_prof_add_named_thread(const char *pdir, uint32_t pid, const char *thread, int count,
+			       size_t n, const uint64_t *stack)
+{
 	struct tst_log l;
 	char name[64];
 
 	tst_log_begin(&l, PPF_FILE_THREAD);
-	tst_log_thread(&l, pid, pid, 0, "main");
+	tst_log_thread(&l, pid, pid, 0, thread);
 	tst_prof_samples(&l, count, 0, n, stack);
 	tst_log_thread_end(&l, 9000, (uint64_t)count, 0, 0);
 	snprintf(name, sizeof(name), "thread-%u.log", pid);
@@ -233,6 +254,54 @@ void tst_prof_process_at(const char *dir, uint32_t pid, uint32_t ppid, const cha
 		tst_prof_add_thread(pdir, pid, 4, 1, stack);
 	}
 	free(pdir);
+}
+
+/*
+ * Process 50 maps this test binary a second time, as "libpprof.so", 16 TiB
+ * higher: its copy of pa_proftest_mid stands for a frame of the profiler.
+ */
+#define TST_PROF_SHIFT 0x100000000000ull
+
+static void tst_prof_libpprof_process(const char *pdir)
+{
+	struct tst_log_self self;
+	struct tst_log l;
+	char *link;
+
+	tst_log_self_module((const void *)pa_proftest_main, &self);
+	cr_assert(asprintf(&link, "%s/libpprof.so", tst_prof_dir) > 0);
+	cr_assert_eq(symlink(self.path, link), 0, "symlink %s", link);
+	tst_log_begin(&l, PPF_FILE_PROCESS);
+	tst_log_process(&l, 50, 1, self.path, NULL);
+	tst_log_event(&l, 0, "cpu-clock", 1000000, PPF_EVENT_TIME_NS);
+	tst_log_module(&l, 1, self.bias, self.start, self.end, 0, self.path,
+			  self.build_id, self.build_id_len);
+	tst_log_module(&l, 2, self.bias + TST_PROF_SHIFT, self.start + TST_PROF_SHIFT,
+			  self.end + TST_PROF_SHIFT, 0, link, self.build_id, self.build_id_len);
+	tst_log_process_end(&l, 9000, 0, 0, PPF_EXIT_NORMAL, 0);
+	tst_log_write(&l, pdir, PPF_PROCESS_LOG);
+	free(link);
+}
+
+void tst_prof_add_libpprof(void)
+{
+	const uint64_t through[] = { tst_run_in(pa_proftest_leaf),
+				     tst_run_in(pa_proftest_mid) + TST_PROF_SHIFT,
+				     tst_run_in(pa_proftest_main) };
+	const uint64_t inside[] = { tst_run_in(pa_proftest_mid) + TST_PROF_SHIFT,
+				    tst_run_in(pa_proftest_main) };
+	char *p50 = tst_log_subdir(tst_prof_dir, "app.50");
+	struct tst_log l;
+
+	tst_prof_libpprof_process(p50);
+	tst_log_begin(&l, PPF_FILE_THREAD);
+	tst_log_thread(&l, 50, 50, 0, "main");
+	tst_prof_samples(&l, 2, 0, 3, through);
+	tst_prof_samples(&l, 3, 0, 2, inside);
+	tst_log_thread_end(&l, 9000, 5, 0, 0);
+	tst_log_write(&l, p50, "thread-50.log");
+	tst_prof_reload();
+	free(p50);
 }
 
 void tst_prof_end_exit0(struct tst_log *l)
@@ -395,4 +464,407 @@ void tst_calls_golden(const char *which, const char *arg, double min_percent,
 	/* JSON names the test binary by its path */
 	tst_log_golden(tst_log_replace(text, PP_TEST_BUILD_DIR, "BUILD"), golden);
 	free(text);
+}
+
+/* An event record; spec NULL: the same as name. */
+void tst_run_event(struct tst_log *l, uint32_t index, const char *name, const char *spec,
+		   uint32_t type, uint64_t config, uint64_t period, uint32_t flags,
+		   uint32_t error)
+{
+	struct ppf_event e = { .index = index, .type = type, .config = config,
+			       .period = period, .flags = flags, .error = error };
+
+	snprintf(e.name, sizeof(e.name), "%s", name);
+	snprintf(e.spec, sizeof(e.spec), "%s", spec ? spec : name);
+	tst_log_event_full(l, &e);
+}
+
+char *tst_counters_dir;
+struct pa_run *tst_counters_run;
+
+#define TST_COUNTERS_U PPF_EVENT_EXCLUDE_KERNEL
+#define TST_COUNTERS_COUNTED PPF_THREAD_EVENT_COUNTED
+
+/* A counting event; spec NULL: the same as name. */
+static void tst_counters_event(struct tst_log *l, uint32_t index, const char *name,
+			       const char *spec, uint32_t type, uint64_t config,
+			       uint32_t flags, uint32_t error)
+{
+	tst_run_event(l, index, name, spec, type, config, 0, flags | PPF_EVENT_COUNT, error);
+}
+
+/*
+ * A process.log in tst_counters_dir/<exe>.<pid>/ with cpu-clock as event 0,
+ * then what add() appends.
+ */
+static char *tst_counters_process(const char *exe, uint32_t pid,
+				  void (*add)(struct tst_log *), bool replaced)
+{
+	struct ppf_event clock = { .index = 0, .type = PERF_TYPE_SOFTWARE, .period = 1000000,
+				   .flags = PPF_EVENT_TIME_NS | TST_COUNTERS_U,
+				   .name = "cpu-clock", .spec = "cpu-clock" };
+	char name[64], path[64], *pdir;
+	struct tst_log l;
+
+	snprintf(name, sizeof(name), "%s.%u", exe, pid);
+	snprintf(path, sizeof(path), "/usr/bin/%s", exe);
+	pdir = tst_log_subdir(tst_counters_dir, name);
+	tst_log_begin(&l, PPF_FILE_PROCESS);
+	tst_log_process(&l, pid, 1, path, NULL);
+	tst_log_config(&l, 0, 128, 0, "(embedded default)", "");
+	tst_log_event_full(&l, &clock);
+	add(&l);
+	if (replaced)
+		tst_log_exec(&l, 5000, "/bin/true");
+	else
+		tst_log_process_end(&l, 9000, 0, 0, PPF_EXIT_NORMAL, 0);
+	tst_log_write(&l, pdir, PPF_PROCESS_LOG);
+	return pdir;
+}
+
+/*
+ * calc (400): instructions, cycles (user), cache references and misses,
+ * branches and misses, cycles of the kernel, an unavailable L1 event and
+ * task-clock.
+ */
+static void tst_counters_calc_events(struct tst_log *l)
+{
+	const uint32_t u = TST_COUNTERS_U;
+
+	tst_counters_event(l, 1, "instructions", NULL, PERF_TYPE_HARDWARE,
+			   PERF_COUNT_HW_INSTRUCTIONS, u, 0);
+	tst_counters_event(l, 2, "cyc", "cycles:u", PERF_TYPE_HARDWARE,
+			   PERF_COUNT_HW_CPU_CYCLES, u, 0);
+	tst_counters_event(l, 3, "cache-references", NULL, PERF_TYPE_HARDWARE,
+			   PERF_COUNT_HW_CACHE_REFERENCES, u, 0);
+	tst_counters_event(l, 4, "cache-misses", NULL, PERF_TYPE_HARDWARE,
+			   PERF_COUNT_HW_CACHE_MISSES, u, 0);
+	tst_counters_event(l, 5, "branches", NULL, PERF_TYPE_HARDWARE,
+			   PERF_COUNT_HW_BRANCH_INSTRUCTIONS, u, 0);
+	tst_counters_event(l, 6, "branch-misses", NULL, PERF_TYPE_HARDWARE,
+			   PERF_COUNT_HW_BRANCH_MISSES, u, 0);
+	tst_counters_event(l, 7, "kcycles", "cycles:k", PERF_TYPE_HARDWARE,
+			   PERF_COUNT_HW_CPU_CYCLES, PPF_EVENT_EXCLUDE_USER, 0);
+	tst_counters_event(l, 8, "l1", "L1-dcache-load-misses", PERF_TYPE_HW_CACHE, 0x10000,
+			   u | PPF_EVENT_UNAVAILABLE, ENOENT);
+	tst_counters_event(l, 9, "task-clock", NULL, PERF_TYPE_SOFTWARE,
+			   PERF_COUNT_SW_TASK_CLOCK, PPF_EVENT_TIME_NS, 0);
+}
+
+/*
+ * The threads' totals (PPF_REC_THREAD_EVENT) of calc's events. main (400):
+ * every counter; cycles multiplexed half of the time. worker (401): no
+ * instructions counter; its cache-miss counter never ran.
+ */
+static const struct tst_counters_total {
+	uint32_t tid, event, flags;
+	uint64_t value, enabled, running;
+} tst_counters_totals[] = {
+	{ 400, 0, 0, 0, 0, 0 },
+	{ 400, 1, TST_COUNTERS_COUNTED, 3000000, 1000, 1000 },
+	{ 400, 2, TST_COUNTERS_COUNTED, 1000000, 1000, 500 },
+	{ 400, 3, TST_COUNTERS_COUNTED, 10000, 1000, 1000 },
+	{ 400, 4, TST_COUNTERS_COUNTED, 100, 1000, 1000 },
+	{ 400, 5, TST_COUNTERS_COUNTED, 200000, 1000, 1000 },
+	{ 400, 6, TST_COUNTERS_COUNTED, 4000, 1000, 1000 },
+	{ 400, 7, TST_COUNTERS_COUNTED, 50000, 1000, 1000 },
+	{ 400, 8, PPF_THREAD_EVENT_NO_COUNTER, 0, 0, 0 },
+	{ 400, 9, TST_COUNTERS_COUNTED, 5000000, 5000000, 5000000 },
+	{ 401, 1, PPF_THREAD_EVENT_NO_COUNTER, 0, 0, 0 },
+	{ 401, 2, TST_COUNTERS_COUNTED, 500000, 1000, 1000 },
+	{ 401, 3, TST_COUNTERS_COUNTED, 1000, 1000, 1000 },
+	{ 401, 4, TST_COUNTERS_COUNTED, 0, 100, 0 },
+	{ 401, 5, TST_COUNTERS_COUNTED, 1000, 1000, 1000 },
+	{ 401, 6, TST_COUNTERS_COUNTED, 10, 1000, 1000 },
+	{ 401, 7, PPF_THREAD_EVENT_NO_COUNTER, 0, 0, 0 },
+	{ 401, 8, PPF_THREAD_EVENT_NO_COUNTER, 0, 0, 0 },
+	{ 401, 9, TST_COUNTERS_COUNTED, 1000000, 1000000, 1000000 },
+};
+
+/* A thread log of pid, tid, name with its totals, then an END when ended. */
+static void tst_counters_thread(const char *pdir, uint32_t pid, uint32_t tid,
+				const char *name, bool ended)
+{
+	const size_t n = sizeof(tst_counters_totals) / sizeof(tst_counters_totals[0]);
+	struct tst_log l;
+	char file[64];
+
+	tst_log_begin(&l, PPF_FILE_THREAD);
+	tst_log_thread(&l, pid, tid, 0, name);
+	for (size_t i = 0; i < n; i++) {
+		const struct tst_counters_total *t = &tst_counters_totals[i];
+
+		if (t->tid == tid)
+			tst_log_thread_event(&l, t->event, t->flags, 0, 0, t->value, t->enabled,
+					     t->running);
+	}
+	if (ended)
+		tst_log_thread_end(&l, 9000, 0, 0, 0);
+	snprintf(file, sizeof(file), "thread-%u.log", tid);
+	tst_log_write(&l, pdir, file);
+}
+
+static void tst_counters_none(struct tst_log *l)
+{
+	(void)l;
+}
+
+static void tst_counters_unavailable_only(struct tst_log *l)
+{
+	tst_counters_event(l, 1, "cycles", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES,
+			   TST_COUNTERS_U | PPF_EVENT_UNAVAILABLE, ENOENT);
+}
+
+static void tst_counters_instructions_only(struct tst_log *l)
+{
+	tst_counters_event(l, 1, "instructions", NULL, PERF_TYPE_HARDWARE,
+			   PERF_COUNT_HW_INSTRUCTIONS, TST_COUNTERS_U, 0);
+}
+
+void tst_counters_setup(void)
+{
+	struct pa_error err = { 0 };
+	char *p;
+
+	tst_counters_dir = tst_log_tmpdir();
+	p = tst_counters_process("calc", 400, tst_counters_calc_events, false);
+	tst_counters_thread(p, 400, 400, "main", true);
+	tst_counters_thread(p, 400, 401, "worker", true);
+	free(p);
+	p = tst_counters_process("plain", 410, tst_counters_none, false);
+	tst_counters_thread(p, 410, 410, "plain", true);
+	free(p);
+	p = tst_counters_process("hwless", 420, tst_counters_unavailable_only, false);
+	tst_counters_thread(p, 420, 420, "hwless", true);
+	free(p);
+	p = tst_counters_process("sh", 430, tst_counters_instructions_only, true);
+	tst_counters_thread(p, 430, 430, "sh", false);
+	free(p);
+	cr_assert_eq(pa_run_load(tst_counters_dir, &tst_counters_run, &err), 0, "%s: %s",
+		     err.path, err.reason);
+	cr_assert_eq(tst_counters_run->warnings.n, 0, "%s",
+		     tst_counters_run->warnings.v[0].reason);
+}
+
+void tst_counters_teardown(void)
+{
+	pa_run_free(tst_counters_run);
+	tst_counters_run = NULL;
+	tst_log_rmdir(tst_counters_dir);
+	tst_counters_dir = NULL;
+}
+
+char *tst_events_dir;
+struct pa_run *tst_events_run;
+const uint64_t tst_events_ips[1] = { 0x401000 };
+
+/*
+ * app (300), configured from a file: events 0 "hw" (cycles, unavailable),
+ * 1 cpu-clock (1 ms, user), 2 "faults" (page-faults:u, every fault), 3
+ * "instr" (counting instructions, user). Thread 300: 4 cpu-clock samples
+ * (1 lost, 12 throttled), 2 faults; thread 301: 3 cpu-clock samples, 2 lost.
+ */
+static void tst_events_app(void)
+{
+	const uint32_t u = PPF_EVENT_EXCLUDE_KERNEL;
+	char *pdir = tst_log_subdir(tst_events_dir, "app.300");
+	struct tst_log l;
+	size_t off;
+
+	tst_log_begin(&l, PPF_FILE_PROCESS);
+	tst_log_process(&l, 300, 1, "/usr/bin/app", NULL);
+	tst_log_config(&l, PPF_MODE_REQUEST_AUTO, 128,
+			  PPF_CONFIG_FROM_FILE | PPF_CONFIG_FOLLOW_EXEC, "/home/u/pp.ini",
+			  "[profile]\n");
+	tst_run_event(&l, 0, "hw", "cycles", 0, 0, 1000003, PPF_EVENT_UNAVAILABLE, ENOENT);
+	tst_run_event(&l, 1, "cpu-clock", NULL, 1, 0, 1000000, PPF_EVENT_TIME_NS | u, 0);
+	tst_run_event(&l, 2, "faults", "page-faults:u", 1, 2, 1, u, 0);
+	tst_run_event(&l, 3, "instr", "instructions:u", 0, 1, 0, PPF_EVENT_COUNT | u, 0);
+	tst_log_process_end(&l, 9000, 9, 3, PPF_EXIT_NORMAL, 0);
+	tst_log_write(&l, pdir, PPF_PROCESS_LOG);
+
+	tst_log_begin(&l, PPF_FILE_THREAD);
+	tst_log_thread(&l, 300, 300, 0, "main");
+	for (int i = 0; i < 4; i++)
+		tst_log_sample(&l, 100, 1, 0, 1, tst_events_ips);
+	for (int i = 0; i < 2; i++)
+		tst_log_sample(&l, 100, 2, 0, 1, tst_events_ips);
+	off = tst_log_thread_event(&l, 1, 0, 4, 1, 0, 0, 0);
+	((struct ppf_thread_event *)tst_log_rec(&l, off))->throttled = 12;
+	tst_log_thread_event(&l, 2, 0, 2, 0, 0, 0, 0);
+	tst_log_thread_event(&l, 3, PPF_THREAD_EVENT_COUNTED, 0, 0, 5000, 10, 10);
+	tst_log_thread_end(&l, 9000, 6, 1, 0);
+	tst_log_write(&l, pdir, "thread-300.log");
+
+	tst_log_begin(&l, PPF_FILE_THREAD);
+	tst_log_thread(&l, 300, 301, 0, "worker");
+	for (int i = 0; i < 3; i++)
+		tst_log_sample(&l, 100, 1, 0, 1, tst_events_ips);
+	tst_log_thread_event(&l, 1, 0, 3, 2, 0, 0, 0);
+	tst_log_thread_event(&l, 2, 0, 0, 0, 0, 0, 0);
+	tst_log_thread_event(&l, 3, PPF_THREAD_EVENT_NO_COUNTER, 0, 0, 0, 0, 0);
+	tst_log_thread_end(&l, 9000, 3, 2, 0);
+	tst_log_write(&l, pdir, "thread-301.log");
+	free(pdir);
+}
+
+/*
+ * tool (310), written by an older libpprof: no configuration record, one
+ * 104-byte cpu-clock event counting user and kernel time; 2 samples.
+ */
+static void tst_events_tool(void)
+{
+	char *pdir = tst_log_subdir(tst_events_dir, "tool.310");
+	struct tst_log l;
+
+	tst_log_begin(&l, PPF_FILE_PROCESS);
+	tst_log_process(&l, 310, 300, "/usr/bin/tool", NULL);
+	tst_log_event_v1(&l, 0, "cpu-clock", 1000000, PPF_EVENT_TIME_NS);
+	tst_log_process_end(&l, 9000, 2, 0, PPF_EXIT_NORMAL, 0);
+	tst_log_write(&l, pdir, PPF_PROCESS_LOG);
+	tst_log_begin(&l, PPF_FILE_THREAD);
+	tst_log_thread(&l, 310, 310, 0, "tool");
+	tst_log_sample(&l, 100, 0, 0, 1, tst_events_ips);
+	tst_log_sample(&l, 100, 0, 0, 1, tst_events_ips);
+	tst_log_thread_end(&l, 9000, 2, 0, 0);
+	tst_log_write(&l, pdir, "thread-310.log");
+	free(pdir);
+}
+
+void tst_events_setup(void)
+{
+	struct pa_error err = { 0 };
+
+	tst_events_dir = tst_log_tmpdir();
+	tst_events_app();
+	tst_events_tool();
+	cr_assert_eq(pa_run_load(tst_events_dir, &tst_events_run, &err), 0, "%s: %s", err.path,
+		     err.reason);
+	cr_assert_eq(tst_events_run->warnings.n, 0, "%s", tst_events_run->warnings.v[0].reason);
+}
+
+void tst_events_teardown(void)
+{
+	pa_run_free(tst_events_run);
+	tst_events_run = NULL;
+	tst_log_rmdir(tst_events_dir);
+	tst_events_dir = NULL;
+}
+
+struct pa_filter tst_events_choose(uint32_t pid, const char *name, enum pa_events_use use)
+{
+	struct pa_filter f = PA_FILTER_ALL;
+	struct pa_error err = { 0 };
+
+	f.pid = pid;
+	cr_assert_eq(pa_events_choose(tst_events_run, &f, name, use, &err), 0, "%s",
+		     err.reason);
+	return f;
+}
+
+char *tst_events_report(const struct pa_report *r, const struct pa_filter *f)
+{
+	struct pa_error err = { 0 };
+	struct pa_profile *prof = NULL;
+	char *text;
+
+	if (r->needs == PA_REPORT_NEEDS_PROFILE)
+		cr_assert_eq(pa_profile_build_by(tst_events_run, f, PA_PROFILE_BY_FUNCTION,
+						 &prof, NULL, &err), 0, "%s", err.reason);
+	text = tst_run_report(r, tst_events_run, f, prof, NULL);
+	pa_profile_free(prof);
+	return text;
+}
+
+__attribute__((noinline)) int pa_difftest_alpha(int x)
+{
+	volatile int v = x;
+
+	return v * 3 + 1;
+}
+
+__attribute__((noinline)) int pa_difftest_beta(int x)
+{
+	volatile int v = x;
+
+	return v ^ 0x77;
+}
+
+__attribute__((noinline)) int pa_difftest_main(int x)
+{
+	volatile int v = pa_difftest_alpha(x) + pa_difftest_beta(x);
+
+	return v;
+}
+
+char *tst_diff_dirs[2];
+
+/*
+ * A run in tst_diff_dirs[k]: process 40 (start_ns 1000) with a thread
+ * "main" (tid 40) and a nameless one (tid 41). Thread 40 takes nalpha
+ * samples in alpha at 1 ms steps from 1 ms after the start, then nbeta in
+ * beta; thread 41 one in main itself at 0.5 ms.
+ */
+static void tst_diff_write_run(size_t k, int nalpha, int nbeta)
+{
+	const uint64_t alpha[] = { tst_run_in(pa_difftest_alpha), tst_run_in(pa_difftest_main) };
+	const uint64_t beta[] = { tst_run_in(pa_difftest_beta), tst_run_in(pa_difftest_main) };
+	const uint64_t mainonly[] = { tst_run_in(pa_difftest_main) };
+	struct tst_log_self self;
+	struct tst_log l;
+	char *pdir;
+	uint64_t t = 1000;
+
+	tst_diff_dirs[k] = tst_log_tmpdir();
+	pdir = tst_log_subdir(tst_diff_dirs[k], "app.40");
+	tst_log_self_module((const void *)pa_difftest_main, &self);
+	tst_log_begin(&l, PPF_FILE_PROCESS);
+	tst_log_process(&l, 40, 1, self.path, NULL);
+	tst_log_event(&l, 0, "cpu-clock", 1000000, PPF_EVENT_TIME_NS);
+	tst_log_module(&l, 1, self.bias, self.start, self.end, 0, self.path,
+			  self.build_id, self.build_id_len);
+	tst_log_process_end(&l, 900000000, 0, 0, PPF_EXIT_NORMAL, 0);
+	tst_log_write(&l, pdir, PPF_PROCESS_LOG);
+
+	tst_log_begin(&l, PPF_FILE_THREAD);
+	tst_log_thread(&l, 40, 40, 0, "main");
+	for (int i = 0; i < nalpha; i++)
+		tst_log_sample(&l, t += 1000000, 0, 0, 2, alpha);
+	for (int i = 0; i < nbeta; i++)
+		tst_log_sample(&l, t += 1000000, 0, 0, 2, beta);
+	tst_log_thread_end(&l, 900000000, (uint64_t)(nalpha + nbeta), 0, 1000000);
+	tst_log_write(&l, pdir, "thread-40.log");
+
+	tst_log_begin(&l, PPF_FILE_THREAD);
+	tst_log_thread(&l, 40, 41, 0, "");
+	tst_log_sample(&l, 1000 + 500000, 0, 0, 1, mainonly);
+	tst_log_thread_end(&l, 900000000, 1, 0, 1000000);
+	tst_log_write(&l, pdir, "thread-41.log");
+	free(pdir);
+}
+
+void tst_diff_setup(void)
+{
+	tst_diff_write_run(0, 6, 3); /* base: alpha 6, beta 3, main 1 (10) */
+	tst_diff_write_run(1, 2, 7); /* new:  alpha 2, beta 7, main 1 (10) */
+}
+
+void tst_diff_teardown(void)
+{
+	for (size_t k = 0; k < 2; k++) {
+		tst_log_rmdir(tst_diff_dirs[k]);
+		tst_diff_dirs[k] = NULL;
+	}
+}
+
+struct pa_profile *tst_run_profile(const struct pa_run *run, struct pa_filter f)
+{
+	struct pa_error err = { 0 };
+	struct pa_profile *prof = NULL;
+
+	cr_assert_eq(pa_events_choose(run, &f, NULL, PA_EVENTS_SAMPLES, &err), 0, "%s",
+		     err.reason);
+	cr_assert_eq(pa_profile_build_by(run, &f, PA_PROFILE_BY_FUNCTION,
+					 &prof, NULL, &err), 0, "%s", err.reason);
+	return prof;
 }

@@ -53,12 +53,22 @@ void tst_prof_samples(struct tst_log *l, int count, uint32_t event, size_t n,
 /* Adds pdir/thread-PID.log holding count samples of stack, ended. */
 void tst_prof_add_thread(const char *pdir, uint32_t pid, int count, size_t n,
 			 const uint64_t *stack);
+/* The same for a thread named thread (not "main"). */
+void tst_prof_add_named_thread(const char *pdir, uint32_t pid, const char *thread, int count,
+			       size_t n, const uint64_t *stack);
 /*
  * Adds dir/EXE.PID/process.log: pid, ppid, exe, start, mode, then what end
  * appends (pid 100 also gets a thread log with 4 samples).
  */
 void tst_prof_process_at(const char *dir, uint32_t pid, uint32_t ppid, const char *exe,
 			 uint64_t start_ns, uint32_t mode, void (*end)(struct tst_log *));
+/*
+ * Adds process 50 to the profile run and reloads it. It maps this test
+ * binary a second time, as "libpprof.so" (the profiler's own module): its
+ * thread 50 "main" has 2 x main>mid>leaf and 3 x main>mid, mid in that
+ * copy each time.
+ */
+void tst_prof_add_libpprof(void);
 /* An END record: exit 0 at 2.5 s. */
 void tst_prof_end_exit0(struct tst_log *l);
 
@@ -66,6 +76,13 @@ void tst_prof_end_exit0(struct tst_log *l);
 struct pa_profile *tst_prof_build_filter(const struct pa_filter *f);
 /* The text r writes on the profile run (thread tid, 0: all), malloc'd. */
 char *tst_prof_report(const struct pa_report *r, uint32_t tid);
+/*
+ * What r writes (its write, the default options) on run, for f and prof
+ * (r needs a profile, else NULL), malloc'd and NUL-terminated, its size in
+ * *size (may be NULL); r must succeed.
+ */
+char *tst_run_report(const struct pa_report *r, const struct pa_run *run,
+		     const struct pa_filter *f, const struct pa_profile *prof, size_t *size);
 
 /*
  * The "calls" run, in tst_calls_dir: one process, one thread, 17 samples
@@ -95,5 +112,74 @@ char *tst_calls_report(const char *which, const char *arg, double min_percent, i
 /* Asserts that report which (as above) writes golden. */
 void tst_calls_golden(const char *which, const char *arg, double min_percent,
 		      const char *golden);
+
+/*
+ * Appends an event record: index, name, spec (NULL: the same as name), perf
+ * type and config, period, flags (PPF_EVENT_*) and error (of an unavailable
+ * event).
+ */
+void tst_run_event(struct tst_log *l, uint32_t index, const char *name, const char *spec,
+		   uint32_t type, uint64_t config, uint64_t period, uint32_t flags,
+		   uint32_t error);
+
+/*
+ * The "counters" run, in tst_counters_dir: cpu-clock (event 0, 1 ms, user)
+ * and counting events, each process from a configuration.
+ * calc (400): 1 instructions, 2 "cyc" (cycles:u), 3 cache-references,
+ *   4 cache-misses, 5 branches, 6 branch-misses (all user), 7 "kcycles"
+ *   (cycles:k), 8 "l1" (L1-dcache-load-misses, unavailable), 9 task-clock;
+ *   thread 400 "main" counts them all, cycles multiplexed half of the time;
+ *   thread 401 "worker" has no instructions counter, and its cache-miss
+ *   counter never ran.
+ * plain (410): no counting event. hwless (420): its only counting event,
+ * cycles, unavailable. sh (430): instructions; exec replaced it before its
+ * thread ended.
+ */
+extern char *tst_counters_dir;
+extern struct pa_run *tst_counters_run;
+
+void tst_counters_setup(void);
+void tst_counters_teardown(void);
+
+/*
+ * The "events" run, in tst_events_dir; every sample at tst_events_ips.
+ * app (300), configured from a file: events 0 "hw" (cycles, unavailable),
+ * 1 cpu-clock (1 ms, user), 2 "faults" (page-faults:u, every fault), 3
+ * "instr" (counting instructions, user). Thread 300 "main": 4 cpu-clock
+ * samples (1 lost, 12 throttled), 2 faults; thread 301 "worker": 3
+ * cpu-clock samples, 2 lost.
+ * tool (310), written by an older libpprof: no configuration record, one
+ * first-version cpu-clock event counting user and kernel time; 2 samples.
+ */
+extern char *tst_events_dir;
+extern struct pa_run *tst_events_run;
+extern const uint64_t tst_events_ips[1];
+
+void tst_events_setup(void);
+void tst_events_teardown(void);
+/* pa_events_choose on the events run for pid (0: all), expecting success. */
+struct pa_filter tst_events_choose(uint32_t pid, const char *name, enum pa_events_use use);
+/* The text r writes on the events run for f (with a profile when r needs one), malloc'd. */
+char *tst_events_report(const struct pa_report *r, const struct pa_filter *f);
+
+/*
+ * The two "diff" runs, in tst_diff_dirs[0] (base) and [1] (new): each has
+ * process 40 (started at 1000 ns, this test binary) with a thread "main"
+ * (tid 40) and a nameless one (tid 41). Thread 40 takes its alpha samples
+ * at 1 ms steps from 1 ms after the start, then its beta ones; thread 41
+ * one in main itself at 0.5 ms. Stacks: alpha>main, beta>main, main.
+ * base: alpha 6, beta 3, main 1; new: alpha 2, beta 7, main 1.
+ */
+int pa_difftest_alpha(int x);
+int pa_difftest_beta(int x);
+int pa_difftest_main(int x);
+
+extern char *tst_diff_dirs[2];
+
+void tst_diff_setup(void);
+void tst_diff_teardown(void);
+
+/* The profile of run under f (by function), for the sampling event chosen by default. */
+struct pa_profile *tst_run_profile(const struct pa_run *run, struct pa_filter f);
 
 #endif /* TST_RUN_H */

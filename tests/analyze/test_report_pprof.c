@@ -1,0 +1,253 @@
+/*
+ * Tests of the pprof report (analyze/report_pprof.c) on the "profile" run
+ * (tst_run.h): its gzip'd profile.proto, inflated with zlib and decoded
+ * with the unpacker protoc-c generates (build/gen/profile.pb-c.h), holds
+ * the run's samples, their labels, locations, functions and mappings.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "profile.pb-c.h"
+#include "report.h"
+#include "runs.h"
+#include "tst_run.h"
+
+TestSuite(report_pprof, .init = tst_prof_setup, .fini = tst_prof_teardown, .timeout = 30);
+
+/* gunzip len bytes of gz into a malloc'd buffer; its size in *size. */
+static uint8_t *pp_gunzip(const char *gz, size_t len, size_t *size)
+{
+	z_stream z = { .next_in = (Bytef *)gz, .avail_in = (uInt)len };
+	size_t cap = 1 << 16;
+	uint8_t *buf = malloc(cap);
+	int zr = Z_OK;
+
+	cr_assert(buf);
+	cr_assert_eq(inflateInit2(&z, 15 + 16), Z_OK, "gzip only");
+	while (zr == Z_OK) {
+		if (z.total_out == cap) {
+			buf = realloc(buf, cap *= 2);
+			cr_assert(buf);
+		}
+		z.next_out = buf + z.total_out;
+		z.avail_out = (uInt)(cap - z.total_out);
+		zr = inflate(&z, Z_NO_FLUSH);
+	}
+	cr_assert_eq(zr, Z_STREAM_END, "not a whole gzip stream: %d", zr);
+	cr_assert_eq(z.avail_in, 0, "bytes after the gzip stream");
+	*size = z.total_out;
+	inflateEnd(&z);
+	return buf;
+}
+
+/* The pprof report of run for event (NULL: the default), decoded. */
+static Perftools__Profiles__Profile *pp_decode(const struct pa_run *run, const char *event)
+{
+	struct pa_filter f = PA_FILTER_ALL;
+	struct pa_error err = { 0 };
+	size_t len, size;
+	char *gz;
+	uint8_t *raw;
+	Perftools__Profiles__Profile *p;
+
+	cr_assert_eq(pa_events_choose(run, &f, event, PA_EVENTS_SAMPLES, &err), 0, "%s",
+		     err.reason);
+	gz = tst_run_report(&pa_report_pprof, run, &f, NULL, &len);
+	raw = pp_gunzip(gz, len, &size);
+	p = perftools__profiles__profile__unpack(NULL, size, raw);
+	cr_assert_not_null(p, "protobuf-c cannot decode the profile");
+	free(raw);
+	free(gz);
+	return p;
+}
+
+static const char *pp_str(const Perftools__Profiles__Profile *p, int64_t i)
+{
+	cr_assert(i >= 0 && (size_t)i < p->n_string_table, "string %ld of %zu", (long)i,
+		  p->n_string_table);
+	return p->string_table[i];
+}
+
+static const Perftools__Profiles__Location *pp_location(const Perftools__Profiles__Profile *p,
+							uint64_t id)
+{
+	for (size_t i = 0; i < p->n_location; i++)
+		if (p->location[i]->id == id)
+			return p->location[i];
+	cr_assert_fail("no location %lu", (unsigned long)id);
+	return NULL;
+}
+
+static const Perftools__Profiles__Function *pp_function(const Perftools__Profiles__Profile *p,
+							uint64_t id)
+{
+	for (size_t i = 0; i < p->n_function; i++)
+		if (p->function[i]->id == id)
+			return p->function[i];
+	cr_assert_fail("no function %lu", (unsigned long)id);
+	return NULL;
+}
+
+/* "TYPE/UNIT" of each sample type, then "period TYPE/UNIT N". */
+static void pp_types(FILE *out, const Perftools__Profiles__Profile *p)
+{
+	for (size_t i = 0; i < p->n_sample_type; i++)
+		fprintf(out, "%s/%s ", pp_str(p, p->sample_type[i]->type),
+			pp_str(p, p->sample_type[i]->unit));
+	fprintf(out, "period %s/%s %ld", pp_str(p, p->period_type->type),
+		pp_str(p, p->period_type->unit), (long)p->period);
+}
+
+/* One line per sample: its labels, its values, its functions root first. */
+static void pp_samples(FILE *out, const Perftools__Profiles__Profile *p)
+{
+	for (size_t i = 0; i < p->n_sample; i++) {
+		const Perftools__Profiles__Sample *s = p->sample[i];
+		const char *sep = "";
+
+		for (size_t k = 0; k < s->n_label; k++) {
+			const Perftools__Profiles__Label *l = s->label[k];
+
+			fprintf(out, "%s=", pp_str(p, l->key));
+			if (l->str)
+				fprintf(out, "%s ", pp_str(p, l->str));
+			else
+				fprintf(out, "%ld ", (long)l->num);
+		}
+		for (size_t k = 0; k < s->n_value; k++)
+			fprintf(out, "%ld ", (long)s->value[k]);
+		for (size_t k = s->n_location_id; k-- > 0;) {
+			const Perftools__Profiles__Location *loc = pp_location(p, s->location_id[k]);
+
+			for (size_t n = loc->n_line; n-- > 0;) {
+				fprintf(out, "%s%s", sep, pp_str(p, pp_function(p,
+						loc->line[n]->function_id)->name));
+				sep = ";";
+			}
+		}
+		fputc('\n', out);
+	}
+}
+
+/* What pp_types or pp_samples writes of p, malloc'd. */
+static char *pp_text(const Perftools__Profiles__Profile *p,
+		     void (*what)(FILE *, const Perftools__Profiles__Profile *))
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	cr_assert(out);
+	what(out, p);
+	cr_assert_eq(fclose(out), 0);
+	return text;
+}
+
+#define PP_MAIN "pa_proftest_main"
+
+/* cpu-clock at 1 ms: samples/count and cpu/nanoseconds, one sample per thread and stack. */
+Test(report_pprof, samples_per_thread_and_stack_with_labels)
+{
+	Perftools__Profiles__Profile *p = pp_decode(tst_prof_run, NULL);
+	char *types = pp_text(p, pp_types), *samples = pp_text(p, pp_samples);
+
+	cr_expect_str_eq(pp_str(p, 0), "", "string_table[0] is \"\"");
+	cr_expect_str_eq(types, "samples/count cpu/nanoseconds period cpu/nanoseconds 1000000");
+	cr_expect_str_eq(samples,
+		"pid=10 tid=10 thread=main 3 3000000 " PP_MAIN ";pa_proftest_mid;pa_proftest_leaf\n"
+		"pid=10 tid=10 thread=main 1 1000000 " PP_MAIN ";pa_proftest_mid\n"
+		"pid=10 tid=10 thread=main 2 2000000 " PP_MAIN
+		";pa_proftest_rec;pa_proftest_rec;pa_proftest_rec\n"
+		"pid=10 tid=11 thread=worker 4 4000000 " PP_MAIN ";pa_proftest_leaf\n"
+		"pid=20 tid=20 thread=main 5 5000000 " PP_MAIN ";pa_proftest_mid\n");
+	cr_expect_eq(p->duration_nanos, 4, "from the first start to the last sample");
+	free(types);
+	free(samples);
+	perftools__profiles__profile__free_unpacked(p, NULL);
+}
+
+/* A fixed-period event that is not time: EVENT/count beside samples/count. */
+Test(report_pprof, other_event_counts_its_own_unit)
+{
+	Perftools__Profiles__Profile *p = pp_decode(tst_prof_run, "page-faults");
+	char *types = pp_text(p, pp_types), *samples = pp_text(p, pp_samples);
+
+	cr_expect_str_eq(types, "samples/count page-faults/count period page-faults/count 1");
+	cr_expect_str_eq(samples, "pid=10 tid=11 thread=worker 1 1 " PP_MAIN
+			 ";pa_proftest_leaf\n");
+	free(types);
+	free(samples);
+	perftools__profiles__profile__free_unpacked(p, NULL);
+}
+
+/*
+ * Every location is in a mapping of this test binary, which says it needs
+ * no symbolising; every function has its source file and start line, and
+ * every line is in its function. Locations are per process and address
+ * (leaf or caller): 6 in process 10, 2 in 20; functions 4; mappings 2.
+ */
+Test(report_pprof, locations_have_mappings_functions_and_lines)
+{
+	Perftools__Profiles__Profile *p = pp_decode(tst_prof_run, NULL);
+	struct tst_log_self self;
+	char build_id[2 * PPF_BUILD_ID_MAX + 1] = "";
+
+	tst_log_self_module((const void *)pa_proftest_main, &self);
+	for (uint32_t b = 0; b < self.build_id_len; b++)
+		snprintf(build_id + 2 * b, 3, "%02x", self.build_id[b]);
+	cr_expect_eq(p->n_location, 8);
+	cr_expect_eq(p->n_function, 4);
+	cr_assert_eq(p->n_mapping, 2);
+	for (size_t i = 0; i < p->n_mapping; i++) {
+		const Perftools__Profiles__Mapping *m = p->mapping[i];
+
+		cr_expect_str_eq(pp_str(p, m->filename), self.path);
+		cr_expect_str_eq(pp_str(p, m->build_id), build_id);
+		cr_expect(m->memory_start == self.start && m->memory_limit == self.end);
+		cr_expect(m->has_functions && m->has_filenames && m->has_line_numbers &&
+			  m->has_inline_frames);
+	}
+	for (size_t i = 0; i < p->n_location; i++) {
+		const Perftools__Profiles__Location *loc = p->location[i];
+
+		cr_assert(loc->mapping_id >= 1 && loc->mapping_id <= 2);
+		cr_expect(loc->address >= self.start && loc->address < self.end);
+		cr_assert_eq(loc->n_line, 1, "no inline levels at these addresses");
+		for (size_t n = 0; n < loc->n_line; n++) {
+			const Perftools__Profiles__Function *fn =
+				pp_function(p, loc->line[n]->function_id);
+			const char *file = pp_str(p, fn->filename);
+
+			cr_expect(strlen(file) > 20 &&
+				  strcmp(file + strlen(file) - 20, "/tests/lib/tst_run.c") == 0,
+				  "%s", file);
+			cr_expect_gt(fn->start_line, 0);
+			cr_expect_geq(loc->line[n]->line, fn->start_line, "%s",
+				      pp_str(p, fn->name));
+		}
+	}
+	perftools__profiles__profile__free_unpacked(p, NULL);
+}
+
+/* With several DIRs, each sample's label "run" names its DIR. */
+Test(report_pprof, several_runs_label_theirs)
+{
+	const char *dirs[] = { tst_prof_dir, tst_prof_dir };
+	struct pa_error err = { 0 };
+	struct pa_run *both;
+	Perftools__Profiles__Profile *p;
+
+	cr_assert_eq(pa_runs_merge(dirs, 2, NULL, &both, &err), 0, "%s", err.reason);
+	p = pp_decode(both, NULL);
+	cr_expect_eq(p->n_sample, 10, "each thread and stack twice, once per run");
+	for (size_t i = 0; i < p->n_sample; i++) {
+		cr_assert_eq(p->sample[i]->n_label, 4);
+		cr_expect_str_eq(pp_str(p, p->sample[i]->label[3]->key), "run");
+		cr_expect_str_eq(pp_str(p, p->sample[i]->label[3]->str), tst_prof_dir);
+	}
+	perftools__profiles__profile__free_unpacked(p, NULL);
+	pa_run_free(both);
+}

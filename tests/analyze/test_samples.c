@@ -1,0 +1,167 @@
+/*
+ * Unit tests for analyze/samples.c on the "profile" run (tst_run.h): the
+ * walk's order and selection, its frames (callers marked, the profiler's
+ * own callers left out), stopping it, and the module a frame was in.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "samples.h"
+#include "tst_run.h"
+
+TestSuite(samples, .init = tst_prof_setup, .fini = tst_prof_teardown, .timeout = 30);
+
+/* What a walk saw: one line per sample, and when to stop it. */
+struct sm_walk {
+	char *text;
+	size_t len;
+	FILE *out;
+	size_t calls;
+	size_t stop_at; /* 0: never */
+};
+
+/*
+ * "PID/TID #PROC EVENT: FRAME FRAME ...", callers marked with a '<' before
+ * them (the leaf has none).
+ */
+static int sm_line(void *ctx, const struct pa_samples_item *item)
+{
+	struct sm_walk *w = ctx;
+
+	fprintf(w->out, "%u/%u #%zu %s:", item->thread->pid, item->thread->tid,
+		item->proc_index, item->event ? item->event->name : "?");
+	for (size_t k = 0; k < item->nframes; k++)
+		fprintf(w->out, " %s%s", item->is_caller[k] ? "<" : "", item->frames[k].name);
+	fputc('\n', w->out);
+	cr_assert_eq(item->sample->count, 1);
+	cr_assert_not_null(item->sym);
+	return ++w->calls == w->stop_at ? -ECANCELED : 0;
+}
+
+/* The lines of a walk of the profile run under f (event: the default), malloc'd. */
+static char *sm_walk(struct pa_filter f, size_t stop_at, int *ret)
+{
+	struct sm_walk w = { .stop_at = stop_at };
+	struct pa_error err = { 0 };
+
+	cr_assert_eq(pa_events_choose(tst_prof_run, &f, f.event_name, PA_EVENTS_SAMPLES, &err),
+		     0, "%s", err.reason);
+	w.out = open_memstream(&w.text, &w.len);
+	cr_assert(w.out);
+	*ret = pa_samples_walk(tst_prof_run, &f, sm_line, &w, NULL, &err);
+	cr_assert_eq(fclose(w.out), 0);
+	return w.text;
+}
+
+#define SM_MML "pa_proftest_leaf <pa_proftest_mid <pa_proftest_main\n"
+#define SM_MM "pa_proftest_mid <pa_proftest_main\n"
+#define SM_REC "pa_proftest_rec <pa_proftest_rec <pa_proftest_rec <pa_proftest_main\n"
+#define SM_LM "pa_proftest_leaf <pa_proftest_main\n"
+
+/* Process by process, thread by thread, each thread's samples in log order. */
+Test(samples, walks_every_selected_sample_in_order)
+{
+	struct pa_filter f = PA_FILTER_ALL;
+	int ret;
+	char *text = sm_walk(f, 0, &ret);
+
+	cr_assert_eq(ret, 0);
+	cr_expect_str_eq(text,
+		"10/10 #0 cpu-clock: " SM_MML "10/10 #0 cpu-clock: " SM_MML
+		"10/10 #0 cpu-clock: " SM_MML "10/10 #0 cpu-clock: " SM_MM
+		"10/10 #0 cpu-clock: " SM_REC "10/10 #0 cpu-clock: " SM_REC
+		"10/11 #0 cpu-clock: " SM_LM "10/11 #0 cpu-clock: " SM_LM
+		"10/11 #0 cpu-clock: " SM_LM "10/11 #0 cpu-clock: " SM_LM
+		"20/20 #1 cpu-clock: " SM_MM "20/20 #1 cpu-clock: " SM_MM
+		"20/20 #1 cpu-clock: " SM_MM "20/20 #1 cpu-clock: " SM_MM
+		"20/20 #1 cpu-clock: " SM_MM);
+	free(text);
+}
+
+/* --tid, --event and --pid select; a window from the start keeps only the first. */
+Test(samples, walks_only_what_the_filter_selects)
+{
+	struct pa_filter f = PA_FILTER_ALL;
+	int ret;
+	char *text;
+
+	f.tid = 11;
+	text = sm_walk(f, 0, &ret);
+	cr_expect_str_eq(text, "10/11 #0 cpu-clock: " SM_LM "10/11 #0 cpu-clock: " SM_LM
+			 "10/11 #0 cpu-clock: " SM_LM "10/11 #0 cpu-clock: " SM_LM);
+	free(text);
+	f.tid = 0;
+	f.event_name = "page-faults";
+	text = sm_walk(f, 0, &ret);
+	cr_expect_str_eq(text, "10/11 #0 page-faults: " SM_LM);
+	free(text);
+	f = PA_FILTER_ALL;
+	f.pid = 20;
+	f.window = (struct pa_window){ .on = true, .from_ns = 0, .to_ns = 1 };
+	text = sm_walk(f, 0, &ret);
+	cr_expect_str_eq(text, "20/20 #1 cpu-clock: " SM_MM, "the first sample, at the start");
+	free(text);
+	f.pid = 99;
+	text = sm_walk(f, 0, &ret);
+	cr_expect_str_eq(text, "", "no such process: nothing, not an error");
+	cr_expect_eq(ret, 0);
+	free(text);
+}
+
+Test(samples, callback_error_stops_the_walk)
+{
+	int ret;
+	char *text = sm_walk(PA_FILTER_ALL, 2, &ret);
+
+	cr_expect_eq(ret, -ECANCELED);
+	cr_expect_str_eq(text, "10/10 #0 cpu-clock: " SM_MML "10/10 #0 cpu-clock: " SM_MML);
+	free(text);
+}
+
+/*
+ * Process 50's libpprof.so (tst_prof_add_libpprof): a caller frame there
+ * is left out, a leaf there stays.
+ */
+Test(samples, leaves_out_the_profilers_caller_frames)
+{
+	struct pa_filter f = PA_FILTER_ALL;
+	char *text;
+	int ret;
+
+	tst_prof_add_libpprof();
+	f.pid = 50;
+	text = sm_walk(f, 0, &ret);
+	cr_expect_str_eq(text, "50/50 #2 cpu-clock: " SM_LM "50/50 #2 cpu-clock: " SM_LM
+			 "50/50 #2 cpu-clock: " SM_MM "50/50 #2 cpu-clock: " SM_MM
+			 "50/50 #2 cpu-clock: " SM_MM);
+	free(text);
+}
+
+/*
+ * /lib/a.so was unloaded at 2500 ns and /lib/b.so loaded at 2600 ns in
+ * its place: a frame is in the one loaded when its sample was taken.
+ */
+Test(samples, frame_is_in_the_module_loaded_at_its_time)
+{
+	struct pa_module mods[] = {
+		{ .start = 0x1000, .end = 0x2000, .load_ns = 0, .unload_ns = UINT64_MAX,
+		  .path = "/bin/app" },
+		{ .start = 0x400000, .end = 0x410000, .load_ns = 1000, .unload_ns = 2500,
+		  .path = "/lib/a.so" },
+		{ .start = 0x400000, .end = 0x410000, .load_ns = 2600, .unload_ns = UINT64_MAX,
+		  .path = "/lib/b.so" },
+	};
+	struct pa_process proc = { .modules = mods, .nmodules = 3 };
+	struct pa_frame fr = { .ip = 0x400100, .module = "/lib/a.so" };
+
+	cr_expect_eq(pa_samples_module(&proc, &fr, 2000), &mods[1]);
+	cr_expect_eq(pa_samples_module(&proc, &fr, 3000), &mods[2]);
+	cr_expect_eq(pa_samples_module(&proc, &fr, 2550), &mods[1], "none loaded: the first");
+	fr.ip = 0x1800;
+	cr_expect_eq(pa_samples_module(&proc, &fr, 3000), &mods[0]);
+	fr.module = NULL;
+	cr_expect_null(pa_samples_module(&proc, &fr, 3000), "a frame without a module");
+}
