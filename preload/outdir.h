@@ -6,8 +6,9 @@
  *   kernel follow a link; a symbolic link on the way is followed only when
  *   it and the directory holding it are owned by you or root, and that
  *   directory is not writable by other users unless it is sticky;
- * - a missing directory is made (mode 0700) only in a directory owned by you
- *   or root that is not writable by other users unless sticky;
+ * - a missing directory is made (mode 0700) wherever the kernel lets you
+ *   make it (mkdirat below the descriptor of the directory just checked),
+ *   then opened and checked like every other component;
  * - the root itself is owned by you, and not writable by other users unless
  *   sticky;
  * - the process directory is made with mkdirat below the root's descriptor
