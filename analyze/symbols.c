@@ -300,10 +300,9 @@ static bool pa_symbols_is_old(const char *name, uint64_t value, const struct pa_
 	return nold && bsearch(&key, old, nold, sizeof(key), pa_symbols_cmp_old);
 }
 
-/* Sort m->syms[0..k) and keep one entry per address, the best alias, reaching the farthest end. */
+/* Keep one entry per address of the sorted m->syms[0..k), the best alias, reaching the farthest end. */
 static void pa_symbols_unique(struct pa_sym_module *m, size_t k)
 {
-	qsort(m->syms, k, sizeof(*m->syms), pa_symbols_cmp_entry);
 	m->nsyms = 0;
 	for (size_t i = 0; i < k; i++) {
 		if (m->nsyms && m->syms[m->nsyms - 1].start == m->syms[i].start) {
@@ -317,9 +316,25 @@ static void pa_symbols_unique(struct pa_sym_module *m, size_t k)
 	}
 }
 
-/* The function symbols of m's symbol table (n entries) into m->syms; how many. */
-static size_t pa_symbols_add_symtab(struct pa_sym_module *m, int n, const struct pa_sym_old *old,
-				    size_t nold)
+/* Merge the sorted runs m->syms[0..a) and [a..k) (into tmp, k entries), then keep them unique. */
+static void pa_symbols_merge(struct pa_sym_module *m, size_t a, size_t k, struct pa_sym_entry *tmp)
+{
+	size_t i = 0, j = a, o = 0;
+
+	while (i < a || j < k)
+		tmp[o++] = j == k || (i < a && pa_symbols_cmp_entry(&m->syms[i], &m->syms[j]) <= 0) ?
+				   m->syms[i++] : m->syms[j++];
+	memcpy(m->syms, tmp, k * sizeof(*tmp));
+	pa_symbols_unique(m, k);
+}
+
+/*
+ * The function symbols of m's symbol table (n entries) into m->syms; how
+ * many. old: the old versions of main's .dynsym (a symbol from another
+ * file, the separate debug info's .symtab, has its version in its name).
+ */
+static size_t pa_symbols_add_symtab(struct pa_sym_module *m, int n, Elf *main,
+				    const struct pa_sym_old *old, size_t nold)
 {
 	size_t k = 0;
 
@@ -341,7 +356,8 @@ static size_t pa_symbols_add_symtab(struct pa_sym_module *m, int n, const struct
 			m->syms[k].section_end = pa_symbols_section_end(elf, shndx, bias);
 		m->syms[k].name = name;
 		m->syms[k].rank = pa_symbols_rank(false, bind, name,
-						  pa_symbols_is_old(name, addr - bias, old, nold));
+						  pa_symbols_is_old(name, addr - bias, old,
+								    elf == main ? nold : 0));
 		k++;
 	}
 	return k;
@@ -371,7 +387,7 @@ static const struct pa_sym_entry *pa_symbols_at(const struct pa_sym_module *m, u
 static int pa_symbols_add_plt(struct pa_sym_module *m, Elf *main, GElf_Addr bias)
 {
 	struct pa_plt_stub *stubs;
-	struct pa_sym_entry *v;
+	struct pa_sym_entry *v, *tmp;
 	size_t nstubs, k = m->nsyms;
 
 	if (pa_plt_stubs(main, &stubs, &nstubs) < 0)
@@ -397,7 +413,13 @@ static int pa_symbols_add_plt(struct pa_sym_module *m, Elf *main, GElf_Addr bias
 						.rank = pa_symbols_rank(true, STB_GLOBAL, name, false) };
 	}
 	free(stubs);
-	pa_symbols_unique(m, k);
+	/* the few stubs sorted, then merged: the table is sorted already */
+	qsort(v + m->nsyms, k - m->nsyms, sizeof(*v), pa_symbols_cmp_entry);
+	tmp = malloc(k * sizeof(*tmp));
+	if (!tmp)
+		return -ENOMEM;
+	pa_symbols_merge(m, m->nsyms, k, tmp);
+	free(tmp);
 	return 0;
 }
 
@@ -416,8 +438,11 @@ static int pa_symbols_build_table(struct pa_sym_module *m)
 	if (n > 0 && pa_symbols_old_versions(main, &old, &nold) < 0)
 		return -ENOMEM;
 	if (n > 0) {
-		pa_symbols_unique(m, pa_symbols_add_symtab(m, n, old, nold));
+		size_t k = pa_symbols_add_symtab(m, n, main, old, nold);
+
 		free(old);
+		qsort(m->syms, k, sizeof(*m->syms), pa_symbols_cmp_entry);
+		pa_symbols_unique(m, k);
 	}
 	if (pa_symbols_add_plt(m, main, bias) < 0)
 		return -ENOMEM;
