@@ -202,7 +202,8 @@ static int pa_plt_dyn_rels(Elf *elf, struct pa_plt_rels *out)
 		    (sh.sh_flags & SHF_ALLOC) && pa_plt_read_rels(elf, scn, true, 0, out) < 0)
 			return -ENOMEM;
 	}
-	qsort(out->v, out->n, sizeof(*out->v), pa_plt_cmp_slot);
+	if (out->n)
+		qsort(out->v, out->n, sizeof(*out->v), pa_plt_cmp_slot);
 	return 0;
 }
 
@@ -229,8 +230,9 @@ static int pa_plt_add_got(Elf *elf, Elf_Scn *scn, uint64_t def_size, struct pa_p
 			.slot = pa_plt_rip_slot((const unsigned char *)data->d_buf + off,
 						sh.sh_entsize, sh.sh_addr + off),
 		};
-		const struct pa_plt_rel *r = key.slot ? bsearch(&key, rels.v, rels.n, sizeof(key),
-								pa_plt_cmp_slot) : NULL;
+		const struct pa_plt_rel *r = key.slot && rels.n ?
+					     bsearch(&key, rels.v, rels.n, sizeof(key),
+						     pa_plt_cmp_slot) : NULL;
 
 		if (r)
 			ret = pa_plt_push(v, n, cap, sh.sh_addr + off, sh.sh_entsize, r);
@@ -266,7 +268,8 @@ int pa_plt_stubs(Elf *elf, struct pa_plt_stub **out, size_t *n)
 	pa_plt_find_sections(elf, &s);
 	if (s.rel_plt && pa_plt_read_rels(elf, s.rel_plt, false, mach->tlsdesc, &rels) < 0)
 		ret = -ENOMEM;
-	qsort(rels.v, rels.n, sizeof(*rels.v), pa_plt_cmp_slot);
+	if (rels.n)
+		qsort(rels.v, rels.n, sizeof(*rels.v), pa_plt_cmp_slot);
 	if (ret == 0 && s.plt_sec && gelf_getshdr(s.plt_sec, &sh)) {
 		uint64_t size = sh.sh_entsize ? sh.sh_entsize : mach->stub_size;
 

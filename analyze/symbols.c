@@ -284,7 +284,8 @@ static int pa_symbols_old_versions(Elf *elf, struct pa_sym_old **out, size_t *n)
 			return -ENOMEM;
 		(*out)[(*n)++] = (struct pa_sym_old){ sym.st_value, name };
 	}
-	qsort(*out, *n, sizeof(**out), pa_symbols_cmp_old);
+	if (*n)
+		qsort(*out, *n, sizeof(**out), pa_symbols_cmp_old);
 	return 0;
 }
 
@@ -413,6 +414,8 @@ static int pa_symbols_add_plt(struct pa_sym_module *m, Elf *main, GElf_Addr bias
 						.rank = pa_symbols_rank(true, STB_GLOBAL, name, false) };
 	}
 	free(stubs);
+	if (k == m->nsyms)
+		return 0;
 	/* the few stubs sorted, then merged: the table is sorted already */
 	qsort(v + m->nsyms, k - m->nsyms, sizeof(*v), pa_symbols_cmp_entry);
 	tmp = malloc(k * sizeof(*tmp));
@@ -441,7 +444,8 @@ static int pa_symbols_build_table(struct pa_sym_module *m)
 		size_t k = pa_symbols_add_symtab(m, n, main, old, nold);
 
 		free(old);
-		qsort(m->syms, k, sizeof(*m->syms), pa_symbols_cmp_entry);
+		if (k)
+			qsort(m->syms, k, sizeof(*m->syms), pa_symbols_cmp_entry);
 		pa_symbols_unique(m, k);
 	}
 	if (pa_symbols_add_plt(m, main, bias) < 0)
