@@ -8,13 +8,15 @@
  * from the section headers and the relocations libelf returns:
  *
  * - `.plt` (x86-64, i386, aarch64): a header, then one stub per PLT
- *   relocation (`.rela.plt`/`.rel.plt`); stub i jumps through the i-th GOT
- *   slot, so the relocations sorted by the slot they fill name the stubs in
- *   order. The stub size is the section's sh_entsize, or the machine's when
- *   that is 0 (aarch64's ld leaves it 0); the header is what is left.
+ *   relocation (`.rela.plt`/`.rel.plt`) but TLS descriptors; stub i jumps
+ *   through the i-th GOT slot, so the relocations sorted by the slot they
+ *   fill name the stubs in order. The header and stub sizes are the
+ *   machine's (16 and 16 bytes; aarch64 32 and 16): .plt's sh_entsize
+ *   does not tell them everywhere (aarch64's ld leaves it 0, i386's puts 4).
  * - `.plt.sec` (x86-64 with IBT, -z ibtplt or -fcf-protection objects): the
- *   stubs that calls reach, one per PLT relocation, no header; `.plt` then
- *   holds only the lazy-binding entries and is not named.
+ *   stubs that calls reach, one per PLT relocation (sh_entsize bytes), no
+ *   header; `.plt` then holds only the lazy-binding entries and is not
+ *   named.
  * - `.plt.got` (x86-64): stubs for functions whose address is also taken,
  *   jumping through a GOT slot filled by a dynamic relocation
  *   (`R_X86_64_GLOB_DAT`). Their order follows no relocation table, so the
@@ -24,8 +26,9 @@
  *
  * A stub whose relocation has no symbol (R_*_IRELATIVE: a local IFUNC) gives
  * the resolver's address instead of a name; the caller names it after the
- * symbol there. Sections that are missing, not the size their relocations
- * say, or of another machine give no stubs: those addresses stay unnamed.
+ * symbol there. Sections that are missing or too small for their
+ * relocations, and other machines' objects, give no stubs: those addresses
+ * stay unnamed.
  */
 #ifndef PA_PLT_H
 #define PA_PLT_H

@@ -263,11 +263,14 @@ static int pa_symbols_old_versions(Elf *elf, struct pa_sym_old **out, size_t *n)
 
 	*out = NULL;
 	*n = 0;
-	while (elf && (scn = elf_nextscn(elf, scn)))
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_DYNSYM)
+	while (elf && (scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_DYNSYM)
 			dynsym = scn;
-		else if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_GNU_versym)
+		else if (sh.sh_type == SHT_GNU_versym)
 			versym = scn;
+	}
 	if (!dynsym || !versym || !gelf_getshdr(dynsym, &sh) ||
 	    !(syms = elf_getdata(dynsym, NULL)) || !(vers = elf_getdata(versym, NULL)))
 		return 0;
@@ -280,8 +283,11 @@ static int pa_symbols_old_versions(Elf *elf, struct pa_sym_old **out, size_t *n)
 			break;
 		if (!(v & PA_VERSYM_HIDDEN) || !(name = elf_strptr(elf, sh.sh_link, sym.st_name)))
 			continue;
-		if (pa_grow((void **)out, &cap, *n, sizeof(**out)) < 0)
+		if (pa_grow((void **)out, &cap, *n, sizeof(**out)) < 0) {
+			free(*out);
+			*out = NULL;
 			return -ENOMEM;
+		}
 		(*out)[(*n)++] = (struct pa_sym_old){ sym.st_value, name };
 	}
 	if (*n)
