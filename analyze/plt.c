@@ -86,12 +86,28 @@ static void pa_plt_find_sections(Elf *elf, struct pa_plt_sections *s)
 	}
 }
 
+static int pa_plt_cmp_slot(const void *a, const void *b)
+{
+	const struct pa_plt_rel *x = a, *y = b;
+
+	return x->slot < y->slot ? -1 : x->slot > y->slot;
+}
+
+/* Whether slot is one of only's (sorted by slot), or only is NULL. */
+static bool pa_plt_wanted(const struct pa_plt_rels *only, uint64_t slot)
+{
+	const struct pa_plt_rel key = { .slot = slot };
+
+	return !only || (only->n && bsearch(&key, only->v, only->n, sizeof(key), pa_plt_cmp_slot));
+}
+
 /*
  * Append the relocations of section scn (REL or RELA) to *out, but those of
- * type skip; with_sym: only those with a symbol.
+ * type skip; only (sorted; NULL: all): only those that fill one of its
+ * slots, and have a symbol.
  */
-static int pa_plt_read_rels(Elf *elf, Elf_Scn *scn, bool with_sym, uint32_t skip,
-			    struct pa_plt_rels *out)
+static int pa_plt_read_rels(Elf *elf, Elf_Scn *scn, const struct pa_plt_rels *only,
+			    uint32_t skip, struct pa_plt_rels *out)
 {
 	GElf_Shdr sh, symsh;
 	Elf_Scn *symscn;
@@ -116,7 +132,7 @@ static int pa_plt_read_rels(Elf *elf, Elf_Scn *scn, bool with_sym, uint32_t skip
 				break;
 			rela = (GElf_Rela){ .r_offset = rel.r_offset, .r_info = rel.r_info };
 		}
-		if (GELF_R_TYPE(rela.r_info) == skip)
+		if (GELF_R_TYPE(rela.r_info) == skip || !pa_plt_wanted(only, rela.r_offset))
 			continue;
 		symi = GELF_R_SYM(rela.r_info);
 		r.slot = rela.r_offset;
@@ -126,20 +142,13 @@ static int pa_plt_read_rels(Elf *elf, Elf_Scn *scn, bool with_sym, uint32_t skip
 			r.name = elf_strptr(elf, symsh.sh_link, sym.st_name);
 		if (r.name && !*r.name)
 			r.name = NULL;
-		if (with_sym && !r.name)
+		if (only && !r.name)
 			continue;
 		if (pa_grow((void **)&out->v, &out->cap, out->n, sizeof(*out->v)) < 0)
 			return -ENOMEM;
 		out->v[out->n++] = r;
 	}
 	return 0;
-}
-
-static int pa_plt_cmp_slot(const void *a, const void *b)
-{
-	const struct pa_plt_rel *x = a, *y = b;
-
-	return x->slot < y->slot ? -1 : x->slot > y->slot;
 }
 
 static int pa_plt_push(struct pa_plt_stub **v, size_t *n, size_t *cap, uint64_t start,
@@ -190,8 +199,8 @@ static uint64_t pa_plt_rip_slot(const unsigned char *p, size_t len, uint64_t add
 	return addr + i + 6 + (uint64_t)(int64_t)(int32_t)disp;
 }
 
-/* The relocations of every allocated REL/RELA section that have a symbol, sorted by slot. */
-static int pa_plt_dyn_rels(Elf *elf, struct pa_plt_rels *out)
+/* The relocations of every allocated REL/RELA section that fill a slot of only and have a symbol, sorted by slot. */
+static int pa_plt_dyn_rels(Elf *elf, const struct pa_plt_rels *only, struct pa_plt_rels *out)
 {
 	Elf_Scn *scn = NULL;
 
@@ -199,7 +208,7 @@ static int pa_plt_dyn_rels(Elf *elf, struct pa_plt_rels *out)
 		GElf_Shdr sh;
 
 		if (gelf_getshdr(scn, &sh) && (sh.sh_type == SHT_RELA || sh.sh_type == SHT_REL) &&
-		    (sh.sh_flags & SHF_ALLOC) && pa_plt_read_rels(elf, scn, true, 0, out) < 0)
+		    (sh.sh_flags & SHF_ALLOC) && pa_plt_read_rels(elf, scn, only, 0, out) < 0)
 			return -ENOMEM;
 	}
 	if (out->n)
@@ -207,11 +216,18 @@ static int pa_plt_dyn_rels(Elf *elf, struct pa_plt_rels *out)
 	return 0;
 }
 
+/* The GOT slot of .plt.got's stub at off (data, sh), 0 if not a `jmp *disp32(%rip)`. */
+static uint64_t pa_plt_got_slot(const Elf_Data *data, const GElf_Shdr *sh, uint64_t off)
+{
+	return pa_plt_rip_slot((const unsigned char *)data->d_buf + off, sh->sh_entsize,
+			       sh->sh_addr + off);
+}
+
 /* The stubs of x86-64's .plt.got (def_size each when sh_entsize is 0), named by their slots' relocations. */
 static int pa_plt_add_got(Elf *elf, Elf_Scn *scn, uint64_t def_size, struct pa_plt_stub **v,
 			  size_t *n, size_t *cap)
 {
-	struct pa_plt_rels rels = { .v = NULL };
+	struct pa_plt_rels slots = { .v = NULL }, rels = { .v = NULL };
 	Elf_Data *data;
 	GElf_Shdr sh;
 	int ret = 0;
@@ -221,15 +237,19 @@ static int pa_plt_add_got(Elf *elf, Elf_Scn *scn, uint64_t def_size, struct pa_p
 		return 0;
 	if (!sh.sh_entsize)
 		sh.sh_entsize = def_size;
-	if (pa_plt_dyn_rels(elf, &rels) < 0) {
-		free(rels.v);
-		return -ENOMEM;
-	}
+	/* the slots first: then only their relocations are looked at closely */
 	for (uint64_t off = 0; ret == 0 && off + sh.sh_entsize <= sh.sh_size; off += sh.sh_entsize) {
-		struct pa_plt_rel key = {
-			.slot = pa_plt_rip_slot((const unsigned char *)data->d_buf + off,
-						sh.sh_entsize, sh.sh_addr + off),
-		};
+		ret = pa_grow((void **)&slots.v, &slots.cap, slots.n, sizeof(*slots.v));
+		if (ret == 0)
+			slots.v[slots.n++] = (struct pa_plt_rel){ .slot = pa_plt_got_slot(data, &sh,
+											    off) };
+	}
+	if (ret == 0 && slots.n)
+		qsort(slots.v, slots.n, sizeof(*slots.v), pa_plt_cmp_slot);
+	if (ret == 0)
+		ret = pa_plt_dyn_rels(elf, &slots, &rels);
+	for (uint64_t off = 0; ret == 0 && off + sh.sh_entsize <= sh.sh_size; off += sh.sh_entsize) {
+		struct pa_plt_rel key = { .slot = pa_plt_got_slot(data, &sh, off) };
 		const struct pa_plt_rel *r = key.slot && rels.n ?
 					     bsearch(&key, rels.v, rels.n, sizeof(key),
 						     pa_plt_cmp_slot) : NULL;
@@ -237,6 +257,7 @@ static int pa_plt_add_got(Elf *elf, Elf_Scn *scn, uint64_t def_size, struct pa_p
 		if (r)
 			ret = pa_plt_push(v, n, cap, sh.sh_addr + off, sh.sh_entsize, r);
 	}
+	free(slots.v);
 	free(rels.v);
 	return ret;
 }
@@ -266,7 +287,7 @@ int pa_plt_stubs(Elf *elf, struct pa_plt_stub **out, size_t *n)
 	if (!mach)
 		return 0;
 	pa_plt_find_sections(elf, &s);
-	if (s.rel_plt && pa_plt_read_rels(elf, s.rel_plt, false, mach->tlsdesc, &rels) < 0)
+	if (s.rel_plt && pa_plt_read_rels(elf, s.rel_plt, NULL, mach->tlsdesc, &rels) < 0)
 		ret = -ENOMEM;
 	if (rels.n)
 		qsort(rels.v, rels.n, sizeof(*rels.v), pa_plt_cmp_slot);

@@ -336,15 +336,18 @@ static void pa_symbols_merge(struct pa_sym_module *m, size_t a, size_t k, struct
 }
 
 /*
- * The function symbols of m's symbol table (n entries) into m->syms; how
- * many. old: the old versions of main's .dynsym (a symbol from another
- * file, the separate debug info's .symtab, has its version in its name).
+ * The function symbols of m's symbol table (n entries) into m->syms: *k of
+ * them. A symbol of main's .dynsym has no version in its name: the old
+ * ones are read from .gnu.version when one is first met (a separate debug
+ * info's .symtab, libc6-dbg's, has them in its names). Returns 0 or -ENOMEM.
  */
-static size_t pa_symbols_add_symtab(struct pa_sym_module *m, int n, Elf *main,
-				    const struct pa_sym_old *old, size_t nold)
+static int pa_symbols_add_symtab(struct pa_sym_module *m, int n, Elf *main, size_t *k)
 {
-	size_t k = 0;
+	struct pa_sym_old *old = NULL;
+	size_t nold = 0;
+	bool old_read = false;
 
+	*k = 0;
 	for (int i = 1; i < n; i++) {
 		GElf_Sym sym;
 		GElf_Addr addr, bias;
@@ -353,21 +356,28 @@ static size_t pa_symbols_add_symtab(struct pa_sym_module *m, int n, Elf *main,
 		const char *name = dwfl_module_getsym_info(m->mod, i, &sym, &addr, &shndx,
 							   &elf, &bias);
 		int type = GELF_ST_TYPE(sym.st_info), bind = GELF_ST_BIND(sym.st_info);
+		struct pa_sym_entry *e = &m->syms[*k];
 
 		if (!name || !*name || shndx == SHN_UNDEF ||
 		    (type != STT_FUNC && type != STT_GNU_IFUNC))
 			continue;
-		m->syms[k].start = addr;
-		m->syms[k].end = addr + sym.st_size;
+		if (elf == main && !old_read) {
+			old_read = true;
+			if (pa_symbols_old_versions(main, &old, &nold) < 0)
+				return -ENOMEM;
+		}
+		e->start = addr;
+		e->end = addr + sym.st_size;
 		if (sym.st_size == 0)
-			m->syms[k].section_end = pa_symbols_section_end(elf, shndx, bias);
-		m->syms[k].name = name;
-		m->syms[k].rank = pa_symbols_rank(false, bind, name,
-						  pa_symbols_is_old(name, addr - bias, old,
-								    elf == main ? nold : 0));
-		k++;
+			e->section_end = pa_symbols_section_end(elf, shndx, bias);
+		e->name = name;
+		e->rank = pa_symbols_rank(false, bind, name,
+					  pa_symbols_is_old(name, addr - bias, old,
+							    elf == main ? nold : 0));
+		(*k)++;
 	}
-	return k;
+	free(old);
+	return 0;
 }
 
 /* The symbol at exactly addr in m's (unique, sorted) table, or NULL. */
@@ -438,22 +448,15 @@ static int pa_symbols_build_table(struct pa_sym_module *m)
 	int n = dwfl_module_getsymtab(m->mod);
 	GElf_Addr bias = 0;
 	Elf *main = dwfl_module_getelf(m->mod, &bias);
-	struct pa_sym_old *old;
-	size_t nold;
+	size_t k = 0;
 
 	m->syms_built = true;
-	if (n > 0 && !(m->syms = calloc((size_t)n, sizeof(*m->syms))))
+	if (n > 0 && (!(m->syms = calloc((size_t)n, sizeof(*m->syms))) ||
+		      pa_symbols_add_symtab(m, n, main, &k) < 0))
 		return -ENOMEM;
-	if (n > 0 && pa_symbols_old_versions(main, &old, &nold) < 0)
-		return -ENOMEM;
-	if (n > 0) {
-		size_t k = pa_symbols_add_symtab(m, n, main, old, nold);
-
-		free(old);
-		if (k)
-			qsort(m->syms, k, sizeof(*m->syms), pa_symbols_cmp_entry);
-		pa_symbols_unique(m, k);
-	}
+	if (k)
+		qsort(m->syms, k, sizeof(*m->syms), pa_symbols_cmp_entry);
+	pa_symbols_unique(m, k);
 	if (pa_symbols_add_plt(m, main, bias) < 0)
 		return -ENOMEM;
 	for (size_t i = 0; i < m->nsyms; i++) {
