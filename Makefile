@@ -51,7 +51,9 @@ DEB_PKGS := gcc g++ make pkg-config binutils gdb strace python3 e2fsprogs mount 
 	libunwind-dev libinih-dev \
 	libcriterion-dev libdw-dev libelf-dev libpfm4-dev zlib1g-dev libc6-dbg \
 	protobuf-c-compiler libprotobuf-c-dev golang-go golang-github-google-pprof-dev \
-	chromium clang-14 libclang-rt-14-dev
+	chromium clang-14 libclang-rt-14-dev \
+	libc6-arm64-cross binutils-aarch64-linux-gnu
+# (the last two: an aarch64 libc and its objdump, for tests/analyze/test_plt.c)
 # npm installs speedscope for the tests; nodesource's nodejs has its own npm
 # (and conflicts with Debian's).
 DEB_PKGS += $(if $(shell command -v npm),,npm)
@@ -212,6 +214,17 @@ $(OUT)/workloads/libiniuser.so: tests/workloads/libiniuser.c $(OUT)/workloads/li
 	$(CC) $(WORKLOAD_CFLAGS) -fPIC -shared -o $@ $< -lvendini $(WORKLOAD_LIB_LINK)
 $(OUT)/workloads/vendini: tests/workloads/vendini.c $(OUT)/workloads/libiniuser.so
 	$(CC) $(WORKLOAD_CFLAGS) -o $@ $< -liniuser $(WORKLOAD_LIB_LINK)
+
+# pltcalls links libpltcallee.so; its -now and -ibt copies are the other
+# x86-64 PLT layouts (-z now; IBT's .plt.sec) for tests/analyze/test_plt.c.
+$(OUT)/workloads/pltcalls: tests/workloads/pltcalls.c $(OUT)/workloads/libpltcallee.so
+	$(CC) $(WORKLOAD_CFLAGS) -o $@ $< -lpltcallee $(WORKLOAD_LIB_LINK)
+$(OUT)/workloads/pltcalls-now: tests/workloads/pltcalls.c $(OUT)/workloads/libpltcallee.so
+	$(CC) $(WORKLOAD_CFLAGS) -Wl,-z,now -o $@ $< -lpltcallee $(WORKLOAD_LIB_LINK)
+$(OUT)/workloads/pltcalls-ibt: tests/workloads/pltcalls.c $(OUT)/workloads/libpltcallee.so
+	$(CC) $(WORKLOAD_CFLAGS) -fcf-protection -Wl,-z,ibtplt -o $@ $< -lpltcallee \
+		$(WORKLOAD_LIB_LINK)
+WORKLOADS += $(OUT)/workloads/pltcalls-now $(OUT)/workloads/pltcalls-ibt
 
 # oddthreads links libearly.so, whose constructor starts a thread before ours.
 $(OUT)/workloads/oddthreads: tests/workloads/oddthreads.c $(OUT)/workloads/libearly.so

@@ -1,6 +1,7 @@
 /* symbols: offline symbolisation with libdwfl; see symbols.h. */
 #include "grow.h"
 #include "intern.h"
+#include "plt.h"
 #include "regfile.h"
 #include "symbols.h"
 
@@ -22,7 +23,8 @@ struct pa_sym_entry {
 	const char *name; /* owned by libdwfl's Elf */
 	char *demangled;  /* owned, NULL until asked for or when not C++ */
 	uint64_t section_end; /* runtime end of its section, for sizeless symbols; 0 if unknown */
-	int rank;         /* global < weak < local: lower wins at one address */
+	int rank;         /* pa_symbols_rank: lower wins at one address */
+	bool plt;         /* a PLT stub: named "name@plt" */
 	bool demangle_tried;
 };
 
@@ -156,32 +158,58 @@ static const char *pa_symbols_entry_name(struct pa_sym_entry *e, bool demangle)
 	if (!e->demangle_tried) {
 		size_t len = pa_symbols_unversioned_len(e->name);
 		pa_symbols_demangle_fn fn = NULL;
-		char *plain;
+		char *plain, *dem = NULL;
 		int status = -1;
 
 		e->demangle_tried = true;
 		if (demangle && strncmp(e->name, "_Z", 2) == 0)
 			fn = pa_symbols_demangler();
-		if (!fn && !e->name[len])
+		if (!fn && !e->name[len] && !e->plt)
 			return e->name;
 		plain = strndup(e->name, len);
-		if (!plain)
-			return e->name;
-		if (fn)
-			e->demangled = fn(plain, NULL, NULL, &status);
+		if (plain && fn)
+			dem = fn(plain, NULL, NULL, &status);
 		if (status == 0) {
 			free(plain);
+			plain = dem;
 		} else {
-			free(e->demangled);
-			e->demangled = plain;
+			free(dem);
 		}
+		if (plain && e->plt) {
+			char *stub = NULL;
+
+			if (asprintf(&stub, "%s@plt", plain) < 0)
+				stub = NULL;
+			free(plain);
+			plain = stub;
+		}
+		e->demangled = plain;
 	}
 	return e->demangled ? e->demangled : e->name;
+}
+
+/*
+ * Which of the aliases at one address names it; lower wins, field by field:
+ * a symbol before a PLT stub; exported (global or weak) before local; fewer
+ * leading underscores (malloc, not its global alias __libc_malloc; read,
+ * which glibc exports weak, not its global __read); global before weak; the
+ * default version before an old one (free, not cfree@GLIBC_2.2.5); glibc's
+ * internal __GI_ aliases last. Then pa_symbols_cmp_entry: the sized one,
+ * the longer name (as perf: __memmove_avx_unaligned_erms, not its alias
+ * __memcpy_avx_unaligned_erms), then by name, for the same choice every time.
+ */
+static int pa_symbols_rank(bool plt, int bind, const char *name, bool compat)
+{
+	size_t us = strspn(name, "_");
+
+	return plt << 9 | (bind == STB_LOCAL) << 8 | (int)(us < 7 ? us : 7) << 4 |
+	       (bind == STB_WEAK) << 2 | compat << 1 | (strncmp(name, "__GI_", 5) == 0);
 }
 
 static int pa_symbols_cmp_entry(const void *a, const void *b)
 {
 	const struct pa_sym_entry *x = a, *y = b;
+	size_t xl, yl;
 
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
@@ -189,6 +217,10 @@ static int pa_symbols_cmp_entry(const void *a, const void *b)
 		return x->rank - y->rank;
 	if (x->end != y->end)
 		return x->end > y->end ? -1 : 1; /* the sized one first */
+	xl = pa_symbols_unversioned_len(x->name);
+	yl = pa_symbols_unversioned_len(y->name);
+	if (xl != yl)
+		return xl > yl ? -1 : 1;
 	return strcmp(x->name, y->name);
 }
 
@@ -203,42 +235,81 @@ static uint64_t pa_symbols_section_end(Elf *elf, GElf_Word shndx, GElf_Addr bias
 	return shdr.sh_addr + shdr.sh_size + bias;
 }
 
-/* The sorted function table of m, built on first use. */
-static int pa_symbols_build_table(struct pa_sym_module *m)
+/* binutils' VERSYM_HIDDEN: a .gnu.version entry that is not the default version */
+#define PA_VERSYM_HIDDEN 0x8000
+
+/* A .dynsym symbol of an old version (name@VER, not name@@VER): what .dynsym's name lacks. */
+struct pa_sym_old {
+	uint64_t value;   /* st_value */
+	const char *name; /* owned by the Elf */
+};
+
+static int pa_symbols_cmp_old(const void *a, const void *b)
 {
-	int n = dwfl_module_getsymtab(m->mod);
-	size_t k = 0;
+	const struct pa_sym_old *x = a, *y = b;
 
-	m->syms_built = true;
-	if (n <= 0)
-		return 0;
-	m->syms = calloc((size_t)n, sizeof(*m->syms));
-	if (!m->syms)
-		return -ENOMEM;
-	for (int i = 1; i < n; i++) {
-		GElf_Sym sym;
-		GElf_Addr addr, bias;
-		GElf_Word shndx;
-		Elf *elf;
-		const char *name = dwfl_module_getsym_info(m->mod, i, &sym, &addr, &shndx,
-							   &elf, &bias);
-		int type = GELF_ST_TYPE(sym.st_info), bind = GELF_ST_BIND(sym.st_info);
+	if (x->value != y->value)
+		return x->value < y->value ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
 
-		if (!name || !*name || shndx == SHN_UNDEF ||
-		    (type != STT_FUNC && type != STT_GNU_IFUNC))
+/* The old-version symbols of elf's .dynsym, sorted: *out (malloc'd) and *n; -ENOMEM. */
+static int pa_symbols_old_versions(Elf *elf, struct pa_sym_old **out, size_t *n)
+{
+	Elf_Scn *scn = NULL, *dynsym = NULL, *versym = NULL;
+	Elf_Data *syms, *vers;
+	GElf_Shdr sh;
+	size_t cap = 0;
+
+	*out = NULL;
+	*n = 0;
+	while (elf && (scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh))
 			continue;
-		m->syms[k].start = addr;
-		m->syms[k].end = addr + sym.st_size;
-		if (sym.st_size == 0)
-			m->syms[k].section_end = pa_symbols_section_end(elf, shndx, bias);
-		m->syms[k].name = name;
-		/* glibc's internal __GI_ aliases lose to the public name */
-		m->syms[k].rank = (bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 2 : 4) +
-				  (strncmp(name, "__GI_", 5) == 0);
-		k++;
+		if (sh.sh_type == SHT_DYNSYM)
+			dynsym = scn;
+		else if (sh.sh_type == SHT_GNU_versym)
+			versym = scn;
 	}
-	qsort(m->syms, k, sizeof(*m->syms), pa_symbols_cmp_entry);
-	/* One entry per address (the best-ranked alias); sizeless ones reach the next. */
+	if (!dynsym || !versym || !gelf_getshdr(dynsym, &sh) ||
+	    !(syms = elf_getdata(dynsym, NULL)) || !(vers = elf_getdata(versym, NULL)))
+		return 0;
+	for (int i = 1;; i++) {
+		GElf_Versym v;
+		GElf_Sym sym;
+		const char *name;
+
+		if (!gelf_getsym(syms, i, &sym) || !gelf_getversym(vers, i, &v))
+			break;
+		if (!(v & PA_VERSYM_HIDDEN) || !(name = elf_strptr(elf, sh.sh_link, sym.st_name)))
+			continue;
+		if (pa_grow((void **)out, &cap, *n, sizeof(**out)) < 0) {
+			free(*out);
+			*out = NULL;
+			return -ENOMEM;
+		}
+		(*out)[(*n)++] = (struct pa_sym_old){ sym.st_value, name };
+	}
+	if (*n)
+		qsort(*out, *n, sizeof(**out), pa_symbols_cmp_old);
+	return 0;
+}
+
+/* Whether name at ELF address value is an old version: name@VER, or so in .dynsym's versions. */
+static bool pa_symbols_is_old(const char *name, uint64_t value, const struct pa_sym_old *old,
+			      size_t nold)
+{
+	const char *at = strchr(name, '@');
+	struct pa_sym_old key = { value, name };
+
+	if (at && at != name)
+		return at[1] != '@';
+	return nold && bsearch(&key, old, nold, sizeof(key), pa_symbols_cmp_old);
+}
+
+/* Keep one entry per address of the sorted m->syms[0..k), the best alias, reaching the farthest end. */
+static void pa_symbols_unique(struct pa_sym_module *m, size_t k)
+{
 	m->nsyms = 0;
 	for (size_t i = 0; i < k; i++) {
 		if (m->nsyms && m->syms[m->nsyms - 1].start == m->syms[i].start) {
@@ -250,6 +321,144 @@ static int pa_symbols_build_table(struct pa_sym_module *m)
 		}
 		m->syms[m->nsyms++] = m->syms[i];
 	}
+}
+
+/* Merge the sorted runs m->syms[0..a) and [a..k) (into tmp, k entries), then keep them unique. */
+static void pa_symbols_merge(struct pa_sym_module *m, size_t a, size_t k, struct pa_sym_entry *tmp)
+{
+	size_t i = 0, j = a, o = 0;
+
+	while (i < a || j < k)
+		tmp[o++] = j == k || (i < a && pa_symbols_cmp_entry(&m->syms[i], &m->syms[j]) <= 0) ?
+				   m->syms[i++] : m->syms[j++];
+	memcpy(m->syms, tmp, k * sizeof(*tmp));
+	pa_symbols_unique(m, k);
+}
+
+/*
+ * The function symbols of m's symbol table (n entries) into m->syms: *k of
+ * them. A symbol of main's .dynsym has no version in its name: the old
+ * ones are read from .gnu.version when one is first met (a separate debug
+ * info's .symtab, libc6-dbg's, has them in its names). Returns 0 or -ENOMEM.
+ */
+static int pa_symbols_add_symtab(struct pa_sym_module *m, int n, Elf *main, size_t *k)
+{
+	struct pa_sym_old *old = NULL;
+	size_t nold = 0;
+	bool old_read = false;
+
+	*k = 0;
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr, bias;
+		GElf_Word shndx;
+		Elf *elf;
+		const char *name = dwfl_module_getsym_info(m->mod, i, &sym, &addr, &shndx,
+							   &elf, &bias);
+		int type = GELF_ST_TYPE(sym.st_info), bind = GELF_ST_BIND(sym.st_info);
+		struct pa_sym_entry *e = &m->syms[*k];
+
+		if (!name || !*name || shndx == SHN_UNDEF ||
+		    (type != STT_FUNC && type != STT_GNU_IFUNC))
+			continue;
+		if (elf == main && !old_read) {
+			old_read = true;
+			if (pa_symbols_old_versions(main, &old, &nold) < 0)
+				return -ENOMEM;
+		}
+		e->start = addr;
+		e->end = addr + sym.st_size;
+		if (sym.st_size == 0)
+			e->section_end = pa_symbols_section_end(elf, shndx, bias);
+		e->name = name;
+		e->rank = pa_symbols_rank(false, bind, name,
+					  pa_symbols_is_old(name, addr - bias, old,
+							    elf == main ? nold : 0));
+		(*k)++;
+	}
+	free(old);
+	return 0;
+}
+
+/* The symbol at exactly addr in m's (unique, sorted) table, or NULL. */
+static const struct pa_sym_entry *pa_symbols_at(const struct pa_sym_module *m, uint64_t addr)
+{
+	size_t lo = 0, hi = m->nsyms;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->syms[mid].start < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m->nsyms && m->syms[lo].start == addr ? &m->syms[lo] : NULL;
+}
+
+/*
+ * Add the PLT stubs of m's file (main, loaded at bias) to its unique table
+ * and make it unique again: `name@plt`; a local IFUNC's stub is named
+ * after the symbol at its resolver.
+ */
+static int pa_symbols_add_plt(struct pa_sym_module *m, Elf *main, GElf_Addr bias)
+{
+	struct pa_plt_stub *stubs;
+	struct pa_sym_entry *v, *tmp;
+	size_t nstubs, k = m->nsyms;
+
+	if (pa_plt_stubs(main, &stubs, &nstubs) < 0)
+		return -ENOMEM;
+	if (!nstubs)
+		return 0;
+	v = realloc(m->syms, (m->nsyms + nstubs) * sizeof(*v));
+	if (!v) {
+		free(stubs);
+		return -ENOMEM;
+	}
+	m->syms = v;
+	for (size_t i = 0; i < nstubs; i++) {
+		const struct pa_sym_entry *ifunc = stubs[i].name ? NULL :
+						   pa_symbols_at(m, stubs[i].resolver + bias);
+		const char *name = ifunc ? ifunc->name : stubs[i].name;
+
+		if (!name)
+			continue;
+		v[k++] = (struct pa_sym_entry){ .start = stubs[i].start + bias,
+						.end = stubs[i].start + bias + stubs[i].size,
+						.name = name, .plt = true,
+						.rank = pa_symbols_rank(true, STB_GLOBAL, name, false) };
+	}
+	free(stubs);
+	if (k == m->nsyms)
+		return 0;
+	/* the few stubs sorted, then merged: the table is sorted already */
+	qsort(v + m->nsyms, k - m->nsyms, sizeof(*v), pa_symbols_cmp_entry);
+	tmp = malloc(k * sizeof(*tmp));
+	if (!tmp)
+		return -ENOMEM;
+	pa_symbols_merge(m, m->nsyms, k, tmp);
+	free(tmp);
+	return 0;
+}
+
+/* The sorted function table of m, built on first use. */
+static int pa_symbols_build_table(struct pa_sym_module *m)
+{
+	int n = dwfl_module_getsymtab(m->mod);
+	GElf_Addr bias = 0;
+	Elf *main = dwfl_module_getelf(m->mod, &bias);
+	size_t k = 0;
+
+	m->syms_built = true;
+	if (n > 0 && (!(m->syms = calloc((size_t)n, sizeof(*m->syms))) ||
+		      pa_symbols_add_symtab(m, n, main, &k) < 0))
+		return -ENOMEM;
+	if (k)
+		qsort(m->syms, k, sizeof(*m->syms), pa_symbols_cmp_entry);
+	pa_symbols_unique(m, k);
+	if (pa_symbols_add_plt(m, main, bias) < 0)
+		return -ENOMEM;
 	for (size_t i = 0; i < m->nsyms; i++) {
 		struct pa_sym_entry *e = &m->syms[i];
 
