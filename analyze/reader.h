@@ -184,12 +184,21 @@ struct pa_thread {
 	uint32_t tid;
 	char name[PPF_THREAD_NAME_MAX + 1]; /* latest PPF_REC_THREAD_NAME wins, else PPF_REC_THREAD's */
 	uint64_t start_ns;
-	bool ended;            /* PPF_REC_THREAD_END was read; the four below come from it */
+	bool ended;            /* PPF_REC_THREAD_END was read; the fields below come from it */
 	uint64_t end_ns;
 	uint64_t samples_taken; /* as the writer counted them (0 if !ended) */
-	uint64_t lost;          /* dropped in this thread (0 if !ended) */
-	uint64_t throttled;     /* not taken, to bound the profiler's cost (0 if !ended) */
+	/*
+	 * Without END, lost, throttled and the CPU times come from the last
+	 * PPF_REC_THREAD_PROGRESS (progress), as far as the thread had got
+	 * then; 0 without one either.
+	 */
+	uint64_t lost;          /* dropped in this thread */
+	uint64_t throttled;     /* not taken, to bound the profiler's cost */
 	uint64_t cpu_ns;        /* thread CPU time at the end, 0 if unknown */
+	uint64_t user_ns;       /* its parts in user space and in the kernel; */
+	uint64_t system_ns;     /* both 0 when not known (older logs) */
+	bool progress;          /* a PPF_REC_THREAD_PROGRESS was read */
+	uint64_t progress_ns;   /* the last one's time */
 	struct pa_log_full full; /* stopped early: samples after it are in lost */
 	struct pa_sample *samples; /* in file order */
 	size_t nsamples;
@@ -221,6 +230,8 @@ struct pa_process {
 	uint64_t throttled;
 	uint32_t exit_how;      /* enum ppf_exit_how; PPF_EXIT_UNKNOWN if !ended */
 	int32_t exit_status;    /* exit status, or signal number with PPF_EXIT_SIGNAL */
+	uint64_t user_ns;       /* CPU time of all its threads, in user space and */
+	uint64_t system_ns;     /* in the kernel; both 0 when not known */
 	struct pa_log_full full; /* process.log stopped early: modules loaded
 				    and exec attempts made after it are missing */
 	struct pa_event *events; /* in file order */

@@ -9,6 +9,7 @@
 #include <linux/perf_event.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <time.h>
@@ -35,6 +36,11 @@
 #define PP_SAMPLER_DRAIN_MAX 64
 /* Signals of the sampling signal's number that are not samples, put back before exec. */
 #define PP_SAMPLER_KEEP 8
+/*
+ * A thread's CPU time and totals go into its log at most this often (wall
+ * time), after a sample (pp_sampler_progress_sigsafe).
+ */
+#define PP_SAMPLER_PROGRESS_NS 10000000ull
 
 static struct pp_sampler_config pp_sampler_cfg;
 /*
@@ -334,6 +340,30 @@ static void pp_sampler_record_sigsafe(struct pp_thread *t, unsigned event,
 }
 
 /*
+ * Runs in signal context. After a sample taken at now, at most once per
+ * PP_SAMPLER_PROGRESS_NS: the thread's CPU time and totals so far, in a
+ * PPF_REC_THREAD_PROGRESS. A process that ends by a raw exit_group (every
+ * dynamically linked Go program) or is killed never writes its END
+ * records; with these its logs still say how much CPU time each thread had
+ * used, up to its last such record. One getrusage system call (under a
+ * microsecond) per 10 ms.
+ */
+static void pp_sampler_progress_sigsafe(struct pp_thread *t, uint64_t now)
+{
+	struct pp_records_counts c;
+	struct pp_records_cpu cpu;
+
+	if (t->progress_ns && now - t->progress_ns < PP_SAMPLER_PROGRESS_NS)
+		return;
+	t->progress_ns = now;
+	pp_records_cpu_sigsafe(RUSAGE_THREAD, &cpu);
+	c.samples = t->samples;
+	c.lost = __atomic_load_n(&t->lost, __ATOMIC_RELAXED);
+	c.throttled = __atomic_load_n(&t->throttled, __ATOMIC_RELAXED);
+	pp_records_thread_progress_sigsafe(&t->log, now, &c, &cpu);
+}
+
+/*
  * Runs in signal context. After a sample that began at start: no sample is
  * taken for PP_SAMPLER_PACE times as long as it cost, so that the handler
  * never takes more than a fifth of a thread's time, whatever the period
@@ -452,6 +482,7 @@ static void pp_sampler_take_sigsafe(struct pp_thread *t, unsigned event,
 		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
 	}
 	pp_sampler_record_sigsafe(t, event, late, uc, now);
+	pp_sampler_progress_sigsafe(t, now);
 	pp_sampler_pace_sigsafe(t, now);
 	pp_threads_leave_sigsafe(t);
 	errno = saved_errno;

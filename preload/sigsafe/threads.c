@@ -140,6 +140,7 @@ static struct pp_thread *pp_threads_take_slot_sigsafe(int tid)
 			t->throttled = 0;
 			t->next_ns = 0;
 			t->cost_ns = UINT64_MAX;
+			t->progress_ns = 0;
 			t->blocked_cpu_ns = 0;
 			for (unsigned e = 0; e < PP_CONFIG_MAX_EVENTS; e++) {
 				t->ev_samples[e] = 0;

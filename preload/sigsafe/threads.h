@@ -28,6 +28,7 @@ struct pp_thread {
 	uint64_t ev_throttled[PP_CONFIG_MAX_EVENTS]; /* per event, throttled */
 	uint64_t next_ns; /* CLOCK_MONOTONIC: no sample is taken before this */
 	uint64_t cost_ns; /* what the last sample taken cost (wall time) */
+	uint64_t progress_ns; /* CLOCK_MONOTONIC of its last PPF_REC_THREAD_PROGRESS */
 	uint64_t blocked_cpu_ns; /* signal mode: its CPU time when it blocked
 				    the sampling signal, 0 when it does not */
 	struct pp_tevents tev; /* its own events: counters; signal mode: sampling */
