@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "coverage.h"
 #include "eventinfo.h"
 #include "openguard.h"
 #include "profile.h"
@@ -612,6 +613,8 @@ static int pa_main_report(FILE *out, const struct pa_main_opts *o, struct pa_run
 
 		ret = (o->ropts.json ? r->write_json : r->write)(&ctx);
 		pa_main_print_warnings(&run->warnings, nwarn);
+		if (ret == 0 && r->notes_apart && !o->ropts.json)
+			pa_coverage_notes(stderr, PA_PROG ": note: ", run, &o->filter);
 	}
 	if (o->ropts.json && (ret == -ENOMEM || ret == -EINVAL) && !err->reason[0])
 		pa_error_set(err, ret, "", false, 0, "JSON output: %s", strerror(-ret));

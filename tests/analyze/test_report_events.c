@@ -369,7 +369,7 @@ Test(report_events, threads_of_exec_replaced_process_say_exec)
 	f = ev_choose(320, NULL, PA_EVENTS_SAMPLES);
 	text = ev_report("threads", &f);
 	cr_assert(strstr(text, "     320      320  sh                       1       0         0"
-			 "      0  exec          -  sh\n"), "%s", text);
+			 "      0  exec          -          -          -       -  sh\n"), "%s", text);
 	free(text);
 	free(pdir);
 }
