@@ -1145,6 +1145,8 @@ static int pa_reader_thread_cb(void *ctx, struct pa_log_buf *buf, uint64_t off,
 		t->cpu_ns = r.user_ns + r.system_ns;
 		t->lost = r.lost;
 		t->throttled = r.throttled;
+		if (r.name[0])
+			pa_reader_copy_name(t->name, sizeof(t->name), r.name, sizeof(r.name));
 		return 0;
 	}
 	case PPF_REC_THREAD_END: {

@@ -182,7 +182,9 @@ struct pa_sample {
 struct pa_thread {
 	uint32_t pid;
 	uint32_t tid;
-	char name[PPF_THREAD_NAME_MAX + 1]; /* latest PPF_REC_THREAD_NAME wins, else PPF_REC_THREAD's */
+	char name[PPF_THREAD_NAME_MAX + 1]; /* the latest of PPF_REC_THREAD's,
+					       PPF_REC_THREAD_NAME's and (before
+					       END) PPF_REC_THREAD_PROGRESS's */
 	uint64_t start_ns;
 	bool ended;            /* PPF_REC_THREAD_END was read; the fields below come from it */
 	uint64_t end_ns;

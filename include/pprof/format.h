@@ -383,7 +383,7 @@ struct ppf_thread_end {
  * Written by the signal handler after a sample, at most once every few
  * milliseconds (PP_SAMPLER_PROGRESS_NS in preload/sigsafe/sampler.c): the
  * thread's CPU time and totals so far (all events), as PPF_REC_THREAD_END
- * would give them. A log that never gets its END record (the process
+ * would give them, and its name. A log that never gets its END record (the process
  * called exit_group directly, as Go programs do, or was killed) still says
  * how much CPU time its thread had used by its last such record.
  */
@@ -395,6 +395,8 @@ struct ppf_thread_progress {
 	uint64_t samples;
 	uint64_t lost;
 	uint64_t throttled;
+	char name[PPF_THREAD_NAME_MAX]; /* its name then (a log without END has
+					   no PPF_REC_THREAD_NAME); may be empty */
 };
 
 /*
@@ -437,7 +439,7 @@ _Static_assert(offsetof(struct ppf_thread_end, throttled) == PPF_THREAD_END_V1_S
 	       "ppf_thread_end v1");
 _Static_assert(offsetof(struct ppf_thread_end, user_ns) == PPF_THREAD_END_V2_SIZE,
 	       "ppf_thread_end v2");
-_Static_assert(sizeof(struct ppf_thread_progress) == 56, "ppf_thread_progress");
+_Static_assert(sizeof(struct ppf_thread_progress) == 72, "ppf_thread_progress");
 _Static_assert(sizeof(struct ppf_log_full) == 24, "ppf_log_full");
 
 /* Round n up to the record alignment. */

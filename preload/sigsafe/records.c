@@ -378,5 +378,7 @@ int pp_records_thread_progress_sigsafe(struct pp_logfile *log, uint64_t time_ns,
 	rec.samples = counts->samples;
 	rec.lost = counts->lost;
 	rec.throttled = counts->throttled;
+	syscall(SYS_prctl, PR_GET_NAME, rec.name, 0, 0, 0);
+	rec.name[PPF_THREAD_NAME_MAX - 1] = '\0';
 	return pp_logfile_append_sigsafe(log, &rec, sizeof(rec));
 }

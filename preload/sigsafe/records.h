@@ -159,8 +159,9 @@ int pp_records_thread_end_sigsafe(struct pp_logfile *log, uint64_t end_ns,
 				  const struct pp_records_cpu *cpu);
 
 /*
- * Runs in signal context. PPF_REC_THREAD_PROGRESS: at time_ns the thread
- * had these totals and had used this CPU time (its user and system parts).
+ * Runs in signal context. PPF_REC_THREAD_PROGRESS: at time_ns the calling
+ * thread had these totals and had used this CPU time (its user and system
+ * parts); with its name.
  */
 int pp_records_thread_progress_sigsafe(struct pp_logfile *log, uint64_t time_ns,
 				       const struct pp_records_counts *counts,

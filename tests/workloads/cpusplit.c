@@ -3,7 +3,7 @@
  * split differently between user space and the kernel, measured by the
  * threads themselves:
  *   "userburn"  user space only (burn_user);
- *   "piper"     about a third in the kernel: it writes 16 KiB into a pipe
+ *   "piper"     about half in the kernel: it writes 16 KiB into a pipe
  *               and reads it back, between burns (burn_piper);
  *   "masked"    user space only (burn_masked), with every signal blocked
  *               by a raw rt_sigprocmask system call, which no wrapper of
@@ -11,7 +11,7 @@
  * Work is measured in the thread's own CPU time, not in iterations, so the
  * split does not depend on the machine's speed.
  *
- *   cpusplit [SECONDS]   default 0.3
+ *   cpusplit [SECONDS [PIPER_SECONDS]]   default 0.3 s, and as much for piper
  *
  * stdout: "cpusplit: 3 threads" (the same in every run). When PPROF_TRUTH
  * names a file, each thread appends "TID NAME USER_S SYSTEM_S" to it as it
@@ -29,6 +29,7 @@
 #define SPLIT_PIPE_CHUNK (16 * 1024)
 
 static double split_seconds = 0.3;
+static double split_piper_seconds = 0.3;
 static volatile uint64_t split_sink;
 
 __attribute__((noinline)) void burn_user(void);
@@ -70,7 +71,7 @@ __attribute__((noinline)) void burn_user(void)
 __attribute__((noinline)) void burn_piper(void)
 {
 	static char buf[SPLIT_PIPE_CHUNK];
-	double end = wl_thread_cpu() + split_seconds;
+	double end = wl_thread_cpu() + split_piper_seconds;
 	int fds[2];
 
 	if (pipe2(fds, O_CLOEXEC) != 0) {
@@ -80,7 +81,7 @@ __attribute__((noinline)) void burn_piper(void)
 	while (wl_thread_cpu() < end) {
 		split_sink += wl_burn(WL_CHUNK / 40, split_sink);
 		memset(buf, (int)(split_sink & 0xff), sizeof(buf));
-		for (int i = 0; i < 4; i++) {
+		for (int i = 0; i < 12; i++) {
 			if (write(fds[1], buf, sizeof(buf)) != (ssize_t)sizeof(buf) ||
 			    read(fds[0], buf, sizeof(buf)) != (ssize_t)sizeof(buf)) {
 				perror("cpusplit: pipe");
@@ -126,6 +127,7 @@ int main(int argc, char **argv)
 	pthread_t t[3];
 
 	split_seconds = wl_seconds(argc > 1 ? argv[1] : NULL, 0.3);
+	split_piper_seconds = wl_seconds(argc > 2 ? argv[2] : NULL, split_seconds);
 	for (int i = 0; i < 3; i++)
 		if (pthread_create(&t[i], NULL, split_thread, names[i]) != 0) {
 			fprintf(stderr, "cpusplit: pthread_create failed\n");

@@ -259,6 +259,7 @@ Test(records, thread_progress_stands_in_for_a_missing_end)
 
 	records_create(&log, "thread-79.log", PPF_FILE_THREAD);
 	cr_assert_eq(pp_records_thread_sigsafe(&log, 1234, 79), 0);
+	prctl(PR_SET_NAME, "rec-renamed", 0, 0, 0); /* after it started: no END to say so */
 	cr_assert_eq(pp_records_thread_progress_sigsafe(&log, 100, &counts,
 			&(struct pp_records_cpu){ .user_ns = 7000, .system_ns = 3000 }), 0);
 	counts.samples = 9;
@@ -272,6 +273,7 @@ Test(records, thread_progress_stands_in_for_a_missing_end)
 		  "user %llu system %llu cpu %llu", (unsigned long long)t->user_ns,
 		  (unsigned long long)t->system_ns, (unsigned long long)t->cpu_ns);
 	cr_expect(t->lost == 1 && t->throttled == 2);
+	cr_expect_str_eq(t->name, "rec-renamed");
 	pa_thread_free(t);
 	pa_warnings_release(&warn);
 }
