@@ -197,9 +197,10 @@ struct pa_coverage_tally {
 	struct pa_coverage_list poor; /* of those, covered below
 					 PA_COVERAGE_NOTE_BELOW, by the time
 					 their samples miss */
-	struct pa_coverage_list kernel; /* of those, with a tenth or more of it
-					   in the kernel, which their event does
-					   not count, by that time */
+	struct pa_coverage_list kernel; /* of those, with more than
+					   PA_COVERAGE_NOTE_CPU_NS and a tenth or
+					   more of it in the kernel, which their
+					   event does not count, by that time */
 	const struct pa_event *user_only; /* the first such event */
 };
 
@@ -253,6 +254,7 @@ static void pa_coverage_tally_thread(struct pa_coverage_tally *tally,
 	if (!e || p.c.cpu_ns <= PA_COVERAGE_NOTE_CPU_NS)
 		return;
 	if (p.c.split && pa_coverage_user_only(e) && pa_coverage_timed(e) &&
+	    p.c.system_ns > PA_COVERAGE_NOTE_CPU_NS &&
 	    (double)p.c.system_ns >= PA_COVERAGE_KERNEL_SHARE *
 				     (double)(p.c.user_ns + p.c.system_ns)) {
 		tally->user_only = tally->user_only ? tally->user_only : e;
@@ -351,8 +353,9 @@ static size_t pa_coverage_note_poor(FILE *out, const char *prefix,
 }
 
 /*
- * "kernel time not sampled: ..." when a busy thread spent a tenth of its
- * CPU time or more in the kernel, which its event does not count.
+ * "kernel time not sampled: ..." when a thread spent more than
+ * PA_COVERAGE_NOTE_CPU_NS and a tenth of its CPU time or more in the
+ * kernel, which its event does not count.
  */
 static size_t pa_coverage_note_kernel(FILE *out, const char *prefix,
 				      const struct pa_coverage_tally *tally)
@@ -361,10 +364,11 @@ static size_t pa_coverage_note_kernel(FILE *out, const char *prefix,
 
 	if (!list->n)
 		return 0;
-	fprintf(out, "%skernel time not sampled (%s counts user time only): %zu thread%s with "
-		"over %.1f s of CPU time spent %.0f%% of it or more in the kernel: ", prefix,
+	fprintf(out, "%skernel time not sampled (%s counts user time only): %zu thread%s "
+		"spent over %.1f s and %.0f%% or more of %s CPU time in the kernel: ", prefix,
 		tally->user_only->name, list->n, list->n == 1 ? "" : "s",
-		(double)PA_COVERAGE_NOTE_CPU_NS / 1e9, PA_COVERAGE_KERNEL_SHARE * 100);
+		(double)PA_COVERAGE_NOTE_CPU_NS / 1e9, PA_COVERAGE_KERNEL_SHARE * 100,
+		list->n == 1 ? "its" : "their");
 	for (size_t i = 0; i < list->n && i < PA_COVERAGE_NAMED; i++) {
 		const struct pa_coverage_named *p = &list->worst[i];
 

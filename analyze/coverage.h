@@ -83,10 +83,11 @@ void pa_coverage_json(struct pa_json *j, const struct pa_coverage *c);
  * with, one line each on out, each line prefix then the note: the threads
  * with more than PA_COVERAGE_NOTE_CPU_NS of CPU time whose coverage is
  * below PA_COVERAGE_NOTE_BELOW by more than chance explains (the worst few
- * named, with what their logs say of why), and those that spent a tenth of it or more in the kernel,
- * which an event that counts user time only does not sample (said as
- * such, not as a loss, with how to sample it). Returns the number of
- * lines.
+ * named, with what their logs say of why), and the threads that spent
+ * more than PA_COVERAGE_NOTE_CPU_NS and a tenth of their CPU time or more
+ * in the kernel, which an event that counts user time only does not
+ * sample (said as such, not as a loss, with how to sample it). Returns
+ * the number of lines.
  */
 size_t pa_coverage_notes(FILE *out, const char *prefix, const struct pa_run *run,
 			 const struct pa_filter *f);
