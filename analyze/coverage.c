@@ -116,6 +116,13 @@ void pa_coverage_process(const struct pa_filter *f, const struct pa_process *pro
 		out->user_ns = proc->user_ns;
 		out->system_ns = proc->system_ns;
 		out->cpu_ns = proc->user_ns + proc->system_ns;
+	} else if (!pa_filter_by_thread(f) && !proc->ended &&
+		   proc->last_user_ns + proc->last_system_ns > out->cpu_ns) {
+		/* Without END: threads that were never sampled have no figure of their own. */
+		out->user_ns = proc->last_user_ns;
+		out->system_ns = proc->last_system_ns;
+		out->cpu_ns = proc->last_user_ns + proc->last_system_ns;
+		out->split = true;
 	}
 	out->split = out->split && out->cpu_ns;
 	pa_coverage_share(e, out->samples_known, out);
@@ -202,6 +209,10 @@ struct pa_coverage_tally {
 					   more of it in the kernel, which their
 					   event does not count, by that time */
 	const struct pa_event *user_only; /* the first such event */
+	struct pa_coverage_list unlogged; /* processes (t NULL) whose CPU time is
+					     more than their threads' logs hold,
+					     by PA_COVERAGE_NOTE_CPU_NS and a tenth
+					     of it or more, by how much */
 };
 
 /*
@@ -244,15 +255,16 @@ static void pa_coverage_rank(struct pa_coverage_list *list, const struct pa_cove
 	list->worst[at] = *p;
 }
 
-static void pa_coverage_tally_thread(struct pa_coverage_tally *tally,
-				     const struct pa_process *proc, const struct pa_thread *t)
+/* Tallies thread t of proc; returns its CPU time (0 when unknown). */
+static uint64_t pa_coverage_tally_thread(struct pa_coverage_tally *tally,
+					 const struct pa_process *proc, const struct pa_thread *t)
 {
 	const struct pa_event *e = pa_filter_find_event(tally->f, proc);
 	struct pa_coverage_named p = { .proc = proc, .t = t };
 
 	pa_coverage_thread(tally->f, proc, t, &p.c);
 	if (!e || p.c.cpu_ns <= PA_COVERAGE_NOTE_CPU_NS)
-		return;
+		return p.c.cpu_ns;
 	if (p.c.split && pa_coverage_user_only(e) && pa_coverage_timed(e) &&
 	    p.c.system_ns > PA_COVERAGE_NOTE_CPU_NS &&
 	    (double)p.c.system_ns >= PA_COVERAGE_KERNEL_SHARE *
@@ -262,12 +274,35 @@ static void pa_coverage_tally_thread(struct pa_coverage_tally *tally,
 		pa_coverage_rank(&tally->kernel, &p);
 	}
 	if (!p.c.has_share)
-		return;
+		return p.c.cpu_ns;
 	tally->nbusy++;
-	if (!pa_coverage_short(e, &p.c))
+	if (pa_coverage_short(e, &p.c)) {
+		p.weight_ns = (uint64_t)((double)p.c.counted_ns * (1.0 - p.c.share));
+		pa_coverage_rank(&tally->poor, &p);
+	}
+	return p.c.cpu_ns;
+}
+
+/*
+ * Tallies process proc, whose threads' logs hold logged_ns of CPU time:
+ * what it used besides, in threads that were never sampled (whose logs,
+ * if they have one, hold no CPU time), that ran unsampled, or that ended
+ * before the profiler started.
+ */
+static void pa_coverage_tally_process(struct pa_coverage_tally *tally,
+				      const struct pa_process *proc, uint64_t logged_ns)
+{
+	struct pa_coverage_named p = { .proc = proc };
+
+	if (pa_filter_by_thread(tally->f))
 		return;
-	p.weight_ns = (uint64_t)((double)p.c.counted_ns * (1.0 - p.c.share));
-	pa_coverage_rank(&tally->poor, &p);
+	pa_coverage_process(tally->f, proc, &p.c);
+	if (p.c.cpu_ns <= logged_ns)
+		return;
+	p.weight_ns = p.c.cpu_ns - logged_ns;
+	if (p.weight_ns > PA_COVERAGE_NOTE_CPU_NS &&
+	    (double)p.weight_ns >= PA_COVERAGE_KERNEL_SHARE * (double)p.c.cpu_ns)
+		pa_coverage_rank(&tally->unlogged, &p);
 }
 
 /* ", " between the parts of a list, none before the first. */
@@ -317,39 +352,62 @@ static void pa_coverage_name(FILE *out, const struct pa_coverage_named *p)
 		p->t->name[0] ? p->t->name : "-");
 }
 
-/* "; and N more (...)" when list has more than it names. */
-static void pa_coverage_more(FILE *out, const struct pa_coverage_list *list)
+/* How a note names one of its entries. */
+typedef void pa_coverage_entry_fn(FILE *out, const struct pa_coverage_tally *tally,
+				  const struct pa_coverage_named *p);
+
+/*
+ * The first few entries of list, named by entry, "; " between them, then
+ * "; and N more (`pprof-analyze LISTER` lists them)" when there are more.
+ */
+static void pa_coverage_entries(FILE *out, const struct pa_coverage_tally *tally,
+				const struct pa_coverage_list *list, pa_coverage_entry_fn *entry,
+				const char *lister)
 {
+	for (size_t i = 0; i < list->n && i < PA_COVERAGE_NAMED; i++) {
+		fputs(i ? "; " : "", out);
+		entry(out, tally, &list->worst[i]);
+	}
 	if (list->n > PA_COVERAGE_NAMED)
-		fprintf(out, "; and %zu more (`pprof-analyze threads` lists them)",
-			list->n - PA_COVERAGE_NAMED);
+		fprintf(out, "; and %zu more (`pprof-analyze %s` lists them)",
+			list->n - PA_COVERAGE_NAMED, lister);
+}
+
+/* "PID/TID NAME 12.5% of its 0.400 s of user time sampled (WHY)" */
+static void pa_coverage_entry_poor(FILE *out, const struct pa_coverage_tally *tally,
+				   const struct pa_coverage_named *p)
+{
+	const struct pa_event *e = pa_filter_find_event(tally->f, p->proc);
+
+	pa_coverage_name(out, p);
+	fprintf(out, " %.1f%% of its %.3f s of %s time sampled", p->c.share * 100,
+		(double)p->c.counted_ns / 1e9,
+		pa_coverage_user_only(e) ? "user" : pa_event_scope(e));
+	pa_coverage_why(out, tally->f, p);
 }
 
 /* "coverage below 90%: ..." when a busy thread is covered so little. */
 static size_t pa_coverage_note_poor(FILE *out, const char *prefix,
 				    const struct pa_coverage_tally *tally)
 {
-	const struct pa_coverage_list *list = &tally->poor;
-
-	if (!list->n)
+	if (!tally->poor.n)
 		return 0;
 	fprintf(out, "%scoverage below %.0f%%: %zu of %zu thread%s with over %.1f s of CPU "
-		"time: ", prefix, PA_COVERAGE_NOTE_BELOW * 100, list->n, tally->nbusy,
+		"time: ", prefix, PA_COVERAGE_NOTE_BELOW * 100, tally->poor.n, tally->nbusy,
 		tally->nbusy == 1 ? "" : "s", (double)PA_COVERAGE_NOTE_CPU_NS / 1e9);
-	for (size_t i = 0; i < list->n && i < PA_COVERAGE_NAMED; i++) {
-		const struct pa_coverage_named *p = &list->worst[i];
-		const struct pa_event *e = pa_filter_find_event(tally->f, p->proc);
-
-		fputs(i ? "; " : "", out);
-		pa_coverage_name(out, p);
-		fprintf(out, " %.1f%% of its %.3f s of %s time sampled", p->c.share * 100,
-			(double)p->c.counted_ns / 1e9,
-			pa_coverage_user_only(e) ? "user" : pa_event_scope(e));
-		pa_coverage_why(out, tally->f, p);
-	}
-	pa_coverage_more(out, list);
+	pa_coverage_entries(out, tally, &tally->poor, pa_coverage_entry_poor, "threads");
 	fputc('\n', out);
 	return 1;
+}
+
+/* "PID/TID NAME 0.300 s (30%)": its kernel time. */
+static void pa_coverage_entry_kernel(FILE *out, const struct pa_coverage_tally *tally,
+				     const struct pa_coverage_named *p)
+{
+	(void)tally;
+	pa_coverage_name(out, p);
+	fprintf(out, " %.3f s (%.0f%%)", (double)p->c.system_ns / 1e9,
+		100.0 * (double)p->c.system_ns / (double)(p->c.user_ns + p->c.system_ns));
 }
 
 /*
@@ -369,18 +427,42 @@ static size_t pa_coverage_note_kernel(FILE *out, const char *prefix,
 		tally->user_only->name, list->n, list->n == 1 ? "" : "s",
 		(double)PA_COVERAGE_NOTE_CPU_NS / 1e9, PA_COVERAGE_KERNEL_SHARE * 100,
 		list->n == 1 ? "its" : "their");
-	for (size_t i = 0; i < list->n && i < PA_COVERAGE_NAMED; i++) {
-		const struct pa_coverage_named *p = &list->worst[i];
-
-		fputs(i ? "; " : "", out);
-		pa_coverage_name(out, p);
-		fprintf(out, " %.3f s (%.0f%%)", (double)p->c.system_ns / 1e9,
-			100.0 * (double)p->c.system_ns / (double)(p->c.user_ns + p->c.system_ns));
-	}
-	pa_coverage_more(out, list);
+	pa_coverage_entries(out, tally, list, pa_coverage_entry_kernel, "threads");
 	fprintf(out, "; to sample it, set exclude_kernel = no in the event's section of the "
 		"configuration (the kernel allows it with perf_event_paranoid <= 1, or "
 		"CAP_PERFMON)\n");
+	return 1;
+}
+
+/* "PID EXE 0.200 s of 0.500 s": what its threads' logs do not hold. */
+static void pa_coverage_entry_unlogged(FILE *out, const struct pa_coverage_tally *tally,
+				       const struct pa_coverage_named *p)
+{
+	const char *exe = pa_process_exe_base(p->proc);
+
+	(void)tally;
+	fprintf(out, "%" PRIu32 " %s %.3f s of %.3f s", p->proc->pid, exe[0] ? exe : "?",
+		(double)p->weight_ns / 1e9, (double)p->c.cpu_ns / 1e9);
+}
+
+/*
+ * "CPU time in no thread's log: ..." when a process used more CPU time than
+ * its threads' logs hold (pa_coverage_tally_process).
+ */
+static size_t pa_coverage_note_unlogged(FILE *out, const char *prefix,
+					const struct pa_coverage_tally *tally)
+{
+	const struct pa_coverage_list *list = &tally->unlogged;
+
+	if (!list->n)
+		return 0;
+	fprintf(out, "%sCPU time in no thread's log: %zu process%s used over %.1f s and %.0f%% "
+		"or more of %s CPU time in threads whose logs hold none (never sampled, run "
+		"unsampled, or gone before the profiler started): ",
+		prefix, list->n, list->n == 1 ? "" : "es", (double)PA_COVERAGE_NOTE_CPU_NS / 1e9,
+		PA_COVERAGE_KERNEL_SHARE * 100, list->n == 1 ? "its" : "their");
+	pa_coverage_entries(out, tally, list, pa_coverage_entry_unlogged, "processes");
+	fputc('\n', out);
 	return 1;
 }
 
@@ -398,13 +480,16 @@ size_t pa_coverage_notes(FILE *out, const char *prefix, const struct pa_run *run
 		return 0;
 	for (size_t p = 0; p < run->nprocesses; p++) {
 		const struct pa_process *proc = run->processes[p];
+		uint64_t logged = 0;
 
 		if (!pa_filter_selects(&g, proc))
 			continue;
 		for (size_t i = 0; i < proc->nthreads; i++)
 			if (pa_filter_selects_thread(&g, proc->threads[i]))
-				pa_coverage_tally_thread(&tally, proc, proc->threads[i]);
+				logged += pa_coverage_tally_thread(&tally, proc, proc->threads[i]);
+		pa_coverage_tally_process(&tally, proc, logged);
 	}
 	return pa_coverage_note_poor(out, prefix, &tally) +
+	       pa_coverage_note_unlogged(out, prefix, &tally) +
 	       pa_coverage_note_kernel(out, prefix, &tally);
 }

@@ -12,7 +12,8 @@
  * The CPU times come from the logs: a thread's END record (its user and
  * system time), else its last PPF_REC_THREAD_PROGRESS (a log whose process
  * ended by a raw exit_group, or was killed); a process's END record (every
- * thread it ran), else the sum of its threads'. The samples are the
+ * thread it ran), else the latest of the process's CPU times those records
+ * carry, else the sum of its threads'. The samples are the
  * thread's whole log's, whatever time window a report shows (the CPU times
  * are totals too).
  */
@@ -55,7 +56,9 @@ void pa_coverage_thread(const struct pa_filter *f, const struct pa_process *proc
 
 /*
  * Process proc, its threads that f selects (its END record's CPU time when
- * f selects every thread, else the sum of theirs).
+ * f selects every thread; without END, the process's CPU time its threads'
+ * logs last recorded when that is more than theirs, which leaves out
+ * threads never sampled; else the sum of theirs).
  */
 void pa_coverage_process(const struct pa_filter *f, const struct pa_process *proc,
 			 struct pa_coverage *out);

@@ -1147,6 +1147,11 @@ static int pa_reader_thread_cb(void *ctx, struct pa_log_buf *buf, uint64_t off,
 		t->throttled = r.throttled;
 		if (r.name[0])
 			pa_reader_copy_name(t->name, sizeof(t->name), r.name, sizeof(r.name));
+		if (r.proc_user_ns || r.proc_system_ns) {
+			t->proc_ns = r.time_ns;
+			t->proc_user_ns = r.proc_user_ns;
+			t->proc_system_ns = r.proc_system_ns;
+		}
 		return 0;
 	}
 	case PPF_REC_THREAD_END: {
@@ -1595,6 +1600,22 @@ static void pa_reader_warn_full(const struct pa_process *proc, struct pa_warning
 				"(%s): %s", strerror(proc->full.error), also);
 }
 
+/* proc's CPU time as its threads' logs last recorded it, when it has no END. */
+static void pa_reader_last_cpu(struct pa_process *proc)
+{
+	uint64_t at = 0;
+
+	for (size_t i = 0; !proc->ended && i < proc->nthreads; i++) {
+		const struct pa_thread *t = proc->threads[i];
+
+		if (t->proc_ns > at && (t->proc_user_ns || t->proc_system_ns)) {
+			at = t->proc_ns;
+			proc->last_user_ns = t->proc_user_ns;
+			proc->last_system_ns = t->proc_system_ns;
+		}
+	}
+}
+
 int pa_process_load_opts(const char *dir, const struct pa_load_opts *opts,
 			 struct pa_process **out, struct pa_warnings *warn,
 			 struct pa_error *err)
@@ -1634,6 +1655,7 @@ int pa_process_load_opts(const char *dir, const struct pa_load_opts *opts,
 	}
 	if (proc->nthreads)
 		qsort(proc->threads, proc->nthreads, sizeof(*proc->threads), pa_reader_cmp_thread);
+	pa_reader_last_cpu(proc);
 	pa_reader_warn_full(proc, warn);
 	*out = proc;
 	return 0;

@@ -201,6 +201,9 @@ struct pa_thread {
 	uint64_t system_ns;     /* both 0 when not known (older logs) */
 	bool progress;          /* a PPF_REC_THREAD_PROGRESS was read */
 	uint64_t progress_ns;   /* the last one's time */
+	uint64_t proc_ns;       /* the last one with the process's CPU time: */
+	uint64_t proc_user_ns;  /* its time, and that CPU time (0: none) */
+	uint64_t proc_system_ns;
 	struct pa_log_full full; /* stopped early: samples after it are in lost */
 	struct pa_sample *samples; /* in file order */
 	size_t nsamples;
@@ -234,6 +237,13 @@ struct pa_process {
 	int32_t exit_status;    /* exit status, or signal number with PPF_EXIT_SIGNAL */
 	uint64_t user_ns;       /* CPU time of all its threads, in user space and */
 	uint64_t system_ns;     /* in the kernel; both 0 when not known */
+	/*
+	 * Without END: the process's CPU time as its threads' logs last
+	 * recorded it (PPF_REC_THREAD_PROGRESS), threads never sampled
+	 * included; both 0 when not known.
+	 */
+	uint64_t last_user_ns;
+	uint64_t last_system_ns;
 	struct pa_log_full full; /* process.log stopped early: modules loaded
 				    and exec attempts made after it are missing */
 	struct pa_event *events; /* in file order */

@@ -397,6 +397,12 @@ struct ppf_thread_progress {
 	uint64_t throttled;
 	char name[PPF_THREAD_NAME_MAX]; /* its name then (a log without END has
 					   no PPF_REC_THREAD_NAME); may be empty */
+	uint64_t proc_user_ns;   /* the whole process's CPU time then, in user
+				    space and in the kernel (as in
+				    ppf_process_end), in one such record of
+				    the process per PP_SAMPLER_PROGRESS_NS at
+				    the most; both 0 in the others */
+	uint64_t proc_system_ns;
 };
 
 /*
@@ -439,7 +445,7 @@ _Static_assert(offsetof(struct ppf_thread_end, throttled) == PPF_THREAD_END_V1_S
 	       "ppf_thread_end v1");
 _Static_assert(offsetof(struct ppf_thread_end, user_ns) == PPF_THREAD_END_V2_SIZE,
 	       "ppf_thread_end v2");
-_Static_assert(sizeof(struct ppf_thread_progress) == 72, "ppf_thread_progress");
+_Static_assert(sizeof(struct ppf_thread_progress) == 88, "ppf_thread_progress");
 _Static_assert(sizeof(struct ppf_log_full) == 24, "ppf_log_full");
 
 /* Round n up to the record alignment. */

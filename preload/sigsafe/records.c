@@ -367,7 +367,8 @@ int pp_records_thread_end_sigsafe(struct pp_logfile *log, uint64_t end_ns,
 /* Runs in signal context. */
 int pp_records_thread_progress_sigsafe(struct pp_logfile *log, uint64_t time_ns,
 				       const struct pp_records_counts *counts,
-				       const struct pp_records_cpu *cpu)
+				       const struct pp_records_cpu *cpu,
+				       const struct pp_records_cpu *proc)
 {
 	struct ppf_thread_progress rec;
 
@@ -380,5 +381,9 @@ int pp_records_thread_progress_sigsafe(struct pp_logfile *log, uint64_t time_ns,
 	rec.throttled = counts->throttled;
 	syscall(SYS_prctl, PR_GET_NAME, rec.name, 0, 0, 0);
 	rec.name[PPF_THREAD_NAME_MAX - 1] = '\0';
+	if (proc) {
+		rec.proc_user_ns = proc->user_ns;
+		rec.proc_system_ns = proc->system_ns;
+	}
 	return pp_logfile_append_sigsafe(log, &rec, sizeof(rec));
 }

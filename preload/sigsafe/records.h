@@ -161,10 +161,12 @@ int pp_records_thread_end_sigsafe(struct pp_logfile *log, uint64_t end_ns,
 /*
  * Runs in signal context. PPF_REC_THREAD_PROGRESS: at time_ns the calling
  * thread had these totals and had used this CPU time (its user and system
- * parts); with its name.
+ * parts); with its name, and the whole process's CPU time (proc; NULL when
+ * not taken).
  */
 int pp_records_thread_progress_sigsafe(struct pp_logfile *log, uint64_t time_ns,
 				       const struct pp_records_counts *counts,
-				       const struct pp_records_cpu *cpu);
+				       const struct pp_records_cpu *cpu,
+				       const struct pp_records_cpu *proc);
 
 #endif

@@ -2,10 +2,12 @@
  * Integration: processes that end by a raw exit_group (as every
  * dynamically linked Go program does) write no END record, and the
  * profiler's exit hooks never run. rawexit forks, and in both processes
- * two threads burn CPU time until the main thread calls exit_group under
- * them. The analyzer must say so once, in one line for the run, not a
- * warning per log; report the threads' samples as usual; and give their
- * CPU time from what the logs recorded as the threads ran.
+ * three threads burn CPU time until the main thread calls exit_group under
+ * them, one of them never sampled (every signal blocked by a raw
+ * rt_sigprocmask). The analyzer must say so once, in one line for the run,
+ * not a warning per log; report the threads' samples as usual; give their
+ * CPU time, and the process's, from what the logs recorded as the threads
+ * ran; and note the CPU time no thread's log holds.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -60,6 +62,17 @@ static void it_raw_expect_burners(const struct pa_filter *f, const struct pa_pro
 	cr_expect_eq(burners, 2, "process %u: %zu burner logs", p->pid, burners);
 }
 
+/* p's CPU time, the never sampled thread's too. */
+static void it_raw_expect_process(const struct pa_filter *f, const struct pa_process *p)
+{
+	struct pa_coverage c;
+
+	pa_coverage_process(f, p, &c);
+	cr_expect_geq((double)c.cpu_ns / 1e9, 3 * IT_RAW_SECONDS - 0.05,
+		      "process %u: %.3f s of CPU time known, its threads burnt %.3f s or more",
+		      p->pid, (double)c.cpu_ns / 1e9, 3 * IT_RAW_SECONDS);
+}
+
 Test(it_rawexit, one_line_for_the_run_samples_and_cpu_reported)
 {
 	const char *argv[] = { "workloads/rawexit", "0.3", NULL };
@@ -85,6 +98,7 @@ Test(it_rawexit, one_line_for_the_run_samples_and_cpu_reported)
 	for (size_t i = 0; i < run->nprocesses; i++) {
 		cr_expect_not(run->processes[i]->ended);
 		it_raw_expect_burners(&f, run->processes[i]);
+		it_raw_expect_process(&f, run->processes[i]);
 	}
 	pa_run_free(run);
 
@@ -96,6 +110,8 @@ Test(it_rawexit, one_line_for_the_run_samples_and_cpu_reported)
 			 "killed): rawexit."), "stderr:\n%s", r.err);
 	cr_expect_null(strstr(r.err, "not finalised"), "stderr:\n%s", r.err);
 	cr_expect_eq(tst_count_lines(r.out, "# event cpu-clock"), 1, "%s", r.out);
+	cr_expect_eq(tst_count_lines(r.out, "# CPU time in no thread's log: 2 processes used "),
+		     1, "%s", r.out);
 	tst_result_release(&r);
 	tst_run(&it_raw, "processes", processes, NULL, &r);
 	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);

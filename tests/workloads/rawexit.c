@@ -2,15 +2,18 @@
  * rawexit: ends the way Go programs do, with a raw exit_group system call
  * that no exit handler, destructor or wrapper of libc sees. It forks once;
  * in each of the two processes two threads ("rawburn") burn CPU time
- * without end in burn_raw, and once each has burnt SECONDS of its own CPU
- * time, the main thread calls syscall(SYS_exit_group, 0) with the threads
- * still running.
+ * without end in burn_raw, and a third ("rawmasked") in burn_raw_masked,
+ * with every signal blocked by a raw rt_sigprocmask (never sampled: its
+ * log holds no CPU time); once each has burnt SECONDS of its own CPU time,
+ * the main thread calls syscall(SYS_exit_group, 0) with the threads still
+ * running.
  *
  *   rawexit [SECONDS]   default 0.3
  *
  * stdout: "rawexit: parent done" (the child prints nothing), exit status 0.
  */
 #include <pthread.h>
+#include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -20,6 +23,7 @@
 static volatile uint64_t raw_sink;
 
 __attribute__((noinline)) void burn_raw(void);
+__attribute__((noinline)) void burn_raw_masked(void);
 
 __attribute__((noinline)) void burn_raw(void)
 {
@@ -27,9 +31,22 @@ __attribute__((noinline)) void burn_raw(void)
 		raw_sink += wl_burn(WL_CHUNK / 10, raw_sink);
 }
 
+__attribute__((noinline)) void burn_raw_masked(void)
+{
+	uint64_t all = ~0ull;
+
+	/* Behind libc's back: the kernel's mask, 8 bytes. */
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, NULL, sizeof(all));
+	for (;;)
+		raw_sink += wl_burn(WL_CHUNK / 10, raw_sink);
+}
+
 static void *raw_thread(void *arg)
 {
-	(void)arg;
+	if (arg) {
+		prctl(PR_SET_NAME, "rawmasked", 0, 0, 0);
+		burn_raw_masked();
+	}
 	prctl(PR_SET_NAME, "rawburn", 0, 0, 0);
 	burn_raw();
 	return NULL;
@@ -49,15 +66,16 @@ static double raw_cpu_of(pthread_t t)
 /* Starts the burners, waits until each has burnt seconds, then exit_group. */
 static void raw_run(double seconds)
 {
-	pthread_t t[2];
+	pthread_t t[3];
 	struct timespec nap = { 0, 5000000 };
 
-	for (int i = 0; i < 2; i++)
-		if (pthread_create(&t[i], NULL, raw_thread, NULL) != 0) {
+	for (int i = 0; i < 3; i++)
+		if (pthread_create(&t[i], NULL, raw_thread, i == 2 ? t : NULL) != 0) {
 			fprintf(stderr, "rawexit: pthread_create failed\n");
 			syscall(SYS_exit_group, 1);
 		}
-	while (raw_cpu_of(t[0]) < seconds || raw_cpu_of(t[1]) < seconds)
+	while (raw_cpu_of(t[0]) < seconds || raw_cpu_of(t[1]) < seconds ||
+	       raw_cpu_of(t[2]) < seconds)
 		nanosleep(&nap, NULL);
 	syscall(SYS_exit_group, 0);
 }

@@ -261,10 +261,11 @@ Test(records, thread_progress_stands_in_for_a_missing_end)
 	cr_assert_eq(pp_records_thread_sigsafe(&log, 1234, 79), 0);
 	prctl(PR_SET_NAME, "rec-renamed", 0, 0, 0); /* after it started: no END to say so */
 	cr_assert_eq(pp_records_thread_progress_sigsafe(&log, 100, &counts,
-			&(struct pp_records_cpu){ .user_ns = 7000, .system_ns = 3000 }), 0);
+			&(struct pp_records_cpu){ .user_ns = 7000, .system_ns = 3000 },
+			&(struct pp_records_cpu){ .user_ns = 20000, .system_ns = 5000 }), 0);
 	counts.samples = 9;
 	cr_assert_eq(pp_records_thread_progress_sigsafe(&log, 200, &counts,
-			&(struct pp_records_cpu){ .user_ns = 9000, .system_ns = 4000 }), 0);
+			&(struct pp_records_cpu){ .user_ns = 9000, .system_ns = 4000 }, NULL), 0);
 	pp_logfile_forget_sigsafe(&log); /* as if the process ended by exit_group */
 	snprintf(path, sizeof(path), "%s/thread-79.log", records_dir);
 	cr_assert_eq(pa_thread_log_load(path, &t, &warn, &err), 0, "%s", err.reason);
@@ -274,6 +275,8 @@ Test(records, thread_progress_stands_in_for_a_missing_end)
 		  (unsigned long long)t->system_ns, (unsigned long long)t->cpu_ns);
 	cr_expect(t->lost == 1 && t->throttled == 2);
 	cr_expect_str_eq(t->name, "rec-renamed");
+	/* The process's CPU time, from the one record that carried it. */
+	cr_expect(t->proc_ns == 100 && t->proc_user_ns == 20000 && t->proc_system_ns == 5000);
 	pa_thread_free(t);
 	pa_warnings_release(&warn);
 }
