@@ -21,7 +21,12 @@
  *     whose image exec replaced (struct pa_process.replaced): its
  *     process.log ends with PPF_REC_EXEC and its thread logs stop without
  *     END records by design, so nothing is said about them (the
- *     `processes` report shows "exec PATH");
+ *     `processes` report shows "exec PATH"); and, when a whole run or
+ *     process directory is loaded, for a process that ended without its
+ *     END record otherwise (a raw exit_group, a kill; not a full disk):
+ *     neither its logs nor its threads' are warned about one by one, the
+ *     run says once how many processes ended so ("N processes ended
+ *     without an end record (raw exit_group or killed): ...");
  *   - records of unknown type, skipped by their size (one warning per file
  *     with the count);
  *   - a thread log with totals (PPF_REC_THREAD_EVENT) for an event that its
