@@ -806,6 +806,7 @@ int main(int argc, char **argv)
 			pa_error_set(&err, ret, "<stdout>", false, 0, "write failed");
 	}
 	pa_main_print_refused();
+	pa_symbols_files_release();
 	pa_run_free(run);
 	pa_run_free(o.base);
 	if (ret < 0) {

@@ -11,6 +11,7 @@
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <gelf.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,15 +29,45 @@ struct pa_sym_entry {
 	bool demangle_tried;
 };
 
-struct pa_sym_module {
-	const struct pa_module *rec;
-	const char *path; /* rec->path, or the process exe when that is empty */
-	const char *base;
-	size_t layer;     /* which Dwfl it was reported to */
-	Dwfl_Module *mod; /* NULL: frames stay unresolved */
+/*
+ * One distinct file, shared by every process that maps it (symbols.h): its
+ * libdwfl session, reported at the bias of the first process that asked
+ * (a process's address converts by its own bias: pa_symbols_file_addr),
+ * its function table and its source frames per address, in that session's
+ * addresses. lock serialises everything after it is made.
+ */
+struct pa_sym_file {
+	pthread_mutex_t lock;
+	Dwfl *dwfl;
+	Dwfl_Module *mod;  /* NULL: frames stay unresolved */
+	char *reason;      /* why mod is NULL, warned once per process; NULL: no file to read */
+	uint64_t bias;     /* the bias mod was reported at */
+	uint64_t loads;    /* times this file was read: 1 */
+	bool no_demangle;
+	char *debuginfo_path;     /* libdwfl's, or NULL for its default */
+	Dwfl_Callbacks callbacks; /* dwfl points at it */
 	struct pa_sym_entry *syms;
 	size_t nsyms;
 	bool syms_built;
+	struct pa_intern *cu_keys; /* Dwarf_Off of a unit; index into cus */
+	struct pa_sym_cu **cus;
+	size_t cus_cap;
+	char **owned;             /* demangled inline names */
+	size_t nowned, owned_cap;
+	struct pa_intern *paths;  /* source paths joined to their unit's directory */
+	char *join;               /* the path being joined */
+	size_t join_cap;
+	struct pa_intern *src_keys; /* uint64_t session address; index into src */
+	struct pa_sym_src *src;
+	size_t src_cap;
+};
+
+/* One recorded module of the process: its mapping, and the file it maps. */
+struct pa_sym_module {
+	const struct pa_module *rec;
+	const char *path; /* rec->path, the process exe when that is empty, or "[vdso]" */
+	const char *base;
+	struct pa_sym_file *file; /* NULL: no file to read ("[vdso]" of an old run, ...) */
 };
 
 /* The cache's key: an address and how it was looked up. */
@@ -50,9 +81,21 @@ struct pa_sym_cached {
 	size_t mod;       /* the module's index */
 	struct pa_frame frame;
 	char *owned_name; /* "base+0xoff" when unresolved */
-	struct pa_srcframe *src; /* source frames, innermost first; owned */
+	const struct pa_srcframe *src; /* source frames, innermost first */
+	struct pa_srcframe *src_owned;  /* src, when this process's own copy */
 	uint32_t nsrc;
 	bool src_done;    /* src looked up (it may still be empty) */
+};
+
+/*
+ * The source frames of one address of a file. by_name: the function frame
+ * (the last) has no name of its own, and each process names it by its
+ * frame's display name ("base+0x...").
+ */
+struct pa_sym_src {
+	struct pa_srcframe *v;
+	uint32_t n;
+	bool by_name;
 };
 
 /*
@@ -74,12 +117,6 @@ struct pa_sym_range {
 	uint32_t depth;      /* nesting depth: deeper scopes sort after at one lo */
 };
 
-/* The units' table's key: a module's index and the unit DIE's offset. */
-struct pa_sym_cu_key {
-	size_t mod;
-	Dwarf_Off off;
-};
-
 struct pa_sym_cu {
 	struct pa_sym_scope *scopes;
 	size_t nscopes, scopes_cap;
@@ -90,19 +127,7 @@ struct pa_sym_cu {
 
 struct pa_symbols {
 	const struct pa_process *proc;
-	struct pa_intern *cu_keys; /* struct pa_sym_cu_key; index into cus */
-	struct pa_sym_cu **cus;
-	size_t cus_cap;
-	struct pa_symbols_opts opts;
-	char *debuginfo_path;     /* opts.debuginfo_path, or NULL for libdwfl's default */
-	Dwfl_Callbacks callbacks; /* the Dwfl sessions point at it */
-	char **owned;             /* demangled inline names */
-	size_t nowned, owned_cap;
-	struct pa_intern *paths;  /* source paths joined to their unit's directory */
-	char *join;               /* the path being joined */
-	size_t join_cap;
-	Dwfl **layers; /* modules that overlap go to separate Dwfl sessions */
-	size_t nlayers;
+	struct pa_symbols_opts opts; /* debuginfo_path: the caller's, which outlives us */
 	struct pa_sym_module *mods;
 	size_t nmods;
 	struct pa_intern *cache_keys; /* struct pa_sym_cache_key; index into cache */
@@ -130,19 +155,21 @@ static const char pa_symbols_unknown[] = "[unknown]";
  */
 typedef char *(*pa_symbols_demangle_fn)(const char *, char *, size_t *, int *);
 
+static pa_symbols_demangle_fn pa_symbols_demangle;
+static pthread_once_t pa_symbols_demangle_once = PTHREAD_ONCE_INIT;
+
+static void pa_symbols_demangle_load(void)
+{
+	void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+
+	if (h)
+		*(void **)&pa_symbols_demangle = dlsym(h, "__cxa_demangle");
+}
+
 static pa_symbols_demangle_fn pa_symbols_demangler(void)
 {
-	static bool tried;
-	static pa_symbols_demangle_fn fn;
-
-	if (!tried) {
-		void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-
-		tried = true;
-		if (h)
-			*(void **)&fn = dlsym(h, "__cxa_demangle");
-	}
-	return fn;
+	pthread_once(&pa_symbols_demangle_once, pa_symbols_demangle_load);
+	return pa_symbols_demangle;
 }
 
 /* "name@@VERSION" and "name@VERSION" (versioned .symtab names): length of name. */
@@ -308,7 +335,7 @@ static bool pa_symbols_is_old(const char *name, uint64_t value, const struct pa_
 }
 
 /* Keep one entry per address of the sorted m->syms[0..k), the best alias, reaching the farthest end. */
-static void pa_symbols_unique(struct pa_sym_module *m, size_t k)
+static void pa_symbols_unique(struct pa_sym_file *m, size_t k)
 {
 	m->nsyms = 0;
 	for (size_t i = 0; i < k; i++) {
@@ -324,7 +351,7 @@ static void pa_symbols_unique(struct pa_sym_module *m, size_t k)
 }
 
 /* Merge the sorted runs m->syms[0..a) and [a..k) (into tmp, k entries), then keep them unique. */
-static void pa_symbols_merge(struct pa_sym_module *m, size_t a, size_t k, struct pa_sym_entry *tmp)
+static void pa_symbols_merge(struct pa_sym_file *m, size_t a, size_t k, struct pa_sym_entry *tmp)
 {
 	size_t i = 0, j = a, o = 0;
 
@@ -341,7 +368,7 @@ static void pa_symbols_merge(struct pa_sym_module *m, size_t a, size_t k, struct
  * ones are read from .gnu.version when one is first met (a separate debug
  * info's .symtab, libc6-dbg's, has them in its names). Returns 0 or -ENOMEM.
  */
-static int pa_symbols_add_symtab(struct pa_sym_module *m, int n, Elf *main, size_t *k)
+static int pa_symbols_add_symtab(struct pa_sym_file *m, int n, Elf *main, size_t *k)
 {
 	struct pa_sym_old *old = NULL;
 	size_t nold = 0;
@@ -381,7 +408,7 @@ static int pa_symbols_add_symtab(struct pa_sym_module *m, int n, Elf *main, size
 }
 
 /* The symbol at exactly addr in m's (unique, sorted) table, or NULL. */
-static const struct pa_sym_entry *pa_symbols_at(const struct pa_sym_module *m, uint64_t addr)
+static const struct pa_sym_entry *pa_symbols_at(const struct pa_sym_file *m, uint64_t addr)
 {
 	size_t lo = 0, hi = m->nsyms;
 
@@ -401,7 +428,7 @@ static const struct pa_sym_entry *pa_symbols_at(const struct pa_sym_module *m, u
  * and make it unique again: `name@plt`; a local IFUNC's stub is named
  * after the symbol at its resolver.
  */
-static int pa_symbols_add_plt(struct pa_sym_module *m, Elf *main, GElf_Addr bias)
+static int pa_symbols_add_plt(struct pa_sym_file *m, Elf *main, GElf_Addr bias)
 {
 	struct pa_plt_stub *stubs;
 	struct pa_sym_entry *v, *tmp;
@@ -443,7 +470,7 @@ static int pa_symbols_add_plt(struct pa_sym_module *m, Elf *main, GElf_Addr bias
 }
 
 /* The sorted function table of m, built on first use. */
-static int pa_symbols_build_table(struct pa_sym_module *m)
+static int pa_symbols_build_table(struct pa_sym_file *m)
 {
 	int n = dwfl_module_getsymtab(m->mod);
 	GElf_Addr bias = 0;
@@ -462,9 +489,13 @@ static int pa_symbols_build_table(struct pa_sym_module *m)
 	for (size_t i = 0; i < m->nsyms; i++) {
 		struct pa_sym_entry *e = &m->syms[i];
 
-		/* A sizeless symbol (_init, asm) reaches the next one, within its section. */
+		/*
+		 * A sizeless symbol (_init, asm) reaches the next one, within its
+		 * section; the last one the end of the module, which differs from
+		 * process to process: every lookup is inside it already.
+		 */
 		if (e->end == e->start) {
-			e->end = i + 1 < m->nsyms ? m->syms[i + 1].start : m->rec->end;
+			e->end = i + 1 < m->nsyms ? m->syms[i + 1].start : UINT64_MAX;
 			if (e->section_end > e->start && e->section_end < e->end)
 				e->end = e->section_end;
 		}
@@ -472,7 +503,7 @@ static int pa_symbols_build_table(struct pa_sym_module *m)
 	return 0;
 }
 
-static struct pa_sym_entry *pa_symbols_find(struct pa_sym_module *m, uint64_t addr)
+static struct pa_sym_entry *pa_symbols_find(struct pa_sym_file *m, uint64_t addr)
 {
 	size_t lo = 0, hi = m->nsyms;
 
@@ -491,80 +522,305 @@ static struct pa_sym_entry *pa_symbols_find(struct pa_sym_module *m, uint64_t ad
 	return NULL;
 }
 
-static bool pa_symbols_overlap(const struct pa_module *a, const struct pa_module *b)
+/* The store of files, shared by every symboliser of the analyzer (symbols.h). */
+static struct {
+	pthread_mutex_t lock;
+	struct pa_intern *keys; /* pa_symbols_file_key's; index into files */
+	struct pa_sym_file **files;
+	size_t cap;
+	uint64_t loads;         /* files read so far */
+} pa_symbols_store = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static const char pa_symbols_vdso[] = "[vdso]";
+
+/*
+ * Whether rec is the process's copy of the vDSO: "vdso.so" in a directory
+ * named as the process's (the preload writes it there, README "Output").
+ * Then *copy is that file in proc->dir (malloc'd: the run may have moved).
+ */
+static bool pa_symbols_is_vdso(const struct pa_process *proc, const struct pa_module *rec,
+			       char **copy)
 {
-	return a->start < b->end && b->start < a->end;
+	const char *slash = strrchr(rec->path, '/'), *dir, *dbase;
+	size_t dlen;
+
+	*copy = NULL;
+	if (!slash || strcmp(slash + 1, "vdso.so") != 0 || slash == rec->path || !proc->dir ||
+	    !proc->dir[0])
+		return false;
+	for (dir = slash; dir > rec->path && dir[-1] != '/'; dir--)
+		;
+	dlen = (size_t)(slash - dir);
+	dbase = strrchr(proc->dir, '/');
+	dbase = dbase ? dbase + 1 : proc->dir;
+	if (strlen(dbase) != dlen || memcmp(dbase, dir, dlen) != 0)
+		return false;
+	if (asprintf(copy, "%s/vdso.so", proc->dir) < 0)
+		*copy = NULL;
+	return true;
 }
 
-static Dwfl *pa_symbols_layer_for(struct pa_symbols *sym, size_t idx)
+/*
+ * The store's key of a file: what the lookup is told by (no_demangle, the
+ * debuginfo path), the path it is named by, and its identity: the
+ * recorded build-id, else the open file's device, inode, size and
+ * modification time. Into *key (malloc'd), its length; 0 when out of memory.
+ */
+static size_t pa_symbols_file_key(const struct pa_symbols_opts *opts, const char *name,
+				  const struct pa_module *rec, const struct stat *st, char **key)
 {
-	size_t layer = 0;
+	const char *dip = opts->debuginfo_path ? opts->debuginfo_path : "";
+	size_t nl = strlen(name) + 1, dl = strlen(dip) + 1, len;
+	uint64_t id[5] = { 0 };
+	const void *ident = id;
+	size_t il = sizeof(id);
+	char *k;
 
-	for (size_t j = 0; j < idx; j++)
-		if (sym->mods[j].mod && sym->mods[j].layer == layer &&
-		    pa_symbols_overlap(sym->mods[j].rec, sym->mods[idx].rec)) {
-			layer++;
-			j = (size_t)-1; /* rescan this next layer from the start */
-		}
-	if (layer == sym->nlayers) {
-		Dwfl **v = realloc(sym->layers, (layer + 1) * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		sym->layers = v;
-		v[layer] = dwfl_begin(&sym->callbacks);
-		if (!v[layer])
-			return NULL;
-		dwfl_report_begin(v[layer]);
-		sym->nlayers++;
+	if (rec->build_id_len) {
+		ident = rec->build_id;
+		il = rec->build_id_len;
+	} else if (st) {
+		id[0] = st->st_dev;
+		id[1] = st->st_ino;
+		id[2] = (uint64_t)st->st_size;
+		id[3] = (uint64_t)st->st_mtim.tv_sec;
+		id[4] = (uint64_t)st->st_mtim.tv_nsec;
 	}
-	sym->mods[idx].layer = layer;
-	return sym->layers[layer];
+	len = 2 + nl + dl + il;
+	k = malloc(len);
+	if (!k)
+		return 0;
+	k[0] = opts->no_demangle;
+	k[1] = rec->build_id_len ? 'b' : 's';
+	memcpy(k + 2, name, nl);
+	memcpy(k + 2 + nl, dip, dl);
+	memcpy(k + 2 + nl + dl, ident, il);
+	*key = k;
+	return len;
 }
 
-static void pa_symbols_report(struct pa_symbols *sym, size_t idx, struct pa_warnings *warn)
+static void pa_symbols_cu_free(struct pa_sym_cu *cu)
 {
-	struct pa_sym_module *m = &sym->mods[idx];
-	const unsigned char *bits;
-	struct pa_error why;
-	GElf_Addr vaddr;
-	Dwfl *dwfl;
-	int len, fd;
-
-	if (m->path[0] != '/')
-		return; /* [vdso] and friends: no file to read */
-	dwfl = pa_symbols_layer_for(sym, idx);
-	if (!dwfl) {
-		pa_warnings_add(warn, m->path, false, 0, "cannot start libdwfl: %s",
-				dwfl_errmsg(-1));
+	if (!cu)
 		return;
+	free(cu->scopes);
+	free(cu->own);
+	free(cu->sorted);
+	free(cu);
+}
+
+static void pa_symbols_file_free(struct pa_sym_file *f)
+{
+	if (!f)
+		return;
+	for (size_t j = 0; j < f->nsyms; j++)
+		free(f->syms[j].demangled);
+	free(f->syms);
+	for (size_t i = 0; f->cu_keys && i < pa_intern_count(f->cu_keys); i++)
+		pa_symbols_cu_free(f->cus[i]);
+	free(f->cus);
+	pa_intern_free(f->cu_keys);
+	for (size_t i = 0; f->src_keys && i < pa_intern_count(f->src_keys); i++)
+		free(f->src[i].v);
+	free(f->src);
+	pa_intern_free(f->src_keys);
+	pa_intern_free(f->paths);
+	free(f->join);
+	for (size_t i = 0; i < f->nowned; i++)
+		free(f->owned[i]);
+	free(f->owned);
+	if (f->dwfl)
+		dwfl_end(f->dwfl);
+	free(f->debuginfo_path);
+	free(f->reason);
+	pthread_mutex_destroy(&f->lock);
+	free(f);
+}
+
+/* Why f's frames stay unresolved: what, then then; -ENOMEM. */
+static int pa_symbols_file_fail(struct pa_sym_file *f, const char *what, const char *then)
+{
+	if (asprintf(&f->reason, "%s%s", what, then) < 0) {
+		f->reason = NULL;
+		return -ENOMEM;
 	}
+	return 0;
+}
+
+/*
+ * Read the file at path (open as fd, or fd < 0 with why saying why not),
+ * recorded as rec, into f: its libdwfl session. A file that cannot be read
+ * is not an error: f->reason says why. Returns 0 or -ENOMEM.
+ */
+static int pa_symbols_file_read(struct pa_sym_file *f, const char *path, int fd,
+				const struct pa_error *why, const struct pa_module *rec)
+{
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int len;
+
+	if (fd < 0)
+		return pa_symbols_file_fail(f, why->reason, "; its frames stay unresolved");
+	f->callbacks = pa_symbols_callbacks;
+	f->callbacks.debuginfo_path = &f->debuginfo_path;
+	f->dwfl = dwfl_begin(&f->callbacks);
+	if (!f->dwfl) {
+		close(fd);
+		return pa_symbols_file_fail(f, "cannot start libdwfl: ", dwfl_errmsg(-1));
+	}
+	dwfl_report_begin(f->dwfl);
+	f->bias = rec->bias;
+	f->mod = dwfl_report_elf(f->dwfl, path, path, fd, rec->bias, true);
+	dwfl_report_end(f->dwfl, NULL, NULL);
+	if (!f->mod) {
+		close(fd); /* libdwfl keeps it only on success */
+		char what[512];
+
+		snprintf(what, sizeof(what), "cannot read module (%s)", dwfl_errmsg(-1));
+		return pa_symbols_file_fail(f, what, ": its frames stay unresolved");
+	}
+	len = dwfl_module_build_id(f->mod, &bits, &vaddr);
+	if (rec->build_id_len &&
+	    (len != (int)rec->build_id_len || memcmp(bits, rec->build_id, (size_t)len))) {
+		f->mod = NULL;
+		return pa_symbols_file_fail(f, "build-id differs from the one recorded (the file "
+					    "changed since the run?)", ": its frames stay unresolved");
+	}
+	return 0;
+}
+
+/* A new file of the store for key, read from path; NULL when out of memory. */
+static struct pa_sym_file *pa_symbols_file_new(const struct pa_symbols_opts *opts,
+					       const char *path, int fd, const struct pa_error *why,
+					       const struct pa_module *rec)
+{
+	struct pa_sym_file *f = calloc(1, sizeof(*f));
+
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	pthread_mutex_init(&f->lock, NULL);
+	f->no_demangle = opts->no_demangle;
+	f->loads = 1;
+	if ((opts->debuginfo_path && !(f->debuginfo_path = strdup(opts->debuginfo_path))) ||
+	    !(f->cu_keys = pa_intern_new()) || !(f->paths = pa_intern_new()) ||
+	    !(f->src_keys = pa_intern_new()) ||
+	    pa_symbols_file_read(f, path, fd, why, rec) < 0) {
+		if (fd >= 0 && !f->dwfl)
+			close(fd);
+		pa_symbols_file_free(f);
+		return NULL;
+	}
+	return f;
+}
+
+/*
+ * The store's file named name (the path frames show) for rec, read from
+ * path on first use. Returns it, or NULL when out of memory.
+ */
+static struct pa_sym_file *pa_symbols_file_get(const struct pa_symbols_opts *opts,
+					       const char *name, const char *path,
+					       const struct pa_module *rec)
+{
+	struct pa_sym_file *f = NULL;
+	struct pa_error why = { .reason = "" };
+	struct stat st;
+	char *key = NULL;
+	size_t len;
+	int64_t i;
+	int fd = -1;
+
 	/*
 	 * Opened here, not by libdwfl (whose open would wait forever for a
-	 * FIFO's writer): the path comes from a log.
+	 * FIFO's writer): the path comes from a log. Without a build-id the
+	 * open file says which it is.
 	 */
-	fd = pa_regfile_open(m->path, 0, NULL, &why);
-	if (fd < 0) {
-		pa_warnings_add(warn, m->path, false, 0, "%s; its frames stay unresolved",
-				why.reason);
-		return;
+	if (!rec->build_id_len)
+		fd = pa_regfile_open(path, 0, &st, &why);
+	len = pa_symbols_file_key(opts, name, rec, fd >= 0 ? &st : NULL, &key);
+	pthread_mutex_lock(&pa_symbols_store.lock);
+	if (!len || (!pa_symbols_store.keys && !(pa_symbols_store.keys = pa_intern_new())))
+		goto out_unlock;
+	i = pa_intern_find(pa_symbols_store.keys, key, len);
+	if (i >= 0) {
+		f = pa_symbols_store.files[i];
+		goto out_unlock;
 	}
-	m->mod = dwfl_report_elf(dwfl, m->path, m->path, fd, m->rec->bias, true);
-	if (!m->mod) {
-		close(fd); /* libdwfl keeps it only on success */
-		pa_warnings_add(warn, m->path, false, 0,
-				"cannot read module (%s): its frames stay unresolved",
-				dwfl_errmsg(-1));
-		return;
+	if (rec->build_id_len)
+		fd = pa_regfile_open(path, 0, NULL, &why);
+	i = (int64_t)pa_intern_count(pa_symbols_store.keys);
+	f = pa_symbols_file_new(opts, path, fd, &why, rec);
+	fd = -1; /* the file's now */
+	if (f && (pa_grow((void **)&pa_symbols_store.files, &pa_symbols_store.cap, (size_t)i,
+			  sizeof(*pa_symbols_store.files)) < 0 ||
+		  pa_intern_add(pa_symbols_store.keys, key, len) < 0)) {
+		pa_symbols_file_free(f);
+		f = NULL;
 	}
-	len = dwfl_module_build_id(m->mod, &bits, &vaddr);
-	if (m->rec->build_id_len &&
-	    (len != (int)m->rec->build_id_len || memcmp(bits, m->rec->build_id, (size_t)len))) {
-		pa_warnings_add(warn, m->path, false, 0,
-				"build-id differs from the one recorded (the file changed "
-				"since the run?): its frames stay unresolved");
-		m->mod = NULL;
+	if (f) {
+		pa_symbols_store.files[i] = f;
+		pa_symbols_store.loads++;
 	}
+out_unlock:
+	pthread_mutex_unlock(&pa_symbols_store.lock);
+	if (fd >= 0)
+		close(fd);
+	free(key);
+	return f;
+}
+
+uint64_t pa_symbols_files_read(void)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&pa_symbols_store.lock);
+	n = pa_symbols_store.loads;
+	pthread_mutex_unlock(&pa_symbols_store.lock);
+	return n;
+}
+
+void pa_symbols_files_release(void)
+{
+	pthread_mutex_lock(&pa_symbols_store.lock);
+	for (size_t i = 0; pa_symbols_store.keys && i < pa_intern_count(pa_symbols_store.keys); i++)
+		pa_symbols_file_free(pa_symbols_store.files[i]);
+	free(pa_symbols_store.files);
+	pa_intern_free(pa_symbols_store.keys);
+	pa_symbols_store.files = NULL;
+	pa_symbols_store.keys = NULL;
+	pa_symbols_store.cap = 0;
+	pthread_mutex_unlock(&pa_symbols_store.lock);
+}
+
+/* Name module idx of sym and find its file; -ENOMEM. */
+static int pa_symbols_module_init(struct pa_symbols *sym, size_t idx, struct pa_warnings *warn)
+{
+	const struct pa_process *proc = sym->proc;
+	struct pa_sym_module *m = &sym->mods[idx];
+	const char *slash;
+	char *copy = NULL;
+	int ret = 0;
+
+	m->rec = &proc->modules[idx];
+	m->path = m->rec->path[0] ? m->rec->path : proc->exe ? proc->exe : "";
+	if (pa_symbols_is_vdso(proc, m->rec, &copy))
+		m->path = pa_symbols_vdso;
+	slash = strrchr(m->path, '/');
+	m->base = slash ? slash + 1 : m->path;
+	if (m->path == pa_symbols_vdso && !copy)
+		return -ENOMEM;
+	if (m->path[0] != '/' && !copy)
+		return 0; /* [vdso] of a run without its copy, and friends: no file to read */
+	m->file = pa_symbols_file_get(&sym->opts, m->path, copy ? copy : m->path, m->rec);
+	if (!m->file)
+		ret = -ENOMEM;
+	else if (m->file->reason)
+		pa_warnings_add(warn, m->path == pa_symbols_vdso ? m->rec->path : m->path, false, 0,
+				"%s", m->file->reason);
+	free(copy);
+	return ret;
 }
 
 int pa_symbols_new_opts(const struct pa_process *proc, const struct pa_symbols_opts *opts,
@@ -573,43 +829,21 @@ int pa_symbols_new_opts(const struct pa_process *proc, const struct pa_symbols_o
 	struct pa_symbols *sym = calloc(1, sizeof(*sym));
 
 	*out = NULL;
-	if (sym && opts && opts->debuginfo_path &&
-	    !(sym->debuginfo_path = strdup(opts->debuginfo_path))) {
-		free(sym);
-		sym = NULL;
-	}
-	if (!sym || (proc->nmodules && !(sym->mods = calloc(proc->nmodules, sizeof(*sym->mods))))) {
-		if (sym)
-			free(sym->debuginfo_path);
-		free(sym);
-		return pa_error_set(err, -ENOMEM, proc->path, false, 0, "out of memory");
-	}
-	sym->cache_keys = pa_intern_new();
-	sym->cu_keys = pa_intern_new();
-	sym->paths = pa_intern_new();
-	if (!sym->cache_keys || !sym->cu_keys || !sym->paths) {
+	if (!sym || (proc->nmodules && !(sym->mods = calloc(proc->nmodules, sizeof(*sym->mods)))) ||
+	    !(sym->cache_keys = pa_intern_new())) {
 		pa_symbols_free(sym);
 		return pa_error_set(err, -ENOMEM, proc->path, false, 0, "out of memory");
 	}
 	if (opts)
 		sym->opts = *opts;
-	sym->opts.debuginfo_path = sym->debuginfo_path;
-	sym->callbacks = pa_symbols_callbacks;
-	sym->callbacks.debuginfo_path = &sym->debuginfo_path;
 	sym->proc = proc;
 	sym->nmods = proc->nmodules;
 	for (size_t i = 0; i < sym->nmods; i++) {
-		struct pa_sym_module *m = &sym->mods[i];
-		const char *slash;
-
-		m->rec = &proc->modules[i];
-		m->path = m->rec->path[0] ? m->rec->path : proc->exe ? proc->exe : "";
-		slash = strrchr(m->path, '/');
-		m->base = slash ? slash + 1 : m->path;
-		pa_symbols_report(sym, i, warn);
+		if (pa_symbols_module_init(sym, i, warn) < 0) {
+			pa_symbols_free(sym);
+			return pa_error_set(err, -ENOMEM, proc->path, false, 0, "out of memory");
+		}
 	}
-	for (size_t l = 0; l < sym->nlayers; l++)
-		dwfl_report_end(sym->layers[l], NULL, NULL);
 	*out = sym;
 	return 0;
 }
@@ -628,46 +862,24 @@ int pa_symbols_new(const struct pa_process *proc, struct pa_symbols **out,
 	return pa_symbols_new_opts(proc, &pa_symbols_defaults, out, warn, err);
 }
 
-static void pa_symbols_cu_free(struct pa_sym_cu *cu)
-{
-	if (!cu)
-		return;
-	free(cu->scopes);
-	free(cu->own);
-	free(cu->sorted);
-	free(cu);
-}
-
 void pa_symbols_free(struct pa_symbols *sym)
 {
 	if (!sym)
 		return;
-	for (size_t i = 0; i < sym->nmods; i++) {
-		for (size_t j = 0; j < sym->mods[i].nsyms; j++)
-			free(sym->mods[i].syms[j].demangled);
-		free(sym->mods[i].syms);
-	}
 	free(sym->mods);
 	for (size_t i = 0; sym->cache_keys && i < pa_intern_count(sym->cache_keys); i++) {
 		free(sym->cache[i].owned_name);
-		free(sym->cache[i].src);
+		free(sym->cache[i].src_owned);
 	}
 	free(sym->cache);
 	pa_intern_free(sym->cache_keys);
-	for (size_t i = 0; sym->cu_keys && i < pa_intern_count(sym->cu_keys); i++)
-		pa_symbols_cu_free(sym->cus[i]);
-	free(sym->cus);
-	pa_intern_free(sym->cu_keys);
-	pa_intern_free(sym->paths);
-	free(sym->join);
-	for (size_t i = 0; i < sym->nowned; i++)
-		free(sym->owned[i]);
-	free(sym->owned);
-	free(sym->debuginfo_path);
-	for (size_t l = 0; l < sym->nlayers; l++)
-		dwfl_end(sym->layers[l]);
-	free(sym->layers);
 	free(sym);
+}
+
+/* addr of m's mapping in its file's session: the file is shared, its bias is not. */
+static uint64_t pa_symbols_file_addr(const struct pa_sym_module *m, uint64_t addr)
+{
+	return addr - m->rec->bias + m->file->bias;
 }
 
 /* The module holding addr, preferring one loaded at time_ns; -1 if none. */
@@ -720,17 +932,26 @@ static struct pa_sym_cached *pa_symbols_resolve(struct pa_symbols *sym, uint64_t
 	if (i >= 0)
 		return &sym->cache[i];
 	m = &sym->mods[mi];
-	if (m->mod && !m->syms_built && pa_symbols_build_table(m) < 0)
-		goto out_nomem;
-	if (m->mod)
-		e = pa_symbols_find(m, addr);
+	if (m->file && m->file->mod) {
+		struct pa_sym_file *f = m->file;
+
+		pthread_mutex_lock(&f->lock);
+		if (!f->syms_built && pa_symbols_build_table(f) < 0) {
+			pthread_mutex_unlock(&f->lock);
+			goto out_nomem;
+		}
+		e = pa_symbols_find(f, pa_symbols_file_addr(m, addr));
+		if (e) {
+			c.frame.function = pa_symbols_entry_name(e, !f->no_demangle);
+			c.frame.func_offset = pa_symbols_file_addr(m, addr) - e->start;
+		}
+		pthread_mutex_unlock(&f->lock);
+	}
 	c.frame.ip = ip;
 	c.frame.module = m->path;
 	c.frame.module_base = m->base;
 	c.frame.offset = ip - m->rec->bias;
 	if (e) {
-		c.frame.function = pa_symbols_entry_name(e, !sym->opts.no_demangle);
-		c.frame.func_offset = addr - e->start;
 		c.frame.name = c.frame.function;
 	} else {
 		if (asprintf(&c.owned_name, "%s+0x%llx", m->base,
@@ -764,21 +985,20 @@ int pa_symbols_lookup_at(struct pa_symbols *sym, uint64_t ip, bool is_caller,
 	return 0;
 }
 
-/* Keep s (malloc'd) until pa_symbols_free; returns s, or NULL (s freed) on ENOMEM. */
-static char *pa_symbols_own(struct pa_symbols *sym, char *s)
+/* Keep s (malloc'd) as long as f; returns s, or NULL (s freed) on ENOMEM. */
+static char *pa_symbols_own(struct pa_sym_file *f, char *s)
 {
-	if (s && pa_grow((void **)&sym->owned, &sym->owned_cap, sym->nowned,
-			 sizeof(*sym->owned)) < 0) {
+	if (s && pa_grow((void **)&f->owned, &f->owned_cap, f->nowned, sizeof(*f->owned)) < 0) {
 		free(s);
 		return NULL;
 	}
 	if (s)
-		sym->owned[sym->nowned++] = s;
+		f->owned[f->nowned++] = s;
 	return s;
 }
 
 /* The name of a subprogram or inlined subroutine DIE (its origin's), demangled. */
-static const char *pa_symbols_die_name(struct pa_symbols *sym, Dwarf_Die *die)
+static const char *pa_symbols_die_name(struct pa_sym_file *f, Dwarf_Die *die)
 {
 	Dwarf_Attribute attr;
 	const char *linkage = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name,
@@ -792,7 +1012,7 @@ static const char *pa_symbols_die_name(struct pa_symbols *sym, Dwarf_Die *die)
 								&attr));
 	if (!linkage)
 		return dwarf_diename(die);
-	if (sym->opts.no_demangle || strncmp(linkage, "_Z", 2) != 0 ||
+	if (f->no_demangle || strncmp(linkage, "_Z", 2) != 0 ||
 	    !(fn = pa_symbols_demangler()))
 		return linkage;
 	plain = fn(linkage, NULL, NULL, &status);
@@ -800,7 +1020,7 @@ static const char *pa_symbols_die_name(struct pa_symbols *sym, Dwarf_Die *die)
 		free(plain);
 		return linkage;
 	}
-	return pa_symbols_own(sym, plain) ? plain : linkage;
+	return pa_symbols_own(f, plain) ? plain : linkage;
 }
 
 /* Append a frame to *v (n used, *cap allocated); -ENOMEM. */
@@ -889,20 +1109,20 @@ static int pa_symbols_cmp_range(const void *a, const void *b)
 }
 
 /* The index of unit cudie of module mod, built on first use; NULL on ENOMEM. */
-static struct pa_sym_cu *pa_symbols_cu(struct pa_symbols *sym, size_t mod, Dwarf_Die *cudie)
+static struct pa_sym_cu *pa_symbols_cu(struct pa_sym_file *f, Dwarf_Die *cudie)
 {
-	const struct pa_sym_cu_key key = { .mod = mod, .off = dwarf_dieoffset(cudie) };
-	size_t n = pa_intern_count(sym->cu_keys);
-	int64_t i = pa_intern_find(sym->cu_keys, &key, sizeof(key));
+	const Dwarf_Off key = dwarf_dieoffset(cudie);
+	size_t n = pa_intern_count(f->cu_keys);
+	int64_t i = pa_intern_find(f->cu_keys, &key, sizeof(key));
 	struct pa_sym_cu *cu;
 
 	if (i >= 0)
-		return sym->cus[i];
+		return f->cus[i];
 	cu = calloc(1, sizeof(*cu));
 	if (!cu || pa_symbols_cu_walk(cu, cudie, -1, 0) < 0 ||
 	    (cu->nranges && !(cu->sorted = malloc(cu->nranges * sizeof(*cu->sorted)))) ||
-	    pa_grow((void **)&sym->cus, &sym->cus_cap, n, sizeof(*sym->cus)) < 0 ||
-	    pa_intern_add(sym->cu_keys, &key, sizeof(key)) < 0) {
+	    pa_grow((void **)&f->cus, &f->cus_cap, n, sizeof(*f->cus)) < 0 ||
+	    pa_intern_add(f->cu_keys, &key, sizeof(key)) < 0) {
 		pa_symbols_cu_free(cu);
 		return NULL;
 	}
@@ -910,7 +1130,7 @@ static struct pa_sym_cu *pa_symbols_cu(struct pa_symbols *sym, size_t mod, Dwarf
 		memcpy(cu->sorted, cu->own, cu->nranges * sizeof(*cu->sorted));
 		qsort(cu->sorted, cu->nranges, sizeof(*cu->sorted), pa_symbols_cmp_range);
 	}
-	sym->cus[n] = cu;
+	f->cus[n] = cu;
 	return cu;
 }
 
@@ -956,7 +1176,7 @@ static int32_t pa_symbols_cu_find(const struct pa_sym_cu *cu, uint64_t a)
  * "dir/file" (DWARF names files relative to the unit's DW_AT_comp_dir),
  * interned. file itself when out of memory.
  */
-static const char *pa_symbols_src_path(struct pa_symbols *sym, const char *dir, const char *file)
+static const char *pa_symbols_src_path(struct pa_sym_file *f, const char *dir, const char *file)
 {
 	size_t dl, fl;
 	int64_t i;
@@ -965,13 +1185,13 @@ static const char *pa_symbols_src_path(struct pa_symbols *sym, const char *dir, 
 		return file;
 	dl = strlen(dir);
 	fl = strlen(file) + 1;
-	if (pa_grow((void **)&sym->join, &sym->join_cap, dl + fl, 1) < 0)
+	if (pa_grow((void **)&f->join, &f->join_cap, dl + fl, 1) < 0)
 		return file;
-	memcpy(sym->join, dir, dl);
-	sym->join[dl] = '/';
-	memcpy(sym->join + dl + 1, file, fl);
-	i = pa_intern_add(sym->paths, sym->join, dl + 1 + fl);
-	return i < 0 ? file : pa_intern_key(sym->paths, (size_t)i, NULL);
+	memcpy(f->join, dir, dl);
+	f->join[dl] = '/';
+	memcpy(f->join + dl + 1, file, fl);
+	i = pa_intern_add(f->paths, f->join, dl + 1 + fl);
+	return i < 0 ? file : pa_intern_key(f->paths, (size_t)i, NULL);
 }
 
 /* The compilation directory of the unit holding die, NULL if unknown. */
@@ -1011,13 +1231,14 @@ static void pa_symbols_call_site(Dwarf_Die *die, const char **file, unsigned *li
 }
 
 /*
- * Fill slot->src for the address addr of module m: one frame per inline
- * level, then the function. A flat switch over the scopes, innermost first.
+ * Fill *out with the source frames of session address addr of file f: one
+ * per inline level, then the function. A flat switch over the scopes,
+ * innermost first. Called with f->lock held.
  */
-static int pa_symbols_fill_src(struct pa_symbols *sym, struct pa_sym_cached *slot,
-			       struct pa_sym_module *m, uint64_t addr)
+static int pa_symbols_fill_src(struct pa_sym_file *f, uint64_t addr, struct pa_sym_src *out)
 {
-	struct pa_srcframe f = { .function = NULL };
+	struct pa_srcframe fr = { .function = NULL };
+	const struct pa_sym_entry *e;
 	struct pa_sym_cu *cu = NULL;
 	Dwarf_Die *cudie;
 	Dwarf_Addr bias = 0;
@@ -1026,17 +1247,14 @@ static int pa_symbols_fill_src(struct pa_symbols *sym, struct pa_sym_cached *slo
 	int line = 0, ret = 0;
 	int32_t s = -1;
 
-	slot->src_done = true;
-	if (!m->mod)
-		return 0;
-	ln = dwfl_module_getsrc(m->mod, addr);
+	ln = dwfl_module_getsrc(f->mod, addr);
 	if (ln)
-		f.file = pa_symbols_src_path(sym, dwfl_line_comp_dir(ln),
-					     dwfl_lineinfo(ln, NULL, &line, NULL, NULL, NULL));
-	f.line = line > 0 ? (unsigned)line : 0;
-	cudie = dwfl_module_addrdie(m->mod, addr, &bias);
+		fr.file = pa_symbols_src_path(f, dwfl_line_comp_dir(ln),
+					      dwfl_lineinfo(ln, NULL, &line, NULL, NULL, NULL));
+	fr.line = line > 0 ? (unsigned)line : 0;
+	cudie = dwfl_module_addrdie(f->mod, addr, &bias);
 	if (cudie) {
-		cu = pa_symbols_cu(sym, (size_t)(m - sym->mods), cudie);
+		cu = pa_symbols_cu(f, cudie);
 		if (!cu)
 			return -ENOMEM;
 		s = pa_symbols_cu_find(cu, addr - bias);
@@ -1044,25 +1262,83 @@ static int pa_symbols_fill_src(struct pa_symbols *sym, struct pa_sym_cached *slo
 	for (; s >= 0 && ret == 0; s = cu->scopes[s].parent) {
 		Dwarf_Die *die = &cu->scopes[s].die;
 
-		f.function = pa_symbols_die_name(sym, die);
-		f.start_line = pa_symbols_decl_line(die);
+		fr.function = pa_symbols_die_name(f, die);
+		fr.start_line = pa_symbols_decl_line(die);
 		if (dwarf_tag(die) != DW_TAG_inlined_subroutine)
 			break;
-		f.inlined = true;
-		ret = pa_symbols_push_src(&slot->src, &slot->nsrc, &cap, &f);
-		f.start_line = 0;
-		pa_symbols_call_site(die, &f.file, &f.line);
-		f.file = pa_symbols_src_path(sym, pa_symbols_comp_dir(die), f.file);
+		fr.inlined = true;
+		ret = pa_symbols_push_src(&out->v, &out->n, &cap, &fr);
+		fr.start_line = 0;
+		pa_symbols_call_site(die, &fr.file, &fr.line);
+		fr.file = pa_symbols_src_path(f, pa_symbols_comp_dir(die), fr.file);
 	}
 	/* The function itself: named as pa_frame names it, for one name per function. */
-	f.inlined = false;
-	if (slot->frame.function)
-		f.function = slot->frame.function;
-	else if (!f.function && slot->nsrc)
-		f.function = slot->frame.name;
-	if (ret == 0 && (f.function || slot->nsrc))
-		ret = pa_symbols_push_src(&slot->src, &slot->nsrc, &cap, &f);
+	fr.inlined = false;
+	e = f->syms_built ? pa_symbols_find(f, addr) : NULL;
+	if (e)
+		fr.function = pa_symbols_entry_name((struct pa_sym_entry *)e, !f->no_demangle);
+	else if (!fr.function && out->n)
+		out->by_name = true; /* each process names it: pa_symbols_lookup_src */
+	if (ret == 0 && (fr.function || out->n))
+		ret = pa_symbols_push_src(&out->v, &out->n, &cap, &fr);
 	return ret;
+}
+
+/* The source frames of session address addr of f, found on first use; NULL on ENOMEM. */
+static const struct pa_sym_src *pa_symbols_file_src(struct pa_sym_file *f, uint64_t addr)
+{
+	const struct pa_sym_src *got = NULL;
+	struct pa_sym_src v = { .v = NULL };
+	int64_t i;
+	size_t n;
+
+	pthread_mutex_lock(&f->lock);
+	i = pa_intern_find(f->src_keys, &addr, sizeof(addr));
+	if (i >= 0) {
+		got = &f->src[i];
+		goto out_unlock;
+	}
+	n = pa_intern_count(f->src_keys);
+	if (pa_symbols_fill_src(f, addr, &v) < 0 ||
+	    pa_grow((void **)&f->src, &f->src_cap, n, sizeof(*f->src)) < 0 ||
+	    pa_intern_add(f->src_keys, &addr, sizeof(addr)) < 0) {
+		free(v.v);
+		goto out_unlock;
+	}
+	f->src[n] = v;
+	got = &f->src[n];
+out_unlock:
+	pthread_mutex_unlock(&f->lock);
+	return got;
+}
+
+/* slot's source frames, from its module's file: shared, or a copy named by its frame. */
+static int pa_symbols_slot_src(struct pa_symbols *sym, struct pa_sym_cached *slot,
+			       uint64_t addr)
+{
+	const struct pa_sym_module *m = &sym->mods[slot->mod];
+	const struct pa_sym_src *src;
+
+	slot->src_done = true;
+	if (!m->file || !m->file->mod)
+		return 0;
+	src = pa_symbols_file_src(m->file, pa_symbols_file_addr(m, addr));
+	if (!src)
+		return -ENOMEM;
+	slot->src = src->v;
+	slot->nsrc = src->n;
+	if (src->by_name && src->n) {
+		slot->src_owned = malloc(src->n * sizeof(*slot->src_owned));
+		if (!slot->src_owned) {
+			slot->src = NULL;
+			slot->nsrc = 0;
+			return -ENOMEM;
+		}
+		memcpy(slot->src_owned, src->v, src->n * sizeof(*slot->src_owned));
+		slot->src_owned[src->n - 1].function = slot->frame.name;
+		slot->src = slot->src_owned;
+	}
+	return 0;
 }
 
 int pa_symbols_lookup_src(struct pa_symbols *sym, uint64_t ip, bool is_caller,
@@ -1076,11 +1352,8 @@ int pa_symbols_lookup_src(struct pa_symbols *sym, uint64_t ip, bool is_caller,
 	*n = 0;
 	if (!slot)
 		return err;
-	if (!slot->src_done &&
-	    pa_symbols_fill_src(sym, slot, &sym->mods[slot->mod], addr) < 0) {
-		slot->nsrc = 0;
+	if (!slot->src_done && pa_symbols_slot_src(sym, slot, addr) < 0)
 		return -ENOMEM;
-	}
 	*frames = slot->src;
 	*n = slot->nsrc;
 	return 0;

@@ -2,8 +2,12 @@
  * symbols: turns a process's sampled addresses into function names, offline,
  * with elfutils' libdwfl.
  *
- * One symboliser per process. Each recorded module is reported to libdwfl at
- * its recorded load bias; its function symbols (.symtab, or .dynsym when the
+ * One symboliser per process. What a file holds is read once for the whole
+ * analyzer, whichever processes map it and at whichever addresses: the
+ * symbolisers share one store of files (a file is told by its path and its
+ * recorded build-id, else its device, inode, size and modification time;
+ * and by the options that change names), each reported once to libdwfl.
+ * Its function symbols (.symtab, or .dynsym when the
  * object is stripped, plus separate debuginfo found by build-id) are sorted
  * once into a table searched by bisection, and every result is cached per
  * unique address. C++ names are demangled (through libstdc++'s
@@ -20,6 +24,10 @@
  * same place): a lookup with a time picks the module whose
  * [load_ns, unload_ns) holds that time, else the first recorded.
  *
+ * The vDSO, which has no file, is read from the copy the preload wrote in
+ * the process's directory ("vdso.so") and named "[vdso]" in every process,
+ * its copies shared by build-id as other files are.
+ *
  * A module whose file cannot be opened or is not a regular file (opened
  * here with pa_regfile_open, never by libdwfl), or whose build-id differs
  * from the recorded one, leaves its frames unresolved (one warning per
@@ -35,7 +43,10 @@
 
 struct pa_symbols;
 
-/* What an address is. Strings are owned by the symboliser. */
+/*
+ * What an address is. Strings are owned by the symboliser or by the store
+ * of files: valid until pa_symbols_free at least.
+ */
 struct pa_frame {
 	uint64_t ip;              /* the address as recorded */
 	const char *function;     /* demangled function name, or NULL if unresolved */
@@ -90,6 +101,18 @@ void pa_symbols_set_defaults(const struct pa_symbols_opts *opts);
 int pa_symbols_new_opts(const struct pa_process *proc, const struct pa_symbols_opts *opts,
 			struct pa_symbols **out, struct pa_warnings *warn, struct pa_error *err);
 void pa_symbols_free(struct pa_symbols *sym);
+
+/*
+ * How many files the store has read since the analyzer started (each
+ * distinct file once, whatever the number of processes mapping it).
+ */
+uint64_t pa_symbols_files_read(void);
+
+/*
+ * Free the store of files: what every symboliser shared, and every string
+ * a frame or source frame pointed to. No symboliser may be in use.
+ */
+void pa_symbols_files_release(void);
 
 /*
  * Look up ip, picking among overlapping modules the one loaded at time_ns
