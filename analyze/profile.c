@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "samples.h"
 #include "symbols.h"
 
 /* A distinct stack while counting: function ids, root first. */
@@ -314,15 +315,6 @@ static int pa_profile_add_cached(struct pa_profile_impl *p, struct pa_symbols *s
 	return 0;
 }
 
-/* Whether the frames of proc's addresses never depend on when they were taken. */
-static bool pa_profile_time_free(const struct pa_process *proc)
-{
-	for (size_t i = 0; i < proc->nmodules; i++)
-		if (proc->modules[i].unload_ns != UINT64_MAX)
-			return false;
-	return true;
-}
-
 /* Whether sample s is of event index idx (pa_filter_event's answer). */
 static bool pa_profile_wants(int64_t idx, const struct pa_sample *s)
 {
@@ -344,7 +336,7 @@ static int pa_profile_add_process(struct pa_profile_impl *p, const struct pa_pro
 {
 	const struct pa_filter *f = &p->pub.filter;
 	int64_t idx = pa_filter_event(f, proc);
-	bool cached = pa_profile_time_free(proc);
+	bool cached = pa_samples_time_free(proc);
 	struct pa_symbols *sym = NULL;
 	size_t stack;
 	uint64_t lost = 0;

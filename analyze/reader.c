@@ -1048,6 +1048,8 @@ static int pa_reader_sample_rec(struct pa_thread_ctx *c, struct pa_log_buf *buf,
 	}
 	if (pa_grow((void **)&t->samples, &c->samples_cap, t->nsamples, sizeof(*ps)) < 0)
 		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
+	/* What was read is read again when asked for (pa_thread_release_before). */
+	pa_reader_release_read(c, buf, off);
 	ps = &t->samples[t->nsamples++];
 	ps->time_ns = s.time_ns;
 	ps->event = s.event;
@@ -1205,6 +1207,20 @@ void pa_thread_free(struct pa_thread *thread)
 	}
 	free(thread->path);
 	free(thread);
+}
+
+void pa_thread_release_before(const struct pa_thread *t, size_t upto)
+{
+	const char *start = (const char *)t->ip_storage, *end;
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+
+	if (!t->ip_mapped || !t->nsamples)
+		return;
+	end = upto < t->nsamples ? (const char *)t->samples[upto].ips :
+				   start + t->ip_mapped;
+	end = (const char *)((uintptr_t)end & ~(page - 1));
+	if (end > start)
+		madvise((void *)(uintptr_t)start, (size_t)(end - start), MADV_DONTNEED);
 }
 
 /*

@@ -355,6 +355,16 @@ void pa_process_free(struct pa_process *proc);
 void pa_thread_free(struct pa_thread *thread);
 
 /*
+ * Give back the memory of t's log that holds only the addresses of its
+ * samples [0, upto) (upto >= nsamples: all of them), when the log is
+ * mapped: it is read from the file again if they are used again, and
+ * every pointer stays valid. A walk in file order calls it as it goes, so
+ * that it holds a bounded part of a log however long. A log read into
+ * memory is kept as it is.
+ */
+void pa_thread_release_before(const struct pa_thread *t, size_t upto);
+
+/*
  * How many thread logs this process has read so far (any thread may ask,
  * while a load runs on others): for a progress display.
  */

@@ -20,8 +20,21 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "grow.h"
 
 #include "samples.h"
+
+/* The walk's state: each distinct stack's lines, made once per process. */
+struct pa_script {
+	FILE *out;
+	size_t proc_index;  /* whose stacks texts holds */
+	char **texts;       /* per distinct stack: its frame lines */
+	size_t *lens;
+	size_t ntexts, cap;
+};
 
 static void pa_script_frame(FILE *out, const struct pa_frame *fr)
 {
@@ -33,9 +46,54 @@ static void pa_script_frame(FILE *out, const struct pa_frame *fr)
 	fprintf(out, " (%s)\n", fr->module ? fr->module : "[unknown]");
 }
 
+static void pa_script_drop(struct pa_script *sc)
+{
+	for (size_t i = 0; i < sc->ntexts; i++)
+		free(sc->texts[i]);
+	sc->ntexts = 0;
+}
+
+/* Write item's frame lines: made now for a new stack, kept for the next samples of it. */
+static int pa_script_frames(struct pa_script *sc, const struct pa_samples_item *item)
+{
+	FILE *mem;
+	char *text = NULL;
+	size_t len = 0;
+
+	if (item->proc_index != sc->proc_index) {
+		pa_script_drop(sc);
+		sc->proc_index = item->proc_index;
+	}
+	if (!item->stack_new && item->stack < sc->ntexts) {
+		fwrite(sc->texts[item->stack], 1, sc->lens[item->stack], sc->out);
+		return 0;
+	}
+	if (item->stack == PA_SAMPLES_NO_STACK) {
+		for (size_t k = 0; k < item->nframes; k++)
+			pa_script_frame(sc->out, &item->frames[k]);
+		return 0;
+	}
+	mem = open_memstream(&text, &len);
+	if (!mem)
+		return -ENOMEM;
+	for (size_t k = 0; k < item->nframes; k++)
+		pa_script_frame(mem, &item->frames[k]);
+	if (fclose(mem) != 0 || !text ||
+	    pa_grow((void **)&sc->texts, &sc->cap, sc->ntexts, sizeof(*sc->texts)) < 0 ||
+	    !(sc->lens = realloc(sc->lens, sc->cap * sizeof(*sc->lens)))) {
+		free(text);
+		return -ENOMEM;
+	}
+	sc->texts[sc->ntexts] = text;
+	sc->lens[sc->ntexts++] = len;
+	fwrite(text, 1, len, sc->out);
+	return 0;
+}
+
 static int pa_script_sample(void *ctx, const struct pa_samples_item *item)
 {
-	FILE *out = ctx;
+	struct pa_script *sc = ctx;
+	FILE *out = sc->out;
 	const struct pa_event *e = item->event;
 	uint64_t t = item->sample->time_ns;
 	uint64_t period = e && !(e->flags & PPF_EVENT_FREQ) && e->period ? e->period : 1;
@@ -50,8 +108,8 @@ static int pa_script_sample(void *ctx, const struct pa_samples_item *item)
 		item->thread->name[0] ? item->thread->name : pa_process_exe_base(item->proc),
 		item->thread->tid, t / 1000000000u, t % 1000000000u / 1000u, period,
 		e ? e->name : "unknown");
-	for (size_t k = 0; k < item->nframes; k++)
-		pa_script_frame(out, &item->frames[k]);
+	if (pa_script_frames(sc, item) < 0)
+		return -ENOMEM;
 	fputc('\n', out);
 	return ferror(out) ? -EIO : 0;
 }
@@ -63,9 +121,16 @@ static int pa_script_sample(void *ctx, const struct pa_samples_item *item)
  */
 static int pa_report_script_write(const struct pa_report_ctx *ctx)
 {
-	int ret = pa_samples_walk(ctx->run, ctx->filter, pa_script_sample, ctx->out, ctx->warn,
-				  ctx->err);
+	struct pa_script sc = { .out = ctx->out };
+	int ret = pa_samples_walk_opts(ctx->run, ctx->filter,
+				       &(struct pa_samples_opts){ .frames_of_new = true },
+				       pa_script_sample, &sc, ctx->warn, ctx->err);
 
+	if (ret == -ENOMEM)
+		pa_error_set(ctx->err, ret, ctx->run->dir, false, 0, "out of memory");
+	pa_script_drop(&sc);
+	free(sc.texts);
+	free(sc.lens);
 	return ret == 0 && ferror(ctx->out) ? -EIO : ret;
 }
 

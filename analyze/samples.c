@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "intern.h"
+
 /* Per-walk state: one symbolised sample at a time. */
 struct pa_samples_buf {
 	struct pa_frame frames[PPF_MAX_FRAMES];
@@ -38,58 +40,145 @@ static bool pa_samples_wants(int64_t idx, const struct pa_sample *s)
 	return idx == -1 || (idx >= 0 && s->event == (uint64_t)idx);
 }
 
-static int pa_samples_thread(struct pa_samples_item *item, struct pa_symbols *sym,
-			     const struct pa_filter *f, int64_t idx, struct pa_samples_buf *b,
-			     int (*fn)(void *, const struct pa_samples_item *), void *ctx)
+/* Whether a walk with f and event index idx gives sample s of proc. */
+static bool pa_samples_gives(const struct pa_filter *f, int64_t idx,
+			     const struct pa_process *proc, const struct pa_sample *s)
 {
-	const struct pa_thread *th = item->thread;
+	return pa_samples_wants(idx, s) && s->nframes != 0 && pa_filter_selects_time(f, proc, s);
+}
 
-	for (size_t i = 0; i < th->nsamples; i++) {
-		const struct pa_sample *s = &th->samples[i];
-		int n, ret;
+size_t pa_samples_count(const struct pa_filter *f, const struct pa_process *proc,
+			const struct pa_thread *t)
+{
+	int64_t idx = pa_filter_event(f, proc);
+	size_t n = 0;
 
-		if (!pa_samples_wants(idx, s) || s->nframes == 0 ||
-		    !pa_filter_selects_time(f, item->proc, s))
-			continue;
-		n = pa_samples_symbolise(sym, s, b);
-		if (n < 0)
-			return n;
-		item->sample = s;
-		item->event = pa_process_find_event(item->proc, s->event);
-		item->nframes = (size_t)n;
-		ret = fn(ctx, item);
-		if (ret < 0)
-			return ret;
-	}
+	if (idx == PA_FILTER_NO_EVENT || !pa_filter_selects_thread(f, t))
+		return 0;
+	for (size_t i = 0; i < t->nsamples; i++)
+		n += pa_samples_gives(f, idx, proc, &t->samples[i]);
+	return n;
+}
+
+bool pa_samples_time_free(const struct pa_process *proc)
+{
+	for (size_t i = 0; i < proc->nmodules; i++)
+		if (proc->modules[i].unload_ns != UINT64_MAX)
+			return false;
+	return true;
+}
+
+/* One walk's state. */
+struct pa_samples_walker {
+	const struct pa_filter *f;
+	bool frames_of_new;
+	int (*fn)(void *, const struct pa_samples_item *);
+	void *ctx;
+	struct pa_samples_buf *b;
+	struct pa_intern *stacks; /* the process's distinct stacks' addresses; NULL: none kept */
+};
+
+/* Samples between two gives of a log's memory (pa_thread_release_before). */
+#define PA_SAMPLES_RELEASE_EVERY 8192
+
+/* Which distinct stack s is (item->stack, item->stack_new); -ENOMEM. */
+static int pa_samples_stack(struct pa_samples_walker *w, const struct pa_sample *s,
+			    struct pa_samples_item *item)
+{
+	size_t n;
+	int64_t i;
+
+	item->stack = PA_SAMPLES_NO_STACK;
+	item->stack_new = true;
+	if (!w->stacks)
+		return 0;
+	n = pa_intern_count(w->stacks);
+	i = pa_intern_add(w->stacks, s->ips, s->nframes * sizeof(*s->ips));
+	if (i < 0)
+		return (int)i;
+	item->stack = (size_t)i;
+	item->stack_new = (size_t)i == n;
 	return 0;
 }
 
-static int pa_samples_process(const struct pa_run *run, size_t p, const struct pa_filter *f,
-			      struct pa_samples_buf *b,
-			      int (*fn)(void *, const struct pa_samples_item *), void *ctx,
+static int pa_samples_thread(struct pa_samples_walker *w, struct pa_samples_item *item,
+			     int64_t idx)
+{
+	const struct pa_thread *th = item->thread;
+	int ret = 0;
+
+	for (size_t i = 0; i < th->nsamples && ret == 0; i++) {
+		const struct pa_sample *s = &th->samples[i];
+		int n = 0;
+
+		if (i % PA_SAMPLES_RELEASE_EVERY == 0)
+			pa_thread_release_before(th, i);
+		if (!pa_samples_gives(w->f, idx, item->proc, s))
+			continue;
+		if (pa_samples_stack(w, s, item) < 0)
+			return -ENOMEM;
+		if (item->stack_new || !w->frames_of_new) {
+			n = pa_samples_symbolise(item->sym, s, w->b);
+			if (n < 0)
+				return n;
+		}
+		item->sample = s;
+		item->event = pa_process_find_event(item->proc, s->event);
+		item->frames = n ? w->b->frames : NULL;
+		item->nframes = (size_t)n;
+		ret = w->fn(w->ctx, item);
+	}
+	pa_thread_release_before(th, th->nsamples);
+	return ret;
+}
+
+static int pa_samples_process(struct pa_samples_walker *w, const struct pa_run *run, size_t p,
 			      struct pa_warnings *warn, struct pa_error *err)
 {
 	const struct pa_process *proc = run->processes[p];
 	struct pa_samples_item item = { .proc = proc, .proc_index = p,
-					.frames = b->frames, .is_caller = b->is_caller };
-	int64_t idx = pa_filter_event(f, proc);
+					.is_caller = w->b->is_caller };
+	int64_t idx = pa_filter_event(w->f, proc);
 	struct pa_symbols *sym = NULL;
 	int ret = 0;
 
 	if (idx == PA_FILTER_NO_EVENT)
 		return 0;
+	if (pa_samples_time_free(proc) && !(w->stacks = pa_intern_new()))
+		return pa_error_set(err, -ENOMEM, proc->dir, false, 0, "out of memory");
 	for (size_t t = 0; t < proc->nthreads && ret == 0; t++) {
 		item.thread = proc->threads[t];
-		if (!pa_filter_selects_thread(f, item.thread) || !item.thread->nsamples)
+		if (!pa_filter_selects_thread(w->f, item.thread) || !item.thread->nsamples)
 			continue;
 		if (!sym && (ret = pa_symbols_new(proc, &sym, warn, err)) < 0)
-			return ret;
+			break;
 		item.sym = sym;
-		ret = pa_samples_thread(&item, sym, f, idx, b, fn, ctx);
+		ret = pa_samples_thread(w, &item, idx);
+		if (ret == -ENOMEM)
+			pa_error_set(err, ret, proc->dir, false, 0, "out of memory");
 	}
 	pa_symbols_free(sym);
-	if (ret == -ENOMEM)
-		pa_error_set(err, ret, proc->dir, false, 0, "out of memory");
+	pa_intern_free(w->stacks);
+	w->stacks = NULL;
+	return ret;
+}
+
+int pa_samples_walk_opts(const struct pa_run *run, const struct pa_filter *f,
+			 const struct pa_samples_opts *o,
+			 int (*fn)(void *ctx, const struct pa_samples_item *item), void *ctx,
+			 struct pa_warnings *warn, struct pa_error *err)
+{
+	struct pa_samples_walker w = { .f = f, .fn = fn, .ctx = ctx,
+				       .frames_of_new = o && o->frames_of_new };
+	int ret = 0;
+
+	w.b = malloc(sizeof(*w.b));
+	if (!w.b)
+		return pa_error_set(err, -ENOMEM, run->dir, false, 0, "out of memory");
+	for (size_t p = 0; p < run->nprocesses && ret == 0; p++)
+		if (pa_filter_selects(f, run->processes[p]))
+			ret = pa_samples_process(&w, run, p, warn, err);
+	free(w.b);
 	return ret;
 }
 
@@ -97,16 +186,7 @@ int pa_samples_walk(const struct pa_run *run, const struct pa_filter *f,
 		    int (*fn)(void *ctx, const struct pa_samples_item *item), void *ctx,
 		    struct pa_warnings *warn, struct pa_error *err)
 {
-	struct pa_samples_buf *b = malloc(sizeof(*b));
-	int ret = 0;
-
-	if (!b)
-		return pa_error_set(err, -ENOMEM, run->dir, false, 0, "out of memory");
-	for (size_t p = 0; p < run->nprocesses && ret == 0; p++)
-		if (pa_filter_selects(f, run->processes[p]))
-			ret = pa_samples_process(run, p, f, b, fn, ctx, warn, err);
-	free(b);
-	return ret;
+	return pa_samples_walk_opts(run, f, NULL, fn, ctx, warn, err);
 }
 
 const struct pa_module *pa_samples_module(const struct pa_process *proc,

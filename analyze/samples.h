@@ -29,6 +29,26 @@ struct pa_samples_item {
 	const bool *is_caller;         /* per frame: a return address (looked up at ip - 1) */
 	size_t nframes;                /* at least 1 */
 	struct pa_symbols *sym;        /* proc's symboliser, for pa_symbols_lookup_src */
+	/*
+	 * Which distinct stack of proc this sample has (its addresses as
+	 * recorded, numbered from 0 in order of first sight), and whether it
+	 * is the first sample with it; PA_SAMPLES_NO_STACK when the frames of
+	 * proc's addresses depend on when they were taken (a module was
+	 * unloaded): then every sample is new.
+	 */
+	size_t stack;
+	bool stack_new;
+};
+
+#define PA_SAMPLES_NO_STACK ((size_t)-1)
+
+/*
+ * How a walk goes. frames_of_new: a sample whose stack was seen before
+ * (stack_new false) comes without frames (frames NULL, nframes 0): a
+ * report that keeps what it made of each stack skips their symbolisation.
+ */
+struct pa_samples_opts {
+	bool frames_of_new;
 };
 
 /*
@@ -42,6 +62,21 @@ struct pa_samples_item {
 int pa_samples_walk(const struct pa_run *run, const struct pa_filter *f,
 		    int (*fn)(void *ctx, const struct pa_samples_item *item), void *ctx,
 		    struct pa_warnings *warn, struct pa_error *err);
+/* The same, as o says (NULL: as pa_samples_walk). */
+int pa_samples_walk_opts(const struct pa_run *run, const struct pa_filter *f,
+			 const struct pa_samples_opts *o,
+			 int (*fn)(void *ctx, const struct pa_samples_item *item), void *ctx,
+			 struct pa_warnings *warn, struct pa_error *err);
+
+/*
+ * How many samples of thread t of proc a walk with filter f gives (all of
+ * them, before the walk reaches t): for a report that writes a count first.
+ */
+size_t pa_samples_count(const struct pa_filter *f, const struct pa_process *proc,
+			const struct pa_thread *t);
+
+/* Whether the frames of proc's addresses never depend on when they were taken. */
+bool pa_samples_time_free(const struct pa_process *proc);
 
 /*
  * The module of proc that holds frame fr of a sample taken at time_ns: the
