@@ -1274,6 +1274,9 @@ static int pa_reader_thread_parse(struct pa_log_buf *buf, bool expect_end,
 				&c.saw_thread, warn, err);
 	if (ret == 0 && !(o && o->collapse) && pa_reader_keep_ips(c.thread, buf) < 0)
 		ret = pa_error_set(err, -ENOMEM, path, false, 0, "out of memory");
+	/* Read again when walked: a run's logs are not all in memory at once. */
+	if (ret == 0 && !(o && o->collapse))
+		pa_thread_release_before(c.thread, c.thread->nsamples);
 	pa_reader_buf_release(buf);
 	free(c.slots);
 	if (ret < 0) {

@@ -21,26 +21,30 @@
 #include <string.h>
 
 #include "eventinfo.h"
+#include "grow.h"
 #include "json.h"
 #include "intern.h"
 #include "samples.h"
 
 /*
- * The walk's state. A thread's samples are kept until the walk moves on
- * to another thread, then written as one profile; frames are shared by
- * every profile and written last (JSON does not order an object's keys).
+ * The walk's state. A thread's profile is written as its samples come,
+ * each a stack whose text ("1,2,3") is made once per process; frames are
+ * shared by every profile and written last (JSON does not order an
+ * object's keys).
  */
 struct pa_speedscope {
 	FILE *out;
+	const struct pa_filter *filter;
 	struct pa_intern *frames;   /* "name\0file\0line\0": file the source or module */
-	const struct pa_thread *thread; /* whose samples ids holds */
-	const struct pa_process *proc;
-	uint32_t *ids;              /* frame indexes of every sample, root first */
-	size_t nids, cap;
-	size_t *ends;               /* per sample: the end of its frames in ids */
-	size_t nsamples, ends_cap;
+	const struct pa_thread *thread; /* whose profile is open */
+	size_t nsamples;            /* in it */
 	uint64_t weight;            /* per sample */
 	size_t nprofiles;
+	size_t proc_index;          /* whose stacks texts holds */
+	char **texts;               /* per distinct stack of the process: its ids */
+	size_t ntexts, texts_cap;
+	uint32_t *ids;              /* the stack being made, root first */
+	size_t nids, cap;
 };
 
 static const char *pa_speedscope_thread_name(const struct pa_process *proc,
@@ -49,64 +53,54 @@ static const char *pa_speedscope_thread_name(const struct pa_process *proc,
 	return th->name[0] ? th->name : pa_process_exe_base(proc);
 }
 
-/* Write the collected thread as one profile and forget its samples. */
-static void pa_speedscope_flush(struct pa_speedscope *ss)
+/* Start the profile of item's thread, of n samples. */
+static void pa_speedscope_open(struct pa_speedscope *ss, const struct pa_samples_item *item,
+			       size_t n)
 {
 	FILE *out = ss->out;
 	char name[512];
-	size_t at = 0;
 
-	if (!ss->nsamples)
-		return;
 	snprintf(name, sizeof(name), "%s (%" PRIu32 ") %s (%" PRIu32 ")",
-		 pa_process_exe_base(ss->proc), ss->proc->pid,
-		 pa_speedscope_thread_name(ss->proc, ss->thread), ss->thread->tid);
+		 pa_process_exe_base(item->proc), item->proc->pid,
+		 pa_speedscope_thread_name(item->proc, item->thread), item->thread->tid);
 	fprintf(out, "%s\n{\"type\":\"sampled\",\"name\":", ss->nprofiles++ ? "," : "");
 	/* "RUN: EXE (PID) THREAD (TID)": the name alone may be another run's */
 	fputc('"', out);
-	if (ss->proc->run_dir) {
-		pa_json_put_chars(out, ss->proc->run_dir, strlen(ss->proc->run_dir), 0);
+	if (item->proc->run_dir) {
+		pa_json_put_chars(out, item->proc->run_dir, strlen(item->proc->run_dir), 0);
 		fputs(": ", out);
 	}
 	pa_json_put_chars(out, name, strlen(name), 0);
 	fputc('"', out);
 	fprintf(out, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%" PRIu64 ",\n\"samples\":[",
-		ss->weight == 1 ? "none" : "nanoseconds", ss->weight * ss->nsamples);
-	for (size_t i = 0; i < ss->nsamples; i++) {
-		fputs(i ? ",[" : "[", out);
-		for (size_t k = at; k < ss->ends[i]; k++)
-			fprintf(out, k > at ? ",%" PRIu32 : "%" PRIu32, ss->ids[k]);
-		fputc(']', out);
-		at = ss->ends[i];
-	}
-	fputs("],\n\"weights\":[", out);
-	for (size_t i = 0; i < ss->nsamples; i++)
-		fprintf(out, i ? ",%" PRIu64 : "%" PRIu64, ss->weight);
-	fputs("]}", out);
-	ss->nids = 0;
+		ss->weight == 1 ? "none" : "nanoseconds", ss->weight * n);
+	ss->thread = item->thread;
 	ss->nsamples = 0;
 }
 
-/* Room for n more frame ids and one more sample. */
+/* End the open profile, if any: its weights. */
+static void pa_speedscope_close(struct pa_speedscope *ss)
+{
+	if (!ss->thread)
+		return;
+	fputs("],\n\"weights\":[", ss->out);
+	for (size_t i = 0; i < ss->nsamples; i++)
+		fprintf(ss->out, i ? ",%" PRIu64 : "%" PRIu64, ss->weight);
+	fputs("]}", ss->out);
+	ss->thread = NULL;
+}
+
+/* Room for n more frame ids in the stack being made. */
 static int pa_speedscope_reserve(struct pa_speedscope *ss, size_t n)
 {
 	if (ss->nids + n > ss->cap) {
-		size_t ncap = (ss->cap ? ss->cap * 2 : 4096) + n;
+		size_t ncap = (ss->cap ? ss->cap * 2 : 256) + n;
 		uint32_t *v = realloc(ss->ids, ncap * sizeof(*v));
 
 		if (!v)
 			return -ENOMEM;
 		ss->ids = v;
 		ss->cap = ncap;
-	}
-	if (ss->nsamples == ss->ends_cap) {
-		size_t ncap = ss->ends_cap ? ss->ends_cap * 2 : 1024;
-		size_t *v = realloc(ss->ends, ncap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		ss->ends = v;
-		ss->ends_cap = ncap;
 	}
 	return 0;
 }
@@ -173,24 +167,80 @@ static int pa_speedscope_levels(struct pa_speedscope *ss, const struct pa_sample
 	return 0;
 }
 
+static void pa_speedscope_drop(struct pa_speedscope *ss)
+{
+	for (size_t i = 0; i < ss->ntexts; i++)
+		free(ss->texts[i]);
+	ss->ntexts = 0;
+}
+
+/* The ids of item's stack as text, "1,2,3", made from its frames (malloc'd); NULL: ENOMEM. */
+static char *pa_speedscope_make(struct pa_speedscope *ss, const struct pa_samples_item *item)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem;
+
+	ss->nids = 0;
+	for (size_t k = item->nframes; k-- > 0;)
+		if (pa_speedscope_levels(ss, item, k) < 0)
+			return NULL;
+	mem = open_memstream(&text, &len);
+	if (!mem)
+		return NULL;
+	for (size_t k = 0; k < ss->nids; k++)
+		fprintf(mem, k ? ",%" PRIu32 : "%" PRIu32, ss->ids[k]);
+	if (fclose(mem) != 0) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+/* The text of item's stack: kept per process for a stack seen before. */
+static const char *pa_speedscope_stack(struct pa_speedscope *ss,
+				       const struct pa_samples_item *item, char **own)
+{
+	char *text;
+
+	*own = NULL;
+	if (item->proc_index != ss->proc_index) {
+		pa_speedscope_drop(ss);
+		ss->proc_index = item->proc_index;
+	}
+	if (!item->stack_new && item->stack < ss->ntexts)
+		return ss->texts[item->stack];
+	text = pa_speedscope_make(ss, item);
+	if (!text)
+		return NULL;
+	if (item->stack == PA_SAMPLES_NO_STACK ||
+	    pa_grow((void **)&ss->texts, &ss->texts_cap, ss->ntexts, sizeof(*ss->texts)) < 0) {
+		*own = text; /* kept for this sample only */
+		return item->stack == PA_SAMPLES_NO_STACK ? text : NULL;
+	}
+	ss->texts[ss->ntexts++] = text;
+	return text;
+}
+
 static int pa_speedscope_add(void *ctx, const struct pa_samples_item *item)
 {
 	struct pa_speedscope *ss = ctx;
+	const char *text;
+	char *own;
 
 	if (item->thread != ss->thread) {
-		pa_speedscope_flush(ss);
-		ss->thread = item->thread;
-		ss->proc = item->proc;
+		pa_speedscope_close(ss);
+		pa_speedscope_open(ss, item, pa_samples_count(ss->filter, item->proc, item->thread));
 	}
-	for (size_t k = item->nframes; k-- > 0;) {
-		int ret = pa_speedscope_levels(ss, item, k);
-
-		if (ret < 0)
-			return ret;
-	}
-	if (pa_speedscope_reserve(ss, 0) < 0)
+	text = pa_speedscope_stack(ss, item, &own);
+	if (!text) {
+		free(own);
 		return -ENOMEM;
-	ss->ends[ss->nsamples++] = ss->nids;
+	}
+	fputs(ss->nsamples++ ? ",[" : "[", ss->out);
+	fputs(text, ss->out);
+	fputc(']', ss->out);
+	free(own);
 	return ferror(ss->out) ? -EIO : 0;
 }
 
@@ -240,7 +290,7 @@ static int pa_report_speedscope_write(const struct pa_report_ctx *ctx)
 	const struct pa_run *run = ctx->run;
 	const struct pa_filter *f = ctx->filter;
 	struct pa_error *err = ctx->err;
-	struct pa_speedscope ss = { .out = out, .weight = pa_speedscope_weight(run, f) };
+	struct pa_speedscope ss = { .out = out, .filter = f, .weight = pa_speedscope_weight(run, f) };
 	const char *base = strrchr(run->dir, '/');
 	int ret;
 
@@ -251,16 +301,18 @@ static int pa_report_speedscope_write(const struct pa_report_ctx *ctx)
 	      "\"exporter\":\"pprof-analyze\",\"activeProfileIndex\":0,\"name\":", out);
 	pa_json_put_string(out, base && base[1] ? base + 1 : run->dir, 0);
 	fputs(",\n\"profiles\":[", out);
-	ret = pa_samples_walk(run, f, pa_speedscope_add, &ss, ctx->warn, err);
+	ret = pa_samples_walk_opts(run, f, &(struct pa_samples_opts){ .frames_of_new = true },
+				   pa_speedscope_add, &ss, ctx->warn, err);
 	if (ret == 0) {
-		pa_speedscope_flush(&ss);
+		pa_speedscope_close(&ss);
 		pa_speedscope_frames(&ss);
 	}
 	if (ret == -ENOMEM)
 		pa_error_set(err, ret, run->dir, false, 0, "out of memory");
 	pa_intern_free(ss.frames);
 	free(ss.ids);
-	free(ss.ends);
+	pa_speedscope_drop(&ss);
+	free(ss.texts);
 	if (ret == 0 && ferror(out))
 		ret = -EIO;
 	return ret;

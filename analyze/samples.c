@@ -79,7 +79,7 @@ struct pa_samples_walker {
 };
 
 /* Samples between two gives of a log's memory (pa_thread_release_before). */
-#define PA_SAMPLES_RELEASE_EVERY 8192
+#define PA_SAMPLES_RELEASE_EVERY 2048
 
 /* Which distinct stack s is (item->stack, item->stack_new); -ENOMEM. */
 static int pa_samples_stack(struct pa_samples_walker *w, const struct pa_sample *s,
