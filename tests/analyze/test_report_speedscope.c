@@ -108,3 +108,20 @@ Test(report_speedscope, names_are_escaped)
 	free(text);
 	free(p60);
 }
+
+/* The whole file, byte for byte (paths of this build made stable): written as it streams. */
+Test(report_speedscope, output_matches_golden)
+{
+	struct pa_filter f = PA_FILTER_ALL;
+	struct pa_error err = { 0 };
+	char *text;
+
+	cr_assert_eq(pa_events_choose(tst_prof_run, &f, NULL, PA_EVENTS_SAMPLES, &err), 0, "%s",
+		     err.reason);
+	text = tst_run_report(&pa_report_speedscope, tst_prof_run, &f, NULL, NULL);
+	tst_log_replace(text, PP_TEST_SOURCE_DIR, "SRC");
+	tst_log_replace(text, PP_TEST_BUILD_DIR, "BUILD");
+	tst_log_replace(text, strrchr(tst_prof_dir, '/') + 1, "RUN");
+	tst_log_golden(text, "speedscope.json");
+	free(text);
+}
