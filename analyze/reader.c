@@ -1450,7 +1450,6 @@ struct pa_reader_jobs {
 	size_t n;
 	bool expect_end;
 	const struct pa_reader_topts *o;
-	size_t next;                 /* atomic: the next log to take */
 	struct pa_thread **threads;  /* per log, NULL until loaded */
 	struct pa_warnings *warns;   /* per log, merged in order afterwards */
 	struct pa_error *errs;       /* per log */
@@ -1467,43 +1466,68 @@ size_t pa_reader_logs_read(void)
 	return __atomic_load_n(&pa_reader_progress_done, __ATOMIC_RELAXED);
 }
 
-static void *pa_reader_job_worker(void *arg)
+/* Work shared out by pa_reader_parallel: fn(ctx, i) for every i < n. */
+struct pa_reader_pool {
+	void (*fn)(void *ctx, size_t i);
+	void *ctx;
+	size_t n;
+	size_t next; /* atomic: the next i to take */
+};
+
+static void *pa_reader_pool_worker(void *arg)
 {
-	struct pa_reader_jobs *jobs = arg;
+	struct pa_reader_pool *pool = arg;
 	size_t i;
 
-	while ((i = __atomic_fetch_add(&jobs->next, 1, __ATOMIC_RELAXED)) < jobs->n) {
-		char *path = pa_reader_join(jobs->dir, jobs->names[i]);
-
-		if (!path) {
-			jobs->rets[i] = pa_error_set(&jobs->errs[i], -ENOMEM, jobs->dir, false, 0,
-						     "out of memory");
-			continue;
-		}
-		/* exec ends every thread of the old image without END records. */
-		jobs->rets[i] = pa_reader_thread_load(path, jobs->expect_end, jobs->o, &jobs->threads[i],
-						      &jobs->warns[i], &jobs->errs[i]);
-		free(path);
-		__atomic_add_fetch(&pa_reader_progress_done, 1, __ATOMIC_RELAXED);
-	}
+	while ((i = __atomic_fetch_add(&pool->next, 1, __ATOMIC_RELAXED)) < pool->n)
+		pool->fn(pool->ctx, i);
 	return NULL;
 }
 
-/* Loads every job, on up to PA_READER_MAX_WORKERS threads (the CPUs there are). */
-static void pa_reader_run_jobs(struct pa_reader_jobs *jobs)
+/*
+ * fn(ctx, i) for every i < n, on the calling thread and, when n is at
+ * least min, on up to PA_READER_MAX_WORKERS more (one fewer than the CPUs
+ * there are). Returns when every call has.
+ */
+static void pa_reader_parallel(size_t n, size_t min, void (*fn)(void *ctx, size_t i), void *ctx)
 {
+	struct pa_reader_pool pool = { .fn = fn, .ctx = ctx, .n = n };
 	pthread_t th[PA_READER_MAX_WORKERS];
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t nw = 0, want = jobs->n < PA_READER_PARALLEL_MIN ? 0 :
-			      (size_t)(cpus > 1 ? cpus - 1 : 0);
+	size_t nw = 0, want = n < min ? 0 : (size_t)(cpus > 1 ? cpus - 1 : 0);
 
 	if (want > PA_READER_MAX_WORKERS)
 		want = PA_READER_MAX_WORKERS;
-	while (nw < want && pthread_create(&th[nw], NULL, pa_reader_job_worker, jobs) == 0)
+	if (want > n - 1 && n)
+		want = n - 1;
+	while (nw < want && pthread_create(&th[nw], NULL, pa_reader_pool_worker, &pool) == 0)
 		nw++;
-	pa_reader_job_worker(jobs);
+	pa_reader_pool_worker(&pool);
 	while (nw > 0)
 		pthread_join(th[--nw], NULL);
+}
+
+static void pa_reader_job(void *arg, size_t i)
+{
+	struct pa_reader_jobs *jobs = arg;
+	char *path = pa_reader_join(jobs->dir, jobs->names[i]);
+
+	if (!path) {
+		jobs->rets[i] = pa_error_set(&jobs->errs[i], -ENOMEM, jobs->dir, false, 0,
+					     "out of memory");
+		return;
+	}
+	/* exec ends every thread of the old image without END records. */
+	jobs->rets[i] = pa_reader_thread_load(path, jobs->expect_end, jobs->o, &jobs->threads[i],
+					      &jobs->warns[i], &jobs->errs[i]);
+	free(path);
+	__atomic_add_fetch(&pa_reader_progress_done, 1, __ATOMIC_RELAXED);
+}
+
+/* Loads every job, on several threads when there are many. */
+static void pa_reader_run_jobs(struct pa_reader_jobs *jobs)
+{
+	pa_reader_parallel(jobs->n, PA_READER_PARALLEL_MIN, pa_reader_job, jobs);
 }
 
 /*
@@ -1778,6 +1802,81 @@ static void pa_reader_warn_unended(struct pa_run *run)
 				n > PA_READER_UNENDED_NAMED ? ", ..." : "", n == 1 ? "its" : "their");
 }
 
+/* Loading a run's process directories, on several threads. */
+struct pa_reader_pjobs {
+	const char *dir;
+	char **names;
+	const struct pa_load_opts *opts;
+	struct pa_process **procs;  /* per directory, NULL until loaded */
+	struct pa_warnings *warns;  /* per directory, merged in order afterwards */
+	struct pa_error *errs;
+	int *rets;
+};
+
+#define PA_READER_PROCESSES_PARALLEL_MIN 2 /* directories; fewer are read on the calling thread */
+
+static void pa_reader_pjob(void *arg, size_t i)
+{
+	struct pa_reader_pjobs *j = arg;
+	char *pdir = strcmp(j->names[i], ".") ? pa_reader_join(j->dir, j->names[i]) :
+						 strdup(j->dir);
+
+	j->rets[i] = pdir ? pa_process_load_opts(pdir, j->opts, &j->procs[i], &j->warns[i],
+						 &j->errs[i]) :
+			    pa_error_set(&j->errs[i], -ENOMEM, j->dir, false, 0, "out of memory");
+	free(pdir);
+}
+
+/*
+ * Loads the n process directories names (in run->dir) into run, in
+ * parallel; warnings, skips and the first error come in the names' order,
+ * as if read one after another. Returns 0 or the first error (err filled).
+ */
+static int pa_reader_load_processes(struct pa_run *run, char **names, size_t n,
+				    const struct pa_load_opts *opts, struct pa_error *err)
+{
+	struct pa_reader_pjobs j = {
+		.dir = run->dir, .names = names, .opts = opts,
+		.procs = calloc(n, sizeof(*j.procs)),
+		.warns = calloc(n, sizeof(*j.warns)),
+		.errs = calloc(n, sizeof(*j.errs)),
+		.rets = calloc(n, sizeof(*j.rets)),
+	};
+	int ret = 0;
+
+	if (!j.procs || !j.warns || !j.errs || !j.rets)
+		ret = pa_error_set(err, -ENOMEM, run->dir, false, 0, "out of memory");
+	else
+		pa_reader_parallel(n, PA_READER_PROCESSES_PARALLEL_MIN, pa_reader_pjob, &j);
+	for (size_t i = 0; ret == 0 && i < n; i++) {
+		for (size_t k = 0; k < j.warns[i].n; k++)
+			pa_warnings_add(&run->warnings, j.warns[i].v[k].path, j.warns[i].v[k].has_offset,
+					j.warns[i].v[k].offset, "%s", j.warns[i].v[k].reason);
+		ret = j.rets[i];
+		if (ret == 0) {
+			run->processes[run->nprocesses++] = j.procs[i];
+			j.procs[i] = NULL;
+		} else if (ret == PA_REGFILE_NOT_REGULAR && (i + 1 < n || run->nprocesses)) {
+			/* Skipped; unless nothing at all could be read: then it is the error. */
+			pa_reader_skipped(&run->warnings, &j.errs[i], "that process is skipped");
+			ret = 0;
+		} else {
+			*err = j.errs[i];
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (j.procs)
+			pa_process_free(j.procs[i]);
+		if (j.warns)
+			pa_warnings_release(&j.warns[i]);
+	}
+	free(j.procs);
+	free(j.warns);
+	free(j.errs);
+	free(j.rets);
+	return ret;
+}
+
 int pa_run_load_opts(const char *dir, const struct pa_load_opts *opts, struct pa_run **out,
 		     struct pa_error *err)
 {
@@ -1818,24 +1917,8 @@ int pa_run_load_opts(const char *dir, const struct pa_load_opts *opts, struct pa
 		if (!run->processes)
 			ret = pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
 	}
-	for (size_t i = 0; ret == 0 && i < n; i++) {
-		char *pdir = strcmp(names[i], ".") ? pa_reader_join(dir, names[i]) : strdup(dir);
-
-		if (!pdir) {
-			ret = pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
-			break;
-		}
-		ret = pa_process_load_opts(pdir, opts, &run->processes[run->nprocesses],
-					   &run->warnings, err);
-		if (ret == 0)
-			run->nprocesses++;
-		if (ret == PA_REGFILE_NOT_REGULAR && (i + 1 < n || run->nprocesses)) {
-			/* Skipped; unless nothing at all could be read: then it is the error. */
-			pa_reader_skipped(&run->warnings, err, "that process is skipped");
-			ret = 0;
-		}
-		free(pdir);
-	}
+	if (ret == 0 && n)
+		ret = pa_reader_load_processes(run, names, n, opts, err);
 	pa_reader_free_names(names, n);
 	if (ret < 0) {
 		pa_run_free(run);
