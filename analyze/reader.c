@@ -1,12 +1,12 @@
 /* reader: loads and validates a run's logs; see reader.h. */
 #include "grow.h"
 #include "hash.h"
+#include "parallel.h"
 #include "reader.h"
 #include "regfile.h"
 
 #include <dirent.h>
 #include <errno.h>
-#include <pthread.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -1457,54 +1457,12 @@ struct pa_reader_jobs {
 };
 
 #define PA_READER_PARALLEL_MIN 32 /* logs; fewer are read on the calling thread */
-#define PA_READER_MAX_WORKERS 8
 
 static size_t pa_reader_progress_done; /* atomic: thread logs read */
 
 size_t pa_reader_logs_read(void)
 {
 	return __atomic_load_n(&pa_reader_progress_done, __ATOMIC_RELAXED);
-}
-
-/* Work shared out by pa_reader_parallel: fn(ctx, i) for every i < n. */
-struct pa_reader_pool {
-	void (*fn)(void *ctx, size_t i);
-	void *ctx;
-	size_t n;
-	size_t next; /* atomic: the next i to take */
-};
-
-static void *pa_reader_pool_worker(void *arg)
-{
-	struct pa_reader_pool *pool = arg;
-	size_t i;
-
-	while ((i = __atomic_fetch_add(&pool->next, 1, __ATOMIC_RELAXED)) < pool->n)
-		pool->fn(pool->ctx, i);
-	return NULL;
-}
-
-/*
- * fn(ctx, i) for every i < n, on the calling thread and, when n is at
- * least min, on up to PA_READER_MAX_WORKERS more (one fewer than the CPUs
- * there are). Returns when every call has.
- */
-static void pa_reader_parallel(size_t n, size_t min, void (*fn)(void *ctx, size_t i), void *ctx)
-{
-	struct pa_reader_pool pool = { .fn = fn, .ctx = ctx, .n = n };
-	pthread_t th[PA_READER_MAX_WORKERS];
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t nw = 0, want = n < min ? 0 : (size_t)(cpus > 1 ? cpus - 1 : 0);
-
-	if (want > PA_READER_MAX_WORKERS)
-		want = PA_READER_MAX_WORKERS;
-	if (want > n - 1 && n)
-		want = n - 1;
-	while (nw < want && pthread_create(&th[nw], NULL, pa_reader_pool_worker, &pool) == 0)
-		nw++;
-	pa_reader_pool_worker(&pool);
-	while (nw > 0)
-		pthread_join(th[--nw], NULL);
 }
 
 static void pa_reader_job(void *arg, size_t i)
@@ -1527,7 +1485,7 @@ static void pa_reader_job(void *arg, size_t i)
 /* Loads every job, on several threads when there are many. */
 static void pa_reader_run_jobs(struct pa_reader_jobs *jobs)
 {
-	pa_reader_parallel(jobs->n, PA_READER_PARALLEL_MIN, pa_reader_job, jobs);
+	pa_parallel_run(jobs->n, PA_READER_PARALLEL_MIN, pa_reader_job, jobs);
 }
 
 /*
@@ -1847,7 +1805,7 @@ static int pa_reader_load_processes(struct pa_run *run, char **names, size_t n,
 	if (!j.procs || !j.warns || !j.errs || !j.rets)
 		ret = pa_error_set(err, -ENOMEM, run->dir, false, 0, "out of memory");
 	else
-		pa_reader_parallel(n, PA_READER_PROCESSES_PARALLEL_MIN, pa_reader_pjob, &j);
+		pa_parallel_run(n, PA_READER_PROCESSES_PARALLEL_MIN, pa_reader_pjob, &j);
 	for (size_t i = 0; ret == 0 && i < n; i++) {
 		for (size_t k = 0; k < j.warns[i].n; k++)
 			pa_warnings_add(&run->warnings, j.warns[i].v[k].path, j.warns[i].v[k].has_offset,
