@@ -22,19 +22,52 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "grow.h"
 
 #include "samples.h"
 
-/* The walk's state: each distinct stack's lines, made once per process. */
+/*
+ * The walk's state: each distinct stack's lines, made once per process,
+ * and the text on its way out, written in large pieces (a sample is a few
+ * KiB, the stream's buffer a page: one write(2) per sample took a third of
+ * the time).
+ */
+struct pa_script_text {
+	char *text;
+	size_t len;
+};
+
 struct pa_script {
 	FILE *out;
 	size_t proc_index;  /* whose stacks texts holds */
-	char **texts;       /* per distinct stack: its frame lines */
-	size_t *lens;
+	struct pa_script_text *texts; /* per distinct stack: its frame lines */
 	size_t ntexts, cap;
+	char *buf;          /* PA_SCRIPT_BUF bytes */
+	size_t len;
 };
+
+#define PA_SCRIPT_BUF (1u << 20)
+
+static void pa_script_flush(struct pa_script *sc)
+{
+	if (sc->len)
+		fwrite(sc->buf, 1, sc->len, sc->out);
+	sc->len = 0;
+}
+
+static void pa_script_put(struct pa_script *sc, const char *s, size_t n)
+{
+	if (sc->len + n > PA_SCRIPT_BUF)
+		pa_script_flush(sc);
+	if (n > PA_SCRIPT_BUF) {
+		fwrite(s, 1, n, sc->out);
+		return;
+	}
+	memcpy(sc->buf + sc->len, s, n);
+	sc->len += n;
+}
 
 static void pa_script_frame(FILE *out, const struct pa_frame *fr)
 {
@@ -49,11 +82,20 @@ static void pa_script_frame(FILE *out, const struct pa_frame *fr)
 static void pa_script_drop(struct pa_script *sc)
 {
 	for (size_t i = 0; i < sc->ntexts; i++)
-		free(sc->texts[i]);
+		free(sc->texts[i].text);
 	sc->ntexts = 0;
 }
 
-/* Write item's frame lines: made now for a new stack, kept for the next samples of it. */
+/* Keep text (malloc'd, len bytes) as the lines of the process's next stack; -ENOMEM. */
+static int pa_script_keep(struct pa_script *sc, char *text, size_t len)
+{
+	if (pa_grow((void **)&sc->texts, &sc->cap, sc->ntexts, sizeof(*sc->texts)) < 0)
+		return -ENOMEM;
+	sc->texts[sc->ntexts++] = (struct pa_script_text){ text, len };
+	return 0;
+}
+
+/* Put item's frame lines: made now for a new stack, kept for the next samples of it. */
 static int pa_script_frames(struct pa_script *sc, const struct pa_samples_item *item)
 {
 	FILE *mem;
@@ -65,12 +107,7 @@ static int pa_script_frames(struct pa_script *sc, const struct pa_samples_item *
 		sc->proc_index = item->proc_index;
 	}
 	if (!item->stack_new && item->stack < sc->ntexts) {
-		fwrite(sc->texts[item->stack], 1, sc->lens[item->stack], sc->out);
-		return 0;
-	}
-	if (item->stack == PA_SAMPLES_NO_STACK) {
-		for (size_t k = 0; k < item->nframes; k++)
-			pa_script_frame(sc->out, &item->frames[k]);
+		pa_script_put(sc, sc->texts[item->stack].text, sc->texts[item->stack].len);
 		return 0;
 	}
 	mem = open_memstream(&text, &len);
@@ -78,40 +115,46 @@ static int pa_script_frames(struct pa_script *sc, const struct pa_samples_item *
 		return -ENOMEM;
 	for (size_t k = 0; k < item->nframes; k++)
 		pa_script_frame(mem, &item->frames[k]);
-	if (fclose(mem) != 0 || !text ||
-	    pa_grow((void **)&sc->texts, &sc->cap, sc->ntexts, sizeof(*sc->texts)) < 0 ||
-	    !(sc->lens = realloc(sc->lens, sc->cap * sizeof(*sc->lens)))) {
-		free(text);
+	if (fclose(mem) != 0 || !text)
 		return -ENOMEM;
-	}
-	sc->texts[sc->ntexts] = text;
-	sc->lens[sc->ntexts++] = len;
-	fwrite(text, 1, len, sc->out);
+	pa_script_put(sc, text, len);
+	if (item->stack == PA_SAMPLES_NO_STACK || pa_script_keep(sc, text, len) < 0)
+		free(text); /* not kept: made again next time */
 	return 0;
 }
 
 static int pa_script_sample(void *ctx, const struct pa_samples_item *item)
 {
 	struct pa_script *sc = ctx;
-	FILE *out = sc->out;
 	const struct pa_event *e = item->event;
 	uint64_t t = item->sample->time_ns;
 	uint64_t period = e && !(e->flags & PPF_EVENT_FREQ) && e->period ? e->period : 1;
+	const char *dir = item->proc->run_dir ? item->proc->run_dir : "";
+	const char *comm = item->thread->name[0] ? item->thread->name :
+						   pa_process_exe_base(item->proc);
+	const char *ev = e ? e->name : "unknown";
+	uint32_t tid = item->thread->tid;
+	char head[1024], *big = NULL;
+	int n;
 
 	/*
 	 * Readers tell threads apart by COMM and TID: with several runs, which
 	 * can share tids, COMM starts with the run's directory ("DIR:COMM").
 	 */
-	if (item->proc->run_dir)
-		fprintf(out, "%s:", item->proc->run_dir);
-	fprintf(out, "%s %" PRIu32 " %" PRIu64 ".%06" PRIu64 ": %10" PRIu64 " %s: \n",
-		item->thread->name[0] ? item->thread->name : pa_process_exe_base(item->proc),
-		item->thread->tid, t / 1000000000u, t % 1000000000u / 1000u, period,
-		e ? e->name : "unknown");
+#define PA_SCRIPT_HEAD "%s%s%s %" PRIu32 " %" PRIu64 ".%06" PRIu64 ": %10" PRIu64 " %s: \n"
+	n = snprintf(head, sizeof(head), PA_SCRIPT_HEAD, dir, *dir ? ":" : "", comm, tid,
+		     t / 1000000000u, t % 1000000000u / 1000u, period, ev);
+	if (n < 0 || ((size_t)n >= sizeof(head) &&
+		      asprintf(&big, PA_SCRIPT_HEAD, dir, *dir ? ":" : "", comm, tid,
+			       t / 1000000000u, t % 1000000000u / 1000u, period, ev) < 0))
+		return -ENOMEM;
+#undef PA_SCRIPT_HEAD
+	pa_script_put(sc, big ? big : head, (size_t)n);
+	free(big);
 	if (pa_script_frames(sc, item) < 0)
 		return -ENOMEM;
-	fputc('\n', out);
-	return ferror(out) ? -EIO : 0;
+	pa_script_put(sc, "\n", 1);
+	return ferror(sc->out) ? -EIO : 0;
 }
 
 /*
@@ -121,16 +164,17 @@ static int pa_script_sample(void *ctx, const struct pa_samples_item *item)
  */
 static int pa_report_script_write(const struct pa_report_ctx *ctx)
 {
-	struct pa_script sc = { .out = ctx->out };
-	int ret = pa_samples_walk_opts(ctx->run, ctx->filter,
+	struct pa_script sc = { .out = ctx->out, .buf = malloc(PA_SCRIPT_BUF) };
+	int ret = !sc.buf ? -ENOMEM : pa_samples_walk_opts(ctx->run, ctx->filter,
 				       &(struct pa_samples_opts){ .frames_of_new = true },
 				       pa_script_sample, &sc, ctx->warn, ctx->err);
 
 	if (ret == -ENOMEM)
 		pa_error_set(ctx->err, ret, ctx->run->dir, false, 0, "out of memory");
+	pa_script_flush(&sc);
 	pa_script_drop(&sc);
 	free(sc.texts);
-	free(sc.lens);
+	free(sc.buf);
 	return ret == 0 && ferror(ctx->out) ? -EIO : ret;
 }
 

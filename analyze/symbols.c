@@ -42,7 +42,6 @@ struct pa_sym_file {
 	Dwfl_Module *mod;  /* NULL: frames stay unresolved */
 	char *reason;      /* why mod is NULL, warned once per process; NULL: no file to read */
 	uint64_t bias;     /* the bias mod was reported at */
-	uint64_t loads;    /* times this file was read: 1 */
 	bool no_demangle;
 	char *debuginfo_path;     /* libdwfl's, or NULL for its default */
 	Dwfl_Callbacks callbacks; /* dwfl points at it */
@@ -703,7 +702,6 @@ static struct pa_sym_file *pa_symbols_file_new(const struct pa_symbols_opts *opt
 	}
 	pthread_mutex_init(&f->lock, NULL);
 	f->no_demangle = opts->no_demangle;
-	f->loads = 1;
 	if ((opts->debuginfo_path && !(f->debuginfo_path = strdup(opts->debuginfo_path))) ||
 	    !(f->cu_keys = pa_intern_new()) || !(f->paths = pa_intern_new()) ||
 	    !(f->src_keys = pa_intern_new()) ||

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Analyzer speed: samples aggregated and written as `top` per second.
+# Analyzer speed: samples aggregated and written as `top` per second, then
+# every exporter on two big runs (below, "Reports on big runs").
 #
+#   [ANALYZE_OTHER=OTHER/pprof-analyze] [ANALYZE_RUNS=N] [ANALYZE_BIG=0] \
 #   tests/bench/analyze.sh BUILD_DIR [SECONDS]
 #
 # Profiles `deepstack S 2` (~36-frame stacks) with a cpu-clock sample every
@@ -59,3 +61,91 @@ awk -v a="$small" -v b="$large" 'BEGIN {
 	printf "analyze: peak memory of top: %.1f MiB for %d samples, %.1f MiB for %d\n",
 		x[3] / 1024, x[1], y[3] / 1024, y[1]
 }'
+
+# --- Reports on big runs (issue 15) ------------------------------------------
+# Two runs: (a) `make -j2 -B` of a copy of this project profiled with this
+# build's libpprof.so (hundreds of short processes, each mapping cc1, as,
+# libc...); (b) `deepstack 14.7 2` at one sample per 100 us of CPU (about
+# 244,000 samples in one process). Each report is run ANALYZE_RUNS times
+# (default 5; the machine is shared: medians), alternating with
+# ANALYZE_OTHER (another pprof-analyze, e.g. main's) when set, and prints
+# the median wall time and peak RSS of each, and their ratios.
+# ANALYZE_BIG=0 skips this part; ANALYZE_DATA=DIR keeps both runs in DIR
+# (DIR/make, DIR/deep) and uses them again when they are there.
+[ "${ANALYZE_BIG:-1}" = 0 ] && exit 0
+runs=${ANALYZE_RUNS:-5}
+analyze=$build/pprof-analyze
+other=${ANALYZE_OTHER:-}
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+
+data=${ANALYZE_DATA:-$work}
+mkdir -p "$data"
+data=$(cd "$data" && pwd)
+# The make run: a clean copy, built once unprofiled, then again profiled.
+if [ ! -d "$data/make" ]; then
+	git clone -q "$root" "$work/src" 2>/dev/null || cp -r "$root/." "$work/src"
+	rm -rf "$work/src/build"
+	unset MAKEFLAGS MFLAGS MAKELEVEL
+	make -C "$work/src" -j2 all > /dev/null 2>&1
+	(cd "$work/src" && PPROF_OUTPUT=$data/make LD_PRELOAD=$build/libpprof.so \
+		make -j2 -B all > /dev/null 2>&1)
+fi
+[ -d "$data/deep" ] ||
+	PPROF_CONFIG=$work/fast.ini PPROF_OUTPUT=$data/deep LD_PRELOAD=$build/libpprof.so \
+		"$build/workloads/deepstack" 14.7 2 > /dev/null
+echo "analyze: make -j2 -B: $(find "$data/make/" -mindepth 1 -maxdepth 1 -type d | wc -l)" \
+	"processes; deepstack: $("$build/pprof-analyze" threads "$data/deep" 2>/dev/null |
+	awk '$1 ~ /^[0-9]+$/ { s += $4 } END { print s + 0 }') samples"
+
+# Where reports write: /dev/null, unless it is not a device (some sandboxes
+# make it a regular file, which then stores every byte: `script` writes
+# 650 MB here), then /dev/zero, which discards writes as well.
+sink=/dev/null
+[ -c /dev/null ] || { [ -c /dev/zero ] && sink=/dev/zero; }
+
+# timed BIN ARGS...: "SECONDS KIB" of one run (output to the sink).
+timed() {
+	/usr/bin/time -f '%e %M' -o "$work/time" "$@" > "$sink" 2> /dev/null || true
+	tail -1 "$work/time"
+}
+
+# median: the median of the numbers on stdin.
+median() {
+	sort -n | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# bench_report RUN ARGS...: times `pprof-analyze ARGS RUN` (and ANALYZE_OTHER's).
+bench_report() {
+	local dir=$1 i new="" old=""
+	shift
+	for ((i = 0; i < runs; i++)); do
+		new+=$(timed "$analyze" "$@" "$data/$dir")$'\n'
+		[ -n "$other" ] && old+=$(timed "$other" "$@" "$data/$dir")$'\n'
+	done
+	local nt nm ot om
+	nt=$(printf '%s' "$new" | awk 'NF { print $1 }' | median)
+	nm=$(printf '%s' "$new" | awk 'NF { print $2 }' | median)
+	if [ -n "$other" ]; then
+		ot=$(printf '%s' "$old" | awk 'NF { print $1 }' | median)
+		om=$(printf '%s' "$old" | awk 'NF { print $2 }' | median)
+		awk -v d="$dir" -v c="${*//$work\//}" -v nt="$nt" -v nm="$nm" -v ot="$ot" -v om="$om" 'BEGIN {
+			printf "analyze: %-5s %-28s %6.2f s %6.1f MiB   other %6.2f s %6.1f MiB   time x%.2f memory x%.2f\n",
+				d, c, nt, nm / 1024, ot, om / 1024, (ot > 0 ? nt / ot : 0), (om > 0 ? nm / om : 0) }'
+	else
+		awk -v d="$dir" -v c="${*//$work\//}" -v nt="$nt" -v nm="$nm" 'BEGIN {
+			printf "analyze: %-5s %-28s %6.2f s %6.1f MiB\n", d, c, nt, nm / 1024 }'
+	fi
+}
+
+echo "analyze: medians of $runs runs${other:+, alternating with $other}" \
+	"(targets: make pprof and top --inlines < 0.5 s; deep speedscope and script < 0.3 s, < 32 MiB)"
+for args in "top" "top --inlines" "pprof -o $work/out.pb.gz" "speedscope -o $work/out.json" \
+	"script"; do
+	# shellcheck disable=SC2086
+	bench_report make $args
+done
+for args in "top" "top --inlines" "tree" "folded" "flamegraph -o $work/out.svg" \
+	"pprof -o $work/out.pb.gz" "speedscope -o $work/out.json" "script"; do
+	# shellcheck disable=SC2086
+	bench_report deep $args
+done
