@@ -52,10 +52,8 @@ DEB_PKGS := gcc g++ make pkg-config binutils gdb strace python3 e2fsprogs mount 
 	libcriterion-dev libdw-dev libelf-dev libpfm4-dev zlib1g-dev libc6-dbg \
 	protobuf-c-compiler libprotobuf-c-dev golang-go golang-github-google-pprof-dev \
 	chromium clang-14 libclang-rt-14-dev \
-	libc6-arm64-cross binutils-aarch64-linux-gnu time git
-# (libc6-arm64-cross and binutils-aarch64-linux-gnu: an aarch64 libc and its
-# objdump, for tests/analyze/test_plt.c; time and git: tests/bench/analyze.sh's
-# timings and its copy of the project)
+	libc6-arm64-cross binutils-aarch64-linux-gnu
+# (the last two: an aarch64 libc and its objdump, for tests/analyze/test_plt.c)
 # npm installs speedscope for the tests; nodesource's nodejs has its own npm
 # (and conflicts with Debian's).
 DEB_PKGS += $(if $(shell command -v npm),,npm)
@@ -304,7 +302,8 @@ deps:
 	$(call pkgs_install,$(DEB_PKGS))
 
 # What make bench runs beside libpprof (tests/bench/compare.sh).
-BENCH_PKGS := linux-perf libgoogle-perftools4
+# time and git: tests/bench/analyze.sh's timings and its copy of the project
+BENCH_PKGS := linux-perf libgoogle-perftools4 time git
 
 bench-deps: deps
 	$(call pkgs_install,$(BENCH_PKGS))
