@@ -274,7 +274,7 @@ static int pa_pprof_msg_mappings(struct pa_pprof *pp, struct pa_pprof_msg *m)
 		x->memory_start = mod->start;
 		x->memory_limit = mod->end;
 		x->file_offset = mod->pgoff;
-		x->filename = pa_pprof_str(pp, mod->path[0] ? mod->path : proc->exe);
+		x->filename = pa_pprof_str(pp, pa_symbols_module_name(proc, mod));
 		x->build_id = pa_pprof_str(pp, hex);
 		/*
 		 * Every location has its function, and its file, lines and

@@ -535,15 +535,12 @@ static const char pa_symbols_vdso[] = "[vdso]";
 /*
  * Whether rec is the process's copy of the vDSO: "vdso.so" in a directory
  * named as the process's (the preload writes it there, README "Output").
- * Then *copy is that file in proc->dir (malloc'd: the run may have moved).
  */
-static bool pa_symbols_is_vdso(const struct pa_process *proc, const struct pa_module *rec,
-			       char **copy)
+static bool pa_symbols_is_vdso(const struct pa_process *proc, const struct pa_module *rec)
 {
 	const char *slash = strrchr(rec->path, '/'), *dir, *dbase;
 	size_t dlen;
 
-	*copy = NULL;
 	if (!slash || strcmp(slash + 1, "vdso.so") != 0 || slash == rec->path || !proc->dir ||
 	    !proc->dir[0])
 		return false;
@@ -552,11 +549,14 @@ static bool pa_symbols_is_vdso(const struct pa_process *proc, const struct pa_mo
 	dlen = (size_t)(slash - dir);
 	dbase = strrchr(proc->dir, '/');
 	dbase = dbase ? dbase + 1 : proc->dir;
-	if (strlen(dbase) != dlen || memcmp(dbase, dir, dlen) != 0)
-		return false;
-	if (asprintf(copy, "%s/vdso.so", proc->dir) < 0)
-		*copy = NULL;
-	return true;
+	return strlen(dbase) == dlen && memcmp(dbase, dir, dlen) == 0;
+}
+
+const char *pa_symbols_module_name(const struct pa_process *proc, const struct pa_module *rec)
+{
+	if (pa_symbols_is_vdso(proc, rec))
+		return pa_symbols_vdso;
+	return rec->path[0] ? rec->path : proc->exe ? proc->exe : "";
 }
 
 /*
@@ -802,12 +802,11 @@ static int pa_symbols_module_init(struct pa_symbols *sym, size_t idx, struct pa_
 	int ret = 0;
 
 	m->rec = &proc->modules[idx];
-	m->path = m->rec->path[0] ? m->rec->path : proc->exe ? proc->exe : "";
-	if (pa_symbols_is_vdso(proc, m->rec, &copy))
-		m->path = pa_symbols_vdso;
+	m->path = pa_symbols_module_name(proc, m->rec);
 	slash = strrchr(m->path, '/');
 	m->base = slash ? slash + 1 : m->path;
-	if (m->path == pa_symbols_vdso && !copy)
+	/* The vDSO's copy is read where the run is now: it may have moved. */
+	if (m->path == pa_symbols_vdso && asprintf(&copy, "%s/vdso.so", proc->dir) < 0)
 		return -ENOMEM;
 	if (m->path[0] != '/' && !copy)
 		return 0; /* [vdso] of a run without its copy, and friends: no file to read */

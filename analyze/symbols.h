@@ -103,6 +103,13 @@ int pa_symbols_new_opts(const struct pa_process *proc, const struct pa_symbols_o
 void pa_symbols_free(struct pa_symbols *sym);
 
 /*
+ * The module path frames in rec show (pa_frame.module): "[vdso]" for the
+ * process's copy of the vDSO, else rec's path, or proc's executable when
+ * that is empty. Points into rec, proc or static storage.
+ */
+const char *pa_symbols_module_name(const struct pa_process *proc, const struct pa_module *rec);
+
+/*
  * How many files the store has read since the analyzer started (each
  * distinct file once, whatever the number of processes mapping it).
  */

@@ -229,6 +229,8 @@ Test(symbols_store, the_vdso_is_one_module_in_every_process)
 		cr_assert_not_null(fr[i].function, "process %d: %s", i, fr[i].name);
 		cr_assert_str_eq(fr[i].module, "[vdso]", "process %d", i);
 		cr_assert_str_eq(fr[i].module_base, "[vdso]");
+		/* what names the module where frames do not (pprof's mappings) */
+		cr_assert_str_eq(pa_symbols_module_name(&p.proc, &p.mod), "[vdso]");
 		fr[i].function = strdup(fr[i].function);
 		pa_symbols_free(sym);
 	}
