@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parallel.h"
 #include "samples.h"
 #include "symbols.h"
 
@@ -332,129 +331,9 @@ static size_t pa_profile_sampling_events(const struct pa_process *proc)
 	return n;
 }
 
-/*
- * Symbolising processes ahead, on several threads: each process gets its
- * own symboliser (the files they share are locked), which looks up every
- * address its samples will; counting then goes through the processes in
- * order as before, each symboliser's warnings said when its process is
- * reached, and finds every frame looked up already. Names do not depend on
- * the order lookups come in, so the profile is the same.
- */
-struct pa_profile_ahead {
-	const struct pa_run *run;
-	const struct pa_filter *f;
-	bool src;                  /* source frames too (not PA_PROFILE_BY_FUNCTION) */
-	struct pa_symbols **syms;  /* per process; NULL: none made ahead */
-	struct pa_warnings *warns; /* per process: its symboliser's */
-};
-
-/* Look up every frame of thread th's samples that f selects; -ENOMEM. */
-static int pa_profile_ahead_thread(const struct pa_profile_ahead *a, const struct pa_process *proc,
-				   const struct pa_thread *th, struct pa_symbols **sym,
-				   struct pa_warnings *warn)
+static int pa_profile_add_process(struct pa_profile_impl *p, const struct pa_process *proc,
+				  struct pa_warnings *warn, struct pa_error *err)
 {
-	int64_t idx = pa_filter_event(a->f, proc);
-	struct pa_error err;
-
-	for (size_t i = 0; i < th->nsamples; i++) {
-		const struct pa_sample *s = &th->samples[i];
-
-		if (!pa_profile_wants(idx, s) || !pa_filter_selects_time(a->f, proc, s))
-			continue;
-		if (!*sym && pa_symbols_new(proc, sym, warn, &err) < 0)
-			return -ENOMEM;
-		for (size_t k = 0; k < s->nframes; k++) {
-			const struct pa_srcframe *src;
-			struct pa_frame fr;
-			size_t nsrc;
-
-			if (pa_symbols_lookup_at(*sym, s->ips[k], k > 0, s->time_ns, &fr) < 0 ||
-			    (a->src && pa_symbols_lookup_src(*sym, s->ips[k], k > 0, s->time_ns,
-							     &src, &nsrc) < 0))
-				return -ENOMEM;
-		}
-	}
-	return 0;
-}
-
-static void pa_profile_ahead_process(void *ctx, size_t pi)
-{
-	struct pa_profile_ahead *a = ctx;
-	const struct pa_process *proc = a->run->processes[pi];
-	struct pa_symbols *sym = NULL;
-	int ret = 0;
-
-	if (!pa_filter_selects(a->f, proc))
-		return;
-	for (size_t t = 0; t < proc->nthreads && ret == 0; t++)
-		if (pa_filter_selects_thread(a->f, proc->threads[t]))
-			ret = pa_profile_ahead_thread(a, proc, proc->threads[t], &sym, &a->warns[pi]);
-	if (ret < 0) {
-		/* Counting makes it again, and says why it cannot. */
-		pa_symbols_free(sym);
-		pa_warnings_release(&a->warns[pi]);
-		sym = NULL;
-	}
-	a->syms[pi] = sym;
-}
-
-/* Processes fewer than this are symbolised as they are counted. */
-#define PA_PROFILE_AHEAD_MIN 2
-
-/* Symbolise run's selected processes ahead into a (zeroed), when there are several. */
-static void pa_profile_ahead(struct pa_profile_ahead *a, const struct pa_run *run,
-			     const struct pa_profile_impl *p)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < run->nprocesses; i++)
-		n += pa_filter_selects(&p->pub.filter, run->processes[i]);
-	if (n < PA_PROFILE_AHEAD_MIN)
-		return;
-	a->run = run;
-	a->f = &p->pub.filter;
-	a->src = p->pub.by != PA_PROFILE_BY_FUNCTION;
-	a->syms = calloc(run->nprocesses, sizeof(*a->syms));
-	a->warns = calloc(run->nprocesses, sizeof(*a->warns));
-	if (!a->syms || !a->warns) {
-		free(a->syms);
-		free(a->warns);
-		a->syms = NULL;
-		a->warns = NULL;
-		return;
-	}
-	pa_parallel_run(run->nprocesses, PA_PROFILE_AHEAD_MIN, pa_profile_ahead_process, a);
-}
-
-static void pa_profile_ahead_release(struct pa_profile_ahead *a, size_t nprocesses)
-{
-	for (size_t i = 0; a->syms && i < nprocesses; i++) {
-		pa_symbols_free(a->syms[i]);
-		pa_warnings_release(&a->warns[i]);
-	}
-	free(a->syms);
-	free(a->warns);
-}
-
-/* Process i's symboliser: made ahead (its warnings added to warn now), or made now. */
-static int pa_profile_symbols(struct pa_profile_ahead *a, size_t i, const struct pa_process *proc,
-			      struct pa_symbols **sym, struct pa_warnings *warn,
-			      struct pa_error *err)
-{
-	if (!a->syms || !a->syms[i])
-		return pa_symbols_new(proc, sym, warn, err);
-	for (size_t k = 0; k < a->warns[i].n; k++)
-		pa_warnings_add(warn, a->warns[i].v[k].path, a->warns[i].v[k].has_offset,
-				a->warns[i].v[k].offset, "%s", a->warns[i].v[k].reason);
-	*sym = a->syms[i];
-	a->syms[i] = NULL;
-	return 0;
-}
-
-static int pa_profile_add_process(struct pa_profile_impl *p, struct pa_profile_ahead *a,
-				  size_t pi, struct pa_warnings *warn, struct pa_error *err)
-{
-	const struct pa_process *proc = a->run->processes[pi];
 	const struct pa_filter *f = &p->pub.filter;
 	int64_t idx = pa_filter_event(f, proc);
 	bool cached = pa_samples_time_free(proc);
@@ -476,7 +355,7 @@ static int pa_profile_add_process(struct pa_profile_impl *p, struct pa_profile_a
 			    !pa_filter_selects_time(f, proc, &th->samples[i]))
 				continue;
 			if (!sym) {
-				ret = pa_profile_symbols(a, pi, proc, &sym, warn, err);
+				ret = pa_symbols_new(proc, &sym, warn, err);
 				if (ret < 0)
 					return ret;
 			}
@@ -595,7 +474,6 @@ int pa_profile_build_by(const struct pa_run *run, const struct pa_filter *filter
 			struct pa_warnings *warn, struct pa_error *err)
 {
 	struct pa_profile_impl *p = calloc(1, sizeof(*p));
-	struct pa_profile_ahead ahead = { .run = run };
 	int ret = 0;
 
 	*out = NULL;
@@ -608,15 +486,13 @@ int pa_profile_build_by(const struct pa_run *run, const struct pa_filter *filter
 	p->memo_keys = pa_intern_new();
 	if (!p->func_keys || !p->stack_keys || !p->memo_keys)
 		ret = pa_error_set(err, -ENOMEM, run->dir, false, 0, "out of memory");
-	if (ret == 0)
-		pa_profile_ahead(&ahead, run, p);
-	ahead.run = run;
 	for (size_t i = 0; i < run->nprocesses && ret == 0; i++) {
-		if (!pa_filter_selects(&p->pub.filter, run->processes[i]))
+		const struct pa_process *proc = run->processes[i];
+
+		if (!pa_filter_selects(&p->pub.filter, proc))
 			continue;
-		ret = pa_profile_add_process(p, &ahead, i, warn, err);
+		ret = pa_profile_add_process(p, proc, warn, err);
 	}
-	pa_profile_ahead_release(&ahead, run->nprocesses);
 	if (ret == 0) {
 		ret = pa_profile_finish_stacks(p);
 		if (ret < 0)

@@ -34,10 +34,9 @@ struct pa_sym_entry {
  * libdwfl session, reported at the bias of the first process that asked
  * (a process's address converts by its own bias: pa_symbols_file_addr),
  * its function table and its source frames per address, in that session's
- * addresses. lock serialises everything after it is made.
+ * addresses.
  */
 struct pa_sym_file {
-	pthread_mutex_t lock;
 	Dwfl *dwfl;
 	Dwfl_Module *mod;  /* NULL: frames stay unresolved */
 	char *reason;      /* why mod is NULL, warned once per process; NULL: no file to read */
@@ -523,12 +522,11 @@ static struct pa_sym_entry *pa_symbols_find(struct pa_sym_file *m, uint64_t addr
 
 /* The store of files, shared by every symboliser of the analyzer (symbols.h). */
 static struct {
-	pthread_mutex_t lock;
 	struct pa_intern *keys; /* pa_symbols_file_key's; index into files */
 	struct pa_sym_file **files;
 	size_t cap;
 	uint64_t loads;         /* files read so far */
-} pa_symbols_store = { .lock = PTHREAD_MUTEX_INITIALIZER };
+} pa_symbols_store;
 
 static const char pa_symbols_vdso[] = "[vdso]";
 
@@ -632,7 +630,6 @@ static void pa_symbols_file_free(struct pa_sym_file *f)
 		dwfl_end(f->dwfl);
 	free(f->debuginfo_path);
 	free(f->reason);
-	pthread_mutex_destroy(&f->lock);
 	free(f);
 }
 
@@ -700,7 +697,6 @@ static struct pa_sym_file *pa_symbols_file_new(const struct pa_symbols_opts *opt
 			close(fd);
 		return NULL;
 	}
-	pthread_mutex_init(&f->lock, NULL);
 	f->no_demangle = opts->no_demangle;
 	if ((opts->debuginfo_path && !(f->debuginfo_path = strdup(opts->debuginfo_path))) ||
 	    !(f->cu_keys = pa_intern_new()) || !(f->paths = pa_intern_new()) ||
@@ -738,13 +734,12 @@ static struct pa_sym_file *pa_symbols_file_get(const struct pa_symbols_opts *opt
 	if (!rec->build_id_len)
 		fd = pa_regfile_open(path, 0, &st, &why);
 	len = pa_symbols_file_key(opts, name, rec, fd >= 0 ? &st : NULL, &key);
-	pthread_mutex_lock(&pa_symbols_store.lock);
 	if (!len || (!pa_symbols_store.keys && !(pa_symbols_store.keys = pa_intern_new())))
-		goto out_unlock;
+		goto out;
 	i = pa_intern_find(pa_symbols_store.keys, key, len);
 	if (i >= 0) {
 		f = pa_symbols_store.files[i];
-		goto out_unlock;
+		goto out;
 	}
 	if (rec->build_id_len)
 		fd = pa_regfile_open(path, 0, NULL, &why);
@@ -761,8 +756,7 @@ static struct pa_sym_file *pa_symbols_file_get(const struct pa_symbols_opts *opt
 		pa_symbols_store.files[i] = f;
 		pa_symbols_store.loads++;
 	}
-out_unlock:
-	pthread_mutex_unlock(&pa_symbols_store.lock);
+out:
 	if (fd >= 0)
 		close(fd);
 	free(key);
@@ -771,17 +765,11 @@ out_unlock:
 
 uint64_t pa_symbols_files_read(void)
 {
-	uint64_t n;
-
-	pthread_mutex_lock(&pa_symbols_store.lock);
-	n = pa_symbols_store.loads;
-	pthread_mutex_unlock(&pa_symbols_store.lock);
-	return n;
+	return pa_symbols_store.loads;
 }
 
 void pa_symbols_files_release(void)
 {
-	pthread_mutex_lock(&pa_symbols_store.lock);
 	for (size_t i = 0; pa_symbols_store.keys && i < pa_intern_count(pa_symbols_store.keys); i++)
 		pa_symbols_file_free(pa_symbols_store.files[i]);
 	free(pa_symbols_store.files);
@@ -789,7 +777,6 @@ void pa_symbols_files_release(void)
 	pa_symbols_store.files = NULL;
 	pa_symbols_store.keys = NULL;
 	pa_symbols_store.cap = 0;
-	pthread_mutex_unlock(&pa_symbols_store.lock);
 }
 
 /* Name module idx of sym and find its file; -ENOMEM. */
@@ -932,17 +919,13 @@ static struct pa_sym_cached *pa_symbols_resolve(struct pa_symbols *sym, uint64_t
 	if (m->file && m->file->mod) {
 		struct pa_sym_file *f = m->file;
 
-		pthread_mutex_lock(&f->lock);
-		if (!f->syms_built && pa_symbols_build_table(f) < 0) {
-			pthread_mutex_unlock(&f->lock);
+		if (!f->syms_built && pa_symbols_build_table(f) < 0)
 			goto out_nomem;
-		}
 		e = pa_symbols_find(f, pa_symbols_file_addr(m, addr));
 		if (e) {
 			c.frame.function = pa_symbols_entry_name(e, !f->no_demangle);
 			c.frame.func_offset = pa_symbols_file_addr(m, addr) - e->start;
 		}
-		pthread_mutex_unlock(&f->lock);
 	}
 	c.frame.ip = ip;
 	c.frame.module = m->path;
@@ -1230,7 +1213,7 @@ static void pa_symbols_call_site(Dwarf_Die *die, const char **file, unsigned *li
 /*
  * Fill *out with the source frames of session address addr of file f: one
  * per inline level, then the function. A flat switch over the scopes,
- * innermost first. Called with f->lock held.
+ * innermost first.
  */
 static int pa_symbols_fill_src(struct pa_sym_file *f, uint64_t addr, struct pa_sym_src *out)
 {
@@ -1284,29 +1267,22 @@ static int pa_symbols_fill_src(struct pa_sym_file *f, uint64_t addr, struct pa_s
 /* The source frames of session address addr of f, found on first use; NULL on ENOMEM. */
 static const struct pa_sym_src *pa_symbols_file_src(struct pa_sym_file *f, uint64_t addr)
 {
-	const struct pa_sym_src *got = NULL;
 	struct pa_sym_src v = { .v = NULL };
 	int64_t i;
 	size_t n;
 
-	pthread_mutex_lock(&f->lock);
 	i = pa_intern_find(f->src_keys, &addr, sizeof(addr));
-	if (i >= 0) {
-		got = &f->src[i];
-		goto out_unlock;
-	}
+	if (i >= 0)
+		return &f->src[i];
 	n = pa_intern_count(f->src_keys);
 	if (pa_symbols_fill_src(f, addr, &v) < 0 ||
 	    pa_grow((void **)&f->src, &f->src_cap, n, sizeof(*f->src)) < 0 ||
 	    pa_intern_add(f->src_keys, &addr, sizeof(addr)) < 0) {
 		free(v.v);
-		goto out_unlock;
+		return NULL;
 	}
 	f->src[n] = v;
-	got = &f->src[n];
-out_unlock:
-	pthread_mutex_unlock(&f->lock);
-	return got;
+	return &f->src[n];
 }
 
 /* slot's source frames, from its module's file: shared, or a copy named by its frame. */

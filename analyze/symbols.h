@@ -24,6 +24,11 @@
  * same place): a lookup with a time picks the module whose
  * [load_ns, unload_ns) holds that time, else the first recorded.
  *
+ * Symbolisers and the store are used from one thread at a time: elfutils'
+ * libelf and libdw (0.188, as Debian builds them) keep global state that
+ * two threads race on, even over different files (valgrind's helgrind
+ * shows it: elf_version, the debuginfo search).
+ *
  * The vDSO, which has no file, is read from the copy the preload wrote in
  * the process's directory ("vdso.so") and named "[vdso]" in every process,
  * its copies shared by build-id as other files are.
