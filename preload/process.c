@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -60,7 +61,54 @@ static struct {
 	uint32_t exit_how;   /* enum ppf_exit_how, once known */
 	int exit_status;
 	int off_log;         /* profiling is off, process.log still open */
+	uint64_t entry_user_ns; /* CPU time when the constructor (or the fork */
+	uint64_t entry_system_ns; /* handler) began: pp_process_cpu_at_entry */
 } pp_process = { .rootfd = -1, .dirfd = -1 };
+
+/* The process's CPU time so far, every thread's (RUSAGE_SELF); 0 if unknown. */
+static void pp_process_cpu(uint64_t *user_ns, uint64_t *system_ns)
+{
+	struct rusage ru;
+
+	*user_ns = *system_ns = 0;
+	if (getrusage(RUSAGE_SELF, &ru) != 0)
+		return;
+	*user_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000ull +
+		   (uint64_t)ru.ru_utime.tv_usec * 1000ull;
+	*system_ns = (uint64_t)ru.ru_stime.tv_sec * 1000000000ull +
+		     (uint64_t)ru.ru_stime.tv_usec * 1000ull;
+}
+
+void pp_process_cpu_at_entry(void)
+{
+	pp_process_cpu(&pp_process.entry_user_ns, &pp_process.entry_system_ns);
+}
+
+/* PPF_REC_PROCESS_CPU of the given moment, with the CPU time now. */
+static void pp_process_write_cpu(uint32_t when)
+{
+	uint64_t user, sys;
+
+	pp_process_cpu(&user, &sys);
+	pp_records_process_cpu_sigsafe(pp_proclog_hold(), when, user, sys);
+	pp_proclog_release();
+}
+
+void pp_process_unprofiled(int pid, uint32_t why, const char *path)
+{
+	int saved = errno;
+
+	if (!pp_process_active())
+		return;
+	pp_records_unprofiled_sigsafe(pp_proclog_hold(), pid, why, path);
+	pp_proclog_release();
+	errno = saved;
+}
+
+int pp_process_dirfd(void)
+{
+	return pp_process.dirfd;
+}
 
 int pp_process_active(void)
 {
@@ -246,6 +294,9 @@ int pp_process_exec_begin(const char *path)
 	/* Not in a vfork child (another pid): the events are the parent's. */
 	if (!pp_process_active())
 		return 0;
+	/* The new image's CPU time goes on from here (getrusage keeps it). */
+	pp_process_write_cpu(PPF_CPU_EXEC);
+	/* Last: a process.log that ends with PPF_REC_EXEC was replaced. */
 	pp_records_exec_sigsafe(pp_proclog_hold(), path);
 	pp_proclog_release();
 	/*
@@ -514,6 +565,11 @@ static void pp_process_start_profiling(void)
 	pp_maps_scan(pp_records_now_sigsafe());
 	if (slot)
 		pp_thread_end_at_exit(slot);
+	pp_records_process_cpu_sigsafe(pp_proclog_hold(), PPF_CPU_CONSTRUCTOR,
+				       pp_process.entry_user_ns, pp_process.entry_system_ns);
+	pp_proclog_release();
+	/* What no sample covers: all of it until the events are enabled below. */
+	pp_process_write_cpu(PPF_CPU_SAMPLING);
 	__atomic_store_n(&pp_process.active, 1, __ATOMIC_RELEASE);
 	/* Last: the profiler's own start is not sampled. */
 	pp_events_enable(&pp_process.events, main_thread ? &main_thread->tev : NULL);
@@ -554,6 +610,7 @@ static void pp_process_fork_child(void)
 
 	if (!__atomic_load_n(&pp_process.active, __ATOMIC_ACQUIRE))
 		return;
+	pp_process_cpu_at_entry();
 	__atomic_store_n(&pp_process.active, 0, __ATOMIC_RELEASE);
 	pp_thread_forget_all();
 	for (unsigned i = 0; i < pp_process.events.n; i++)

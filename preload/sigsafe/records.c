@@ -217,6 +217,35 @@ int pp_records_exec_sigsafe(struct pp_logfile *log, const char *path)
 }
 
 /* Async-signal-safe. */
+int pp_records_process_cpu_sigsafe(struct pp_logfile *log, uint32_t when, uint64_t user_ns,
+				   uint64_t system_ns)
+{
+	struct ppf_process_cpu rec;
+
+	pp_records_head_sigsafe(&rec, sizeof(rec), PPF_REC_PROCESS_CPU);
+	rec.time_ns = pp_records_now_sigsafe();
+	rec.user_ns = user_ns;
+	rec.system_ns = system_ns;
+	rec.when = when;
+	return pp_logfile_append_sigsafe(log, &rec, sizeof(rec));
+}
+
+/* Async-signal-safe. */
+int pp_records_unprofiled_sigsafe(struct pp_logfile *log, int pid, uint32_t why,
+				  const char *path)
+{
+	struct pp_records_tail tail = pp_records_string_sigsafe(path ? path : "", PATH_MAX - 1);
+	struct ppf_unprofiled rec;
+
+	pp_records_head_sigsafe(&rec, sizeof(rec), PPF_REC_UNPROFILED);
+	rec.time_ns = pp_records_now_sigsafe();
+	rec.pid = (uint32_t)pid;
+	rec.why = why;
+	rec.path_len = tail.space;
+	return pp_records_put_sigsafe(log, &rec, sizeof(rec), &tail, 1);
+}
+
+/* Async-signal-safe. */
 int pp_records_thread_unsampled_sigsafe(struct pp_logfile *log, int tid, uint32_t what,
 					int err)
 {

@@ -76,6 +76,21 @@ int pp_records_module_unload_sigsafe(struct pp_logfile *log, uint64_t id,
 int pp_records_exec_sigsafe(struct pp_logfile *log, const char *path);
 
 /*
+ * Async-signal-safe. PPF_REC_PROCESS_CPU: the process had used user_ns and
+ * system_ns of CPU time now, at the moment when says (enum
+ * ppf_process_cpu_when).
+ */
+int pp_records_process_cpu_sigsafe(struct pp_logfile *log, uint32_t when, uint64_t user_ns,
+				   uint64_t system_ns);
+
+/*
+ * Async-signal-safe. PPF_REC_UNPROFILED: the program at path, started now
+ * as process pid, cannot be profiled, as why says (enum ppf_unprofiled_why).
+ */
+int pp_records_unprofiled_sigsafe(struct pp_logfile *log, int pid, uint32_t why,
+				  const char *path);
+
+/*
  * Async-signal-safe. PPF_REC_THREAD_UNSAMPLED: the calling thread, tid, runs
  * unsampled since now: what (enum ppf_unsampled_what) failed with errno err.
  */
