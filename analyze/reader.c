@@ -1,4 +1,5 @@
 /* reader: loads and validates a run's logs; see reader.h. */
+#include "before.h"
 #include "grow.h"
 #include "hash.h"
 #include "reader.h"
@@ -397,7 +398,7 @@ static int pa_reader_log_full_rec(struct pa_log_buf *buf, uint64_t off, const ch
 static int pa_reader_other_type(struct pa_log_buf *buf, uint64_t off, uint32_t type,
 				const char *kind, struct pa_error *err)
 {
-	if ((type >= PPF_REC_PROCESS && type <= PPF_REC_THREAD_UNSAMPLED) ||
+	if ((type >= PPF_REC_PROCESS && type <= PPF_REC_UNPROFILED) ||
 	    (type >= PPF_REC_THREAD && type <= PPF_REC_THREAD_EVENT))
 		return pa_error_set(err, -EINVAL, buf->path, true, off,
 				    "record type %u does not belong in a %s", type, kind);
@@ -413,6 +414,7 @@ struct pa_process_ctx {
 	size_t modules_cap;
 	size_t execs_cap;
 	size_t unsampled_cap;
+	size_t unprofiled_cap;
 	bool saw_process;
 	bool saw_config;
 	bool last_exec; /* the latest record was PPF_REC_EXEC */
@@ -661,6 +663,61 @@ static int pa_reader_unsampled_rec(struct pa_process_ctx *c, struct pa_log_buf *
 	return 0;
 }
 
+static int pa_reader_unprofiled_rec(struct pa_process_ctx *c, struct pa_log_buf *buf,
+				    uint64_t off, const char *rec, uint32_t size,
+				    struct pa_error *err)
+{
+	struct pa_process *proc = c->proc;
+	struct ppf_unprofiled r;
+	struct pa_unprofiled *u;
+	const char *path = rec + sizeof(r);
+
+	if (pa_reader_fixed(buf, off, rec, size, &r, sizeof(r), "unprofiled program", err) < 0)
+		return -EINVAL;
+	if (pa_reader_path(buf, off, "unprofiled program", path, r.path_len, size - sizeof(r),
+			   false, err) < 0)
+		return -EINVAL;
+	if (pa_grow((void **)&proc->unprofiled, &c->unprofiled_cap, proc->nunprofiled,
+		    sizeof(*u)) < 0)
+		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
+	u = &proc->unprofiled[proc->nunprofiled];
+	u->path = strdup(path);
+	if (!u->path)
+		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
+	u->time_ns = r.time_ns;
+	u->pid = r.pid;
+	u->why = r.why;
+	proc->nunprofiled++;
+	return 0;
+}
+
+/* A PPF_REC_PROCESS_CPU; a moment it does not know is skipped. */
+static int pa_reader_cpu_rec(struct pa_process_ctx *c, struct pa_log_buf *buf, uint64_t off,
+			     const char *rec, uint32_t size, struct pa_error *err)
+{
+	struct ppf_process_cpu r;
+	struct pa_cpu_mark *m;
+
+	if (pa_reader_fixed(buf, off, rec, size, &r, sizeof(r), "process CPU", err) < 0)
+		return -EINVAL;
+	switch (r.when) {
+	case PPF_CPU_CONSTRUCTOR:
+		m = &c->proc->cpu_entry;
+		break;
+	case PPF_CPU_SAMPLING:
+		m = &c->proc->cpu_sampling;
+		break;
+	case PPF_CPU_EXEC:
+		m = &c->proc->cpu_exec;
+		break;
+	default:
+		return 0;
+	}
+	*m = (struct pa_cpu_mark){ .known = true, .user_ns = r.user_ns,
+				   .system_ns = r.system_ns };
+	return 0;
+}
+
 static int pa_reader_process_cb(void *ctx, struct pa_log_buf *buf, uint64_t off,
 				const char *rec, uint32_t type, uint32_t size,
 				struct pa_warnings *warn, struct pa_error *err)
@@ -682,6 +739,10 @@ static int pa_reader_process_cb(void *ctx, struct pa_log_buf *buf, uint64_t off,
 		return pa_reader_exec_rec(c, buf, off, rec, size, err);
 	case PPF_REC_THREAD_UNSAMPLED:
 		return pa_reader_unsampled_rec(c, buf, off, rec, size, err);
+	case PPF_REC_UNPROFILED:
+		return pa_reader_unprofiled_rec(c, buf, off, rec, size, err);
+	case PPF_REC_PROCESS_CPU:
+		return pa_reader_cpu_rec(c, buf, off, rec, size, err);
 	case PPF_REC_MODULE_UNLOAD: {
 		struct ppf_module_unload u;
 		size_t i;
@@ -773,6 +834,10 @@ void pa_process_free(struct pa_process *proc)
 		free(proc->execs[i].path);
 	free(proc->execs);
 	free(proc->unsampled);
+	for (size_t i = 0; i < proc->nunprofiled; i++)
+		free(proc->unprofiled[i].path);
+	free(proc->unprofiled);
+	pa_thread_free(proc->before_thread);
 	for (size_t i = 0; i < proc->nthreads; i++)
 		pa_thread_free(proc->threads[i]);
 	free(proc->threads);
@@ -1720,6 +1785,10 @@ int pa_run_load_opts(const char *dir, const struct pa_load_opts *opts, struct pa
 		return ret;
 	}
 	qsort(run->processes, run->nprocesses, sizeof(*run->processes), pa_reader_cmp_process);
+	if (pa_before_link(run) < 0) {
+		pa_run_free(run);
+		return pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
+	}
 	*out = run;
 	return 0;
 }

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "before.h"
 #include "eventinfo.h"
 #include "json.h"
 #include "intern.h"
@@ -38,6 +39,9 @@ struct pa_speedscope {
 	uint32_t *ids;              /* frame indexes of every sample, root first */
 	size_t nids, cap;
 	size_t *ends;               /* per sample: the end of its frames in ids */
+	uint32_t *counts;           /* per sample: the samples it stands for (an
+				       estimate of the time before profiling:
+				       several; before.h) */
 	size_t nsamples, ends_cap;
 	uint64_t weight;            /* per sample */
 	size_t nprofiles;
@@ -56,11 +60,19 @@ static void pa_speedscope_flush(struct pa_speedscope *ss)
 	char name[512];
 	size_t at = 0;
 
+	uint64_t total = 0;
+
 	if (!ss->nsamples)
 		return;
-	snprintf(name, sizeof(name), "%s (%" PRIu32 ") %s (%" PRIu32 ")",
-		 pa_process_exe_base(ss->proc), ss->proc->pid,
-		 pa_speedscope_thread_name(ss->proc, ss->thread), ss->thread->tid);
+	for (size_t i = 0; i < ss->nsamples; i++)
+		total += ss->counts[i];
+	if (ss->thread == ss->proc->before_thread)
+		snprintf(name, sizeof(name), "%s (%" PRIu32 ") %s", pa_process_exe_base(ss->proc),
+			 ss->proc->pid, PA_BEFORE_NAME);
+	else
+		snprintf(name, sizeof(name), "%s (%" PRIu32 ") %s (%" PRIu32 ")",
+			 pa_process_exe_base(ss->proc), ss->proc->pid,
+			 pa_speedscope_thread_name(ss->proc, ss->thread), ss->thread->tid);
 	fprintf(out, "%s\n{\"type\":\"sampled\",\"name\":", ss->nprofiles++ ? "," : "");
 	/* "RUN: EXE (PID) THREAD (TID)": the name alone may be another run's */
 	fputc('"', out);
@@ -71,7 +83,7 @@ static void pa_speedscope_flush(struct pa_speedscope *ss)
 	pa_json_put_chars(out, name, strlen(name), 0);
 	fputc('"', out);
 	fprintf(out, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%" PRIu64 ",\n\"samples\":[",
-		ss->weight == 1 ? "none" : "nanoseconds", ss->weight * ss->nsamples);
+		ss->weight == 1 ? "none" : "nanoseconds", ss->weight * total);
 	for (size_t i = 0; i < ss->nsamples; i++) {
 		fputs(i ? ",[" : "[", out);
 		for (size_t k = at; k < ss->ends[i]; k++)
@@ -81,7 +93,7 @@ static void pa_speedscope_flush(struct pa_speedscope *ss)
 	}
 	fputs("],\n\"weights\":[", out);
 	for (size_t i = 0; i < ss->nsamples; i++)
-		fprintf(out, i ? ",%" PRIu64 : "%" PRIu64, ss->weight);
+		fprintf(out, i ? ",%" PRIu64 : "%" PRIu64, ss->weight * ss->counts[i]);
 	fputs("]}", out);
 	ss->nids = 0;
 	ss->nsamples = 0;
@@ -102,10 +114,15 @@ static int pa_speedscope_reserve(struct pa_speedscope *ss, size_t n)
 	if (ss->nsamples == ss->ends_cap) {
 		size_t ncap = ss->ends_cap ? ss->ends_cap * 2 : 1024;
 		size_t *v = realloc(ss->ends, ncap * sizeof(*v));
+		uint32_t *c;
 
 		if (!v)
 			return -ENOMEM;
 		ss->ends = v;
+		c = realloc(ss->counts, ncap * sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		ss->counts = c;
 		ss->ends_cap = ncap;
 	}
 	return 0;
@@ -190,6 +207,7 @@ static int pa_speedscope_add(void *ctx, const struct pa_samples_item *item)
 	}
 	if (pa_speedscope_reserve(ss, 0) < 0)
 		return -ENOMEM;
+	ss->counts[ss->nsamples] = item->sample->count;
 	ss->ends[ss->nsamples++] = ss->nids;
 	return ferror(ss->out) ? -EIO : 0;
 }
@@ -261,6 +279,7 @@ static int pa_report_speedscope_write(const struct pa_report_ctx *ctx)
 	pa_intern_free(ss.frames);
 	free(ss.ids);
 	free(ss.ends);
+	free(ss.counts);
 	if (ret == 0 && ferror(out))
 		ret = -EIO;
 	return ret;
