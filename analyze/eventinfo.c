@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "before.h"
+#include "coverage.h"
 
 #define PA_EVENTS_LIST_MAX 160 /* bytes of event names in an error message */
 
@@ -391,4 +392,5 @@ void pa_events_header(FILE *out, const struct pa_run *run, const struct pa_filte
 		fprintf(out, ", %s lost", pa_events_format_count(lost, n, sizeof(n)));
 	pa_events_header_filters(out, f);
 	fputc('\n', out);
+	pa_coverage_notes(out, "# ", run, f);
 }

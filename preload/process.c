@@ -61,36 +61,22 @@ static struct {
 	uint32_t exit_how;   /* enum ppf_exit_how, once known */
 	int exit_status;
 	int off_log;         /* profiling is off, process.log still open */
-	uint64_t entry_user_ns; /* CPU time when the constructor (or the fork */
-	uint64_t entry_system_ns; /* handler) began: pp_process_cpu_at_entry */
+	struct pp_records_cpu entry; /* CPU time when the constructor (or the fork
+					handler) began: pp_process_cpu_at_entry */
 } pp_process = { .rootfd = -1, .dirfd = -1 };
-
-/* The process's CPU time so far, every thread's (RUSAGE_SELF); 0 if unknown. */
-static void pp_process_cpu(uint64_t *user_ns, uint64_t *system_ns)
-{
-	struct rusage ru;
-
-	*user_ns = *system_ns = 0;
-	if (getrusage(RUSAGE_SELF, &ru) != 0)
-		return;
-	*user_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000ull +
-		   (uint64_t)ru.ru_utime.tv_usec * 1000ull;
-	*system_ns = (uint64_t)ru.ru_stime.tv_sec * 1000000000ull +
-		     (uint64_t)ru.ru_stime.tv_usec * 1000ull;
-}
 
 void pp_process_cpu_at_entry(void)
 {
-	pp_process_cpu(&pp_process.entry_user_ns, &pp_process.entry_system_ns);
+	pp_records_cpu_sigsafe(RUSAGE_SELF, &pp_process.entry);
 }
 
 /* PPF_REC_PROCESS_CPU of the given moment, with the CPU time now. */
 static void pp_process_write_cpu(uint32_t when)
 {
-	uint64_t user, sys;
+	struct pp_records_cpu cpu;
 
-	pp_process_cpu(&user, &sys);
-	pp_records_process_cpu_sigsafe(pp_proclog_hold(), when, user, sys);
+	pp_records_cpu_sigsafe(RUSAGE_SELF, &cpu);
+	pp_records_process_cpu_sigsafe(pp_proclog_hold(), when, &cpu);
 	pp_proclog_release();
 }
 
@@ -212,12 +198,15 @@ static void pp_process_close_log(void)
 {
 	struct pp_logfile *log;
 	struct pp_records_counts c;
+	struct pp_records_cpu cpu;
 
 	pp_thread_totals(&c);
 	c.lost += pp_sampler_unowned_lost_sigsafe();
+	pp_records_cpu_sigsafe(RUSAGE_SELF, &cpu);
 	log = pp_proclog_hold();
 	pp_logfile_closing_sigsafe(log);
-	pp_records_process_end_sigsafe(log, &c, pp_process.exit_how, pp_process.exit_status);
+	pp_records_process_end_sigsafe(log, &c, &cpu, pp_process.exit_how,
+				       pp_process.exit_status);
 	pp_logfile_close_sigsafe(log);
 	pp_proclog_release();
 }
@@ -565,8 +554,7 @@ static void pp_process_start_profiling(void)
 	pp_maps_scan(pp_records_now_sigsafe());
 	if (slot)
 		pp_thread_end_at_exit(slot);
-	pp_records_process_cpu_sigsafe(pp_proclog_hold(), PPF_CPU_CONSTRUCTOR,
-				       pp_process.entry_user_ns, pp_process.entry_system_ns);
+	pp_records_process_cpu_sigsafe(pp_proclog_hold(), PPF_CPU_CONSTRUCTOR, &pp_process.entry);
 	pp_proclog_release();
 	/* What no sample covers: all of it until the events are enabled below. */
 	pp_process_write_cpu(PPF_CPU_SAMPLING);
