@@ -406,6 +406,16 @@ static int pa_reader_other_type(struct pa_log_buf *buf, uint64_t off, uint32_t t
 	return 0;
 }
 
+/*
+ * Why a run directory may be missing or hold no process: the likely causes,
+ * for the user who expected one.
+ */
+#define PA_READER_NO_PROFILE                                                  \
+	"was the program statically linked (LD_PRELOAD cannot enter it), did "   \
+	"LD_PRELOAD not reach it (a wrapper or sudo drops it), or did "           \
+	"PPROF_OUTPUT send its logs elsewhere?"
+#define PA_READER_NO_RUN "No such file or directory; " PA_READER_NO_PROFILE
+
 /* ---- process.log -------------------------------------------------------- */
 
 struct pa_process_ctx {
@@ -1824,6 +1834,52 @@ static void pa_reader_warn_unended(struct pa_run *run)
 				n > PA_READER_UNENDED_NAMED ? ", ..." : "", n == 1 ? "its" : "their");
 }
 
+/* Whether u is the first record of run naming its path (u in proc, of run). */
+static bool pa_reader_unprofiled_first(const struct pa_run *run, size_t pi, size_t ui)
+{
+	const char *path = run->processes[pi]->unprofiled[ui].path;
+
+	for (size_t i = 0; i <= pi; i++) {
+		const struct pa_process *q = run->processes[i];
+
+		for (size_t k = 0; k < (i == pi ? ui : q->nunprofiled); k++)
+			if (strcmp(q->unprofiled[k].path, path) == 0)
+				return false;
+	}
+	return true;
+}
+
+/*
+ * One warning for the statically linked programs the run's processes
+ * started (PPF_REC_UNPROFILED), naming the first few, each once.
+ */
+static void pa_reader_warn_unprofiled(struct pa_run *run)
+{
+	char names[1024] = "";
+	size_t n = 0, starts = 0, len = 0;
+
+	for (size_t i = 0; i < run->nprocesses; i++) {
+		for (size_t k = 0; k < run->processes[i]->nunprofiled; k++) {
+			int w;
+
+			starts++;
+			if (!pa_reader_unprofiled_first(run, i, k) || n++ >= PA_READER_UNENDED_NAMED)
+				continue;
+			w = snprintf(names + len, sizeof(names) - len, "%s%s", n > 1 ? ", " : "",
+				     run->processes[i]->unprofiled[k].path);
+			if (w > 0 && (size_t)w < sizeof(names) - len)
+				len += (size_t)w;
+		}
+	}
+	if (n)
+		pa_warnings_add(&run->warnings, run->dir, false, 0,
+				"%zu program%s %s statically linked and not profiled (started "
+				"%zu time%s; LD_PRELOAD cannot enter a program without a dynamic "
+				"loader): %s%s", n, n == 1 ? "" : "s", n == 1 ? "was" : "were",
+				starts, starts == 1 ? "" : "s", names,
+				n > PA_READER_UNENDED_NAMED ? ", ..." : "");
+}
+
 int pa_run_load_opts(const char *dir, const struct pa_load_opts *opts, struct pa_run **out,
 		     struct pa_error *err)
 {
@@ -1834,6 +1890,8 @@ int pa_run_load_opts(const char *dir, const struct pa_load_opts *opts, struct pa
 	int ret;
 
 	*out = NULL;
+	if (stat(dir, &st) < 0 && errno == ENOENT)
+		return pa_error_set(err, -ENOENT, dir, false, 0, "%s", PA_READER_NO_RUN);
 	if (stat(dir, &st) < 0)
 		return pa_error_set(err, -errno, dir, false, 0, "%s", strerror(errno));
 	if (!S_ISDIR(st.st_mode))
@@ -1855,9 +1913,8 @@ int pa_run_load_opts(const char *dir, const struct pa_load_opts *opts, struct pa
 				ret = pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
 		} else
 			ret = pa_error_set(err, -ENOENT, dir, false, 0,
-					   "no process directories (<exe>.<pid>/%s) found: "
-					   "not a libpprof output directory, or the program did "
-					   "not run with libpprof", PPF_PROCESS_LOG);
+					   "no process directory (<exe>.<pid>/%s) here; %s",
+					   PPF_PROCESS_LOG, PA_READER_NO_PROFILE);
 	}
 	if (ret == 0 && n) {
 		run->processes = calloc(n, sizeof(*run->processes));
@@ -1893,6 +1950,7 @@ int pa_run_load_opts(const char *dir, const struct pa_load_opts *opts, struct pa
 		return pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
 	}
 	pa_reader_warn_unended(run);
+	pa_reader_warn_unprofiled(run);
 	*out = run;
 	return 0;
 }
