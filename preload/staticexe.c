@@ -245,7 +245,7 @@ void pp_staticexe_note(int pid, const char *path)
 	pp_process_unprofiled(pid, PPF_UNPROFILED_STATIC, path);
 	if (pp_staticexe_first())
 		pp_warn("%s is statically linked: no dynamic loader reads LD_PRELOAD there, so "
-			"it runs unprofiled (`pprof-analyze processes` names the programs like it "
-			"this run started)", path);
+			"it runs unprofiled (said once per run; pprof-analyze names every such "
+			"program the run started)", path);
 	errno = saved;
 }
