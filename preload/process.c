@@ -61,6 +61,8 @@ static struct {
 	uint32_t exit_how;   /* enum ppf_exit_how, once known */
 	int exit_status;
 	int off_log;         /* profiling is off, process.log still open */
+	/* The counters of threads adopted in the handler (sigsafe/sampler.h). */
+	struct perf_event_attr count_attrs[PP_CONFIG_MAX_EVENTS];
 	struct pp_records_cpu entry; /* CPU time when the constructor (or the fork
 					handler) began: pp_process_cpu_at_entry */
 } pp_process = { .rootfd = -1, .dirfd = -1 };
@@ -547,6 +549,9 @@ static void pp_process_start_profiling(void)
 		return;
 	}
 	pp_process_appmask_configure();
+	pp_sampler_set_counters_sigsafe(pp_events_count_attrs(&pp_process.events, pp_process.cfg,
+							      pp_process.count_attrs),
+					pp_process.count_attrs);
 	/* Threads started before us (by a library's constructor). */
 	pp_events_open_others(&pp_process.events, pp_process.cfg);
 	pp_process_write_start((uint32_t)pp_process.mode);

@@ -384,10 +384,19 @@ enum ppf_thread_event_flags {
 	PPF_THREAD_EVENT_NO_COUNTER = 1u << 1, /* an event of the thread's own
 						  that it could not open (or,
 						  for a thread adopted in the
-						  handler, did not try): a
+						  handler, could not open
+						  there): a
 						  counting event, or in the
 						  signal mode a sampling event
 						  (the thread was not sampled) */
+	PPF_THREAD_EVENT_LATE_COUNTER = 1u << 2, /* with COUNTED: a counter
+						    opened at the thread's
+						    first sample (a thread
+						    the profiler did not see
+						    start: older than its
+						    constructor, or made by
+						    raw clone()); it misses
+						    what came before */
 };
 
 /*

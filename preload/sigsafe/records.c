@@ -359,7 +359,7 @@ int pp_records_thread_samples_sigsafe(struct pp_logfile *log, unsigned event,
 
 /* Async-signal-safe. */
 int pp_records_thread_counter_sigsafe(struct pp_logfile *log, unsigned event,
-				      const struct pp_counter_value *cv)
+				      const struct pp_counter_value *cv, int late)
 {
 	struct ppf_thread_event rec;
 
@@ -367,7 +367,7 @@ int pp_records_thread_counter_sigsafe(struct pp_logfile *log, unsigned event,
 	rec.event = event;
 	rec.flags = PPF_THREAD_EVENT_NO_COUNTER;
 	if (cv) {
-		rec.flags = PPF_THREAD_EVENT_COUNTED;
+		rec.flags = PPF_THREAD_EVENT_COUNTED | (late ? PPF_THREAD_EVENT_LATE_COUNTER : 0);
 		rec.value = cv->value;
 		rec.time_enabled = cv->time_enabled;
 		rec.time_running = cv->time_running;

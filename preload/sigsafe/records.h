@@ -160,10 +160,11 @@ int pp_records_thread_samples_sigsafe(struct pp_logfile *log, unsigned event,
 
 /*
  * Async-signal-safe. PPF_REC_THREAD_EVENT of a counting event: the thread's
- * counter, NULL when it had none.
+ * counter, NULL when it had none; late: it was opened at the thread's
+ * first sample (PPF_THREAD_EVENT_LATE_COUNTER).
  */
 int pp_records_thread_counter_sigsafe(struct pp_logfile *log, unsigned event,
-				      const struct pp_counter_value *cv);
+				      const struct pp_counter_value *cv, int late);
 
 /*
  * Async-signal-safe. PPF_REC_THREAD_BLOCKED at now: the CPU time the thread
