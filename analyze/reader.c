@@ -723,8 +723,9 @@ static int pa_reader_cpu_rec(struct pa_process_ctx *c, struct pa_log_buf *buf, u
 	default:
 		return 0;
 	}
-	*m = (struct pa_cpu_mark){ .known = true, .user_ns = r.user_ns,
-				   .system_ns = r.system_ns };
+	*m = (struct pa_cpu_mark){ .known = true, .user_ns = r.user_ns, .system_ns = r.system_ns,
+				   .tid = r.tid, .thread_user_ns = r.thread_user_ns,
+				   .thread_system_ns = r.thread_system_ns };
 	return 0;
 }
 

@@ -173,6 +173,9 @@ struct pa_cpu_mark {
 	bool known;      /* the record was read */
 	uint64_t user_ns;
 	uint64_t system_ns;
+	uint32_t tid;    /* the thread that wrote it (the main thread), and */
+	uint64_t thread_user_ns;   /* its own CPU time then */
+	uint64_t thread_system_ns;
 };
 
 /* One PPF_REC_UNPROFILED: a program it started that the preload could not enter. */

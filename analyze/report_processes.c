@@ -138,14 +138,19 @@ static int pa_report_processes_tree_init(struct pa_report_processes_tree *t,
 	return pa_report_processes_order(t);
 }
 
-/* Whether the exec that replaced proc started a statically linked program. */
+/*
+ * Whether the exec that replaced proc started a statically linked program:
+ * its record (which names the program found, where exec was given a name
+ * to search PATH for) comes just before the exec's, after any earlier one.
+ */
 static bool pa_report_processes_exec_static(const struct pa_process *proc)
 {
-	const char *path = proc->execs[proc->nexecs - 1].path;
+	uint64_t at = proc->execs[proc->nexecs - 1].time_ns;
+	uint64_t after = proc->nexecs > 1 ? proc->execs[proc->nexecs - 2].time_ns : 0;
 
 	for (size_t i = 0; i < proc->nunprofiled; i++)
-		if (proc->unprofiled[i].pid == proc->pid &&
-		    strcmp(proc->unprofiled[i].path, path) == 0)
+		if (proc->unprofiled[i].pid == proc->pid && proc->unprofiled[i].time_ns <= at &&
+		    proc->unprofiled[i].time_ns >= after)
 			return true;
 	return false;
 }

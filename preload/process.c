@@ -64,21 +64,25 @@ static struct {
 	/* The counters of threads adopted in the handler (sigsafe/sampler.h). */
 	struct perf_event_attr count_attrs[PP_CONFIG_MAX_EVENTS];
 	struct pp_records_cpu entry; /* CPU time when the constructor (or the fork
-					handler) began: pp_process_cpu_at_entry */
+					handler) began: pp_process_cpu_at_entry;
+					the process's, and its thread's */
+	struct pp_records_cpu entry_thread;
 } pp_process = { .rootfd = -1, .dirfd = -1 };
 
 void pp_process_cpu_at_entry(void)
 {
 	pp_records_cpu_sigsafe(RUSAGE_SELF, &pp_process.entry);
+	pp_records_cpu_sigsafe(RUSAGE_THREAD, &pp_process.entry_thread);
 }
 
 /* PPF_REC_PROCESS_CPU of the given moment, with the CPU time now. */
 static void pp_process_write_cpu(uint32_t when)
 {
-	struct pp_records_cpu cpu;
+	struct pp_records_cpu cpu, thread;
 
 	pp_records_cpu_sigsafe(RUSAGE_SELF, &cpu);
-	pp_records_process_cpu_sigsafe(pp_proclog_hold(), when, &cpu);
+	pp_records_cpu_sigsafe(RUSAGE_THREAD, &thread);
+	pp_records_process_cpu_sigsafe(pp_proclog_hold(), when, &cpu, &thread);
 	pp_proclog_release();
 }
 
@@ -559,7 +563,8 @@ static void pp_process_start_profiling(void)
 	pp_maps_scan(pp_records_now_sigsafe());
 	if (slot)
 		pp_thread_end_at_exit(slot);
-	pp_records_process_cpu_sigsafe(pp_proclog_hold(), PPF_CPU_CONSTRUCTOR, &pp_process.entry);
+	pp_records_process_cpu_sigsafe(pp_proclog_hold(), PPF_CPU_CONSTRUCTOR, &pp_process.entry,
+				       &pp_process.entry_thread);
 	pp_proclog_release();
 	/* What no sample covers: all of it until the events are enabled below. */
 	pp_process_write_cpu(PPF_CPU_SAMPLING);

@@ -278,9 +278,11 @@ enum ppf_process_cpu_when {
 /*
  * The process's CPU time so far (getrusage(RUSAGE_SELF): every thread that
  * ever ran in it, and, as the kernel keeps it across exec, the images it
- * ran before this one), in user space and in the kernel. The time before
- * PPF_CPU_SAMPLING is CPU time no sample covers: the dynamic loader's
- * relocations, other libraries' constructors, the profiler's own start.
+ * ran before this one), in user space and in the kernel; and that of the
+ * thread that wrote the record (RUSAGE_THREAD: the constructor's thread,
+ * the program's main thread). The time before PPF_CPU_SAMPLING is CPU time
+ * no sample covers: the dynamic loader's relocations, other libraries'
+ * constructors, the profiler's own start.
  */
 struct ppf_process_cpu {
 	struct ppf_record h;
@@ -288,7 +290,9 @@ struct ppf_process_cpu {
 	uint64_t user_ns;
 	uint64_t system_ns;
 	uint32_t when;     /* enum ppf_process_cpu_when */
-	uint32_t reserved;
+	uint32_t tid;      /* the thread that wrote it */
+	uint64_t thread_user_ns;
+	uint64_t thread_system_ns;
 };
 
 /* Why a program started by the process could not be profiled. */
@@ -532,7 +536,7 @@ _Static_assert(offsetof(struct ppf_process_end, throttled) == PPF_PROCESS_END_V1
 _Static_assert(offsetof(struct ppf_process_end, user_ns) == PPF_PROCESS_END_V2_SIZE,
 	       "ppf_process_end v2");
 _Static_assert(sizeof(struct ppf_exec) == 24, "ppf_exec");
-_Static_assert(sizeof(struct ppf_process_cpu) == 40, "ppf_process_cpu");
+_Static_assert(sizeof(struct ppf_process_cpu) == 56, "ppf_process_cpu");
 _Static_assert(sizeof(struct ppf_unprofiled) == 32, "ppf_unprofiled");
 _Static_assert(sizeof(struct ppf_thread_unsampled) == 48, "ppf_thread_unsampled");
 _Static_assert(sizeof(struct ppf_thread) == 40, "ppf_thread");

@@ -234,7 +234,8 @@ int pp_records_exec_sigsafe(struct pp_logfile *log, const char *path)
 
 /* Async-signal-safe. */
 int pp_records_process_cpu_sigsafe(struct pp_logfile *log, uint32_t when,
-				   const struct pp_records_cpu *cpu)
+				   const struct pp_records_cpu *cpu,
+				   const struct pp_records_cpu *thread)
 {
 	struct ppf_process_cpu rec;
 
@@ -243,6 +244,9 @@ int pp_records_process_cpu_sigsafe(struct pp_logfile *log, uint32_t when,
 	rec.user_ns = cpu->user_ns;
 	rec.system_ns = cpu->system_ns;
 	rec.when = when;
+	rec.tid = (uint32_t)syscall(SYS_gettid);
+	rec.thread_user_ns = thread->user_ns;
+	rec.thread_system_ns = thread->system_ns;
 	return pp_logfile_append_sigsafe(log, &rec, sizeof(rec));
 }
 

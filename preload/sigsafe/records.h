@@ -96,11 +96,12 @@ int pp_records_exec_sigsafe(struct pp_logfile *log, const char *path);
 
 /*
  * Async-signal-safe. PPF_REC_PROCESS_CPU: the process had used cpu (its
- * user and system parts) now, at the moment when says (enum
- * ppf_process_cpu_when).
+ * user and system parts) now, and the calling thread thread, at the moment
+ * when says (enum ppf_process_cpu_when).
  */
 int pp_records_process_cpu_sigsafe(struct pp_logfile *log, uint32_t when,
-				   const struct pp_records_cpu *cpu);
+				   const struct pp_records_cpu *cpu,
+				   const struct pp_records_cpu *thread);
 
 /*
  * Async-signal-safe. PPF_REC_UNPROFILED: the program at path, started now

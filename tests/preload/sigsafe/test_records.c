@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -79,13 +80,17 @@ static void records_write_process(struct pp_config *cfg)
 	cr_assert_eq(pp_records_module_sigsafe(&log, &m), 0);
 	cr_assert_eq(pp_records_process_cpu_sigsafe(&log, PPF_CPU_CONSTRUCTOR,
 						    &(struct pp_records_cpu){ .user_ns = 11,
-									      .system_ns = 12 }), 0);
+									      .system_ns = 12 },
+						    &(struct pp_records_cpu){ .user_ns = 1 }), 0);
 	cr_assert_eq(pp_records_process_cpu_sigsafe(&log, PPF_CPU_SAMPLING,
 						    &(struct pp_records_cpu){ .user_ns = 21,
-									      .system_ns = 22 }), 0);
+									      .system_ns = 22 },
+						    &(struct pp_records_cpu){ .user_ns = 13,
+									      .system_ns = 14 }), 0);
 	cr_assert_eq(pp_records_process_cpu_sigsafe(&log, PPF_CPU_EXEC,
 						    &(struct pp_records_cpu){ .user_ns = 31,
-									      .system_ns = 32 }), 0);
+									      .system_ns = 32 },
+						    &(struct pp_records_cpu){ .user_ns = 2 }), 0);
 	cr_assert_eq(pp_records_unprofiled_sigsafe(&log, 77, PPF_UNPROFILED_STATIC, "/bin/static"),
 		     0);
 	cr_assert_eq(pp_records_exec_sigsafe(&log, "/bin/next"), 0);
@@ -156,7 +161,9 @@ Test(records, process_log_reads_back_what_was_written)
 	cr_expect(!p->replaced, "records follow the exec: it failed");
 	cr_expect(p->cpu_entry.known && p->cpu_entry.user_ns == 11 && p->cpu_entry.system_ns == 12);
 	cr_expect(p->cpu_sampling.known && p->cpu_sampling.user_ns == 21 &&
-		  p->cpu_sampling.system_ns == 22);
+		  p->cpu_sampling.system_ns == 22 && p->cpu_sampling.thread_user_ns == 13 &&
+		  p->cpu_sampling.thread_system_ns == 14 &&
+		  p->cpu_sampling.tid == (uint32_t)syscall(SYS_gettid));
 	cr_expect(p->cpu_exec.known && p->cpu_exec.user_ns == 31 && p->cpu_exec.system_ns == 32);
 	cr_assert_eq(p->nunprofiled, 1);
 	cr_expect(p->unprofiled[0].pid == 77 && p->unprofiled[0].why == PPF_UNPROFILED_STATIC &&
