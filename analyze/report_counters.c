@@ -546,8 +546,10 @@ const struct pa_report pa_report_counters = {
 		"enabled / time running, shown as 'scaled, counted N% of the\n"
 		"time'), with instructions per cycle and the cache and branch\n"
 		"miss rates where both counts exist. '-': not known (the note\n"
-		"in parentheses says why). Without counting events it says so\n"
-		"in one line and exits 0.\n",
+		"in parentheses says why). 'from its first sample': a thread\n"
+		"the profiler did not see start (older than its constructor,\n"
+		"or raw clone()) counted from then on. Without counting events\n"
+		"it says so in one line and exits 0.\n",
 	.use = PA_EVENTS_COUNTS,
 	.needs = PA_REPORT_NEEDS_RUN,
 	.notes_apart = true,
