@@ -627,6 +627,23 @@ static int pa_reader_module_rec(struct pa_process_ctx *c, struct pa_log_buf *buf
 	return 0;
 }
 
+/*
+ * The path after the fixed part (fixed_size bytes) of a record of size
+ * bytes, path_len bytes long: checked (pa_reader_path: not empty) and
+ * copied into *out. Returns 0, or a negative errno with err filled.
+ */
+static int pa_reader_path_dup(struct pa_log_buf *buf, uint64_t off, const char *what,
+			      const char *rec, uint32_t size, size_t fixed_size,
+			      uint32_t path_len, char **out, struct pa_error *err)
+{
+	*out = NULL;
+	if (pa_reader_path(buf, off, what, rec + fixed_size, path_len, size - fixed_size, false,
+			   err) < 0)
+		return -EINVAL;
+	*out = strdup(rec + fixed_size);
+	return *out ? 0 : pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
+}
+
 static int pa_reader_exec_rec(struct pa_process_ctx *c, struct pa_log_buf *buf,
 			      uint64_t off, const char *rec, uint32_t size,
 			      struct pa_error *err)
@@ -634,19 +651,18 @@ static int pa_reader_exec_rec(struct pa_process_ctx *c, struct pa_log_buf *buf,
 	struct pa_process *proc = c->proc;
 	struct ppf_exec x;
 	struct pa_exec *px;
-	const char *path = rec + sizeof(x);
+	int ret;
 
 	if (pa_reader_fixed(buf, off, rec, size, &x, sizeof(x), "exec", err) < 0)
-		return -EINVAL;
-	if (pa_reader_path(buf, off, "exec", path, x.path_len, size - sizeof(x), false, err) < 0)
 		return -EINVAL;
 	if (pa_grow((void **)&proc->execs, &c->execs_cap, proc->nexecs, sizeof(*px)) < 0)
 		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
 	px = &proc->execs[proc->nexecs];
 	px->time_ns = x.time_ns;
-	px->path = strdup(path);
-	if (!px->path)
-		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
+	ret = pa_reader_path_dup(buf, off, "exec", rec, size, sizeof(x), x.path_len, &px->path,
+				 err);
+	if (ret < 0)
+		return ret;
 	proc->nexecs++;
 	return 0;
 }
@@ -680,20 +696,18 @@ static int pa_reader_unprofiled_rec(struct pa_process_ctx *c, struct pa_log_buf 
 	struct pa_process *proc = c->proc;
 	struct ppf_unprofiled r;
 	struct pa_unprofiled *u;
-	const char *path = rec + sizeof(r);
+	int ret;
 
 	if (pa_reader_fixed(buf, off, rec, size, &r, sizeof(r), "unprofiled program", err) < 0)
-		return -EINVAL;
-	if (pa_reader_path(buf, off, "unprofiled program", path, r.path_len, size - sizeof(r),
-			   false, err) < 0)
 		return -EINVAL;
 	if (pa_grow((void **)&proc->unprofiled, &c->unprofiled_cap, proc->nunprofiled,
 		    sizeof(*u)) < 0)
 		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
 	u = &proc->unprofiled[proc->nunprofiled];
-	u->path = strdup(path);
-	if (!u->path)
-		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
+	ret = pa_reader_path_dup(buf, off, "unprofiled program", rec, size, sizeof(r),
+				 r.path_len, &u->path, err);
+	if (ret < 0)
+		return ret;
 	u->time_ns = r.time_ns;
 	u->pid = r.pid;
 	u->why = r.why;

@@ -349,24 +349,34 @@ PP_EXPORT int execle(const char *path, const char *arg, ...)
 	return execve(path, argv, envp);
 }
 
+/*
+ * posix_spawn (search: posix_spawnp, fn the real one) with the profiler put
+ * back into envp; a child started names its program when the preload
+ * cannot enter it.
+ */
+static int pp_exec_spawn(pp_spawn_fn fn, int search, pid_t *pid, const char *path,
+			 const posix_spawn_file_actions_t *actions,
+			 const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	char **env = PP_EXEC_ENV(envp);
+	pid_t child;
+	int rc = PP_EXEC_SPAWN(attr, fn(&child, path, actions, attr, argv, env));
+
+	if (rc == 0) {
+		pp_exec_check_static(child, path, search, env);
+		if (pid)
+			*pid = child;
+	}
+	return rc;
+}
+
 PP_EXPORT int posix_spawn(pid_t *pid, const char *path,
 			  const posix_spawn_file_actions_t *actions,
 			  const posix_spawnattr_t *attr, char *const argv[],
 			  char *const envp[])
 {
-	char **env;
-	pid_t child;
-	int rc;
-
 	pp_exec_resolve();
-	env = PP_EXEC_ENV(envp);
-	rc = PP_EXEC_SPAWN(attr, pp_exec.spawn(&child, path, actions, attr, argv, env));
-	if (rc == 0) {
-		pp_exec_check_static(child, path, 0, env);
-		if (pid)
-			*pid = child;
-	}
-	return rc;
+	return pp_exec_spawn(pp_exec.spawn, 0, pid, path, actions, attr, argv, envp);
 }
 
 PP_EXPORT int posix_spawnp(pid_t *pid, const char *file,
@@ -374,17 +384,6 @@ PP_EXPORT int posix_spawnp(pid_t *pid, const char *file,
 			   const posix_spawnattr_t *attr, char *const argv[],
 			   char *const envp[])
 {
-	char **env;
-	pid_t child;
-	int rc;
-
 	pp_exec_resolve();
-	env = PP_EXEC_ENV(envp);
-	rc = PP_EXEC_SPAWN(attr, pp_exec.spawnp(&child, file, actions, attr, argv, env));
-	if (rc == 0) {
-		pp_exec_check_static(child, file, 1, env);
-		if (pid)
-			*pid = child;
-	}
-	return rc;
+	return pp_exec_spawn(pp_exec.spawnp, 1, pid, file, actions, attr, argv, envp);
 }

@@ -24,15 +24,6 @@ __attribute__((noinline)) void burn_ctor(double seconds)
 		slowinit_sink += wl_burn(WL_CHUNK / 4, slowinit_sink);
 }
 
-/* The process's CPU time, every thread's and every image's, in seconds. */
-static double slowinit_process_cpu(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 double slowinit_ctor_end_cpu(void)
 {
 	return slowinit_end;
@@ -43,5 +34,5 @@ __attribute__((constructor)) static void slowinit_ctor(void)
 	const char *s = getenv("SLOWINIT_SECONDS");
 
 	burn_ctor(s ? atof(s) : 0.0);
-	slowinit_end = slowinit_process_cpu();
+	slowinit_end = wl_process_cpu();
 }

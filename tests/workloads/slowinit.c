@@ -24,14 +24,6 @@ void burn_before_exec(double seconds);
 
 static volatile uint64_t slowinit_sink;
 
-static double slowinit_process_cpu(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 __attribute__((noinline)) void burn_main(double seconds)
 {
 	double until = wl_thread_cpu() + seconds;
@@ -50,7 +42,7 @@ __attribute__((noinline)) void burn_before_exec(double seconds)
 
 int main(int argc, char **argv)
 {
-	double main_cpu = slowinit_process_cpu();
+	double main_cpu = wl_process_cpu();
 	int image = argc > 2 && strcmp(argv[argc - 1], "image2") == 0 ? 2 : 1;
 	char *again[] = { argv[0], argc > 1 ? argv[1] : "0.1", "image2", NULL };
 
@@ -59,7 +51,7 @@ int main(int argc, char **argv)
 	burn_main(wl_seconds(argc > 1 ? argv[1] : NULL, 0.1));
 	if (image == 1 && argc > 3 && strcmp(argv[2], "exec") == 0) {
 		burn_before_exec(wl_seconds(argv[3], 0.1));
-		printf("image 1 exec_cpu %.6f\n", slowinit_process_cpu());
+		printf("image 1 exec_cpu %.6f\n", wl_process_cpu());
 		fflush(stdout);
 		execv("/proc/self/exe", again);
 		perror("execv");
