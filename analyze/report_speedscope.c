@@ -39,9 +39,6 @@ struct pa_speedscope {
 	uint32_t *ids;              /* frame indexes of every sample, root first */
 	size_t nids, cap;
 	size_t *ends;               /* per sample: the end of its frames in ids */
-	uint32_t *counts;           /* per sample: the samples it stands for (an
-				       estimate of the time before profiling:
-				       several; before.h) */
 	size_t nsamples, ends_cap;
 	uint64_t weight;            /* per sample */
 	size_t nprofiles;
@@ -60,12 +57,8 @@ static void pa_speedscope_flush(struct pa_speedscope *ss)
 	char name[512];
 	size_t at = 0;
 
-	uint64_t total = 0;
-
 	if (!ss->nsamples)
 		return;
-	for (size_t i = 0; i < ss->nsamples; i++)
-		total += ss->counts[i];
 	if (ss->thread == ss->proc->before_thread)
 		snprintf(name, sizeof(name), "%s (%" PRIu32 ") %s", pa_process_exe_base(ss->proc),
 			 ss->proc->pid, PA_BEFORE_NAME);
@@ -83,7 +76,7 @@ static void pa_speedscope_flush(struct pa_speedscope *ss)
 	pa_json_put_chars(out, name, strlen(name), 0);
 	fputc('"', out);
 	fprintf(out, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%" PRIu64 ",\n\"samples\":[",
-		ss->weight == 1 ? "none" : "nanoseconds", ss->weight * total);
+		ss->weight == 1 ? "none" : "nanoseconds", ss->weight * ss->nsamples);
 	for (size_t i = 0; i < ss->nsamples; i++) {
 		fputs(i ? ",[" : "[", out);
 		for (size_t k = at; k < ss->ends[i]; k++)
@@ -93,7 +86,7 @@ static void pa_speedscope_flush(struct pa_speedscope *ss)
 	}
 	fputs("],\n\"weights\":[", out);
 	for (size_t i = 0; i < ss->nsamples; i++)
-		fprintf(out, i ? ",%" PRIu64 : "%" PRIu64, ss->weight * ss->counts[i]);
+		fprintf(out, i ? ",%" PRIu64 : "%" PRIu64, ss->weight);
 	fputs("]}", out);
 	ss->nids = 0;
 	ss->nsamples = 0;
@@ -114,15 +107,10 @@ static int pa_speedscope_reserve(struct pa_speedscope *ss, size_t n)
 	if (ss->nsamples == ss->ends_cap) {
 		size_t ncap = ss->ends_cap ? ss->ends_cap * 2 : 1024;
 		size_t *v = realloc(ss->ends, ncap * sizeof(*v));
-		uint32_t *c;
 
 		if (!v)
 			return -ENOMEM;
 		ss->ends = v;
-		c = realloc(ss->counts, ncap * sizeof(*c));
-		if (!c)
-			return -ENOMEM;
-		ss->counts = c;
 		ss->ends_cap = ncap;
 	}
 	return 0;
@@ -190,6 +178,25 @@ static int pa_speedscope_levels(struct pa_speedscope *ss, const struct pa_sample
 	return 0;
 }
 
+/*
+ * The sample just added stands for count (the estimate of the time before
+ * profiling: before.h): count - 1 more of it, each weighing the period.
+ */
+static int pa_speedscope_repeat(struct pa_speedscope *ss, uint32_t count)
+{
+	size_t start = ss->nsamples > 1 ? ss->ends[ss->nsamples - 2] : 0;
+	size_t len = ss->nids - start;
+
+	for (uint32_t k = 1; k < count; k++) {
+		if (pa_speedscope_reserve(ss, len) < 0)
+			return -ENOMEM;
+		memcpy(ss->ids + ss->nids, ss->ids + start, len * sizeof(*ss->ids));
+		ss->nids += len;
+		ss->ends[ss->nsamples++] = ss->nids;
+	}
+	return 0;
+}
+
 static int pa_speedscope_add(void *ctx, const struct pa_samples_item *item)
 {
 	struct pa_speedscope *ss = ctx;
@@ -207,9 +214,8 @@ static int pa_speedscope_add(void *ctx, const struct pa_samples_item *item)
 	}
 	if (pa_speedscope_reserve(ss, 0) < 0)
 		return -ENOMEM;
-	ss->counts[ss->nsamples] = item->sample->count;
 	ss->ends[ss->nsamples++] = ss->nids;
-	return ferror(ss->out) ? -EIO : 0;
+	return ferror(ss->out) ? -EIO : pa_speedscope_repeat(ss, item->sample->count);
 }
 
 static void pa_speedscope_frames(struct pa_speedscope *ss)
@@ -279,7 +285,6 @@ static int pa_report_speedscope_write(const struct pa_report_ctx *ctx)
 	pa_intern_free(ss.frames);
 	free(ss.ids);
 	free(ss.ends);
-	free(ss.counts);
 	if (ret == 0 && ferror(out))
 		ret = -EIO;
 	return ret;
