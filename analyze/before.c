@@ -1,61 +1,7 @@
 /* The CPU time before profiling, as an entry of the reports; see before.h. */
 #include "before.h"
 
-#include <errno.h>
-#include <stdlib.h>
-#include <string.h>
-
 static const uint64_t pa_before_ips[1] = { PA_BEFORE_IP };
-
-/* The image exec replaced just before proc started: same pid, replaced, started before. */
-static const struct pa_process *pa_before_previous(const struct pa_run *run,
-						  const struct pa_process *proc)
-{
-	const struct pa_process *best = NULL;
-
-	for (size_t i = 0; i < run->nprocesses; i++) {
-		const struct pa_process *q = run->processes[i];
-
-		if (q != proc && q->pid == proc->pid && q->replaced && q->start_ns < proc->start_ns &&
-		    (!best || q->start_ns > best->start_ns))
-			best = q;
-	}
-	return best;
-}
-
-/* a - b, 0 when b is larger (clocks read at different moments). */
-static uint64_t pa_before_sub(uint64_t a, uint64_t b)
-{
-	return a > b ? a - b : 0;
-}
-
-int pa_before_link(struct pa_run *run)
-{
-	for (size_t i = 0; i < run->nprocesses; i++) {
-		struct pa_process *proc = run->processes[i];
-		const struct pa_process *prev;
-		struct pa_thread *t;
-
-		if (!proc->cpu_sampling.known)
-			continue;
-		proc->before = proc->cpu_sampling;
-		prev = pa_before_previous(run, proc);
-		if (prev && prev->cpu_exec.known) {
-			proc->before.user_ns = pa_before_sub(proc->before.user_ns,
-							     prev->cpu_exec.user_ns);
-			proc->before.system_ns = pa_before_sub(proc->before.system_ns,
-							       prev->cpu_exec.system_ns);
-		}
-		t = calloc(1, sizeof(*t));
-		if (!t)
-			return -ENOMEM;
-		t->pid = proc->pid;
-		t->start_ns = proc->start_ns;
-		strcpy(t->name, PA_BEFORE_NAME);
-		proc->before_thread = t;
-	}
-	return 0;
-}
 
 uint64_t pa_before_event_ns(const struct pa_process *proc, const struct pa_event *ev)
 {

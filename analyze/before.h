@@ -10,7 +10,8 @@
  * reports of samples count them as one sample whose only frame is
  * PA_BEFORE_IP (which symbols.h names PA_BEFORE_NAME), with flag
  * PA_SAMPLE_ESTIMATED, in the process's pseudo-thread before_thread (tid
- * 0, not among its threads).
+ * 0, not among its threads). The reader sets each process's before and
+ * before_thread (reader.h).
  */
 #ifndef PA_BEFORE_H
 #define PA_BEFORE_H
@@ -25,13 +26,6 @@
 #define PA_BEFORE_NAME "[before profiling]"
 /* In pa_sample.flags, never on disk: the sample is an estimate. */
 #define PA_SAMPLE_ESTIMATED 0x8000u
-
-/*
- * Sets each process's before (its CPU time before sampling started, less
- * what the image that exec replaced before it, the process of the same pid
- * in run, had used at its exec) and before_thread. Returns 0 or -ENOMEM.
- */
-int pa_before_link(struct pa_run *run);
 
 /* The part of proc's time before profiling that event ev counts, in ns. */
 uint64_t pa_before_event_ns(const struct pa_process *proc, const struct pa_event *ev);

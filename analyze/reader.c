@@ -1,5 +1,4 @@
 /* reader: loads and validates a run's logs; see reader.h. */
-#include "before.h"
 #include "grow.h"
 #include "hash.h"
 #include "reader.h"
@@ -1895,6 +1894,62 @@ static void pa_reader_warn_unprofiled(struct pa_run *run)
 				n > PA_READER_UNENDED_NAMED ? ", ..." : "");
 }
 
+/* The image exec replaced just before proc started: same pid, replaced, started before. */
+static const struct pa_process *pa_reader_previous_image(const struct pa_run *run,
+						  const struct pa_process *proc)
+{
+	const struct pa_process *best = NULL;
+
+	for (size_t i = 0; i < run->nprocesses; i++) {
+		const struct pa_process *q = run->processes[i];
+
+		if (q != proc && q->pid == proc->pid && q->replaced && q->start_ns < proc->start_ns &&
+		    (!best || q->start_ns > best->start_ns))
+			best = q;
+	}
+	return best;
+}
+
+/* a - b, 0 when b is larger (clocks read at different moments). */
+static uint64_t pa_reader_cpu_sub(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+/*
+ * Sets each process's before (its CPU time before sampling started, less
+ * what the image that exec replaced before it, the process of the same pid
+ * in run, had used at its exec) and before_thread (before.h). Returns 0 or
+ * -ENOMEM.
+ */
+static int pa_reader_link_before(struct pa_run *run)
+{
+	for (size_t i = 0; i < run->nprocesses; i++) {
+		struct pa_process *proc = run->processes[i];
+		const struct pa_process *prev;
+		struct pa_thread *t;
+
+		if (!proc->cpu_sampling.known)
+			continue;
+		proc->before = proc->cpu_sampling;
+		prev = pa_reader_previous_image(run, proc);
+		if (prev && prev->cpu_exec.known) {
+			proc->before.user_ns = pa_reader_cpu_sub(proc->before.user_ns,
+							     prev->cpu_exec.user_ns);
+			proc->before.system_ns = pa_reader_cpu_sub(proc->before.system_ns,
+							       prev->cpu_exec.system_ns);
+		}
+		t = calloc(1, sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		/* Nameless, tid 0: reports name it PA_BEFORE_NAME themselves. */
+		t->pid = proc->pid;
+		t->start_ns = proc->start_ns;
+		proc->before_thread = t;
+	}
+	return 0;
+}
+
 int pa_run_load_opts(const char *dir, const struct pa_load_opts *opts, struct pa_run **out,
 		     struct pa_error *err)
 {
@@ -1960,7 +2015,7 @@ int pa_run_load_opts(const char *dir, const struct pa_load_opts *opts, struct pa
 		return ret;
 	}
 	qsort(run->processes, run->nprocesses, sizeof(*run->processes), pa_reader_cmp_process);
-	if (pa_before_link(run) < 0) {
+	if (pa_reader_link_before(run) < 0) {
 		pa_run_free(run);
 		return pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
 	}
