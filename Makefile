@@ -230,6 +230,15 @@ WORKLOADS += $(OUT)/workloads/pltcalls-now $(OUT)/workloads/pltcalls-ibt
 $(OUT)/workloads/oddthreads: tests/workloads/oddthreads.c $(OUT)/workloads/libearly.so
 	$(CC) $(WORKLOAD_CFLAGS) -o $@ $< -learly $(WORKLOAD_LIB_LINK)
 
+# slowinit links libslowinit.so, whose constructor burns CPU before ours runs.
+$(OUT)/workloads/slowinit: tests/workloads/slowinit.c $(OUT)/workloads/libslowinit.so
+	$(CC) $(WORKLOAD_CFLAGS) -o $@ $< -lslowinit $(WORKLOAD_LIB_LINK)
+
+# staticprog is static, as a Go or musl program is: the preload cannot enter it.
+$(OUT)/workloads/staticprog: tests/workloads/staticprog.c
+	@mkdir -p $(@D)
+	$(CC) $(WORKLOAD_CFLAGS) -static -o $@ $<
+
 # unblocker is static: LD_PRELOAD has no effect on it, as on a setuid or a
 # Go program a profiled program execs (execloop's last way).
 $(OUT)/workloads/unblocker: tests/workloads/unblocker.c

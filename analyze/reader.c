@@ -397,13 +397,23 @@ static int pa_reader_log_full_rec(struct pa_log_buf *buf, uint64_t off, const ch
 static int pa_reader_other_type(struct pa_log_buf *buf, uint64_t off, uint32_t type,
 				const char *kind, struct pa_error *err)
 {
-	if ((type >= PPF_REC_PROCESS && type <= PPF_REC_THREAD_UNSAMPLED) ||
+	if ((type >= PPF_REC_PROCESS && type <= PPF_REC_UNPROFILED) ||
 	    (type >= PPF_REC_THREAD && type <= PPF_REC_THREAD_EVENT))
 		return pa_error_set(err, -EINVAL, buf->path, true, off,
 				    "record type %u does not belong in a %s", type, kind);
 	buf->unknown++;
 	return 0;
 }
+
+/*
+ * Why a run directory may be missing or hold no process: the likely causes,
+ * for the user who expected one.
+ */
+#define PA_READER_NO_PROFILE                                                  \
+	"was the program statically linked (LD_PRELOAD cannot enter it), did "   \
+	"LD_PRELOAD not reach it (a wrapper or sudo drops it), or did "           \
+	"PPROF_OUTPUT send its logs elsewhere?"
+#define PA_READER_NO_RUN "No such file or directory; " PA_READER_NO_PROFILE
 
 /* ---- process.log -------------------------------------------------------- */
 
@@ -413,6 +423,7 @@ struct pa_process_ctx {
 	size_t modules_cap;
 	size_t execs_cap;
 	size_t unsampled_cap;
+	size_t unprofiled_cap;
 	bool saw_process;
 	bool saw_config;
 	bool last_exec; /* the latest record was PPF_REC_EXEC */
@@ -615,6 +626,23 @@ static int pa_reader_module_rec(struct pa_process_ctx *c, struct pa_log_buf *buf
 	return 0;
 }
 
+/*
+ * The path after the fixed part (fixed_size bytes) of a record of size
+ * bytes, path_len bytes long: checked (pa_reader_path: not empty) and
+ * copied into *out. Returns 0, or a negative errno with err filled.
+ */
+static int pa_reader_path_dup(struct pa_log_buf *buf, uint64_t off, const char *what,
+			      const char *rec, uint32_t size, size_t fixed_size,
+			      uint32_t path_len, char **out, struct pa_error *err)
+{
+	*out = NULL;
+	if (pa_reader_path(buf, off, what, rec + fixed_size, path_len, size - fixed_size, false,
+			   err) < 0)
+		return -EINVAL;
+	*out = strdup(rec + fixed_size);
+	return *out ? 0 : pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
+}
+
 static int pa_reader_exec_rec(struct pa_process_ctx *c, struct pa_log_buf *buf,
 			      uint64_t off, const char *rec, uint32_t size,
 			      struct pa_error *err)
@@ -622,19 +650,18 @@ static int pa_reader_exec_rec(struct pa_process_ctx *c, struct pa_log_buf *buf,
 	struct pa_process *proc = c->proc;
 	struct ppf_exec x;
 	struct pa_exec *px;
-	const char *path = rec + sizeof(x);
+	int ret;
 
 	if (pa_reader_fixed(buf, off, rec, size, &x, sizeof(x), "exec", err) < 0)
-		return -EINVAL;
-	if (pa_reader_path(buf, off, "exec", path, x.path_len, size - sizeof(x), false, err) < 0)
 		return -EINVAL;
 	if (pa_grow((void **)&proc->execs, &c->execs_cap, proc->nexecs, sizeof(*px)) < 0)
 		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
 	px = &proc->execs[proc->nexecs];
 	px->time_ns = x.time_ns;
-	px->path = strdup(path);
-	if (!px->path)
-		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
+	ret = pa_reader_path_dup(buf, off, "exec", rec, size, sizeof(x), x.path_len, &px->path,
+				 err);
+	if (ret < 0)
+		return ret;
 	proc->nexecs++;
 	return 0;
 }
@@ -661,6 +688,60 @@ static int pa_reader_unsampled_rec(struct pa_process_ctx *c, struct pa_log_buf *
 	return 0;
 }
 
+static int pa_reader_unprofiled_rec(struct pa_process_ctx *c, struct pa_log_buf *buf,
+				    uint64_t off, const char *rec, uint32_t size,
+				    struct pa_error *err)
+{
+	struct pa_process *proc = c->proc;
+	struct ppf_unprofiled r;
+	struct pa_unprofiled *u;
+	int ret;
+
+	if (pa_reader_fixed(buf, off, rec, size, &r, sizeof(r), "unprofiled program", err) < 0)
+		return -EINVAL;
+	if (pa_grow((void **)&proc->unprofiled, &c->unprofiled_cap, proc->nunprofiled,
+		    sizeof(*u)) < 0)
+		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
+	u = &proc->unprofiled[proc->nunprofiled];
+	ret = pa_reader_path_dup(buf, off, "unprofiled program", rec, size, sizeof(r),
+				 r.path_len, &u->path, err);
+	if (ret < 0)
+		return ret;
+	u->time_ns = r.time_ns;
+	u->pid = r.pid;
+	u->why = r.why;
+	proc->nunprofiled++;
+	return 0;
+}
+
+/* A PPF_REC_PROCESS_CPU; a moment it does not know is skipped. */
+static int pa_reader_cpu_rec(struct pa_process_ctx *c, struct pa_log_buf *buf, uint64_t off,
+			     const char *rec, uint32_t size, struct pa_error *err)
+{
+	struct ppf_process_cpu r;
+	struct pa_cpu_mark *m;
+
+	if (pa_reader_fixed(buf, off, rec, size, &r, sizeof(r), "process CPU", err) < 0)
+		return -EINVAL;
+	switch (r.when) {
+	case PPF_CPU_CONSTRUCTOR:
+		m = &c->proc->cpu_entry;
+		break;
+	case PPF_CPU_SAMPLING:
+		m = &c->proc->cpu_sampling;
+		break;
+	case PPF_CPU_EXEC:
+		m = &c->proc->cpu_exec;
+		break;
+	default:
+		return 0;
+	}
+	*m = (struct pa_cpu_mark){ .known = true, .user_ns = r.user_ns, .system_ns = r.system_ns,
+				   .tid = r.tid, .thread_user_ns = r.thread_user_ns,
+				   .thread_system_ns = r.thread_system_ns };
+	return 0;
+}
+
 static int pa_reader_process_cb(void *ctx, struct pa_log_buf *buf, uint64_t off,
 				const char *rec, uint32_t type, uint32_t size,
 				struct pa_warnings *warn, struct pa_error *err)
@@ -682,6 +763,10 @@ static int pa_reader_process_cb(void *ctx, struct pa_log_buf *buf, uint64_t off,
 		return pa_reader_exec_rec(c, buf, off, rec, size, err);
 	case PPF_REC_THREAD_UNSAMPLED:
 		return pa_reader_unsampled_rec(c, buf, off, rec, size, err);
+	case PPF_REC_UNPROFILED:
+		return pa_reader_unprofiled_rec(c, buf, off, rec, size, err);
+	case PPF_REC_PROCESS_CPU:
+		return pa_reader_cpu_rec(c, buf, off, rec, size, err);
 	case PPF_REC_MODULE_UNLOAD: {
 		struct ppf_module_unload u;
 		size_t i;
@@ -775,6 +860,10 @@ void pa_process_free(struct pa_process *proc)
 		free(proc->execs[i].path);
 	free(proc->execs);
 	free(proc->unsampled);
+	for (size_t i = 0; i < proc->nunprofiled; i++)
+		free(proc->unprofiled[i].path);
+	free(proc->unprofiled);
+	pa_thread_free(proc->before_thread);
 	for (size_t i = 0; i < proc->nthreads; i++)
 		pa_thread_free(proc->threads[i]);
 	free(proc->threads);
@@ -1759,6 +1848,108 @@ static void pa_reader_warn_unended(struct pa_run *run)
 				n > PA_READER_UNENDED_NAMED ? ", ..." : "", n == 1 ? "its" : "their");
 }
 
+/* Whether u is the first record of run naming its path (u in proc, of run). */
+static bool pa_reader_unprofiled_first(const struct pa_run *run, size_t pi, size_t ui)
+{
+	const char *path = run->processes[pi]->unprofiled[ui].path;
+
+	for (size_t i = 0; i <= pi; i++) {
+		const struct pa_process *q = run->processes[i];
+
+		for (size_t k = 0; k < (i == pi ? ui : q->nunprofiled); k++)
+			if (strcmp(q->unprofiled[k].path, path) == 0)
+				return false;
+	}
+	return true;
+}
+
+/*
+ * One warning for the statically linked programs the run's processes
+ * started (PPF_REC_UNPROFILED), naming the first few, each once.
+ */
+static void pa_reader_warn_unprofiled(struct pa_run *run)
+{
+	char names[1024] = "";
+	size_t n = 0, starts = 0, len = 0;
+
+	for (size_t i = 0; i < run->nprocesses; i++) {
+		for (size_t k = 0; k < run->processes[i]->nunprofiled; k++) {
+			int w;
+
+			starts++;
+			if (!pa_reader_unprofiled_first(run, i, k) || n++ >= PA_READER_UNENDED_NAMED)
+				continue;
+			w = snprintf(names + len, sizeof(names) - len, "%s%s", n > 1 ? ", " : "",
+				     run->processes[i]->unprofiled[k].path);
+			if (w > 0 && (size_t)w < sizeof(names) - len)
+				len += (size_t)w;
+		}
+	}
+	if (n)
+		pa_warnings_add(&run->warnings, run->dir, false, 0,
+				"%zu program%s %s statically linked and not profiled (started "
+				"%zu time%s; LD_PRELOAD cannot enter a program without a dynamic "
+				"loader): %s%s", n, n == 1 ? "" : "s", n == 1 ? "was" : "were",
+				starts, starts == 1 ? "" : "s", names,
+				n > PA_READER_UNENDED_NAMED ? ", ..." : "");
+}
+
+/* The image exec replaced just before proc started: same pid, replaced, started before. */
+static const struct pa_process *pa_reader_previous_image(const struct pa_run *run,
+						  const struct pa_process *proc)
+{
+	const struct pa_process *best = NULL;
+
+	for (size_t i = 0; i < run->nprocesses; i++) {
+		const struct pa_process *q = run->processes[i];
+
+		if (q != proc && q->pid == proc->pid && q->replaced && q->start_ns < proc->start_ns &&
+		    (!best || q->start_ns > best->start_ns))
+			best = q;
+	}
+	return best;
+}
+
+/* a - b, 0 when b is larger (clocks read at different moments). */
+static uint64_t pa_reader_cpu_sub(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+/*
+ * Sets each process's before (its CPU time before sampling started, less
+ * what the image that exec replaced before it, the process of the same pid
+ * in run, had used at its exec) and before_thread (before.h). Returns 0 or
+ * -ENOMEM.
+ */
+static int pa_reader_link_before(struct pa_run *run)
+{
+	for (size_t i = 0; i < run->nprocesses; i++) {
+		struct pa_process *proc = run->processes[i];
+		const struct pa_process *prev;
+		struct pa_thread *t;
+
+		if (!proc->cpu_sampling.known)
+			continue;
+		proc->before = proc->cpu_sampling;
+		prev = pa_reader_previous_image(run, proc);
+		if (prev && prev->cpu_exec.known) {
+			proc->before.user_ns = pa_reader_cpu_sub(proc->before.user_ns,
+							     prev->cpu_exec.user_ns);
+			proc->before.system_ns = pa_reader_cpu_sub(proc->before.system_ns,
+							       prev->cpu_exec.system_ns);
+		}
+		t = calloc(1, sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		/* Nameless, tid 0: reports name it PA_BEFORE_NAME themselves. */
+		t->pid = proc->pid;
+		t->start_ns = proc->start_ns;
+		proc->before_thread = t;
+	}
+	return 0;
+}
+
 int pa_run_load_opts(const char *dir, const struct pa_load_opts *opts, struct pa_run **out,
 		     struct pa_error *err)
 {
@@ -1769,6 +1960,8 @@ int pa_run_load_opts(const char *dir, const struct pa_load_opts *opts, struct pa
 	int ret;
 
 	*out = NULL;
+	if (stat(dir, &st) < 0 && errno == ENOENT)
+		return pa_error_set(err, -ENOENT, dir, false, 0, "%s", PA_READER_NO_RUN);
 	if (stat(dir, &st) < 0)
 		return pa_error_set(err, -errno, dir, false, 0, "%s", strerror(errno));
 	if (!S_ISDIR(st.st_mode))
@@ -1790,9 +1983,8 @@ int pa_run_load_opts(const char *dir, const struct pa_load_opts *opts, struct pa
 				ret = pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
 		} else
 			ret = pa_error_set(err, -ENOENT, dir, false, 0,
-					   "no process directories (<exe>.<pid>/%s) found: "
-					   "not a libpprof output directory, or the program did "
-					   "not run with libpprof", PPF_PROCESS_LOG);
+					   "no process directory (<exe>.<pid>/%s) here; %s",
+					   PPF_PROCESS_LOG, PA_READER_NO_PROFILE);
 	}
 	if (ret == 0 && n) {
 		run->processes = calloc(n, sizeof(*run->processes));
@@ -1823,7 +2015,12 @@ int pa_run_load_opts(const char *dir, const struct pa_load_opts *opts, struct pa
 		return ret;
 	}
 	qsort(run->processes, run->nprocesses, sizeof(*run->processes), pa_reader_cmp_process);
+	if (pa_reader_link_before(run) < 0) {
+		pa_run_free(run);
+		return pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
+	}
 	pa_reader_warn_unended(run);
+	pa_reader_warn_unprofiled(run);
 	*out = run;
 	return 0;
 }

@@ -165,6 +165,27 @@ struct pa_exec {
 	char *path; /* as passed to exec */
 };
 
+/*
+ * The process's CPU time (user space and kernel, every thread's, and the
+ * images before an exec's) at one moment, from a PPF_REC_PROCESS_CPU.
+ */
+struct pa_cpu_mark {
+	bool known;      /* the record was read */
+	uint64_t user_ns;
+	uint64_t system_ns;
+	uint32_t tid;    /* the thread that wrote it (the main thread), and */
+	uint64_t thread_user_ns;   /* its own CPU time then */
+	uint64_t thread_system_ns;
+};
+
+/* One PPF_REC_UNPROFILED: a program it started that the preload could not enter. */
+struct pa_unprofiled {
+	uint64_t time_ns;
+	uint32_t pid;    /* the program's process (this one's own after an exec) */
+	uint32_t why;    /* enum ppf_unprofiled_why, as recorded */
+	char *path;
+};
+
 /* A PPF_REC_LOG_FULL: the log stopped early, the file could not grow. */
 struct pa_log_full {
 	bool full;       /* the record was read; the fields below come from it */
@@ -267,6 +288,24 @@ struct pa_process {
 	size_t nexecs;
 	struct pa_unsampled *unsampled; /* threads it could not sample, sorted by tid */
 	size_t nunsampled;
+	struct pa_unprofiled *unprofiled; /* in file order */
+	size_t nunprofiled;
+	/*
+	 * Its CPU time when the profiler's constructor began, when sampling
+	 * started (what came before no sample covers), and at its last exec
+	 * attempt (PPF_REC_PROCESS_CPU); not known in older logs.
+	 */
+	struct pa_cpu_mark cpu_entry;
+	struct pa_cpu_mark cpu_sampling;
+	struct pa_cpu_mark cpu_exec;
+	/*
+	 * The CPU time no sample covers, before sampling started in this
+	 * image (cpu_sampling less the previous image's cpu_exec), and the
+	 * pseudo-thread its estimated samples are counted in (before.h; not
+	 * among threads); set by pa_before_link, else unknown and NULL.
+	 */
+	struct pa_cpu_mark before;
+	struct pa_thread *before_thread;
 	bool replaced;   /* the image was replaced by exec: process.log ends with
 			    PPF_REC_EXEC (execs[nexecs - 1]) and has no END; the
 			    new image has a directory of its own, same pid */

@@ -27,6 +27,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "before.h"
 #include "eventinfo.h"
 #include "intern.h"
 #include "profile.pb-c.h"
@@ -379,7 +380,8 @@ static int pa_pprof_msg_sample(struct pa_pprof *pp, struct pa_pprof_msg *m, size
 	}
 	lab[0].num = th->pid;
 	lab[1].num = th->tid;
-	lab[2].str = pa_pprof_str(pp, th->name);
+	lab[2].str = pa_pprof_str(pp, th == pp->run->processes[pp->procs.v[i]]->before_thread ?
+				      PA_BEFORE_NAME : th->name);
 	lab[3].str = pa_pprof_str(pp, run_dir);
 	if (lab[2].str < 0 || lab[3].str < 0)
 		return -ENOMEM;

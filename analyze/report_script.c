@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <inttypes.h>
 
+#include "before.h"
 #include "samples.h"
 
 static void pa_script_frame(FILE *out, const struct pa_frame *fr)
@@ -40,6 +41,9 @@ static int pa_script_sample(void *ctx, const struct pa_samples_item *item)
 	uint64_t t = item->sample->time_ns;
 	uint64_t period = e && !(e->flags & PPF_EVENT_FREQ) && e->period ? e->period : 1;
 
+	/* An estimate of the time before profiling (before.h) is no sample taken. */
+	if (item->sample->flags & PA_SAMPLE_ESTIMATED)
+		return 0;
 	/*
 	 * Readers tell threads apart by COMM and TID: with several runs, which
 	 * can share tids, COMM starts with the run's directory ("DIR:COMM").

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "before.h"
 #include "eventinfo.h"
 #include "json.h"
 #include "intern.h"
@@ -58,9 +59,13 @@ static void pa_speedscope_flush(struct pa_speedscope *ss)
 
 	if (!ss->nsamples)
 		return;
-	snprintf(name, sizeof(name), "%s (%" PRIu32 ") %s (%" PRIu32 ")",
-		 pa_process_exe_base(ss->proc), ss->proc->pid,
-		 pa_speedscope_thread_name(ss->proc, ss->thread), ss->thread->tid);
+	if (ss->thread == ss->proc->before_thread)
+		snprintf(name, sizeof(name), "%s (%" PRIu32 ") %s", pa_process_exe_base(ss->proc),
+			 ss->proc->pid, PA_BEFORE_NAME);
+	else
+		snprintf(name, sizeof(name), "%s (%" PRIu32 ") %s (%" PRIu32 ")",
+			 pa_process_exe_base(ss->proc), ss->proc->pid,
+			 pa_speedscope_thread_name(ss->proc, ss->thread), ss->thread->tid);
 	fprintf(out, "%s\n{\"type\":\"sampled\",\"name\":", ss->nprofiles++ ? "," : "");
 	/* "RUN: EXE (PID) THREAD (TID)": the name alone may be another run's */
 	fputc('"', out);
@@ -173,6 +178,25 @@ static int pa_speedscope_levels(struct pa_speedscope *ss, const struct pa_sample
 	return 0;
 }
 
+/*
+ * The sample just added stands for count (the estimate of the time before
+ * profiling: before.h): count - 1 more of it, each weighing the period.
+ */
+static int pa_speedscope_repeat(struct pa_speedscope *ss, uint32_t count)
+{
+	size_t start = ss->nsamples > 1 ? ss->ends[ss->nsamples - 2] : 0;
+	size_t len = ss->nids - start;
+
+	for (uint32_t k = 1; k < count; k++) {
+		if (pa_speedscope_reserve(ss, len) < 0)
+			return -ENOMEM;
+		memcpy(ss->ids + ss->nids, ss->ids + start, len * sizeof(*ss->ids));
+		ss->nids += len;
+		ss->ends[ss->nsamples++] = ss->nids;
+	}
+	return 0;
+}
+
 static int pa_speedscope_add(void *ctx, const struct pa_samples_item *item)
 {
 	struct pa_speedscope *ss = ctx;
@@ -191,7 +215,7 @@ static int pa_speedscope_add(void *ctx, const struct pa_samples_item *item)
 	if (pa_speedscope_reserve(ss, 0) < 0)
 		return -ENOMEM;
 	ss->ends[ss->nsamples++] = ss->nids;
-	return ferror(ss->out) ? -EIO : 0;
+	return ferror(ss->out) ? -EIO : pa_speedscope_repeat(ss, item->sample->count);
 }
 
 static void pa_speedscope_frames(struct pa_speedscope *ss)

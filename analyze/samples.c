@@ -1,6 +1,8 @@
 /* samples: a symbolised walk over selected samples; see samples.h. */
 #include "samples.h"
 
+#include "before.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +66,33 @@ static int pa_samples_thread(struct pa_samples_item *item, struct pa_symbols *sy
 	return 0;
 }
 
+/* The process's estimated samples for its time before profiling (before.h), last. */
+static int pa_samples_before(struct pa_samples_item *item, struct pa_symbols **sym,
+			     const struct pa_filter *f, int64_t idx, struct pa_samples_buf *b,
+			     int (*fn)(void *, const struct pa_samples_item *), void *ctx,
+			     struct pa_warnings *warn, struct pa_error *err)
+{
+	struct pa_sample est[PA_BEFORE_MAX];
+	size_t n = pa_before_samples(item->proc, f, idx, est);
+	int ret = 0;
+
+	if (n && !*sym && (ret = pa_symbols_new(item->proc, sym, warn, err)) < 0)
+		return ret;
+	item->thread = item->proc->before_thread;
+	item->sym = *sym;
+	for (size_t i = 0; i < n && ret == 0; i++) {
+		int k = pa_samples_symbolise(*sym, &est[i], b);
+
+		if (k < 0)
+			return k;
+		item->sample = &est[i];
+		item->event = pa_process_find_event(item->proc, est[i].event);
+		item->nframes = (size_t)k;
+		ret = fn(ctx, item);
+	}
+	return ret;
+}
+
 static int pa_samples_process(const struct pa_run *run, size_t p, const struct pa_filter *f,
 			      struct pa_samples_buf *b,
 			      int (*fn)(void *, const struct pa_samples_item *), void *ctx,
@@ -87,6 +116,8 @@ static int pa_samples_process(const struct pa_run *run, size_t p, const struct p
 		item.sym = sym;
 		ret = pa_samples_thread(&item, sym, f, idx, b, fn, ctx);
 	}
+	if (ret == 0)
+		ret = pa_samples_before(&item, &sym, f, idx, b, fn, ctx, warn, err);
 	pa_symbols_free(sym);
 	if (ret == -ENOMEM)
 		pa_error_set(err, ret, proc->dir, false, 0, "out of memory");

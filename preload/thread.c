@@ -79,7 +79,7 @@ static void pp_thread_write_events(struct pp_thread *t)
 		} else {
 			pp_records_thread_counter_sigsafe(&t->log, i,
 							  pp_events_counter_read(&t->tev, i, &cv) == 0 ?
-							  &cv : NULL);
+							  &cv : NULL, t->late_counters);
 		}
 	}
 	pp_events_thread_close(&t->tev);

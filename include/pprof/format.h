@@ -5,7 +5,11 @@
  * A run writes one directory per process, <root>/<exe>.<pid>/, holding
  *   process.log        header, PPF_REC_PROCESS, PPF_REC_CONFIG, PPF_REC_EVENT...,
  *                      PPF_REC_MODULE and PPF_REC_MODULE_UNLOAD as they happen,
+ *                      PPF_REC_PROCESS_CPU (at the constructor, when
+ *                      sampling starts, before each exec attempt),
  *                      PPF_REC_EXEC before each exec attempt,
+ *                      PPF_REC_UNPROFILED for each program started that the
+ *                      preload cannot enter,
  *                      PPF_REC_THREAD_UNSAMPLED for each thread the profiler
  *                      could not sample, PPF_REC_PROCESS_END
  *   thread-<tid>.log   header, PPF_REC_THREAD, PPF_REC_SAMPLE... (with a
@@ -82,6 +86,8 @@ enum ppf_record_type {
 	PPF_REC_EXEC = 6,
 	PPF_REC_CONFIG = 7,
 	PPF_REC_THREAD_UNSAMPLED = 8,
+	PPF_REC_PROCESS_CPU = 9,
+	PPF_REC_UNPROFILED = 10,
 	/* thread-<tid>.log */
 	PPF_REC_THREAD = 16,
 	PPF_REC_SAMPLE = 17,
@@ -259,6 +265,58 @@ struct ppf_process_end {
 #define PPF_PROCESS_END_V1_SIZE 40u
 #define PPF_PROCESS_END_V2_SIZE 48u
 
+/* When a PPF_REC_PROCESS_CPU was taken. */
+enum ppf_process_cpu_when {
+	PPF_CPU_CONSTRUCTOR = 1, /* the profiler's constructor began (a fork
+				    child: its fork handler began) */
+	PPF_CPU_SAMPLING = 2,    /* sampling was about to start: everything
+				    before was not sampled */
+	PPF_CPU_EXEC = 3,        /* the process was about to call exec; the
+				    new image's CPU time goes on from this */
+};
+
+/*
+ * The process's CPU time so far (getrusage(RUSAGE_SELF): every thread that
+ * ever ran in it, and, as the kernel keeps it across exec, the images it
+ * ran before this one), in user space and in the kernel; and that of the
+ * thread that wrote the record (RUSAGE_THREAD: the constructor's thread,
+ * the program's main thread). The time before PPF_CPU_SAMPLING is CPU time
+ * no sample covers: the dynamic loader's relocations, other libraries'
+ * constructors, the profiler's own start.
+ */
+struct ppf_process_cpu {
+	struct ppf_record h;
+	uint64_t time_ns;
+	uint64_t user_ns;
+	uint64_t system_ns;
+	uint32_t when;     /* enum ppf_process_cpu_when */
+	uint32_t tid;      /* the thread that wrote it */
+	uint64_t thread_user_ns;
+	uint64_t thread_system_ns;
+};
+
+/* Why a program started by the process could not be profiled. */
+enum ppf_unprofiled_why {
+	PPF_UNPROFILED_STATIC = 1, /* statically linked: no PT_INTERP, so no
+				      dynamic loader reads LD_PRELOAD */
+};
+
+/*
+ * A program the process started (exec, posix_spawn) that the preload
+ * cannot enter: it writes no logs. Written just before the exec (pid is
+ * then the process's own) or after posix_spawn started it (the child's
+ * pid). Followed by path_len bytes of the program's path (NUL included)
+ * and padding.
+ */
+struct ppf_unprofiled {
+	struct ppf_record h;
+	uint64_t time_ns;
+	uint32_t pid;
+	uint32_t why;      /* enum ppf_unprofiled_why */
+	uint32_t path_len;
+	uint32_t reserved;
+};
+
 /* What kept a thread from being sampled (PPF_REC_THREAD_UNSAMPLED). */
 enum ppf_unsampled_what {
 	PPF_UNSAMPLED_SHARE = 1,    /* its sampling state would have taken the
@@ -330,10 +388,19 @@ enum ppf_thread_event_flags {
 	PPF_THREAD_EVENT_NO_COUNTER = 1u << 1, /* an event of the thread's own
 						  that it could not open (or,
 						  for a thread adopted in the
-						  handler, did not try): a
+						  handler, could not open
+						  there): a
 						  counting event, or in the
 						  signal mode a sampling event
 						  (the thread was not sampled) */
+	PPF_THREAD_EVENT_LATE_COUNTER = 1u << 2, /* with COUNTED: a counter
+						    opened at the thread's
+						    first sample (a thread
+						    the profiler did not see
+						    start: older than its
+						    constructor, or made by
+						    raw clone()); it misses
+						    what came before */
 };
 
 /*
@@ -469,6 +536,8 @@ _Static_assert(offsetof(struct ppf_process_end, throttled) == PPF_PROCESS_END_V1
 _Static_assert(offsetof(struct ppf_process_end, user_ns) == PPF_PROCESS_END_V2_SIZE,
 	       "ppf_process_end v2");
 _Static_assert(sizeof(struct ppf_exec) == 24, "ppf_exec");
+_Static_assert(sizeof(struct ppf_process_cpu) == 56, "ppf_process_cpu");
+_Static_assert(sizeof(struct ppf_unprofiled) == 32, "ppf_unprofiled");
 _Static_assert(sizeof(struct ppf_thread_unsampled) == 48, "ppf_thread_unsampled");
 _Static_assert(sizeof(struct ppf_thread) == 40, "ppf_thread");
 _Static_assert(sizeof(struct ppf_sample) == 24, "ppf_sample");

@@ -233,6 +233,39 @@ int pp_records_exec_sigsafe(struct pp_logfile *log, const char *path)
 }
 
 /* Async-signal-safe. */
+int pp_records_process_cpu_sigsafe(struct pp_logfile *log, uint32_t when,
+				   const struct pp_records_cpu *cpu,
+				   const struct pp_records_cpu *thread)
+{
+	struct ppf_process_cpu rec;
+
+	pp_records_head_sigsafe(&rec, sizeof(rec), PPF_REC_PROCESS_CPU);
+	rec.time_ns = pp_records_now_sigsafe();
+	rec.user_ns = cpu->user_ns;
+	rec.system_ns = cpu->system_ns;
+	rec.when = when;
+	rec.tid = (uint32_t)syscall(SYS_gettid);
+	rec.thread_user_ns = thread->user_ns;
+	rec.thread_system_ns = thread->system_ns;
+	return pp_logfile_append_sigsafe(log, &rec, sizeof(rec));
+}
+
+/* Async-signal-safe. */
+int pp_records_unprofiled_sigsafe(struct pp_logfile *log, int pid, uint32_t why,
+				  const char *path)
+{
+	struct pp_records_tail tail = pp_records_string_sigsafe(path ? path : "", PATH_MAX - 1);
+	struct ppf_unprofiled rec;
+
+	pp_records_head_sigsafe(&rec, sizeof(rec), PPF_REC_UNPROFILED);
+	rec.time_ns = pp_records_now_sigsafe();
+	rec.pid = (uint32_t)pid;
+	rec.why = why;
+	rec.path_len = tail.space;
+	return pp_records_put_sigsafe(log, &rec, sizeof(rec), &tail, 1);
+}
+
+/* Async-signal-safe. */
 int pp_records_thread_unsampled_sigsafe(struct pp_logfile *log, int tid, uint32_t what,
 					int err)
 {
@@ -330,7 +363,7 @@ int pp_records_thread_samples_sigsafe(struct pp_logfile *log, unsigned event,
 
 /* Async-signal-safe. */
 int pp_records_thread_counter_sigsafe(struct pp_logfile *log, unsigned event,
-				      const struct pp_counter_value *cv)
+				      const struct pp_counter_value *cv, int late)
 {
 	struct ppf_thread_event rec;
 
@@ -338,7 +371,7 @@ int pp_records_thread_counter_sigsafe(struct pp_logfile *log, unsigned event,
 	rec.event = event;
 	rec.flags = PPF_THREAD_EVENT_NO_COUNTER;
 	if (cv) {
-		rec.flags = PPF_THREAD_EVENT_COUNTED;
+		rec.flags = PPF_THREAD_EVENT_COUNTED | (late ? PPF_THREAD_EVENT_LATE_COUNTER : 0);
 		rec.value = cv->value;
 		rec.time_enabled = cv->time_enabled;
 		rec.time_running = cv->time_running;

@@ -95,6 +95,22 @@ int pp_records_module_unload_sigsafe(struct pp_logfile *log, uint64_t id,
 int pp_records_exec_sigsafe(struct pp_logfile *log, const char *path);
 
 /*
+ * Async-signal-safe. PPF_REC_PROCESS_CPU: the process had used cpu (its
+ * user and system parts) now, and the calling thread thread, at the moment
+ * when says (enum ppf_process_cpu_when).
+ */
+int pp_records_process_cpu_sigsafe(struct pp_logfile *log, uint32_t when,
+				   const struct pp_records_cpu *cpu,
+				   const struct pp_records_cpu *thread);
+
+/*
+ * Async-signal-safe. PPF_REC_UNPROFILED: the program at path, started now
+ * as process pid, cannot be profiled, as why says (enum ppf_unprofiled_why).
+ */
+int pp_records_unprofiled_sigsafe(struct pp_logfile *log, int pid, uint32_t why,
+				  const char *path);
+
+/*
  * Async-signal-safe. PPF_REC_THREAD_UNSAMPLED: the calling thread, tid, runs
  * unsampled since now: what (enum ppf_unsampled_what) failed with errno err.
  */
@@ -145,10 +161,11 @@ int pp_records_thread_samples_sigsafe(struct pp_logfile *log, unsigned event,
 
 /*
  * Async-signal-safe. PPF_REC_THREAD_EVENT of a counting event: the thread's
- * counter, NULL when it had none.
+ * counter, NULL when it had none; late: it was opened at the thread's
+ * first sample (PPF_THREAD_EVENT_LATE_COUNTER).
  */
 int pp_records_thread_counter_sigsafe(struct pp_logfile *log, unsigned event,
-				      const struct pp_counter_value *cv);
+				      const struct pp_counter_value *cv, int late);
 
 /*
  * Async-signal-safe. PPF_REC_THREAD_BLOCKED at now: the CPU time the thread

@@ -44,6 +44,9 @@
 #define PP_SAMPLER_PROGRESS_NS 10000000ull
 
 static struct pp_sampler_config pp_sampler_cfg;
+/* The counting events of threads adopted here (pp_sampler_set_counters_sigsafe). */
+static uint32_t pp_sampler_count_mask;
+static const struct perf_event_attr *pp_sampler_count_attrs;
 /*
  * The app's action for the sampling signal: two copies and an index, so
  * the handler never reads a copy that is being written.
@@ -77,6 +80,13 @@ void pp_sampler_configure_sigsafe(const struct pp_sampler_config *cfg)
 	pp_sampler_cfg = *cfg;
 	/* A fork child records its own CPU time from its first sample. */
 	__atomic_store_n(&pp_sampler_proc_progress_ns, 0, __ATOMIC_RELAXED);
+}
+
+/* Async-signal-safe. */
+void pp_sampler_set_counters_sigsafe(uint32_t mask, const struct perf_event_attr *attrs)
+{
+	pp_sampler_count_attrs = attrs;
+	pp_sampler_count_mask = attrs ? mask : 0;
 }
 
 /* Runs in signal context. */
@@ -503,6 +513,34 @@ static void pp_sampler_pace_sigsafe(struct pp_thread *t, uint64_t start)
 }
 
 /*
+ * Runs in signal context. The counting events of a thread adopted here (t,
+ * the calling thread's): no pthread_create wrapper opened them, so they
+ * count from now on (t->late_counters). One that cannot be opened (no
+ * descriptor left, ...) is left out: the thread's record says no counter.
+ */
+static void pp_sampler_open_counters_sigsafe(struct pp_thread *t)
+{
+	for (unsigned i = 0; i < pp_sampler_cfg.nevents; i++) {
+		int fd;
+
+		if (!(pp_sampler_count_mask & (1u << i)))
+			continue;
+		fd = (int)syscall(SYS_perf_event_open, &pp_sampler_count_attrs[i], 0, -1, -1,
+				  PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0)
+			continue;
+		fd = pp_fd_move_high_sigsafe(fd);
+		if (syscall(SYS_ioctl, fd, PERF_EVENT_IOC_ID, &t->tev.id[i]) != 0) {
+			pp_fd_close_sigsafe(fd);
+			continue;
+		}
+		t->tev.fd[i] = fd;
+		t->tev.open |= 1u << i;
+	}
+	t->late_counters = 1;
+}
+
+/*
  * Runs in signal context. A sample from a thread with no slot: one that
  * existed before the constructor ran, or one made by raw clone(). It gets
  * its slot and log here, with raw syscalls only. A thread that shares
@@ -524,6 +562,7 @@ static struct pp_thread *pp_sampler_adopt_sigsafe(int tid)
 		return NULL;
 	}
 	t->leaf_only = pp_threads_tcb_shared_sigsafe(t->tcb, tid);
+	pp_sampler_open_counters_sigsafe(t);
 	return t;
 }
 

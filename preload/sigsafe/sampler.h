@@ -9,6 +9,8 @@
 #include <signal.h>
 #include <stdint.h>
 
+struct perf_event_attr;
+
 #include "threads.h"
 #include "unwlib.h"
 
@@ -22,6 +24,14 @@ struct pp_sampler_config {
 
 /* Async-signal-safe. Sets what the handler accepts; call before any event is enabled. */
 void pp_sampler_configure_sigsafe(const struct pp_sampler_config *cfg);
+
+/*
+ * Async-signal-safe. The counting events a thread adopted in the handler
+ * (one the profiler did not see start) opens for itself: bit i of mask,
+ * with attrs[i] (the caller's array, kept while the process runs). Call
+ * before any event is enabled; 0 opens none.
+ */
+void pp_sampler_set_counters_sigsafe(uint32_t mask, const struct perf_event_attr *attrs);
 
 /* The sampling signal's handler (sa_sigaction; sampsig.h). Runs in signal context. */
 void pp_sampler_handle_sigsafe(int sig, siginfo_t *si, void *uc);

@@ -154,6 +154,7 @@ static struct pp_thread *pp_threads_take_slot_sigsafe(int tid)
 			t->altstack_size = 0;
 			t->tcb = pp_threads_tcb_sigsafe();
 			t->leaf_only = 0;
+			t->late_counters = 0;
 			t->charge.bytes = 0;
 			t->charge.fds = 0;
 			t->slot = i;

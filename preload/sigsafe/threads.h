@@ -39,6 +39,8 @@ struct pp_thread {
 	size_t altstack_size;
 	uintptr_t tcb;   /* the thread's TLS block (%fs:0) */
 	int leaf_only;   /* shares another thread's TLS: no unwinding */
+	int late_counters; /* its counters were opened at its first sample
+			      (adopted in the handler), not at its start */
 	unsigned ent;    /* its entry in the tid index */
 	unsigned slot;   /* its number in the table */
 	struct pp_share_cost charge; /* what its sampling state took of the

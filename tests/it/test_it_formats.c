@@ -16,8 +16,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "tst_it.h"
+#include "before.h"
 #include "samples.h"
+#include "tst_it.h"
 
 #define IT_FMT_CHROMIUM "/usr/bin/chromium"
 #define IT_FMT_INLINES_SRC PP_TEST_SOURCE_DIR "/tests/workloads/inlines.c"
@@ -423,6 +424,7 @@ static void it_fmt_parse_traces(const char *text, struct it_fmt_counts *c,
 {
 	uint32_t tid = 0;
 	size_t run = 0;
+	bool before = false;
 
 	for (const char *line = text; line; line = strchr(line, '\n')) {
 		uint64_t n;
@@ -433,7 +435,12 @@ static void it_fmt_parse_traces(const char *text, struct it_fmt_counts *c,
 		if (strncmp(line, "-----------+", 12) == 0) {
 			tid = 0;
 			run = runs ? nruns : 0;
+			before = false;
 		}
+		/* The time before profiling: the process's, no thread's (tid 0). */
+		if (strncmp(line + strspn(line, " "), "thread:  " PA_BEFORE_NAME "\n",
+			    strlen("thread:  " PA_BEFORE_NAME "\n")) == 0)
+			before = true;
 		if (sscanf(line, "        tid:  %" SCNu32, &tid) == 1)
 			continue;
 		if (runs && sscanf(line, "        run:  %n", &at) == 0 && at) {
@@ -445,7 +452,7 @@ static void it_fmt_parse_traces(const char *text, struct it_fmt_counts *c,
 		}
 		if (sscanf(line, " %" SCNu64 " %n", &n, &at) != 1 || !at || line[0] != ' ')
 			continue;
-		cr_assert_neq(tid, 0, "a trace without a tid label:\n%s", line);
+		cr_assert(tid || before, "a trace without a tid label:\n%s", line);
 		cr_assert_lt(run, nruns, "a trace without a run label:\n%s", line);
 		it_fmt_pprof_name(line + at, strcspn(line + at, "\n"), name, sizeof(name));
 		it_fmt_count_of(c, name)->self += n;
@@ -514,7 +521,8 @@ static const char it_fmt_speedscope_py[] =
 "    for s in p['samples']:\n"
 "        assert s and all(0 <= i < len(frames) for i in s)\n"
 "        selfs[frames[s[-1]]['name']] += 1\n"
-"    tid = int(p['name'].rsplit('(', 1)[1].rstrip(')'))\n"
+"    tid = 0 if p['name'].endswith(') [before profiling]') else \\\n"
+"          int(p['name'].rsplit('(', 1)[1].rstrip(')'))\n"
 "    print('profile', tid, len(p['samples']), p['unit'], p['weights'][0])\n"
 "for n, c in selfs.items():\n"
 "    print('self', c, n)\n"
@@ -559,8 +567,10 @@ Test(it_formats, speedscope_profiles_per_thread)
 			for (size_t t = 0; t < proc->nthreads; t++)
 				if (proc->threads[t]->tid == tid)
 					th = proc->threads[t];
-			cr_assert(th, "speedscope: a profile for tid %" PRIu32 " not in the run", tid);
-			cr_expect_eq(n, pa_filter_count_samples(&f, proc, th),
+			/* tid 0: the process's time before profiling, its estimated samples */
+			cr_assert(th || tid == 0, "speedscope: a profile for tid %" PRIu32 " not in "
+				  "the run", tid);
+			cr_expect_eq(n, th ? pa_filter_count_samples(&f, proc, th) : prof->estimated,
 				     "speedscope: tid %" PRIu32 " has %" PRIu64 " samples", tid, n);
 			/* cpu-clock at 1 ms: each sample weighs the period, in ns */
 			cr_expect_str_eq(unit, "nanoseconds");
@@ -581,8 +591,9 @@ Test(it_formats, speedscope_profiles_per_thread)
 
 		threads += pa_filter_count_samples(&f, proc, proc->threads[t]) > 0;
 	}
-	cr_expect_eq(profiles, threads, "speedscope: %zu profiles for %zu threads with samples",
-		     profiles, threads);
+	threads += prof->estimated > 0;
+	cr_expect_eq(profiles, threads, "speedscope: %zu profiles for %zu threads with samples "
+		     "(and the time before profiling)", profiles, threads);
 	it_fmt_expect_counts("speedscope", prof, c);
 	tst_result_release(&r);
 	free(c);
@@ -651,6 +662,19 @@ static bool it_fmt_script_sample(const char **text, uint32_t *tid, char *leaf, s
 	return true;
 }
 
+/*
+ * prof without the estimate of the time before profiling (before.h), which
+ * `script` leaves out: it is no sample taken.
+ */
+static void it_fmt_drop_before(struct pa_profile *prof)
+{
+	for (size_t i = 0; i < prof->nfuncs; i++)
+		if (strcmp(prof->funcs[i].name, PA_BEFORE_NAME) == 0)
+			prof->funcs[i].self = prof->funcs[i].total = 0;
+	prof->samples -= prof->estimated;
+	prof->estimated = 0;
+}
+
 /* Checks the layout of every sample of text; counts leaf functions into c (may be NULL). */
 static size_t it_fmt_script_check(const char *text, struct it_fmt_counts *c,
 				  const struct pa_process *proc, uint64_t *per_tid)
@@ -681,6 +705,7 @@ Test(it_formats, script_has_perf_script_layout)
 	struct tst_result r;
 
 	it_fmt_expect_burns(prof);
+	it_fmt_drop_before(prof);
 	it_fmt_run("analyze", argv, &r);
 	cr_expect_eq(it_fmt_script_check(r.out, c, proc, per_tid), prof->samples);
 	it_fmt_expect_counts_as("script", prof, c, true, IT_FMT_NAMES_OURS);
@@ -772,6 +797,11 @@ static size_t it_fmt_folded_threads(const char *text, const char *run,
 		count = strtoull(sp, NULL, 10);
 		cr_assert(strncmp(line, root, strlen(root)) == 0, "no root %s: %.*s", root,
 			  (int)len, line);
+		/* The process's time before profiling: no thread frame. */
+		if (strncmp(line + strlen(root), PA_BEFORE_NAME " ", strlen(PA_BEFORE_NAME) + 1) == 0) {
+			stack = line + strlen(root) - 1;
+			goto count_stack;
+		}
 		stack = strchr(line + strlen(root), ';');
 		cr_assert(stack && stack < sp, "no thread frame: %.*s", (int)len, line);
 		paren = stack;
@@ -781,6 +811,7 @@ static size_t it_fmt_folded_threads(const char *text, const char *run,
 		for (size_t t = 0; t < proc->nthreads; t++)
 			if (proc->threads[t]->tid == tid)
 				per_tid[t] += count;
+count_stack:
 		/* Without its roots, the line is a stack of `folded` */
 		for (size_t i = 0; i < prof->nstacks; i++) {
 			char *s = pa_stack_fold(&prof->stacks[i]);
@@ -1316,13 +1347,16 @@ static void it_fmt_speedscope_check(const char *file, const char *name, const ch
 /*
  * What speedscope must show of our JSON: a profile per thread with
  * samples, named "EXE (PID) THREAD (TID)", each function of the thread's
- * top --inlines with self and total samples x the period.
+ * top --inlines with self and total samples x the period; then, when the
+ * process has an estimate of its time before profiling, a profile "EXE
+ * (PID) [before profiling]" with that function alone.
  */
 static struct it_fmt_ss_want *it_fmt_speedscope_json_want(const struct pa_run *run, size_t *n)
 {
 	const struct pa_process *proc = run->processes[0];
 	double period_ns = tst_period_s(proc) * 1e9;
-	struct it_fmt_ss_want *want = calloc(proc->nthreads + 1, sizeof(*want));
+	struct it_fmt_ss_want *want = calloc(proc->nthreads + 2, sizeof(*want));
+	uint64_t est = pa_before_event_samples(proc, &proc->events[0]);
 
 	*n = 0;
 	for (size_t t = 0; t < proc->nthreads; t++) {
@@ -1350,6 +1384,14 @@ static struct it_fmt_ss_want *it_fmt_speedscope_json_want(const struct pa_run *r
 		(*n)++;
 	}
 	cr_assert_eq(*n, it_fmt_sampled_threads(proc));
+	if (est) {
+		struct it_fmt_count *c = it_fmt_count_of(&want[*n].c, PA_BEFORE_NAME);
+
+		snprintf(want[*n].name, sizeof(want[*n].name), "%s (%" PRIu32 ") " PA_BEFORE_NAME,
+			 pa_process_exe_base(proc), proc->pid);
+		c->self = c->total = (uint64_t)((double)est * period_ns);
+		(*n)++;
+	}
 	return want;
 }
 
@@ -1377,7 +1419,9 @@ Test(it_formats, speedscope_renders_our_json)
 	size_t n;
 	struct it_fmt_ss_want *want = it_fmt_speedscope_json_want(run, &n);
 
-	cr_assert_eq(n, 1, "inlines has %zu threads with samples", n);
+	cr_assert_eq(n, 1 + (pa_before_event_samples(run->processes[0],
+						    &run->processes[0]->events[0]) > 0),
+		     "inlines has %zu threads with samples, and the time before profiling", n);
 	cr_assert_gt(it_fmt_count_of(&want[0].c, "inl_square")->self, 0,
 		     "no sample in inlined inl_square");
 	want[0].src_func = "inl_square";
@@ -1399,7 +1443,8 @@ Test(it_formats, speedscope_renders_every_thread_of_our_json)
 	struct it_fmt_ss_want *want = it_fmt_speedscope_json_want(run, &n);
 
 	it_fmt_expect_burns(prof);
-	cr_assert_eq(n, 3, "demo has %zu threads with samples", n);
+	cr_assert_eq(n, 3 + (prof->estimated > 0), "demo has %zu threads with samples, and the "
+		     "time before profiling", n);
 	it_fmt_speedscope_json_check(want, n);
 	free(want);
 	pa_profile_free(prof);
@@ -1601,7 +1646,9 @@ Test(it_formats, runs_sharing_pids_stay_apart)
 				     "speedscope: %.*s not once in:\n%s", (int)strlen(name) - 1,
 				     name, r.out);
 		}
-	cr_expect_eq(tst_count_lines(r.out, ""), 2 * it_fmt_sampled_threads(proc),
+	/* and each run's time before profiling */
+	cr_expect_eq(tst_count_lines(r.out, ""), 2 * (it_fmt_sampled_threads(proc) +
+						      (prof->estimated > 0)),
 		     "speedscope profiles:\n%s", r.out);
 	tst_result_release(&r);
 

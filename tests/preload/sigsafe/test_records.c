@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -77,6 +78,21 @@ static void records_write_process(struct pp_config *cfg)
 	cr_assert_eq(pp_records_event_sigsafe(&log, 0, &cfg->events[0], 0, 0), 0);
 	cr_assert_eq(pp_records_event_sigsafe(&log, 1, &cfg->events[1], EOPNOTSUPP, 1), 0);
 	cr_assert_eq(pp_records_module_sigsafe(&log, &m), 0);
+	cr_assert_eq(pp_records_process_cpu_sigsafe(&log, PPF_CPU_CONSTRUCTOR,
+						    &(struct pp_records_cpu){ .user_ns = 11,
+									      .system_ns = 12 },
+						    &(struct pp_records_cpu){ .user_ns = 1 }), 0);
+	cr_assert_eq(pp_records_process_cpu_sigsafe(&log, PPF_CPU_SAMPLING,
+						    &(struct pp_records_cpu){ .user_ns = 21,
+									      .system_ns = 22 },
+						    &(struct pp_records_cpu){ .user_ns = 13,
+									      .system_ns = 14 }), 0);
+	cr_assert_eq(pp_records_process_cpu_sigsafe(&log, PPF_CPU_EXEC,
+						    &(struct pp_records_cpu){ .user_ns = 31,
+									      .system_ns = 32 },
+						    &(struct pp_records_cpu){ .user_ns = 2 }), 0);
+	cr_assert_eq(pp_records_unprofiled_sigsafe(&log, 77, PPF_UNPROFILED_STATIC, "/bin/static"),
+		     0);
 	cr_assert_eq(pp_records_exec_sigsafe(&log, "/bin/next"), 0);
 	cr_assert_eq(pp_records_thread_unsampled_sigsafe(&log, 4242, PPF_UNSAMPLED_LOG,
 							 EMFILE), 0);
@@ -143,6 +159,15 @@ Test(records, process_log_reads_back_what_was_written)
 	cr_assert_eq(p->nexecs, 1);
 	cr_expect_str_eq(p->execs[0].path, "/bin/next");
 	cr_expect(!p->replaced, "records follow the exec: it failed");
+	cr_expect(p->cpu_entry.known && p->cpu_entry.user_ns == 11 && p->cpu_entry.system_ns == 12);
+	cr_expect(p->cpu_sampling.known && p->cpu_sampling.user_ns == 21 &&
+		  p->cpu_sampling.system_ns == 22 && p->cpu_sampling.thread_user_ns == 13 &&
+		  p->cpu_sampling.thread_system_ns == 14 &&
+		  p->cpu_sampling.tid == (uint32_t)syscall(SYS_gettid));
+	cr_expect(p->cpu_exec.known && p->cpu_exec.user_ns == 31 && p->cpu_exec.system_ns == 32);
+	cr_assert_eq(p->nunprofiled, 1);
+	cr_expect(p->unprofiled[0].pid == 77 && p->unprofiled[0].why == PPF_UNPROFILED_STATIC &&
+		  strcmp(p->unprofiled[0].path, "/bin/static") == 0 && p->unprofiled[0].time_ns > 0);
 	cr_assert_eq(p->nunsampled, 1);
 	cr_expect(p->unsampled[0].tid == 4242 && p->unsampled[0].what == PPF_UNSAMPLED_LOG &&
 		  p->unsampled[0].error == EMFILE);
@@ -211,8 +236,9 @@ Test(records, thread_log_reads_back_what_was_written)
 	cr_assert_eq(pp_records_thread_name_sigsafe(&log, 200, "renamed"), 0);
 	cr_assert_eq(pp_records_thread_samples_sigsafe(&log, 0, &counts, 0), 0);
 	cr_assert_eq(pp_records_thread_samples_sigsafe(&log, 1, &counts, 1), 0);
-	cr_assert_eq(pp_records_thread_counter_sigsafe(&log, 2, &cv), 0);
-	cr_assert_eq(pp_records_thread_counter_sigsafe(&log, 3, NULL), 0);
+	cr_assert_eq(pp_records_thread_counter_sigsafe(&log, 2, &cv, 0), 0);
+	cr_assert_eq(pp_records_thread_counter_sigsafe(&log, 3, NULL, 0), 0);
+	cr_assert_eq(pp_records_thread_counter_sigsafe(&log, 4, &cv, 1), 0);
 	cr_assert_eq(pp_records_thread_end_sigsafe(&log, 300, &counts, &(struct pp_records_cpu){
 						   .cpu_ns = 99, .user_ns = 60, .system_ns = 38 }),
 		     0);
@@ -230,13 +256,15 @@ Test(records, thread_log_reads_back_what_was_written)
 	cr_expect(t->samples[1].time_ns == 150 && t->samples[1].event == 1 &&
 		  t->samples[1].flags == PPF_SAMPLE_LEAF_ONLY && t->samples[1].nframes == 1 &&
 		  t->samples[1].ips[0] == 0x404000);
-	cr_assert_eq(t->nevents, 4);
+	cr_assert_eq(t->nevents, 5);
 	cr_expect(t->events[0].flags == 0 && t->events[0].samples == 2 &&
 		  t->events[0].lost == 1 && t->events[0].throttled == 4);
 	cr_expect_eq(t->events[1].flags, PPF_THREAD_EVENT_NO_COUNTER);
 	cr_expect(t->events[2].flags == PPF_THREAD_EVENT_COUNTED && t->events[2].value == 500 &&
 		  t->events[2].time_enabled == 10 && t->events[2].time_running == 5);
 	cr_expect_eq(t->events[3].flags, PPF_THREAD_EVENT_NO_COUNTER);
+	cr_expect(t->events[4].flags == (PPF_THREAD_EVENT_COUNTED | PPF_THREAD_EVENT_LATE_COUNTER) &&
+		  t->events[4].value == 500);
 	cr_expect(t->ended && t->end_ns == 300 && t->samples_taken == 2 && t->lost == 1 &&
 		  t->throttled == 4 && t->cpu_ns == 99 && t->user_ns == 60 && t->system_ns == 38);
 	pa_thread_free(t);
