@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "pprof/format.h"
@@ -143,6 +144,7 @@ static struct pp_thread *pp_threads_take_slot_sigsafe(int tid)
 			t->held_since_ns = 0;
 			t->held_cpu_ns = 0;
 			t->holds = 0;
+			t->cpu_prev_ns = pp_threads_cpu_sigsafe();
 			for (unsigned e = 0; e < PP_CONFIG_MAX_EVENTS; e++) {
 				t->ev_samples[e] = 0;
 				t->ev_lost[e] = 0;
@@ -162,6 +164,16 @@ static struct pp_thread *pp_threads_take_slot_sigsafe(int tid)
 	}
 	errno = ENOSPC;
 	return NULL;
+}
+
+/* Runs in signal context. */
+uint64_t pp_threads_cpu_sigsafe(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* Runs in signal context. */

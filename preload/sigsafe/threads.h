@@ -33,6 +33,10 @@ struct pp_thread {
 				   it holds none */
 	uint64_t held_cpu_ns;   /* CPU time it ran holding one, in all */
 	uint32_t holds;         /* how many times it began to hold one */
+	uint64_t cpu_prev_ns;   /* sigtrap mode: its CPU time when the last
+				   signal of a time event was handled (or
+				   its slot claimed): what a late signal's
+				   merged overflows are counted from */
 	struct pp_tevents tev; /* its own events: counters; signal mode: sampling */
 	void *altstack;  /* our alternate signal stack, NULL if none */
 	size_t altstack_size;
@@ -86,6 +90,9 @@ void pp_threads_leave_sigsafe(struct pp_thread *t);
 /* Runs in signal context. Calls fn on every claimed slot. */
 void pp_threads_each_sigsafe(void (*fn)(struct pp_thread *t, void *arg),
 			     void *arg);
+
+/* Runs in signal context. The calling thread's CPU time in ns (CLOCK_THREAD_CPUTIME_ID), 0 if unknown. */
+uint64_t pp_threads_cpu_sigsafe(void);
 
 /* Runs in signal context. The calling thread's id (raw syscall). */
 int pp_threads_gettid_sigsafe(void);
