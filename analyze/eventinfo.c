@@ -6,6 +6,8 @@
 #include <linux/perf_event.h>
 #include <string.h>
 
+#include "coverage.h"
+
 #define PA_EVENTS_LIST_MAX 160 /* bytes of event names in an error message */
 
 bool pa_event_samples(const struct pa_event *e)
@@ -385,4 +387,5 @@ void pa_events_header(FILE *out, const struct pa_run *run, const struct pa_filte
 		fprintf(out, ", %s lost", pa_events_format_count(lost, n, sizeof(n)));
 	pa_events_header_filters(out, f);
 	fputc('\n', out);
+	pa_coverage_notes(out, "# ", run, f);
 }

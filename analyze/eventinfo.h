@@ -85,11 +85,13 @@ const struct pa_event *pa_events_shown(const struct pa_run *run, const struct pa
 				       bool *differs);
 
 /*
- * The line that heads a report of samples f selects:
+ * The lines that head a report of samples f selects:
  *   "# event NAME[ (SPEC)]: period PERIOD (SCOPE), N samples"
  * then ", N processes, N threads" when with_counts, and ", N lost" when
  * lost. It says so when the period differs between processes, when f
- * selects every event, and when there is no sampling event.
+ * selects every event, and when there is no sampling event. Then, each on
+ * a line of its own starting with "# ", the notes on how much of the CPU
+ * time the samples cover (pa_coverage_notes), when there are any.
  */
 void pa_events_header(FILE *out, const struct pa_run *run, const struct pa_filter *f,
 		      uint64_t samples, bool with_counts, size_t nprocesses,

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coverage.h"
 #include "eventinfo.h"
 
 /* The unit of e's period: "ns" (of CPU), "Hz" or "events". */
@@ -47,7 +48,10 @@ static void pa_jsondoc_event(struct pa_json *j, const struct pa_run *run,
 	pa_json_object_end(j);
 }
 
-/* The text report's header line, without "# " and the newline. */
+/*
+ * The text report's header line, without "# " and the newline (its notes,
+ * the lines after it, are pa_jsondoc_notes's).
+ */
 static int pa_jsondoc_header(struct pa_json *j, const struct pa_run *run,
 				 const struct pa_filter *f, const struct pa_jsondoc_counts *c)
 {
@@ -63,11 +67,37 @@ static int pa_jsondoc_header(struct pa_json *j, const struct pa_run *run,
 		free(text);
 		return -ENOMEM;
 	}
-	while (len && text[len - 1] == '\n')
-		len--;
+	len = strcspn(text, "\n");
 	skip = len >= 2 && strncmp(text, "# ", 2) == 0 ? 2 : 0;
 	pa_json_key(j, "header");
 	pa_json_string_len(j, text + skip, len - skip);
+	free(text);
+	return 0;
+}
+
+/* "notes": the coverage notes (pa_coverage_notes), one string each. */
+static int pa_jsondoc_notes(struct pa_json *j, const struct pa_run *run,
+			    const struct pa_filter *f)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+
+	if (!m)
+		return -ENOMEM;
+	pa_coverage_notes(m, "", run, f);
+	if (fclose(m) != 0) {
+		free(text);
+		return -ENOMEM;
+	}
+	pa_json_key_array(j, "notes");
+	for (const char *line = text; *line; ) {
+		size_t n = strcspn(line, "\n");
+
+		pa_json_string_len(j, line, n);
+		line += n + (line[n] == '\n');
+	}
+	pa_json_array_end(j);
 	free(text);
 	return 0;
 }
@@ -101,7 +131,7 @@ int pa_jsondoc_opening(struct pa_json *j, const struct pa_run *run,
 		pa_json_uint(j, c->lost);
 	else
 		pa_json_null(j);
-	return 0;
+	return pa_jsondoc_notes(j, run, f);
 }
 
 int pa_jsondoc_begin(FILE *out, const char *report, const struct pa_run *run,

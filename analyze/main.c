@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "coverage.h"
 #include "eventinfo.h"
 #include "openguard.h"
 #include "profile.h"
@@ -47,7 +48,14 @@ static const char pa_main_help_options[] =
 "\n"
 "    top, threads and processes start with a line naming the event and its\n"
 "    period, e.g. '# event cpu-clock: period 1 ms of CPU (user), 3,312\n"
-"    samples'.\n"
+"    samples'. Notes follow it, '# coverage below 90%: ...' when threads\n"
+"    with over 0.1 s of CPU time are sampled less (named, with what their\n"
+"    logs say of why), '# CPU time in no thread's log: ...' when a process\n"
+"    used CPU time in threads whose logs hold none (never sampled), and\n"
+"    '# kernel time not sampled ...' when threads spent over 0.1 s and a\n"
+"    tenth or more of their CPU time in the kernel, which the event does\n"
+"    not count. Reports without that line print the notes on stderr\n"
+"    ('pprof-analyze: note: ...'); JSON documents hold them in \"notes\".\n"
 "\n"
 "    Caller frames in libpprof.so itself (the profiler's thread\n"
 "    trampoline) are left out of stacks; a sample taken inside it keeps\n"
@@ -612,6 +620,8 @@ static int pa_main_report(FILE *out, const struct pa_main_opts *o, struct pa_run
 
 		ret = (o->ropts.json ? r->write_json : r->write)(&ctx);
 		pa_main_print_warnings(&run->warnings, nwarn);
+		if (ret == 0 && r->notes_apart && !o->ropts.json)
+			pa_coverage_notes(stderr, PA_PROG ": note: ", run, &o->filter);
 	}
 	if (o->ropts.json && (ret == -ENOMEM || ret == -EINVAL) && !err->reason[0])
 		pa_error_set(err, ret, "", false, 0, "JSON output: %s", strerror(-ret));

@@ -717,6 +717,8 @@ static int pa_reader_process_cb(void *ctx, struct pa_log_buf *buf, uint64_t off,
 		proc->throttled = e.throttled;
 		proc->exit_how = e.how;
 		proc->exit_status = e.status;
+		proc->user_ns = e.user_ns;
+		proc->system_ns = e.system_ns;
 		return 0;
 	}
 	default:
@@ -782,8 +784,22 @@ void pa_process_free(struct pa_process *proc)
 	free(proc);
 }
 
-/* Parses buf, a process.log named buf->path, into *out; releases buf's data. */
-static int pa_reader_process_parse(struct pa_log_buf *buf, struct pa_process **out,
+/*
+ * Whether proc ended without its END record, neither replaced by exec nor
+ * stopped by a full disk: a raw exit_group (every dynamically linked Go
+ * program), a kill, or still running. A run says so once for all of them
+ * (pa_reader_warn_unended), not once per log.
+ */
+static bool pa_reader_unended(const struct pa_process *proc)
+{
+	return !proc->ended && !proc->replaced && !proc->full.full;
+}
+
+/*
+ * Parses buf, a process.log named buf->path, into *out; releases buf's
+ * data. quiet: say nothing of a missing END (pa_reader_unended).
+ */
+static int pa_reader_process_parse(struct pa_log_buf *buf, bool quiet, struct pa_process **out,
 				   struct pa_warnings *warn, struct pa_error *err)
 {
 	struct pa_process_ctx c = { 0 };
@@ -810,7 +826,7 @@ static int pa_reader_process_parse(struct pa_log_buf *buf, struct pa_process **o
 		      pa_reader_cmp_unsampled);
 	/* A truncated tail after the EXEC means more was written: the exec failed. */
 	c.proc->replaced = c.last_exec && !buf->truncated && !c.proc->ended;
-	pa_reader_check_end(buf, !c.proc->replaced, warn);
+	pa_reader_check_end(buf, !c.proc->replaced && !(quiet && pa_reader_unended(c.proc)), warn);
 	if (c.proc->mode == PPF_MODE_OFF)
 		pa_warnings_add(warn, path, false, 0,
 				"profiling was off in process %u (%s): its stderr has a "
@@ -820,15 +836,22 @@ static int pa_reader_process_parse(struct pa_log_buf *buf, struct pa_process **o
 	return 0;
 }
 
-int pa_process_log_load(const char *path, struct pa_process **out,
-			struct pa_warnings *warn, struct pa_error *err)
+/* pa_process_log_load, quiet as for pa_reader_process_parse. */
+static int pa_reader_process_load(const char *path, bool quiet, struct pa_process **out,
+				  struct pa_warnings *warn, struct pa_error *err)
 {
 	struct pa_log_buf buf;
 	int ret;
 
 	*out = NULL;
 	ret = pa_reader_read_file(path, &buf, err);
-	return ret < 0 ? ret : pa_reader_process_parse(&buf, out, warn, err);
+	return ret < 0 ? ret : pa_reader_process_parse(&buf, quiet, out, warn, err);
+}
+
+int pa_process_log_load(const char *path, struct pa_process **out,
+			struct pa_warnings *warn, struct pa_error *err)
+{
+	return pa_reader_process_load(path, false, out, warn, err);
 }
 
 /* ---- thread-<tid>.log ---------------------------------------------------- */
@@ -1148,6 +1171,31 @@ static int pa_reader_thread_cb(void *ctx, struct pa_log_buf *buf, uint64_t off,
 		t->blocked_flags = r.flags;
 		return 0;
 	}
+	case PPF_REC_THREAD_PROGRESS: {
+		struct ppf_thread_progress r;
+
+		if (pa_reader_grown(buf, off, rec, size, &r, sizeof(r), sizeof(r),
+				    "thread progress", err) < 0)
+			return -EINVAL;
+		/* END's figures are the last word. */
+		if (t->ended)
+			return 0;
+		t->progress = true;
+		t->progress_ns = r.time_ns;
+		t->user_ns = r.user_ns;
+		t->system_ns = r.system_ns;
+		t->cpu_ns = r.user_ns + r.system_ns;
+		t->lost = r.lost;
+		t->throttled = r.throttled;
+		if (r.name[0])
+			pa_reader_copy_name(t->name, sizeof(t->name), r.name, sizeof(r.name));
+		if (r.proc_user_ns || r.proc_system_ns) {
+			t->proc_ns = r.time_ns;
+			t->proc_user_ns = r.proc_user_ns;
+			t->proc_system_ns = r.proc_system_ns;
+		}
+		return 0;
+	}
 	case PPF_REC_THREAD_END: {
 		struct ppf_thread_end r;
 
@@ -1161,6 +1209,8 @@ static int pa_reader_thread_cb(void *ctx, struct pa_log_buf *buf, uint64_t off,
 		t->lost = r.lost;
 		t->throttled = r.throttled;
 		t->cpu_ns = r.cpu_ns;
+		t->user_ns = r.user_ns;
+		t->system_ns = r.system_ns;
 		return 0;
 	}
 	default:
@@ -1478,7 +1528,9 @@ static int pa_reader_load_threads(struct pa_process *proc, const char *dir, char
 				  struct pa_warnings *warn, struct pa_error *err)
 {
 	struct pa_reader_jobs jobs = {
-		.dir = dir, .names = names, .n = n, .expect_end = !proc->replaced, .o = o,
+		.dir = dir, .names = names, .n = n, .o = o,
+		/* A process's end finishes its threads' logs: none without it. */
+		.expect_end = !proc->replaced && !pa_reader_unended(proc),
 		.threads = calloc(n, sizeof(*jobs.threads)),
 		.warns = calloc(n, sizeof(*jobs.warns)),
 		.errs = calloc(n, sizeof(*jobs.errs)),
@@ -1590,6 +1642,22 @@ static void pa_reader_warn_full(const struct pa_process *proc, struct pa_warning
 				"(%s): %s", strerror(proc->full.error), also);
 }
 
+/* proc's CPU time as its threads' logs last recorded it, when it has no END. */
+static void pa_reader_last_cpu(struct pa_process *proc)
+{
+	uint64_t at = 0;
+
+	for (size_t i = 0; !proc->ended && i < proc->nthreads; i++) {
+		const struct pa_thread *t = proc->threads[i];
+
+		if (t->proc_ns > at && (t->proc_user_ns || t->proc_system_ns)) {
+			at = t->proc_ns;
+			proc->last_user_ns = t->proc_user_ns;
+			proc->last_system_ns = t->proc_system_ns;
+		}
+	}
+}
+
 int pa_process_load_opts(const char *dir, const struct pa_load_opts *opts,
 			 struct pa_process **out, struct pa_warnings *warn,
 			 struct pa_error *err)
@@ -1604,7 +1672,7 @@ int pa_process_load_opts(const char *dir, const struct pa_load_opts *opts,
 	*out = NULL;
 	if (!path)
 		return pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
-	ret = pa_process_log_load(path, &proc, warn, err);
+	ret = pa_reader_process_load(path, true, &proc, warn, err);
 	free(path);
 	if (ret < 0)
 		return ret;
@@ -1629,6 +1697,7 @@ int pa_process_load_opts(const char *dir, const struct pa_load_opts *opts,
 	}
 	if (proc->nthreads)
 		qsort(proc->threads, proc->nthreads, sizeof(*proc->threads), pa_reader_cmp_thread);
+	pa_reader_last_cpu(proc);
 	pa_reader_warn_full(proc, warn);
 	*out = proc;
 	return 0;
@@ -1645,7 +1714,7 @@ int pa_process_log_parse(const char *name, const void *data, size_t size,
 
 	*out = NULL;
 	ret = pa_reader_copy_data(name, data, size, &buf, err);
-	return ret < 0 ? ret : pa_reader_process_parse(&buf, out, warn, err);
+	return ret < 0 ? ret : pa_reader_process_parse(&buf, false, out, warn, err);
 }
 
 int pa_thread_log_parse(const char *name, const void *data, size_t size,
@@ -1685,6 +1754,40 @@ void pa_run_free(struct pa_run *run)
 int pa_run_load(const char *dir, struct pa_run **out, struct pa_error *err)
 {
 	return pa_run_load_opts(dir, NULL, out, err);
+}
+
+/* How many process directories pa_reader_warn_unended names at the most. */
+#define PA_READER_UNENDED_NAMED 3
+
+/*
+ * One warning for every process of run that ended without its END record
+ * (pa_reader_unended), naming the first few by their directory.
+ */
+static void pa_reader_warn_unended(struct pa_run *run)
+{
+	char names[512] = "";
+	size_t n = 0, len = 0;
+
+	for (size_t i = 0; i < run->nprocesses; i++) {
+		const struct pa_process *proc = run->processes[i];
+		const char *base = strrchr(proc->dir, '/') ? strrchr(proc->dir, '/') + 1 : proc->dir;
+		int w;
+
+		if (!pa_reader_unended(proc))
+			continue;
+		if (n++ >= PA_READER_UNENDED_NAMED)
+			continue;
+		w = snprintf(names + len, sizeof(names) - len, "%s%s", n > 1 ? ", " : "",
+			     strcmp(base, ".") ? base : proc->dir);
+		if (w > 0 && (size_t)w < sizeof(names) - len)
+			len += (size_t)w;
+	}
+	if (n)
+		pa_warnings_add(&run->warnings, run->dir, false, 0,
+				"%zu process%s ended without an end record (raw exit_group or "
+				"killed): %s%s; %s threads' samples are reported, with the CPU "
+				"time their logs last recorded", n, n == 1 ? "" : "es", names,
+				n > PA_READER_UNENDED_NAMED ? ", ..." : "", n == 1 ? "its" : "their");
 }
 
 int pa_run_load_opts(const char *dir, const struct pa_load_opts *opts, struct pa_run **out,
@@ -1751,6 +1854,7 @@ int pa_run_load_opts(const char *dir, const struct pa_load_opts *opts, struct pa
 		return ret;
 	}
 	qsort(run->processes, run->nprocesses, sizeof(*run->processes), pa_reader_cmp_process);
+	pa_reader_warn_unended(run);
 	*out = run;
 	return 0;
 }

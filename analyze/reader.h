@@ -21,7 +21,12 @@
  *     whose image exec replaced (struct pa_process.replaced): its
  *     process.log ends with PPF_REC_EXEC and its thread logs stop without
  *     END records by design, so nothing is said about them (the
- *     `processes` report shows "exec PATH");
+ *     `processes` report shows "exec PATH"); and, when a whole run or
+ *     process directory is loaded, for a process that ended without its
+ *     END record otherwise (a raw exit_group, a kill; not a full disk):
+ *     neither its logs nor its threads' are warned about one by one, the
+ *     run says once how many processes ended so ("N processes ended
+ *     without an end record (raw exit_group or killed): ...");
  *   - records of unknown type, skipped by their size (one warning per file
  *     with the count);
  *   - a thread log with totals (PPF_REC_THREAD_EVENT) for an event that its
@@ -185,13 +190,20 @@ struct pa_sample {
 struct pa_thread {
 	uint32_t pid;
 	uint32_t tid;
-	char name[PPF_THREAD_NAME_MAX + 1]; /* latest PPF_REC_THREAD_NAME wins, else PPF_REC_THREAD's */
+	char name[PPF_THREAD_NAME_MAX + 1]; /* the latest of PPF_REC_THREAD's,
+					       PPF_REC_THREAD_NAME's and (before
+					       END) PPF_REC_THREAD_PROGRESS's */
 	uint64_t start_ns;
-	bool ended;            /* PPF_REC_THREAD_END was read; the four below come from it */
+	bool ended;            /* PPF_REC_THREAD_END was read; the fields below come from it */
 	uint64_t end_ns;
 	uint64_t samples_taken; /* as the writer counted them (0 if !ended) */
-	uint64_t lost;          /* dropped in this thread (0 if !ended) */
-	uint64_t throttled;     /* not taken, to bound the profiler's cost (0 if !ended) */
+	/*
+	 * Without END, lost, throttled and the CPU times come from the last
+	 * PPF_REC_THREAD_PROGRESS (progress), as far as the thread had got
+	 * then; 0 without one either.
+	 */
+	uint64_t lost;          /* dropped in this thread */
+	uint64_t throttled;     /* not taken, to bound the profiler's cost */
 	uint64_t cpu_ns;        /* thread CPU time at the end, 0 if unknown */
 	/*
 	 * From PPF_REC_THREAD_BLOCKED (0 without one): the CPU time the thread
@@ -201,6 +213,13 @@ struct pa_thread {
 	uint64_t held_cpu_ns;
 	uint32_t holds;
 	uint32_t blocked_flags;
+	uint64_t user_ns;       /* its parts in user space and in the kernel; */
+	uint64_t system_ns;     /* both 0 when not known (older logs) */
+	bool progress;          /* a PPF_REC_THREAD_PROGRESS was read */
+	uint64_t progress_ns;   /* the last one's time */
+	uint64_t proc_ns;       /* the last one with the process's CPU time: */
+	uint64_t proc_user_ns;  /* its time, and that CPU time (0: none) */
+	uint64_t proc_system_ns;
 	struct pa_log_full full; /* stopped early: samples after it are in lost */
 	struct pa_sample *samples; /* in file order */
 	size_t nsamples;
@@ -232,6 +251,15 @@ struct pa_process {
 	uint64_t throttled;
 	uint32_t exit_how;      /* enum ppf_exit_how; PPF_EXIT_UNKNOWN if !ended */
 	int32_t exit_status;    /* exit status, or signal number with PPF_EXIT_SIGNAL */
+	uint64_t user_ns;       /* CPU time of all its threads, in user space and */
+	uint64_t system_ns;     /* in the kernel; both 0 when not known */
+	/*
+	 * Without END: the process's CPU time as its threads' logs last
+	 * recorded it (PPF_REC_THREAD_PROGRESS), threads never sampled
+	 * included; both 0 when not known.
+	 */
+	uint64_t last_user_ns;
+	uint64_t last_system_ns;
 	struct pa_log_full full; /* process.log stopped early: modules loaded
 				    and exec attempts made after it are missing */
 	struct pa_event *events; /* in file order */

@@ -74,6 +74,12 @@ struct pa_report {
 	enum pa_events_use use;    /* which events it shows (--event, events.h) */
 	enum pa_report_needs needs;
 	bool in_time_order;        /* every sample in time order, not collapsed (pa_load_opts) */
+	/*
+	 * Its text has no header lines to carry the notes on coverage
+	 * (coverage.h; pa_events_header writes them under the '# event'
+	 * line): main.c says them on stderr. JSON documents hold them.
+	 */
+	bool notes_apart;
 	bool takes_func;           /* a FUNC argument before the DIRs */
 	/*
 	 * Returns what is wrong with o for this report, a usage error (static

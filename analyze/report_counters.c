@@ -515,6 +515,7 @@ const struct pa_report pa_report_counters = {
 		"in one line and exits 0.\n",
 	.use = PA_EVENTS_COUNTS,
 	.needs = PA_REPORT_NEEDS_RUN,
+	.notes_apart = true,
 	.write = pa_report_counters_write,
 	.write_json = pa_report_counters_write_json,
 };

@@ -518,6 +518,7 @@ const struct pa_report pa_report_events = {
 		"processes that have it, status ('ok' or 'unavailable: WHY').\n",
 	.use = PA_EVENTS_ANY,
 	.needs = PA_REPORT_NEEDS_RUN,
+	.notes_apart = true,
 	.write = pa_report_events_write,
 	.write_json = pa_report_events_write_json,
 };

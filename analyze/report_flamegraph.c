@@ -148,8 +148,8 @@ static char *pa_report_flamegraph_subtitle(const struct pa_run *run,
 		free(text);
 		return NULL;
 	}
-	if (len && text[len - 1] == '\n')
-		text[len - 1] = '\0';
+	/* The first line: the notes after it go to stderr (pa_report.notes_apart). */
+	text[strcspn(text, "\n")] = '\0';
 	return text;
 }
 
@@ -239,6 +239,7 @@ const struct pa_report pa_report_flamegraph = {
 		"paths under that share.\n",
 	.use = PA_EVENTS_SAMPLES,
 	.needs = PA_REPORT_NEEDS_PROFILE,
+	.notes_apart = true,
 	.check = pa_report_flamegraph_check,
 	.write = pa_report_flamegraph_write,
 };

@@ -161,6 +161,7 @@ static const struct pa_report pa_report_folded_threads = {
 	.name = "folded",
 	.use = PA_EVENTS_SAMPLES,
 	.needs = PA_REPORT_NEEDS_SAMPLES,
+	.notes_apart = true,
 	.write = pa_report_folded_threads_write,
 };
 
@@ -179,6 +180,7 @@ const struct pa_report pa_report_folded = {
 		"'THREAD (TID)'; with several DIRs, the DIR before them.\n",
 	.use = PA_EVENTS_SAMPLES,
 	.needs = PA_REPORT_NEEDS_PROFILE,
+	.notes_apart = true,
 	.variant = pa_report_folded_variant,
 	.write = pa_report_folded_write,
 };

@@ -582,5 +582,6 @@ const struct pa_report pa_report_pprof = {
 		"(and run, the DIR, with several DIRs).\n",
 	.use = PA_EVENTS_SAMPLES,
 	.needs = PA_REPORT_NEEDS_SAMPLES,
+	.notes_apart = true,
 	.write = pa_report_pprof_write,
 };

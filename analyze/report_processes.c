@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coverage.h"
 #include "eventinfo.h"
 #include "jsondoc.h"
 
@@ -152,7 +153,7 @@ static void pa_report_processes_how(const struct pa_process *proc, const struct 
 	else if (!proc->ended && proc->full.full)
 		snprintf(buf, size, "%sunknown (log full)", off);
 	else if (!proc->ended)
-		snprintf(buf, size, "%skilled?", off);
+		snprintf(buf, size, "%sexit_group or killed?", off);
 	else if (proc->exit_how == PPF_EXIT_NORMAL)
 		snprintf(buf, size, "%sexit %" PRId32, off, proc->exit_status);
 	else if (proc->exit_how == PPF_EXIT_SIGNAL && (sig = sigabbrev_np(proc->exit_status)))
@@ -215,17 +216,20 @@ static void pa_report_processes_row(FILE *out, const struct pa_process *proc, si
 				    int exe_width, uint64_t t0, const struct pa_filter *f)
 {
 	const char *exe = pa_process_exe_base(proc);
-	char how[PA_ERROR_PATH_MAX + 32], dur[32];
+	char how[PA_ERROR_PATH_MAX + 32], dur[32], cpu[PA_COVERAGE_TEXT_MAX];
 	int indent = (int)pa_report_processes_indent(depth);
 	size_t nthreads;
 	uint64_t samples = pa_report_processes_samples(proc, f, &nthreads);
+	struct pa_coverage c;
 
 	pa_report_processes_how(proc, f, how, sizeof(how));
 	pa_report_processes_duration(proc, dur, sizeof(dur));
-	fprintf(out, "%8" PRIu32 " %8" PRIu32 " %9.3f %9s %9" PRIu64 " %7zu  %*s%-*s  %s\n",
+	pa_coverage_process(f, proc, &c);
+	fprintf(out, "%8" PRIu32 " %8" PRIu32 " %9.3f %9s %9" PRIu64 " %7zu %s  %*s%-*s  %s\n",
 		proc->pid, proc->ppid,
 		proc->start_ns >= t0 ? (double)(proc->start_ns - t0) / 1e9 : 0.0, dur,
-		samples, nthreads, indent, "", exe_width - indent, exe[0] ? exe : "?", how);
+		samples, nthreads, pa_coverage_format(&c, cpu, sizeof(cpu)), indent, "",
+		exe_width - indent, exe[0] ? exe : "?", how);
 }
 
 /*
@@ -234,12 +238,15 @@ static void pa_report_processes_row(FILE *out, const struct pa_process *proc, si
  * the process holding that thread, counting that thread alone; the event
  * index selects which samples are counted): pid, ppid, start (seconds after
  * the run's first process started), wall-clock duration, samples in the
- * logs, threads, the executable's basename, and how the process ended:
+ * logs, threads, its CPU time, user and system time and the share the
+ * samples cover (coverage.h), the executable's basename, and how the
+ * process ended:
  *   "exit N"          exit status N
  *   "signal SIGNAME"  killed by that signal (SIGABRT for abort())
  *   "exec PATH"       its image was replaced by exec; the new image is the
  *                     next row with the same pid
- *   "killed?"         no END record: killed, or still running
+ *   "exit_group or killed?"  no END record: a raw exit_group, killed, or
+ *                     still running
  *   "unknown (log full)"  no END record, after process.log stopped early
  *                     (it could not grow): how the process ended is unknown
  *   "unknown"         an END record that does not say how
@@ -277,8 +284,8 @@ static int pa_report_processes_write(const struct pa_report_ctx *ctx)
 			width = w;
 	}
 	pa_events_header(out, run, &f, pa_report_processes_total(&t, &f), false, 0, 0, 0);
-	fprintf(out, "%8s %8s %9s %9s %9s %7s  %-*s  %s\n", "PID", "PPID", "START(s)",
-		"WALL(s)", "SAMPLES", "THREADS", (int)width, "EXE", "ENDED");
+	fprintf(out, "%8s %8s %9s %9s %9s %7s %s  %-*s  %s\n", "PID", "PPID", "START(s)",
+		"WALL(s)", "SAMPLES", "THREADS", PA_COVERAGE_HEAD, (int)width, "EXE", "ENDED");
 	for (size_t r = 0; r < t.nrows; r++)
 		pa_report_processes_row(out, t.v[t.order[r]], t.depth[r], (int)width, t0, &f);
 	pa_report_processes_tree_release(&t);
@@ -324,8 +331,10 @@ static void pa_report_processes_json_row(struct pa_json *j, const struct pa_proc
 	char how[PA_ERROR_PATH_MAX + 32];
 	size_t nthreads;
 	uint64_t samples = pa_report_processes_samples(proc, f, &nthreads);
+	struct pa_coverage c;
 
 	pa_report_processes_how(proc, f, how, sizeof(how));
+	pa_coverage_process(f, proc, &c);
 	pa_json_object_begin(j);
 	pa_json_key_uint(j, "pid", proc->pid);
 	pa_json_key_uint(j, "ppid", proc->ppid);
@@ -349,6 +358,12 @@ static void pa_report_processes_json_row(struct pa_json *j, const struct pa_proc
 	pa_json_key_string(j, "ended", how);
 	pa_report_processes_json_how(j, proc);
 	pa_json_key_bool(j, "profiling_off", proc->mode == PPF_MODE_OFF);
+	pa_json_key(j, "cpu_s");
+	if (c.cpu_ns)
+		pa_json_double(j, (double)c.cpu_ns / 1e9);
+	else
+		pa_json_null(j);
+	pa_coverage_json(j, &c);
 	pa_json_object_end(j);
 }
 
@@ -378,7 +393,9 @@ static void pa_report_processes_json_rows(struct pa_json *j,
  * "unknown", which a process.log without END that stopped early says too),
  * "exit_status", "signal" ("SIGABRT", or the number when it
  * has no name), "exec_path" (null when they do not apply),
- * "profiling_off"}. Returns 0, -ENOMEM, or -EIO on a write error.
+ * "profiling_off", "cpu_s", "user_s", "system_s" (null when unknown),
+ * "coverage" (coverage.h; null where it has no meaning)}. Returns 0,
+ * -ENOMEM, or -EIO on a write error.
  */
 static int pa_report_processes_write_json(const struct pa_report_ctx *ctx)
 {
@@ -423,14 +440,15 @@ const struct pa_report pa_report_processes = {
 	.usage = "DIR [OPTIONS]",
 	.help = "One row per process: pid, ppid, start (seconds after the\n"
 		"run's first process), wall-clock duration, samples, threads,\n"
-		"executable and how it ended: 'exit N', 'signal SIGNAME',\n"
-		"'exec PATH' (its image was replaced; the new image is the\n"
-		"next row with the same pid), 'killed?' (no END record: killed\n"
-		"or still running), 'unknown (log full)' (no END record after\n"
-		"its log stopped early, the disk full) or 'unknown'; 'off, '\n"
-		"comes first when profiling was off in it. A child is listed\n"
-		"under its parent, its executable indented by two spaces per\n"
-		"level.\n",
+		"CPU, user and system time, the share of it the samples cover\n"
+		"(COVER), executable and how it ended: 'exit N', 'signal\n"
+		"SIGNAME', 'exec PATH' (its image was replaced; the new image\n"
+		"is the next row with the same pid), 'exit_group or killed?'\n"
+		"(no END record: a raw exit_group, killed, or still running),\n"
+		"'unknown (log full)' (no END record after its log stopped\n"
+		"early, the disk full) or 'unknown'; 'off, ' comes first when\n"
+		"profiling was off in it. A child is listed under its parent,\n"
+		"its executable indented by two spaces per level.\n",
 	.use = PA_EVENTS_SAMPLES,
 	.needs = PA_REPORT_NEEDS_RUN,
 	.write = pa_report_processes_write,

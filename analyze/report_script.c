@@ -82,6 +82,7 @@ const struct pa_report pa_report_script = {
 		"several DIRs, COMM is 'DIR:COMM'.\n",
 	.use = PA_EVENTS_SAMPLES,
 	.needs = PA_REPORT_NEEDS_SAMPLES,
+	.notes_apart = true,
 	.in_time_order = true,
 	.write = pa_report_script_write,
 };

@@ -286,6 +286,7 @@ const struct pa_report pa_report_speedscope = {
 		"profile's name starts with its DIR.\n",
 	.use = PA_EVENTS_SAMPLES,
 	.needs = PA_REPORT_NEEDS_SAMPLES,
+	.notes_apart = true,
 	.in_time_order = true,
 	.write = pa_report_speedscope_write,
 };

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <inttypes.h>
 
+#include "coverage.h"
 #include "eventinfo.h"
 #include "jsondoc.h"
 
@@ -66,35 +67,21 @@ static void pa_report_threads_each(const struct pa_run *run, const struct pa_fil
 	}
 }
 
-/*
- * Why the thread's sampling signal was blocked while it ran, from its
- * PPF_REC_THREAD_BLOCKED, into why (empty when nothing is to be said).
- */
-static void pa_report_threads_blocked(const struct pa_thread *t, char *why, size_t size)
-{
-	why[0] = '\0';
-	if (t->blocked_flags & PPF_BLOCKED_UNSEEN)
-		snprintf(why, size, "signal blocked by a raw mask change");
-	else if (t->holds)
-		snprintf(why, size, "own signal held back %" PRIu32 "x: %.3f s unsampled",
-			 t->holds, (double)t->held_cpu_ns / 1e9);
-}
-
 static void pa_report_threads_row(const struct pa_process *proc, const struct pa_thread *t,
 				  const struct pa_filter *f, void *arg)
 {
 	FILE *out = arg;
-	char cpu[32] = "-", why[96];
+	struct pa_coverage c;
+	char cpu[PA_COVERAGE_TEXT_MAX], why[96];
 
-	if (t->ended && t->cpu_ns)
-		snprintf(cpu, sizeof(cpu), "%.3f", (double)t->cpu_ns / 1e9);
-	pa_report_threads_blocked(t, why, sizeof(why));
+	pa_coverage_thread(f, proc, t, &c);
+	pa_coverage_blocked(t, why, sizeof(why));
 	fprintf(out, "%8" PRIu32 " %8" PRIu32 "  %-16s %9" PRIu64 " %7" PRIu64
-		" %9" PRIu64 " %6" PRIu64 " %5s %10s  %s%s%s%s\n", t->pid, t->tid,
+		" %9" PRIu64 " %6" PRIu64 " %5s %s  %s%s%s%s\n", t->pid, t->tid,
 		t->name[0] ? t->name : "-", pa_filter_count_samples(f, proc, t),
 		pa_filter_count_lost(f, proc, t), pa_filter_count_throttled(f, proc, t),
-		pa_report_threads_late(f, proc, t),
-		pa_report_threads_ended(proc, t), cpu, pa_process_exe_base(proc),
+		pa_report_threads_late(f, proc, t), pa_report_threads_ended(proc, t),
+		pa_coverage_format(&c, cpu, sizeof(cpu)), pa_process_exe_base(proc),
 		why[0] ? "  (" : "", why, why[0] ? ")" : "");
 }
 
@@ -103,12 +90,13 @@ static void pa_report_threads_unsampled_row(const struct pa_process *proc,
 					    const struct pa_unsampled *u, void *arg)
 {
 	FILE *out = arg;
-	char why[128];
+	char why[128], cpu[PA_COVERAGE_TEXT_MAX];
 
 	pa_unsampled_reason(u, why, sizeof(why));
-	fprintf(out, "%8" PRIu32 " %8" PRIu32 "  %-16s %9d %7s %9s %6s %5s %10s  %s  "
+	fprintf(out, "%8" PRIu32 " %8" PRIu32 "  %-16s %9d %7s %9s %6s %5s %s  %s  "
 		"(unsampled: %s)\n", proc->pid, u->tid, u->name[0] ? u->name : "-", 0, "-",
-		"-", "-", "-", "-", pa_process_exe_base(proc), why);
+		"-", "-", "-", pa_coverage_format(NULL, cpu, sizeof(cpu)),
+		pa_process_exe_base(proc), why);
 }
 
 /*
@@ -163,11 +151,12 @@ static struct pa_jsondoc_counts pa_report_threads_counts(const struct pa_run *ru
  * samples, how its log ended ("yes": END record; "full": END record, after
  * the log stopped early because it could not grow, a full disk, with the
  * samples after that counted as lost; "exec": its process's image was
- * replaced by exec, which ends threads without one; "no": killed or still
- * running), its CPU time when known, and the executable; then, in
- * parentheses, why the thread's sampling signal was blocked while it ran,
- * when its log says (pa_report_threads_blocked). Returns 0, or -EIO on a
- * write error.
+ * replaced by exec, which ends threads without one; "no": a raw
+ * exit_group, killed or still running), its CPU time, user and system
+ * time when known and the share the samples cover (coverage.h), and the
+ * executable; then, in parentheses, why the thread's sampling signal was
+ * blocked while it ran, when its log says (pa_coverage_blocked).
+ * Returns 0, or -EIO on a write error.
  */
 static int pa_report_threads_write(const struct pa_report_ctx *ctx)
 {
@@ -181,8 +170,8 @@ static int pa_report_threads_write(const struct pa_report_ctx *ctx)
 
 	pa_events_header(out, run, &f, pa_report_threads_counts(run, &f).samples, false, 0, 0,
 			 0);
-	fprintf(out, "%8s %8s  %-16s %9s %7s %9s %6s %5s %10s  %s\n", "PID", "TID", "NAME",
-		"SAMPLES", "LOST", "THROTTLED", "LATE", "ENDED", "CPU(s)", "EXE");
+	fprintf(out, "%8s %8s  %-16s %9s %7s %9s %6s %5s %s  %s\n", "PID", "TID", "NAME",
+		"SAMPLES", "LOST", "THROTTLED", "LATE", "ENDED", PA_COVERAGE_HEAD, "EXE");
 	pa_report_threads_each(run, &f, &ops, out);
 	return ferror(out) ? -EIO : 0;
 }
@@ -202,15 +191,24 @@ static void pa_report_threads_json_row(const struct pa_process *proc,
 	pa_json_key_uint(j, "lost", pa_filter_count_lost(f, proc, t));
 	pa_json_key_uint(j, "throttled", pa_filter_count_throttled(f, proc, t));
 	pa_json_key_uint(j, "late", pa_report_threads_late(f, proc, t));
+	struct pa_coverage c;
+
+	pa_coverage_thread(f, proc, t, &c);
 	pa_json_key_string(j, "ended", pa_report_threads_ended(proc, t));
 	pa_json_key(j, "cpu_s");
-	if (t->ended && t->cpu_ns)
-		pa_json_double(j, (double)t->cpu_ns / 1e9);
+	if (c.cpu_ns)
+		pa_json_double(j, (double)c.cpu_ns / 1e9);
 	else
 		pa_json_null(j);
 	pa_json_key_string(j, "exe", pa_process_exe_base(proc));
 	pa_json_key_string(j, "unsampled", NULL);
-	pa_report_threads_blocked(t, why, sizeof(why));
+	pa_coverage_json(j, &c);
+	pa_json_key(j, "cpu_at_end");
+	if (c.cpu_ns)
+		pa_json_bool(j, t->ended);
+	else
+		pa_json_null(j);
+	pa_coverage_blocked(t, why, sizeof(why));
 	pa_json_key_string(j, "blocked", why[0] ? why : NULL);
 	pa_json_object_end(j);
 }
@@ -234,6 +232,8 @@ static void pa_report_threads_json_unsampled(const struct pa_process *proc,
 	pa_json_key_null(j, "cpu_s");
 	pa_json_key_string(j, "exe", pa_process_exe_base(proc));
 	pa_json_key_string(j, "unsampled", why);
+	pa_coverage_json(j, NULL);
+	pa_json_key_null(j, "cpu_at_end");
 	pa_json_key_null(j, "blocked");
 	pa_json_object_end(j);
 }
@@ -243,8 +243,12 @@ static void pa_report_threads_json_unsampled(const struct pa_process *proc,
  * count the rows' processes and the rows, "lost" sums the rows') with one
  * row per thread: {"pid", "tid", "name" (null where the text shows '-'),
  * "samples", "lost", "late", "ended" ("yes", "full", "exec", "no"), "cpu_s" (null
- * when unknown), "exe", "unsampled", "blocked" (why the sampling signal was
- * blocked while it ran, as in the text's marker; null when it was not)}. Returns 0, -ENOMEM, or -EIO on a write error.
+ * when unknown), "exe", "unsampled", "user_s", "system_s" (null when
+ * unknown), "coverage" (null where it has no meaning), "cpu_at_end"
+ * (whether the CPU times are the END record's, or the last a log without
+ * END recorded; null when unknown), "blocked" (why the sampling signal was
+ * blocked while it ran, as in the text's marker; null when it was not)}.
+ * Returns 0, -ENOMEM, or -EIO on a write error.
  */
 static int pa_report_threads_write_json(const struct pa_report_ctx *ctx)
 {
@@ -274,8 +278,9 @@ const struct pa_report pa_report_threads = {
 	.help = "One row per thread: pid, tid, name, samples, lost samples,\n"
 		"late samples, how its log ended ('yes', 'full' when it\n"
 		"stopped early because the disk was full, 'exec' when its\n"
-		"process's image was replaced, 'no' when killed or still\n"
-		"running), CPU time, executable.\n",
+		"process's image was replaced, 'no' after a raw exit_group,\n"
+		"killed or still running), CPU, user and system time, the\n"
+		"share of it the samples cover (COVER), executable.\n",
 	.use = PA_EVENTS_SAMPLES,
 	.needs = PA_REPORT_NEEDS_RUN,
 	.write = pa_report_threads_write,

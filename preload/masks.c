@@ -75,13 +75,16 @@ int pp_masks_real(int how, const sigset_t *set, sigset_t *old)
 	return pp_masks_libc.pthread_sigmask(how, set, old);
 }
 
-/* {the sampling signal} */
-static sigset_t pp_masks_sampsig(void)
+/*
+ * pthread_sigmask(how, {the sampling signal}, old) in the kernel's mask of
+ * the calling thread, past the wrappers.
+ */
+static int pp_masks_real_sampsig(int how, sigset_t *old)
 {
-	sigset_t set;
+	sigset_t one;
 
-	pp_sampsig_mask_sigsafe(&set);
-	return set;
+	pp_sampsig_mask_sigsafe(&one);
+	return pp_masks_real(how, &one, old);
 }
 
 int pp_masks_view_blocks(const sigset_t *real)
@@ -104,15 +107,14 @@ static void pp_masks_release(void)
  */
 static void pp_masks_settle(void)
 {
-	sigset_t pending, one;
+	sigset_t pending;
 	int saved = errno;
 
 	if (!pp_appmask_held_sigsafe() || sigpending(&pending) != 0 ||
 	    sigismember(&pending, pp_sampsig_number_sigsafe()) == 1)
 		goto out;
 	pp_masks_release();
-	one = pp_masks_sampsig();
-	pp_masks_real(SIG_UNBLOCK, &one, NULL);
+	pp_masks_real_sampsig(SIG_UNBLOCK, NULL);
 out:
 	errno = saved;
 }
@@ -484,15 +486,13 @@ PP_EXPORT sighandler_t sigset(int sig, sighandler_t disp)
 
 void pp_masks_thread_start(int blocked)
 {
-	sigset_t one = pp_masks_sampsig();
-
 	pp_appmask_thread_start_sigsafe(blocked);
-	pp_masks_real(SIG_UNBLOCK, &one, NULL);
+	pp_masks_real_sampsig(SIG_UNBLOCK, NULL);
 }
 
 void pp_masks_process_start(struct pp_thread *t)
 {
-	sigset_t real, pending, one = pp_masks_sampsig();
+	sigset_t real, pending;
 	int sig = pp_sampsig_number_sigsafe();
 
 	pp_appmask_thread_start_sigsafe(pp_appmask_blocked_sigsafe());
@@ -503,32 +503,28 @@ void pp_masks_process_start(struct pp_thread *t)
 		pp_appmask_hold_sigsafe(t);
 		return;
 	}
-	pp_masks_real(SIG_UNBLOCK, &one, NULL);
+	pp_masks_real_sampsig(SIG_UNBLOCK, NULL);
 }
 
 int pp_masks_apply(void)
 {
-	sigset_t one = pp_masks_sampsig(), real;
+	sigset_t real;
 
 	if (!pp_appmask_on_sigsafe() || !pp_appmask_blocked_sigsafe() ||
-	    pp_masks_real(SIG_BLOCK, &one, &real) != 0)
+	    pp_masks_real_sampsig(SIG_BLOCK, &real) != 0)
 		return 0;
 	return sigismember(&real, pp_sampsig_number_sigsafe()) != 1;
 }
 
 void pp_masks_unapply(int applied)
 {
-	sigset_t one = pp_masks_sampsig();
-
 	if (applied)
-		pp_masks_real(SIG_UNBLOCK, &one, NULL);
+		pp_masks_real_sampsig(SIG_UNBLOCK, NULL);
 }
 
 void pp_masks_off(void)
 {
-	sigset_t one = pp_masks_sampsig();
-
 	pp_appmask_set_on_sigsafe(0);
 	if (pp_appmask_blocked_sigsafe())
-		pp_masks_real(SIG_BLOCK, &one, NULL);
+		pp_masks_real_sampsig(SIG_BLOCK, NULL);
 }

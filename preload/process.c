@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -164,12 +165,15 @@ static void pp_process_close_log(void)
 {
 	struct pp_logfile *log;
 	struct pp_records_counts c;
+	struct pp_records_cpu cpu;
 
 	pp_thread_totals(&c);
 	c.lost += pp_sampler_unowned_lost_sigsafe();
+	pp_records_cpu_sigsafe(RUSAGE_SELF, &cpu);
 	log = pp_proclog_hold();
 	pp_logfile_closing_sigsafe(log);
-	pp_records_process_end_sigsafe(log, &c, pp_process.exit_how, pp_process.exit_status);
+	pp_records_process_end_sigsafe(log, &c, &cpu, pp_process.exit_how,
+				       pp_process.exit_status);
 	pp_logfile_close_sigsafe(log);
 	pp_proclog_release();
 }

@@ -181,6 +181,45 @@ static uint64_t pp_thread_cpu_ns(int tid)
 }
 
 /*
+ * The CPU time of thread tid of this process, ended elsewhere than in that
+ * thread: its clock, split as /proc/self/task/TID/stat's utime and stime
+ * (clock ticks, already scaled by the kernel to the thread's runtime) split
+ * it. No split when the file cannot be read or holds no tick yet.
+ */
+static void pp_thread_cpu_other(int tid, struct pp_records_cpu *cpu)
+{
+	unsigned long long ut, st;
+	char path[64], buf[1024];
+	const char *p;
+
+	*cpu = (struct pp_records_cpu){ .cpu_ns = pp_thread_cpu_ns(tid) };
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	if (!pp_process_read_proc(path, buf, sizeof(buf)))
+		return;
+	/* Fields 14 and 15; the name in field 2 may hold spaces and ')'. */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+			 &ut, &st) != 2 || ut + st == 0)
+		return;
+	cpu->user_ns = (uint64_t)((double)cpu->cpu_ns * (double)ut / (double)(ut + st));
+	cpu->system_ns = cpu->cpu_ns - cpu->user_ns;
+}
+
+/*
+ * The CPU time of thread tid: from getrusage(RUSAGE_THREAD) when it is the
+ * calling thread (self), its clock as the total; else pp_thread_cpu_other.
+ */
+static void pp_thread_cpu(int tid, int self, struct pp_records_cpu *cpu)
+{
+	if (!self) {
+		pp_thread_cpu_other(tid, cpu);
+		return;
+	}
+	pp_records_cpu_sigsafe(RUSAGE_THREAD, cpu);
+	cpu->cpu_ns = pp_thread_cpu_ns(tid);
+}
+
+/*
  * Whether the kernel's mask of thread tid blocks the sampling signal while
  * it runs: the calling thread's (self), else as /proc says (SigBlk, in hex:
  * bit n - 1 is signal n) of a thread that is running or runnable (one
@@ -235,6 +274,7 @@ static void pp_thread_finish(struct pp_thread *t, int tid, int self)
 {
 	char name[PPF_THREAD_NAME_MAX];
 	struct pp_records_counts c;
+	struct pp_records_cpu used;
 	uint64_t now;
 
 	if (!pp_logfile_is_open_sigsafe(&t->log)) {
@@ -256,7 +296,8 @@ static void pp_thread_finish(struct pp_thread *t, int tid, int self)
 	c.samples = t->samples;
 	c.lost = __atomic_load_n(&t->lost, __ATOMIC_RELAXED);
 	c.throttled = __atomic_load_n(&t->throttled, __ATOMIC_RELAXED);
-	pp_records_thread_end_sigsafe(&t->log, now, &c, pp_thread_cpu_ns(tid));
+	pp_thread_cpu(tid, self, &used);
+	pp_records_thread_end_sigsafe(&t->log, now, &c, &used);
 	__atomic_add_fetch(&pp_thread_st.samples, c.samples, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&pp_thread_st.lost, c.lost, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&pp_thread_st.throttled, c.throttled, __ATOMIC_RELAXED);

@@ -8,10 +8,12 @@
  *                      PPF_REC_EXEC before each exec attempt,
  *                      PPF_REC_THREAD_UNSAMPLED for each thread the profiler
  *                      could not sample, PPF_REC_PROCESS_END
- *   thread-<tid>.log   header, PPF_REC_THREAD, PPF_REC_SAMPLE... (each may follow
- *                      a PPF_REC_SAMPLE_WEIGHT), PPF_REC_THREAD_NAME,
- *                      PPF_REC_THREAD_EVENT (one per event), PPF_REC_THREAD_BLOCKED
- *                      (when there is something to say), PPF_REC_THREAD_END
+ *   thread-<tid>.log   header, PPF_REC_THREAD, PPF_REC_SAMPLE... (each may follow a
+ *                      PPF_REC_SAMPLE_WEIGHT; with a PPF_REC_THREAD_PROGRESS
+ *                      among them now and then),
+ *                      PPF_REC_THREAD_NAME, PPF_REC_THREAD_EVENT (one per
+ *                      event), PPF_REC_THREAD_BLOCKED (when there is
+ *                      something to say), PPF_REC_THREAD_END
  * and in either file PPF_REC_LOG_FULL when the file could not grow (a full
  * disk): only the closing records (the END records and a thread's name and
  * totals) follow it.
@@ -88,6 +90,7 @@ enum ppf_record_type {
 	PPF_REC_THREAD_END = 19,
 	PPF_REC_THREAD_EVENT = 20,
 	PPF_REC_THREAD_BLOCKED = 23,
+	PPF_REC_THREAD_PROGRESS = 25,
 	PPF_REC_SAMPLE_WEIGHT = 28,
 	/* either file */
 	PPF_REC_LOG_FULL = 21,
@@ -236,7 +239,10 @@ enum ppf_exit_how {
 	PPF_EXIT_SIGNAL = 2,  /* status holds the signal number (abort(): SIGABRT) */
 };
 
-/* The fields from throttled on were added after the first version (40 bytes). */
+/*
+ * The fields from throttled on were added after the first version (40
+ * bytes), user_ns and system_ns after the second (48 bytes).
+ */
 struct ppf_process_end {
 	struct ppf_record h;
 	uint64_t end_ns;
@@ -246,9 +252,14 @@ struct ppf_process_end {
 	int32_t status;
 	uint64_t throttled; /* overflows not taken, all threads (see
 			       ppf_thread_end.throttled) */
+	uint64_t user_ns;   /* the process's CPU time in user space and in the
+			       kernel, every thread's that ever ran in it
+			       (getrusage(RUSAGE_SELF)); both 0 when unknown */
+	uint64_t system_ns;
 };
 
 #define PPF_PROCESS_END_V1_SIZE 40u
+#define PPF_PROCESS_END_V2_SIZE 48u
 
 /* What kept a thread from being sampled (PPF_REC_THREAD_UNSAMPLED). */
 enum ppf_unsampled_what {
@@ -408,7 +419,7 @@ struct ppf_thread_blocked {
  * throttled: overflows it chose not to take, to bound its own cost: those
  * that came too soon after a dear sample, and in the signal mode those
  * queued while a sample was taken. throttled was added after the first
- * version (40 bytes).
+ * version (40 bytes), user_ns and system_ns after the second (48 bytes).
  */
 struct ppf_thread_end {
 	struct ppf_record h;
@@ -417,9 +428,40 @@ struct ppf_thread_end {
 	uint64_t lost;   /* dropped in this thread (re-entry, log full, ...) */
 	uint64_t cpu_ns; /* CLOCK_THREAD_CPUTIME_ID at the end, 0 if unknown */
 	uint64_t throttled;
+	uint64_t user_ns;   /* its CPU time in user space and in the kernel, as
+			       the kernel splits it (by the ticks that found
+			       the thread in each); both 0 when unknown */
+	uint64_t system_ns;
 };
 
 #define PPF_THREAD_END_V1_SIZE 40u
+#define PPF_THREAD_END_V2_SIZE 48u
+
+/*
+ * Written by the signal handler after a sample, at most once every few
+ * milliseconds (PP_SAMPLER_PROGRESS_NS in preload/sigsafe/sampler.c): the
+ * thread's CPU time and totals so far (all events), as PPF_REC_THREAD_END
+ * would give them, and its name. A log that never gets its END record (the process
+ * called exit_group directly, as Go programs do, or was killed) still says
+ * how much CPU time its thread had used by its last such record.
+ */
+struct ppf_thread_progress {
+	struct ppf_record h;
+	uint64_t time_ns;
+	uint64_t user_ns;   /* as in ppf_thread_end */
+	uint64_t system_ns;
+	uint64_t samples;
+	uint64_t lost;
+	uint64_t throttled;
+	char name[PPF_THREAD_NAME_MAX]; /* its name then (a log without END has
+					   no PPF_REC_THREAD_NAME); may be empty */
+	uint64_t proc_user_ns;   /* the whole process's CPU time then, in user
+				    space and in the kernel (as in
+				    ppf_process_end), in one such record of
+				    the process per PP_SAMPLER_PROGRESS_NS at
+				    the most; both 0 in the others */
+	uint64_t proc_system_ns;
+};
 
 /*
  * The log could not grow (the disk was full, a quota or RLIMIT_FSIZE was
@@ -446,18 +488,23 @@ _Static_assert(offsetof(struct ppf_thread_event, throttled) == PPF_THREAD_EVENT_
 	       "ppf_thread_event v1");
 _Static_assert(sizeof(struct ppf_module) == 96, "ppf_module");
 _Static_assert(sizeof(struct ppf_module_unload) == 24, "ppf_module_unload");
-_Static_assert(sizeof(struct ppf_process_end) == 48, "ppf_process_end");
+_Static_assert(sizeof(struct ppf_process_end) == 64, "ppf_process_end");
 _Static_assert(offsetof(struct ppf_process_end, throttled) == PPF_PROCESS_END_V1_SIZE,
 	       "ppf_process_end v1");
+_Static_assert(offsetof(struct ppf_process_end, user_ns) == PPF_PROCESS_END_V2_SIZE,
+	       "ppf_process_end v2");
 _Static_assert(sizeof(struct ppf_exec) == 24, "ppf_exec");
 _Static_assert(sizeof(struct ppf_thread_unsampled) == 48, "ppf_thread_unsampled");
 _Static_assert(sizeof(struct ppf_thread) == 40, "ppf_thread");
 _Static_assert(sizeof(struct ppf_sample) == 24, "ppf_sample");
 _Static_assert(sizeof(struct ppf_thread_name) == 32, "ppf_thread_name");
 _Static_assert(sizeof(struct ppf_sample_weight) == 24, "ppf_sample_weight");
-_Static_assert(sizeof(struct ppf_thread_end) == 48, "ppf_thread_end");
+_Static_assert(sizeof(struct ppf_thread_end) == 64, "ppf_thread_end");
 _Static_assert(offsetof(struct ppf_thread_end, throttled) == PPF_THREAD_END_V1_SIZE,
 	       "ppf_thread_end v1");
+_Static_assert(offsetof(struct ppf_thread_end, user_ns) == PPF_THREAD_END_V2_SIZE,
+	       "ppf_thread_end v2");
+_Static_assert(sizeof(struct ppf_thread_progress) == 88, "ppf_thread_progress");
 _Static_assert(sizeof(struct ppf_log_full) == 24, "ppf_log_full");
 _Static_assert(sizeof(struct ppf_thread_blocked) == 32, "ppf_thread_blocked");
 

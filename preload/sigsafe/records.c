@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -40,6 +41,21 @@ uint64_t pp_records_now_sigsafe(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Runs in signal context. */
+void pp_records_cpu_sigsafe(int who, struct pp_records_cpu *out)
+{
+	struct rusage ru;
+
+	*out = (struct pp_records_cpu){ 0 };
+	if (syscall(SYS_getrusage, who, &ru) != 0)
+		return;
+	out->user_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000ull +
+		       (uint64_t)ru.ru_utime.tv_usec * 1000ull;
+	out->system_ns = (uint64_t)ru.ru_stime.tv_sec * 1000000000ull +
+			 (uint64_t)ru.ru_stime.tv_usec * 1000ull;
+	out->cpu_ns = out->user_ns + out->system_ns;
 }
 
 /* Runs in signal context. Zeroes record rec of size bytes and sets its header. */
@@ -234,8 +250,8 @@ int pp_records_thread_unsampled_sigsafe(struct pp_logfile *log, int tid, uint32_
 
 /* Async-signal-safe. */
 int pp_records_process_end_sigsafe(struct pp_logfile *log,
-				   const struct pp_records_counts *totals, uint32_t how,
-				   int status)
+				   const struct pp_records_counts *totals,
+				   const struct pp_records_cpu *cpu, uint32_t how, int status)
 {
 	struct ppf_process_end rec;
 
@@ -244,6 +260,8 @@ int pp_records_process_end_sigsafe(struct pp_logfile *log,
 	rec.samples = totals->samples;
 	rec.lost = totals->lost;
 	rec.throttled = totals->throttled;
+	rec.user_ns = cpu->user_ns;
+	rec.system_ns = cpu->system_ns;
 	rec.how = how;
 	rec.status = how != PPF_EXIT_UNKNOWN ? status : 0;
 	return pp_logfile_append_sigsafe(log, &rec, sizeof(rec));
@@ -356,7 +374,8 @@ int pp_records_thread_blocked_sigsafe(struct pp_logfile *log, uint64_t now,
 
 /* Async-signal-safe. */
 int pp_records_thread_end_sigsafe(struct pp_logfile *log, uint64_t end_ns,
-				  const struct pp_records_counts *counts, uint64_t cpu_ns)
+				  const struct pp_records_counts *counts,
+				  const struct pp_records_cpu *cpu)
 {
 	struct ppf_thread_end rec;
 
@@ -365,6 +384,32 @@ int pp_records_thread_end_sigsafe(struct pp_logfile *log, uint64_t end_ns,
 	rec.samples = counts->samples;
 	rec.lost = counts->lost;
 	rec.throttled = counts->throttled;
-	rec.cpu_ns = cpu_ns;
+	rec.cpu_ns = cpu->cpu_ns;
+	rec.user_ns = cpu->user_ns;
+	rec.system_ns = cpu->system_ns;
+	return pp_logfile_append_sigsafe(log, &rec, sizeof(rec));
+}
+
+/* Runs in signal context. */
+int pp_records_thread_progress_sigsafe(struct pp_logfile *log, uint64_t time_ns,
+				       const struct pp_records_counts *counts,
+				       const struct pp_records_cpu *cpu,
+				       const struct pp_records_cpu *proc)
+{
+	struct ppf_thread_progress rec;
+
+	pp_records_head_sigsafe(&rec, sizeof(rec), PPF_REC_THREAD_PROGRESS);
+	rec.time_ns = time_ns;
+	rec.user_ns = cpu->user_ns;
+	rec.system_ns = cpu->system_ns;
+	rec.samples = counts->samples;
+	rec.lost = counts->lost;
+	rec.throttled = counts->throttled;
+	syscall(SYS_prctl, PR_GET_NAME, rec.name, 0, 0, 0);
+	rec.name[PPF_THREAD_NAME_MAX - 1] = '\0';
+	if (proc) {
+		rec.proc_user_ns = proc->user_ns;
+		rec.proc_system_ns = proc->system_ns;
+	}
 	return pp_logfile_append_sigsafe(log, &rec, sizeof(rec));
 }

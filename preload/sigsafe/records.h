@@ -30,6 +30,17 @@ struct pp_records_counts {
 	uint64_t throttled;
 };
 
+/*
+ * CPU time used: a clock's total, and the kernel's split of it between user
+ * space and the kernel (ticks that found the thread in each, scaled to the
+ * total). 0 where unknown; user_ns and system_ns both 0: no split.
+ */
+struct pp_records_cpu {
+	uint64_t cpu_ns;
+	uint64_t user_ns;
+	uint64_t system_ns;
+};
+
 /* A loaded object, as PPF_REC_MODULE records it. */
 struct pp_records_module {
 	uint64_t id;             /* unique in the process; its unload names it */
@@ -44,6 +55,14 @@ struct pp_records_module {
 
 /* Runs in signal context. CLOCK_MONOTONIC in ns, the clock of the logs' times. */
 uint64_t pp_records_now_sigsafe(void);
+
+/*
+ * Runs in signal context. The CPU time of the calling thread (who
+ * RUSAGE_THREAD) or of the whole process (RUSAGE_SELF), from the raw
+ * getrusage system call (microseconds), with cpu_ns = user_ns + system_ns;
+ * all 0 when it fails.
+ */
+void pp_records_cpu_sigsafe(int who, struct pp_records_cpu *out);
 
 /*
  * Async-signal-safe. PPF_REC_PROCESS: this process (pid, parent, now), its
@@ -83,13 +102,13 @@ int pp_records_thread_unsampled_sigsafe(struct pp_logfile *log, int tid, uint32_
 					int err);
 
 /*
- * Async-signal-safe. PPF_REC_PROCESS_END, stamped now: the process's totals,
- * and how it ended (enum ppf_exit_how) with status (kept only when how is
- * known).
+ * Async-signal-safe. PPF_REC_PROCESS_END, stamped now: the process's totals
+ * and CPU time (its user and system parts), and how it ended (enum
+ * ppf_exit_how) with status (kept only when how is known).
  */
 int pp_records_process_end_sigsafe(struct pp_logfile *log,
-				   const struct pp_records_counts *totals, uint32_t how,
-				   int status);
+				   const struct pp_records_counts *totals,
+				   const struct pp_records_cpu *cpu, uint32_t how, int status);
 
 /*
  * Runs in signal context. PPF_REC_THREAD: the calling thread, tid of process
@@ -148,9 +167,21 @@ int pp_records_thread_blocked_sigsafe(struct pp_logfile *log, uint64_t now,
 
 /*
  * Async-signal-safe. PPF_REC_THREAD_END: the thread ends at end_ns, with its
- * totals and CPU time (0 if unknown).
+ * totals and CPU time.
  */
 int pp_records_thread_end_sigsafe(struct pp_logfile *log, uint64_t end_ns,
-				  const struct pp_records_counts *counts, uint64_t cpu_ns);
+				  const struct pp_records_counts *counts,
+				  const struct pp_records_cpu *cpu);
+
+/*
+ * Runs in signal context. PPF_REC_THREAD_PROGRESS: at time_ns the calling
+ * thread had these totals and had used this CPU time (its user and system
+ * parts); with its name, and the whole process's CPU time (proc; NULL when
+ * not taken).
+ */
+int pp_records_thread_progress_sigsafe(struct pp_logfile *log, uint64_t time_ns,
+				       const struct pp_records_counts *counts,
+				       const struct pp_records_cpu *cpu,
+				       const struct pp_records_cpu *proc);
 
 #endif

@@ -9,6 +9,7 @@
 #include <linux/perf_event.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <time.h>
@@ -36,6 +37,11 @@
 #define PP_SAMPLER_DRAIN_MAX 64
 /* Signals of the sampling signal's number that are not samples, put back before exec. */
 #define PP_SAMPLER_KEEP 8
+/*
+ * A thread's CPU time and totals go into its log at most this often (wall
+ * time), after a sample (pp_sampler_progress_sigsafe).
+ */
+#define PP_SAMPLER_PROGRESS_NS 10000000ull
 
 static struct pp_sampler_config pp_sampler_cfg;
 /*
@@ -46,6 +52,8 @@ static struct sigaction pp_sampler_app[2];
 static int pp_sampler_app_cur;
 static int pp_sampler_in_dl;
 static uint64_t pp_sampler_unowned;
+/* CLOCK_MONOTONIC of the process's last CPU time in a progress record. */
+static uint64_t pp_sampler_proc_progress_ns;
 
 /*
  * glibc 2.36 has no si_perf_*: they follow si_addr in the kernel's
@@ -67,6 +75,8 @@ static const struct pp_perf_siginfo *pp_sampler_perf_info_sigsafe(const siginfo_
 void pp_sampler_configure_sigsafe(const struct pp_sampler_config *cfg)
 {
 	pp_sampler_cfg = *cfg;
+	/* A fork child records its own CPU time from its first sample. */
+	__atomic_store_n(&pp_sampler_proc_progress_ns, 0, __ATOMIC_RELAXED);
 }
 
 /* Runs in signal context. */
@@ -508,6 +518,51 @@ static void pp_sampler_record_sigsafe(struct pp_thread *t, unsigned event, int l
 }
 
 /*
+ * Runs in signal context. Whether the calling thread is the one to record
+ * the whole process's CPU time now: at most one thread per
+ * PP_SAMPLER_PROGRESS_NS.
+ */
+static int pp_sampler_proc_turn_sigsafe(uint64_t now)
+{
+	uint64_t last = __atomic_load_n(&pp_sampler_proc_progress_ns, __ATOMIC_RELAXED);
+
+	return (!last || now - last >= PP_SAMPLER_PROGRESS_NS) &&
+	       __atomic_compare_exchange_n(&pp_sampler_proc_progress_ns, &last, now, 0,
+					   __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+/*
+ * Runs in signal context. After a sample taken at now, at most once per
+ * PP_SAMPLER_PROGRESS_NS: the thread's CPU time and totals so far, in a
+ * PPF_REC_THREAD_PROGRESS, and in one such record per period for the whole
+ * process, the process's CPU time. A process that ends by a raw exit_group
+ * (every dynamically linked Go program) or is killed never writes its END
+ * records; with these its logs still say how much CPU time each thread, and
+ * the process with the threads that were never sampled, had used, up to
+ * their last such records. One getrusage system call (under a microsecond)
+ * per thread per 10 ms, and one more per process (RUSAGE_SELF, which walks
+ * its threads).
+ */
+static void pp_sampler_progress_sigsafe(struct pp_thread *t, uint64_t now)
+{
+	struct pp_records_counts c;
+	struct pp_records_cpu cpu, proc;
+	int turn;
+
+	if (t->progress_ns && now - t->progress_ns < PP_SAMPLER_PROGRESS_NS)
+		return;
+	t->progress_ns = now;
+	pp_records_cpu_sigsafe(RUSAGE_THREAD, &cpu);
+	turn = pp_sampler_proc_turn_sigsafe(now);
+	if (turn)
+		pp_records_cpu_sigsafe(RUSAGE_SELF, &proc);
+	c.samples = t->samples;
+	c.lost = __atomic_load_n(&t->lost, __ATOMIC_RELAXED);
+	c.throttled = __atomic_load_n(&t->throttled, __ATOMIC_RELAXED);
+	pp_records_thread_progress_sigsafe(&t->log, now, &c, &cpu, turn ? &proc : NULL);
+}
+
+/*
  * Runs in signal context. After a sample that began at start: no sample is
  * taken for PP_SAMPLER_PACE times as long as it cost, so that the handler
  * never takes more than a fifth of a thread's time, whatever the period
@@ -649,6 +704,7 @@ static void pp_sampler_take_sigsafe(struct pp_thread *t, unsigned event,
 						     got->cur == got->b->n, now);
 	if (got->weight)
 		pp_sampler_record_sigsafe(t, event, got->late, got->weight, uc, now);
+	pp_sampler_progress_sigsafe(t, now);
 	pp_sampler_pace_sigsafe(t, now);
 	pp_threads_leave_sigsafe(t);
 	errno = saved_errno;

@@ -37,6 +37,7 @@ struct pp_thread {
 				   signal of a time event was handled (or
 				   its slot claimed): what a late signal's
 				   merged overflows are counted from */
+	uint64_t progress_ns; /* CLOCK_MONOTONIC of its last PPF_REC_THREAD_PROGRESS */
 	struct pp_tevents tev; /* its own events: counters; signal mode: sampling */
 	void *altstack;  /* our alternate signal stack, NULL if none */
 	size_t altstack_size;

@@ -61,7 +61,8 @@ Test(jsondoc, opening_says_what_the_text_header_says)
 		 "  \"samples\": 15,\n"
 		 "  \"processes\": 2,\n"
 		 "  \"threads\": 3,\n"
-		 "  \"lost\": 3\n"
+		 "  \"lost\": 3,\n"
+		 "  \"notes\": []\n"
 		 "}\n", (int)strcspn(top + 2, "\n"), top + 2);
 	cr_expect_str_eq(text, want);
 	free(text);
@@ -78,7 +79,7 @@ Test(jsondoc, unknowns_are_null)
 
 	cr_expect(strstr(text, "\n  \"event\": null,\n"), "%s", text);
 	cr_expect(strstr(text, "\n  \"header\": \"all events, 20 samples\",\n"), "%s", text);
-	cr_expect(strstr(text, "\n  \"lost\": null\n}\n"), "%s", text);
+	cr_expect(strstr(text, "\n  \"lost\": null,\n  \"notes\": []\n}\n"), "%s", text);
 	free(text);
 	c.no_header = true;
 	text = jd_doc(tst_prof_run, &f, &c);

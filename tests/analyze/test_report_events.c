@@ -63,7 +63,7 @@ Test(report_events, threads_of_exec_replaced_process_say_exec)
 	f = tst_events_choose(320, NULL, PA_EVENTS_SAMPLES);
 	text = tst_events_report(&pa_report_threads, &f);
 	cr_assert(strstr(text, "     320      320  sh                       1       0         0"
-			 "      0  exec          -  sh\n"), "%s", text);
+			 "      0  exec          -          -          -       -  sh\n"), "%s", text);
 	free(text);
 	free(pdir);
 }

@@ -69,28 +69,32 @@ Test(report_threads, unsampled_threads_are_listed_and_counted)
 	text = threads_report_of(run, &f, "threads");
 	cr_assert_str_eq(text,
 		"# event cpu-clock: period 1 ms of CPU (user+kernel), 4 samples\n"
-		"     PID      TID  NAME               SAMPLES    LOST THROTTLED   LATE ENDED     CPU(s)  EXE\n"
-		"     100      100  main                     4       0         0      0   yes          -  make\n"
-		"     100      101  -                        0       -         -      -     -          -  make  "
-		"(unsampled: no log: Too many open files)\n"
-		"     100      102  pool                     0       -         -      -     -          -  make  "
+		"     PID      TID  NAME               SAMPLES    LOST THROTTLED   LATE ENDED     CPU(s)"
+		"    USER(s)     SYS(s)   COVER  EXE\n"
+		"     100      100  main                     4       0         0      0   yes          -"
+		"          -          -       -  make\n"
+		"     100      101  -                        0       -         -      -     -          -"
+		"          -          -       -  make  (unsampled: no log: Too many open files)\n"
+		"     100      102  pool                     0       -         -      -     -          -"
+		"          -          -       -  make  "
 		"(unsampled: over the profiler's share of RLIMIT_AS)\n");
 	free(text);
 	text = threads_report_of(run, &f, "processes");
-	cr_assert(strstr(text, "       4       3  make  exit 0, 2 threads unsampled\n"), "%s",
-		  text);
+	cr_assert(strstr(text, "       4       3          -          -          -       -  make  "
+			 "exit 0, 2 threads unsampled\n"), "%s", text);
 	free(text);
 	text = threads_report_of(run, &f, "json");
 	cr_assert(strstr(text, "\"threads\": 3,"), "%s", text);
 	cr_assert(strstr(text, "{\"pid\": 100, \"tid\": 102, \"name\": \"pool\", \"samples\": 0, "
 			 "\"lost\": null, \"throttled\": null, \"late\": null, \"ended\": null, \"cpu_s\": null, "
 			 "\"exe\": \"make\", \"unsampled\": \"over the profiler's share of "
-			 "RLIMIT_AS\", \"blocked\": null}"), "%s", text);
+			 "RLIMIT_AS\", \"user_s\": null, \"system_s\": null, \"coverage\": null, "
+			 "\"cpu_at_end\": null, \"blocked\": null}"), "%s", text);
 	free(text);
 	f.thread = "pool";
 	text = threads_report_of(run, &f, "processes");
-	cr_assert(strstr(text, "       0       1  make  exit 0, 1 thread unsampled\n"), "%s",
-		  text);
+	cr_assert(strstr(text, "       0       1          -          -          -       -  make  "
+			 "exit 0, 1 thread unsampled\n"), "%s", text);
 	free(text);
 	f.thread = NULL;
 	f.tid = 101;

@@ -6,7 +6,8 @@
  * same counts, names and percentages (as the text rounds them), null where
  * the text shows '-'; for callers, callees, diff and annotate it writes
  * the whole text report again from the JSON alone and wants it line for
- * line. Also: --format text is the text report byte for byte, and
+ * line; the notes on coverage under the header are the document's "notes".
+ * Also: --format text is the text report byte for byte, and
  * --format errors are usage errors (exit 2).
  */
 #include <criterion/criterion.h>
@@ -72,6 +73,12 @@ static const char it_json_check_py[] =
 "    assert bool(m) == counts, line\n"
 "    if m:\n"
 "        assert (d['processes'], d['threads']) == (int(m.group(1)), int(m.group(3)))\n"
+"def cover(v):\n"
+"    return '-' if v is None else '%.1f%%' % (v * 100)\n"
+"def strip_notes(at, notes):\n"
+"    want = ['# ' + n for n in notes]\n"
+"    assert lines[at:at + len(want)] == want, (lines[at:at + len(want)], want)\n"
+"    del lines[at:at + len(want)]\n"
 "def near(a, b):\n"
 "    return abs(a - b) < 1e-9\n"
 "def dots(n):\n"
@@ -100,6 +107,12 @@ static const char it_json_check_py[] =
 "        out.append(t)\n"
 "    assert not files, ('files without rows', files)\n"
 "    return out\n"
+"if kind == 'diff':\n"
+"    strip_notes(2, d['base']['notes'])\n"
+"    strip_notes(4, d['new']['notes'])\n"
+"    assert d['notes'] == d['new']['notes']\n"
+"elif kind != 'events':\n"
+"    strip_notes(1, d['notes'])\n"
 "if kind == 'diff':\n"
 "    assert lines[0] == '# base ' + d['base']['dir'], lines[0]\n"
 "    header(lines[1], d['base'], True)\n"
@@ -135,7 +148,8 @@ static const char it_json_check_py[] =
 "        f = line.split()\n"
 "        want = [str(r['pid']), str(r['tid']), r['name'] or '-', str(r['samples']),\n"
 "                str(r['lost']), str(r['throttled']), str(r['late']), r['ended'],\n"
-"                opt(r['cpu_s'], '%.3f'), r['exe']]\n"
+"                opt(r['cpu_s'], '%.3f'), opt(r['user_s'], '%.3f'),\n"
+"                opt(r['system_s'], '%.3f'), cover(r['coverage']), r['exe']]\n"
 "        assert f == want, (f, want)\n"
 "elif kind == 'processes':\n"
 "    body = lines[2:]\n"
@@ -144,12 +158,13 @@ static const char it_json_check_py[] =
 "    assert sum(r['threads'] for r in rows) == d['threads']\n"
 "    parents(rows, 0)\n"
 "    for line, r in zip(body, rows):\n"
-"        f = line.split(None, 7)\n"
+"        f = line.split(None, 11)\n"
 "        want = [str(r['pid']), str(r['ppid']), '%.3f' % r['start_s'],\n"
 "                opt(r['wall_s'], '%.3f'), str(r['samples']), str(r['threads']),\n"
-"                r['exe'], r['ended']]\n"
+"                opt(r['cpu_s'], '%.3f'), opt(r['user_s'], '%.3f'),\n"
+"                opt(r['system_s'], '%.3f'), cover(r['coverage']), r['exe'], r['ended']]\n"
 "        assert f == want, (f, want)\n"
-"        assert line[57:].startswith('  ' * r['depth'] + r['exe'] + ' '), (line, r)\n"
+"        assert line[98:].startswith('  ' * r['depth'] + r['exe'] + ' '), (line, r)\n"
 "        assert r['how'] == 'exit' and r['exit_status'] == 0 and r['ended'] == 'exit 0'\n"
 "elif kind == 'events':\n"
 "    assert len(d['configs']) == 1 and lines[0] == '# ' + d['configs'][0]['text']\n"

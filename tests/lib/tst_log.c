@@ -232,6 +232,24 @@ size_t tst_log_thread_end(struct tst_log *l, uint64_t end_ns, uint64_t samples,
 	return tst_log_rec_add(l, PPF_REC_THREAD_END, &e, sizeof(e), NULL, 0);
 }
 
+size_t tst_log_thread_blocked(struct tst_log *l, uint64_t time_ns, uint64_t held_cpu_ns,
+				 uint32_t holds, uint32_t flags)
+{
+	struct ppf_thread_blocked b = { .time_ns = time_ns, .held_cpu_ns = held_cpu_ns,
+					.holds = holds, .flags = flags };
+
+	return tst_log_rec_add(l, PPF_REC_THREAD_BLOCKED, &b, sizeof(b), NULL, 0);
+}
+
+size_t tst_log_thread_progress(struct tst_log *l, uint64_t time_ns, uint64_t user_ns,
+				  uint64_t system_ns, uint64_t samples)
+{
+	struct ppf_thread_progress p = { .time_ns = time_ns, .user_ns = user_ns,
+					 .system_ns = system_ns, .samples = samples };
+
+	return tst_log_rec_add(l, PPF_REC_THREAD_PROGRESS, &p, sizeof(p), NULL, 0);
+}
+
 size_t tst_log_log_full(struct tst_log *l, uint64_t time_ns, int32_t error)
 {
 	struct ppf_log_full f = { .time_ns = time_ns, .error = error };

@@ -57,6 +57,12 @@ size_t tst_log_sample_weight(struct tst_log *l, uint64_t overflows, uint64_t per
 size_t tst_log_thread_name(struct tst_log *l, uint64_t time_ns, const char *name);
 size_t tst_log_thread_end(struct tst_log *l, uint64_t end_ns, uint64_t samples,
 			     uint64_t lost, uint64_t cpu_ns);
+/* A PPF_REC_THREAD_BLOCKED (masks: a held signal, or enum ppf_thread_blocked_flags). */
+size_t tst_log_thread_blocked(struct tst_log *l, uint64_t time_ns, uint64_t held_cpu_ns,
+				 uint32_t holds, uint32_t flags);
+/* A PPF_REC_THREAD_PROGRESS with the thread's user and system time (no process time). */
+size_t tst_log_thread_progress(struct tst_log *l, uint64_t time_ns, uint64_t user_ns,
+				  uint64_t system_ns, uint64_t samples);
 /* A PPF_REC_LOG_FULL, in either kind of log. */
 size_t tst_log_log_full(struct tst_log *l, uint64_t time_ns, int32_t error);
 /* The record header at offset off, to corrupt it. */

@@ -82,7 +82,9 @@ static void records_write_process(struct pp_config *cfg)
 							 EMFILE), 0);
 	cr_assert_eq(pp_records_module_unload_sigsafe(&log, 1, 9), 0);
 	pp_logfile_closing_sigsafe(&log);
-	cr_assert_eq(pp_records_process_end_sigsafe(&log, &totals, PPF_EXIT_NORMAL, 7), 0);
+	cr_assert_eq(pp_records_process_end_sigsafe(&log, &totals, &(struct pp_records_cpu){
+						    .cpu_ns = 30, .user_ns = 20, .system_ns = 10 },
+						    PPF_EXIT_NORMAL, 7), 0);
 	pp_logfile_close_sigsafe(&log);
 }
 
@@ -145,7 +147,8 @@ Test(records, process_log_reads_back_what_was_written)
 	cr_expect(p->unsampled[0].tid == 4242 && p->unsampled[0].what == PPF_UNSAMPLED_LOG &&
 		  p->unsampled[0].error == EMFILE);
 	cr_expect(p->ended && p->samples_taken == 10 && p->lost == 2 && p->throttled == 3 &&
-		  p->exit_how == PPF_EXIT_NORMAL && p->exit_status == 7);
+		  p->exit_how == PPF_EXIT_NORMAL && p->exit_status == 7 && p->user_ns == 20 &&
+		  p->system_ns == 10);
 	pa_process_free(p);
 	pa_warnings_release(&warn);
 	pp_config_release(&cfg);
@@ -210,7 +213,9 @@ Test(records, thread_log_reads_back_what_was_written)
 	cr_assert_eq(pp_records_thread_samples_sigsafe(&log, 1, &counts, 1), 0);
 	cr_assert_eq(pp_records_thread_counter_sigsafe(&log, 2, &cv), 0);
 	cr_assert_eq(pp_records_thread_counter_sigsafe(&log, 3, NULL), 0);
-	cr_assert_eq(pp_records_thread_end_sigsafe(&log, 300, &counts, 99), 0);
+	cr_assert_eq(pp_records_thread_end_sigsafe(&log, 300, &counts, &(struct pp_records_cpu){
+						   .cpu_ns = 99, .user_ns = 60, .system_ns = 38 }),
+		     0);
 	pp_logfile_close_sigsafe(&log);
 
 	snprintf(path, sizeof(path), "%s/thread-77.log", records_dir);
@@ -233,7 +238,45 @@ Test(records, thread_log_reads_back_what_was_written)
 		  t->events[2].time_enabled == 10 && t->events[2].time_running == 5);
 	cr_expect_eq(t->events[3].flags, PPF_THREAD_EVENT_NO_COUNTER);
 	cr_expect(t->ended && t->end_ns == 300 && t->samples_taken == 2 && t->lost == 1 &&
-		  t->throttled == 4 && t->cpu_ns == 99);
+		  t->throttled == 4 && t->cpu_ns == 99 && t->user_ns == 60 && t->system_ns == 38);
+	pa_thread_free(t);
+	pa_warnings_release(&warn);
+}
+
+/*
+ * A log without END (a raw exit_group, a kill) still has the thread's CPU
+ * time and totals from its last PPF_REC_THREAD_PROGRESS; END's come first
+ * when there is one.
+ */
+Test(records, thread_progress_stands_in_for_a_missing_end)
+{
+	struct pp_records_counts counts = { .samples = 5, .lost = 1, .throttled = 2 };
+	struct pa_warnings warn = { 0 };
+	struct pa_thread *t = NULL;
+	struct pp_logfile log;
+	struct pa_error err;
+	char path[PATH_MAX];
+
+	records_create(&log, "thread-79.log", PPF_FILE_THREAD);
+	cr_assert_eq(pp_records_thread_sigsafe(&log, 1234, 79), 0);
+	prctl(PR_SET_NAME, "rec-renamed", 0, 0, 0); /* after it started: no END to say so */
+	cr_assert_eq(pp_records_thread_progress_sigsafe(&log, 100, &counts,
+			&(struct pp_records_cpu){ .user_ns = 7000, .system_ns = 3000 },
+			&(struct pp_records_cpu){ .user_ns = 20000, .system_ns = 5000 }), 0);
+	counts.samples = 9;
+	cr_assert_eq(pp_records_thread_progress_sigsafe(&log, 200, &counts,
+			&(struct pp_records_cpu){ .user_ns = 9000, .system_ns = 4000 }, NULL), 0);
+	pp_logfile_forget_sigsafe(&log); /* as if the process ended by exit_group */
+	snprintf(path, sizeof(path), "%s/thread-79.log", records_dir);
+	cr_assert_eq(pa_thread_log_load(path, &t, &warn, &err), 0, "%s", err.reason);
+	cr_expect(!t->ended && t->progress && t->progress_ns == 200);
+	cr_expect(t->user_ns == 9000 && t->system_ns == 4000 && t->cpu_ns == 13000,
+		  "user %llu system %llu cpu %llu", (unsigned long long)t->user_ns,
+		  (unsigned long long)t->system_ns, (unsigned long long)t->cpu_ns);
+	cr_expect(t->lost == 1 && t->throttled == 2);
+	cr_expect_str_eq(t->name, "rec-renamed");
+	/* The process's CPU time, from the one record that carried it. */
+	cr_expect(t->proc_ns == 100 && t->proc_user_ns == 20000 && t->proc_system_ns == 5000);
 	pa_thread_free(t);
 	pa_warnings_release(&warn);
 }

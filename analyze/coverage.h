@@ -1,0 +1,106 @@
+/*
+ * coverage: how much of the CPU time threads and processes used their
+ * samples stand for. An event that counts CPU time at a fixed period
+ * (cpu-clock, task-clock) takes one sample per period of the time it
+ * counts: user time when it excludes the kernel (the default), kernel
+ * (system) time when it excludes user space, both otherwise. Its coverage
+ * is samples x period / that time: 1 when every period was sampled, less
+ * when samples were throttled, lost, merged while the thread blocked the
+ * signal, or never taken. For other events (page faults, a frequency)
+ * coverage has no meaning.
+ *
+ * The CPU times come from the logs: a thread's END record (its user and
+ * system time), else its last PPF_REC_THREAD_PROGRESS (a log whose process
+ * ended by a raw exit_group, or was killed); a process's END record (every
+ * thread it ran), else the latest of the process's CPU times those records
+ * carry, else the sum of its threads'. The samples are the
+ * thread's whole log's, whatever time window a report shows (the CPU times
+ * are totals too).
+ */
+#ifndef PA_COVERAGE_H
+#define PA_COVERAGE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "json.h"
+#include "profile.h"
+#include "reader.h"
+
+/* Threads with more CPU time than this and less coverage are noted. */
+#define PA_COVERAGE_NOTE_CPU_NS 100000000ull
+#define PA_COVERAGE_NOTE_BELOW 0.9
+
+/* The CPU time of a thread or process, and what its samples cover of it. */
+struct pa_coverage {
+	uint64_t cpu_ns;     /* CPU time used, 0 when unknown */
+	bool split;          /* user_ns and system_ns are known */
+	uint64_t user_ns;
+	uint64_t system_ns;
+	bool has_share;      /* the event counts CPU time at a fixed period, and
+				its samples and the time it counts are known */
+	double share;        /* samples x period / counted_ns */
+	uint64_t counted_ns; /* the CPU time the event counts (user, system or
+				both, as its scope says); with has_share */
+	uint64_t samples;    /* the event's samples in the whole log(s), */
+	bool samples_known;  /* when known */
+};
+
+/*
+ * Thread t of proc, for the event f selects in proc (its other selections
+ * do not apply: the whole log counts).
+ */
+void pa_coverage_thread(const struct pa_filter *f, const struct pa_process *proc,
+			const struct pa_thread *t, struct pa_coverage *out);
+
+/*
+ * Process proc, its threads that f selects (its END record's CPU time when
+ * f selects every thread; without END, the process's CPU time its threads'
+ * logs last recorded when that is more than theirs, which leaves out
+ * threads never sampled; else the sum of theirs).
+ */
+void pa_coverage_process(const struct pa_filter *f, const struct pa_process *proc,
+			 struct pa_coverage *out);
+
+/*
+ * The columns threads and processes show: CPU time, user and system time
+ * in seconds, and the coverage in percent ('-' where unknown). The
+ * heading, and the row (NULL: every column '-') into buf (at least
+ * PA_COVERAGE_TEXT_MAX bytes), which it returns.
+ */
+#define PA_COVERAGE_HEAD "    CPU(s)    USER(s)     SYS(s)   COVER"
+#define PA_COVERAGE_TEXT_MAX 64
+char *pa_coverage_format(const struct pa_coverage *c, char *buf, size_t size);
+
+/*
+ * The same as JSON members: "user_s", "system_s" (null when not known) and
+ * "coverage" (the share, 1 for all; null where it has no meaning), into the
+ * object open in j. c NULL: all null.
+ */
+void pa_coverage_json(struct pa_json *j, const struct pa_coverage *c);
+
+/*
+ * Why t's sampling signal was blocked while it ran, from its
+ * PPF_REC_THREAD_BLOCKED, into why ("own signal held back 3x: 0.120 s
+ * unsampled", "signal blocked by a raw mask change"; empty when nothing is
+ * to be said).
+ */
+void pa_coverage_blocked(const struct pa_thread *t, char *why, size_t size);
+
+/*
+ * The notes a report of run (the processes and threads f selects, for f's
+ * event, or the first sampling event when f selects every event) starts
+ * with, one line each on out, each line prefix then the note: the threads
+ * with more than PA_COVERAGE_NOTE_CPU_NS of CPU time whose coverage is
+ * below PA_COVERAGE_NOTE_BELOW by more than chance explains (the worst few
+ * named, with what their logs say of why), and the threads that spent
+ * more than PA_COVERAGE_NOTE_CPU_NS and a tenth of their CPU time or more
+ * in the kernel, which an event that counts user time only does not
+ * sample (said as such, not as a loss, with how to sample it). Returns
+ * the number of lines.
+ */
+size_t pa_coverage_notes(FILE *out, const char *prefix, const struct pa_run *run,
+			 const struct pa_filter *f);
+
+#endif /* PA_COVERAGE_H */

@@ -1,0 +1,212 @@
+/*
+ * Tests of analyze/coverage.c on a hand-made run whose threads' CPU times
+ * are known: the share the samples cover, the user/kernel split a
+ * user-only event counts, the notes every report starts with (a busy
+ * thread covered below 90%, with what its log says of why; kernel time not
+ * sampled), and a log without END taking its last progress record's times.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coverage.h"
+#include "tst_log.h"
+#include "tst_run.h"
+
+static char *cov_dir;
+static struct pa_run *cov_run;
+
+#define COV_MS 1000000ull
+
+/* A thread log of pid 40: samples of cpu-clock, then END with its times (end: else none). */
+static void cov_thread(const char *pdir, uint32_t tid, const char *name, int samples,
+		       uint64_t user_ns, uint64_t system_ns, bool end, uint32_t blocked)
+{
+	const uint64_t stack[] = { tst_run_in(pa_proftest_leaf), tst_run_in(pa_proftest_main) };
+	char file[64];
+	struct tst_log l;
+	size_t off;
+
+	tst_log_begin(&l, PPF_FILE_THREAD);
+	tst_log_thread(&l, 40, tid, 0, name);
+	tst_prof_samples(&l, samples, 0, 2, stack);
+	if (blocked)
+		tst_log_thread_blocked(&l, 8000, 0, 0, blocked);
+	if (end) {
+		off = tst_log_thread_end(&l, 9000, (uint64_t)samples, 0, user_ns + system_ns);
+		((struct ppf_thread_end *)tst_log_rec(&l, off))->user_ns = user_ns;
+		((struct ppf_thread_end *)tst_log_rec(&l, off))->system_ns = system_ns;
+	} else {
+		tst_log_thread_progress(&l, 5000, user_ns, system_ns, (uint64_t)samples);
+	}
+	snprintf(file, sizeof(file), "thread-%u.log", tid);
+	tst_log_write(&l, pdir, file);
+}
+
+/*
+ * pid 40, cpu-clock every 1 ms of user time:
+ *   41 "covered"   200 samples, 200 ms user: all covered;
+ *   42 "starved"    10 samples, 300 ms user, its signal blocked by a raw mask change;
+ *   43 "syscaller" 100 samples, 100 ms user, 200 ms in the kernel;
+ *   44 "idle"        0 samples,  50 ms user: too little to note;
+ *   45 "noend"     150 samples, no END: 150 ms user from its progress record.
+ */
+static void cov_setup(void)
+{
+	struct pa_error err = { 0 };
+	struct tst_log l;
+	char *p40;
+
+	cov_dir = tst_log_tmpdir();
+	p40 = tst_log_subdir(cov_dir, "app.40");
+	tst_log_begin(&l, PPF_FILE_PROCESS);
+	tst_log_process(&l, 40, 1, "/bin/app", NULL);
+	tst_log_event(&l, 0, "cpu-clock", COV_MS, PPF_EVENT_TIME_NS | PPF_EVENT_EXCLUDE_KERNEL);
+	tst_log_write(&l, p40, PPF_PROCESS_LOG);
+	cov_thread(p40, 41, "covered", 200, 200 * COV_MS, 0, true, 0);
+	cov_thread(p40, 42, "starved", 10, 300 * COV_MS, 0, true, PPF_BLOCKED_UNSEEN);
+	cov_thread(p40, 43, "syscaller", 100, 100 * COV_MS, 200 * COV_MS, true, 0);
+	cov_thread(p40, 44, "idle", 0, 50 * COV_MS, 0, true, 0);
+	cov_thread(p40, 45, "noend", 150, 150 * COV_MS, 0, false, 0);
+	cr_assert_eq(pa_run_load(cov_dir, &cov_run, &err), 0, "%s: %s", err.path, err.reason);
+	free(p40);
+}
+
+static void cov_teardown(void)
+{
+	pa_run_free(cov_run);
+	cov_run = NULL;
+	tst_log_rmdir(cov_dir);
+	cov_dir = NULL;
+}
+
+TestSuite(coverage, .init = cov_setup, .fini = cov_teardown, .timeout = 30);
+
+static const struct pa_thread *cov_find(uint32_t tid)
+{
+	const struct pa_process *proc = tst_log_find_process(cov_run, 40);
+
+	cr_assert(proc);
+	for (size_t i = 0; i < proc->nthreads; i++)
+		if (proc->threads[i]->tid == tid)
+			return proc->threads[i];
+	cr_assert_fail("no thread %u", tid);
+	return NULL;
+}
+
+/* The filter of a report of event 0, cpu-clock. */
+static struct pa_filter cov_filter(void)
+{
+	struct pa_filter f = PA_FILTER_ALL;
+
+	f.event = 0;
+	return f;
+}
+
+static struct pa_coverage cov_of(uint32_t tid)
+{
+	struct pa_filter f = cov_filter();
+	struct pa_coverage c;
+
+	pa_coverage_thread(&f, tst_log_find_process(cov_run, 40), cov_find(tid), &c);
+	return c;
+}
+
+/* Samples x period over the user time a user-only event counts; the kernel's part is not a loss. */
+Test(coverage, share_is_samples_times_period_over_the_time_counted)
+{
+	struct pa_coverage c = cov_of(41);
+
+	cr_expect(c.has_share && fabs(c.share - 1.0) < 1e-9, "share %f", c.share);
+	c = cov_of(42);
+	cr_expect(c.has_share && fabs(c.share - 10.0 / 300.0) < 1e-9, "share %f", c.share);
+	c = cov_of(43);
+	cr_expect(c.split && c.user_ns == 100 * COV_MS && c.system_ns == 200 * COV_MS);
+	cr_expect_eq(c.counted_ns, 100 * COV_MS);
+	cr_expect(c.has_share && fabs(c.share - 1.0) < 1e-9, "share %f", c.share);
+}
+
+/* A log whose process ended without END still has its thread's times, from progress. */
+Test(coverage, log_without_end_takes_its_progress_times)
+{
+	struct pa_coverage c = cov_of(45);
+
+	cr_expect_eq(cov_find(45)->ended, false);
+	cr_expect(c.split && c.user_ns == 150 * COV_MS, "user %llu", (unsigned long long)c.user_ns);
+	cr_expect(c.has_share && fabs(c.share - 1.0) < 1e-9, "share %f", c.share);
+}
+
+/* The process's figures are its threads' sums when it has no END of its own. */
+Test(coverage, process_sums_its_threads)
+{
+	struct pa_filter f = cov_filter();
+	struct pa_coverage c;
+
+	pa_coverage_process(&f, tst_log_find_process(cov_run, 40), &c);
+	cr_expect_eq(c.user_ns, (200 + 300 + 100 + 50 + 150) * COV_MS);
+	cr_expect_eq(c.system_ns, 200 * COV_MS);
+	cr_expect_eq(c.samples, 200 + 10 + 100 + 0 + 150);
+}
+
+/* The notes of a report of every event, as text; their number in *lines. */
+static char *cov_notes(size_t *lines)
+{
+	struct pa_filter f = PA_FILTER_ALL;
+	char *buf = NULL, *text;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	cr_assert(out);
+	*lines = pa_coverage_notes(out, "# ", cov_run, &f);
+	cr_assert_eq(fclose(out), 0);
+	text = strdup(buf);
+	free(buf);
+	cr_assert(text);
+	return text;
+}
+
+/*
+ * The busy thread covered below 90% is named with its log's reason; the
+ * covered, the idle and the kernel-heavy (its user time is covered) are
+ * not. The kernel-heavy one is named as kernel time not sampled, with how
+ * to sample it.
+ */
+Test(coverage, notes_name_the_poorly_covered_and_the_kernel_time)
+{
+	size_t lines;
+	char *text = cov_notes(&lines);
+	const char *kernel = strstr(text, "# kernel time not sampled");
+	const char *at = strstr(text, "# coverage below 90%");
+	char *poor;
+
+	cr_expect_eq(lines, 2, "%s", text);
+	cr_assert(at && kernel, "%s", text);
+	poor = strndup(at, strcspn(at, "\n"));
+	cr_assert(poor);
+	cr_expect(strstr(poor, "40/42 starved"), "%s", poor);
+	cr_expect(strstr(poor, "signal blocked by a raw mask change"), "%s", poor);
+	cr_expect(!strstr(poor, "covered") && !strstr(poor, "idle") && !strstr(poor, "syscaller"),
+		  "%s", poor);
+	cr_expect(strstr(kernel, "40/43 syscaller 0.200 s"), "%s", kernel);
+	cr_expect(strstr(kernel, "exclude_kernel = no"), "%s", kernel);
+	free(poor);
+	free(text);
+}
+
+/* The marker's text, as threads and the note show it. */
+Test(coverage, blocked_says_why_the_signal_was_blocked)
+{
+	char why[96];
+	struct pa_thread t = { .holds = 3, .held_cpu_ns = 120 * COV_MS };
+
+	pa_coverage_blocked(&t, why, sizeof(why));
+	cr_expect_str_eq(why, "own signal held back 3x: 0.120 s unsampled");
+	t.blocked_flags = PPF_BLOCKED_UNSEEN;
+	pa_coverage_blocked(&t, why, sizeof(why));
+	cr_expect_str_eq(why, "signal blocked by a raw mask change");
+	t = (struct pa_thread){ 0 };
+	pa_coverage_blocked(&t, why, sizeof(why));
+	cr_expect_str_eq(why, "");
+}

@@ -1,0 +1,230 @@
+/*
+ * Integration: coverage is shown. cpusplit's three threads measure their
+ * own user and system time (getrusage); the logs must hold the same, the
+ * samples of the default event (user time only) must cover the user time
+ * of the threads that can be sampled, kernel time must be named as not
+ * sampled rather than lost, and the thread that blocks every signal with a
+ * raw rt_sigprocmask (which no profiler driven by signals can sample) must
+ * be named in the notes of every report: under the '# event' line of
+ * those that have one, on stderr for the others.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "coverage.h"
+#include "eventinfo.h"
+#include "tst_it.h"
+
+static struct tst_it it_cov;
+
+static void it_cov_init(void)
+{
+	tst_init(&it_cov);
+}
+
+static void it_cov_fini(void)
+{
+	tst_release(&it_cov);
+}
+
+TestSuite(it_coverage, .init = it_cov_init, .fini = it_cov_fini, .timeout = 120);
+
+/*
+ * Seconds of CPU time each cpusplit thread burns, and piper: half of it in
+ * the kernel, its user time is an estimate on both sides (coverage.c's
+ * pa_coverage_short): long enough for its samples to tell user time from
+ * all of its CPU time by many standard deviations.
+ */
+#define IT_COV_SECONDS "0.4"
+#define IT_COV_PIPER_SECONDS "1.2"
+/* The kernel's clock tick at its coarsest, as coverage.c assumes it. */
+#define IT_COV_TICK_S 0.004
+
+/* One line of cpusplit's truth: "TID NAME USER_S SYSTEM_S". */
+struct it_cov_truth {
+	long tid;
+	char name[32];
+	double user, sys;
+};
+
+/* The truth line of the thread called name. */
+static struct it_cov_truth it_cov_truth(const char *path, const char *name)
+{
+	struct it_cov_truth t;
+	FILE *f = fopen(path, "r");
+
+	cr_assert_not_null(f, "no truth file %s", path);
+	while (fscanf(f, "%ld %31s %lf %lf", &t.tid, t.name, &t.user, &t.sys) == 4)
+		if (strcmp(t.name, name) == 0) {
+			fclose(f);
+			return t;
+		}
+	fclose(f);
+	cr_assert_fail("no truth for thread %s in %s", name, path);
+	return t;
+}
+
+static const struct pa_thread *it_cov_thread(const struct pa_process *p, long tid)
+{
+	for (size_t i = 0; i < p->nthreads; i++)
+		if (p->threads[i]->tid == (uint32_t)tid)
+			return p->threads[i];
+	cr_assert_fail("no log of thread %ld", tid);
+	return NULL;
+}
+
+/* Runs pprof-analyze REPORT on the run; it must succeed. */
+static void it_cov_analyze(const char *report, struct tst_result *r)
+{
+	const char *argv[] = { "pprof-analyze", report, it_cov.data, NULL };
+
+	tst_run(&it_cov, report, argv, NULL, r);
+	cr_assert(WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0, "%s: %s", report,
+		  r->err);
+}
+
+/*
+ * The thread's logged user and system time agree with its own, and its
+ * samples (with those the profiler throttled or lost) stand for its user
+ * time: one per ms, within four standard deviations of what sampling a
+ * thread that goes in and out of the kernel gives (pa_coverage_short),
+ * slack (a share of its user time) and the CPU time the hypervisor took
+ * meanwhile (steal: cpu-clock and the thread's clock may part by that
+ * much). sampled false: it cannot be sampled, and is covered below 10%.
+ */
+static void it_cov_expect_thread(const struct pa_filter *f, const struct pa_process *p,
+				 const struct it_cov_truth *tr, bool sampled, double slack,
+				 double steal)
+{
+	const struct pa_thread *t = it_cov_thread(p, tr->tid);
+	double period = tst_period_s(p), user, sys, taken, q, var, gap;
+	struct pa_coverage c;
+
+	pa_coverage_thread(f, p, t, &c);
+	cr_assert(c.split && c.has_share, "%s: no user and system time in its log", tr->name);
+	user = (double)c.user_ns / 1e9;
+	sys = (double)c.system_ns / 1e9;
+	cr_expect_leq(fabs(user - tr->user), 0.02 + 0.05 * tr->user, "%s: user %.3f s, "
+		      "its own %.3f s", tr->name, user, tr->user);
+	cr_expect_leq(fabs(sys - tr->sys), 0.02 + 0.05 * tr->sys, "%s: system %.3f s, "
+		      "its own %.3f s", tr->name, sys, tr->sys);
+	cr_expect_eq(c.counted_ns, c.user_ns, "%s: coverage of its user time", tr->name);
+	taken = (double)(c.samples + pa_filter_count_throttled(f, p, t) +
+			 pa_filter_count_lost(f, p, t)) * period;
+	q = tr->user / (tr->user + tr->sys);
+	var = period * period * (tr->user + tr->sys) / period * q * (1 - q) *
+	      (1 + IT_COV_TICK_S / period);
+	gap = fabs(taken - tr->user) - slack * tr->user - steal;
+	if (sampled)
+		cr_expect(gap <= 0 || gap * gap <= 16 * var, "%s: %.3f s of overflows for %.3f s "
+			  "of user time (variance %.6f s^2, %.3f s stolen)", tr->name, taken,
+			  tr->user, var, steal);
+	else
+		cr_expect_lt(c.share, 0.1, "%s: blocked every signal, yet %.1f%% covered",
+			     tr->name, c.share * 100);
+}
+
+/* The COVER column of the row of thread tid in threads' text, in percent. */
+static double it_cov_column(const char *text, long tid)
+{
+	const char *line = text;
+
+	while ((line = strchr(line, '\n')) && line++) {
+		char cover[16] = "";
+		long t;
+
+		if (sscanf(line, "%*u %ld %*s %*u %*u %*u %*u %*s %*s %*s %*s %15s", &t, cover) == 2 &&
+		    t == tid) {
+			cr_assert_neq(cover[0], '-', "thread %ld: COVER is '-'", tid);
+			return strtod(cover, NULL);
+		}
+	}
+	cr_assert_fail("no row of thread %ld in:\n%s", tid, text);
+	return 0;
+}
+
+/* The line of text that starts with prefix, without its newline (malloc'd), or NULL. */
+static char *it_cov_line(const char *text, const char *prefix)
+{
+	const char *line = tst_find_line(text, prefix);
+
+	return line ? strndup(line, strcspn(line, "\n")) : NULL;
+}
+
+Test(it_coverage, user_time_covered_kernel_time_named_blocked_thread_noted)
+{
+	const char *argv[] = { "workloads/cpusplit", IT_COV_SECONDS, IT_COV_PIPER_SECONDS, NULL };
+	char truth[TST_PATH_MAX], env[TST_PATH_MAX + 16], want[96], *note;
+	struct it_cov_truth user, piper, masked;
+	struct pa_filter f = PA_FILTER_ALL;
+	struct pa_error err = { 0 };
+	const struct pa_process *p;
+	struct pa_coverage c;
+	struct tst_result r;
+	struct pa_run *run;
+	double steal;
+
+	snprintf(truth, sizeof(truth), "%s/truth", it_cov.tmp);
+	snprintf(env, sizeof(env), "PPROF_TRUTH=%s", truth);
+	steal = tst_steal_s();
+	tst_run_profiled(&it_cov, "cpusplit", argv, env, &r);
+	steal = tst_steal_s() - steal;
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "cpusplit: %s", r.err);
+	cr_assert_str_eq(r.out, "cpusplit: 3 threads\n");
+	tst_result_release(&r);
+	user = it_cov_truth(truth, "userburn");
+	piper = it_cov_truth(truth, "piper");
+	masked = it_cov_truth(truth, "masked");
+	/* The workload's own split: the pipe's copies are kernel time. */
+	cr_assert_gt(piper.sys, 0.3, "piper spent only %.3f s in the kernel", piper.sys);
+
+	run = tst_load(&it_cov);
+	cr_assert_eq(run->nprocesses, 1);
+	p = run->processes[0];
+	cr_assert_eq(pa_events_choose(run, &f, NULL, PA_EVENTS_SAMPLES, &err), 0, "%s",
+		     err.reason);
+	it_cov_expect_thread(&f, p, &user, true, 0.05, steal);
+	/*
+	 * In the signal mode, beside a CPU hog on each CPU, piper's samples
+	 * came out 8% to 25% short of the user time the kernel gives it
+	 * (the sigtrap mode's: within 7%; not explained yet): a wide margin,
+	 * still far from its whole CPU time, which is twice its user time.
+	 */
+	it_cov_expect_thread(&f, p, &piper, true, 0.3, steal);
+	it_cov_expect_thread(&f, p, &masked, false, 0, steal);
+
+	/* threads: its COVER column is of user time, and the notes come under the header. */
+	it_cov_analyze("threads", &r);
+	pa_coverage_thread(&f, p, it_cov_thread(p, piper.tid), &c);
+	cr_expect_leq(fabs(it_cov_column(r.out, piper.tid) - 100 * c.share), 0.051,
+		      "piper: COVER is not samples x period / user time (%.1f%%):\n%s",
+		      100 * c.share, r.out);
+	note = it_cov_line(r.out, "# coverage below 90%: ");
+	cr_assert_not_null(note, "no coverage note:\n%s", r.out);
+	cr_expect(strstr(note, " of 3 threads with over 0.1 s of CPU time: "), "%s", note);
+	snprintf(want, sizeof(want), "/%ld masked 0.0%% of its ", masked.tid);
+	cr_expect(strstr(note, want), "the note names masked: %s", note);
+	free(note);
+	/* piper's kernel time is no loss: it is named as not sampled. */
+	snprintf(want, sizeof(want), "/%ld piper ", piper.tid);
+	note = it_cov_line(r.out, "# kernel time not sampled (cpu-clock counts user time only): ");
+	cr_expect(note && strstr(note, want) && strstr(note, "exclude_kernel = no"),
+		  "no kernel note naming piper:\n%s", r.out);
+	free(note);
+	cr_expect_eq(tst_count_lines(r.out, "# "), 3, "one line per note:\n%s", r.out);
+	tst_result_release(&r);
+	pa_run_free(run);
+
+	/* folded has no header: the same notes go to stderr, the stacks stay clean. */
+	it_cov_analyze("folded", &r);
+	cr_expect_eq(tst_count_lines(r.err, "pprof-analyze: note: coverage below 90%: "), 1,
+		     "stderr: %s", r.err);
+	cr_expect_eq(tst_count_lines(r.err, "pprof-analyze: note: kernel time not sampled"), 1,
+		     "stderr: %s", r.err);
+	cr_expect_null(strchr(r.out, '#'), "folded output holds a note:\n%s", r.out);
+	tst_result_release(&r);
+}
