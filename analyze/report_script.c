@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <inttypes.h>
 
+#include "eventinfo.h"
 #include "samples.h"
 
 static void pa_script_frame(FILE *out, const struct pa_frame *fr)
@@ -41,7 +42,7 @@ static int pa_script_sample(void *ctx, const struct pa_samples_item *item)
 	FILE *out = ctx;
 	const struct pa_event *e = item->event;
 	uint64_t t = item->sample->time_ns;
-	uint64_t period = e && !(e->flags & PPF_EVENT_FREQ) && e->period ? e->period : 1;
+	uint64_t period = e && pa_event_sample_period(e) ? pa_event_sample_period(e) : 1;
 
 	/*
 	 * Readers tell threads apart by COMM and TID: with several runs, which

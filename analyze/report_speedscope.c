@@ -234,9 +234,8 @@ static uint64_t pa_speedscope_weight(const struct pa_run *run, const struct pa_f
 	bool differs = false;
 	const struct pa_event *e = pa_events_shown(run, f, &differs);
 
-	if (e && !differs && (e->flags & PPF_EVENT_TIME_NS) && !(e->flags & PPF_EVENT_FREQ) &&
-	    e->period > 1)
-		return e->period;
+	if (e && !differs && (e->flags & PPF_EVENT_TIME_NS) && pa_event_sample_period(e) > 1)
+		return pa_event_sample_period(e);
 	return 1;
 }
 

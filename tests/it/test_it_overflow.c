@@ -136,3 +136,33 @@ Test(it_overflow, merged_sigprof_recovered)
 	pa_profile_free(prof);
 	pa_run_free(run);
 }
+
+/*
+ * A frequency asked of cpu-clock is a fixed period (the kernel runs the
+ * hrtimer at 1 s / frequency): top shows what the samples stand for in CPU
+ * seconds, as for a period, and they cover the burn's CPU time.
+ */
+Test(it_overflow, frequency_of_cpu_clock_is_time)
+{
+	const char *argv[] = { "workloads/blocker", IT_OVERFLOW_BURN, NULL };
+	char cfg[TST_CONFIG_ENV_MAX], analyze[TST_PATH_MAX];
+	const char *report[] = { analyze, "top", it_overflow.data, NULL };
+	struct tst_result r, rep;
+	const char *line;
+	double cpu_s = 0;
+
+	tst_config_env(&it_overflow, "freq.ini", "[sample cpu-clock]\nfrequency = 500\n", cfg);
+	tst_run_profiled(&it_overflow, "blocker", argv, cfg, &r);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s%s", r.out, r.err);
+	tst_result_release(&r);
+	tst_build_path(analyze, "pprof-analyze");
+	tst_run(&it_overflow, "top", report, NULL, &rep);
+	line = strstr(rep.out, "burn_unblocked");
+	cr_assert_not_null(line, "%s", rep.out);
+	while (line > rep.out && line[-1] != '\n')
+		line--;
+	cr_assert_eq(sscanf(line, "%*s %*s %*s %*s %lf", &cpu_s), 1,
+		     "no CPU seconds for burn_unblocked: %s", rep.out);
+	cr_expect_geq(cpu_s, 0.75 * 0.3, "burn_unblocked: %.3f s of 0.3 s: %s", cpu_s, rep.out);
+	tst_result_release(&rep);
+}
