@@ -56,6 +56,13 @@ static struct pa_run *rw_load(bool collapse)
 	return run;
 }
 
+/* Starts the log of thread 10 of pid 10: its header and PPF_REC_THREAD. */
+static void rw_thread_begin(struct tst_log *l)
+{
+	tst_log_begin(l, PPF_FILE_THREAD);
+	tst_log_thread(l, 10, 10, 1000, "main");
+}
+
 static const struct pa_thread *rw_thread(const struct pa_run *run)
 {
 	return run->processes[0]->threads[0];
@@ -68,8 +75,7 @@ Test(reader_weight, old_log_reads_one_overflow_a_sample)
 	struct pa_run *run;
 	struct tst_log l;
 
-	tst_log_begin(&l, PPF_FILE_THREAD);
-	tst_log_thread(&l, 10, 10, 1000, "main");
+	rw_thread_begin(&l);
 	tst_log_sample(&l, 2000, 0, 0, 2, rw_ips);
 	tst_log_sample(&l, 3000, 0, PPF_SAMPLE_LATE, 1, rw_ips);
 	tst_log_thread_end(&l, 4000, 2, 0, 0);
@@ -93,8 +99,7 @@ Test(reader_weight, weight_applies_to_the_next_sample_only)
 	struct pa_run *run;
 	struct tst_log l;
 
-	tst_log_begin(&l, PPF_FILE_THREAD);
-	tst_log_thread(&l, 10, 10, 1000, "main");
+	rw_thread_begin(&l);
 	tst_log_sample_weight(&l, 40, 0);
 	tst_log_sample(&l, 2000, 0, PPF_SAMPLE_LATE, 2, rw_ips);
 	tst_log_sample(&l, 3000, 0, 0, 2, rw_ips);
@@ -128,8 +133,7 @@ Test(reader_weight, profile_counts_weights)
 	const uint64_t leaf = tst_run_in(pa_proftest_leaf), mid = tst_run_in(pa_proftest_mid);
 	struct tst_log l;
 
-	tst_log_begin(&l, PPF_FILE_THREAD);
-	tst_log_thread(&l, 10, 10, 1000, "main");
+	rw_thread_begin(&l);
 	for (int i = 0; i < 3; i++)
 		tst_log_sample(&l, 2000 + (uint64_t)i, 0, 0, 1, &leaf);
 	tst_log_sample_weight(&l, 30, 0);
@@ -162,8 +166,7 @@ Test(reader_weight, killed_after_a_weight_keeps_what_was_written)
 	struct pa_run *run;
 	struct tst_log l;
 
-	tst_log_begin(&l, PPF_FILE_THREAD);
-	tst_log_thread(&l, 10, 10, 1000, "main");
+	rw_thread_begin(&l);
 	tst_log_sample(&l, 2000, 0, 0, 2, rw_ips);
 	tst_log_sample_weight(&l, 12, 0);
 	tst_log_write(&l, pdir, "thread-10.log");
@@ -187,8 +190,7 @@ Test(reader_weight, rejects_impossible_weights)
 		struct tst_log l;
 		size_t off;
 
-		tst_log_begin(&l, PPF_FILE_THREAD);
-		tst_log_thread(&l, 10, 10, 1000, "main");
+		rw_thread_begin(&l);
 		off = tst_log_sample_weight(&l, bad[i], 0);
 		tst_log_sample(&l, 2000, 0, 0, 2, rw_ips);
 		tst_log_write(&l, pdir, "thread-10.log");
