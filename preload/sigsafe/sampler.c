@@ -746,8 +746,12 @@ static void pp_sampler_got_signal_sigsafe(void *rb, uint64_t rip,
  * Runs in signal context. Sigtrap mode, for thread t (busy, ours): a late
  * signal stands for every overflow its event had while the thread blocked
  * the signal (they merged), counted from the thread's CPU time since the
- * last signal for a time event (rounded, at least 1); 1 for other events,
- * whose count the handler cannot read.
+ * last signal of that event for a time event: whole periods, at least 1
+ * (the clock was read just after that overflow, and a signal that came a
+ * little late, after the handler of another event's sample, stands for
+ * one). Kernel time in between counts too: an event that excludes the
+ * kernel had no overflow there. 1 for other events, whose count the
+ * handler cannot read.
  */
 static void pp_sampler_got_trap_sigsafe(struct pp_thread *t, unsigned event, int late,
 					struct pp_sampler_got *got)
@@ -758,10 +762,10 @@ static void pp_sampler_got_trap_sigsafe(struct pp_thread *t, unsigned event, int
 	if (!period)
 		return;
 	cpu = pp_threads_cpu_sigsafe();
-	d = cpu > t->cpu_prev_ns ? cpu - t->cpu_prev_ns : 0;
-	t->cpu_prev_ns = cpu;
-	if (late && (d + period / 2) / period > 1)
-		got->overflows = got->weight = (d + period / 2) / period;
+	d = cpu > t->cpu_prev_ns[event] ? cpu - t->cpu_prev_ns[event] : 0;
+	t->cpu_prev_ns[event] = cpu;
+	if (late && d / period > 1)
+		got->overflows = got->weight = d / period;
 }
 
 /*

@@ -134,6 +134,8 @@ static struct pp_thread *pp_threads_take_slot_sigsafe(int tid)
 		if ((owner == 0 || owner == -1) &&
 		    __atomic_compare_exchange_n(&t->tid, &owner, tid, 0,
 						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+			uint64_t cpu = pp_threads_cpu_sigsafe();
+
 			__atomic_store_n(&t->busy, 1, __ATOMIC_RELEASE);
 			pp_logfile_init_sigsafe(&t->log);
 			t->samples = 0;
@@ -144,12 +146,12 @@ static struct pp_thread *pp_threads_take_slot_sigsafe(int tid)
 			t->held_since_ns = 0;
 			t->held_cpu_ns = 0;
 			t->holds = 0;
-			t->cpu_prev_ns = pp_threads_cpu_sigsafe();
 			t->progress_ns = 0;
 			for (unsigned e = 0; e < PP_CONFIG_MAX_EVENTS; e++) {
 				t->ev_samples[e] = 0;
 				t->ev_lost[e] = 0;
 				t->ev_throttled[e] = 0;
+				t->cpu_prev_ns[e] = cpu;
 			}
 			t->tev.open = 0;
 			t->altstack = NULL;

@@ -33,10 +33,10 @@ struct pp_thread {
 				   it holds none */
 	uint64_t held_cpu_ns;   /* CPU time it ran holding one, in all */
 	uint32_t holds;         /* how many times it began to hold one */
-	uint64_t cpu_prev_ns;   /* sigtrap mode: its CPU time when the last
-				   signal of a time event was handled (or
-				   its slot claimed): what a late signal's
-				   merged overflows are counted from */
+	/* sigtrap mode, per time event: its CPU time when the event's last
+	   signal was handled (or its slot claimed), what a late signal's
+	   merged overflows are counted from */
+	uint64_t cpu_prev_ns[PP_CONFIG_MAX_EVENTS];
 	uint64_t progress_ns; /* CLOCK_MONOTONIC of its last PPF_REC_THREAD_PROGRESS */
 	struct pp_tevents tev; /* its own events: counters; signal mode: sampling */
 	void *altstack;  /* our alternate signal stack, NULL if none */
