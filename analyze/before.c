@@ -1,5 +1,6 @@
 /* The CPU time before profiling, as an entry of the reports; see before.h. */
 #include "before.h"
+#include "eventinfo.h"
 
 static const uint64_t pa_before_ips[1] = { PA_BEFORE_IP };
 
@@ -18,14 +19,13 @@ uint64_t pa_before_event_ns(const struct pa_process *proc, const struct pa_event
 
 uint64_t pa_before_event_samples(const struct pa_process *proc, const struct pa_event *ev)
 {
-	uint64_t ns;
+	/* A time event's period, in frequency mode too (eventinfo.h). */
+	uint64_t period = pa_event_sample_period(ev), ns;
 
-	if (!(ev->flags & PPF_EVENT_TIME_NS) ||
-	    (ev->flags & (PPF_EVENT_FREQ | PPF_EVENT_COUNT | PPF_EVENT_UNAVAILABLE)) ||
-	    !ev->period)
+	if (!(ev->flags & PPF_EVENT_TIME_NS) || (ev->flags & PPF_EVENT_UNAVAILABLE) || !period)
 		return 0;
 	ns = pa_before_event_ns(proc, ev);
-	return (ns + ev->period / 2) / ev->period;
+	return (ns + period / 2) / period;
 }
 
 size_t pa_before_samples(const struct pa_process *proc, const struct pa_filter *f, int64_t idx,

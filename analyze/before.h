@@ -4,9 +4,10 @@
  * profiler's, the profiler's own start; PPF_REC_PROCESS_CPU), shown in the
  * reports as an entry of its own, "[before profiling]".
  *
- * For an event that counts CPU time at a fixed period (cpu-clock,
- * task-clock), that time is turned into samples, estimated: the part the
- * event counts (user space, the kernel or both) divided by the period. The
+ * For an event that counts CPU time (cpu-clock, task-clock; at a period,
+ * or a frequency: pa_event_sample_period), that time is turned into
+ * samples, estimated: the part the event counts (user space, the kernel
+ * or both) divided by the period. The
  * reports of samples count them as one sample whose only frame is
  * PA_BEFORE_IP (which symbols.h names PA_BEFORE_NAME), with flag
  * PA_SAMPLE_ESTIMATED, in the process's pseudo-thread before_thread (tid
@@ -32,8 +33,8 @@ uint64_t pa_before_event_ns(const struct pa_process *proc, const struct pa_event
 
 /*
  * Samples of ev that proc's time before profiling stands for: that time
- * over ev's period, rounded, for an event that counts CPU time at a fixed
- * period; else 0.
+ * over ev's period (pa_event_sample_period), rounded, for an event that
+ * counts CPU time; else 0.
  */
 uint64_t pa_before_event_samples(const struct pa_process *proc, const struct pa_event *ev);
 

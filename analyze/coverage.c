@@ -20,8 +20,7 @@
 /* Whether e counts CPU time at a fixed period (its samples stand for time). */
 static bool pa_coverage_timed(const struct pa_event *e)
 {
-	return pa_event_samples(e) && (e->flags & PPF_EVENT_TIME_NS) &&
-	       !(e->flags & PPF_EVENT_FREQ) && e->period;
+	return (e->flags & PPF_EVENT_TIME_NS) && pa_event_sample_period(e);
 }
 
 /* Whether e counts user time only: the kernel's is not sampled. */
@@ -57,7 +56,7 @@ static void pa_coverage_share(const struct pa_event *e, bool samples_known,
 			pa_coverage_counted(e, c) : 0;
 	c->has_share = c->counted_ns > 0;
 	c->share = c->has_share ?
-		   (double)c->samples * (double)e->period / (double)c->counted_ns : 0.0;
+		   (double)c->samples * (double)pa_event_sample_period(e) / (double)c->counted_ns : 0.0;
 }
 
 /*
@@ -253,7 +252,7 @@ struct pa_coverage_tally {
  */
 static bool pa_coverage_short(const struct pa_event *e, const struct pa_coverage *c)
 {
-	double period = (double)e->period, n, p, expect, gap;
+	double period = (double)pa_event_sample_period(e), n, p, expect, gap;
 
 	if (c->share >= PA_COVERAGE_NOTE_BELOW)
 		return false;

@@ -55,6 +55,15 @@ char *pa_event_format_period(const struct pa_event *e, char *buf, size_t size)
 	return buf;
 }
 
+uint64_t pa_event_sample_period(const struct pa_event *e)
+{
+	if (!pa_event_samples(e) || !e->period)
+		return 0;
+	if (!(e->flags & PPF_EVENT_FREQ))
+		return e->period;
+	return e->flags & PPF_EVENT_TIME_NS ? 1000000000u / e->period : 0;
+}
+
 const char *pa_event_scope(const struct pa_event *e)
 {
 	bool user = !(e->flags & PPF_EVENT_EXCLUDE_USER);

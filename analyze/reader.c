@@ -6,6 +6,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -979,6 +980,7 @@ struct pa_thread_ctx {
 	struct pa_reader_slot *slots; /* collapsing: power-of-two sized, at most half full */
 	size_t slots_cap;
 	uint64_t released;            /* collapsing: the mapping is released up to here */
+	uint32_t weight;              /* the next record's PPF_REC_SAMPLE_WEIGHT, 0: none */
 };
 
 /* Modules unloaded at or before time_ns: samples of equal epoch and addresses mean the same. */
@@ -1058,7 +1060,7 @@ static uint64_t *pa_reader_block_take(struct pa_thread *t, size_t n)
  * made when new; -ENOMEM.
  */
 static int pa_reader_collapse(struct pa_thread_ctx *c, const struct ppf_sample *s,
-			      const uint64_t *ips)
+			      const uint64_t *ips, uint32_t weight)
 {
 	struct pa_thread *t = c->thread;
 	size_t epoch = c->o->nunloads ? pa_reader_epoch(c->o, s->time_ns) : 0;
@@ -1072,11 +1074,12 @@ static int pa_reader_collapse(struct pa_thread_ctx *c, const struct ppf_sample *
 	for (j = h & (c->slots_cap - 1); c->slots[j].index; j = (j + 1) & (c->slots_cap - 1)) {
 		ps = &t->samples[c->slots[j].index - 1];
 		if (c->slots[j].hash != (uint32_t)h || ps->nframes != s->nframes ||
-		    ps->event != s->event || ps->flags != s->flags || ps->count == UINT32_MAX ||
+		    ps->event != s->event || ps->flags != s->flags ||
+		    ps->count > UINT32_MAX - weight ||
 		    memcmp(ps->ips, ips, s->nframes * sizeof(*ips)) != 0 ||
 		    (c->o->nunloads && pa_reader_epoch(c->o, ps->time_ns) != epoch))
 			continue;
-		ps->count++;
+		ps->count += weight;
 		if (s->time_ns > ps->time_ns)
 			ps->time_ns = s->time_ns;
 		return 0;
@@ -1087,7 +1090,7 @@ static int pa_reader_collapse(struct pa_thread_ctx *c, const struct ppf_sample *
 	memcpy(copy, ips, s->nframes * sizeof(*ips));
 	ps = &t->samples[t->nsamples++];
 	*ps = (struct pa_sample){ .time_ns = s->time_ns, .event = s->event, .flags = s->flags,
-				  .nframes = s->nframes, .count = 1, .ips = copy };
+				  .nframes = s->nframes, .count = weight, .ips = copy };
 	c->slots[j] = (struct pa_reader_slot){ .hash = (uint32_t)h,
 					       .index = (uint32_t)t->nsamples };
 	return 0;
@@ -1107,8 +1110,9 @@ static void pa_reader_release_read(struct pa_thread_ctx *c, struct pa_log_buf *b
 	c->released = end;
 }
 
+/* A sample that stands for weight overflows (pa_sample.count). */
 static int pa_reader_sample_rec(struct pa_thread_ctx *c, struct pa_log_buf *buf,
-				uint64_t off, const char *rec, uint32_t size,
+				uint64_t off, const char *rec, uint32_t size, uint32_t weight,
 				struct pa_error *err)
 {
 	struct pa_thread *t = c->thread;
@@ -1130,7 +1134,8 @@ static int pa_reader_sample_rec(struct pa_thread_ctx *c, struct pa_log_buf *buf,
 		return 0;
 	if (c->o && c->o->collapse) {
 		/* Records are 8-aligned in an 8-aligned buffer: ips are aligned. */
-		if (pa_reader_collapse(c, &s, (const uint64_t *)(const void *)(rec + sizeof(s))) < 0)
+		if (pa_reader_collapse(c, &s, (const uint64_t *)(const void *)(rec + sizeof(s)),
+				       weight) < 0)
 			return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
 		pa_reader_release_read(c, buf, off);
 		return 0;
@@ -1142,7 +1147,7 @@ static int pa_reader_sample_rec(struct pa_thread_ctx *c, struct pa_log_buf *buf,
 	ps->event = s.event;
 	ps->flags = s.flags;
 	ps->nframes = s.nframes;
-	ps->count = 1;
+	ps->count = weight;
 	/* Records are 8-aligned in an 8-aligned buffer: ips are aligned. */
 	ps->ips = (const uint64_t *)(const void *)(rec + sizeof(s));
 	return 0;
@@ -1181,15 +1186,41 @@ static int pa_reader_thread_event_rec(struct pa_thread_ctx *c, struct pa_log_buf
 	return 0;
 }
 
+/*
+ * A PPF_REC_SAMPLE_WEIGHT: the overflows the next record stands for, when
+ * it is a sample, into *weight. A count above what pa_sample.count holds
+ * is no count a writer makes.
+ */
+static int pa_reader_weight_rec(struct pa_log_buf *buf, uint64_t off, const char *rec,
+				uint32_t size, uint32_t *weight, struct pa_error *err)
+{
+	struct ppf_sample_weight r;
+
+	if (pa_reader_grown(buf, off, rec, size, &r, sizeof(r), sizeof(r), "sample weight",
+			    err) < 0)
+		return -EINVAL;
+	if (r.overflows == 0 || r.overflows > UINT32_MAX)
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "sample weight record: %" PRIu64 " overflows (expected "
+				    "1..%" PRIu32 ")", r.overflows, UINT32_MAX);
+	*weight = (uint32_t)r.overflows;
+	return 0;
+}
+
 static int pa_reader_thread_cb(void *ctx, struct pa_log_buf *buf, uint64_t off,
 			       const char *rec, uint32_t type, uint32_t size,
 			       struct pa_warnings *warn, struct pa_error *err)
 {
 	struct pa_thread_ctx *c = ctx;
 	struct pa_thread *t = c->thread;
+	/* A weight applies to the record right after it only. */
+	uint32_t weight = c->weight ? c->weight : 1;
 
 	(void)warn;
+	c->weight = 0;
 	switch (type) {
+	case PPF_REC_SAMPLE_WEIGHT:
+		return pa_reader_weight_rec(buf, off, rec, size, &c->weight, err);
 	case PPF_REC_THREAD: {
 		struct ppf_thread r;
 
@@ -1205,7 +1236,7 @@ static int pa_reader_thread_cb(void *ctx, struct pa_log_buf *buf, uint64_t off,
 		return 0;
 	}
 	case PPF_REC_SAMPLE:
-		return pa_reader_sample_rec(c, buf, off, rec, size, err);
+		return pa_reader_sample_rec(c, buf, off, rec, size, weight, err);
 	case PPF_REC_THREAD_EVENT:
 		return pa_reader_thread_event_rec(c, buf, off, rec, size, err);
 	case PPF_REC_THREAD_NAME: {

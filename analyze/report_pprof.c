@@ -15,8 +15,9 @@
  * again. One sample per distinct (thread, stack) with labels pid, tid
  * (numbers) and thread (its name). Sample types:
  * samples/count, then cpu/nanoseconds (samples x period) for an event that
- * counts nanoseconds at a fixed period, or EVENT/count (samples x period)
- * for another fixed-period event; a frequency event has samples/count only.
+ * counts nanoseconds at a fixed period (a frequency of one is a fixed period,
+ * pa_event_sample_period), or EVENT/count (samples x period) for another
+ * fixed-period event; another frequency event has samples/count only.
  * string_table[0] is "", every id is non-zero.
  */
 #include "grow.h"
@@ -196,7 +197,7 @@ static int pa_pprof_types(struct pa_pprof *pp, const struct pa_filter *f,
 {
 	bool differs = false;
 	const struct pa_event *e = pa_events_shown(pp->run, f, &differs);
-	bool fixed = e && !differs && !(e->flags & PPF_EVENT_FREQ) && e->period;
+	bool fixed = e && !differs && pa_event_sample_period(e);
 
 	t->n = 1;
 	t->type[0] = pa_pprof_str(pp, "samples");
@@ -207,7 +208,7 @@ static int pa_pprof_types(struct pa_pprof *pp, const struct pa_filter *f,
 
 		t->type[1] = pa_pprof_str(pp, ns ? "cpu" : e->name);
 		t->unit[1] = pa_pprof_str(pp, ns ? "nanoseconds" : "count");
-		t->period = (int64_t)e->period;
+		t->period = (int64_t)pa_event_sample_period(e);
 		t->n = 2;
 	}
 	for (size_t i = 0; i < t->n; i++)

@@ -9,8 +9,11 @@
  *   (a blank line)
  *
  * COMM is the thread's name (the executable's basename when it has none),
- * SECONDS the sample's CLOCK_MONOTONIC time, PERIOD the event's fixed
- * period (1 for a frequency event), EVENT its name. ADDRESS is the ELF
+ * SECONDS the sample's CLOCK_MONOTONIC time, PERIOD the event count the
+ * sample stands for, as perf prints it: the event's fixed period (1 for a
+ * frequency event) times the overflows it stands for (pa_sample.count:
+ * more than 1 for a late sample whose signal merged several), EVENT its
+ * name. ADDRESS is the ELF
  * address in MODULE (as perf prints it; the run-time address when no
  * module holds it); an unresolved frame prints "[unknown]" as its function,
  * an address outside every module "[unknown]" as its module too. Samples
@@ -22,6 +25,7 @@
 #include <inttypes.h>
 
 #include "before.h"
+#include "eventinfo.h"
 #include "samples.h"
 
 static void pa_script_frame(FILE *out, const struct pa_frame *fr)
@@ -39,7 +43,7 @@ static int pa_script_sample(void *ctx, const struct pa_samples_item *item)
 	FILE *out = ctx;
 	const struct pa_event *e = item->event;
 	uint64_t t = item->sample->time_ns;
-	uint64_t period = e && !(e->flags & PPF_EVENT_FREQ) && e->period ? e->period : 1;
+	uint64_t period = e && pa_event_sample_period(e) ? pa_event_sample_period(e) : 1;
 
 	/* An estimate of the time before profiling (before.h) is no sample taken. */
 	if (item->sample->flags & PA_SAMPLE_ESTIMATED)
@@ -52,7 +56,8 @@ static int pa_script_sample(void *ctx, const struct pa_samples_item *item)
 		fprintf(out, "%s:", item->proc->run_dir);
 	fprintf(out, "%s %" PRIu32 " %" PRIu64 ".%06" PRIu64 ": %10" PRIu64 " %s: \n",
 		item->thread->name[0] ? item->thread->name : pa_process_exe_base(item->proc),
-		item->thread->tid, t / 1000000000u, t % 1000000000u / 1000u, period,
+		item->thread->tid, t / 1000000000u, t % 1000000000u / 1000u,
+		period * item->sample->count,
 		e ? e->name : "unknown");
 	for (size_t k = 0; k < item->nframes; k++)
 		pa_script_frame(out, &item->frames[k]);

@@ -6,7 +6,8 @@
  * "EXE (PID) THREAD (TID)", its samples in time order, each a stack of
  * indexes into shared.frames, root first. Weights: the period in
  * nanoseconds (unit "nanoseconds") for an event that counts nanoseconds at
- * a fixed period, else 1 per sample (unit "none"). A frame is a function
+ * a fixed period, else 1 (unit "none"), times the overflows the sample
+ * stands for (pa_sample.count: more for a late sample). A frame is a function
  * (as speedscope's own importers make them), one per inline level
  * (pa_symbols_lookup_src), so that stacks count as top --inlines: its name,
  * its source file as "file" and the line where it starts as "line" when the
@@ -36,9 +37,11 @@ struct pa_speedscope {
 	struct pa_intern *frames;   /* "name\0file\0line\0": file the source or module */
 	const struct pa_thread *thread; /* whose samples ids holds */
 	const struct pa_process *proc;
+	uint64_t total;             /* the thread's counts, summed */
 	uint32_t *ids;              /* frame indexes of every sample, root first */
 	size_t nids, cap;
 	size_t *ends;               /* per sample: the end of its frames in ids */
+	uint32_t *counts;           /* per sample: the overflows it stands for */
 	size_t nsamples, ends_cap;
 	uint64_t weight;            /* per sample */
 	size_t nprofiles;
@@ -76,7 +79,7 @@ static void pa_speedscope_flush(struct pa_speedscope *ss)
 	pa_json_put_chars(out, name, strlen(name), 0);
 	fputc('"', out);
 	fprintf(out, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%" PRIu64 ",\n\"samples\":[",
-		ss->weight == 1 ? "none" : "nanoseconds", ss->weight * ss->nsamples);
+		ss->weight == 1 ? "none" : "nanoseconds", ss->weight * ss->total);
 	for (size_t i = 0; i < ss->nsamples; i++) {
 		fputs(i ? ",[" : "[", out);
 		for (size_t k = at; k < ss->ends[i]; k++)
@@ -86,10 +89,11 @@ static void pa_speedscope_flush(struct pa_speedscope *ss)
 	}
 	fputs("],\n\"weights\":[", out);
 	for (size_t i = 0; i < ss->nsamples; i++)
-		fprintf(out, i ? ",%" PRIu64 : "%" PRIu64, ss->weight);
+		fprintf(out, i ? ",%" PRIu64 : "%" PRIu64, ss->weight * ss->counts[i]);
 	fputs("]}", out);
 	ss->nids = 0;
 	ss->nsamples = 0;
+	ss->total = 0;
 }
 
 /* Room for n more frame ids and one more sample. */
@@ -107,10 +111,15 @@ static int pa_speedscope_reserve(struct pa_speedscope *ss, size_t n)
 	if (ss->nsamples == ss->ends_cap) {
 		size_t ncap = ss->ends_cap ? ss->ends_cap * 2 : 1024;
 		size_t *v = realloc(ss->ends, ncap * sizeof(*v));
+		uint32_t *c;
 
 		if (!v)
 			return -ENOMEM;
 		ss->ends = v;
+		c = realloc(ss->counts, ncap * sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		ss->counts = c;
 		ss->ends_cap = ncap;
 	}
 	return 0;
@@ -214,6 +223,8 @@ static int pa_speedscope_add(void *ctx, const struct pa_samples_item *item)
 	}
 	if (pa_speedscope_reserve(ss, 0) < 0)
 		return -ENOMEM;
+	ss->counts[ss->nsamples] = item->sample->count;
+	ss->total += item->sample->count;
 	ss->ends[ss->nsamples++] = ss->nids;
 	return ferror(ss->out) ? -EIO : pa_speedscope_repeat(ss, item->sample->count);
 }
@@ -247,9 +258,8 @@ static uint64_t pa_speedscope_weight(const struct pa_run *run, const struct pa_f
 	bool differs = false;
 	const struct pa_event *e = pa_events_shown(run, f, &differs);
 
-	if (e && !differs && (e->flags & PPF_EVENT_TIME_NS) && !(e->flags & PPF_EVENT_FREQ) &&
-	    e->period > 1)
-		return e->period;
+	if (e && !differs && (e->flags & PPF_EVENT_TIME_NS) && pa_event_sample_period(e) > 1)
+		return pa_event_sample_period(e);
 	return 1;
 }
 
@@ -285,6 +295,7 @@ static int pa_report_speedscope_write(const struct pa_report_ctx *ctx)
 	pa_intern_free(ss.frames);
 	free(ss.ids);
 	free(ss.ends);
+	free(ss.counts);
 	if (ret == 0 && ferror(out))
 		ret = -EIO;
 	return ret;

@@ -514,6 +514,21 @@ static int pp_process_open_output(void)
 }
 
 /*
+ * The period of sampling event i in ns of CPU time, or 0 when it is not a
+ * time event or could not be opened. A frequency asked of cpu-clock or
+ * task-clock is a fixed period too: the kernel maps it to 1 s / frequency
+ * (perf_swevent_init_hrtimer), as hrtimers run at a fixed rate.
+ */
+static uint64_t pp_process_period_ns(unsigned i)
+{
+	const struct pp_config_event *ce = &pp_process.cfg->events[i];
+
+	if (ce->count_only || !ce->time_ns || !ce->period || pp_process.events.error[i])
+		return 0;
+	return ce->freq ? 1000000000ull / ce->period : ce->period;
+}
+
+/*
  * What a held signal's time counts as (sigsafe/appmask.h): one throttled
  * overflow per period of CPU, for each time event that samples.
  */
@@ -521,13 +536,8 @@ static void pp_process_appmask_configure(void)
 {
 	struct pp_appmask_config acfg = { .mode = pp_process.mode };
 
-	for (unsigned i = 0; i < pp_process.cfg->nevents; i++) {
-		const struct pp_config_event *ce = &pp_process.cfg->events[i];
-
-		if (!ce->count_only && ce->time_ns && !ce->freq && ce->period &&
-		    !pp_process.events.error[i])
-			acfg.period_ns[i] = ce->period;
-	}
+	for (unsigned i = 0; i < pp_process.cfg->nevents; i++)
+		acfg.period_ns[i] = pp_process_period_ns(i);
 	pp_appmask_configure_sigsafe(&acfg);
 }
 
@@ -543,6 +553,8 @@ static void pp_process_start_profiling(void)
 	};
 	struct pp_thread *main_thread, *slot;
 
+	for (unsigned i = 0; i < pp_process.cfg->nevents; i++)
+		scfg.period_ns[i] = pp_process_period_ns(i);
 	pp_sampler_configure_sigsafe(&scfg);
 	pp_unsampled_start(pp_process.dir);
 	main_thread = pp_thread_setup(1, &slot);

@@ -12,8 +12,9 @@
  *                      preload cannot enter,
  *                      PPF_REC_THREAD_UNSAMPLED for each thread the profiler
  *                      could not sample, PPF_REC_PROCESS_END
- *   thread-<tid>.log   header, PPF_REC_THREAD, PPF_REC_SAMPLE... (with a
- *                      PPF_REC_THREAD_PROGRESS among them now and then),
+ *   thread-<tid>.log   header, PPF_REC_THREAD, PPF_REC_SAMPLE... (each may follow a
+ *                      PPF_REC_SAMPLE_WEIGHT; with a PPF_REC_THREAD_PROGRESS
+ *                      among them now and then),
  *                      PPF_REC_THREAD_NAME, PPF_REC_THREAD_EVENT (one per
  *                      event), PPF_REC_THREAD_BLOCKED (when there is
  *                      something to say), PPF_REC_THREAD_END
@@ -96,6 +97,7 @@ enum ppf_record_type {
 	PPF_REC_THREAD_EVENT = 20,
 	PPF_REC_THREAD_BLOCKED = 23,
 	PPF_REC_THREAD_PROGRESS = 25,
+	PPF_REC_SAMPLE_WEIGHT = 28,
 	/* either file */
 	PPF_REC_LOG_FULL = 21,
 };
@@ -360,7 +362,16 @@ struct ppf_thread {
 enum ppf_sample_flags {
 	PPF_SAMPLE_TRUNCATED = 1u << 0, /* the stack was deeper than recorded */
 	PPF_SAMPLE_LEAF_ONLY = 1u << 1, /* unwinding was skipped; ips[0] only */
-	PPF_SAMPLE_LATE = 1u << 2,      /* signal arrived after a block (async) */
+	PPF_SAMPLE_LATE = 1u << 2,      /* signal arrived after a block (async):
+					   the stack is where it landed, and
+					   with a PPF_REC_SAMPLE_WEIGHT the
+					   sample stands for overflows that
+					   happened before, elsewhere */
+	PPF_SAMPLE_RECOVERED = 1u << 3, /* signal mode: an overflow whose signal
+					   merged with another's, taken from the
+					   event's ring buffer: ips[0] is where it
+					   happened, as the kernel recorded it, and
+					   the only frame (no stack) */
 };
 
 /*
@@ -374,6 +385,20 @@ struct ppf_sample {
 	uint16_t flags;   /* enum ppf_sample_flags */
 	uint16_t nframes; /* 1..PPF_MAX_FRAMES */
 	uint64_t ips[];
+};
+
+/*
+ * What the PPF_REC_SAMPLE right after it stands for, when that is not one
+ * overflow of its event's configured period: overflows, how many (a late
+ * sample whose signal merged several; 1 when only period is said), and
+ * period, the event count of each as the kernel reported it (frequency
+ * mode), 0 when not known. A reader takes it for the next record only when
+ * that is a sample; a sample without one stands for one overflow.
+ */
+struct ppf_sample_weight {
+	struct ppf_record h;
+	uint64_t overflows;
+	uint64_t period;
 };
 
 struct ppf_thread_name {
@@ -542,6 +567,7 @@ _Static_assert(sizeof(struct ppf_thread_unsampled) == 48, "ppf_thread_unsampled"
 _Static_assert(sizeof(struct ppf_thread) == 40, "ppf_thread");
 _Static_assert(sizeof(struct ppf_sample) == 24, "ppf_sample");
 _Static_assert(sizeof(struct ppf_thread_name) == 32, "ppf_thread_name");
+_Static_assert(sizeof(struct ppf_sample_weight) == 24, "ppf_sample_weight");
 _Static_assert(sizeof(struct ppf_thread_end) == 64, "ppf_thread_end");
 _Static_assert(offsetof(struct ppf_thread_end, throttled) == PPF_THREAD_END_V1_SIZE,
 	       "ppf_thread_end v1");

@@ -334,6 +334,18 @@ void pp_records_sample_end_sigsafe(struct pp_logfile *log, uint64_t *ips, uint64
 	pp_logfile_commit_sigsafe(log, s, PPF_REC_SAMPLE, ppf_sample_size(nframes));
 }
 
+/* Runs in signal context. */
+int pp_records_sample_weight_sigsafe(struct pp_logfile *log, uint64_t overflows,
+				     uint64_t period)
+{
+	struct ppf_sample_weight rec;
+
+	pp_records_head_sigsafe(&rec, sizeof(rec), PPF_REC_SAMPLE_WEIGHT);
+	rec.overflows = overflows;
+	rec.period = period;
+	return pp_logfile_append_sigsafe(log, &rec, sizeof(rec));
+}
+
 /* Async-signal-safe. */
 int pp_records_thread_name_sigsafe(struct pp_logfile *log, uint64_t time_ns,
 				   const char *name)

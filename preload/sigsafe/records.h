@@ -147,6 +147,13 @@ uint64_t *pp_records_sample_begin_sigsafe(struct pp_logfile *log, unsigned max_f
 void pp_records_sample_end_sigsafe(struct pp_logfile *log, uint64_t *ips, uint64_t time_ns,
 				   unsigned event, uint16_t flags, unsigned nframes);
 
+/*
+ * Runs in signal context. PPF_REC_SAMPLE_WEIGHT: the next sample written
+ * stands for overflows overflows of period events each (0: not known).
+ */
+int pp_records_sample_weight_sigsafe(struct pp_logfile *log, uint64_t overflows,
+				     uint64_t period);
+
 /* Async-signal-safe. PPF_REC_THREAD_NAME: the thread was called name at time_ns. */
 int pp_records_thread_name_sigsafe(struct pp_logfile *log, uint64_t time_ns,
 				   const char *name);

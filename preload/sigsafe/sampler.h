@@ -20,6 +20,12 @@ struct pp_sampler_config {
 	unsigned max_frames; /* 1..PPF_MAX_FRAMES */
 	struct pp_thread_dir dir; /* for the logs of threads adopted here */
 	pp_unwlib_backtrace_fn backtrace; /* libunwind's unw_backtrace */
+	/*
+	 * Per event: its period in ns of the thread's CPU time when it is a
+	 * time event (cpu-clock, task-clock) that samples, else 0. The sigtrap
+	 * mode counts a late signal's merged overflows from it.
+	 */
+	uint64_t period_ns[PP_CONFIG_MAX_EVENTS];
 };
 
 /* Async-signal-safe. Sets what the handler accepts; call before any event is enabled. */

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "pprof/format.h"
@@ -133,6 +134,8 @@ static struct pp_thread *pp_threads_take_slot_sigsafe(int tid)
 		if ((owner == 0 || owner == -1) &&
 		    __atomic_compare_exchange_n(&t->tid, &owner, tid, 0,
 						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+			uint64_t cpu = pp_threads_cpu_sigsafe();
+
 			__atomic_store_n(&t->busy, 1, __ATOMIC_RELEASE);
 			pp_logfile_init_sigsafe(&t->log);
 			t->samples = 0;
@@ -148,6 +151,7 @@ static struct pp_thread *pp_threads_take_slot_sigsafe(int tid)
 				t->ev_samples[e] = 0;
 				t->ev_lost[e] = 0;
 				t->ev_throttled[e] = 0;
+				t->cpu_prev_ns[e] = cpu;
 			}
 			t->tev.open = 0;
 			t->altstack = NULL;
@@ -164,6 +168,16 @@ static struct pp_thread *pp_threads_take_slot_sigsafe(int tid)
 	}
 	errno = ENOSPC;
 	return NULL;
+}
+
+/* Runs in signal context. */
+uint64_t pp_threads_cpu_sigsafe(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* Runs in signal context. */

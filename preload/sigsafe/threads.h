@@ -33,6 +33,10 @@ struct pp_thread {
 				   it holds none */
 	uint64_t held_cpu_ns;   /* CPU time it ran holding one, in all */
 	uint32_t holds;         /* how many times it began to hold one */
+	/* sigtrap mode, per time event: its CPU time when the event's last
+	   signal was handled (or its slot claimed), what a late signal's
+	   merged overflows are counted from */
+	uint64_t cpu_prev_ns[PP_CONFIG_MAX_EVENTS];
 	uint64_t progress_ns; /* CLOCK_MONOTONIC of its last PPF_REC_THREAD_PROGRESS */
 	struct pp_tevents tev; /* its own events: counters; signal mode: sampling */
 	void *altstack;  /* our alternate signal stack, NULL if none */
@@ -89,6 +93,9 @@ void pp_threads_leave_sigsafe(struct pp_thread *t);
 /* Runs in signal context. Calls fn on every claimed slot. */
 void pp_threads_each_sigsafe(void (*fn)(struct pp_thread *t, void *arg),
 			     void *arg);
+
+/* Runs in signal context. The calling thread's CPU time in ns (CLOCK_THREAD_CPUTIME_ID), 0 if unknown. */
+uint64_t pp_threads_cpu_sigsafe(void);
 
 /* Runs in signal context. The calling thread's id (raw syscall). */
 int pp_threads_gettid_sigsafe(void);

@@ -208,6 +208,13 @@ size_t tst_log_sample(struct tst_log *l, uint64_t time_ns, uint32_t event,
 				  nframes * sizeof(uint64_t));
 }
 
+size_t tst_log_sample_weight(struct tst_log *l, uint64_t overflows, uint64_t period)
+{
+	struct ppf_sample_weight w = { .overflows = overflows, .period = period };
+
+	return tst_log_rec_add(l, PPF_REC_SAMPLE_WEIGHT, &w, sizeof(w), NULL, 0);
+}
+
 size_t tst_log_thread_name(struct tst_log *l, uint64_t time_ns, const char *name)
 {
 	struct ppf_thread_name n = { .time_ns = time_ns };

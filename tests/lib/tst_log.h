@@ -52,6 +52,8 @@ size_t tst_log_thread(struct tst_log *l, uint32_t pid, uint32_t tid,
 			 uint64_t start_ns, const char *name);
 size_t tst_log_sample(struct tst_log *l, uint64_t time_ns, uint32_t event,
 			 uint16_t flags, uint16_t nframes, const uint64_t *ips);
+/* A PPF_REC_SAMPLE_WEIGHT: the next sample stands for overflows overflows. */
+size_t tst_log_sample_weight(struct tst_log *l, uint64_t overflows, uint64_t period);
 size_t tst_log_thread_name(struct tst_log *l, uint64_t time_ns, const char *name);
 size_t tst_log_thread_end(struct tst_log *l, uint64_t end_ns, uint64_t samples,
 			     uint64_t lost, uint64_t cpu_ns);
