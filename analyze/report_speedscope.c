@@ -187,25 +187,6 @@ static int pa_speedscope_levels(struct pa_speedscope *ss, const struct pa_sample
 	return 0;
 }
 
-/*
- * The sample just added stands for count (the estimate of the time before
- * profiling: before.h): count - 1 more of it, each weighing the period.
- */
-static int pa_speedscope_repeat(struct pa_speedscope *ss, uint32_t count)
-{
-	size_t start = ss->nsamples > 1 ? ss->ends[ss->nsamples - 2] : 0;
-	size_t len = ss->nids - start;
-
-	for (uint32_t k = 1; k < count; k++) {
-		if (pa_speedscope_reserve(ss, len) < 0)
-			return -ENOMEM;
-		memcpy(ss->ids + ss->nids, ss->ids + start, len * sizeof(*ss->ids));
-		ss->nids += len;
-		ss->ends[ss->nsamples++] = ss->nids;
-	}
-	return 0;
-}
-
 static int pa_speedscope_add(void *ctx, const struct pa_samples_item *item)
 {
 	struct pa_speedscope *ss = ctx;
@@ -226,7 +207,7 @@ static int pa_speedscope_add(void *ctx, const struct pa_samples_item *item)
 	ss->counts[ss->nsamples] = item->sample->count;
 	ss->total += item->sample->count;
 	ss->ends[ss->nsamples++] = ss->nids;
-	return ferror(ss->out) ? -EIO : pa_speedscope_repeat(ss, item->sample->count);
+	return ferror(ss->out) ? -EIO : 0;
 }
 
 static void pa_speedscope_frames(struct pa_speedscope *ss)

@@ -518,12 +518,12 @@ static const char it_fmt_speedscope_py[] =
 "    assert p['type'] == 'sampled' and p['unit'] in ('nanoseconds', 'none'), p['unit']\n"
 "    assert len(p['samples']) == len(p['weights']) > 0\n"
 "    assert p['endValue'] - p['startValue'] == sum(p['weights'])\n"
-"    for s in p['samples']:\n"
-"        assert s and all(0 <= i < len(frames) for i in s)\n"
-"        selfs[frames[s[-1]]['name']] += 1\n"
+"    for s, w in zip(p['samples'], p['weights']):\n"
+"        assert s and all(0 <= i < len(frames) for i in s) and w > 0\n"
+"        selfs[frames[s[-1]]['name']] += w\n"
 "    tid = 0 if p['name'].endswith(') [before profiling]') else \\\n"
 "          int(p['name'].rsplit('(', 1)[1].rstrip(')'))\n"
-"    print('profile', tid, len(p['samples']), p['unit'], p['weights'][0])\n"
+"    print('profile', tid, sum(p['weights']), p['unit'], min(p['weights']))\n"
 "for n, c in selfs.items():\n"
 "    print('self', c, n)\n"
 "for f in frames:\n"
@@ -545,6 +545,7 @@ Test(it_formats, speedscope_profiles_per_thread)
 	const char *py[] = { "/usr/bin/python3", "-c", it_fmt_speedscope_py, json, NULL };
 	struct tst_result r;
 	size_t profiles = 0, threads = 0;
+	uint64_t period_ns = (uint64_t)(tst_period_s(proc) * 1e9 + 0.5);
 	bool burn_src = false;
 
 	it_fmt_tmp(json, "out.json");
@@ -570,16 +571,23 @@ Test(it_formats, speedscope_profiles_per_thread)
 			/* tid 0: the process's time before profiling, its estimated samples */
 			cr_assert(th || tid == 0, "speedscope: a profile for tid %" PRIu32 " not in "
 				  "the run", tid);
-			cr_expect_eq(n, th ? pa_filter_count_samples(&f, proc, th) : prof->estimated,
-				     "speedscope: tid %" PRIu32 " has %" PRIu64 " samples", tid, n);
-			/* cpu-clock at 1 ms: each sample weighs the period, in ns */
+			/*
+			 * cpu-clock at 1 ms: each sample weighs the period, in ns,
+			 * times the overflows it stands for; in all, the thread's
+			 * samples as top counts them.
+			 */
 			cr_expect_str_eq(unit, "nanoseconds");
-			cr_expect_eq(w, tst_period_s(proc) * 1e9);
+			cr_expect_eq(w % period_ns, 0, "speedscope: tid %" PRIu32 ": weight %" PRIu64,
+				     tid, w);
+			cr_expect_eq(n / period_ns,
+				     th ? pa_filter_count_samples(&f, proc, th) : prof->estimated,
+				     "speedscope: tid %" PRIu32 " weighs %" PRIu64 " periods", tid,
+				     n / period_ns);
 			profiles++;
 		} else if (sscanf(line, "self %" SCNu64 " %n", &n, &at) == 1 && at) {
 			snprintf(name, sizeof(name), "%.*s", (int)strcspn(line + at, "\n"),
 				 line + at);
-			it_fmt_count_of(c, name)->self = n;
+			it_fmt_count_of(c, name)->self = n / period_ns;
 		} else if (strncmp(line, "frame burn_alpha\t", 17) == 0) {
 			/* where burn_alpha starts: its source file and a line */
 			burn_src = strstr(line, "/tests/workloads/demo.c\t") != NULL;
