@@ -22,6 +22,7 @@
 #include "pprof/format.h"
 #include "records.h"
 #include "sampsig.h"
+#include "stacks.h"
 #include "threads.h"
 
 #ifndef TRAP_PERF
@@ -39,9 +40,11 @@
 #define PP_SAMPLER_KEEP 8
 /*
  * A thread's CPU time and totals go into its log at most this often (wall
- * time), after a sample (pp_sampler_progress_sigsafe).
+ * time), after a sample (pp_sampler_progress_sigsafe). 100 ms: each such
+ * record (88 bytes) also ends the log's sample block (32 bytes), about
+ * 1.2 bytes a sample at 1 kHz, where a sample is 8.
  */
-#define PP_SAMPLER_PROGRESS_NS 10000000ull
+#define PP_SAMPLER_PROGRESS_NS 100000000ull
 
 static struct pp_sampler_config pp_sampler_cfg;
 /*
@@ -375,55 +378,53 @@ static void pp_sampler_drain_sigsafe(struct pp_thread *t, void *uc)
 	}
 }
 
+/* Where the unwinder puts a sample's frames, read back as addresses. */
+union pp_sampler_frames {
+	void *p[PPF_MAX_FRAMES + PP_SAMPLER_SLACK];
+	uint64_t ip[PPF_MAX_FRAMES + PP_SAMPLER_SLACK];
+};
+
 /*
- * Runs in signal context. Unwinds into ips (cap entries) starting at the
- * interrupted instruction; returns the count, 0 when the interrupted frame
- * was not found in the unwound stack.
+ * Runs in signal context. Unwinds into f (cap frames at most, after ours)
+ * and sets *first to the interrupted instruction's place in it; returns the
+ * count from there, 0 when the interrupted frame was not found in the
+ * unwound stack.
  */
-static unsigned pp_sampler_unwind_sigsafe(uint64_t rip, uint64_t *ips,
-					  unsigned cap, int *truncated)
+static unsigned pp_sampler_unwind_sigsafe(uint64_t rip, union pp_sampler_frames *f,
+					  unsigned cap, unsigned *first, int *truncated)
 {
-	void *buf[PPF_MAX_FRAMES + PP_SAMPLER_SLACK];
-	int n = pp_sampler_cfg.backtrace(buf, (int)(cap + PP_SAMPLER_SLACK));
+	int n = pp_sampler_cfg.backtrace(f->p, (int)(cap + PP_SAMPLER_SLACK));
 	int i;
 
 	for (i = 0; i < n && i < PP_SAMPLER_SLACK; i++)
-		if ((uint64_t)(uintptr_t)buf[i] == rip)
+		if (f->ip[i] == rip)
 			break;
 	if (i >= n || i >= PP_SAMPLER_SLACK)
 		return 0;
 	*truncated = n == (int)(cap + PP_SAMPLER_SLACK) || n - i > (int)cap;
+	*first = (unsigned)i;
 	n -= i;
-	if (n > (int)cap)
-		n = (int)cap;
-	for (int k = 0; k < n; k++)
-		ips[k] = (uint64_t)(uintptr_t)buf[i + k];
-	return (unsigned)n;
+	return n > (int)cap ? cap : (unsigned)n;
 }
 
 /* Runs in signal context. Writes one sample for thread t, taken at now. */
 static void pp_sampler_record_sigsafe(struct pp_thread *t, unsigned event,
 				      int late, const ucontext_t *uc, uint64_t now)
 {
-	unsigned cap = pp_sampler_cfg.max_frames;
-	uint64_t *ips = pp_records_sample_begin_sigsafe(&t->log, cap);
+	union pp_sampler_frames f;
 	uint64_t rip = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
-	unsigned n = 0;
+	unsigned n = 0, first = 0;
 	int truncated = 0;
 	uint16_t flags = 0;
 
-	if (!ips) {
-		__atomic_add_fetch(&t->lost, 1, __ATOMIC_RELAXED);
-		__atomic_add_fetch(&t->ev_lost[event], 1, __ATOMIC_RELAXED);
-		return;
-	}
 	if (!t->leaf_only && !__atomic_load_n(&pp_sampler_in_dl, __ATOMIC_ACQUIRE)) {
 		pp_dlsnap_enter_handler_sigsafe();
-		n = pp_sampler_unwind_sigsafe(rip, ips, cap, &truncated);
+		n = pp_sampler_unwind_sigsafe(rip, &f, pp_sampler_cfg.max_frames, &first,
+					      &truncated);
 		pp_dlsnap_leave_handler_sigsafe();
 	}
 	if (n == 0) {
-		ips[0] = rip;
+		f.ip[0] = rip;
 		n = 1;
 		flags |= PPF_SAMPLE_LEAF_ONLY;
 	}
@@ -431,7 +432,12 @@ static void pp_sampler_record_sigsafe(struct pp_thread *t, unsigned event,
 		flags |= PPF_SAMPLE_TRUNCATED;
 	if (late)
 		flags |= PPF_SAMPLE_LATE;
-	pp_records_sample_end_sigsafe(&t->log, ips, now, event, flags, n);
+	if (pp_stacks_write_sigsafe(&t->stacks, &t->log, &f.ip[first], n, now, event, flags,
+				    pp_sampler_cfg.whole_stacks) != 0) {
+		__atomic_add_fetch(&t->lost, 1, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&t->ev_lost[event], 1, __ATOMIC_RELAXED);
+		return;
+	}
 	t->samples++;
 	t->ev_samples[event]++;
 }
@@ -459,7 +465,7 @@ static int pp_sampler_proc_turn_sigsafe(uint64_t now)
  * records; with these its logs still say how much CPU time each thread, and
  * the process with the threads that were never sampled, had used, up to
  * their last such records. One getrusage system call (under a microsecond)
- * per thread per 10 ms, and one more per process (RUSAGE_SELF, which walks
+ * per thread per 100 ms, and one more per process (RUSAGE_SELF, which walks
  * its threads).
  */
 static void pp_sampler_progress_sigsafe(struct pp_thread *t, uint64_t now)

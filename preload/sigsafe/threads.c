@@ -135,6 +135,7 @@ static struct pp_thread *pp_threads_take_slot_sigsafe(int tid)
 						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 			__atomic_store_n(&t->busy, 1, __ATOMIC_RELEASE);
 			pp_logfile_init_sigsafe(&t->log);
+			pp_stacks_init_sigsafe(&t->stacks);
 			t->samples = 0;
 			t->lost = 0;
 			t->throttled = 0;
@@ -195,6 +196,8 @@ struct pp_thread *pp_threads_claim_sigsafe(int tid)
 /* Runs in signal context. */
 void pp_threads_release_sigsafe(struct pp_thread *t)
 {
+	/* Its log is finished or forgotten: no sample uses the table again. */
+	pp_stacks_release_sigsafe(&t->stacks);
 	__atomic_store_n(&pp_threads_index[t->ent], PP_THREADS_TOMB, __ATOMIC_RELEASE);
 	__atomic_store_n(&t->tid, -1, __ATOMIC_RELEASE);
 	__atomic_store_n(&t->busy, 0, __ATOMIC_RELEASE);

@@ -1,0 +1,152 @@
+/*
+ * A thread's table of the stacks its log holds; see stacks.h. Open
+ * addressing on the stack's hash with linear probing, bounded: an entry is
+ * free when its generation is not the table's, so that starting again is
+ * one increment, not a 64 KiB clear (a fresh mapping reads as generation 0,
+ * all free).
+ */
+#include "stacks.h"
+
+#include <errno.h>
+#include <sys/mman.h>
+
+/* xxhash's XXH3, compiled in from its header: computation only, no calls. */
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "logfile.h"
+#include "pprof/format.h"
+#include "records.h"
+
+#define PP_STACKS_ENTRIES (PP_STACKS_TABLE_BYTES / sizeof(struct pp_stacks_entry))
+/* Entries a lookup looks at, at most: past them the table starts again. */
+#define PP_STACKS_PROBES 32u
+
+struct pp_stacks_entry {
+	uint64_t hash;
+	uint32_t id;
+	uint32_t gen;
+};
+
+_Static_assert(sizeof(struct pp_stacks_entry) == 16, "pp_stacks_entry");
+_Static_assert((PP_STACKS_ENTRIES & (PP_STACKS_ENTRIES - 1)) == 0,
+	       "PP_STACKS_ENTRIES is a power of two");
+_Static_assert(PP_STACKS_FULL < PP_STACKS_ENTRIES, "PP_STACKS_FULL leaves free entries");
+
+/* Runs in signal context. */
+void pp_stacks_init_sigsafe(struct pp_stacks *st)
+{
+	st->e = NULL;
+	st->gen = 0;
+	st->used = 0;
+	st->next_id = 0;
+	st->failed = 0;
+}
+
+/* Runs in signal context. */
+void pp_stacks_release_sigsafe(struct pp_stacks *st)
+{
+	if (st->e)
+		munmap(st->e, PP_STACKS_TABLE_BYTES);
+	pp_stacks_init_sigsafe(st);
+}
+
+/*
+ * Runs in signal context. Makes st's table on its first use (its pages are
+ * zero, and touched only where stacks land). Returns 0, or -ENOMEM: then
+ * the thread's samples keep their whole stacks.
+ */
+static int pp_stacks_map_sigsafe(struct pp_stacks *st)
+{
+	void *p;
+
+	if (st->e)
+		return 0;
+	if (st->failed)
+		return -ENOMEM;
+	p = mmap(NULL, PP_STACKS_TABLE_BYTES, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED) {
+		st->failed = 1;
+		return -ENOMEM;
+	}
+	st->e = p;
+	st->gen = 1;
+	st->used = 0;
+	return 0;
+}
+
+/* Runs in signal context. Empties the table: one more generation. */
+static void pp_stacks_restart_sigsafe(struct pp_stacks *st)
+{
+	st->used = 0;
+	if (++st->gen != 0)
+		return;
+	/* 2^32 fillings later: entries of generation 0 would look free and current. */
+	for (unsigned i = 0; i < PP_STACKS_ENTRIES; i++)
+		st->e[i].gen = 0;
+	st->gen = 1;
+}
+
+/*
+ * Runs in signal context. The entry for hash: its own (gen current), or
+ * the free one it goes into (gen not current); NULL when none within
+ * PP_STACKS_PROBES.
+ */
+static struct pp_stacks_entry *pp_stacks_find_sigsafe(struct pp_stacks *st, uint64_t hash)
+{
+	for (unsigned i = 0; i < PP_STACKS_PROBES; i++) {
+		struct pp_stacks_entry *e = &st->e[(hash + i) & (PP_STACKS_ENTRIES - 1)];
+
+		if (e->gen != st->gen || e->hash == hash)
+			return e;
+	}
+	return NULL;
+}
+
+/*
+ * Runs in signal context. The id of stack ips (n frames) in log: from the
+ * table, or a new PPF_REC_STACK written now. Returns 0 with *id set, or a
+ * negative errno when the stack record could not be written.
+ */
+static int pp_stacks_id_sigsafe(struct pp_stacks *st, struct pp_logfile *log,
+				const uint64_t *ips, unsigned n, uint32_t *id)
+{
+	uint64_t hash = XXH3_64bits(ips, n * sizeof(*ips));
+	struct pp_stacks_entry *e = pp_stacks_find_sigsafe(st, hash);
+	int err;
+
+	if (e && e->gen == st->gen) {
+		*id = e->id;
+		return 0;
+	}
+	if (!e || st->used >= PP_STACKS_FULL) {
+		pp_stacks_restart_sigsafe(st);
+		e = pp_stacks_find_sigsafe(st, hash);
+	}
+	err = pp_records_stack_sigsafe(log, st->next_id, ips, n);
+	if (err)
+		return err;
+	*id = st->next_id++;
+	e->hash = hash;
+	e->id = *id;
+	e->gen = st->gen;
+	st->used++;
+	return 0;
+}
+
+/* Runs in signal context. */
+int pp_stacks_write_sigsafe(struct pp_stacks *st, struct pp_logfile *log,
+			    const uint64_t *ips, unsigned n, uint64_t now,
+			    unsigned event, uint16_t flags, int whole)
+{
+	uint32_t id;
+	int err;
+
+	if (whole || pp_stacks_map_sigsafe(st) != 0)
+		return pp_records_sample_sigsafe(log, ips, n, now, event, flags);
+	err = pp_stacks_id_sigsafe(st, log, ips, n, &id);
+	if (err)
+		return err;
+	return pp_records_block_entry_sigsafe(log, id, now, event, flags);
+}
