@@ -193,20 +193,14 @@ Test(records, thread_log_reads_back_what_was_written)
 	struct pp_logfile log;
 	struct pa_error err;
 	char path[PATH_MAX];
-	uint64_t *ips;
 
 	records_create(&log, "thread-77.log", PPF_FILE_THREAD);
 	cr_assert_eq(pp_records_thread_sigsafe(&log, 1234, 77), 0);
-	ips = pp_records_sample_begin_sigsafe(&log, 8);
-	cr_assert_not_null(ips);
-	ips[0] = 0x401000;
-	ips[1] = 0x402000;
-	ips[2] = 0x403000;
-	pp_records_sample_end_sigsafe(&log, ips, 100, 0, PPF_SAMPLE_TRUNCATED, 3);
-	ips = pp_records_sample_begin_sigsafe(&log, 8);
-	cr_assert_not_null(ips);
-	ips[0] = 0x404000;
-	pp_records_sample_end_sigsafe(&log, ips, 150, 1, PPF_SAMPLE_LEAF_ONLY, 1);
+	cr_assert_eq(pp_records_sample_sigsafe(&log, (const uint64_t[]){ 0x401000, 0x402000,
+								     0x403000 },
+					       3, 100, 0, PPF_SAMPLE_TRUNCATED), 0);
+	cr_assert_eq(pp_records_sample_sigsafe(&log, (const uint64_t[]){ 0x404000 }, 1, 150, 1,
+					       PPF_SAMPLE_LEAF_ONLY), 0);
 	pp_logfile_closing_sigsafe(&log);
 	cr_assert_eq(pp_records_thread_name_sigsafe(&log, 200, "renamed"), 0);
 	cr_assert_eq(pp_records_thread_samples_sigsafe(&log, 0, &counts, 0), 0);

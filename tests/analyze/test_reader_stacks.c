@@ -1,0 +1,212 @@
+/*
+ * The reader on PPF_REC_STACK and PPF_REC_SAMPLE_BLOCK records made by hand:
+ * samples come back with their stack, time, event and flags, whichever
+ * kind of record held them; what would name a stack that is not there, or
+ * read past a block, is an error naming the offset.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "pprof/format.h"
+#include "reader.h"
+#include "tst_log.h"
+
+TestSuite(reader_stacks, .timeout = 30);
+
+static const uint64_t rs_a[3] = { 0x401010, 0x402020, 0x403030 };
+static const uint64_t rs_b[2] = { 0x405050, 0x403030 };
+
+/* A thread log's start: header and PPF_REC_THREAD. */
+static void rs_begin(struct tst_log *l)
+{
+	tst_log_begin(l, PPF_FILE_THREAD);
+	tst_log_thread(l, 7, 8, 100, "worker");
+}
+
+/* Parses l (then frees it); returns 0 or the error, with *t set on success. */
+static int rs_parse(struct tst_log *l, const struct pa_load_opts *opts, struct pa_thread **t,
+		    struct pa_warnings *warn, struct pa_error *err)
+{
+	int ret = pa_thread_log_parse("mem/thread-8.log", l->buf, l->len, NULL, opts, t, warn,
+				      err);
+
+	free(l->buf);
+	return ret;
+}
+
+/* Whether sample s is (time, event, flags, stack ips of n frames). */
+static bool rs_is(const struct pa_sample *s, uint64_t time_ns, uint32_t event, uint16_t flags,
+		  const uint64_t *ips, uint16_t n)
+{
+	return s->time_ns == time_ns && s->event == event && s->flags == flags &&
+	       s->nframes == n && memcmp(s->ips, ips, n * sizeof(*ips)) == 0 && s->count == 1;
+}
+
+Test(reader_stacks, block_entries_read_as_samples_of_their_stacks)
+{
+	const struct ppf_block_entry e1[3] = { { 0, 0 }, { 1, 1000 }, { 0, 4000000000u } };
+	const struct ppf_block_entry e2[1] = { { 1, 5 } };
+	struct pa_warnings warn = { 0 };
+	struct pa_thread *t = NULL;
+	struct pa_error err;
+	struct tst_log l;
+
+	rs_begin(&l);
+	tst_log_stack(&l, 0, 3, rs_a);
+	tst_log_stack(&l, 1, 2, rs_b);
+	tst_log_block(&l, 10000000000ull, 0, 0, 3, e1);
+	/* Both kinds in one log: a whole sample between blocks. */
+	tst_log_sample(&l, 10000000500ull, 1, PPF_SAMPLE_TRUNCATED, 2, rs_b);
+	tst_log_block(&l, 20000000000ull, 2, PPF_SAMPLE_LATE, 1, e2);
+	tst_log_thread_end(&l, 30000000000ull, 5, 0, 0);
+	cr_assert_eq(rs_parse(&l, NULL, &t, &warn, &err), 0, "%s", err.reason);
+	cr_expect_eq(warn.n, 0, "%s", warn.n ? warn.v[0].reason : "");
+	cr_assert_eq(t->nsamples, 5);
+	cr_expect(rs_is(&t->samples[0], 10000000000ull, 0, 0, rs_a, 3));
+	cr_expect(rs_is(&t->samples[1], 10000001000ull, 0, 0, rs_b, 2));
+	cr_expect(rs_is(&t->samples[2], 14000000000ull, 0, 0, rs_a, 3));
+	cr_expect(rs_is(&t->samples[3], 10000000500ull, 1, PPF_SAMPLE_TRUNCATED, rs_b, 2));
+	cr_expect(rs_is(&t->samples[4], 20000000005ull, 2, PPF_SAMPLE_LATE, rs_b, 2));
+	pa_thread_free(t);
+	pa_warnings_release(&warn);
+}
+
+/* A block written with room to spare (the writer's open block): count says what it holds. */
+Test(reader_stacks, block_room_beyond_count_is_not_read)
+{
+	struct ppf_block_entry e[4] = { { 0, 0 }, { 0, 7 }, { 0, 0 }, { 0, 0 } };
+	struct pa_warnings warn = { 0 };
+	struct pa_thread *t = NULL;
+	struct pa_error err;
+	struct tst_log l;
+	size_t off;
+
+	rs_begin(&l);
+	tst_log_stack(&l, 0, 3, rs_a);
+	off = tst_log_block(&l, 50, 0, 0, 4, e);
+	/* Two published, the third written but not counted (killed in between). */
+	((struct ppf_sample_block *)(void *)tst_log_rec(&l, off))->count = 2;
+	((struct ppf_sample_block *)(void *)tst_log_rec(&l, off))->entries[2].stack = 9;
+	cr_assert_eq(rs_parse(&l, NULL, &t, &warn, &err), 0, "%s", err.reason);
+	cr_assert_eq(t->nsamples, 2);
+	cr_expect(rs_is(&t->samples[1], 57, 0, 0, rs_a, 3));
+	pa_thread_free(t);
+	pa_warnings_release(&warn);
+}
+
+/* Collapsing counts entries of one stack as one sample, as it does whole samples. */
+Test(reader_stacks, collapse_merges_entries_of_one_stack)
+{
+	const struct ppf_block_entry e[3] = { { 0, 0 }, { 1, 1 }, { 0, 2 } };
+	struct pa_load_opts lo = { .collapse = true };
+	struct pa_warnings warn = { 0 };
+	struct pa_thread *t = NULL;
+	struct pa_error err;
+	struct tst_log l;
+
+	rs_begin(&l);
+	tst_log_stack(&l, 0, 3, rs_a);
+	tst_log_stack(&l, 1, 2, rs_b);
+	tst_log_block(&l, 100, 0, 0, 3, e);
+	tst_log_sample(&l, 200, 0, 0, 3, rs_a);
+	cr_assert_eq(rs_parse(&l, &lo, &t, &warn, &err), 0, "%s", err.reason);
+	cr_assert_eq(t->nsamples, 2);
+	cr_expect(t->samples[0].count == 3 && t->samples[0].time_ns == 200 &&
+		  memcmp(t->samples[0].ips, rs_a, sizeof(rs_a)) == 0);
+	cr_expect(t->samples[1].count == 1 && t->samples[1].nframes == 2);
+	pa_thread_free(t);
+	pa_warnings_release(&warn);
+}
+
+/* Parses l, which must fail; returns the error. */
+static struct pa_error rs_expect_error(struct tst_log *l, const char *needle)
+{
+	struct pa_warnings warn = { 0 };
+	struct pa_thread *t = NULL;
+	struct pa_error err = { 0 };
+
+	cr_assert_lt(rs_parse(l, NULL, &t, &warn, &err), 0, "no error; wanted '%s'", needle);
+	cr_expect(strstr(err.reason, needle), "error '%s', wanted '%s'", err.reason, needle);
+	cr_expect(err.has_offset, "error without an offset: %s", err.reason);
+	pa_warnings_release(&warn);
+	return err;
+}
+
+Test(reader_stacks, rejects_entry_naming_a_stack_not_written_before)
+{
+	const struct ppf_block_entry e[2] = { { 0, 0 }, { 1, 0 } };
+	struct pa_error err;
+	struct tst_log l;
+	size_t off;
+
+	rs_begin(&l);
+	tst_log_stack(&l, 0, 3, rs_a);
+	off = tst_log_block(&l, 0, 0, 0, 2, e);
+	tst_log_stack(&l, 1, 2, rs_b);
+	err = rs_expect_error(&l, "entry 1 names stack 1, but the log has 1 stack record");
+	cr_expect_eq(err.offset, off + sizeof(struct ppf_sample_block) + 8);
+}
+
+Test(reader_stacks, rejects_stack_ids_out_of_sequence)
+{
+	struct pa_error err;
+	struct tst_log l;
+	size_t off;
+
+	rs_begin(&l);
+	tst_log_stack(&l, 0, 3, rs_a);
+	off = tst_log_stack(&l, 2, 2, rs_b);
+	err = rs_expect_error(&l, "stack record with id 2, expected 1");
+	cr_expect_eq(err.offset, off);
+}
+
+Test(reader_stacks, rejects_stack_frames_inconsistent_with_size)
+{
+	struct pa_error err;
+	struct tst_log l;
+	size_t off;
+
+	rs_begin(&l);
+	off = tst_log_stack(&l, 0, 3, rs_a);
+	((struct ppf_stack *)(void *)tst_log_rec(&l, off))->nframes = 4;
+	err = rs_expect_error(&l, "stack record of 40 bytes cannot hold its 4 frames");
+	cr_expect_eq(err.offset, off);
+	rs_begin(&l);
+	off = tst_log_stack(&l, 0, 3, rs_a);
+	((struct ppf_stack *)(void *)tst_log_rec(&l, off))->nframes = 0;
+	rs_expect_error(&l, "stack record: 0 frames");
+}
+
+Test(reader_stacks, rejects_block_count_past_its_size)
+{
+	const struct ppf_block_entry e[2] = { { 0, 0 }, { 0, 1 } };
+	struct pa_error err;
+	struct tst_log l;
+	size_t off;
+
+	rs_begin(&l);
+	tst_log_stack(&l, 0, 3, rs_a);
+	off = tst_log_block(&l, 0, 0, 0, 2, e);
+	((struct ppf_sample_block *)(void *)tst_log_rec(&l, off))->count = 3;
+	err = rs_expect_error(&l, "sample block of 48 bytes cannot hold its 3 entries");
+	cr_expect_eq(err.offset, off);
+}
+
+Test(reader_stacks, stack_records_do_not_belong_in_a_process_log)
+{
+	struct pa_warnings warn = { 0 };
+	struct pa_process *p = NULL;
+	struct pa_error err = { 0 };
+	struct tst_log l;
+	size_t off;
+
+	tst_log_begin(&l, PPF_FILE_PROCESS);
+	tst_log_process(&l, 7, 1, "/bin/x", (const char *const[]){ "x", NULL });
+	off = tst_log_stack(&l, 0, 3, rs_a);
+	cr_assert_lt(pa_process_log_parse("mem/process.log", l.buf, l.len, &p, &warn, &err), 0);
+	free(l.buf);
+	cr_expect(strstr(err.reason, "record type 32 does not belong in a process log"), "%s",
+		  err.reason);
+	cr_expect(err.has_offset && err.offset == off);
+	pa_warnings_release(&warn);
+}
