@@ -1081,9 +1081,40 @@ static int pa_reader_sample_rec(struct pa_thread_ctx *c, struct pa_log_buf *buf,
 				    (const uint64_t *)(const void *)(rec + sizeof(s)), err);
 }
 
+/* Checks a PPF_REC_STACK's counts against its size and the stacks before it. */
+static int pa_reader_stack_check(struct pa_thread_ctx *c, struct pa_log_buf *buf,
+				 uint64_t off, const struct ppf_stack *s, uint32_t size,
+				 struct pa_error *err)
+{
+	if (s->nframes == 0 || s->nframes > PPF_MAX_FRAMES)
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "stack record: %u frames (expected 1..%u)",
+				    s->nframes, PPF_MAX_FRAMES);
+	if (s->shared > s->nframes)
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "stack record of %u frames shares %u", s->nframes, s->shared);
+	if (ppf_stack_size(s->nframes - s->shared) > size)
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "stack record of %u bytes cannot hold its %u frames "
+				    "(needs %u)", size, s->nframes - s->shared,
+				    ppf_stack_size(s->nframes - s->shared));
+	if (s->id != c->nstacks)
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "stack record with id %u, expected %zu (the stack "
+				    "records before it)", s->id, c->nstacks);
+	if (s->shared && (s->base >= s->id || c->stacks[s->base].nframes < s->shared))
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "stack record %u shares %u frames of stack %u, which %s",
+				    s->id, s->shared, s->base, s->base >= s->id ?
+				    "does not come before it" : "has fewer");
+	return 0;
+}
+
 /*
- * A PPF_REC_STACK: the next id's addresses. Collapsing copies them (the
- * log's pages are given back as they are read).
+ * A PPF_REC_STACK: the next id's addresses, in the log's data when it has
+ * them all; made whole in memory the thread owns when it shares frames of
+ * another, or when collapsing (the log's pages are given back as they are
+ * read).
  */
 static int pa_reader_stack_rec(struct pa_thread_ctx *c, struct pa_log_buf *buf,
 			       uint64_t off, const char *rec, uint32_t size,
@@ -1092,28 +1123,26 @@ static int pa_reader_stack_rec(struct pa_thread_ctx *c, struct pa_log_buf *buf,
 	const uint64_t *ips = (const uint64_t *)(const void *)(rec + sizeof(struct ppf_stack));
 	struct ppf_stack s;
 	uint64_t *copy;
+	int ret;
 
 	if (pa_reader_fixed(buf, off, rec, size, &s, sizeof(s), "stack", err) < 0)
 		return -EINVAL;
-	if (s.nframes == 0 || s.nframes > PPF_MAX_FRAMES)
-		return pa_error_set(err, -EINVAL, buf->path, true, off,
-				    "stack record: %u frames (expected 1..%u)",
-				    s.nframes, PPF_MAX_FRAMES);
-	if (ppf_stack_size(s.nframes) > size)
-		return pa_error_set(err, -EINVAL, buf->path, true, off,
-				    "stack record of %u bytes cannot hold its %u frames "
-				    "(needs %u)", size, s.nframes, ppf_stack_size(s.nframes));
-	if (s.id != c->nstacks)
-		return pa_error_set(err, -EINVAL, buf->path, true, off,
-				    "stack record with id %u, expected %zu (the stack "
-				    "records before it)", s.id, c->nstacks);
+	ret = pa_reader_stack_check(c, buf, off, &s, size, err);
+	if (ret < 0)
+		return ret;
 	if (pa_grow((void **)&c->stacks, &c->stacks_cap, c->nstacks, sizeof(*c->stacks)) < 0)
 		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
-	if (c->o && c->o->collapse) {
+	if (s.shared || (c->o && c->o->collapse)) {
+		const struct pa_reader_stack *base = &c->stacks[s.base];
+		uint32_t own = s.nframes - s.shared;
+
 		copy = pa_reader_block_take(c->thread, s.nframes);
 		if (!copy)
 			return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
-		memcpy(copy, ips, s.nframes * sizeof(*ips));
+		memcpy(copy, ips, own * sizeof(*ips));
+		if (s.shared)
+			memcpy(copy + own, base->ips + base->nframes - s.shared,
+			       s.shared * sizeof(*ips));
 		ips = copy;
 	}
 	c->stacks[c->nstacks++] = (struct pa_reader_stack){ .ips = ips, .nframes = s.nframes };
@@ -1323,9 +1352,12 @@ static int pa_reader_keep_ips(struct pa_thread *t, struct pa_log_buf *buf)
 			return -ENOMEM;
 		memcpy(keep, buf->data, buf->data_end);
 		for (size_t i = 0; i < t->nsamples; i++) {
-			size_t at = (size_t)((const char *)t->samples[i].ips - buf->data);
+			uintptr_t ips = (uintptr_t)t->samples[i].ips, data = (uintptr_t)buf->data;
 
-			t->samples[i].ips = (const uint64_t *)(const void *)(keep + at);
+			/* Stacks made whole in memory of their own stay where they are. */
+			if (ips < data || ips >= data + buf->data_end)
+				continue;
+			t->samples[i].ips = (const uint64_t *)(const void *)(keep + (ips - data));
 		}
 		pa_reader_buf_release(buf);
 	} else {

@@ -329,14 +329,20 @@ struct ppf_sample {
  * written again, with a new id): the samples of PPF_REC_SAMPLE_BLOCK
  * records name it by id. ids count from 0 in each log, one more for each
  * stack record, so that a reader knows them all from the records before
- * the sample. ips as in struct ppf_sample.
+ * the sample. The stack is nframes addresses, innermost first as in struct
+ * ppf_sample: the record holds the nframes - shared innermost, and its
+ * outermost shared frames are the outermost shared frames of stack base,
+ * written before it (stacks of one thread mostly differ in their innermost
+ * frames only).
  */
 struct ppf_stack {
 	struct ppf_record h;
 	uint32_t id;      /* the number of PPF_REC_STACK records before it in the log */
-	uint16_t reserved;
-	uint16_t nframes; /* 1..PPF_MAX_FRAMES */
-	uint64_t ips[];
+	uint16_t nframes; /* 1..PPF_MAX_FRAMES, in all */
+	uint16_t shared;  /* 0..nframes outermost frames taken from stack base */
+	uint32_t base;    /* with shared: the id of a stack before it; else 0 */
+	uint32_t reserved;
+	uint64_t ips[];   /* its nframes - shared innermost frames */
 };
 
 /* One sample of a PPF_REC_SAMPLE_BLOCK. */
@@ -523,7 +529,7 @@ _Static_assert(sizeof(struct ppf_thread_unsampled) == 48, "ppf_thread_unsampled"
 _Static_assert(sizeof(struct ppf_thread) == 40, "ppf_thread");
 _Static_assert(sizeof(struct ppf_sample) == 24, "ppf_sample");
 _Static_assert(sizeof(struct ppf_thread_name) == 32, "ppf_thread_name");
-_Static_assert(sizeof(struct ppf_stack) == 16, "ppf_stack");
+_Static_assert(sizeof(struct ppf_stack) == 24, "ppf_stack");
 _Static_assert(sizeof(struct ppf_block_entry) == 8, "ppf_block_entry");
 _Static_assert(sizeof(struct ppf_sample_block) == PPF_SAMPLE_BLOCK_HEAD, "ppf_sample_block");
 _Static_assert(sizeof(struct ppf_thread_end) == 64, "ppf_thread_end");
@@ -547,10 +553,10 @@ static inline uint32_t ppf_sample_size(uint32_t nframes)
 	return (uint32_t)sizeof(struct ppf_sample) + nframes * (uint32_t)sizeof(uint64_t);
 }
 
-/* Size of a stack record holding nframes addresses. */
-static inline uint32_t ppf_stack_size(uint32_t nframes)
+/* Size of a stack record holding n of its addresses (nframes - shared). */
+static inline uint32_t ppf_stack_size(uint32_t n)
 {
-	return (uint32_t)sizeof(struct ppf_stack) + nframes * (uint32_t)sizeof(uint64_t);
+	return (uint32_t)sizeof(struct ppf_stack) + n * (uint32_t)sizeof(uint64_t);
 }
 
 #endif /* PPROF_FORMAT_H */

@@ -49,7 +49,7 @@ struct pp_logfile {
  * (PPF_REC_LOG_FULL, a thread's name, totals and END, the process END), so
  * that those are written even when the disk is full.
  */
-#define PP_LOGFILE_KEEP 2048u
+#define PP_LOGFILE_KEEP 1536u
 
 /*
  * Async-signal-safe. Sets how much address space each log maps over its

@@ -18,6 +18,7 @@
 /* A full disk still leaves room for every closing record (logfile.h). */
 _Static_assert(sizeof(struct ppf_log_full) + sizeof(struct ppf_thread_name) +
 	       PP_CONFIG_MAX_EVENTS * sizeof(struct ppf_thread_event) +
+	       sizeof(struct ppf_thread_blocked) +
 	       sizeof(struct ppf_thread_end) + sizeof(struct ppf_record) <= PP_LOGFILE_KEEP,
 	       "a thread's closing records fit in PP_LOGFILE_KEEP");
 _Static_assert(sizeof(struct ppf_log_full) + sizeof(struct ppf_process_end) +
@@ -300,16 +301,18 @@ int pp_records_sample_sigsafe(struct pp_logfile *log, const uint64_t *ips, unsig
 
 /* Runs in signal context. */
 int pp_records_stack_sigsafe(struct pp_logfile *log, uint32_t id, const uint64_t *ips,
-			     unsigned nframes)
+			     unsigned nframes, uint32_t base, unsigned shared)
 {
-	uint32_t size = ppf_stack_size(nframes);
+	uint32_t size = ppf_stack_size(nframes - shared);
 	struct ppf_stack *s = pp_logfile_reserve_sigsafe(log, size);
 
 	if (!s)
 		return -ENOSPC;
 	s->id = id;
 	s->nframes = (uint16_t)nframes;
-	memcpy(s->ips, ips, nframes * sizeof(*ips));
+	s->shared = (uint16_t)shared;
+	s->base = shared ? base : 0;
+	memcpy(s->ips, ips, (nframes - shared) * sizeof(*ips));
 	pp_logfile_commit_sigsafe(log, s, PPF_REC_STACK, size);
 	return 0;
 }

@@ -124,9 +124,12 @@ int pp_records_thread_sigsafe(struct pp_logfile *log, int pid, int tid);
 int pp_records_sample_sigsafe(struct pp_logfile *log, const uint64_t *ips, unsigned nframes,
 			      uint64_t time_ns, unsigned event, uint16_t flags);
 
-/* Runs in signal context. PPF_REC_STACK: the log's stack number id is ips (nframes). */
+/*
+ * Runs in signal context. PPF_REC_STACK: the log's stack number id is ips
+ * (nframes), whose outermost shared (0..nframes) are those of stack base.
+ */
 int pp_records_stack_sigsafe(struct pp_logfile *log, uint32_t id, const uint64_t *ips,
-			     unsigned nframes);
+			     unsigned nframes, uint32_t base, unsigned shared);
 
 /* Entries a PPF_REC_SAMPLE_BLOCK has room for (the most it holds). */
 #define PP_RECORDS_BLOCK_ENTRIES 128u

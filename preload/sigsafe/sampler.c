@@ -40,11 +40,16 @@
 #define PP_SAMPLER_KEEP 8
 /*
  * A thread's CPU time and totals go into its log at most this often (wall
- * time), after a sample (pp_sampler_progress_sigsafe). 100 ms: each such
- * record (88 bytes) also ends the log's sample block (32 bytes), about
- * 1.2 bytes a sample at 1 kHz, where a sample is 8.
+ * time), after a sample (pp_sampler_progress_sigsafe), and then only once
+ * it has taken PP_SAMPLER_PROGRESS_SAMPLES samples since, unless
+ * PP_SAMPLER_PROGRESS_MAX_NS have passed: each such record (88 bytes) also
+ * ends the log's sample block (32 bytes), where a sample is 8 bytes; so at
+ * most 1.9 bytes a sample, however little CPU time a busy machine leaves
+ * the thread for its wall time.
  */
 #define PP_SAMPLER_PROGRESS_NS 100000000ull
+#define PP_SAMPLER_PROGRESS_SAMPLES 64u
+#define PP_SAMPLER_PROGRESS_MAX_NS 1000000000ull
 
 static struct pp_sampler_config pp_sampler_cfg;
 /*
@@ -464,9 +469,9 @@ static int pp_sampler_proc_turn_sigsafe(uint64_t now)
  * (every dynamically linked Go program) or is killed never writes its END
  * records; with these its logs still say how much CPU time each thread, and
  * the process with the threads that were never sampled, had used, up to
- * their last such records. One getrusage system call (under a microsecond)
- * per thread per 100 ms, and one more per process (RUSAGE_SELF, which walks
- * its threads).
+ * their last such records: at 1 kHz, less than 100 ms of CPU time is
+ * missing. One getrusage system call (under a microsecond) per thread per
+ * 100 ms, and one more per process (RUSAGE_SELF, which walks its threads).
  */
 static void pp_sampler_progress_sigsafe(struct pp_thread *t, uint64_t now)
 {
@@ -474,9 +479,12 @@ static void pp_sampler_progress_sigsafe(struct pp_thread *t, uint64_t now)
 	struct pp_records_cpu cpu, proc;
 	int turn;
 
-	if (t->progress_ns && now - t->progress_ns < PP_SAMPLER_PROGRESS_NS)
+	if (t->progress_ns && (now - t->progress_ns < PP_SAMPLER_PROGRESS_NS ||
+			       (t->samples - t->progress_samples < PP_SAMPLER_PROGRESS_SAMPLES &&
+				now - t->progress_ns < PP_SAMPLER_PROGRESS_MAX_NS)))
 		return;
 	t->progress_ns = now;
+	t->progress_samples = t->samples;
 	pp_records_cpu_sigsafe(RUSAGE_THREAD, &cpu);
 	turn = pp_sampler_proc_turn_sigsafe(now);
 	if (turn)

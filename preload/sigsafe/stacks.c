@@ -8,6 +8,7 @@
 #include "stacks.h"
 
 #include <errno.h>
+#include <string.h>
 #include <sys/mman.h>
 
 /* xxhash's XXH3, compiled in from its header: computation only, no calls. */
@@ -37,6 +38,9 @@ _Static_assert(PP_STACKS_FULL < PP_STACKS_ENTRIES, "PP_STACKS_FULL leaves free e
 void pp_stacks_init_sigsafe(struct pp_stacks *st)
 {
 	st->e = NULL;
+	st->last = NULL;
+	st->last_n = 0;
+	st->last_id = 0;
 	st->gen = 0;
 	st->used = 0;
 	st->next_id = 0;
@@ -47,7 +51,7 @@ void pp_stacks_init_sigsafe(struct pp_stacks *st)
 void pp_stacks_release_sigsafe(struct pp_stacks *st)
 {
 	if (st->e)
-		munmap(st->e, PP_STACKS_TABLE_BYTES);
+		munmap(st->e, PP_STACKS_MAP_BYTES);
 	pp_stacks_init_sigsafe(st);
 }
 
@@ -64,13 +68,14 @@ static int pp_stacks_map_sigsafe(struct pp_stacks *st)
 		return 0;
 	if (st->failed)
 		return -ENOMEM;
-	p = mmap(NULL, PP_STACKS_TABLE_BYTES, PROT_READ | PROT_WRITE,
+	p = mmap(NULL, PP_STACKS_MAP_BYTES, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (p == MAP_FAILED) {
 		st->failed = 1;
 		return -ENOMEM;
 	}
 	st->e = p;
+	st->last = (uint64_t *)(void *)((char *)p + PP_STACKS_TABLE_BYTES);
 	st->gen = 1;
 	st->used = 0;
 	return 0;
@@ -105,6 +110,29 @@ static struct pp_stacks_entry *pp_stacks_find_sigsafe(struct pp_stacks *st, uint
 }
 
 /*
+ * Runs in signal context. Writes stack ips (n frames) as the log's stack
+ * number st->next_id, without the outermost frames it shares with the
+ * stack written last, and keeps it as the last.
+ */
+static int pp_stacks_put_sigsafe(struct pp_stacks *st, struct pp_logfile *log,
+				 const uint64_t *ips, unsigned n)
+{
+	unsigned shared = 0;
+	int err;
+
+	while (shared < n && shared < st->last_n &&
+	       ips[n - 1 - shared] == st->last[st->last_n - 1 - shared])
+		shared++;
+	err = pp_records_stack_sigsafe(log, st->next_id, ips, n, st->last_id, shared);
+	if (err)
+		return err;
+	memcpy(st->last, ips, n * sizeof(*ips));
+	st->last_n = n;
+	st->last_id = st->next_id;
+	return 0;
+}
+
+/*
  * Runs in signal context. The id of stack ips (n frames) in log: from the
  * table, or a new PPF_REC_STACK written now. Returns 0 with *id set, or a
  * negative errno when the stack record could not be written.
@@ -124,7 +152,7 @@ static int pp_stacks_id_sigsafe(struct pp_stacks *st, struct pp_logfile *log,
 		pp_stacks_restart_sigsafe(st);
 		e = pp_stacks_find_sigsafe(st, hash);
 	}
-	err = pp_records_stack_sigsafe(log, st->next_id, ips, n);
+	err = pp_stacks_put_sigsafe(st, log, ips, n);
 	if (err)
 		return err;
 	*id = st->next_id++;

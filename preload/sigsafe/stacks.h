@@ -3,7 +3,10 @@
  * thread's table maps a stack (a 64-bit hash of its frames) to the id of
  * the PPF_REC_STACK record that holds it in the thread's log; a sample is
  * then an 8-byte entry in the log's last PPF_REC_SAMPLE_BLOCK (records.h).
- * The table is one fixed mapping of PP_STACKS_TABLE_BYTES, made on the
+ * A new stack's record leaves out the outermost frames it shares with the
+ * stack written last (the thread's callers, mostly), which the mapping
+ * keeps beside the table.
+ * The table is one fixed mapping of PP_STACKS_MAP_BYTES, made on the
  * thread's first sample and unmapped when its slot is freed: memory never
  * grows with the run. When it holds PP_STACKS_FULL stacks (or a stack finds
  * no place near its own) it starts again, empty: stacks are then written
@@ -21,10 +24,13 @@
 
 #include <stdint.h>
 
+#include "pprof/format.h"
+
 struct pp_logfile;
 
-/* The table's mapping: 4,096 entries of 16 bytes. */
+/* The table: 4,096 entries of 16 bytes; and the last stack written after it. */
 #define PP_STACKS_TABLE_BYTES (64u << 10)
+#define PP_STACKS_MAP_BYTES (PP_STACKS_TABLE_BYTES + PPF_MAX_FRAMES * 8u)
 /* Stacks a table holds before it starts again (3/4 of its entries). */
 #define PP_STACKS_FULL 3072u
 
@@ -32,7 +38,10 @@ struct pp_stacks_entry;
 
 /* A thread's table and the ids of its log; all zero: no table yet. */
 struct pp_stacks {
-	struct pp_stacks_entry *e; /* PP_STACKS_TABLE_BYTES mapped, or NULL */
+	struct pp_stacks_entry *e; /* PP_STACKS_MAP_BYTES mapped, or NULL */
+	uint64_t *last;   /* the stack written last (after the table) */
+	uint32_t last_n;  /* its frames; 0: none written yet */
+	uint32_t last_id;
 	uint32_t gen;     /* entries of other generations are free */
 	uint32_t used;    /* entries of this generation */
 	uint32_t next_id; /* the id of the log's next PPF_REC_STACK */

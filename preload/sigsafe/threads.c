@@ -145,6 +145,7 @@ static struct pp_thread *pp_threads_take_slot_sigsafe(int tid)
 			t->held_cpu_ns = 0;
 			t->holds = 0;
 			t->progress_ns = 0;
+			t->progress_samples = 0;
 			for (unsigned e = 0; e < PP_CONFIG_MAX_EVENTS; e++) {
 				t->ev_samples[e] = 0;
 				t->ev_lost[e] = 0;

@@ -36,6 +36,7 @@ struct pp_thread {
 	uint64_t held_cpu_ns;   /* CPU time it ran holding one, in all */
 	uint32_t holds;         /* how many times it began to hold one */
 	uint64_t progress_ns; /* CLOCK_MONOTONIC of its last PPF_REC_THREAD_PROGRESS */
+	uint64_t progress_samples; /* its samples then */
 	struct pp_tevents tev; /* its own events: counters; signal mode: sampling */
 	void *altstack;  /* our alternate signal stack, NULL if none */
 	size_t altstack_size;

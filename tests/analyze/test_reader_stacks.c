@@ -169,7 +169,7 @@ Test(reader_stacks, rejects_stack_frames_inconsistent_with_size)
 	rs_begin(&l);
 	off = tst_log_stack(&l, 0, 3, rs_a);
 	((struct ppf_stack *)(void *)tst_log_rec(&l, off))->nframes = 4;
-	err = rs_expect_error(&l, "stack record of 40 bytes cannot hold its 4 frames");
+	err = rs_expect_error(&l, "stack record of 48 bytes cannot hold its 4 frames");
 	cr_expect_eq(err.offset, off);
 	rs_begin(&l);
 	off = tst_log_stack(&l, 0, 3, rs_a);
@@ -209,4 +209,60 @@ Test(reader_stacks, stack_records_do_not_belong_in_a_process_log)
 		  err.reason);
 	cr_expect(err.has_offset && err.offset == off);
 	pa_warnings_release(&warn);
+}
+
+/* A stack that shares its outer frames with one before it reads whole, collapsed or not. */
+Test(reader_stacks, shared_outer_frames_come_from_the_base_stack)
+{
+	static const uint64_t c_own[2] = { 0x409090, 0x408080 };
+	static const uint64_t c[4] = { 0x409090, 0x408080, 0x402020, 0x403030 };
+	const struct ppf_block_entry e[3] = { { 0, 0 }, { 1, 1 }, { 2, 2 } };
+	struct pa_load_opts lo = { .collapse = true };
+
+	for (int collapse = 0; collapse < 2; collapse++) {
+		struct pa_warnings warn = { 0 };
+		struct pa_thread *t = NULL;
+		struct pa_error err;
+		struct tst_log l;
+
+		rs_begin(&l);
+		tst_log_stack(&l, 0, 3, rs_a);
+		/* rs_b's outer frame is rs_a's; c's two outer ones are rs_a's, through rs_b. */
+		tst_log_stack_shared(&l, 1, 2, 1, 0, rs_b);
+		tst_log_stack_shared(&l, 2, 4, 2, 0, c_own);
+		tst_log_block(&l, 100, 0, 0, 3, e);
+		/* Cut short of its zero tail: the copy that keeps the data moves. */
+		cr_assert_eq(rs_parse(&l, collapse ? &lo : NULL, &t, &warn, &err), 0, "%s",
+			     err.reason);
+		cr_assert_eq(t->nsamples, 3);
+		cr_expect(memcmp(t->samples[0].ips, rs_a, sizeof(rs_a)) == 0);
+		cr_expect(t->samples[1].nframes == 2 &&
+			  memcmp(t->samples[1].ips, rs_b, sizeof(rs_b)) == 0);
+		cr_expect(t->samples[2].nframes == 4 &&
+			  memcmp(t->samples[2].ips, c, sizeof(c)) == 0, "collapse %d", collapse);
+		pa_thread_free(t);
+		pa_warnings_release(&warn);
+	}
+}
+
+Test(reader_stacks, rejects_shared_frames_of_a_stack_not_before_or_too_short)
+{
+	struct pa_error err;
+	struct tst_log l;
+	size_t off;
+
+	rs_begin(&l);
+	tst_log_stack(&l, 0, 2, rs_b);
+	off = tst_log_stack_shared(&l, 1, 3, 1, 1, rs_a);
+	err = rs_expect_error(&l, "stack record 1 shares 1 frames of stack 1, which does not "
+			      "come before it");
+	cr_expect_eq(err.offset, off);
+	rs_begin(&l);
+	tst_log_stack(&l, 0, 2, rs_b);
+	tst_log_stack_shared(&l, 1, 3, 3, 0, rs_a);
+	rs_expect_error(&l, "stack record 1 shares 3 frames of stack 0, which has fewer");
+	rs_begin(&l);
+	tst_log_stack(&l, 0, 2, rs_b);
+	tst_log_stack_shared(&l, 1, 1, 2, 0, rs_a);
+	rs_expect_error(&l, "stack record of 1 frames shares 2");
 }

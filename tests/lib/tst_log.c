@@ -210,10 +210,16 @@ size_t tst_log_sample(struct tst_log *l, uint64_t time_ns, uint32_t event,
 
 size_t tst_log_stack(struct tst_log *l, uint32_t id, uint16_t nframes, const uint64_t *ips)
 {
-	struct ppf_stack s = { .id = id, .nframes = nframes };
+	return tst_log_stack_shared(l, id, nframes, 0, 0, ips);
+}
+
+size_t tst_log_stack_shared(struct tst_log *l, uint32_t id, uint16_t nframes, uint16_t shared,
+			    uint32_t base, const uint64_t *ips)
+{
+	struct ppf_stack s = { .id = id, .nframes = nframes, .shared = shared, .base = base };
 
 	return tst_log_rec_add(l, PPF_REC_STACK, &s, sizeof(s), ips,
-				  nframes * sizeof(uint64_t));
+				  (size_t)(nframes > shared ? nframes - shared : 0) * sizeof(uint64_t));
 }
 
 size_t tst_log_block(struct tst_log *l, uint64_t base_ns, uint32_t event, uint16_t flags,

@@ -297,13 +297,14 @@ Test(records, thread_record_names_the_calling_thread)
 }
 
 /*
- * PPF_REC_STACK and PPF_REC_SAMPLE_BLOCK: the block is the log's open
+ * PPF_REC_STACK (whole, and sharing outer frames with one before it) and
+ * PPF_REC_SAMPLE_BLOCK: the block is the log's open
  * record, grown entry by entry; another record closes it (its size cut to
  * what it holds) and the next sample opens a new one.
  */
 Test(records, stack_and_sample_block_read_back_what_was_written)
 {
-	static const uint64_t a[2] = { 0x401000, 0x402000 }, b[1] = { 0x403000 };
+	static const uint64_t a[2] = { 0x401000, 0x402000 }, b[2] = { 0x403000, 0x402000 };
 	struct pp_records_counts counts = { .samples = 4 };
 	struct pa_warnings warn = { 0 };
 	struct pa_thread *t = NULL;
@@ -313,10 +314,11 @@ Test(records, stack_and_sample_block_read_back_what_was_written)
 
 	records_create(&log, "thread-78.log", PPF_FILE_THREAD);
 	cr_assert_eq(pp_records_thread_sigsafe(&log, 1234, 78), 0);
-	cr_assert_eq(pp_records_stack_sigsafe(&log, 0, a, 2), 0);
+	cr_assert_eq(pp_records_stack_sigsafe(&log, 0, a, 2, 0, 0), 0);
 	cr_assert_eq(pp_records_block_entry_sigsafe(&log, 0, 1000, 0, 0), 0);
 	cr_assert_eq(pp_records_block_entry_sigsafe(&log, 0, 1500, 0, 0), 0);
-	cr_assert_eq(pp_records_stack_sigsafe(&log, 1, b, 1), 0);
+	/* b's outer frame is a's: its record holds its inner one only. */
+	cr_assert_eq(pp_records_stack_sigsafe(&log, 1, b, 2, 0, 1), 0);
 	cr_assert_eq(pp_records_block_entry_sigsafe(&log, 1, 2000, 1, PPF_SAMPLE_LATE), 0);
 	cr_assert_eq(pp_records_block_entry_sigsafe(&log, 0, 2500, 1, PPF_SAMPLE_LATE), 0);
 	pp_logfile_closing_sigsafe(&log);
@@ -332,8 +334,8 @@ Test(records, stack_and_sample_block_read_back_what_was_written)
 		  t->samples[0].ips[1] == 0x402000 && t->samples[0].flags == 0);
 	cr_expect(t->samples[1].time_ns == 1500 && t->samples[1].ips == t->samples[0].ips);
 	cr_expect(t->samples[2].time_ns == 2000 && t->samples[2].event == 1 &&
-		  t->samples[2].flags == PPF_SAMPLE_LATE && t->samples[2].nframes == 1 &&
-		  t->samples[2].ips[0] == 0x403000);
+		  t->samples[2].flags == PPF_SAMPLE_LATE && t->samples[2].nframes == 2 &&
+		  t->samples[2].ips[0] == 0x403000 && t->samples[2].ips[1] == 0x402000);
 	cr_expect(t->samples[3].time_ns == 2500 && t->samples[3].nframes == 2);
 	cr_expect(t->ended && t->samples_taken == 4);
 	pa_thread_free(t);
