@@ -34,6 +34,23 @@ static int rs_parse(struct tst_log *l, const struct pa_load_opts *opts, struct p
 	return ret;
 }
 
+/*
+ * Parses l (then frees it), which must read without an error or a warning
+ * but that it has no END record (a killed log's).
+ */
+static struct pa_thread *rs_read(struct tst_log *l, const struct pa_load_opts *opts)
+{
+	struct pa_warnings warn = { 0 };
+	struct pa_thread *t = NULL;
+	struct pa_error err;
+
+	cr_assert_eq(rs_parse(l, opts, &t, &warn, &err), 0, "%s", err.reason);
+	for (size_t i = 0; i < warn.n; i++)
+		cr_expect(strstr(warn.v[i].reason, "no END record"), "%s", warn.v[i].reason);
+	pa_warnings_release(&warn);
+	return t;
+}
+
 /* Whether sample s is (time, event, flags, stack ips of n frames). */
 static bool rs_is(const struct pa_sample *s, uint64_t time_ns, uint32_t event, uint16_t flags,
 		  const uint64_t *ips, uint16_t n)
@@ -46,9 +63,7 @@ Test(reader_stacks, block_entries_read_as_samples_of_their_stacks)
 {
 	const struct ppf_block_entry e1[3] = { { 0, 0 }, { 1, 1000 }, { 0, 4000000000u } };
 	const struct ppf_block_entry e2[1] = { { 1, 5 } };
-	struct pa_warnings warn = { 0 };
-	struct pa_thread *t = NULL;
-	struct pa_error err;
+	struct pa_thread *t;
 	struct tst_log l;
 
 	rs_begin(&l);
@@ -59,8 +74,7 @@ Test(reader_stacks, block_entries_read_as_samples_of_their_stacks)
 	tst_log_sample(&l, 10000000500ull, 1, PPF_SAMPLE_TRUNCATED, 2, rs_b);
 	tst_log_block(&l, 20000000000ull, 2, PPF_SAMPLE_LATE, 1, e2);
 	tst_log_thread_end(&l, 30000000000ull, 5, 0, 0);
-	cr_assert_eq(rs_parse(&l, NULL, &t, &warn, &err), 0, "%s", err.reason);
-	cr_expect_eq(warn.n, 0, "%s", warn.n ? warn.v[0].reason : "");
+	t = rs_read(&l, NULL);
 	cr_assert_eq(t->nsamples, 5);
 	cr_expect(rs_is(&t->samples[0], 10000000000ull, 0, 0, rs_a, 3));
 	cr_expect(rs_is(&t->samples[1], 10000001000ull, 0, 0, rs_b, 2));
@@ -68,16 +82,13 @@ Test(reader_stacks, block_entries_read_as_samples_of_their_stacks)
 	cr_expect(rs_is(&t->samples[3], 10000000500ull, 1, PPF_SAMPLE_TRUNCATED, rs_b, 2));
 	cr_expect(rs_is(&t->samples[4], 20000000005ull, 2, PPF_SAMPLE_LATE, rs_b, 2));
 	pa_thread_free(t);
-	pa_warnings_release(&warn);
 }
 
 /* A block written with room to spare (the writer's open block): count says what it holds. */
 Test(reader_stacks, block_room_beyond_count_is_not_read)
 {
 	struct ppf_block_entry e[4] = { { 0, 0 }, { 0, 7 }, { 0, 0 }, { 0, 0 } };
-	struct pa_warnings warn = { 0 };
-	struct pa_thread *t = NULL;
-	struct pa_error err;
+	struct pa_thread *t;
 	struct tst_log l;
 	size_t off;
 
@@ -87,11 +98,10 @@ Test(reader_stacks, block_room_beyond_count_is_not_read)
 	/* Two published, the third written but not counted (killed in between). */
 	((struct ppf_sample_block *)(void *)tst_log_rec(&l, off))->count = 2;
 	((struct ppf_sample_block *)(void *)tst_log_rec(&l, off))->entries[2].stack = 9;
-	cr_assert_eq(rs_parse(&l, NULL, &t, &warn, &err), 0, "%s", err.reason);
+	t = rs_read(&l, NULL);
 	cr_assert_eq(t->nsamples, 2);
 	cr_expect(rs_is(&t->samples[1], 57, 0, 0, rs_a, 3));
 	pa_thread_free(t);
-	pa_warnings_release(&warn);
 }
 
 /* Collapsing counts entries of one stack as one sample, as it does whole samples. */
@@ -99,9 +109,7 @@ Test(reader_stacks, collapse_merges_entries_of_one_stack)
 {
 	const struct ppf_block_entry e[3] = { { 0, 0 }, { 1, 1 }, { 0, 2 } };
 	struct pa_load_opts lo = { .collapse = true };
-	struct pa_warnings warn = { 0 };
-	struct pa_thread *t = NULL;
-	struct pa_error err;
+	struct pa_thread *t;
 	struct tst_log l;
 
 	rs_begin(&l);
@@ -109,13 +117,12 @@ Test(reader_stacks, collapse_merges_entries_of_one_stack)
 	tst_log_stack(&l, 1, 2, rs_b);
 	tst_log_block(&l, 100, 0, 0, 3, e);
 	tst_log_sample(&l, 200, 0, 0, 3, rs_a);
-	cr_assert_eq(rs_parse(&l, &lo, &t, &warn, &err), 0, "%s", err.reason);
+	t = rs_read(&l, &lo);
 	cr_assert_eq(t->nsamples, 2);
 	cr_expect(t->samples[0].count == 3 && t->samples[0].time_ns == 200 &&
 		  memcmp(t->samples[0].ips, rs_a, sizeof(rs_a)) == 0);
 	cr_expect(t->samples[1].count == 1 && t->samples[1].nframes == 2);
 	pa_thread_free(t);
-	pa_warnings_release(&warn);
 }
 
 /* Parses l, which must fail; returns the error. */
@@ -220,9 +227,7 @@ Test(reader_stacks, shared_outer_frames_come_from_the_base_stack)
 	struct pa_load_opts lo = { .collapse = true };
 
 	for (int collapse = 0; collapse < 2; collapse++) {
-		struct pa_warnings warn = { 0 };
-		struct pa_thread *t = NULL;
-		struct pa_error err;
+		struct pa_thread *t;
 		struct tst_log l;
 
 		rs_begin(&l);
@@ -232,8 +237,7 @@ Test(reader_stacks, shared_outer_frames_come_from_the_base_stack)
 		tst_log_stack_shared(&l, 2, 4, 2, 0, c_own);
 		tst_log_block(&l, 100, 0, 0, 3, e);
 		/* Cut short of its zero tail: the copy that keeps the data moves. */
-		cr_assert_eq(rs_parse(&l, collapse ? &lo : NULL, &t, &warn, &err), 0, "%s",
-			     err.reason);
+		t = rs_read(&l, collapse ? &lo : NULL);
 		cr_assert_eq(t->nsamples, 3);
 		cr_expect(memcmp(t->samples[0].ips, rs_a, sizeof(rs_a)) == 0);
 		cr_expect(t->samples[1].nframes == 2 &&
@@ -241,7 +245,6 @@ Test(reader_stacks, shared_outer_frames_come_from_the_base_stack)
 		cr_expect(t->samples[2].nframes == 4 &&
 			  memcmp(t->samples[2].ips, c, sizeof(c)) == 0, "collapse %d", collapse);
 		pa_thread_free(t);
-		pa_warnings_release(&warn);
 	}
 }
 
