@@ -339,6 +339,7 @@ bench: deps
 		$(OUT)/workloads/widethreads $(OUT)/bench/sigcost $(OUT)/bench/symspeed \
 		$(OUT)/bench/maskcost $(OUT)/workloads/bornblocked
 	tests/bench/overhead.sh $(OUT)
+	tests/bench/logsize.sh $(OUT)
 	$(OUT)/bench/sigcost
 	tests/bench/modes.sh $(OUT)
 	tests/bench/rate.sh $(OUT)
