@@ -295,13 +295,14 @@ static int pp_logfile_allocate_sigsafe(struct pp_logfile *log, int fd, uint64_t 
 	uint64_t from = log->size;
 	uint64_t step = log->size / 4 / PP_LOGFILE_MIN_STEP * PP_LOGFILE_MIN_STEP;
 	uint64_t to;
+	int err = 0;
 
+	/* A quarter of the file: a short log stays small, a long one grows in few steps. */
 	if (step < PP_LOGFILE_MIN_STEP)
 		step = PP_LOGFILE_MIN_STEP;
 	if (step > PP_LOGFILE_STEP)
 		step = PP_LOGFILE_STEP;
 	to = pp_logfile_size_limit_sigsafe((want + step - 1) / step * step);
-	int err = 0;
 
 	if (to < want)
 		err = -EFBIG;
