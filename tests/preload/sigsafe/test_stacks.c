@@ -353,7 +353,7 @@ Test(stacks, log_cut_anywhere_in_its_first_4k_reads_and_names_the_offset)
 	cr_assert_eq(size, 4096);
 	cr_assert_geq(st_count_records("thread-5.log", PPF_REC_STACK), nstacks);
 
-	for (size_t cut = 0; cut <= size; cut++) {
+	for (size_t cut = 0, most = 0; cut <= size; cut++) {
 		struct pa_warnings warn = { 0 };
 		struct pa_thread *t = NULL;
 		struct pa_error err = { 0 };
@@ -371,6 +371,14 @@ Test(stacks, log_cut_anywhere_in_its_first_4k_reads_and_names_the_offset)
 		cr_expect(named, "cut at %zu: read with no warning naming where it stops", cut);
 		cr_expect(st_match(t, nstacks), "cut at %zu: samples differ from those written",
 			  cut);
+		/* Every cut reads as many samples as one before it, or more. */
+		cr_expect_geq(t->nsamples, most, "cut at %zu: %zu samples, %zu at a shorter cut",
+			      cut, t->nsamples, most);
+		most = t->nsamples;
+		/* 4 KiB holds the stacks and hundreds of 8-byte samples (a block cut short is not read). */
+		if (cut == size)
+			cr_expect_gt(t->nsamples, 200, "%zu samples in the first 4 KiB",
+				     t->nsamples);
 		pa_thread_free(t);
 		pa_warnings_release(&warn);
 	}
