@@ -24,7 +24,7 @@
 #define PP_THREADS_ENT(tid, slot) (((uint64_t)(slot) << 32) | (uint32_t)(tid))
 #define PP_THREADS_TOMB PP_THREADS_ENT(-1, 0)
 
-/* Slots per chunk: 64 of about 720 bytes. */
+/* Slots per chunk: 64 of about 1 KiB. */
 #define PP_THREADS_CHUNK 64
 
 /* Atomic: the chunks of slots, NULL until first needed; never unmapped. */
