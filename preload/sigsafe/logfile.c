@@ -152,6 +152,12 @@ int pp_logfile_is_open_sigsafe(const struct pp_logfile *log)
 }
 
 /* Runs in signal context. */
+int pp_logfile_takes_records_sigsafe(const struct pp_logfile *log)
+{
+	return log->map != NULL && (!log->full || log->closing);
+}
+
+/* Runs in signal context. */
 int pp_logfile_holds_fd_sigsafe(const struct pp_logfile *log)
 {
 	return log->fd >= 0;

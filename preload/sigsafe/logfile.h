@@ -70,6 +70,12 @@ void pp_logfile_init_sigsafe(struct pp_logfile *log);
 /* Runs in signal context. Whether the log is open (made and not closed). */
 int pp_logfile_is_open_sigsafe(const struct pp_logfile *log);
 
+/*
+ * Runs in signal context. Whether the log takes ordinary records: it is
+ * open, and not full (pp_logfile_reserve_sigsafe may still fail to grow it).
+ */
+int pp_logfile_takes_records_sigsafe(const struct pp_logfile *log);
+
 /* Runs in signal context. Whether the open log holds a descriptor (not detached). */
 int pp_logfile_holds_fd_sigsafe(const struct pp_logfile *log);
 

@@ -422,6 +422,12 @@ static void pp_sampler_record_sigsafe(struct pp_thread *t, unsigned event,
 	int truncated = 0;
 	uint16_t flags = 0;
 
+	/*
+	 * No log (a thread that runs unsampled: libunwind's first use would
+	 * map and allocate what its share had no room for), or a full one.
+	 */
+	if (!pp_logfile_takes_records_sigsafe(&t->log))
+		goto out_lost;
 	if (!t->leaf_only && !__atomic_load_n(&pp_sampler_in_dl, __ATOMIC_ACQUIRE)) {
 		pp_dlsnap_enter_handler_sigsafe();
 		n = pp_sampler_unwind_sigsafe(rip, &f, pp_sampler_cfg.max_frames, &first,
@@ -438,13 +444,15 @@ static void pp_sampler_record_sigsafe(struct pp_thread *t, unsigned event,
 	if (late)
 		flags |= PPF_SAMPLE_LATE;
 	if (pp_stacks_write_sigsafe(&t->stacks, &t->log, &f.ip[first], n, now, event, flags,
-				    pp_sampler_cfg.whole_stacks) != 0) {
-		__atomic_add_fetch(&t->lost, 1, __ATOMIC_RELAXED);
-		__atomic_add_fetch(&t->ev_lost[event], 1, __ATOMIC_RELAXED);
-		return;
-	}
+				    pp_sampler_cfg.whole_stacks) != 0)
+		goto out_lost;
 	t->samples++;
 	t->ev_samples[event]++;
+	return;
+
+out_lost:
+	__atomic_add_fetch(&t->lost, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&t->ev_lost[event], 1, __ATOMIC_RELAXED);
 }
 
 /*

@@ -8,6 +8,7 @@
 #include "stacks.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -22,6 +23,8 @@
 #define PP_STACKS_ENTRIES (PP_STACKS_TABLE_BYTES / sizeof(struct pp_stacks_entry))
 /* Entries a lookup looks at, at most: past them the table starts again. */
 #define PP_STACKS_PROBES 32u
+/* A thread whose table could not be mapped: its samples keep their whole stacks. */
+#define PP_STACKS_NONE ((struct pp_stacks *)(uintptr_t)-1)
 
 struct pp_stacks_entry {
 	uint64_t hash;
@@ -29,56 +32,57 @@ struct pp_stacks_entry {
 	uint32_t gen;
 };
 
+struct pp_stacks {
+	uint32_t gen;     /* entries of other generations are free */
+	uint32_t used;    /* entries of this generation */
+	uint32_t next_id; /* the id of the log's next PPF_REC_STACK */
+	uint32_t last_n;  /* frames of the stack written last; 0: none yet */
+	uint32_t last_id;
+	uint32_t reserved;
+	uint64_t last[PPF_MAX_FRAMES];
+	struct pp_stacks_entry e[PP_STACKS_TABLE_BYTES / 16];
+};
+
 _Static_assert(sizeof(struct pp_stacks_entry) == 16, "pp_stacks_entry");
 _Static_assert((PP_STACKS_ENTRIES & (PP_STACKS_ENTRIES - 1)) == 0,
 	       "PP_STACKS_ENTRIES is a power of two");
 _Static_assert(PP_STACKS_FULL < PP_STACKS_ENTRIES, "PP_STACKS_FULL leaves free entries");
+_Static_assert(sizeof(struct pp_stacks) <= PP_STACKS_MAP_BYTES, "PP_STACKS_MAP_BYTES");
 
 /* Runs in signal context. */
-void pp_stacks_init_sigsafe(struct pp_stacks *st)
+void pp_stacks_init_sigsafe(struct pp_stacks **st)
 {
-	st->e = NULL;
-	st->last = NULL;
-	st->last_n = 0;
-	st->last_id = 0;
-	st->gen = 0;
-	st->used = 0;
-	st->next_id = 0;
-	st->failed = 0;
+	*st = NULL;
 }
 
 /* Runs in signal context. */
-void pp_stacks_release_sigsafe(struct pp_stacks *st)
+void pp_stacks_release_sigsafe(struct pp_stacks **st)
 {
-	if (st->e)
-		munmap(st->e, PP_STACKS_MAP_BYTES);
-	pp_stacks_init_sigsafe(st);
+	if (*st && *st != PP_STACKS_NONE)
+		munmap(*st, PP_STACKS_MAP_BYTES);
+	*st = NULL;
 }
 
 /*
- * Runs in signal context. Makes st's table on its first use (its pages are
- * zero, and touched only where stacks land). Returns 0, or -ENOMEM: then
- * the thread's samples keep their whole stacks.
+ * Runs in signal context. *st's table, made on its first use (its pages
+ * are zero, and touched only where stacks land: generation 0 is free);
+ * NULL when it cannot be.
  */
-static int pp_stacks_map_sigsafe(struct pp_stacks *st)
+static struct pp_stacks *pp_stacks_map_sigsafe(struct pp_stacks **st)
 {
 	void *p;
 
-	if (st->e)
-		return 0;
-	if (st->failed)
-		return -ENOMEM;
+	if (*st)
+		return *st != PP_STACKS_NONE ? *st : NULL;
 	p = mmap(NULL, PP_STACKS_MAP_BYTES, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (p == MAP_FAILED) {
-		st->failed = 1;
-		return -ENOMEM;
+		*st = PP_STACKS_NONE;
+		return NULL;
 	}
-	st->e = p;
-	st->last = (uint64_t *)(void *)((char *)p + PP_STACKS_TABLE_BYTES);
-	st->gen = 1;
-	st->used = 0;
-	return 0;
+	*st = p;
+	(*st)->gen = 1;
+	return *st;
 }
 
 /* Runs in signal context. Empties the table: one more generation. */
@@ -164,16 +168,20 @@ static int pp_stacks_id_sigsafe(struct pp_stacks *st, struct pp_logfile *log,
 }
 
 /* Runs in signal context. */
-int pp_stacks_write_sigsafe(struct pp_stacks *st, struct pp_logfile *log,
+int pp_stacks_write_sigsafe(struct pp_stacks **st, struct pp_logfile *log,
 			    const uint64_t *ips, unsigned n, uint64_t now,
 			    unsigned event, uint16_t flags, int whole)
 {
+	struct pp_stacks *t;
 	uint32_t id;
 	int err;
 
-	if (whole || pp_stacks_map_sigsafe(st) != 0)
+	/* A thread that runs unsampled has no log, and must not get a table either. */
+	if (!pp_logfile_takes_records_sigsafe(log))
+		return -ENOSPC;
+	if (whole || !(t = pp_stacks_map_sigsafe(st)))
 		return pp_records_sample_sigsafe(log, ips, n, now, event, flags);
-	err = pp_stacks_id_sigsafe(st, log, ips, n, &id);
+	err = pp_stacks_id_sigsafe(t, log, ips, n, &id);
 	if (err)
 		return err;
 	return pp_records_block_entry_sigsafe(log, id, now, event, flags);

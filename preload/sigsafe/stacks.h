@@ -28,42 +28,37 @@
 
 struct pp_logfile;
 
-/* The table: 4,096 entries of 16 bytes; and the last stack written after it. */
+/* The table: 4,096 entries of 16 bytes. */
 #define PP_STACKS_TABLE_BYTES (64u << 10)
-#define PP_STACKS_MAP_BYTES (PP_STACKS_TABLE_BYTES + PPF_MAX_FRAMES * 8u)
+/* Its mapping: the table, the stack written last, the ids (stacks.c). */
+#define PP_STACKS_MAP_BYTES (72u << 10)
 /* Stacks a table holds before it starts again (3/4 of its entries). */
 #define PP_STACKS_FULL 3072u
 
-struct pp_stacks_entry;
+/*
+ * A thread's table and the ids of its log, in a mapping of its own: a
+ * thread's slot holds a pointer, NULL until its first sample.
+ */
+struct pp_stacks;
 
-/* A thread's table and the ids of its log; all zero: no table yet. */
-struct pp_stacks {
-	struct pp_stacks_entry *e; /* PP_STACKS_MAP_BYTES mapped, or NULL */
-	uint64_t *last;   /* the stack written last (after the table) */
-	uint32_t last_n;  /* its frames; 0: none written yet */
-	uint32_t last_id;
-	uint32_t gen;     /* entries of other generations are free */
-	uint32_t used;    /* entries of this generation */
-	uint32_t next_id; /* the id of the log's next PPF_REC_STACK */
-	int failed;       /* the mapping could not be made: whole stacks */
-};
+/* Runs in signal context. No table yet, for a new thread and log (no mapping is made). */
+void pp_stacks_init_sigsafe(struct pp_stacks **st);
 
-/* Runs in signal context. An empty state, for a new thread and log (no mapping is made). */
-void pp_stacks_init_sigsafe(struct pp_stacks *st);
-
-/* Runs in signal context. Unmaps st's table; st is then as after init. */
-void pp_stacks_release_sigsafe(struct pp_stacks *st);
+/* Runs in signal context. Unmaps *st's table; *st is then as after init. */
+void pp_stacks_release_sigsafe(struct pp_stacks **st);
 
 /*
  * Runs in signal context. Writes one sample to log: stack ips (n frames,
  * 1..PPF_MAX_FRAMES, innermost first) taken at now for event, with flags
  * (enum ppf_sample_flags). With whole (the configuration's `stacks =
- * whole`), or when st has no table, a PPF_REC_SAMPLE with its whole
- * stack; else a PPF_REC_STACK when the stack is new to the table, and an
- * entry in a sample block. Returns 0, or a negative errno when the sample
- * could not be written (-ENOSPC: the log is full).
+ * whole`), or when no table could be mapped for *st, a PPF_REC_SAMPLE with
+ * its whole stack; else a PPF_REC_STACK when the stack is new to the
+ * table, and an entry in a sample block. The table is mapped into *st at
+ * the first sample of a log that is open. Returns 0, or a negative errno
+ * when the sample could not be written (-ENOSPC: the log is full or
+ * closed).
  */
-int pp_stacks_write_sigsafe(struct pp_stacks *st, struct pp_logfile *log,
+int pp_stacks_write_sigsafe(struct pp_stacks **st, struct pp_logfile *log,
 			    const uint64_t *ips, unsigned n, uint64_t now,
 			    unsigned event, uint16_t flags, int whole);
 

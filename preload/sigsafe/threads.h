@@ -21,7 +21,7 @@ struct pp_thread {
 	int tid;         /* atomic: 0 free, -1 released, else the owner */
 	int busy;        /* atomic: 1 while profiler code runs for this thread */
 	struct pp_logfile log;
-	struct pp_stacks stacks; /* the stacks its log holds (stacks.h) */
+	struct pp_stacks *stacks; /* the stacks its log holds (stacks.h) */
 	uint64_t samples;
 	uint64_t lost;   /* atomic */
 	uint64_t ev_samples[PP_CONFIG_MAX_EVENTS]; /* per event: samples taken */

@@ -35,7 +35,7 @@ static size_t tst_restack_thread(const char *from, int dirfd, const char *name)
 {
 	const struct ppf_file_header *h;
 	struct pp_logfile log;
-	struct pp_stacks st;
+	struct pp_stacks *st;
 	size_t len, off, n = 0;
 	char *data = tst_slurp(from, &len);
 
