@@ -269,3 +269,41 @@ Test(reader_stacks, rejects_shared_frames_of_a_stack_not_before_or_too_short)
 	tst_log_stack_shared(&l, 1, 1, 2, 0, rs_a);
 	rs_expect_error(&l, "stack record of 1 frames shares 2");
 }
+
+/*
+ * A writer killed while it wrote a stack record: its body is there, its
+ * header not yet (both zero: the end of the data), or its size but not its
+ * type, which is stored last (a record of type 0, skipped as unknown, with
+ * a warning). Either way the log reads up to the samples before it.
+ */
+Test(reader_stacks, stack_record_killed_half_written_reads_to_the_samples_before)
+{
+	const struct ppf_block_entry e[2] = { { 0, 0 }, { 0, 9 } };
+
+	for (int size_stored = 0; size_stored < 2; size_stored++) {
+		struct pa_warnings warn = { 0 };
+		struct pa_thread *t = NULL;
+		struct ppf_record *h;
+		struct pa_error err;
+		struct tst_log l;
+		bool unknown = false;
+
+		rs_begin(&l);
+		tst_log_stack(&l, 0, 3, rs_a);
+		tst_log_block(&l, 70, 0, 0, 2, e);
+		h = tst_log_rec(&l, tst_log_stack(&l, 1, 2, rs_b));
+		h->type = 0;
+		if (!size_stored)
+			h->size = 0;
+		cr_assert_eq(rs_parse(&l, NULL, &t, &warn, &err), 0, "%s", err.reason);
+		cr_assert_eq(t->nsamples, 2, "size stored %d: %zu samples", size_stored,
+			     t->nsamples);
+		cr_expect(rs_is(&t->samples[1], 79, 0, 0, rs_a, 3));
+		for (size_t i = 0; i < warn.n; i++)
+			unknown = unknown || strstr(warn.v[i].reason, "unknown type");
+		cr_expect_eq(unknown, size_stored, "size stored %d: unknown record said %d",
+			     size_stored, unknown);
+		pa_thread_free(t);
+		pa_warnings_release(&warn);
+	}
+}
