@@ -5,11 +5,14 @@
  * stacks were written once (tests/golden/oldlogs) still reads as it did.
  */
 #include <criterion/criterion.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "pprof/format.h"
 #include "reader.h"
@@ -251,4 +254,57 @@ Test(it_stacks, run_of_the_old_format_reads_as_before)
 	snprintf(once, sizeof(once), "%s/oldlogs", it_st.tmp);
 	cr_assert_eq(tst_restack_run(fixture, once), 216);
 	it_st_same_reports(fixture, once);
+}
+
+/*
+ * deepstack killed with SIGKILL at random moments, many times: whatever
+ * the handler was writing (a stack record, a block's entry, a new block),
+ * each run loads without an error and without a record cut short (a killed
+ * log ends at its last whole record: only "not finalised" is said), and
+ * its samples hold the workload's deep stacks.
+ */
+Test(it_stacks, killed_at_random_moments_reads_to_the_last_whole_sample)
+{
+	const char *argv[] = { "workloads/deepstack", "1", NULL };
+	const char *env[] = { it_st.env_preload, it_st.env_output, NULL };
+	const unsigned rounds = 12;
+	struct timespec seed;
+	uint64_t total = 0, deep = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &seed);
+	srand((unsigned)seed.tv_nsec);
+	for (unsigned k = 0; k < rounds; k++) {
+		pid_t pid = tst_spawn(&it_st, "deep", argv, env);
+		struct tst_result r;
+		struct pa_run *run;
+
+		usleep((useconds_t)(50000 + rand() % 350000));
+		kill(pid, SIGKILL);
+		tst_wait(&it_st, "deep", pid, &r);
+		tst_result_release(&r);
+		run = tst_load(&it_st);
+		for (size_t i = 0; i < run->warnings.n; i++)
+			cr_expect(!strstr(run->warnings.v[i].reason, "truncated"),
+				  "round %u: %s: %s", k, run->warnings.v[i].path,
+				  run->warnings.v[i].reason);
+		for (size_t i = 0; i < run->nprocesses; i++)
+			for (size_t j = 0; j < run->processes[i]->nthreads; j++) {
+				const struct pa_thread *t = run->processes[i]->threads[j];
+
+				for (size_t s = 0; s < t->nsamples; s++) {
+					cr_assert(t->samples[s].nframes >= 1 && t->samples[s].ips,
+						  "round %u: thread %u: sample %zu", k, t->tid,
+						  s);
+					deep += t->samples[s].nframes >= 30;
+				}
+				total += t->nsamples;
+			}
+		pa_run_free(run);
+		tst_log_rmdir(strdup(it_st.data));
+	}
+	cr_expect_gt(total, rounds * 20, "%llu samples in %u runs", (unsigned long long)total,
+		     rounds);
+	/* deepstack burns 30 frames deep or more. */
+	cr_expect_gt(deep, total / 2, "%llu of %llu samples 30 frames deep",
+		     (unsigned long long)deep, (unsigned long long)total);
 }
