@@ -288,6 +288,14 @@ static int pa_reader_walk(struct pa_log_buf *buf, uint64_t first, pa_reader_reco
 					"left; later data ignored", r.type, r.size,
 					(unsigned long long)left);
 			buf->truncated = true;
+			/* A sample block cut short still holds whole entries: they are read. */
+			if (r.type == PPF_REC_SAMPLE_BLOCK && left >= PPF_SAMPLE_BLOCK_HEAD) {
+				ret = fn(ctx, buf, off, buf->data + off, r.type,
+					 (uint32_t)(left & ~(uint64_t)(PPF_RECORD_ALIGN - 1)), warn,
+					 err);
+				if (ret < 0)
+					return ret;
+			}
 			break;
 		}
 		ret = fn(ctx, buf, off, buf->data + off, r.type, r.size, warn, err);
@@ -1158,6 +1166,9 @@ static int pa_reader_block_rec(struct pa_thread_ctx *c, struct pa_log_buf *buf,
 
 	if (pa_reader_fixed(buf, off, rec, size, &b, sizeof(b), "sample block", err) < 0)
 		return -EINVAL;
+	/* Cut short with the file (the walk said so): the entries that are there. */
+	if (buf->truncated && b.count > (size - sizeof(b)) / sizeof(struct ppf_block_entry))
+		b.count = (uint32_t)((size - sizeof(b)) / sizeof(struct ppf_block_entry));
 	if (b.count > (size - sizeof(b)) / sizeof(struct ppf_block_entry))
 		return pa_error_set(err, -EINVAL, buf->path, true, off,
 				    "sample block of %u bytes cannot hold its %u entries "

@@ -307,3 +307,30 @@ Test(reader_stacks, stack_record_killed_half_written_reads_to_the_samples_before
 		pa_warnings_release(&warn);
 	}
 }
+
+/* A file cut inside a sample block: its whole entries are read, and the cut is said. */
+Test(reader_stacks, block_cut_short_keeps_its_whole_entries)
+{
+	const struct ppf_block_entry e[4] = { { 0, 0 }, { 0, 1 }, { 0, 2 }, { 0, 3 } };
+	struct pa_warnings warn = { 0 };
+	struct pa_thread *t = NULL;
+	struct pa_error err;
+	struct tst_log l;
+	bool said = false;
+	size_t off;
+
+	rs_begin(&l);
+	tst_log_stack(&l, 0, 3, rs_a);
+	off = tst_log_block(&l, 10, 0, 0, 4, e);
+	/* Two whole entries and half of the third. */
+	l.len = off + sizeof(struct ppf_sample_block) + 2 * sizeof(e[0]) + 4;
+	cr_assert_eq(rs_parse(&l, NULL, &t, &warn, &err), 0, "%s", err.reason);
+	cr_assert_eq(t->nsamples, 2);
+	cr_expect(rs_is(&t->samples[1], 11, 0, 0, rs_a, 3));
+	for (size_t i = 0; i < warn.n; i++)
+		said = said || (strstr(warn.v[i].reason, "truncated") && warn.v[i].has_offset &&
+				warn.v[i].offset == off);
+	cr_expect(said, "no warning names the block cut short at offset %zu", off);
+	pa_thread_free(t);
+	pa_warnings_release(&warn);
+}
