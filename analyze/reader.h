@@ -18,7 +18,8 @@
  *     same index, a second THREAD_EVENT for the same event in one thread;
  *   - a directory holding no process directory.
  * Warnings (the load goes on, what came before is kept):
- *   - a record that runs past the end of the file ("truncated at offset N");
+ *   - a record that runs past the end of the file ("truncated at offset N";
+ *     of a sample block cut short, the whole entries before the cut are read);
  *   - a log without its END record ("not finalised"), except for a process
  *     whose image exec replaced (struct pa_process.replaced): its
  *     process.log ends with PPF_REC_EXEC and its thread logs stop without
