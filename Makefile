@@ -114,7 +114,7 @@ WORKLOAD_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -pthread -MMD -MP
 # A workload linked with a workload library finds it beside itself.
 WORKLOAD_LIB_LINK := -L$(OUT)/workloads -Wl,-rpath,'$$ORIGIN'
 
-.PHONY: all demo test check unit-tests bench asan install clean deps \
+.PHONY: all demo test check unit-tests bench asan install clean deps bench-deps \
 	check-sigsafe tests-build test-asan fuzz fuzz-build
 .DEFAULT_GOAL := all
 
@@ -287,8 +287,9 @@ check-sigsafe: $(SIGSAFE_OBJS)
 	echo "check-sigsafe: preload/sigsafe/ imports only allowed symbols, and names its functions _sigsafe"
 check-sigsafe: SHELL := /bin/bash
 
-deps:
-	@missing=$$(for p in $(DEB_PKGS); do \
+# $(call pkgs_install,PACKAGES): apt-get install those not installed yet.
+define pkgs_install
+	@missing=$$(for p in $(1); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
 		grep -q 'ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
@@ -297,6 +298,16 @@ deps:
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive \
 			apt-get install -y -qq $$missing >/dev/null || exit 1; \
 	fi
+endef
+
+deps:
+	$(call pkgs_install,$(DEB_PKGS))
+
+# What make bench runs beside libpprof (tests/bench/compare.sh).
+BENCH_PKGS := linux-perf libgoogle-perftools4
+
+bench-deps: deps
+	$(call pkgs_install,$(BENCH_PKGS))
 
 # Every test, then the integration tests again with the profiler in the
 # signal mode (tst_it.c adds PPROF_MODE=signal to every program it runs).
@@ -333,7 +344,7 @@ $(OUT)/bench/symspeed: tests/bench/symspeed.c $(OBJ)/analyze.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_ALL) -Ianalyze $(CFLAGS_ALL) -o $@ $^ $(LDFLAGS_ALL) -ldw -lelf -lz -ldl
 
-bench: deps
+bench: bench-deps
 	@$(MAKE) --no-print-directory all $(OUT)/workloads/deepstack \
 		$(OUT)/workloads/demo $(OUT)/workloads/libburn.so \
 		$(OUT)/workloads/widethreads $(OUT)/bench/sigcost $(OUT)/bench/symspeed \
@@ -346,6 +357,7 @@ bench: deps
 	tests/bench/analyze.sh $(OUT)
 	$(OUT)/bench/symspeed
 	tests/bench/masks.sh $(OUT)
+	tests/bench/compare.sh $(OUT)
 
 asan:
 	@$(MAKE) --no-print-directory VARIANT=asan all
