@@ -289,6 +289,14 @@ static int pa_reader_walk(struct pa_log_buf *buf, uint64_t first, pa_reader_reco
 					"left; later data ignored", r.type, r.size,
 					(unsigned long long)left);
 			buf->truncated = true;
+			/* A sample block cut short still holds whole entries: they are read. */
+			if (r.type == PPF_REC_SAMPLE_BLOCK && left >= PPF_SAMPLE_BLOCK_HEAD) {
+				ret = fn(ctx, buf, off, buf->data + off, r.type,
+					 (uint32_t)(left & ~(uint64_t)(PPF_RECORD_ALIGN - 1)), warn,
+					 err);
+				if (ret < 0)
+					return ret;
+			}
 			break;
 		}
 		ret = fn(ctx, buf, off, buf->data + off, r.type, r.size, warn, err);
@@ -399,7 +407,8 @@ static int pa_reader_other_type(struct pa_log_buf *buf, uint64_t off, uint32_t t
 				const char *kind, struct pa_error *err)
 {
 	if ((type >= PPF_REC_PROCESS && type <= PPF_REC_UNPROFILED) ||
-	    (type >= PPF_REC_THREAD && type <= PPF_REC_THREAD_EVENT))
+	    (type >= PPF_REC_THREAD && type <= PPF_REC_THREAD_EVENT) ||
+	    type == PPF_REC_STACK || type == PPF_REC_SAMPLE_BLOCK)
 		return pa_error_set(err, -EINVAL, buf->path, true, off,
 				    "record type %u does not belong in a %s", type, kind);
 	buf->unknown++;
@@ -971,10 +980,19 @@ struct pa_reader_block {
 #define PA_READER_BLOCK_MAX (1u << 17) /* addresses: 1 MiB */
 #define PA_READER_RELEASE (4u << 20)   /* bytes of a mapping read before they are released */
 
+/* A PPF_REC_STACK read: its addresses (in the log's data, or copied when collapsing). */
+struct pa_reader_stack {
+	const uint64_t *ips;
+	uint16_t nframes;
+};
+
 struct pa_thread_ctx {
 	struct pa_thread *thread;
 	size_t samples_cap;
 	size_t events_cap;
+	struct pa_reader_stack *stacks; /* by id: the log's stack records so far */
+	size_t nstacks;
+	size_t stacks_cap;
 	bool saw_thread;
 	const struct pa_reader_topts *o;
 	struct pa_reader_slot *slots; /* collapsing: power-of-two sized, at most half full */
@@ -1110,14 +1128,45 @@ static void pa_reader_release_read(struct pa_thread_ctx *c, struct pa_log_buf *b
 	c->released = end;
 }
 
+/*
+ * One sample s (its stack ips, in the log's data or owned by the thread),
+ * read from the record at offset off, standing for weight overflows
+ * (pa_sample.count), into c's thread as c->o says.
+ */
+static int pa_reader_add_sample(struct pa_thread_ctx *c, struct pa_log_buf *buf,
+				uint64_t off, const struct ppf_sample *s, const uint64_t *ips,
+				uint32_t weight, struct pa_error *err)
+{
+	struct pa_thread *t = c->thread;
+	struct pa_sample *ps;
+
+	if (c->o && c->o->window.on &&
+	    !pa_window_holds(&c->o->window, c->o->start_ns, s->time_ns))
+		return 0;
+	if (c->o && c->o->collapse) {
+		if (pa_reader_collapse(c, s, ips, weight) < 0)
+			return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
+		pa_reader_release_read(c, buf, off);
+		return 0;
+	}
+	if (pa_grow((void **)&t->samples, &c->samples_cap, t->nsamples, sizeof(*ps)) < 0)
+		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
+	ps = &t->samples[t->nsamples++];
+	ps->time_ns = s->time_ns;
+	ps->event = s->event;
+	ps->flags = s->flags;
+	ps->nframes = s->nframes;
+	ps->count = weight;
+	ps->ips = ips;
+	return 0;
+}
+
 /* A sample that stands for weight overflows (pa_sample.count). */
 static int pa_reader_sample_rec(struct pa_thread_ctx *c, struct pa_log_buf *buf,
 				uint64_t off, const char *rec, uint32_t size, uint32_t weight,
 				struct pa_error *err)
 {
-	struct pa_thread *t = c->thread;
 	struct ppf_sample s;
-	struct pa_sample *ps;
 
 	if (pa_reader_fixed(buf, off, rec, size, &s, sizeof(s), "sample", err) < 0)
 		return -EINVAL;
@@ -1129,27 +1178,116 @@ static int pa_reader_sample_rec(struct pa_thread_ctx *c, struct pa_log_buf *buf,
 		return pa_error_set(err, -EINVAL, buf->path, true, off,
 				    "sample record of %u bytes cannot hold its %u frames "
 				    "(needs %u)", size, s.nframes, ppf_sample_size(s.nframes));
-	if (c->o && c->o->window.on &&
-	    !pa_window_holds(&c->o->window, c->o->start_ns, s.time_ns))
-		return 0;
-	if (c->o && c->o->collapse) {
-		/* Records are 8-aligned in an 8-aligned buffer: ips are aligned. */
-		if (pa_reader_collapse(c, &s, (const uint64_t *)(const void *)(rec + sizeof(s)),
-				       weight) < 0)
-			return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
-		pa_reader_release_read(c, buf, off);
-		return 0;
-	}
-	if (pa_grow((void **)&t->samples, &c->samples_cap, t->nsamples, sizeof(*ps)) < 0)
-		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
-	ps = &t->samples[t->nsamples++];
-	ps->time_ns = s.time_ns;
-	ps->event = s.event;
-	ps->flags = s.flags;
-	ps->nframes = s.nframes;
-	ps->count = weight;
 	/* Records are 8-aligned in an 8-aligned buffer: ips are aligned. */
-	ps->ips = (const uint64_t *)(const void *)(rec + sizeof(s));
+	return pa_reader_add_sample(c, buf, off, &s,
+				    (const uint64_t *)(const void *)(rec + sizeof(s)), weight, err);
+}
+
+/* Checks a PPF_REC_STACK's counts against its size and the stacks before it. */
+static int pa_reader_stack_check(struct pa_thread_ctx *c, struct pa_log_buf *buf,
+				 uint64_t off, const struct ppf_stack *s, uint32_t size,
+				 struct pa_error *err)
+{
+	if (s->nframes == 0 || s->nframes > PPF_MAX_FRAMES)
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "stack record: %u frames (expected 1..%u)",
+				    s->nframes, PPF_MAX_FRAMES);
+	if (s->shared > s->nframes)
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "stack record of %u frames shares %u", s->nframes, s->shared);
+	if (ppf_stack_size(s->nframes - s->shared) > size)
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "stack record of %u bytes cannot hold its %u frames "
+				    "(needs %u)", size, s->nframes - s->shared,
+				    ppf_stack_size(s->nframes - s->shared));
+	if (s->id != c->nstacks)
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "stack record with id %u, expected %zu (the stack "
+				    "records before it)", s->id, c->nstacks);
+	if (s->shared && (s->base >= s->id || c->stacks[s->base].nframes < s->shared))
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "stack record %u shares %u frames of stack %u, which %s",
+				    s->id, s->shared, s->base, s->base >= s->id ?
+				    "does not come before it" : "has fewer");
+	return 0;
+}
+
+/*
+ * A PPF_REC_STACK: the next id's addresses, in the log's data when it has
+ * them all; made whole in memory the thread owns when it shares frames of
+ * another, or when collapsing (the log's pages are given back as they are
+ * read).
+ */
+static int pa_reader_stack_rec(struct pa_thread_ctx *c, struct pa_log_buf *buf,
+			       uint64_t off, const char *rec, uint32_t size,
+			       struct pa_error *err)
+{
+	const uint64_t *ips = (const uint64_t *)(const void *)(rec + sizeof(struct ppf_stack));
+	struct ppf_stack s;
+	uint64_t *copy;
+	int ret;
+
+	if (pa_reader_fixed(buf, off, rec, size, &s, sizeof(s), "stack", err) < 0)
+		return -EINVAL;
+	ret = pa_reader_stack_check(c, buf, off, &s, size, err);
+	if (ret < 0)
+		return ret;
+	if (pa_grow((void **)&c->stacks, &c->stacks_cap, c->nstacks, sizeof(*c->stacks)) < 0)
+		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
+	if (s.shared || (c->o && c->o->collapse)) {
+		const struct pa_reader_stack *base = &c->stacks[s.base];
+		uint32_t own = s.nframes - s.shared;
+
+		copy = pa_reader_block_take(c->thread, s.nframes);
+		if (!copy)
+			return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
+		memcpy(copy, ips, own * sizeof(*ips));
+		if (s.shared)
+			memcpy(copy + own, base->ips + base->nframes - s.shared,
+			       s.shared * sizeof(*ips));
+		ips = copy;
+	}
+	c->stacks[c->nstacks++] = (struct pa_reader_stack){ .ips = ips, .nframes = s.nframes };
+	return 0;
+}
+
+/* A PPF_REC_SAMPLE_BLOCK: its count entries, each a sample of a stack read before. */
+static int pa_reader_block_rec(struct pa_thread_ctx *c, struct pa_log_buf *buf,
+			       uint64_t off, const char *rec, uint32_t size,
+			       struct pa_error *err)
+{
+	struct ppf_sample_block b;
+
+	if (pa_reader_fixed(buf, off, rec, size, &b, sizeof(b), "sample block", err) < 0)
+		return -EINVAL;
+	/* Cut short with the file (the walk said so): the entries that are there. */
+	if (buf->truncated && b.count > (size - sizeof(b)) / sizeof(struct ppf_block_entry))
+		b.count = (uint32_t)((size - sizeof(b)) / sizeof(struct ppf_block_entry));
+	if (b.count > (size - sizeof(b)) / sizeof(struct ppf_block_entry))
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "sample block of %u bytes cannot hold its %u entries "
+				    "(needs %llu)", size, b.count,
+				    (unsigned long long)sizeof(b) +
+				    (unsigned long long)b.count * sizeof(struct ppf_block_entry));
+	for (uint32_t i = 0; i < b.count; i++) {
+		uint64_t at = sizeof(b) + (uint64_t)i * sizeof(struct ppf_block_entry);
+		struct ppf_block_entry e;
+		struct ppf_sample s;
+		int ret;
+
+		memcpy(&e, rec + at, sizeof(e));
+		if (e.stack >= c->nstacks)
+			return pa_error_set(err, -EINVAL, buf->path, true, off + at,
+					    "sample block entry %u names stack %u, but the log "
+					    "has %zu stack records before it", i, e.stack,
+					    c->nstacks);
+		s = (struct ppf_sample){ .time_ns = b.base_ns + e.delta_ns, .event = b.event,
+					 .flags = b.flags,
+					 .nframes = c->stacks[e.stack].nframes };
+		ret = pa_reader_add_sample(c, buf, off + at, &s, c->stacks[e.stack].ips, 1, err);
+		if (ret < 0)
+			return ret;
+	}
 	return 0;
 }
 
@@ -1237,6 +1375,10 @@ static int pa_reader_thread_cb(void *ctx, struct pa_log_buf *buf, uint64_t off,
 	}
 	case PPF_REC_SAMPLE:
 		return pa_reader_sample_rec(c, buf, off, rec, size, weight, err);
+	case PPF_REC_STACK:
+		return pa_reader_stack_rec(c, buf, off, rec, size, err);
+	case PPF_REC_SAMPLE_BLOCK:
+		return pa_reader_block_rec(c, buf, off, rec, size, err);
 	case PPF_REC_THREAD_EVENT:
 		return pa_reader_thread_event_rec(c, buf, off, rec, size, err);
 	case PPF_REC_THREAD_NAME: {
@@ -1341,9 +1483,12 @@ static int pa_reader_keep_ips(struct pa_thread *t, struct pa_log_buf *buf)
 			return -ENOMEM;
 		memcpy(keep, buf->data, buf->data_end);
 		for (size_t i = 0; i < t->nsamples; i++) {
-			size_t at = (size_t)((const char *)t->samples[i].ips - buf->data);
+			uintptr_t ips = (uintptr_t)t->samples[i].ips, data = (uintptr_t)buf->data;
 
-			t->samples[i].ips = (const uint64_t *)(const void *)(keep + at);
+			/* Stacks made whole in memory of their own stay where they are. */
+			if (ips < data || ips >= data + buf->data_end)
+				continue;
+			t->samples[i].ips = (const uint64_t *)(const void *)(keep + (ips - data));
 		}
 		pa_reader_buf_release(buf);
 	} else {
@@ -1380,6 +1525,7 @@ static int pa_reader_thread_parse(struct pa_log_buf *buf, bool expect_end,
 		ret = pa_error_set(err, -ENOMEM, path, false, 0, "out of memory");
 	pa_reader_buf_release(buf);
 	free(c.slots);
+	free(c.stacks);
 	if (ret < 0) {
 		pa_thread_free(c.thread);
 		return ret;

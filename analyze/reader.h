@@ -11,12 +11,15 @@
  *     smaller than its fixed part (PPF_EVENT_V1_SIZE for an EVENT record,
  *     whose later fields read as zero when absent), or inconsistent with
  *     its own fields (nframes, exe_len + cmdline_len, path_len, source_len
- *     + text_len, a name without its NUL, an event without a name, ...);
+ *     + text_len, a name without its NUL, an event without a name, a stack
+ *     record whose id is not the count of those before it, a sample block
+ *     entry naming a stack not written before it, ...);
  *   - a second PROCESS, CONFIG or THREAD record, a second EVENT with the
  *     same index, a second THREAD_EVENT for the same event in one thread;
  *   - a directory holding no process directory.
  * Warnings (the load goes on, what came before is kept):
- *   - a record that runs past the end of the file ("truncated at offset N");
+ *   - a record that runs past the end of the file ("truncated at offset N";
+ *     of a sample block cut short, the whole entries before the cut are read);
  *   - a log without its END record ("not finalised"), except for a process
  *     whose image exec replaced (struct pa_process.replaced): its
  *     process.log ends with PPF_REC_EXEC and its thread logs stop without
@@ -193,7 +196,10 @@ struct pa_log_full {
 	int32_t error;   /* errno: ENOSPC, EDQUOT, EFBIG, ... */
 };
 
-/* One PPF_REC_SAMPLE. */
+/*
+ * One sample: a PPF_REC_SAMPLE, or an entry of a PPF_REC_SAMPLE_BLOCK with
+ * the PPF_REC_STACK it names (the samples of one stack share their ips).
+ */
 struct pa_sample {
 	uint64_t time_ns;
 	uint32_t event;        /* pa_event.index */

@@ -548,6 +548,7 @@ static void pp_process_start_profiling(void)
 		.mode = pp_process.mode,
 		.nevents = pp_process.cfg->nevents,
 		.max_frames = pp_process.cfg->max_frames,
+		.whole_stacks = pp_process.cfg->whole_stacks,
 		.backtrace = pp_process.backtrace,
 		.dir = pp_process.tdir,
 	};

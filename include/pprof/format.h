@@ -12,9 +12,12 @@
  *                      preload cannot enter,
  *                      PPF_REC_THREAD_UNSAMPLED for each thread the profiler
  *                      could not sample, PPF_REC_PROCESS_END
- *   thread-<tid>.log   header, PPF_REC_THREAD, PPF_REC_SAMPLE... (each may follow a
- *                      PPF_REC_SAMPLE_WEIGHT; with a PPF_REC_THREAD_PROGRESS
- *                      among them now and then),
+ *   thread-<tid>.log   header, PPF_REC_THREAD, the samples: PPF_REC_STACK
+ *                      and PPF_REC_SAMPLE_BLOCK records (or PPF_REC_SAMPLE
+ *                      records, each with its whole stack; either kind may
+ *                      be in any log; a PPF_REC_SAMPLE may follow a
+ *                      PPF_REC_SAMPLE_WEIGHT), with a PPF_REC_THREAD_PROGRESS
+ *                      among them now and then,
  *                      PPF_REC_THREAD_NAME, PPF_REC_THREAD_EVENT (one per
  *                      event), PPF_REC_THREAD_BLOCKED (when there is
  *                      something to say), PPF_REC_THREAD_END
@@ -98,6 +101,8 @@ enum ppf_record_type {
 	PPF_REC_THREAD_BLOCKED = 23,
 	PPF_REC_THREAD_PROGRESS = 25,
 	PPF_REC_SAMPLE_WEIGHT = 28,
+	PPF_REC_STACK = 32,
+	PPF_REC_SAMPLE_BLOCK = 33,
 	/* either file */
 	PPF_REC_LOG_FULL = 21,
 };
@@ -401,6 +406,57 @@ struct ppf_sample_weight {
 	uint64_t period;
 };
 
+/*
+ * A stack, written once per thread log (until the writer's table of the
+ * stacks it wrote fills and starts again: the same stack may then be
+ * written again, with a new id): the samples of PPF_REC_SAMPLE_BLOCK
+ * records name it by id. ids count from 0 in each log, one more for each
+ * stack record, so that a reader knows them all from the records before
+ * the sample. The stack is nframes addresses, innermost first as in struct
+ * ppf_sample: the record holds the nframes - shared innermost, and its
+ * outermost shared frames are the outermost shared frames of stack base,
+ * written before it (stacks of one thread mostly differ in their innermost
+ * frames only).
+ */
+struct ppf_stack {
+	struct ppf_record h;
+	uint32_t id;      /* the number of PPF_REC_STACK records before it in the log */
+	uint16_t nframes; /* 1..PPF_MAX_FRAMES, in all */
+	uint16_t shared;  /* 0..nframes outermost frames taken from stack base */
+	uint32_t base;    /* with shared: the id of a stack before it; else 0 */
+	uint32_t reserved;
+	uint64_t ips[];   /* its nframes - shared innermost frames */
+};
+
+/* One sample of a PPF_REC_SAMPLE_BLOCK. */
+struct ppf_block_entry {
+	uint32_t stack;    /* struct ppf_stack.id */
+	uint32_t delta_ns; /* its time is the block's base_ns + delta_ns */
+};
+
+/*
+ * Samples of one event with the same flags, 8 bytes each: the record is
+ * written with room for more entries than it holds (size counts the room),
+ * and count says how many it holds. The writer adds a sample by writing its
+ * entry and then storing count, so a log whose process was killed is read
+ * up to its last whole entry; before it writes any other record after the
+ * block, it sets size to what the block holds (PPF_SAMPLE_BLOCK_HEAD +
+ * count * 8). A reader takes the first count entries; the rest of the
+ * room, if any, is zero.
+ */
+struct ppf_sample_block {
+	struct ppf_record h;
+	uint64_t base_ns;  /* time of its first sample */
+	uint32_t event;    /* struct ppf_event.index */
+	uint16_t flags;    /* enum ppf_sample_flags, of every sample in it */
+	uint16_t reserved;
+	uint32_t count;    /* entries that follow */
+	uint32_t reserved2;
+	struct ppf_block_entry entries[];
+};
+
+#define PPF_SAMPLE_BLOCK_HEAD 32u
+
 struct ppf_thread_name {
 	struct ppf_record h;
 	uint64_t time_ns;
@@ -568,6 +624,9 @@ _Static_assert(sizeof(struct ppf_thread) == 40, "ppf_thread");
 _Static_assert(sizeof(struct ppf_sample) == 24, "ppf_sample");
 _Static_assert(sizeof(struct ppf_thread_name) == 32, "ppf_thread_name");
 _Static_assert(sizeof(struct ppf_sample_weight) == 24, "ppf_sample_weight");
+_Static_assert(sizeof(struct ppf_stack) == 24, "ppf_stack");
+_Static_assert(sizeof(struct ppf_block_entry) == 8, "ppf_block_entry");
+_Static_assert(sizeof(struct ppf_sample_block) == PPF_SAMPLE_BLOCK_HEAD, "ppf_sample_block");
 _Static_assert(sizeof(struct ppf_thread_end) == 64, "ppf_thread_end");
 _Static_assert(offsetof(struct ppf_thread_end, throttled) == PPF_THREAD_END_V1_SIZE,
 	       "ppf_thread_end v1");
@@ -587,6 +646,12 @@ static inline uint32_t ppf_align(uint32_t n)
 static inline uint32_t ppf_sample_size(uint32_t nframes)
 {
 	return (uint32_t)sizeof(struct ppf_sample) + nframes * (uint32_t)sizeof(uint64_t);
+}
+
+/* Size of a stack record holding n of its addresses (nframes - shared). */
+static inline uint32_t ppf_stack_size(uint32_t n)
+{
+	return (uint32_t)sizeof(struct ppf_stack) + n * (uint32_t)sizeof(uint64_t);
 }
 
 #endif /* PPROF_FORMAT_H */

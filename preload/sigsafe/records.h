@@ -133,19 +133,32 @@ int pp_records_process_end_sigsafe(struct pp_logfile *log,
 int pp_records_thread_sigsafe(struct pp_logfile *log, int pid, int tid);
 
 /*
- * Runs in signal context. Reserves a PPF_REC_SAMPLE of up to max_frames
- * frames and returns where its frames go, or NULL when the log takes no
- * more. Fill them, then pp_records_sample_end_sigsafe.
+ * Runs in signal context. PPF_REC_SAMPLE: nframes (1..PPF_MAX_FRAMES)
+ * addresses at ips, taken at time_ns for event index event, with flags
+ * (enum ppf_sample_flags), the whole stack in the record.
  */
-uint64_t *pp_records_sample_begin_sigsafe(struct pp_logfile *log, unsigned max_frames);
+int pp_records_sample_sigsafe(struct pp_logfile *log, const uint64_t *ips, unsigned nframes,
+			      uint64_t time_ns, unsigned event, uint16_t flags);
 
 /*
- * Runs in signal context. Publishes the sample reserved at ips: nframes of
- * them (1..max_frames), taken at time_ns for event index event, with flags
- * (enum ppf_sample_flags).
+ * Runs in signal context. PPF_REC_STACK: the log's stack number id is ips
+ * (nframes), whose outermost shared (0..nframes) are those of stack base.
  */
-void pp_records_sample_end_sigsafe(struct pp_logfile *log, uint64_t *ips, uint64_t time_ns,
-				   unsigned event, uint16_t flags, unsigned nframes);
+int pp_records_stack_sigsafe(struct pp_logfile *log, uint32_t id, const uint64_t *ips,
+			     unsigned nframes, uint32_t base, unsigned shared);
+
+/* Entries a PPF_REC_SAMPLE_BLOCK has room for (the most it holds). */
+#define PP_RECORDS_BLOCK_ENTRIES 128u
+
+/*
+ * Runs in signal context. One sample of stack id stack, taken at time_ns
+ * for event with flags: an entry added to the log's last record when that
+ * is a PPF_REC_SAMPLE_BLOCK it fits in (same event and flags, time within
+ * 2^32 ns of its base, room left), else to a new block (logfile.h: the
+ * block is the log's open record until another record is written).
+ */
+int pp_records_block_entry_sigsafe(struct pp_logfile *log, uint32_t stack, uint64_t time_ns,
+				   unsigned event, uint16_t flags);
 
 /*
  * Runs in signal context. PPF_REC_SAMPLE_WEIGHT: the next sample written

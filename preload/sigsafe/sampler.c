@@ -22,6 +22,7 @@
 #include "pprof/format.h"
 #include "records.h"
 #include "sampsig.h"
+#include "stacks.h"
 #include "threads.h"
 
 #ifndef TRAP_PERF
@@ -39,9 +40,16 @@
 #define PP_SAMPLER_KEEP 8
 /*
  * A thread's CPU time and totals go into its log at most this often (wall
- * time), after a sample (pp_sampler_progress_sigsafe).
+ * time), after a sample (pp_sampler_progress_sigsafe), and then only once
+ * it has taken PP_SAMPLER_PROGRESS_SAMPLES samples since, unless
+ * PP_SAMPLER_PROGRESS_MAX_NS have passed: each such record (88 bytes) also
+ * ends the log's sample block (32 bytes), where a sample is 8 bytes; so at
+ * most 1.9 bytes a sample, however little CPU time a busy machine leaves
+ * the thread for its wall time.
  */
-#define PP_SAMPLER_PROGRESS_NS 10000000ull
+#define PP_SAMPLER_PROGRESS_NS 100000000ull
+#define PP_SAMPLER_PROGRESS_SAMPLES 64u
+#define PP_SAMPLER_PROGRESS_MAX_NS 1000000000ull
 
 static struct pp_sampler_config pp_sampler_cfg;
 /* The counting events of threads adopted here (pp_sampler_set_counters_sigsafe). */
@@ -429,30 +437,33 @@ static void pp_sampler_drain_sigsafe(struct pp_thread *t, void *uc)
 	}
 }
 
+/* Where the unwinder puts a sample's frames, read back as addresses. */
+union pp_sampler_frames {
+	void *p[PPF_MAX_FRAMES + PP_SAMPLER_SLACK];
+	uint64_t ip[PPF_MAX_FRAMES + PP_SAMPLER_SLACK];
+};
+
 /*
- * Runs in signal context. Unwinds into ips (cap entries) starting at the
- * interrupted instruction; returns the count, 0 when the interrupted frame
- * was not found in the unwound stack.
+ * Runs in signal context. Unwinds into f (cap frames at most, after ours)
+ * and sets *first to the interrupted instruction's place in it; returns the
+ * count from there, 0 when the interrupted frame was not found in the
+ * unwound stack.
  */
-static unsigned pp_sampler_unwind_sigsafe(uint64_t rip, uint64_t *ips,
-					  unsigned cap, int *truncated)
+static unsigned pp_sampler_unwind_sigsafe(uint64_t rip, union pp_sampler_frames *f,
+					  unsigned cap, unsigned *first, int *truncated)
 {
-	void *buf[PPF_MAX_FRAMES + PP_SAMPLER_SLACK];
-	int n = pp_sampler_cfg.backtrace(buf, (int)(cap + PP_SAMPLER_SLACK));
+	int n = pp_sampler_cfg.backtrace(f->p, (int)(cap + PP_SAMPLER_SLACK));
 	int i;
 
 	for (i = 0; i < n && i < PP_SAMPLER_SLACK; i++)
-		if ((uint64_t)(uintptr_t)buf[i] == rip)
+		if (f->ip[i] == rip)
 			break;
 	if (i >= n || i >= PP_SAMPLER_SLACK)
 		return 0;
 	*truncated = n == (int)(cap + PP_SAMPLER_SLACK) || n - i > (int)cap;
+	*first = (unsigned)i;
 	n -= i;
-	if (n > (int)cap)
-		n = (int)cap;
-	for (int k = 0; k < n; k++)
-		ips[k] = (uint64_t)(uintptr_t)buf[i + k];
-	return (unsigned)n;
+	return n > (int)cap ? cap : (unsigned)n;
 }
 
 /*
@@ -474,15 +485,12 @@ struct pp_sampler_got {
 static void pp_sampler_recovered_sigsafe(struct pp_thread *t, unsigned event, uint64_t ip,
 					 int late, uint64_t now)
 {
-	uint64_t *ips = pp_records_sample_begin_sigsafe(&t->log, 1);
-
-	if (!ips) {
+	if (pp_stacks_write_sigsafe(&t->stacks, &t->log, &ip, 1, now, event,
+				    PPF_SAMPLE_RECOVERED | (late ? PPF_SAMPLE_LATE : 0),
+				    pp_sampler_cfg.whole_stacks) != 0) {
 		pp_sampler_lost_sigsafe(t, event, 1);
 		return;
 	}
-	ips[0] = ip;
-	pp_records_sample_end_sigsafe(&t->log, ips, now, event,
-				      PPF_SAMPLE_RECOVERED | (late ? PPF_SAMPLE_LATE : 0), 1);
 	t->samples++;
 	t->ev_samples[event]++;
 }
@@ -495,26 +503,26 @@ static void pp_sampler_recovered_sigsafe(struct pp_thread *t, unsigned event, ui
 static void pp_sampler_record_sigsafe(struct pp_thread *t, unsigned event, int late,
 				      uint64_t weight, const ucontext_t *uc, uint64_t now)
 {
-	unsigned cap = pp_sampler_cfg.max_frames;
-	uint64_t *ips = NULL;
+	union pp_sampler_frames f;
 	uint64_t rip = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
-	unsigned n = 0;
+	unsigned n = 0, first = 0;
 	int truncated = 0;
 	uint16_t flags = 0;
 
-	if (weight == 1 || pp_records_sample_weight_sigsafe(&t->log, weight, 0) == 0)
-		ips = pp_records_sample_begin_sigsafe(&t->log, cap);
-	if (!ips) {
-		pp_sampler_lost_sigsafe(t, event, weight);
-		return;
-	}
+	/*
+	 * No log (a thread that runs unsampled: libunwind's first use would
+	 * map and allocate what its share had no room for), or a full one.
+	 */
+	if (!pp_logfile_takes_records_sigsafe(&t->log))
+		goto out_lost;
 	if (!t->leaf_only && !__atomic_load_n(&pp_sampler_in_dl, __ATOMIC_ACQUIRE)) {
 		pp_dlsnap_enter_handler_sigsafe();
-		n = pp_sampler_unwind_sigsafe(rip, ips, cap, &truncated);
+		n = pp_sampler_unwind_sigsafe(rip, &f, pp_sampler_cfg.max_frames, &first,
+					      &truncated);
 		pp_dlsnap_leave_handler_sigsafe();
 	}
 	if (n == 0) {
-		ips[0] = rip;
+		f.ip[0] = rip;
 		n = 1;
 		flags |= PPF_SAMPLE_LEAF_ONLY;
 	}
@@ -522,9 +530,21 @@ static void pp_sampler_record_sigsafe(struct pp_thread *t, unsigned event, int l
 		flags |= PPF_SAMPLE_TRUNCATED;
 	if (late)
 		flags |= PPF_SAMPLE_LATE;
-	pp_records_sample_end_sigsafe(&t->log, ips, now, event, flags, n);
+	/*
+	 * A weighted sample goes whole, right after its weight: a reader
+	 * takes the weight for the record that follows it.
+	 */
+	if (weight != 1 && pp_records_sample_weight_sigsafe(&t->log, weight, 0) != 0)
+		goto out_lost;
+	if (pp_stacks_write_sigsafe(&t->stacks, &t->log, &f.ip[first], n, now, event, flags,
+				    pp_sampler_cfg.whole_stacks || weight != 1) != 0)
+		goto out_lost;
 	t->samples += weight;
 	t->ev_samples[event] += weight;
+	return;
+
+out_lost:
+	pp_sampler_lost_sigsafe(t, event, weight);
 }
 
 /*
@@ -549,9 +569,9 @@ static int pp_sampler_proc_turn_sigsafe(uint64_t now)
  * (every dynamically linked Go program) or is killed never writes its END
  * records; with these its logs still say how much CPU time each thread, and
  * the process with the threads that were never sampled, had used, up to
- * their last such records. One getrusage system call (under a microsecond)
- * per thread per 10 ms, and one more per process (RUSAGE_SELF, which walks
- * its threads).
+ * their last such records: at 1 kHz, less than 100 ms of CPU time is
+ * missing. One getrusage system call (under a microsecond) per thread per
+ * 100 ms, and one more per process (RUSAGE_SELF, which walks its threads).
  */
 static void pp_sampler_progress_sigsafe(struct pp_thread *t, uint64_t now)
 {
@@ -559,9 +579,12 @@ static void pp_sampler_progress_sigsafe(struct pp_thread *t, uint64_t now)
 	struct pp_records_cpu cpu, proc;
 	int turn;
 
-	if (t->progress_ns && now - t->progress_ns < PP_SAMPLER_PROGRESS_NS)
+	if (t->progress_ns && (now - t->progress_ns < PP_SAMPLER_PROGRESS_NS ||
+			       (t->samples - t->progress_samples < PP_SAMPLER_PROGRESS_SAMPLES &&
+				now - t->progress_ns < PP_SAMPLER_PROGRESS_MAX_NS)))
 		return;
 	t->progress_ns = now;
+	t->progress_samples = t->samples;
 	pp_records_cpu_sigsafe(RUSAGE_THREAD, &cpu);
 	turn = pp_sampler_proc_turn_sigsafe(now);
 	if (turn)

@@ -1,7 +1,7 @@
 /*
  * sampler: the signal handler. On each perf overflow it unwinds the
- * interrupted stack with unw_backtrace() and appends one PPF_REC_SAMPLE to
- * the thread's log. Signals that are not ours go to the app's handler.
+ * interrupted stack with unw_backtrace() and writes one sample to the
+ * thread's log (stacks.h). Signals that are not ours go to the app's handler.
  */
 #ifndef PP_SAMPLER_H
 #define PP_SAMPLER_H
@@ -18,6 +18,8 @@ struct pp_sampler_config {
 	int mode;            /* PPF_MODE_SIGTRAP or PPF_MODE_SIGNAL */
 	unsigned nevents;    /* event indexes below this are ours */
 	unsigned max_frames; /* 1..PPF_MAX_FRAMES */
+	int whole_stacks;    /* every sample a PPF_REC_SAMPLE with its whole
+				stack (`stacks = whole`), else stacks.h */
 	struct pp_thread_dir dir; /* for the logs of threads adopted here */
 	pp_unwlib_backtrace_fn backtrace; /* libunwind's unw_backtrace */
 	/*

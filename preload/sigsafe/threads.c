@@ -25,7 +25,7 @@
 #define PP_THREADS_ENT(tid, slot) (((uint64_t)(slot) << 32) | (uint32_t)(tid))
 #define PP_THREADS_TOMB PP_THREADS_ENT(-1, 0)
 
-/* Slots per chunk: 64 of about 720 bytes. */
+/* Slots per chunk: 64 of about 1 KiB. */
 #define PP_THREADS_CHUNK 64
 
 /* Atomic: the chunks of slots, NULL until first needed; never unmapped. */
@@ -138,6 +138,7 @@ static struct pp_thread *pp_threads_take_slot_sigsafe(int tid)
 
 			__atomic_store_n(&t->busy, 1, __ATOMIC_RELEASE);
 			pp_logfile_init_sigsafe(&t->log);
+			pp_stacks_init_sigsafe(&t->stacks);
 			t->samples = 0;
 			t->lost = 0;
 			t->throttled = 0;
@@ -147,6 +148,7 @@ static struct pp_thread *pp_threads_take_slot_sigsafe(int tid)
 			t->held_cpu_ns = 0;
 			t->holds = 0;
 			t->progress_ns = 0;
+			t->progress_samples = 0;
 			for (unsigned e = 0; e < PP_CONFIG_MAX_EVENTS; e++) {
 				t->ev_samples[e] = 0;
 				t->ev_lost[e] = 0;
@@ -210,6 +212,8 @@ struct pp_thread *pp_threads_claim_sigsafe(int tid)
 /* Runs in signal context. */
 void pp_threads_release_sigsafe(struct pp_thread *t)
 {
+	/* Its log is finished or forgotten: no sample uses the table again. */
+	pp_stacks_release_sigsafe(&t->stacks);
 	__atomic_store_n(&pp_threads_index[t->ent], PP_THREADS_TOMB, __ATOMIC_RELEASE);
 	__atomic_store_n(&t->tid, -1, __ATOMIC_RELEASE);
 	__atomic_store_n(&t->busy, 0, __ATOMIC_RELEASE);

@@ -13,6 +13,7 @@
 #include "events.h"
 #include "logfile.h"
 #include "share.h"
+#include "stacks.h"
 
 #define PP_THREADS_MAX 8192
 
@@ -20,6 +21,7 @@ struct pp_thread {
 	int tid;         /* atomic: 0 free, -1 released, else the owner */
 	int busy;        /* atomic: 1 while profiler code runs for this thread */
 	struct pp_logfile log;
+	struct pp_stacks *stacks; /* the stacks its log holds (stacks.h) */
 	uint64_t samples;
 	uint64_t lost;   /* atomic */
 	uint64_t ev_samples[PP_CONFIG_MAX_EVENTS]; /* per event: samples taken */
@@ -38,6 +40,7 @@ struct pp_thread {
 	   merged overflows are counted from */
 	uint64_t cpu_prev_ns[PP_CONFIG_MAX_EVENTS];
 	uint64_t progress_ns; /* CLOCK_MONOTONIC of its last PPF_REC_THREAD_PROGRESS */
+	uint64_t progress_samples; /* its samples then */
 	struct pp_tevents tev; /* its own events: counters; signal mode: sampling */
 	void *altstack;  /* our alternate signal stack, NULL if none */
 	size_t altstack_size;
