@@ -48,7 +48,7 @@ LDFLAGS_ALL := $(filter -fsanitize=%,$(OPT)) $(LDFLAGS)
 
 # --- Debian packages the build and the tests need --------------------------
 DEB_PKGS := gcc g++ make pkg-config binutils gdb strace python3 e2fsprogs mount \
-	libunwind-dev libinih-dev \
+	libunwind-dev libinih-dev libxxhash-dev \
 	libcriterion-dev libdw-dev libelf-dev libpfm4-dev zlib1g-dev libc6-dbg \
 	protobuf-c-compiler libprotobuf-c-dev golang-go golang-github-google-pprof-dev \
 	chromium clang-14 libclang-rt-14-dev \
@@ -99,7 +99,8 @@ TEST_OBJS := $(TEST_SRCS:%.c=$(OBJ)/%.o)
 TEST_PRELOAD_OBJS := $(OBJ)/preload/sigsafe/logfile.o $(OBJ)/preload/sigsafe/fd.o \
 	$(OBJ)/preload/sigsafe/share.o $(OBJ)/preload/sigsafe/records.o $(OBJ)/preload/warn.o \
 	$(OBJ)/preload/config.o $(OBJ)/preload/evname.o $(OBJ)/preload/strdist.o \
-	$(OBJ)/preload/outdir.o $(OBJ)/preload/sigsafe/sampsig.o
+	$(OBJ)/preload/outdir.o $(OBJ)/preload/sigsafe/sampsig.o \
+	$(OBJ)/preload/sigsafe/stacks.o
 WORKLOAD_SRCS := $(filter-out tests/workloads/lib%.c,$(wildcard tests/workloads/*.c))
 WORKLOAD_CXX_SRCS := $(filter-out tests/workloads/lib%.cc,$(wildcard tests/workloads/*.cc))
 WORKLOAD_LIB_SRCS := $(wildcard tests/workloads/lib*.c tests/workloads/lib*.cc)
@@ -230,6 +231,15 @@ WORKLOADS += $(OUT)/workloads/pltcalls-now $(OUT)/workloads/pltcalls-ibt
 $(OUT)/workloads/oddthreads: tests/workloads/oddthreads.c $(OUT)/workloads/libearly.so
 	$(CC) $(WORKLOAD_CFLAGS) -o $@ $< -learly $(WORKLOAD_LIB_LINK)
 
+# slowinit links libslowinit.so, whose constructor burns CPU before ours runs.
+$(OUT)/workloads/slowinit: tests/workloads/slowinit.c $(OUT)/workloads/libslowinit.so
+	$(CC) $(WORKLOAD_CFLAGS) -o $@ $< -lslowinit $(WORKLOAD_LIB_LINK)
+
+# staticprog is static, as a Go or musl program is: the preload cannot enter it.
+$(OUT)/workloads/staticprog: tests/workloads/staticprog.c
+	@mkdir -p $(@D)
+	$(CC) $(WORKLOAD_CFLAGS) -static -o $@ $<
+
 # unblocker is static: LD_PRELOAD has no effect on it, as on a setuid or a
 # Go program a profiled program execs (execloop's last way).
 $(OUT)/workloads/unblocker: tests/workloads/unblocker.c
@@ -265,7 +275,8 @@ tests-build: all $(OUT)/tests/run-tests $(WORKLOADS) $(WORKLOAD_LIBS) $(TOOLS)/g
 # preload/sigsafe/sigsafe.allow lists (async-signal-safe libc, raw syscalls,
 # libunwind's local unwinding). nm -u shows what the objects import. Every
 # function the folder defines says so in its name, _sigsafe, but for the
-# libc names it interposes (libpprof.map); nm shows those the compiler kept
+# libc names it interposes (libpprof.map) and the header-only library
+# functions sigsafe.allow lists; nm shows those the compiler kept
 # (.part, .cold, ... copies under their function's name).
 check-sigsafe: $(SIGSAFE_OBJS)
 	@bad=$$(comm -23 <(nm -u $(SIGSAFE_OBJS) | awk 'NF==2 {print $$2}' | \
@@ -277,8 +288,8 @@ check-sigsafe: $(SIGSAFE_OBJS)
 	bad=$$(comm -23 <(nm --defined-only $(SIGSAFE_OBJS) | \
 		awk 'NF==3 && $$2 ~ /^[TtWw]$$/ {sub(/\..*/, "", $$3); print $$3}' | \
 		grep -v '_sigsafe$$' | sort -u) \
-		<(sed -n 's/^[[:space:]]*\([A-Za-z_][A-Za-z_0-9]*\);.*/\1/p' \
-		preload/libpprof.map | sort -u)); \
+		<( (sed -n 's/^[[:space:]]*\([A-Za-z_][A-Za-z_0-9]*\);.*/\1/p' \
+		preload/libpprof.map; grep -v '^#' preload/sigsafe/sigsafe.allow) | sort -u)); \
 	if [ -n "$$bad" ]; then \
 		echo "check-sigsafe: functions in preload/sigsafe/ without the _sigsafe suffix:" \
 			$$bad >&2; exit 1; fi; \
@@ -349,6 +360,7 @@ bench: bench-deps
 		$(OUT)/workloads/widethreads $(OUT)/bench/sigcost $(OUT)/bench/symspeed \
 		$(OUT)/bench/maskcost $(OUT)/workloads/bornblocked
 	tests/bench/overhead.sh $(OUT)
+	tests/bench/logsize.sh $(OUT)
 	$(OUT)/bench/sigcost
 	tests/bench/modes.sh $(OUT)
 	tests/bench/rate.sh $(OUT)

@@ -22,6 +22,7 @@ void pa_count_thread(const struct pa_thread *t, uint32_t index, struct pa_count 
 		out->not_counted = 1; /* enabled, never on the PMU: nothing to scale */
 	else {
 		out->counted = 1;
+		out->late = !!(te->flags & PPF_THREAD_EVENT_LATE_COUNTER);
 		out->raw = te->value;
 		out->enabled = te->time_enabled;
 		out->running = te->time_running;
@@ -38,6 +39,7 @@ void pa_count_add(struct pa_count *sum, const struct pa_count *c)
 	sum->enabled += c->enabled;
 	sum->running += c->running;
 	sum->counted += c->counted;
+	sum->late += c->late;
 	sum->no_counter += c->no_counter;
 	sum->not_counted += c->not_counted;
 	sum->missing += c->missing;

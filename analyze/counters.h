@@ -23,6 +23,8 @@ struct pa_count {
 	uint64_t enabled;   /* sum of time_enabled */
 	uint64_t running;   /* sum of time_running */
 	size_t counted;     /* threads whose value is known */
+	size_t late;        /* of them, counted from their first sample on
+			       (PPF_THREAD_EVENT_LATE_COUNTER) */
 	size_t no_counter;  /* threads with PPF_THREAD_EVENT_NO_COUNTER */
 	size_t not_counted; /* threads whose counter never ran (time_running 0) */
 	size_t missing;     /* threads without a record (log cut short, or exec) */

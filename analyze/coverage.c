@@ -20,8 +20,7 @@
 /* Whether e counts CPU time at a fixed period (its samples stand for time). */
 static bool pa_coverage_timed(const struct pa_event *e)
 {
-	return pa_event_samples(e) && (e->flags & PPF_EVENT_TIME_NS) &&
-	       !(e->flags & PPF_EVENT_FREQ) && e->period;
+	return (e->flags & PPF_EVENT_TIME_NS) && pa_event_sample_period(e);
 }
 
 /* Whether e counts user time only: the kernel's is not sampled. */
@@ -30,17 +29,23 @@ static bool pa_coverage_user_only(const struct pa_event *e)
 	return (e->flags & PPF_EVENT_EXCLUDE_KERNEL) && !(e->flags & PPF_EVENT_EXCLUDE_USER);
 }
 
-/* The part of c's CPU time that e counts (its scope); 0 when not known. */
+/*
+ * The part of c's CPU time that e counts (its scope), less what was used
+ * before sampling started; 0 when not known.
+ */
 static uint64_t pa_coverage_counted(const struct pa_event *e, const struct pa_coverage *c)
 {
 	bool user = !(e->flags & PPF_EVENT_EXCLUDE_USER);
 	bool kernel = !(e->flags & PPF_EVENT_EXCLUDE_KERNEL);
+	uint64_t all, before = (user ? c->before_user_ns : 0) + (kernel ? c->before_system_ns : 0);
 
 	if (user && kernel)
-		return c->split ? c->user_ns + c->system_ns : c->cpu_ns;
-	if (!c->split)
-		return 0;
-	return user ? c->user_ns : kernel ? c->system_ns : 0;
+		all = c->split ? c->user_ns + c->system_ns : c->cpu_ns;
+	else if (!c->split)
+		all = 0;
+	else
+		all = user ? c->user_ns : kernel ? c->system_ns : 0;
+	return all > before ? all - before : 0;
 }
 
 /* c's share of the time e counts, from c's samples (known or not) and CPU times. */
@@ -51,7 +56,7 @@ static void pa_coverage_share(const struct pa_event *e, bool samples_known,
 			pa_coverage_counted(e, c) : 0;
 	c->has_share = c->counted_ns > 0;
 	c->share = c->has_share ?
-		   (double)c->samples * (double)e->period / (double)c->counted_ns : 0.0;
+		   (double)c->samples * (double)pa_event_sample_period(e) / (double)c->counted_ns : 0.0;
 }
 
 /*
@@ -85,9 +90,24 @@ void pa_coverage_thread(const struct pa_filter *f, const struct pa_process *proc
 	*out = (struct pa_coverage){ .cpu_ns = t->cpu_ns, .user_ns = t->user_ns,
 				     .system_ns = t->system_ns };
 	out->split = t->user_ns || t->system_ns;
+	/* The main thread ran the loader and the constructors before sampling. */
+	if (proc->cpu_sampling.known && proc->cpu_sampling.tid == t->tid) {
+		out->before_user_ns = proc->cpu_sampling.thread_user_ns;
+		out->before_system_ns = proc->cpu_sampling.thread_system_ns;
+	}
 	if (e)
 		out->samples_known = pa_coverage_samples(f, proc, t, e->index, &out->samples);
 	pa_coverage_share(e, out->samples_known, out);
+}
+
+/*
+ * The process's own CPU time (getrusage's, which runs on across exec) used
+ * before sampling started in this image, into out's before fields.
+ */
+static void pa_coverage_process_before(const struct pa_process *proc, struct pa_coverage *out)
+{
+	out->before_user_ns = proc->cpu_sampling.known ? proc->cpu_sampling.user_ns : 0;
+	out->before_system_ns = proc->cpu_sampling.known ? proc->cpu_sampling.system_ns : 0;
 }
 
 void pa_coverage_process(const struct pa_filter *f, const struct pa_process *proc,
@@ -109,6 +129,8 @@ void pa_coverage_process(const struct pa_filter *f, const struct pa_process *pro
 		out->cpu_ns += c.cpu_ns;
 		out->user_ns += c.user_ns;
 		out->system_ns += c.system_ns;
+		out->before_user_ns += c.before_user_ns;
+		out->before_system_ns += c.before_system_ns;
 		/* A thread whose time is not known at all adds nothing either way. */
 		out->split = out->split && (c.split || !c.cpu_ns);
 	}
@@ -116,6 +138,7 @@ void pa_coverage_process(const struct pa_filter *f, const struct pa_process *pro
 		out->user_ns = proc->user_ns;
 		out->system_ns = proc->system_ns;
 		out->cpu_ns = proc->user_ns + proc->system_ns;
+		pa_coverage_process_before(proc, out);
 	} else if (!pa_filter_by_thread(f) && !proc->ended &&
 		   proc->last_user_ns + proc->last_system_ns > out->cpu_ns) {
 		/* Without END: threads that were never sampled have no figure of their own. */
@@ -123,6 +146,7 @@ void pa_coverage_process(const struct pa_filter *f, const struct pa_process *pro
 		out->system_ns = proc->last_system_ns;
 		out->cpu_ns = proc->last_user_ns + proc->last_system_ns;
 		out->split = true;
+		pa_coverage_process_before(proc, out);
 	}
 	out->split = out->split && out->cpu_ns;
 	pa_coverage_share(e, out->samples_known, out);
@@ -228,7 +252,7 @@ struct pa_coverage_tally {
  */
 static bool pa_coverage_short(const struct pa_event *e, const struct pa_coverage *c)
 {
-	double period = (double)e->period, n, p, expect, gap;
+	double period = (double)pa_event_sample_period(e), n, p, expect, gap;
 
 	if (c->share >= PA_COVERAGE_NOTE_BELOW)
 		return false;

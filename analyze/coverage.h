@@ -9,6 +9,11 @@
  * signal, or never taken. For other events (page faults, a frequency)
  * coverage has no meaning.
  *
+ * The time used before sampling started (the time before profiling,
+ * before.h: of the process, and of its main thread, which ran the
+ * constructor) is left out of the time counted: the reports show it as an
+ * estimate of its own.
+ *
  * The CPU times come from the logs: a thread's END record (its user and
  * system time), else its last PPF_REC_THREAD_PROGRESS (a log whose process
  * ended by a raw exit_group, or was killed); a process's END record (every
@@ -42,7 +47,11 @@ struct pa_coverage {
 				its samples and the time it counts are known */
 	double share;        /* samples x period / counted_ns */
 	uint64_t counted_ns; /* the CPU time the event counts (user, system or
-				both, as its scope says); with has_share */
+				both, as its scope says) since sampling
+				started; with has_share */
+	uint64_t before_user_ns;   /* of user_ns and system_ns, what was used */
+	uint64_t before_system_ns; /* before sampling started (before.h), not
+				      in counted_ns; 0 when not known */
 	uint64_t samples;    /* the event's samples in the whole log(s), */
 	bool samples_known;  /* when known */
 };

@@ -6,6 +6,7 @@
 #include <linux/perf_event.h>
 #include <string.h>
 
+#include "before.h"
 #include "coverage.h"
 
 #define PA_EVENTS_LIST_MAX 160 /* bytes of event names in an error message */
@@ -52,6 +53,15 @@ char *pa_event_format_period(const struct pa_event *e, char *buf, size_t size)
 	else
 		snprintf(buf, size, "%" PRIu64 " event%s", e->period, e->period == 1 ? "" : "s");
 	return buf;
+}
+
+uint64_t pa_event_sample_period(const struct pa_event *e)
+{
+	if (!pa_event_samples(e) || !e->period)
+		return 0;
+	if (!(e->flags & PPF_EVENT_FREQ))
+		return e->period;
+	return e->flags & PPF_EVENT_TIME_NS ? 1000000000u / e->period : 0;
 }
 
 const char *pa_event_scope(const struct pa_event *e)
@@ -375,11 +385,15 @@ void pa_events_header(FILE *out, const struct pa_run *run, const struct pa_filte
 		      uint64_t samples, bool with_counts, size_t nprocesses,
 		      size_t nthreads, uint64_t lost)
 {
+	uint64_t est = with_counts ? pa_before_run_samples(run, f) : 0;
 	char n[32];
 
 	pa_events_header_event(out, run, f);
 	fprintf(out, ", %s sample%s", pa_events_format_count(samples, n, sizeof(n)),
 		samples == 1 ? "" : "s");
+	if (est)
+		fprintf(out, " (%s estimated for the time before profiling)",
+			pa_events_format_count(est, n, sizeof(n)));
 	if (with_counts)
 		fprintf(out, ", %zu process%s, %zu thread%s", nprocesses,
 			nprocesses == 1 ? "" : "es", nthreads, nthreads == 1 ? "" : "s");

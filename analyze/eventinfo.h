@@ -38,6 +38,16 @@ const char *pa_event_kind(const struct pa_event *e);
  */
 char *pa_event_format_period(const struct pa_event *e, char *buf, size_t size);
 
+/*
+ * The event count one overflow of sampling event e stands for when every
+ * overflow stands for the same: its period; for a frequency asked of an
+ * event that counts nanoseconds (cpu-clock, task-clock), 1 s / frequency,
+ * the fixed period the kernel runs it at (perf_swevent_init_hrtimer: an
+ * hrtimer has no period to adjust). 0 when it is not known: a frequency of
+ * another event, whose period the kernel adjusts as it goes.
+ */
+uint64_t pa_event_sample_period(const struct pa_event *e);
+
 /* What it counts: "user", "kernel", "user+kernel" or "none". */
 const char *pa_event_scope(const struct pa_event *e);
 

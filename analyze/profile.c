@@ -1,4 +1,5 @@
 /* profile: per-function and per-stack sample counts; see profile.h. */
+#include "before.h"
 #include "grow.h"
 #include "intern.h"
 #include "profile.h"
@@ -331,6 +332,26 @@ static size_t pa_profile_sampling_events(const struct pa_process *proc)
 	return n;
 }
 
+/* proc's time before profiling (before.h), as its estimated samples. */
+static int pa_profile_add_before(struct pa_profile_impl *p, const struct pa_process *proc,
+				 int64_t idx, struct pa_symbols **sym, struct pa_warnings *warn,
+				 struct pa_error *err)
+{
+	struct pa_sample est[PA_BEFORE_MAX];
+	size_t n = pa_before_samples(proc, &p->pub.filter, idx, est), stack;
+	int ret = 0;
+
+	if (n && !*sym && (ret = pa_symbols_new(proc, sym, warn, err)) < 0)
+		return ret;
+	for (size_t i = 0; i < n && ret == 0; i++) {
+		ret = pa_profile_add_sample(p, *sym, &est[i], &stack);
+		p->pub.estimated += est[i].count;
+	}
+	if (ret < 0)
+		pa_error_set(err, ret, proc->dir, false, 0, "out of memory");
+	return ret;
+}
+
 static int pa_profile_add_process(struct pa_profile_impl *p, const struct pa_process *proc,
 				  struct pa_warnings *warn, struct pa_error *err)
 {
@@ -365,6 +386,8 @@ static int pa_profile_add_process(struct pa_profile_impl *p, const struct pa_pro
 				pa_error_set(err, ret, proc->dir, false, 0, "out of memory");
 		}
 	}
+	if (ret == 0)
+		ret = pa_profile_add_before(p, proc, idx, &sym, warn, err);
 	/* The raw stacks' addresses mean nothing in the next process. */
 	pa_profile_raw_drop(p);
 	pa_symbols_free(sym);

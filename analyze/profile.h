@@ -137,7 +137,9 @@ enum pa_profile_by {
 struct pa_profile {
 	struct pa_filter filter;
 	enum pa_profile_by by;
-	uint64_t samples;   /* samples counted */
+	uint64_t samples;   /* samples counted, estimated ones included */
+	uint64_t estimated; /* of them, estimated for the time before profiling
+			       (before.h) */
 	uint64_t lost;      /* samples the writer lost in the selected threads */
 	size_t nprocesses;  /* processes selected by the pid and exe filters */
 	size_t nthreads;    /* threads selected by the pid, exe and tid filters */

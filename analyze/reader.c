@@ -7,6 +7,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -288,6 +289,14 @@ static int pa_reader_walk(struct pa_log_buf *buf, uint64_t first, pa_reader_reco
 					"left; later data ignored", r.type, r.size,
 					(unsigned long long)left);
 			buf->truncated = true;
+			/* A sample block cut short still holds whole entries: they are read. */
+			if (r.type == PPF_REC_SAMPLE_BLOCK && left >= PPF_SAMPLE_BLOCK_HEAD) {
+				ret = fn(ctx, buf, off, buf->data + off, r.type,
+					 (uint32_t)(left & ~(uint64_t)(PPF_RECORD_ALIGN - 1)), warn,
+					 err);
+				if (ret < 0)
+					return ret;
+			}
 			break;
 		}
 		ret = fn(ctx, buf, off, buf->data + off, r.type, r.size, warn, err);
@@ -397,13 +406,24 @@ static int pa_reader_log_full_rec(struct pa_log_buf *buf, uint64_t off, const ch
 static int pa_reader_other_type(struct pa_log_buf *buf, uint64_t off, uint32_t type,
 				const char *kind, struct pa_error *err)
 {
-	if ((type >= PPF_REC_PROCESS && type <= PPF_REC_THREAD_UNSAMPLED) ||
-	    (type >= PPF_REC_THREAD && type <= PPF_REC_THREAD_EVENT))
+	if ((type >= PPF_REC_PROCESS && type <= PPF_REC_UNPROFILED) ||
+	    (type >= PPF_REC_THREAD && type <= PPF_REC_THREAD_EVENT) ||
+	    type == PPF_REC_STACK || type == PPF_REC_SAMPLE_BLOCK)
 		return pa_error_set(err, -EINVAL, buf->path, true, off,
 				    "record type %u does not belong in a %s", type, kind);
 	buf->unknown++;
 	return 0;
 }
+
+/*
+ * Why a run directory may be missing or hold no process: the likely causes,
+ * for the user who expected one.
+ */
+#define PA_READER_NO_PROFILE                                                  \
+	"was the program statically linked (LD_PRELOAD cannot enter it), did "   \
+	"LD_PRELOAD not reach it (a wrapper or sudo drops it), or did "           \
+	"PPROF_OUTPUT send its logs elsewhere?"
+#define PA_READER_NO_RUN "No such file or directory; " PA_READER_NO_PROFILE
 
 /* ---- process.log -------------------------------------------------------- */
 
@@ -413,6 +433,7 @@ struct pa_process_ctx {
 	size_t modules_cap;
 	size_t execs_cap;
 	size_t unsampled_cap;
+	size_t unprofiled_cap;
 	bool saw_process;
 	bool saw_config;
 	bool last_exec; /* the latest record was PPF_REC_EXEC */
@@ -615,6 +636,23 @@ static int pa_reader_module_rec(struct pa_process_ctx *c, struct pa_log_buf *buf
 	return 0;
 }
 
+/*
+ * The path after the fixed part (fixed_size bytes) of a record of size
+ * bytes, path_len bytes long: checked (pa_reader_path: not empty) and
+ * copied into *out. Returns 0, or a negative errno with err filled.
+ */
+static int pa_reader_path_dup(struct pa_log_buf *buf, uint64_t off, const char *what,
+			      const char *rec, uint32_t size, size_t fixed_size,
+			      uint32_t path_len, char **out, struct pa_error *err)
+{
+	*out = NULL;
+	if (pa_reader_path(buf, off, what, rec + fixed_size, path_len, size - fixed_size, false,
+			   err) < 0)
+		return -EINVAL;
+	*out = strdup(rec + fixed_size);
+	return *out ? 0 : pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
+}
+
 static int pa_reader_exec_rec(struct pa_process_ctx *c, struct pa_log_buf *buf,
 			      uint64_t off, const char *rec, uint32_t size,
 			      struct pa_error *err)
@@ -622,19 +660,18 @@ static int pa_reader_exec_rec(struct pa_process_ctx *c, struct pa_log_buf *buf,
 	struct pa_process *proc = c->proc;
 	struct ppf_exec x;
 	struct pa_exec *px;
-	const char *path = rec + sizeof(x);
+	int ret;
 
 	if (pa_reader_fixed(buf, off, rec, size, &x, sizeof(x), "exec", err) < 0)
-		return -EINVAL;
-	if (pa_reader_path(buf, off, "exec", path, x.path_len, size - sizeof(x), false, err) < 0)
 		return -EINVAL;
 	if (pa_grow((void **)&proc->execs, &c->execs_cap, proc->nexecs, sizeof(*px)) < 0)
 		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
 	px = &proc->execs[proc->nexecs];
 	px->time_ns = x.time_ns;
-	px->path = strdup(path);
-	if (!px->path)
-		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
+	ret = pa_reader_path_dup(buf, off, "exec", rec, size, sizeof(x), x.path_len, &px->path,
+				 err);
+	if (ret < 0)
+		return ret;
 	proc->nexecs++;
 	return 0;
 }
@@ -661,6 +698,60 @@ static int pa_reader_unsampled_rec(struct pa_process_ctx *c, struct pa_log_buf *
 	return 0;
 }
 
+static int pa_reader_unprofiled_rec(struct pa_process_ctx *c, struct pa_log_buf *buf,
+				    uint64_t off, const char *rec, uint32_t size,
+				    struct pa_error *err)
+{
+	struct pa_process *proc = c->proc;
+	struct ppf_unprofiled r;
+	struct pa_unprofiled *u;
+	int ret;
+
+	if (pa_reader_fixed(buf, off, rec, size, &r, sizeof(r), "unprofiled program", err) < 0)
+		return -EINVAL;
+	if (pa_grow((void **)&proc->unprofiled, &c->unprofiled_cap, proc->nunprofiled,
+		    sizeof(*u)) < 0)
+		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
+	u = &proc->unprofiled[proc->nunprofiled];
+	ret = pa_reader_path_dup(buf, off, "unprofiled program", rec, size, sizeof(r),
+				 r.path_len, &u->path, err);
+	if (ret < 0)
+		return ret;
+	u->time_ns = r.time_ns;
+	u->pid = r.pid;
+	u->why = r.why;
+	proc->nunprofiled++;
+	return 0;
+}
+
+/* A PPF_REC_PROCESS_CPU; a moment it does not know is skipped. */
+static int pa_reader_cpu_rec(struct pa_process_ctx *c, struct pa_log_buf *buf, uint64_t off,
+			     const char *rec, uint32_t size, struct pa_error *err)
+{
+	struct ppf_process_cpu r;
+	struct pa_cpu_mark *m;
+
+	if (pa_reader_fixed(buf, off, rec, size, &r, sizeof(r), "process CPU", err) < 0)
+		return -EINVAL;
+	switch (r.when) {
+	case PPF_CPU_CONSTRUCTOR:
+		m = &c->proc->cpu_entry;
+		break;
+	case PPF_CPU_SAMPLING:
+		m = &c->proc->cpu_sampling;
+		break;
+	case PPF_CPU_EXEC:
+		m = &c->proc->cpu_exec;
+		break;
+	default:
+		return 0;
+	}
+	*m = (struct pa_cpu_mark){ .known = true, .user_ns = r.user_ns, .system_ns = r.system_ns,
+				   .tid = r.tid, .thread_user_ns = r.thread_user_ns,
+				   .thread_system_ns = r.thread_system_ns };
+	return 0;
+}
+
 static int pa_reader_process_cb(void *ctx, struct pa_log_buf *buf, uint64_t off,
 				const char *rec, uint32_t type, uint32_t size,
 				struct pa_warnings *warn, struct pa_error *err)
@@ -682,6 +773,10 @@ static int pa_reader_process_cb(void *ctx, struct pa_log_buf *buf, uint64_t off,
 		return pa_reader_exec_rec(c, buf, off, rec, size, err);
 	case PPF_REC_THREAD_UNSAMPLED:
 		return pa_reader_unsampled_rec(c, buf, off, rec, size, err);
+	case PPF_REC_UNPROFILED:
+		return pa_reader_unprofiled_rec(c, buf, off, rec, size, err);
+	case PPF_REC_PROCESS_CPU:
+		return pa_reader_cpu_rec(c, buf, off, rec, size, err);
 	case PPF_REC_MODULE_UNLOAD: {
 		struct ppf_module_unload u;
 		size_t i;
@@ -775,6 +870,10 @@ void pa_process_free(struct pa_process *proc)
 		free(proc->execs[i].path);
 	free(proc->execs);
 	free(proc->unsampled);
+	for (size_t i = 0; i < proc->nunprofiled; i++)
+		free(proc->unprofiled[i].path);
+	free(proc->unprofiled);
+	pa_thread_free(proc->before_thread);
 	for (size_t i = 0; i < proc->nthreads; i++)
 		pa_thread_free(proc->threads[i]);
 	free(proc->threads);
@@ -881,15 +980,25 @@ struct pa_reader_block {
 #define PA_READER_BLOCK_MAX (1u << 17) /* addresses: 1 MiB */
 #define PA_READER_RELEASE (4u << 20)   /* bytes of a mapping read before they are released */
 
+/* A PPF_REC_STACK read: its addresses (in the log's data, or copied when collapsing). */
+struct pa_reader_stack {
+	const uint64_t *ips;
+	uint16_t nframes;
+};
+
 struct pa_thread_ctx {
 	struct pa_thread *thread;
 	size_t samples_cap;
 	size_t events_cap;
+	struct pa_reader_stack *stacks; /* by id: the log's stack records so far */
+	size_t nstacks;
+	size_t stacks_cap;
 	bool saw_thread;
 	const struct pa_reader_topts *o;
 	struct pa_reader_slot *slots; /* collapsing: power-of-two sized, at most half full */
 	size_t slots_cap;
 	uint64_t released;            /* collapsing: the mapping is released up to here */
+	uint32_t weight;              /* the next record's PPF_REC_SAMPLE_WEIGHT, 0: none */
 };
 
 /* Modules unloaded at or before time_ns: samples of equal epoch and addresses mean the same. */
@@ -969,7 +1078,7 @@ static uint64_t *pa_reader_block_take(struct pa_thread *t, size_t n)
  * made when new; -ENOMEM.
  */
 static int pa_reader_collapse(struct pa_thread_ctx *c, const struct ppf_sample *s,
-			      const uint64_t *ips)
+			      const uint64_t *ips, uint32_t weight)
 {
 	struct pa_thread *t = c->thread;
 	size_t epoch = c->o->nunloads ? pa_reader_epoch(c->o, s->time_ns) : 0;
@@ -983,11 +1092,12 @@ static int pa_reader_collapse(struct pa_thread_ctx *c, const struct ppf_sample *
 	for (j = h & (c->slots_cap - 1); c->slots[j].index; j = (j + 1) & (c->slots_cap - 1)) {
 		ps = &t->samples[c->slots[j].index - 1];
 		if (c->slots[j].hash != (uint32_t)h || ps->nframes != s->nframes ||
-		    ps->event != s->event || ps->flags != s->flags || ps->count == UINT32_MAX ||
+		    ps->event != s->event || ps->flags != s->flags ||
+		    ps->count > UINT32_MAX - weight ||
 		    memcmp(ps->ips, ips, s->nframes * sizeof(*ips)) != 0 ||
 		    (c->o->nunloads && pa_reader_epoch(c->o, ps->time_ns) != epoch))
 			continue;
-		ps->count++;
+		ps->count += weight;
 		if (s->time_ns > ps->time_ns)
 			ps->time_ns = s->time_ns;
 		return 0;
@@ -998,7 +1108,7 @@ static int pa_reader_collapse(struct pa_thread_ctx *c, const struct ppf_sample *
 	memcpy(copy, ips, s->nframes * sizeof(*ips));
 	ps = &t->samples[t->nsamples++];
 	*ps = (struct pa_sample){ .time_ns = s->time_ns, .event = s->event, .flags = s->flags,
-				  .nframes = s->nframes, .count = 1, .ips = copy };
+				  .nframes = s->nframes, .count = weight, .ips = copy };
 	c->slots[j] = (struct pa_reader_slot){ .hash = (uint32_t)h,
 					       .index = (uint32_t)t->nsamples };
 	return 0;
@@ -1018,13 +1128,45 @@ static void pa_reader_release_read(struct pa_thread_ctx *c, struct pa_log_buf *b
 	c->released = end;
 }
 
-static int pa_reader_sample_rec(struct pa_thread_ctx *c, struct pa_log_buf *buf,
-				uint64_t off, const char *rec, uint32_t size,
-				struct pa_error *err)
+/*
+ * One sample s (its stack ips, in the log's data or owned by the thread),
+ * read from the record at offset off, standing for weight overflows
+ * (pa_sample.count), into c's thread as c->o says.
+ */
+static int pa_reader_add_sample(struct pa_thread_ctx *c, struct pa_log_buf *buf,
+				uint64_t off, const struct ppf_sample *s, const uint64_t *ips,
+				uint32_t weight, struct pa_error *err)
 {
 	struct pa_thread *t = c->thread;
-	struct ppf_sample s;
 	struct pa_sample *ps;
+
+	if (c->o && c->o->window.on &&
+	    !pa_window_holds(&c->o->window, c->o->start_ns, s->time_ns))
+		return 0;
+	if (c->o && c->o->collapse) {
+		if (pa_reader_collapse(c, s, ips, weight) < 0)
+			return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
+		pa_reader_release_read(c, buf, off);
+		return 0;
+	}
+	if (pa_grow((void **)&t->samples, &c->samples_cap, t->nsamples, sizeof(*ps)) < 0)
+		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
+	ps = &t->samples[t->nsamples++];
+	ps->time_ns = s->time_ns;
+	ps->event = s->event;
+	ps->flags = s->flags;
+	ps->nframes = s->nframes;
+	ps->count = weight;
+	ps->ips = ips;
+	return 0;
+}
+
+/* A sample that stands for weight overflows (pa_sample.count). */
+static int pa_reader_sample_rec(struct pa_thread_ctx *c, struct pa_log_buf *buf,
+				uint64_t off, const char *rec, uint32_t size, uint32_t weight,
+				struct pa_error *err)
+{
+	struct ppf_sample s;
 
 	if (pa_reader_fixed(buf, off, rec, size, &s, sizeof(s), "sample", err) < 0)
 		return -EINVAL;
@@ -1036,28 +1178,116 @@ static int pa_reader_sample_rec(struct pa_thread_ctx *c, struct pa_log_buf *buf,
 		return pa_error_set(err, -EINVAL, buf->path, true, off,
 				    "sample record of %u bytes cannot hold its %u frames "
 				    "(needs %u)", size, s.nframes, ppf_sample_size(s.nframes));
-	if (c->o && c->o->window.on &&
-	    !pa_window_holds(&c->o->window, c->o->start_ns, s.time_ns))
-		return 0;
-	if (c->o && c->o->collapse) {
-		/* Records are 8-aligned in an 8-aligned buffer: ips are aligned. */
-		if (pa_reader_collapse(c, &s, (const uint64_t *)(const void *)(rec + sizeof(s))) < 0)
-			return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
-		pa_reader_release_read(c, buf, off);
-		return 0;
-	}
-	if (pa_grow((void **)&t->samples, &c->samples_cap, t->nsamples, sizeof(*ps)) < 0)
-		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
-	/* What was read is read again when asked for (pa_thread_release_before). */
-	pa_reader_release_read(c, buf, off);
-	ps = &t->samples[t->nsamples++];
-	ps->time_ns = s.time_ns;
-	ps->event = s.event;
-	ps->flags = s.flags;
-	ps->nframes = s.nframes;
-	ps->count = 1;
 	/* Records are 8-aligned in an 8-aligned buffer: ips are aligned. */
-	ps->ips = (const uint64_t *)(const void *)(rec + sizeof(s));
+	return pa_reader_add_sample(c, buf, off, &s,
+				    (const uint64_t *)(const void *)(rec + sizeof(s)), weight, err);
+}
+
+/* Checks a PPF_REC_STACK's counts against its size and the stacks before it. */
+static int pa_reader_stack_check(struct pa_thread_ctx *c, struct pa_log_buf *buf,
+				 uint64_t off, const struct ppf_stack *s, uint32_t size,
+				 struct pa_error *err)
+{
+	if (s->nframes == 0 || s->nframes > PPF_MAX_FRAMES)
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "stack record: %u frames (expected 1..%u)",
+				    s->nframes, PPF_MAX_FRAMES);
+	if (s->shared > s->nframes)
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "stack record of %u frames shares %u", s->nframes, s->shared);
+	if (ppf_stack_size(s->nframes - s->shared) > size)
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "stack record of %u bytes cannot hold its %u frames "
+				    "(needs %u)", size, s->nframes - s->shared,
+				    ppf_stack_size(s->nframes - s->shared));
+	if (s->id != c->nstacks)
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "stack record with id %u, expected %zu (the stack "
+				    "records before it)", s->id, c->nstacks);
+	if (s->shared && (s->base >= s->id || c->stacks[s->base].nframes < s->shared))
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "stack record %u shares %u frames of stack %u, which %s",
+				    s->id, s->shared, s->base, s->base >= s->id ?
+				    "does not come before it" : "has fewer");
+	return 0;
+}
+
+/*
+ * A PPF_REC_STACK: the next id's addresses, in the log's data when it has
+ * them all; made whole in memory the thread owns when it shares frames of
+ * another, or when collapsing (the log's pages are given back as they are
+ * read).
+ */
+static int pa_reader_stack_rec(struct pa_thread_ctx *c, struct pa_log_buf *buf,
+			       uint64_t off, const char *rec, uint32_t size,
+			       struct pa_error *err)
+{
+	const uint64_t *ips = (const uint64_t *)(const void *)(rec + sizeof(struct ppf_stack));
+	struct ppf_stack s;
+	uint64_t *copy;
+	int ret;
+
+	if (pa_reader_fixed(buf, off, rec, size, &s, sizeof(s), "stack", err) < 0)
+		return -EINVAL;
+	ret = pa_reader_stack_check(c, buf, off, &s, size, err);
+	if (ret < 0)
+		return ret;
+	if (pa_grow((void **)&c->stacks, &c->stacks_cap, c->nstacks, sizeof(*c->stacks)) < 0)
+		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
+	if (s.shared || (c->o && c->o->collapse)) {
+		const struct pa_reader_stack *base = &c->stacks[s.base];
+		uint32_t own = s.nframes - s.shared;
+
+		copy = pa_reader_block_take(c->thread, s.nframes);
+		if (!copy)
+			return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
+		memcpy(copy, ips, own * sizeof(*ips));
+		if (s.shared)
+			memcpy(copy + own, base->ips + base->nframes - s.shared,
+			       s.shared * sizeof(*ips));
+		ips = copy;
+	}
+	c->stacks[c->nstacks++] = (struct pa_reader_stack){ .ips = ips, .nframes = s.nframes };
+	return 0;
+}
+
+/* A PPF_REC_SAMPLE_BLOCK: its count entries, each a sample of a stack read before. */
+static int pa_reader_block_rec(struct pa_thread_ctx *c, struct pa_log_buf *buf,
+			       uint64_t off, const char *rec, uint32_t size,
+			       struct pa_error *err)
+{
+	struct ppf_sample_block b;
+
+	if (pa_reader_fixed(buf, off, rec, size, &b, sizeof(b), "sample block", err) < 0)
+		return -EINVAL;
+	/* Cut short with the file (the walk said so): the entries that are there. */
+	if (buf->truncated && b.count > (size - sizeof(b)) / sizeof(struct ppf_block_entry))
+		b.count = (uint32_t)((size - sizeof(b)) / sizeof(struct ppf_block_entry));
+	if (b.count > (size - sizeof(b)) / sizeof(struct ppf_block_entry))
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "sample block of %u bytes cannot hold its %u entries "
+				    "(needs %llu)", size, b.count,
+				    (unsigned long long)sizeof(b) +
+				    (unsigned long long)b.count * sizeof(struct ppf_block_entry));
+	for (uint32_t i = 0; i < b.count; i++) {
+		uint64_t at = sizeof(b) + (uint64_t)i * sizeof(struct ppf_block_entry);
+		struct ppf_block_entry e;
+		struct ppf_sample s;
+		int ret;
+
+		memcpy(&e, rec + at, sizeof(e));
+		if (e.stack >= c->nstacks)
+			return pa_error_set(err, -EINVAL, buf->path, true, off + at,
+					    "sample block entry %u names stack %u, but the log "
+					    "has %zu stack records before it", i, e.stack,
+					    c->nstacks);
+		s = (struct ppf_sample){ .time_ns = b.base_ns + e.delta_ns, .event = b.event,
+					 .flags = b.flags,
+					 .nframes = c->stacks[e.stack].nframes };
+		ret = pa_reader_add_sample(c, buf, off + at, &s, c->stacks[e.stack].ips, 1, err);
+		if (ret < 0)
+			return ret;
+	}
 	return 0;
 }
 
@@ -1094,15 +1324,41 @@ static int pa_reader_thread_event_rec(struct pa_thread_ctx *c, struct pa_log_buf
 	return 0;
 }
 
+/*
+ * A PPF_REC_SAMPLE_WEIGHT: the overflows the next record stands for, when
+ * it is a sample, into *weight. A count above what pa_sample.count holds
+ * is no count a writer makes.
+ */
+static int pa_reader_weight_rec(struct pa_log_buf *buf, uint64_t off, const char *rec,
+				uint32_t size, uint32_t *weight, struct pa_error *err)
+{
+	struct ppf_sample_weight r;
+
+	if (pa_reader_grown(buf, off, rec, size, &r, sizeof(r), sizeof(r), "sample weight",
+			    err) < 0)
+		return -EINVAL;
+	if (r.overflows == 0 || r.overflows > UINT32_MAX)
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "sample weight record: %" PRIu64 " overflows (expected "
+				    "1..%" PRIu32 ")", r.overflows, UINT32_MAX);
+	*weight = (uint32_t)r.overflows;
+	return 0;
+}
+
 static int pa_reader_thread_cb(void *ctx, struct pa_log_buf *buf, uint64_t off,
 			       const char *rec, uint32_t type, uint32_t size,
 			       struct pa_warnings *warn, struct pa_error *err)
 {
 	struct pa_thread_ctx *c = ctx;
 	struct pa_thread *t = c->thread;
+	/* A weight applies to the record right after it only. */
+	uint32_t weight = c->weight ? c->weight : 1;
 
 	(void)warn;
+	c->weight = 0;
 	switch (type) {
+	case PPF_REC_SAMPLE_WEIGHT:
+		return pa_reader_weight_rec(buf, off, rec, size, &c->weight, err);
 	case PPF_REC_THREAD: {
 		struct ppf_thread r;
 
@@ -1118,7 +1374,11 @@ static int pa_reader_thread_cb(void *ctx, struct pa_log_buf *buf, uint64_t off,
 		return 0;
 	}
 	case PPF_REC_SAMPLE:
-		return pa_reader_sample_rec(c, buf, off, rec, size, err);
+		return pa_reader_sample_rec(c, buf, off, rec, size, weight, err);
+	case PPF_REC_STACK:
+		return pa_reader_stack_rec(c, buf, off, rec, size, err);
+	case PPF_REC_SAMPLE_BLOCK:
+		return pa_reader_block_rec(c, buf, off, rec, size, err);
 	case PPF_REC_THREAD_EVENT:
 		return pa_reader_thread_event_rec(c, buf, off, rec, size, err);
 	case PPF_REC_THREAD_NAME: {
@@ -1209,20 +1469,6 @@ void pa_thread_free(struct pa_thread *thread)
 	free(thread);
 }
 
-void pa_thread_release_before(const struct pa_thread *t, size_t upto)
-{
-	const char *start = (const char *)t->ip_storage, *end;
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-
-	if (!t->ip_mapped || !t->nsamples)
-		return;
-	end = upto < t->nsamples ? (const char *)t->samples[upto].ips :
-				   start + t->ip_mapped;
-	end = (const char *)((uintptr_t)end & ~(page - 1));
-	if (end > start)
-		madvise((void *)(uintptr_t)start, (size_t)(end - start), MADV_DONTNEED);
-}
-
 /*
  * Keep only the written part of the buffer (thread logs are preallocated and
  * mostly zero) as the storage behind samples[].ips.
@@ -1237,9 +1483,12 @@ static int pa_reader_keep_ips(struct pa_thread *t, struct pa_log_buf *buf)
 			return -ENOMEM;
 		memcpy(keep, buf->data, buf->data_end);
 		for (size_t i = 0; i < t->nsamples; i++) {
-			size_t at = (size_t)((const char *)t->samples[i].ips - buf->data);
+			uintptr_t ips = (uintptr_t)t->samples[i].ips, data = (uintptr_t)buf->data;
 
-			t->samples[i].ips = (const uint64_t *)(const void *)(keep + at);
+			/* Stacks made whole in memory of their own stay where they are. */
+			if (ips < data || ips >= data + buf->data_end)
+				continue;
+			t->samples[i].ips = (const uint64_t *)(const void *)(keep + (ips - data));
 		}
 		pa_reader_buf_release(buf);
 	} else {
@@ -1274,11 +1523,9 @@ static int pa_reader_thread_parse(struct pa_log_buf *buf, bool expect_end,
 				&c.saw_thread, warn, err);
 	if (ret == 0 && !(o && o->collapse) && pa_reader_keep_ips(c.thread, buf) < 0)
 		ret = pa_error_set(err, -ENOMEM, path, false, 0, "out of memory");
-	/* Read again when walked: a run's logs are not all in memory at once. */
-	if (ret == 0 && !(o && o->collapse))
-		pa_thread_release_before(c.thread, c.thread->nsamples);
 	pa_reader_buf_release(buf);
 	free(c.slots);
+	free(c.stacks);
 	if (ret < 0) {
 		pa_thread_free(c.thread);
 		return ret;
@@ -1835,6 +2082,108 @@ static int pa_reader_load_processes(struct pa_run *run, char **names, size_t n,
 	return ret;
 }
 
+/* Whether u is the first record of run naming its path (u in proc, of run). */
+static bool pa_reader_unprofiled_first(const struct pa_run *run, size_t pi, size_t ui)
+{
+	const char *path = run->processes[pi]->unprofiled[ui].path;
+
+	for (size_t i = 0; i <= pi; i++) {
+		const struct pa_process *q = run->processes[i];
+
+		for (size_t k = 0; k < (i == pi ? ui : q->nunprofiled); k++)
+			if (strcmp(q->unprofiled[k].path, path) == 0)
+				return false;
+	}
+	return true;
+}
+
+/*
+ * One warning for the statically linked programs the run's processes
+ * started (PPF_REC_UNPROFILED), naming the first few, each once.
+ */
+static void pa_reader_warn_unprofiled(struct pa_run *run)
+{
+	char names[1024] = "";
+	size_t n = 0, starts = 0, len = 0;
+
+	for (size_t i = 0; i < run->nprocesses; i++) {
+		for (size_t k = 0; k < run->processes[i]->nunprofiled; k++) {
+			int w;
+
+			starts++;
+			if (!pa_reader_unprofiled_first(run, i, k) || n++ >= PA_READER_UNENDED_NAMED)
+				continue;
+			w = snprintf(names + len, sizeof(names) - len, "%s%s", n > 1 ? ", " : "",
+				     run->processes[i]->unprofiled[k].path);
+			if (w > 0 && (size_t)w < sizeof(names) - len)
+				len += (size_t)w;
+		}
+	}
+	if (n)
+		pa_warnings_add(&run->warnings, run->dir, false, 0,
+				"%zu program%s %s statically linked and not profiled (started "
+				"%zu time%s; LD_PRELOAD cannot enter a program without a dynamic "
+				"loader): %s%s", n, n == 1 ? "" : "s", n == 1 ? "was" : "were",
+				starts, starts == 1 ? "" : "s", names,
+				n > PA_READER_UNENDED_NAMED ? ", ..." : "");
+}
+
+/* The image exec replaced just before proc started: same pid, replaced, started before. */
+static const struct pa_process *pa_reader_previous_image(const struct pa_run *run,
+						  const struct pa_process *proc)
+{
+	const struct pa_process *best = NULL;
+
+	for (size_t i = 0; i < run->nprocesses; i++) {
+		const struct pa_process *q = run->processes[i];
+
+		if (q != proc && q->pid == proc->pid && q->replaced && q->start_ns < proc->start_ns &&
+		    (!best || q->start_ns > best->start_ns))
+			best = q;
+	}
+	return best;
+}
+
+/* a - b, 0 when b is larger (clocks read at different moments). */
+static uint64_t pa_reader_cpu_sub(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+/*
+ * Sets each process's before (its CPU time before sampling started, less
+ * what the image that exec replaced before it, the process of the same pid
+ * in run, had used at its exec) and before_thread (before.h). Returns 0 or
+ * -ENOMEM.
+ */
+static int pa_reader_link_before(struct pa_run *run)
+{
+	for (size_t i = 0; i < run->nprocesses; i++) {
+		struct pa_process *proc = run->processes[i];
+		const struct pa_process *prev;
+		struct pa_thread *t;
+
+		if (!proc->cpu_sampling.known)
+			continue;
+		proc->before = proc->cpu_sampling;
+		prev = pa_reader_previous_image(run, proc);
+		if (prev && prev->cpu_exec.known) {
+			proc->before.user_ns = pa_reader_cpu_sub(proc->before.user_ns,
+							     prev->cpu_exec.user_ns);
+			proc->before.system_ns = pa_reader_cpu_sub(proc->before.system_ns,
+							       prev->cpu_exec.system_ns);
+		}
+		t = calloc(1, sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		/* Nameless, tid 0: reports name it PA_BEFORE_NAME themselves. */
+		t->pid = proc->pid;
+		t->start_ns = proc->start_ns;
+		proc->before_thread = t;
+	}
+	return 0;
+}
+
 int pa_run_load_opts(const char *dir, const struct pa_load_opts *opts, struct pa_run **out,
 		     struct pa_error *err)
 {
@@ -1845,6 +2194,8 @@ int pa_run_load_opts(const char *dir, const struct pa_load_opts *opts, struct pa
 	int ret;
 
 	*out = NULL;
+	if (stat(dir, &st) < 0 && errno == ENOENT)
+		return pa_error_set(err, -ENOENT, dir, false, 0, "%s", PA_READER_NO_RUN);
 	if (stat(dir, &st) < 0)
 		return pa_error_set(err, -errno, dir, false, 0, "%s", strerror(errno));
 	if (!S_ISDIR(st.st_mode))
@@ -1866,9 +2217,8 @@ int pa_run_load_opts(const char *dir, const struct pa_load_opts *opts, struct pa
 				ret = pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
 		} else
 			ret = pa_error_set(err, -ENOENT, dir, false, 0,
-					   "no process directories (<exe>.<pid>/%s) found: "
-					   "not a libpprof output directory, or the program did "
-					   "not run with libpprof", PPF_PROCESS_LOG);
+					   "no process directory (<exe>.<pid>/%s) here; %s",
+					   PPF_PROCESS_LOG, PA_READER_NO_PROFILE);
 	}
 	if (ret == 0 && n) {
 		run->processes = calloc(n, sizeof(*run->processes));
@@ -1883,7 +2233,12 @@ int pa_run_load_opts(const char *dir, const struct pa_load_opts *opts, struct pa
 		return ret;
 	}
 	qsort(run->processes, run->nprocesses, sizeof(*run->processes), pa_reader_cmp_process);
+	if (pa_reader_link_before(run) < 0) {
+		pa_run_free(run);
+		return pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
+	}
 	pa_reader_warn_unended(run);
+	pa_reader_warn_unprofiled(run);
 	*out = run;
 	return 0;
 }

@@ -11,12 +11,15 @@
  *     smaller than its fixed part (PPF_EVENT_V1_SIZE for an EVENT record,
  *     whose later fields read as zero when absent), or inconsistent with
  *     its own fields (nframes, exe_len + cmdline_len, path_len, source_len
- *     + text_len, a name without its NUL, an event without a name, ...);
+ *     + text_len, a name without its NUL, an event without a name, a stack
+ *     record whose id is not the count of those before it, a sample block
+ *     entry naming a stack not written before it, ...);
  *   - a second PROCESS, CONFIG or THREAD record, a second EVENT with the
  *     same index, a second THREAD_EVENT for the same event in one thread;
  *   - a directory holding no process directory.
  * Warnings (the load goes on, what came before is kept):
- *   - a record that runs past the end of the file ("truncated at offset N");
+ *   - a record that runs past the end of the file ("truncated at offset N";
+ *     of a sample block cut short, the whole entries before the cut are read);
  *   - a log without its END record ("not finalised"), except for a process
  *     whose image exec replaced (struct pa_process.replaced): its
  *     process.log ends with PPF_REC_EXEC and its thread logs stop without
@@ -165,6 +168,27 @@ struct pa_exec {
 	char *path; /* as passed to exec */
 };
 
+/*
+ * The process's CPU time (user space and kernel, every thread's, and the
+ * images before an exec's) at one moment, from a PPF_REC_PROCESS_CPU.
+ */
+struct pa_cpu_mark {
+	bool known;      /* the record was read */
+	uint64_t user_ns;
+	uint64_t system_ns;
+	uint32_t tid;    /* the thread that wrote it (the main thread), and */
+	uint64_t thread_user_ns;   /* its own CPU time then */
+	uint64_t thread_system_ns;
+};
+
+/* One PPF_REC_UNPROFILED: a program it started that the preload could not enter. */
+struct pa_unprofiled {
+	uint64_t time_ns;
+	uint32_t pid;    /* the program's process (this one's own after an exec) */
+	uint32_t why;    /* enum ppf_unprofiled_why, as recorded */
+	char *path;
+};
+
 /* A PPF_REC_LOG_FULL: the log stopped early, the file could not grow. */
 struct pa_log_full {
 	bool full;       /* the record was read; the fields below come from it */
@@ -172,14 +196,20 @@ struct pa_log_full {
 	int32_t error;   /* errno: ENOSPC, EDQUOT, EFBIG, ... */
 };
 
-/* One PPF_REC_SAMPLE. */
+/*
+ * One sample: a PPF_REC_SAMPLE, or an entry of a PPF_REC_SAMPLE_BLOCK with
+ * the PPF_REC_STACK it names (the samples of one stack share their ips).
+ */
 struct pa_sample {
 	uint64_t time_ns;
 	uint32_t event;        /* pa_event.index */
 	uint16_t flags;        /* enum ppf_sample_flags */
 	uint16_t nframes;      /* 1..PPF_MAX_FRAMES */
-	uint32_t count;        /* samples this entry stands for: 1, or more when
-				  pa_load_opts.collapse merged identical ones */
+	uint32_t count;        /* overflows this entry stands for: 1, or its
+				  PPF_REC_SAMPLE_WEIGHT's count (a late sample
+				  whose signal merged several), summed when
+				  pa_load_opts.collapse merged identical ones.
+				  Every report counts samples by it */
 	const uint64_t *ips;   /* nframes addresses: ips[0] interrupted, then callers */
 };
 
@@ -267,6 +297,24 @@ struct pa_process {
 	size_t nexecs;
 	struct pa_unsampled *unsampled; /* threads it could not sample, sorted by tid */
 	size_t nunsampled;
+	struct pa_unprofiled *unprofiled; /* in file order */
+	size_t nunprofiled;
+	/*
+	 * Its CPU time when the profiler's constructor began, when sampling
+	 * started (what came before no sample covers), and at its last exec
+	 * attempt (PPF_REC_PROCESS_CPU); not known in older logs.
+	 */
+	struct pa_cpu_mark cpu_entry;
+	struct pa_cpu_mark cpu_sampling;
+	struct pa_cpu_mark cpu_exec;
+	/*
+	 * The CPU time no sample covers, before sampling started in this
+	 * image (cpu_sampling less the previous image's cpu_exec), and the
+	 * pseudo-thread its estimated samples are counted in (before.h; not
+	 * among threads); set by pa_before_link, else unknown and NULL.
+	 */
+	struct pa_cpu_mark before;
+	struct pa_thread *before_thread;
 	bool replaced;   /* the image was replaced by exec: process.log ends with
 			    PPF_REC_EXEC (execs[nexecs - 1]) and has no END; the
 			    new image has a directory of its own, same pid */
@@ -353,16 +401,6 @@ int pa_thread_log_parse(const char *name, const void *data, size_t size,
 
 void pa_process_free(struct pa_process *proc);
 void pa_thread_free(struct pa_thread *thread);
-
-/*
- * Give back the memory of t's log that holds only the addresses of its
- * samples [0, upto) (upto >= nsamples: all of them), when the log is
- * mapped: it is read from the file again if they are used again, and
- * every pointer stays valid. A walk in file order calls it as it goes, so
- * that it holds a bounded part of a log however long. A log read into
- * memory is kept as it is.
- */
-void pa_thread_release_before(const struct pa_thread *t, size_t upto);
 
 /*
  * How many thread logs this process has read so far (any thread may ask,

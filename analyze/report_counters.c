@@ -24,6 +24,7 @@ struct pa_report_counters_tally {
 	size_t no_counter;
 	size_t not_counted;
 	size_t missing;
+	size_t late;
 };
 
 /* Whether e of proc is a counting event the report shows. */
@@ -127,9 +128,9 @@ static const char *pa_report_counters_why(const struct pa_process *proc,
 	return "no threads";
 }
 
-/* "(scaled, counted 62.5% of the time; 2 of 3 threads)", or what applies of it. */
-static void pa_report_counters_note(const struct pa_report_counters_scope *s,
-				    const struct pa_count *c, char *buf, size_t size)
+/* The note of pa_report_counters_note before what it says of late counters. */
+static void pa_report_counters_note_main(const struct pa_report_counters_scope *s,
+					 const struct pa_count *c, char *buf, size_t size)
 {
 	size_t total = c->counted + c->no_counter + c->not_counted + c->missing;
 	bool partial = pa_count_known(c) && c->counted < total;
@@ -146,6 +147,31 @@ static void pa_report_counters_note(const struct pa_report_counters_scope *s,
 		snprintf(buf, size, "(%zu of %zu threads)", c->counted, total);
 	else
 		buf[0] = '\0';
+}
+
+/*
+ * "(scaled, counted 62.5% of the time; 2 of 3 threads)", or what applies of
+ * it, then "; from its first sample" (a thread's) or "; 1 thread from its
+ * first sample" when counters were opened late.
+ */
+static void pa_report_counters_note(const struct pa_report_counters_scope *s,
+				    const struct pa_count *c, char *buf, size_t size)
+{
+	size_t len;
+
+	pa_report_counters_note_main(s, c, buf, size);
+	len = strlen(buf);
+	if (!c->late || len + 2 >= size)
+		return;
+	if (len)
+		buf[len - 1] = '\0'; /* the ')' */
+	if (s->thread)
+		snprintf(buf + strlen(buf), size - strlen(buf), "%sfrom its first sample)",
+			 len ? "; " : "(");
+	else
+		snprintf(buf + strlen(buf), size - strlen(buf), "%s%zu thread%s from %s first sample)",
+			 len ? "; " : "(", c->late, c->late == 1 ? "" : "s",
+			 c->late == 1 ? "its" : "their");
 }
 
 static void pa_report_counters_line(FILE *out, const struct pa_report_counters_scope *s,
@@ -236,6 +262,7 @@ static void pa_report_counters_tally_thread(const struct pa_process *proc,
 	tally->no_counter += sum.no_counter > 0;
 	tally->not_counted += sum.not_counted > 0;
 	tally->missing += sum.missing > 0;
+	tally->late += sum.late > 0;
 }
 
 /* What the header counts: distinct event names, processes and threads shown. */
@@ -336,6 +363,12 @@ static void pa_report_counters_notes(FILE *out, const struct pa_report_counters_
 		fprintf(out, "# note: %zu thread%s had no counter for some event (shown as \"-\"): "
 			"it could not be opened in that thread, or the thread was found only "
 			"at its first sample\n", t->no_counter, t->no_counter == 1 ? "" : "s");
+	if (t->late)
+		fprintf(out, "# note: %zu thread%s counted from %s first sample on: the profiler "
+			"did not see %s start (older than its constructor, or made by raw clone()), "
+			"so %s counters were opened then; what came before is not counted\n",
+			t->late, t->late == 1 ? " was" : "s were", t->late == 1 ? "its" : "their",
+			t->late == 1 ? "it" : "them", t->late == 1 ? "its" : "their");
 	if (t->not_counted)
 		fprintf(out, "# note: %zu thread%s had a counter that never ran (shown as \"-\"): "
 			"the PMU was busy with other events\n", t->not_counted,
@@ -432,6 +465,7 @@ static void pa_report_counters_json_row(struct pa_json *j, const struct pa_repor
 	pa_json_key_bool(j, "scaled", pa_count_scaled(&c));
 	pa_json_key_double(j, "counted_share", pa_count_share(&c));
 	pa_json_key_uint(j, "threads_counted", c.counted);
+	pa_json_key_uint(j, "threads_counted_late", c.late);
 	pa_json_key_string(j, "unknown_because", known ? NULL : pa_report_counters_why(s->proc, &c));
 	if (pa_counters_ratio(s->proc, e, &r) &&
 	    pa_report_counters_pair(s, e->index, r.den->index, &n, &d)) {
@@ -461,7 +495,8 @@ static void pa_report_counters_json_rows(struct pa_json *j, const struct pa_repo
  * rows for each selected thread. A row: pid, tid, name (executable or
  * thread name), event, spec, value (the scaled estimate, rounded; null when
  * not known), raw, time_enabled, time_running, scaled, counted_share,
- * threads_counted, unknown_because (null when known), ratio, ratio_of,
+ * threads_counted, threads_counted_late (of them, counted from their
+ * first sample on), unknown_because (null when known), ratio, ratio_of,
  * ratio_percent (null when the event heads no ratio). Returns 0, -ENOMEM or
  * -EIO.
  */
@@ -511,8 +546,10 @@ const struct pa_report pa_report_counters = {
 		"enabled / time running, shown as 'scaled, counted N% of the\n"
 		"time'), with instructions per cycle and the cache and branch\n"
 		"miss rates where both counts exist. '-': not known (the note\n"
-		"in parentheses says why). Without counting events it says so\n"
-		"in one line and exits 0.\n",
+		"in parentheses says why). 'from its first sample': a thread\n"
+		"the profiler did not see start (older than its constructor,\n"
+		"or raw clone()) counted from then on. Without counting events\n"
+		"it says so in one line and exits 0.\n",
 	.use = PA_EVENTS_COUNTS,
 	.needs = PA_REPORT_NEEDS_RUN,
 	.notes_apart = true,

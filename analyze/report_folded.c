@@ -93,7 +93,8 @@ static int pa_folded_thread_sample(void *ctx, const struct pa_samples_item *item
 		ret = pa_folded_append(ft, &at, item->proc->run_dir);
 	if (ret == 0)
 		ret = pa_folded_append(ft, &at, root[0]);
-	if (ret == 0)
+	/* The time before profiling is the process's, no thread's (before.h). */
+	if (ret == 0 && item->thread != item->proc->before_thread)
 		ret = pa_folded_append(ft, &at, root[1]);
 	for (size_t k = item->nframes; k-- > 0 && ret == 0;)
 		ret = pa_folded_append(ft, &at, item->frames[k].name);

@@ -15,8 +15,9 @@
  * again. One sample per distinct (thread, stack) with labels pid, tid
  * (numbers) and thread (its name). Sample types:
  * samples/count, then cpu/nanoseconds (samples x period) for an event that
- * counts nanoseconds at a fixed period, or EVENT/count (samples x period)
- * for another fixed-period event; a frequency event has samples/count only.
+ * counts nanoseconds at a fixed period (a frequency of one is a fixed period,
+ * pa_event_sample_period), or EVENT/count (samples x period) for another
+ * fixed-period event; another frequency event has samples/count only.
  * string_table[0] is "", every id is non-zero.
  */
 #include "grow.h"
@@ -27,6 +28,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "before.h"
 #include "eventinfo.h"
 #include "intern.h"
 #include "profile.pb-c.h"
@@ -195,7 +197,7 @@ static int pa_pprof_types(struct pa_pprof *pp, const struct pa_filter *f,
 {
 	bool differs = false;
 	const struct pa_event *e = pa_events_shown(pp->run, f, &differs);
-	bool fixed = e && !differs && !(e->flags & PPF_EVENT_FREQ) && e->period;
+	bool fixed = e && !differs && pa_event_sample_period(e);
 
 	t->n = 1;
 	t->type[0] = pa_pprof_str(pp, "samples");
@@ -206,7 +208,7 @@ static int pa_pprof_types(struct pa_pprof *pp, const struct pa_filter *f,
 
 		t->type[1] = pa_pprof_str(pp, ns ? "cpu" : e->name);
 		t->unit[1] = pa_pprof_str(pp, ns ? "nanoseconds" : "count");
-		t->period = (int64_t)e->period;
+		t->period = (int64_t)pa_event_sample_period(e);
 		t->n = 2;
 	}
 	for (size_t i = 0; i < t->n; i++)
@@ -379,7 +381,8 @@ static int pa_pprof_msg_sample(struct pa_pprof *pp, struct pa_pprof_msg *m, size
 	}
 	lab[0].num = th->pid;
 	lab[1].num = th->tid;
-	lab[2].str = pa_pprof_str(pp, th->name);
+	lab[2].str = pa_pprof_str(pp, th == pp->run->processes[pp->procs.v[i]]->before_thread ?
+				      PA_BEFORE_NAME : th->name);
 	lab[3].str = pa_pprof_str(pp, run_dir);
 	if (lab[2].str < 0 || lab[3].str < 0)
 		return -ENOMEM;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "before.h"
 #include "coverage.h"
 #include "eventinfo.h"
 #include "jsondoc.h"
@@ -138,6 +139,23 @@ static int pa_report_processes_tree_init(struct pa_report_processes_tree *t,
 }
 
 /*
+ * Whether the exec that replaced proc started a statically linked program:
+ * its record (which names the program found, where exec was given a name
+ * to search PATH for) comes just before the exec's, after any earlier one.
+ */
+static bool pa_report_processes_exec_static(const struct pa_process *proc)
+{
+	uint64_t at = proc->execs[proc->nexecs - 1].time_ns;
+	uint64_t after = proc->nexecs > 1 ? proc->execs[proc->nexecs - 2].time_ns : 0;
+
+	for (size_t i = 0; i < proc->nunprofiled; i++)
+		if (proc->unprofiled[i].pid == proc->pid && proc->unprofiled[i].time_ns <= at &&
+		    proc->unprofiled[i].time_ns >= after)
+			return true;
+	return false;
+}
+
+/*
  * How proc ended, as the ENDED column says it (see pa_report_processes_write),
  * then how many of the threads f selects ran unsampled, if any.
  */
@@ -148,7 +166,10 @@ static void pa_report_processes_how(const struct pa_process *proc, const struct 
 	size_t unsampled = pa_filter_count_unsampled(f, proc), len;
 	const char *sig;
 
-	if (proc->replaced)
+	if (proc->replaced && pa_report_processes_exec_static(proc))
+		snprintf(buf, size, "%sexec %s (statically linked: not profiled)", off,
+			 proc->execs[proc->nexecs - 1].path);
+	else if (proc->replaced)
 		snprintf(buf, size, "%sexec %s", off, proc->execs[proc->nexecs - 1].path);
 	else if (!proc->ended && proc->full.full)
 		snprintf(buf, size, "%sunknown (log full)", off);
@@ -166,6 +187,20 @@ static void pa_report_processes_how(const struct pa_process *proc, const struct 
 	if (unsampled && len < size)
 		snprintf(buf + len, size - len, ", %zu thread%s unsampled", unsampled,
 			 unsampled == 1 ? "" : "s");
+}
+
+/*
+ * proc's CPU time before profiling (before.h) in seconds; "-" if unknown,
+ * or when f selects threads (it is no thread's).
+ */
+static void pa_report_processes_before(const struct pa_process *proc,
+				       const struct pa_filter *f, char *buf, size_t size)
+{
+	if (proc->before.known && !pa_filter_by_thread(f))
+		snprintf(buf, size, "%.3f",
+			 (double)(proc->before.user_ns + proc->before.system_ns) / 1e9);
+	else
+		snprintf(buf, size, "-");
 }
 
 /* Seconds from start_ns to the end of proc (END, or its exec), "-" if unknown. */
@@ -216,7 +251,7 @@ static void pa_report_processes_row(FILE *out, const struct pa_process *proc, si
 				    int exe_width, uint64_t t0, const struct pa_filter *f)
 {
 	const char *exe = pa_process_exe_base(proc);
-	char how[PA_ERROR_PATH_MAX + 32], dur[32], cpu[PA_COVERAGE_TEXT_MAX];
+	char how[PA_ERROR_PATH_MAX + 64], dur[32], before[32], cpu[PA_COVERAGE_TEXT_MAX];
 	int indent = (int)pa_report_processes_indent(depth);
 	size_t nthreads;
 	uint64_t samples = pa_report_processes_samples(proc, f, &nthreads);
@@ -224,11 +259,12 @@ static void pa_report_processes_row(FILE *out, const struct pa_process *proc, si
 
 	pa_report_processes_how(proc, f, how, sizeof(how));
 	pa_report_processes_duration(proc, dur, sizeof(dur));
+	pa_report_processes_before(proc, f, before, sizeof(before));
 	pa_coverage_process(f, proc, &c);
-	fprintf(out, "%8" PRIu32 " %8" PRIu32 " %9.3f %9s %9" PRIu64 " %7zu %s  %*s%-*s  %s\n",
+	fprintf(out, "%8" PRIu32 " %8" PRIu32 " %9.3f %9s %9" PRIu64 " %7zu %s %9s  %*s%-*s  %s\n",
 		proc->pid, proc->ppid,
 		proc->start_ns >= t0 ? (double)(proc->start_ns - t0) / 1e9 : 0.0, dur,
-		samples, nthreads, pa_coverage_format(&c, cpu, sizeof(cpu)), indent, "",
+		samples, nthreads, pa_coverage_format(&c, cpu, sizeof(cpu)), before, indent, "",
 		exe_width - indent, exe[0] ? exe : "?", how);
 }
 
@@ -284,8 +320,9 @@ static int pa_report_processes_write(const struct pa_report_ctx *ctx)
 			width = w;
 	}
 	pa_events_header(out, run, &f, pa_report_processes_total(&t, &f), false, 0, 0, 0);
-	fprintf(out, "%8s %8s %9s %9s %9s %7s %s  %-*s  %s\n", "PID", "PPID", "START(s)",
-		"WALL(s)", "SAMPLES", "THREADS", PA_COVERAGE_HEAD, (int)width, "EXE", "ENDED");
+	fprintf(out, "%8s %8s %9s %9s %9s %7s %s %9s  %-*s  %s\n", "PID", "PPID", "START(s)",
+		"WALL(s)", "SAMPLES", "THREADS", PA_COVERAGE_HEAD, "BEFORE(s)", (int)width, "EXE",
+		"ENDED");
 	for (size_t r = 0; r < t.nrows; r++)
 		pa_report_processes_row(out, t.v[t.order[r]], t.depth[r], (int)width, t0, &f);
 	pa_report_processes_tree_release(&t);
@@ -321,6 +358,41 @@ static void pa_report_processes_json_how(struct pa_json *j, const struct pa_proc
 			   proc->execs[proc->nexecs - 1].path : NULL);
 }
 
+/*
+ * Members "before_s", "before_user_s", "before_system_s" (its CPU time
+ * before profiling, before.h; null when unknown or when f selects
+ * threads), "before_samples" (the samples of the event shown that time
+ * stands for, estimated, as the other reports count them: 0 when it is no
+ * CPU-time event or f selects threads) and "unprofiled" (the statically linked programs it
+ * started: {"pid", "path"}).
+ */
+static void pa_report_processes_json_before(struct pa_json *j, const struct pa_process *proc,
+					    const struct pa_filter *f)
+{
+	const struct pa_event *ev = pa_filter_find_event(f, proc);
+	const uint64_t ns[3] = { proc->before.user_ns + proc->before.system_ns,
+				 proc->before.user_ns, proc->before.system_ns };
+	static const char *const keys[3] = { "before_s", "before_user_s", "before_system_s" };
+
+	for (size_t i = 0; i < 3; i++) {
+		pa_json_key(j, keys[i]);
+		if (proc->before.known && !pa_filter_by_thread(f))
+			pa_json_double(j, (double)ns[i] / 1e9);
+		else
+			pa_json_null(j);
+	}
+	pa_json_key_uint(j, "before_samples", ev && !pa_filter_by_thread(f) ?
+			 pa_before_event_samples(proc, ev) : 0);
+	pa_json_key_array(j, "unprofiled");
+	for (size_t i = 0; i < proc->nunprofiled; i++) {
+		pa_json_object_begin(j);
+		pa_json_key_uint(j, "pid", proc->unprofiled[i].pid);
+		pa_json_key_string(j, "path", proc->unprofiled[i].path);
+		pa_json_object_end(j);
+	}
+	pa_json_array_end(j);
+}
+
 static void pa_report_processes_json_row(struct pa_json *j, const struct pa_process *proc,
 					 size_t depth, int64_t parent, uint64_t t0,
 					 const struct pa_filter *f)
@@ -328,7 +400,7 @@ static void pa_report_processes_json_row(struct pa_json *j, const struct pa_proc
 	uint64_t end = proc->ended ? proc->end_ns :
 		       proc->replaced ? proc->execs[proc->nexecs - 1].time_ns : 0;
 	const char *exe = pa_process_exe_base(proc);
-	char how[PA_ERROR_PATH_MAX + 32];
+	char how[PA_ERROR_PATH_MAX + 64];
 	size_t nthreads;
 	uint64_t samples = pa_report_processes_samples(proc, f, &nthreads);
 	struct pa_coverage c;
@@ -364,6 +436,7 @@ static void pa_report_processes_json_row(struct pa_json *j, const struct pa_proc
 	else
 		pa_json_null(j);
 	pa_coverage_json(j, &c);
+	pa_report_processes_json_before(j, proc, f);
 	pa_json_object_end(j);
 }
 
@@ -441,9 +514,13 @@ const struct pa_report pa_report_processes = {
 	.help = "One row per process: pid, ppid, start (seconds after the\n"
 		"run's first process), wall-clock duration, samples, threads,\n"
 		"CPU, user and system time, the share of it the samples cover\n"
-		"(COVER), executable and how it ended: 'exit N', 'signal\n"
+		"(COVER), the CPU time before profiling (BEFORE(s): the loader,\n"
+		"constructors, the profiler's start; top and the others count\n"
+		"it as '[before profiling]', estimated), executable and how\n"
+		"it ended: 'exit N', 'signal\n"
 		"SIGNAME', 'exec PATH' (its image was replaced; the new image\n"
-		"is the next row with the same pid), 'exit_group or killed?'\n"
+		"is the next row with the same pid; '(statically linked: not\n"
+		"profiled)' when it writes none), 'exit_group or killed?'\n"
 		"(no END record: a raw exit_group, killed, or still running),\n"
 		"'unknown (log full)' (no END record after its log stopped\n"
 		"early, the disk full) or 'unknown'; 'off, ' comes first when\n"

@@ -9,8 +9,11 @@
  *   (a blank line)
  *
  * COMM is the thread's name (the executable's basename when it has none),
- * SECONDS the sample's CLOCK_MONOTONIC time, PERIOD the event's fixed
- * period (1 for a frequency event), EVENT its name. ADDRESS is the ELF
+ * SECONDS the sample's CLOCK_MONOTONIC time, PERIOD the event count the
+ * sample stands for, as perf prints it: the event's fixed period (1 for a
+ * frequency event) times the overflows it stands for (pa_sample.count:
+ * more than 1 for a late sample whose signal merged several), EVENT its
+ * name. ADDRESS is the ELF
  * address in MODULE (as perf prints it; the run-time address when no
  * module holds it); an unresolved frame prints "[unknown]" as its function,
  * an address outside every module "[unknown]" as its module too. Samples
@@ -24,6 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "before.h"
+#include "eventinfo.h"
 #include "grow.h"
 
 #include "samples.h"
@@ -128,7 +133,8 @@ static int pa_script_sample(void *ctx, const struct pa_samples_item *item)
 	struct pa_script *sc = ctx;
 	const struct pa_event *e = item->event;
 	uint64_t t = item->sample->time_ns;
-	uint64_t period = e && !(e->flags & PPF_EVENT_FREQ) && e->period ? e->period : 1;
+	uint64_t period = (e && pa_event_sample_period(e) ? pa_event_sample_period(e) : 1) *
+			  item->sample->count;
 	const char *dir = item->proc->run_dir ? item->proc->run_dir : "";
 	const char *comm = item->thread->name[0] ? item->thread->name :
 						   pa_process_exe_base(item->proc);
@@ -137,6 +143,9 @@ static int pa_script_sample(void *ctx, const struct pa_samples_item *item)
 	char head[1024], *big = NULL;
 	int n;
 
+	/* An estimate of the time before profiling (before.h) is no sample taken. */
+	if (item->sample->flags & PA_SAMPLE_ESTIMATED)
+		return 0;
 	/*
 	 * Readers tell threads apart by COMM and TID: with several runs, which
 	 * can share tids, COMM starts with the run's directory ("DIR:COMM").

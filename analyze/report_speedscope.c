@@ -6,7 +6,8 @@
  * "EXE (PID) THREAD (TID)", its samples in time order, each a stack of
  * indexes into shared.frames, root first. Weights: the period in
  * nanoseconds (unit "nanoseconds") for an event that counts nanoseconds at
- * a fixed period, else 1 per sample (unit "none"). A frame is a function
+ * a fixed period, else 1 (unit "none"), times the overflows the sample
+ * stands for (pa_sample.count: more for a late sample). A frame is a function
  * (as speedscope's own importers make them), one per inline level
  * (pa_symbols_lookup_src), so that stacks count as top --inlines: its name,
  * its source file as "file" and the line where it starts as "line" when the
@@ -20,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "before.h"
 #include "eventinfo.h"
 #include "grow.h"
 #include "json.h"
@@ -32,12 +34,20 @@
  * shared by every profile and written last (JSON does not order an
  * object's keys).
  */
+/* Samples in a row that stand for the same overflows (mostly 1). */
+struct pa_speedscope_run {
+	uint32_t count;
+	uint32_t n;
+};
+
 struct pa_speedscope {
 	FILE *out;
 	const struct pa_filter *filter;
 	struct pa_intern *frames;   /* "name\0file\0line\0": file the source or module */
 	const struct pa_thread *thread; /* whose profile is open */
 	size_t nsamples;            /* in it */
+	struct pa_speedscope_run *counts; /* its samples' counts, run by run */
+	size_t nruns, runs_cap;
 	uint64_t weight;            /* per sample */
 	size_t nprofiles;
 	size_t proc_index;          /* whose stacks texts holds */
@@ -53,16 +63,20 @@ static const char *pa_speedscope_thread_name(const struct pa_process *proc,
 	return th->name[0] ? th->name : pa_process_exe_base(proc);
 }
 
-/* Start the profile of item's thread, of n samples. */
+/* Start the profile of item's thread, whose samples stand for n overflows. */
 static void pa_speedscope_open(struct pa_speedscope *ss, const struct pa_samples_item *item,
-			       size_t n)
+			       uint64_t n)
 {
 	FILE *out = ss->out;
 	char name[512];
 
-	snprintf(name, sizeof(name), "%s (%" PRIu32 ") %s (%" PRIu32 ")",
-		 pa_process_exe_base(item->proc), item->proc->pid,
-		 pa_speedscope_thread_name(item->proc, item->thread), item->thread->tid);
+	if (item->thread == item->proc->before_thread)
+		snprintf(name, sizeof(name), "%s (%" PRIu32 ") %s", pa_process_exe_base(item->proc),
+			 item->proc->pid, PA_BEFORE_NAME);
+	else
+		snprintf(name, sizeof(name), "%s (%" PRIu32 ") %s (%" PRIu32 ")",
+			 pa_process_exe_base(item->proc), item->proc->pid,
+			 pa_speedscope_thread_name(item->proc, item->thread), item->thread->tid);
 	fprintf(out, "%s\n{\"type\":\"sampled\",\"name\":", ss->nprofiles++ ? "," : "");
 	/* "RUN: EXE (PID) THREAD (TID)": the name alone may be another run's */
 	fputc('"', out);
@@ -76,6 +90,7 @@ static void pa_speedscope_open(struct pa_speedscope *ss, const struct pa_samples
 		ss->weight == 1 ? "none" : "nanoseconds", ss->weight * n);
 	ss->thread = item->thread;
 	ss->nsamples = 0;
+	ss->nruns = 0;
 }
 
 /* End the open profile, if any: its weights. */
@@ -84,8 +99,10 @@ static void pa_speedscope_close(struct pa_speedscope *ss)
 	if (!ss->thread)
 		return;
 	fputs("],\n\"weights\":[", ss->out);
-	for (size_t i = 0; i < ss->nsamples; i++)
-		fprintf(ss->out, i ? ",%" PRIu64 : "%" PRIu64, ss->weight);
+	for (size_t r = 0, i = 0; r < ss->nruns; r++)
+		for (uint32_t k = 0; k < ss->counts[r].n; k++)
+			fprintf(ss->out, i++ ? ",%" PRIu64 : "%" PRIu64,
+				ss->weight * ss->counts[r].count);
 	fputs("]}", ss->out);
 	ss->thread = NULL;
 }
@@ -222,6 +239,20 @@ static const char *pa_speedscope_stack(struct pa_speedscope *ss,
 	return text;
 }
 
+/* Note the next sample's count, run by run; -ENOMEM. */
+static int pa_speedscope_count(struct pa_speedscope *ss, uint32_t count)
+{
+	if (ss->nruns && ss->counts[ss->nruns - 1].count == count &&
+	    ss->counts[ss->nruns - 1].n < UINT32_MAX) {
+		ss->counts[ss->nruns - 1].n++;
+		return 0;
+	}
+	if (pa_grow((void **)&ss->counts, &ss->runs_cap, ss->nruns, sizeof(*ss->counts)) < 0)
+		return -ENOMEM;
+	ss->counts[ss->nruns++] = (struct pa_speedscope_run){ count, 1 };
+	return 0;
+}
+
 static int pa_speedscope_add(void *ctx, const struct pa_samples_item *item)
 {
 	struct pa_speedscope *ss = ctx;
@@ -230,10 +261,14 @@ static int pa_speedscope_add(void *ctx, const struct pa_samples_item *item)
 
 	if (item->thread != ss->thread) {
 		pa_speedscope_close(ss);
-		pa_speedscope_open(ss, item, pa_samples_count(ss->filter, item->proc, item->thread));
+		pa_speedscope_open(ss, item, pa_samples_total(ss->filter, item->proc, item->thread));
 	}
 	text = pa_speedscope_stack(ss, item, &own);
 	if (!text) {
+		free(own);
+		return -ENOMEM;
+	}
+	if (pa_speedscope_count(ss, item->sample->count) < 0) {
 		free(own);
 		return -ENOMEM;
 	}
@@ -273,9 +308,8 @@ static uint64_t pa_speedscope_weight(const struct pa_run *run, const struct pa_f
 	bool differs = false;
 	const struct pa_event *e = pa_events_shown(run, f, &differs);
 
-	if (e && !differs && (e->flags & PPF_EVENT_TIME_NS) && !(e->flags & PPF_EVENT_FREQ) &&
-	    e->period > 1)
-		return e->period;
+	if (e && !differs && (e->flags & PPF_EVENT_TIME_NS) && pa_event_sample_period(e) > 1)
+		return pa_event_sample_period(e);
 	return 1;
 }
 
@@ -311,6 +345,7 @@ static int pa_report_speedscope_write(const struct pa_report_ctx *ctx)
 		pa_error_set(err, ret, run->dir, false, 0, "out of memory");
 	pa_intern_free(ss.frames);
 	free(ss.ids);
+	free(ss.counts);
 	pa_speedscope_drop(&ss);
 	free(ss.texts);
 	if (ret == 0 && ferror(out))

@@ -16,7 +16,7 @@ static const struct pa_event *pa_report_top_timed(const struct pa_run *run,
 	bool differs;
 	const struct pa_event *e = pa_events_shown(run, f, &differs);
 
-	if (!e || differs || !(e->flags & PPF_EVENT_TIME_NS) || (e->flags & PPF_EVENT_FREQ))
+	if (!e || differs || !(e->flags & PPF_EVENT_TIME_NS) || !pa_event_sample_period(e))
 		return NULL;
 	return e;
 }
@@ -51,7 +51,7 @@ static int pa_report_top_write(const struct pa_report_ctx *ctx)
 		base = base ? base + 1 : f->module;
 		if (e)
 			snprintf(cpu, sizeof(cpu), "%.3f",
-				 (double)f->self * (double)e->period / 1e9);
+				 (double)f->self * (double)pa_event_sample_period(e) / 1e9);
 		fprintf(out, "%9" PRIu64 " %6.2f%% %9" PRIu64 " %6.2f%% %10s  %s",
 			f->self, pa_profile_pct(f->self, prof->samples),
 			f->total, pa_profile_pct(f->total, prof->samples), cpu, f->name);
@@ -107,7 +107,7 @@ static int pa_report_top_write_json(const struct pa_report_ctx *ctx)
 				   pa_profile_pct(f->total, prof->samples));
 		pa_json_key(j, "cpu_s");
 		if (e)
-			pa_json_double(j, (double)f->self * (double)e->period / 1e9);
+			pa_json_double(j, (double)f->self * (double)pa_event_sample_period(e) / 1e9);
 		else
 			pa_json_null(j);
 		pa_jsondoc_func(j, f);
@@ -122,8 +122,9 @@ const struct pa_report pa_report_top = {
 	.usage = "DIR [--limit N] [--lines] [--inlines] [OPTIONS]",
 	.help = "Flat profile: per function, self samples, self %, total\n"
 		"(inclusive) samples, total %, estimated CPU time (samples x\n"
-		"period, for events that count nanoseconds at a fixed period;\n"
-		"'-' otherwise), name and module. Sorted by self samples.\n"
+		"period, for events that count nanoseconds: cpu-clock and\n"
+		"task-clock, whose frequency is a fixed period too; '-'\n"
+		"otherwise), name and module. Sorted by self samples.\n"
 		"--lines: per source line instead, 'FILE:LINE FUNCTION' (the\n"
 		"innermost inlined function's line); --inlines: each inline\n"
 		"level is a function of its own.\n",

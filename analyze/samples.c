@@ -1,6 +1,8 @@
 /* samples: a symbolised walk over selected samples; see samples.h. */
 #include "samples.h"
 
+#include "before.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,16 +49,27 @@ static bool pa_samples_gives(const struct pa_filter *f, int64_t idx,
 	return pa_samples_wants(idx, s) && s->nframes != 0 && pa_filter_selects_time(f, proc, s);
 }
 
-size_t pa_samples_count(const struct pa_filter *f, const struct pa_process *proc,
-			const struct pa_thread *t)
+uint64_t pa_samples_total(const struct pa_filter *f, const struct pa_process *proc,
+			  const struct pa_thread *t)
 {
 	int64_t idx = pa_filter_event(f, proc);
-	size_t n = 0;
+	uint64_t n = 0;
 
-	if (idx == PA_FILTER_NO_EVENT || !pa_filter_selects_thread(f, t))
+	if (idx == PA_FILTER_NO_EVENT)
+		return 0;
+	if (t == proc->before_thread) {
+		struct pa_sample est[PA_BEFORE_MAX];
+		size_t k = pa_before_samples(proc, f, idx, est);
+
+		for (size_t i = 0; i < k; i++)
+			n += est[i].count;
+		return n;
+	}
+	if (!pa_filter_selects_thread(f, t))
 		return 0;
 	for (size_t i = 0; i < t->nsamples; i++)
-		n += pa_samples_gives(f, idx, proc, &t->samples[i]);
+		if (pa_samples_gives(f, idx, proc, &t->samples[i]))
+			n += t->samples[i].count;
 	return n;
 }
 
@@ -77,9 +90,6 @@ struct pa_samples_walker {
 	struct pa_samples_buf *b;
 	struct pa_intern *stacks; /* the process's distinct stacks' addresses; NULL: none kept */
 };
-
-/* Samples between two gives of a log's memory (pa_thread_release_before). */
-#define PA_SAMPLES_RELEASE_EVERY 2048
 
 /* Which distinct stack s is (item->stack, item->stack_new); -ENOMEM. */
 static int pa_samples_stack(struct pa_samples_walker *w, const struct pa_sample *s,
@@ -111,8 +121,6 @@ static int pa_samples_thread(struct pa_samples_walker *w, struct pa_samples_item
 		const struct pa_sample *s = &th->samples[i];
 		int n = 0;
 
-		if (i % PA_SAMPLES_RELEASE_EVERY == 0)
-			pa_thread_release_before(th, i);
 		if (!pa_samples_gives(w->f, idx, item->proc, s))
 			continue;
 		if (pa_samples_stack(w, s, item) < 0)
@@ -128,7 +136,38 @@ static int pa_samples_thread(struct pa_samples_walker *w, struct pa_samples_item
 		item->nframes = (size_t)n;
 		ret = w->fn(w->ctx, item);
 	}
-	pa_thread_release_before(th, th->nsamples);
+	return ret;
+}
+
+/*
+ * The process's estimated samples for its time before profiling
+ * (before.h), last, each its own stack (PA_SAMPLES_NO_STACK).
+ */
+static int pa_samples_before(struct pa_samples_walker *w, struct pa_samples_item *item,
+			     struct pa_symbols **sym, int64_t idx, struct pa_warnings *warn,
+			     struct pa_error *err)
+{
+	struct pa_sample est[PA_BEFORE_MAX];
+	size_t n = pa_before_samples(item->proc, w->f, idx, est);
+	int ret = 0;
+
+	if (n && !*sym && (ret = pa_symbols_new(item->proc, sym, warn, err)) < 0)
+		return ret;
+	item->thread = item->proc->before_thread;
+	item->sym = *sym;
+	item->stack = PA_SAMPLES_NO_STACK;
+	item->stack_new = true;
+	for (size_t i = 0; i < n && ret == 0; i++) {
+		int k = pa_samples_symbolise(*sym, &est[i], w->b);
+
+		if (k < 0)
+			return k;
+		item->sample = &est[i];
+		item->event = pa_process_find_event(item->proc, est[i].event);
+		item->frames = k ? w->b->frames : NULL;
+		item->nframes = (size_t)k;
+		ret = w->fn(w->ctx, item);
+	}
 	return ret;
 }
 
@@ -154,9 +193,11 @@ static int pa_samples_process(struct pa_samples_walker *w, const struct pa_run *
 			break;
 		item.sym = sym;
 		ret = pa_samples_thread(w, &item, idx);
-		if (ret == -ENOMEM)
-			pa_error_set(err, ret, proc->dir, false, 0, "out of memory");
 	}
+	if (ret == 0)
+		ret = pa_samples_before(w, &item, &sym, idx, warn, err);
+	if (ret == -ENOMEM)
+		pa_error_set(err, ret, proc->dir, false, 0, "out of memory");
 	pa_symbols_free(sym);
 	pa_intern_free(w->stacks);
 	w->stacks = NULL;

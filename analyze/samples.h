@@ -69,11 +69,12 @@ int pa_samples_walk_opts(const struct pa_run *run, const struct pa_filter *f,
 			 struct pa_warnings *warn, struct pa_error *err);
 
 /*
- * How many samples of thread t of proc a walk with filter f gives (all of
- * them, before the walk reaches t): for a report that writes a count first.
+ * The overflows (pa_sample.count, summed) of the samples of thread t of
+ * proc a walk with filter f gives, its estimates when t is
+ * proc->before_thread (before.h): for a report that writes a total first.
  */
-size_t pa_samples_count(const struct pa_filter *f, const struct pa_process *proc,
-			const struct pa_thread *t);
+uint64_t pa_samples_total(const struct pa_filter *f, const struct pa_process *proc,
+			  const struct pa_thread *t);
 
 /* Whether the frames of proc's addresses never depend on when they were taken. */
 bool pa_samples_time_free(const struct pa_process *proc);

@@ -1,4 +1,5 @@
 /* symbols: offline symbolisation with libdwfl; see symbols.h. */
+#include "before.h"
 #include "grow.h"
 #include "intern.h"
 #include "plt.h"
@@ -890,6 +891,9 @@ static void pa_symbols_unknown_frame(uint64_t ip, struct pa_frame *out)
 	out->ip = ip;
 	out->offset = ip;
 	out->name = pa_symbols_unknown;
+	/* The time before profiling (before.h): a function of no module. */
+	if (ip == PA_BEFORE_IP)
+		out->name = out->function = PA_BEFORE_NAME;
 }
 
 /*

@@ -34,7 +34,7 @@ __asm__(".section .rodata\n"
 extern const char pp_config_default_ini[];
 
 #define PP_CONFIG_VALUE_MAX 256
-#define PP_CONFIG_MAX_KEYS 7
+#define PP_CONFIG_MAX_KEYS 8
 /*
  * The shortest period of cpu-clock and task-clock, and the highest
  * frequency: a sample every 100 us of CPU at most. The kernel's hrtimer
@@ -53,11 +53,13 @@ enum pp_config_kind { PP_SEC_PROFILE, PP_SEC_SAMPLE, PP_SEC_COUNT };
 static const char *const pp_config_kinds[] = { "profile", "sample", "count" };
 
 enum { K_OUTPUT, K_MODE, K_MAX_FRAMES, K_FOLLOW_EXEC, K_UNAVAILABLE, K_STRICT,
-       K_SIGNAL };
+       K_SIGNAL, K_STACKS };
 static const char *const pp_config_profile_keys[] = {
 	"output", "mode", "max_frames", "follow_exec", "unavailable", "strict",
-	"signal",
+	"signal", "stacks",
 };
+_Static_assert(sizeof(pp_config_profile_keys) / sizeof(pp_config_profile_keys[0]) <=
+	       PP_CONFIG_MAX_KEYS, "PP_CONFIG_MAX_KEYS holds [profile]'s keys");
 
 enum { K_EVENT, K_PERIOD, K_FREQUENCY, K_EXCLUDE_KERNEL, K_EXCLUDE_USER,
        K_PRECISE_IP };
@@ -476,6 +478,7 @@ static void pp_config_build_profile(struct pp_config_parser *p,
 {
 	static const char *const modes[] = { "auto", "sigtrap", "signal" };
 	static const char *const unavailable[] = { "skip", "off" };
+	static const char *const stacks[] = { "once", "whole" };
 	const struct pp_config_value *v = p->profile.v;
 	int mode = 0;
 	uint64_t n;
@@ -507,6 +510,7 @@ static void pp_config_build_profile(struct pp_config_parser *p,
 	pp_config_choice(p, "unavailable", &v[K_UNAVAILABLE], unavailable, 2,
 			 &cfg->unavailable_off);
 	pp_config_bool(p, "strict", &v[K_STRICT], &cfg->strict);
+	pp_config_choice(p, "stacks", &v[K_STACKS], stacks, 2, &cfg->whole_stacks);
 }
 
 /*

@@ -44,6 +44,7 @@ struct pp_config {
 	int follow_exec;
 	int strict;
 	int unavailable_off;
+	int whole_stacks;   /* stacks = whole: every sample with its whole stack */
 	unsigned nevents;   /* sampling and counting, in file order */
 	struct pp_config_event events[PP_CONFIG_MAX_EVENTS];
 	char *text;         /* the configuration text, owned (malloc'd) */

@@ -334,6 +334,20 @@ static int pp_events_open_task(struct pp_events *ev, const struct pp_config *cfg
 	return 0;
 }
 
+uint32_t pp_events_count_attrs(const struct pp_events *ev, const struct pp_config *cfg,
+			       struct perf_event_attr attrs[PP_CONFIG_MAX_EVENTS])
+{
+	uint32_t mask = 0;
+
+	for (unsigned i = 0; i < cfg->nevents; i++) {
+		if (!cfg->events[i].count_only || ev->error[i])
+			continue;
+		pp_events_attr(&attrs[i], &cfg->events[i], i, ev->mode);
+		mask |= 1u << i;
+	}
+	return mask;
+}
+
 int pp_events_open_others(struct pp_events *ev, const struct pp_config *cfg)
 {
 	pid_t self = (pid_t)syscall(SYS_gettid);

@@ -11,6 +11,7 @@
 #define PP_EVENTS_H
 
 #include <stddef.h>
+#include <linux/perf_event.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -96,6 +97,15 @@ int pp_events_open(struct pp_events *ev, const struct pp_config *cfg, int mode,
  * skipped; returns how many did.
  */
 int pp_events_open_others(struct pp_events *ev, const struct pp_config *cfg);
+
+/*
+ * The counting events of cfg that ev opened (none of ev->error): bit i of
+ * the returned mask, with their attributes in attrs[i] (counting from the
+ * moment they are opened, for the calling thread), for threads that open
+ * their own counters outside these functions (sigsafe/sampler.h).
+ */
+uint32_t pp_events_count_attrs(const struct pp_events *ev, const struct pp_config *cfg,
+			       struct perf_event_attr attrs[PP_CONFIG_MAX_EVENTS]);
 
 /*
  * Starts sampling: the process-wide events of ev (sigtrap: in every thread,

@@ -20,6 +20,7 @@
 
 #include "masks.h"
 #include "process.h"
+#include "staticexe.h"
 
 #define PP_EXPORT __attribute__((visibility("default")))
 #define PP_EXEC_MAX_VARS 16
@@ -174,6 +175,25 @@ static char **pp_exec_env_fill(char *const envp[], void *buf)
 	return out;
 }
 
+/*
+ * The program at path (found as execvp does when search is set), started
+ * with environment env as process pid, would have the profiler in
+ * LD_PRELOAD but cannot load it (statically linked): said and noted
+ * (staticexe.h). Nothing about the exec changes.
+ */
+static void pp_exec_check_static(int pid, const char *path, int search, char *const env[])
+{
+	const char *preload = pp_exec_find(env, PP_EXEC_PRELOAD);
+	char found[PATH_MAX];
+
+	if (!path || !preload || !pp_exec_has_lib(preload))
+		return;
+	if (search)
+		path = pp_staticexe_find(path, found, sizeof(found));
+	if (path && pp_staticexe_is(AT_FDCWD, path))
+		pp_staticexe_note(pid, path);
+}
+
 /* envp with the profiler put back, in the caller's stack frame. */
 #define PP_EXEC_ENV(envp)                                                    \
 	({                                                                   \
@@ -220,6 +240,7 @@ PP_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 
 	pp_exec_resolve();
 	env = PP_EXEC_ENV(envp);
+	pp_exec_check_static(getpid(), path, 0, env);
 	return PP_EXEC_CALL(path, pp_exec.execve(path, argv, env));
 }
 
@@ -234,6 +255,7 @@ PP_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 
 	pp_exec_resolve();
 	env = PP_EXEC_ENV(envp);
+	pp_exec_check_static(getpid(), file, 1, env);
 	return PP_EXEC_CALL(file, pp_exec.execvpe(file, argv, env));
 }
 
@@ -249,6 +271,7 @@ PP_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 	pp_exec_resolve();
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	env = PP_EXEC_ENV(envp);
+	pp_exec_check_static(getpid(), path, 0, env);
 	return PP_EXEC_CALL(path, pp_exec.fexecve(fd, argv, env));
 }
 
@@ -270,6 +293,7 @@ PP_EXPORT int execveat(int dirfd, const char *path, char *const argv[],
 	else
 		snprintf(what, sizeof(what), "/proc/self/fd/%d/%s", dirfd, path);
 	env = PP_EXEC_ENV(envp);
+	pp_exec_check_static(getpid(), what, 0, env);
 	return PP_EXEC_CALL(what, pp_exec.execveat(dirfd, path, argv, env, flags));
 }
 
@@ -325,14 +349,34 @@ PP_EXPORT int execle(const char *path, const char *arg, ...)
 	return execve(path, argv, envp);
 }
 
+/*
+ * posix_spawn (search: posix_spawnp, fn the real one) with the profiler put
+ * back into envp; a child started names its program when the preload
+ * cannot enter it.
+ */
+static int pp_exec_spawn(pp_spawn_fn fn, int search, pid_t *pid, const char *path,
+			 const posix_spawn_file_actions_t *actions,
+			 const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	char **env = PP_EXEC_ENV(envp);
+	pid_t child;
+	int rc = PP_EXEC_SPAWN(attr, fn(&child, path, actions, attr, argv, env));
+
+	if (rc == 0) {
+		pp_exec_check_static(child, path, search, env);
+		if (pid)
+			*pid = child;
+	}
+	return rc;
+}
+
 PP_EXPORT int posix_spawn(pid_t *pid, const char *path,
 			  const posix_spawn_file_actions_t *actions,
 			  const posix_spawnattr_t *attr, char *const argv[],
 			  char *const envp[])
 {
 	pp_exec_resolve();
-	return PP_EXEC_SPAWN(attr, pp_exec.spawn(pid, path, actions, attr, argv,
-						 PP_EXEC_ENV(envp)));
+	return pp_exec_spawn(pp_exec.spawn, 0, pid, path, actions, attr, argv, envp);
 }
 
 PP_EXPORT int posix_spawnp(pid_t *pid, const char *file,
@@ -341,6 +385,5 @@ PP_EXPORT int posix_spawnp(pid_t *pid, const char *file,
 			   char *const envp[])
 {
 	pp_exec_resolve();
-	return PP_EXEC_SPAWN(attr, pp_exec.spawnp(pid, file, actions, attr, argv,
-						  PP_EXEC_ENV(envp)));
+	return pp_exec_spawn(pp_exec.spawnp, 1, pid, file, actions, attr, argv, envp);
 }

@@ -9,7 +9,9 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -102,6 +104,25 @@ static int pp_init_tracer(void)
 	return p ? atoi(p + 10) : 0;
 }
 
+/*
+ * PPROF_RUN, the run's name, which every process of the run inherits (the
+ * exec wrappers pass it on with the other PPROF_* variables): the first
+ * process's pid and start time. What is said once per run is said by the
+ * process that first makes a marker named after it (staticexe.h).
+ */
+static void pp_init_run_name(void)
+{
+	struct timespec ts;
+	char name[64];
+
+	if (getenv("PPROF_RUN"))
+		return;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	snprintf(name, sizeof(name), "%d-%lld%09ld", (int)getpid(), (long long)ts.tv_sec,
+		 ts.tv_nsec);
+	setenv("PPROF_RUN", name, 1);
+}
+
 void pp_init_strict_stop(void)
 {
 	if (!pp_init.cfg.strict)
@@ -129,6 +150,8 @@ static void pp_init_constructor(void)
 	char why[256];
 	int err, tracer;
 
+	/* First: the CPU time before the profiler (relocations, other constructors). */
+	pp_process_cpu_at_entry();
 	pp_hooks_resolve();
 	err = pp_config_load(&pp_init.cfg, &errs);
 	if (err) {
@@ -152,6 +175,7 @@ static void pp_init_constructor(void)
 	}
 	/* Children that exec and chdir write next to their parent. */
 	setenv("PPROF_OUTPUT", pp_init.cfg.output, 1);
+	pp_init_run_name();
 	pp_exec_init(pp_init.cfg.follow_exec);
 	pp_process_start(&pp_init.cfg, pp_init.mode, backtrace);
 out:

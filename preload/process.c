@@ -61,7 +61,46 @@ static struct {
 	uint32_t exit_how;   /* enum ppf_exit_how, once known */
 	int exit_status;
 	int off_log;         /* profiling is off, process.log still open */
+	/* The counters of threads adopted in the handler (sigsafe/sampler.h). */
+	struct perf_event_attr count_attrs[PP_CONFIG_MAX_EVENTS];
+	struct pp_records_cpu entry; /* CPU time when the constructor (or the fork
+					handler) began: pp_process_cpu_at_entry;
+					the process's, and its thread's */
+	struct pp_records_cpu entry_thread;
 } pp_process = { .rootfd = -1, .dirfd = -1 };
+
+void pp_process_cpu_at_entry(void)
+{
+	pp_records_cpu_sigsafe(RUSAGE_SELF, &pp_process.entry);
+	pp_records_cpu_sigsafe(RUSAGE_THREAD, &pp_process.entry_thread);
+}
+
+/* PPF_REC_PROCESS_CPU of the given moment, with the CPU time now. */
+static void pp_process_write_cpu(uint32_t when)
+{
+	struct pp_records_cpu cpu, thread;
+
+	pp_records_cpu_sigsafe(RUSAGE_SELF, &cpu);
+	pp_records_cpu_sigsafe(RUSAGE_THREAD, &thread);
+	pp_records_process_cpu_sigsafe(pp_proclog_hold(), when, &cpu, &thread);
+	pp_proclog_release();
+}
+
+void pp_process_unprofiled(int pid, uint32_t why, const char *path)
+{
+	int saved = errno;
+
+	if (!pp_process_active())
+		return;
+	pp_records_unprofiled_sigsafe(pp_proclog_hold(), pid, why, path);
+	pp_proclog_release();
+	errno = saved;
+}
+
+int pp_process_dirfd(void)
+{
+	return pp_process.dirfd;
+}
 
 int pp_process_active(void)
 {
@@ -250,6 +289,9 @@ int pp_process_exec_begin(const char *path)
 	/* Not in a vfork child (another pid): the events are the parent's. */
 	if (!pp_process_active())
 		return 0;
+	/* The new image's CPU time goes on from here (getrusage keeps it). */
+	pp_process_write_cpu(PPF_CPU_EXEC);
+	/* Last: a process.log that ends with PPF_REC_EXEC was replaced. */
 	pp_records_exec_sigsafe(pp_proclog_hold(), path);
 	pp_proclog_release();
 	/*
@@ -472,6 +514,21 @@ static int pp_process_open_output(void)
 }
 
 /*
+ * The period of sampling event i in ns of CPU time, or 0 when it is not a
+ * time event or could not be opened. A frequency asked of cpu-clock or
+ * task-clock is a fixed period too: the kernel maps it to 1 s / frequency
+ * (perf_swevent_init_hrtimer), as hrtimers run at a fixed rate.
+ */
+static uint64_t pp_process_period_ns(unsigned i)
+{
+	const struct pp_config_event *ce = &pp_process.cfg->events[i];
+
+	if (ce->count_only || !ce->time_ns || !ce->period || pp_process.events.error[i])
+		return 0;
+	return ce->freq ? 1000000000ull / ce->period : ce->period;
+}
+
+/*
  * What a held signal's time counts as (sigsafe/appmask.h): one throttled
  * overflow per period of CPU, for each time event that samples.
  */
@@ -479,13 +536,8 @@ static void pp_process_appmask_configure(void)
 {
 	struct pp_appmask_config acfg = { .mode = pp_process.mode };
 
-	for (unsigned i = 0; i < pp_process.cfg->nevents; i++) {
-		const struct pp_config_event *ce = &pp_process.cfg->events[i];
-
-		if (!ce->count_only && ce->time_ns && !ce->freq && ce->period &&
-		    !pp_process.events.error[i])
-			acfg.period_ns[i] = ce->period;
-	}
+	for (unsigned i = 0; i < pp_process.cfg->nevents; i++)
+		acfg.period_ns[i] = pp_process_period_ns(i);
 	pp_appmask_configure_sigsafe(&acfg);
 }
 
@@ -496,11 +548,14 @@ static void pp_process_start_profiling(void)
 		.mode = pp_process.mode,
 		.nevents = pp_process.cfg->nevents,
 		.max_frames = pp_process.cfg->max_frames,
+		.whole_stacks = pp_process.cfg->whole_stacks,
 		.backtrace = pp_process.backtrace,
 		.dir = pp_process.tdir,
 	};
 	struct pp_thread *main_thread, *slot;
 
+	for (unsigned i = 0; i < pp_process.cfg->nevents; i++)
+		scfg.period_ns[i] = pp_process_period_ns(i);
 	pp_sampler_configure_sigsafe(&scfg);
 	pp_unsampled_start(pp_process.dir);
 	main_thread = pp_thread_setup(1, &slot);
@@ -511,6 +566,9 @@ static void pp_process_start_profiling(void)
 		return;
 	}
 	pp_process_appmask_configure();
+	pp_sampler_set_counters_sigsafe(pp_events_count_attrs(&pp_process.events, pp_process.cfg,
+							      pp_process.count_attrs),
+					pp_process.count_attrs);
 	/* Threads started before us (by a library's constructor). */
 	pp_events_open_others(&pp_process.events, pp_process.cfg);
 	pp_process_write_start((uint32_t)pp_process.mode);
@@ -518,6 +576,11 @@ static void pp_process_start_profiling(void)
 	pp_maps_scan(pp_records_now_sigsafe());
 	if (slot)
 		pp_thread_end_at_exit(slot);
+	pp_records_process_cpu_sigsafe(pp_proclog_hold(), PPF_CPU_CONSTRUCTOR, &pp_process.entry,
+				       &pp_process.entry_thread);
+	pp_proclog_release();
+	/* What no sample covers: all of it until the events are enabled below. */
+	pp_process_write_cpu(PPF_CPU_SAMPLING);
 	__atomic_store_n(&pp_process.active, 1, __ATOMIC_RELEASE);
 	/* Last: the profiler's own start is not sampled. */
 	pp_events_enable(&pp_process.events, main_thread ? &main_thread->tev : NULL);
@@ -558,6 +621,7 @@ static void pp_process_fork_child(void)
 
 	if (!__atomic_load_n(&pp_process.active, __ATOMIC_ACQUIRE))
 		return;
+	pp_process_cpu_at_entry();
 	__atomic_store_n(&pp_process.active, 0, __ATOMIC_RELEASE);
 	pp_thread_forget_all();
 	for (unsigned i = 0; i < pp_process.events.n; i++)

@@ -32,6 +32,25 @@ void pp_process_start(const struct pp_config *cfg, int mode,
  */
 int pp_process_read_proc(const char *path, char *buf, size_t size);
 
+/*
+ * Notes the process's CPU time now, at the start of the constructor (call
+ * it first thing there): process.log records it as PPF_CPU_CONSTRUCTOR.
+ */
+void pp_process_cpu_at_entry(void);
+
+/*
+ * The process started path as process pid (its own pid for an exec), and
+ * the preload cannot enter it (why: enum ppf_unprofiled_why): notes it in
+ * process.log. Does nothing in a vfork child or when not profiling.
+ */
+void pp_process_unprofiled(int pid, uint32_t why, const char *path);
+
+/*
+ * The process's output directory's descriptor (O_PATH, the process's own
+ * directory under the output root), or -1 when there is none. Read only.
+ */
+int pp_process_dirfd(void);
+
 /* Nonzero while this process is being profiled. */
 int pp_process_active(void);
 

@@ -79,7 +79,7 @@ static void pp_thread_write_events(struct pp_thread *t)
 		} else {
 			pp_records_thread_counter_sigsafe(&t->log, i,
 							  pp_events_counter_read(&t->tev, i, &cv) == 0 ?
-							  &cv : NULL);
+							  &cv : NULL, t->late_counters);
 		}
 	}
 	pp_events_thread_close(&t->tev);
@@ -321,7 +321,7 @@ static const struct pp_share_cost pp_thread_log_fd = { .fds = 1 };
 /*
  * What the calling thread's sampling state takes of the process's limits
  * (share.h): its log's mapping (its descriptor is held only while the log
- * is made or grows: logfile.h), alternate stack (altstack: ours is
+ * is made or grows: logfile.h), table of stacks, alternate stack (altstack: ours is
  * needed), libunwind's state (arena: with the malloc arena its first use
  * may cost), and its own events.
  */
@@ -331,6 +331,8 @@ static struct pp_share_cost pp_thread_cost(int altstack, int arena)
 				   .fds = pp_thread_log_fd.fds };
 
 	c.bytes += altstack ? PP_THREAD_ALTSTACK_SIZE : 0;
+	/* Its table of stacks (stacks.h), made at its first sample. */
+	c.bytes += pp_thread_env.cfg->whole_stacks ? 0 : PP_STACKS_MAP_BYTES;
 	c.bytes += arena ? PP_SHARE_ARENA : 0;
 	for (unsigned i = 0; i < pp_thread_env.cfg->nevents; i++) {
 		if (pp_thread_env.events->error[i])

@@ -5,11 +5,19 @@
  * A run writes one directory per process, <root>/<exe>.<pid>/, holding
  *   process.log        header, PPF_REC_PROCESS, PPF_REC_CONFIG, PPF_REC_EVENT...,
  *                      PPF_REC_MODULE and PPF_REC_MODULE_UNLOAD as they happen,
+ *                      PPF_REC_PROCESS_CPU (at the constructor, when
+ *                      sampling starts, before each exec attempt),
  *                      PPF_REC_EXEC before each exec attempt,
+ *                      PPF_REC_UNPROFILED for each program started that the
+ *                      preload cannot enter,
  *                      PPF_REC_THREAD_UNSAMPLED for each thread the profiler
  *                      could not sample, PPF_REC_PROCESS_END
- *   thread-<tid>.log   header, PPF_REC_THREAD, PPF_REC_SAMPLE... (with a
- *                      PPF_REC_THREAD_PROGRESS among them now and then),
+ *   thread-<tid>.log   header, PPF_REC_THREAD, the samples: PPF_REC_STACK
+ *                      and PPF_REC_SAMPLE_BLOCK records (or PPF_REC_SAMPLE
+ *                      records, each with its whole stack; either kind may
+ *                      be in any log; a PPF_REC_SAMPLE may follow a
+ *                      PPF_REC_SAMPLE_WEIGHT), with a PPF_REC_THREAD_PROGRESS
+ *                      among them now and then,
  *                      PPF_REC_THREAD_NAME, PPF_REC_THREAD_EVENT (one per
  *                      event), PPF_REC_THREAD_BLOCKED (when there is
  *                      something to say), PPF_REC_THREAD_END
@@ -82,6 +90,8 @@ enum ppf_record_type {
 	PPF_REC_EXEC = 6,
 	PPF_REC_CONFIG = 7,
 	PPF_REC_THREAD_UNSAMPLED = 8,
+	PPF_REC_PROCESS_CPU = 9,
+	PPF_REC_UNPROFILED = 10,
 	/* thread-<tid>.log */
 	PPF_REC_THREAD = 16,
 	PPF_REC_SAMPLE = 17,
@@ -90,6 +100,9 @@ enum ppf_record_type {
 	PPF_REC_THREAD_EVENT = 20,
 	PPF_REC_THREAD_BLOCKED = 23,
 	PPF_REC_THREAD_PROGRESS = 25,
+	PPF_REC_SAMPLE_WEIGHT = 28,
+	PPF_REC_STACK = 32,
+	PPF_REC_SAMPLE_BLOCK = 33,
 	/* either file */
 	PPF_REC_LOG_FULL = 21,
 };
@@ -259,6 +272,58 @@ struct ppf_process_end {
 #define PPF_PROCESS_END_V1_SIZE 40u
 #define PPF_PROCESS_END_V2_SIZE 48u
 
+/* When a PPF_REC_PROCESS_CPU was taken. */
+enum ppf_process_cpu_when {
+	PPF_CPU_CONSTRUCTOR = 1, /* the profiler's constructor began (a fork
+				    child: its fork handler began) */
+	PPF_CPU_SAMPLING = 2,    /* sampling was about to start: everything
+				    before was not sampled */
+	PPF_CPU_EXEC = 3,        /* the process was about to call exec; the
+				    new image's CPU time goes on from this */
+};
+
+/*
+ * The process's CPU time so far (getrusage(RUSAGE_SELF): every thread that
+ * ever ran in it, and, as the kernel keeps it across exec, the images it
+ * ran before this one), in user space and in the kernel; and that of the
+ * thread that wrote the record (RUSAGE_THREAD: the constructor's thread,
+ * the program's main thread). The time before PPF_CPU_SAMPLING is CPU time
+ * no sample covers: the dynamic loader's relocations, other libraries'
+ * constructors, the profiler's own start.
+ */
+struct ppf_process_cpu {
+	struct ppf_record h;
+	uint64_t time_ns;
+	uint64_t user_ns;
+	uint64_t system_ns;
+	uint32_t when;     /* enum ppf_process_cpu_when */
+	uint32_t tid;      /* the thread that wrote it */
+	uint64_t thread_user_ns;
+	uint64_t thread_system_ns;
+};
+
+/* Why a program started by the process could not be profiled. */
+enum ppf_unprofiled_why {
+	PPF_UNPROFILED_STATIC = 1, /* statically linked: no PT_INTERP, so no
+				      dynamic loader reads LD_PRELOAD */
+};
+
+/*
+ * A program the process started (exec, posix_spawn) that the preload
+ * cannot enter: it writes no logs. Written just before the exec (pid is
+ * then the process's own) or after posix_spawn started it (the child's
+ * pid). Followed by path_len bytes of the program's path (NUL included)
+ * and padding.
+ */
+struct ppf_unprofiled {
+	struct ppf_record h;
+	uint64_t time_ns;
+	uint32_t pid;
+	uint32_t why;      /* enum ppf_unprofiled_why */
+	uint32_t path_len;
+	uint32_t reserved;
+};
+
 /* What kept a thread from being sampled (PPF_REC_THREAD_UNSAMPLED). */
 enum ppf_unsampled_what {
 	PPF_UNSAMPLED_SHARE = 1,    /* its sampling state would have taken the
@@ -302,7 +367,16 @@ struct ppf_thread {
 enum ppf_sample_flags {
 	PPF_SAMPLE_TRUNCATED = 1u << 0, /* the stack was deeper than recorded */
 	PPF_SAMPLE_LEAF_ONLY = 1u << 1, /* unwinding was skipped; ips[0] only */
-	PPF_SAMPLE_LATE = 1u << 2,      /* signal arrived after a block (async) */
+	PPF_SAMPLE_LATE = 1u << 2,      /* signal arrived after a block (async):
+					   the stack is where it landed, and
+					   with a PPF_REC_SAMPLE_WEIGHT the
+					   sample stands for overflows that
+					   happened before, elsewhere */
+	PPF_SAMPLE_RECOVERED = 1u << 3, /* signal mode: an overflow whose signal
+					   merged with another's, taken from the
+					   event's ring buffer: ips[0] is where it
+					   happened, as the kernel recorded it, and
+					   the only frame (no stack) */
 };
 
 /*
@@ -318,6 +392,71 @@ struct ppf_sample {
 	uint64_t ips[];
 };
 
+/*
+ * What the PPF_REC_SAMPLE right after it stands for, when that is not one
+ * overflow of its event's configured period: overflows, how many (a late
+ * sample whose signal merged several; 1 when only period is said), and
+ * period, the event count of each as the kernel reported it (frequency
+ * mode), 0 when not known. A reader takes it for the next record only when
+ * that is a sample; a sample without one stands for one overflow.
+ */
+struct ppf_sample_weight {
+	struct ppf_record h;
+	uint64_t overflows;
+	uint64_t period;
+};
+
+/*
+ * A stack, written once per thread log (until the writer's table of the
+ * stacks it wrote fills and starts again: the same stack may then be
+ * written again, with a new id): the samples of PPF_REC_SAMPLE_BLOCK
+ * records name it by id. ids count from 0 in each log, one more for each
+ * stack record, so that a reader knows them all from the records before
+ * the sample. The stack is nframes addresses, innermost first as in struct
+ * ppf_sample: the record holds the nframes - shared innermost, and its
+ * outermost shared frames are the outermost shared frames of stack base,
+ * written before it (stacks of one thread mostly differ in their innermost
+ * frames only).
+ */
+struct ppf_stack {
+	struct ppf_record h;
+	uint32_t id;      /* the number of PPF_REC_STACK records before it in the log */
+	uint16_t nframes; /* 1..PPF_MAX_FRAMES, in all */
+	uint16_t shared;  /* 0..nframes outermost frames taken from stack base */
+	uint32_t base;    /* with shared: the id of a stack before it; else 0 */
+	uint32_t reserved;
+	uint64_t ips[];   /* its nframes - shared innermost frames */
+};
+
+/* One sample of a PPF_REC_SAMPLE_BLOCK. */
+struct ppf_block_entry {
+	uint32_t stack;    /* struct ppf_stack.id */
+	uint32_t delta_ns; /* its time is the block's base_ns + delta_ns */
+};
+
+/*
+ * Samples of one event with the same flags, 8 bytes each: the record is
+ * written with room for more entries than it holds (size counts the room),
+ * and count says how many it holds. The writer adds a sample by writing its
+ * entry and then storing count, so a log whose process was killed is read
+ * up to its last whole entry; before it writes any other record after the
+ * block, it sets size to what the block holds (PPF_SAMPLE_BLOCK_HEAD +
+ * count * 8). A reader takes the first count entries; the rest of the
+ * room, if any, is zero.
+ */
+struct ppf_sample_block {
+	struct ppf_record h;
+	uint64_t base_ns;  /* time of its first sample */
+	uint32_t event;    /* struct ppf_event.index */
+	uint16_t flags;    /* enum ppf_sample_flags, of every sample in it */
+	uint16_t reserved;
+	uint32_t count;    /* entries that follow */
+	uint32_t reserved2;
+	struct ppf_block_entry entries[];
+};
+
+#define PPF_SAMPLE_BLOCK_HEAD 32u
+
 struct ppf_thread_name {
 	struct ppf_record h;
 	uint64_t time_ns;
@@ -330,10 +469,19 @@ enum ppf_thread_event_flags {
 	PPF_THREAD_EVENT_NO_COUNTER = 1u << 1, /* an event of the thread's own
 						  that it could not open (or,
 						  for a thread adopted in the
-						  handler, did not try): a
+						  handler, could not open
+						  there): a
 						  counting event, or in the
 						  signal mode a sampling event
 						  (the thread was not sampled) */
+	PPF_THREAD_EVENT_LATE_COUNTER = 1u << 2, /* with COUNTED: a counter
+						    opened at the thread's
+						    first sample (a thread
+						    the profiler did not see
+						    start: older than its
+						    constructor, or made by
+						    raw clone()); it misses
+						    what came before */
 };
 
 /*
@@ -469,10 +617,16 @@ _Static_assert(offsetof(struct ppf_process_end, throttled) == PPF_PROCESS_END_V1
 _Static_assert(offsetof(struct ppf_process_end, user_ns) == PPF_PROCESS_END_V2_SIZE,
 	       "ppf_process_end v2");
 _Static_assert(sizeof(struct ppf_exec) == 24, "ppf_exec");
+_Static_assert(sizeof(struct ppf_process_cpu) == 56, "ppf_process_cpu");
+_Static_assert(sizeof(struct ppf_unprofiled) == 32, "ppf_unprofiled");
 _Static_assert(sizeof(struct ppf_thread_unsampled) == 48, "ppf_thread_unsampled");
 _Static_assert(sizeof(struct ppf_thread) == 40, "ppf_thread");
 _Static_assert(sizeof(struct ppf_sample) == 24, "ppf_sample");
 _Static_assert(sizeof(struct ppf_thread_name) == 32, "ppf_thread_name");
+_Static_assert(sizeof(struct ppf_sample_weight) == 24, "ppf_sample_weight");
+_Static_assert(sizeof(struct ppf_stack) == 24, "ppf_stack");
+_Static_assert(sizeof(struct ppf_block_entry) == 8, "ppf_block_entry");
+_Static_assert(sizeof(struct ppf_sample_block) == PPF_SAMPLE_BLOCK_HEAD, "ppf_sample_block");
 _Static_assert(sizeof(struct ppf_thread_end) == 64, "ppf_thread_end");
 _Static_assert(offsetof(struct ppf_thread_end, throttled) == PPF_THREAD_END_V1_SIZE,
 	       "ppf_thread_end v1");
@@ -492,6 +646,12 @@ static inline uint32_t ppf_align(uint32_t n)
 static inline uint32_t ppf_sample_size(uint32_t nframes)
 {
 	return (uint32_t)sizeof(struct ppf_sample) + nframes * (uint32_t)sizeof(uint64_t);
+}
+
+/* Size of a stack record holding n of its addresses (nframes - shared). */
+static inline uint32_t ppf_stack_size(uint32_t n)
+{
+	return (uint32_t)sizeof(struct ppf_stack) + n * (uint32_t)sizeof(uint64_t);
 }
 
 #endif /* PPROF_FORMAT_H */

@@ -112,6 +112,9 @@ void pp_appmask_hold_end_sigsafe(struct pp_thread *t, uint64_t cpu_ns)
 	d = cpu_ns > t->held_since_ns ? cpu_ns - t->held_since_ns : 0;
 	t->held_since_ns = 0;
 	t->held_cpu_ns += d;
+	/* Counted here: a late signal's merged overflows count from now. */
+	for (unsigned i = 0; i < PP_CONFIG_MAX_EVENTS; i++)
+		t->cpu_prev_ns[i] = cpu_ns;
 	/*
 	 * The overflows of that time were not taken: in the signal mode the
 	 * events stood still, in the sigtrap mode they merged into the held

@@ -152,6 +152,12 @@ int pp_logfile_is_open_sigsafe(const struct pp_logfile *log)
 }
 
 /* Runs in signal context. */
+int pp_logfile_takes_records_sigsafe(const struct pp_logfile *log)
+{
+	return log->map != NULL && (!log->full || log->closing);
+}
+
+/* Runs in signal context. */
 int pp_logfile_holds_fd_sigsafe(const struct pp_logfile *log)
 {
 	return log->fd >= 0;
@@ -293,9 +299,16 @@ static int pp_logfile_write_zeros_sigsafe(struct pp_logfile *log, int fd, uint64
 static int pp_logfile_allocate_sigsafe(struct pp_logfile *log, int fd, uint64_t want)
 {
 	uint64_t from = log->size;
-	uint64_t to = pp_logfile_size_limit_sigsafe((want + PP_LOGFILE_STEP - 1) /
-						    PP_LOGFILE_STEP * PP_LOGFILE_STEP);
+	uint64_t step = log->size / 4 / PP_LOGFILE_MIN_STEP * PP_LOGFILE_MIN_STEP;
+	uint64_t to;
 	int err = 0;
+
+	/* A quarter of the file: a short log stays small, a long one grows in few steps. */
+	if (step < PP_LOGFILE_MIN_STEP)
+		step = PP_LOGFILE_MIN_STEP;
+	if (step > PP_LOGFILE_STEP)
+		step = PP_LOGFILE_STEP;
+	to = pp_logfile_size_limit_sigsafe((want + step - 1) / step * step);
 
 	if (to < want)
 		err = -EFBIG;
@@ -440,11 +453,27 @@ static void pp_logfile_mark_full_sigsafe(struct pp_logfile *log)
 	pp_logfile_say_full_sigsafe(log->full);
 }
 
+/*
+ * Runs in signal context. The open record, if any, is set to the size it
+ * holds: another record goes after it.
+ */
+static void pp_logfile_close_open_sigsafe(struct pp_logfile *log)
+{
+	struct ppf_record *h = pp_logfile_open_record_sigsafe(log);
+
+	if (h)
+		__atomic_store_n(&h->size, (uint32_t)(log->used - log->open_off),
+				 __ATOMIC_RELEASE);
+	log->open_off = 0;
+}
+
 /* Runs in signal context. */
 void *pp_logfile_reserve_sigsafe(struct pp_logfile *log, uint32_t size)
 {
 	uint64_t keep = log->closing ? 0 : PP_LOGFILE_KEEP;
 	int was_full = log->full;
+
+	pp_logfile_close_open_sigsafe(log);
 
 	if (!log->map || size < sizeof(struct ppf_record) ||
 	    size > PPF_RECORD_MAX || size % PPF_RECORD_ALIGN ||
@@ -470,6 +499,30 @@ void pp_logfile_commit_sigsafe(struct pp_logfile *log, void *rec, uint32_t type,
 	/* The type goes last: a reader that sees it sees the whole record. */
 	__atomic_store_n(&h->type, type, __ATOMIC_RELEASE);
 	log->used += size;
+}
+
+/* Runs in signal context. */
+void pp_logfile_commit_open_sigsafe(struct pp_logfile *log, void *rec, uint32_t type,
+				    uint32_t room, uint32_t head)
+{
+	uint64_t off = log->map_off + (uint64_t)((uint8_t *)rec - log->map);
+
+	pp_logfile_commit_sigsafe(log, rec, type, room);
+	log->used = off + head;
+	log->open_off = off;
+}
+
+/* Runs in signal context. */
+void *pp_logfile_open_record_sigsafe(struct pp_logfile *log)
+{
+	/* Reserved within the mapping in force: it changes only in a reserve. */
+	return log->open_off && log->map ? log->map + (log->open_off - log->map_off) : NULL;
+}
+
+/* Runs in signal context. */
+void pp_logfile_grow_sigsafe(struct pp_logfile *log, uint32_t n)
+{
+	log->used += n;
 }
 
 /* Runs in signal context. */
@@ -509,6 +562,7 @@ void pp_logfile_forget_sigsafe(struct pp_logfile *log)
  */
 void pp_logfile_close_sigsafe(struct pp_logfile *log)
 {
+	pp_logfile_close_open_sigsafe(log);
 	pp_logfile_forget_sigsafe(log);
 }
 

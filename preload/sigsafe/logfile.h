@@ -31,10 +31,17 @@ struct pp_logfile {
 	int dirfd;         /* detached: the directory name is reopened in, else -1 */
 	uint64_t dir_dev, dir_ino; /* what dirfd must still name */
 	char name[32];     /* detached: the file's name in dirfd */
+	uint64_t open_off; /* file offset of the record still growing at the end
+			      (pp_logfile_commit_open_sigsafe), 0 when none */
 };
 
-/* Bytes the file grows by at a time; the most a log wastes at its end. */
+/*
+ * Bytes the file grows by at a time, at the most: the most a log wastes at
+ * its end. A small file grows by a quarter of its size (PP_LOGFILE_MIN_STEP
+ * at the least), so that a short thread's log is a few KiB, not a step.
+ */
 #define PP_LOGFILE_STEP (64u << 10)
+#define PP_LOGFILE_MIN_STEP 4096u
 /* Address space mapped over the file at a time, unless set otherwise. */
 #define PP_LOGFILE_WINDOW (4u << 20)
 /*
@@ -42,7 +49,7 @@ struct pp_logfile {
  * (PPF_REC_LOG_FULL, a thread's name, totals and END, the process END), so
  * that those are written even when the disk is full.
  */
-#define PP_LOGFILE_KEEP 4096u
+#define PP_LOGFILE_KEEP 1536u
 
 /*
  * Async-signal-safe. Sets how much address space each log maps over its
@@ -62,6 +69,12 @@ void pp_logfile_init_sigsafe(struct pp_logfile *log);
 
 /* Runs in signal context. Whether the log is open (made and not closed). */
 int pp_logfile_is_open_sigsafe(const struct pp_logfile *log);
+
+/*
+ * Runs in signal context. Whether the log takes ordinary records: it is
+ * open, and not full (pp_logfile_reserve_sigsafe may still fail to grow it).
+ */
+int pp_logfile_takes_records_sigsafe(const struct pp_logfile *log);
 
 /* Runs in signal context. Whether the open log holds a descriptor (not detached). */
 int pp_logfile_holds_fd_sigsafe(const struct pp_logfile *log);
@@ -97,6 +110,27 @@ void *pp_logfile_reserve_sigsafe(struct pp_logfile *log, uint32_t size);
  */
 void pp_logfile_commit_sigsafe(struct pp_logfile *log, void *rec, uint32_t type,
 			       uint32_t size);
+
+/*
+ * Publishes a reserved record of room bytes (reserved so) as one that
+ * still grows: its header says room bytes, but the log advances by head
+ * only. The caller adds to it in place (within room) and calls
+ * pp_logfile_grow_sigsafe for each part it has written. Before any other
+ * record is reserved, or the log is closed, the record's size is set to
+ * what it holds (head and what was grown): so at any moment the log reads
+ * as whole records.
+ */
+void pp_logfile_commit_open_sigsafe(struct pp_logfile *log, void *rec, uint32_t type,
+				    uint32_t room, uint32_t head);
+
+/*
+ * The record pp_logfile_commit_open_sigsafe published, while it is the
+ * log's last (no other record reserved since), else NULL.
+ */
+void *pp_logfile_open_record_sigsafe(struct pp_logfile *log);
+
+/* The open record holds n more bytes, written at its end. */
+void pp_logfile_grow_sigsafe(struct pp_logfile *log, uint32_t n);
 
 /* Copies a whole record (header filled in by the caller) into the log. */
 int pp_logfile_append_sigsafe(struct pp_logfile *log, const void *rec, uint32_t size);

@@ -18,6 +18,7 @@
 /* A full disk still leaves room for every closing record (logfile.h). */
 _Static_assert(sizeof(struct ppf_log_full) + sizeof(struct ppf_thread_name) +
 	       PP_CONFIG_MAX_EVENTS * sizeof(struct ppf_thread_event) +
+	       sizeof(struct ppf_thread_blocked) +
 	       sizeof(struct ppf_thread_end) + sizeof(struct ppf_record) <= PP_LOGFILE_KEEP,
 	       "a thread's closing records fit in PP_LOGFILE_KEEP");
 _Static_assert(sizeof(struct ppf_log_full) + sizeof(struct ppf_process_end) +
@@ -233,6 +234,39 @@ int pp_records_exec_sigsafe(struct pp_logfile *log, const char *path)
 }
 
 /* Async-signal-safe. */
+int pp_records_process_cpu_sigsafe(struct pp_logfile *log, uint32_t when,
+				   const struct pp_records_cpu *cpu,
+				   const struct pp_records_cpu *thread)
+{
+	struct ppf_process_cpu rec;
+
+	pp_records_head_sigsafe(&rec, sizeof(rec), PPF_REC_PROCESS_CPU);
+	rec.time_ns = pp_records_now_sigsafe();
+	rec.user_ns = cpu->user_ns;
+	rec.system_ns = cpu->system_ns;
+	rec.when = when;
+	rec.tid = (uint32_t)syscall(SYS_gettid);
+	rec.thread_user_ns = thread->user_ns;
+	rec.thread_system_ns = thread->system_ns;
+	return pp_logfile_append_sigsafe(log, &rec, sizeof(rec));
+}
+
+/* Async-signal-safe. */
+int pp_records_unprofiled_sigsafe(struct pp_logfile *log, int pid, uint32_t why,
+				  const char *path)
+{
+	struct pp_records_tail tail = pp_records_string_sigsafe(path ? path : "", PATH_MAX - 1);
+	struct ppf_unprofiled rec;
+
+	pp_records_head_sigsafe(&rec, sizeof(rec), PPF_REC_UNPROFILED);
+	rec.time_ns = pp_records_now_sigsafe();
+	rec.pid = (uint32_t)pid;
+	rec.why = why;
+	rec.path_len = tail.space;
+	return pp_records_put_sigsafe(log, &rec, sizeof(rec), &tail, 1);
+}
+
+/* Async-signal-safe. */
 int pp_records_thread_unsampled_sigsafe(struct pp_logfile *log, int tid, uint32_t what,
 					int err)
 {
@@ -281,24 +315,96 @@ int pp_records_thread_sigsafe(struct pp_logfile *log, int pid, int tid)
 }
 
 /* Runs in signal context. */
-uint64_t *pp_records_sample_begin_sigsafe(struct pp_logfile *log, unsigned max_frames)
+int pp_records_sample_sigsafe(struct pp_logfile *log, const uint64_t *ips, unsigned nframes,
+			      uint64_t time_ns, unsigned event, uint16_t flags)
 {
-	struct ppf_sample *s = pp_logfile_reserve_sigsafe(log, ppf_sample_size(max_frames));
+	uint32_t size = ppf_sample_size(nframes);
+	struct ppf_sample *s = pp_logfile_reserve_sigsafe(log, size);
 
-	return s ? s->ips : NULL;
-}
-
-/* Runs in signal context. */
-void pp_records_sample_end_sigsafe(struct pp_logfile *log, uint64_t *ips, uint64_t time_ns,
-				   unsigned event, uint16_t flags, unsigned nframes)
-{
-	struct ppf_sample *s = (void *)((uint8_t *)ips - offsetof(struct ppf_sample, ips));
-
+	if (!s)
+		return -ENOSPC;
 	s->time_ns = time_ns;
 	s->event = event;
 	s->flags = flags;
 	s->nframes = (uint16_t)nframes;
-	pp_logfile_commit_sigsafe(log, s, PPF_REC_SAMPLE, ppf_sample_size(nframes));
+	memcpy(s->ips, ips, nframes * sizeof(*ips));
+	pp_logfile_commit_sigsafe(log, s, PPF_REC_SAMPLE, size);
+	return 0;
+}
+
+/* Runs in signal context. */
+int pp_records_stack_sigsafe(struct pp_logfile *log, uint32_t id, const uint64_t *ips,
+			     unsigned nframes, uint32_t base, unsigned shared)
+{
+	uint32_t size = ppf_stack_size(nframes - shared);
+	struct ppf_stack *s = pp_logfile_reserve_sigsafe(log, size);
+
+	if (!s)
+		return -ENOSPC;
+	s->id = id;
+	s->nframes = (uint16_t)nframes;
+	s->shared = (uint16_t)shared;
+	s->base = shared ? base : 0;
+	memcpy(s->ips, ips, (nframes - shared) * sizeof(*ips));
+	pp_logfile_commit_sigsafe(log, s, PPF_REC_STACK, size);
+	return 0;
+}
+
+/*
+ * Runs in signal context. The log's open sample block, when the sample of
+ * event with flags at time_ns may go into it; else NULL.
+ */
+static struct ppf_sample_block *pp_records_block_for_sigsafe(struct pp_logfile *log,
+							    uint64_t time_ns,
+							    unsigned event, uint16_t flags)
+{
+	struct ppf_sample_block *b = pp_logfile_open_record_sigsafe(log);
+
+	if (!b || b->h.type != PPF_REC_SAMPLE_BLOCK || b->event != event || b->flags != flags ||
+	    time_ns < b->base_ns || time_ns - b->base_ns > UINT32_MAX ||
+	    b->count >= PP_RECORDS_BLOCK_ENTRIES)
+		return NULL;
+	return b;
+}
+
+/* Runs in signal context. */
+int pp_records_block_entry_sigsafe(struct pp_logfile *log, uint32_t stack, uint64_t time_ns,
+				   unsigned event, uint16_t flags)
+{
+	const uint32_t room = PPF_SAMPLE_BLOCK_HEAD +
+			      PP_RECORDS_BLOCK_ENTRIES * (uint32_t)sizeof(struct ppf_block_entry);
+	struct ppf_sample_block *b = pp_records_block_for_sigsafe(log, time_ns, event, flags);
+	uint32_t count;
+
+	if (!b) {
+		b = pp_logfile_reserve_sigsafe(log, room);
+		if (!b)
+			return -ENOSPC;
+		b->base_ns = time_ns;
+		b->event = event;
+		b->flags = flags;
+		pp_logfile_commit_open_sigsafe(log, b, PPF_REC_SAMPLE_BLOCK, room,
+					       PPF_SAMPLE_BLOCK_HEAD);
+	}
+	count = b->count;
+	b->entries[count].stack = stack;
+	b->entries[count].delta_ns = (uint32_t)(time_ns - b->base_ns);
+	/* The entry first, then the count that makes it part of the log. */
+	__atomic_store_n(&b->count, count + 1, __ATOMIC_RELEASE);
+	pp_logfile_grow_sigsafe(log, sizeof(struct ppf_block_entry));
+	return 0;
+}
+
+/* Runs in signal context. */
+int pp_records_sample_weight_sigsafe(struct pp_logfile *log, uint64_t overflows,
+				     uint64_t period)
+{
+	struct ppf_sample_weight rec;
+
+	pp_records_head_sigsafe(&rec, sizeof(rec), PPF_REC_SAMPLE_WEIGHT);
+	rec.overflows = overflows;
+	rec.period = period;
+	return pp_logfile_append_sigsafe(log, &rec, sizeof(rec));
 }
 
 /* Async-signal-safe. */
@@ -330,7 +436,7 @@ int pp_records_thread_samples_sigsafe(struct pp_logfile *log, unsigned event,
 
 /* Async-signal-safe. */
 int pp_records_thread_counter_sigsafe(struct pp_logfile *log, unsigned event,
-				      const struct pp_counter_value *cv)
+				      const struct pp_counter_value *cv, int late)
 {
 	struct ppf_thread_event rec;
 
@@ -338,7 +444,7 @@ int pp_records_thread_counter_sigsafe(struct pp_logfile *log, unsigned event,
 	rec.event = event;
 	rec.flags = PPF_THREAD_EVENT_NO_COUNTER;
 	if (cv) {
-		rec.flags = PPF_THREAD_EVENT_COUNTED;
+		rec.flags = PPF_THREAD_EVENT_COUNTED | (late ? PPF_THREAD_EVENT_LATE_COUNTER : 0);
 		rec.value = cv->value;
 		rec.time_enabled = cv->time_enabled;
 		rec.time_running = cv->time_running;

@@ -95,6 +95,22 @@ int pp_records_module_unload_sigsafe(struct pp_logfile *log, uint64_t id,
 int pp_records_exec_sigsafe(struct pp_logfile *log, const char *path);
 
 /*
+ * Async-signal-safe. PPF_REC_PROCESS_CPU: the process had used cpu (its
+ * user and system parts) now, and the calling thread thread, at the moment
+ * when says (enum ppf_process_cpu_when).
+ */
+int pp_records_process_cpu_sigsafe(struct pp_logfile *log, uint32_t when,
+				   const struct pp_records_cpu *cpu,
+				   const struct pp_records_cpu *thread);
+
+/*
+ * Async-signal-safe. PPF_REC_UNPROFILED: the program at path, started now
+ * as process pid, cannot be profiled, as why says (enum ppf_unprofiled_why).
+ */
+int pp_records_unprofiled_sigsafe(struct pp_logfile *log, int pid, uint32_t why,
+				  const char *path);
+
+/*
  * Async-signal-safe. PPF_REC_THREAD_UNSAMPLED: the calling thread, tid, runs
  * unsampled since now: what (enum ppf_unsampled_what) failed with errno err.
  */
@@ -117,19 +133,39 @@ int pp_records_process_end_sigsafe(struct pp_logfile *log,
 int pp_records_thread_sigsafe(struct pp_logfile *log, int pid, int tid);
 
 /*
- * Runs in signal context. Reserves a PPF_REC_SAMPLE of up to max_frames
- * frames and returns where its frames go, or NULL when the log takes no
- * more. Fill them, then pp_records_sample_end_sigsafe.
+ * Runs in signal context. PPF_REC_SAMPLE: nframes (1..PPF_MAX_FRAMES)
+ * addresses at ips, taken at time_ns for event index event, with flags
+ * (enum ppf_sample_flags), the whole stack in the record.
  */
-uint64_t *pp_records_sample_begin_sigsafe(struct pp_logfile *log, unsigned max_frames);
+int pp_records_sample_sigsafe(struct pp_logfile *log, const uint64_t *ips, unsigned nframes,
+			      uint64_t time_ns, unsigned event, uint16_t flags);
 
 /*
- * Runs in signal context. Publishes the sample reserved at ips: nframes of
- * them (1..max_frames), taken at time_ns for event index event, with flags
- * (enum ppf_sample_flags).
+ * Runs in signal context. PPF_REC_STACK: the log's stack number id is ips
+ * (nframes), whose outermost shared (0..nframes) are those of stack base.
  */
-void pp_records_sample_end_sigsafe(struct pp_logfile *log, uint64_t *ips, uint64_t time_ns,
-				   unsigned event, uint16_t flags, unsigned nframes);
+int pp_records_stack_sigsafe(struct pp_logfile *log, uint32_t id, const uint64_t *ips,
+			     unsigned nframes, uint32_t base, unsigned shared);
+
+/* Entries a PPF_REC_SAMPLE_BLOCK has room for (the most it holds). */
+#define PP_RECORDS_BLOCK_ENTRIES 128u
+
+/*
+ * Runs in signal context. One sample of stack id stack, taken at time_ns
+ * for event with flags: an entry added to the log's last record when that
+ * is a PPF_REC_SAMPLE_BLOCK it fits in (same event and flags, time within
+ * 2^32 ns of its base, room left), else to a new block (logfile.h: the
+ * block is the log's open record until another record is written).
+ */
+int pp_records_block_entry_sigsafe(struct pp_logfile *log, uint32_t stack, uint64_t time_ns,
+				   unsigned event, uint16_t flags);
+
+/*
+ * Runs in signal context. PPF_REC_SAMPLE_WEIGHT: the next sample written
+ * stands for overflows overflows of period events each (0: not known).
+ */
+int pp_records_sample_weight_sigsafe(struct pp_logfile *log, uint64_t overflows,
+				     uint64_t period);
 
 /* Async-signal-safe. PPF_REC_THREAD_NAME: the thread was called name at time_ns. */
 int pp_records_thread_name_sigsafe(struct pp_logfile *log, uint64_t time_ns,
@@ -145,10 +181,11 @@ int pp_records_thread_samples_sigsafe(struct pp_logfile *log, unsigned event,
 
 /*
  * Async-signal-safe. PPF_REC_THREAD_EVENT of a counting event: the thread's
- * counter, NULL when it had none.
+ * counter, NULL when it had none; late: it was opened at the thread's
+ * first sample (PPF_THREAD_EVENT_LATE_COUNTER).
  */
 int pp_records_thread_counter_sigsafe(struct pp_logfile *log, unsigned event,
-				      const struct pp_counter_value *cv);
+				      const struct pp_counter_value *cv, int late);
 
 /*
  * Async-signal-safe. PPF_REC_THREAD_BLOCKED at now: the CPU time the thread

@@ -22,6 +22,7 @@
 #include "pprof/format.h"
 #include "records.h"
 #include "sampsig.h"
+#include "stacks.h"
 #include "threads.h"
 
 #ifndef TRAP_PERF
@@ -39,11 +40,21 @@
 #define PP_SAMPLER_KEEP 8
 /*
  * A thread's CPU time and totals go into its log at most this often (wall
- * time), after a sample (pp_sampler_progress_sigsafe).
+ * time), after a sample (pp_sampler_progress_sigsafe), and then only once
+ * it has taken PP_SAMPLER_PROGRESS_SAMPLES samples since, unless
+ * PP_SAMPLER_PROGRESS_MAX_NS have passed: each such record (88 bytes) also
+ * ends the log's sample block (32 bytes), where a sample is 8 bytes; so at
+ * most 1.9 bytes a sample, however little CPU time a busy machine leaves
+ * the thread for its wall time.
  */
-#define PP_SAMPLER_PROGRESS_NS 10000000ull
+#define PP_SAMPLER_PROGRESS_NS 100000000ull
+#define PP_SAMPLER_PROGRESS_SAMPLES 64u
+#define PP_SAMPLER_PROGRESS_MAX_NS 1000000000ull
 
 static struct pp_sampler_config pp_sampler_cfg;
+/* The counting events of threads adopted here (pp_sampler_set_counters_sigsafe). */
+static uint32_t pp_sampler_count_mask;
+static const struct perf_event_attr *pp_sampler_count_attrs;
 /*
  * The app's action for the sampling signal: two copies and an index, so
  * the handler never reads a copy that is being written.
@@ -77,6 +88,13 @@ void pp_sampler_configure_sigsafe(const struct pp_sampler_config *cfg)
 	pp_sampler_cfg = *cfg;
 	/* A fork child records its own CPU time from its first sample. */
 	__atomic_store_n(&pp_sampler_proc_progress_ns, 0, __ATOMIC_RELAXED);
+}
+
+/* Async-signal-safe. */
+void pp_sampler_set_counters_sigsafe(uint32_t mask, const struct perf_event_attr *attrs)
+{
+	pp_sampler_count_attrs = attrs;
+	pp_sampler_count_mask = attrs ? mask : 0;
 }
 
 /* Runs in signal context. */
@@ -175,56 +193,88 @@ static void pp_sampler_forward_sigsafe(int sig, siginfo_t *si, void *uc)
 }
 
 /*
- * Runs in signal context. Signal mode: takes the oldest overflow record from
- * the event's ring buffer (one per signal; RT signals queue) and says
- * whether the signal landed elsewhere than the overflow's user-space
- * address: delivered late, after the thread had blocked it. *more: other
- * signals may be queued behind this one (records left, or records lost).
+ * Overflow records read from an event's ring buffer at once: its one data
+ * page holds at most 256 (16 bytes each: header and address).
  */
-static int pp_sampler_rb_late_sigsafe(void *rb, uint64_t rip, int *more)
+#define PP_SAMPLER_RB_MAX 256
+
+/*
+ * Signal mode: the overflows an event's ring buffer held, in the order
+ * they happened. The kernel writes a record for every overflow before it
+ * raises the signal; signals that come while the signal is pending merge
+ * (a non-real-time signal: SIGPROF, SIGUSR1/2) or are taken off the queue
+ * while a sample is taken: the records, not the signals, say how many
+ * overflows there were.
+ */
+struct pp_sampler_batch {
+	uint64_t ips[PP_SAMPLER_RB_MAX]; /* where each happened */
+	uint8_t user[PP_SAMPLER_RB_MAX]; /* 1: in user space */
+	unsigned n;
+	uint64_t lost; /* overflows with no record: the buffer was full */
+};
+
+/* Runs in signal context. The 8 bytes at offset off of a ring buffer's data (8-aligned). */
+static uint64_t pp_sampler_rb_u64_sigsafe(const uint8_t *data, uint64_t size, uint64_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, data + off % size, sizeof(v));
+	return v;
+}
+
+/*
+ * Runs in signal context. Reads every record the kernel has written to
+ * ring buffer rb since the last read into b, and frees their room. Bounded:
+ * a buffer of size bytes holds at most size / 8 records.
+ */
+static void pp_sampler_rb_read_sigsafe(void *rb, struct pp_sampler_batch *b)
 {
 	struct perf_event_mmap_page *pg = rb;
-	const uint8_t *data;
-	uint64_t head, tail, size;
-	int late = 0, lost = 0;
+	const uint8_t *data = (const uint8_t *)rb + pg->data_offset;
+	uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = pg->data_tail, size = pg->data_size;
 
-	*more = 1;
-	if (!pg)
-		return 0;
-	head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
-	tail = pg->data_tail;
-	size = pg->data_size;
-	data = (const uint8_t *)rb + pg->data_offset;
-	/* Bounded: a page holds at most size / 8 records. */
-	for (uint64_t n = 0; tail < head && size && n < size / 8; n++) {
+	b->n = 0;
+	b->lost = 0;
+	for (uint64_t k = 0; tail < head && size && k < size / 8; k++) {
 		struct perf_event_header h;
-		uint64_t ip;
 
 		memcpy(&h, data + tail % size, sizeof(h));
 		if (h.size < sizeof(h))
 			break;
-		/*
-		 * The buffer was full: overflows went on raising signals with
-		 * no record of their own, so signals may be queued beyond the
-		 * records left.
-		 */
-		if (h.type == PERF_RECORD_LOST)
-			lost = 1;
+		/* { header, id, lost }: overflows the full buffer had no room for. */
+		if (h.type == PERF_RECORD_LOST && h.size >= sizeof(h) + 16)
+			b->lost += pp_sampler_rb_u64_sigsafe(data, size, tail + sizeof(h) + 8);
 		if (h.type == PERF_RECORD_SAMPLE && h.size >= sizeof(h) + 8) {
-			memcpy(&ip, data + (tail + sizeof(h)) % size, sizeof(ip));
-			late = (h.misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
-				       PERF_RECORD_MISC_USER && ip != rip;
-			tail += h.size;
-			break;
+			if (b->n < PP_SAMPLER_RB_MAX) {
+				b->ips[b->n] = pp_sampler_rb_u64_sigsafe(data, size,
+									 tail + sizeof(h));
+				b->user[b->n++] = (h.misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
+						  PERF_RECORD_MISC_USER;
+			} else {
+				b->lost++;
+			}
 		}
 		tail += h.size;
 	}
-	if (tail > head)
-		tail = head;
-	__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
-	/* Records left: overflows whose signals are queued behind this one. */
-	*more = tail != head || lost;
-	return late;
+	/* All read (or a record that makes no sense: what follows cannot be parsed). */
+	__atomic_store_n(&pg->data_tail, head, __ATOMIC_RELEASE);
+}
+
+/*
+ * Runs in signal context. The overflows a signal of ours stands for that
+ * nobody has counted yet: with a ring buffer, the records it held (read and
+ * dropped: 0 when an earlier signal's handler read them); without one (its
+ * mmap was refused), one per signal.
+ */
+static uint64_t pp_sampler_rb_take_sigsafe(void *rb)
+{
+	struct pp_sampler_batch b;
+
+	if (!rb)
+		return 1;
+	pp_sampler_rb_read_sigsafe(rb, &b);
+	return b.n + b.lost;
 }
 
 /* Runs in signal context. Is this signal one of our overflows? */
@@ -254,11 +304,24 @@ static int pp_sampler_is_ours_sigsafe(int sig, const siginfo_t *si,
 	return *event < pp_sampler_cfg.nevents;
 }
 
-/* Runs in signal context. Counts an overflow of event not taken for t. */
-static void pp_sampler_throttled_sigsafe(struct pp_thread *t, unsigned event)
+/* Runs in signal context. Counts n overflows of event not taken for t. */
+static void pp_sampler_throttled_sigsafe(struct pp_thread *t, unsigned event, uint64_t n)
 {
-	__atomic_add_fetch(&t->throttled, 1, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&t->ev_throttled[event], 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&t->throttled, n, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&t->ev_throttled[event], n, __ATOMIC_RELAXED);
+}
+
+/* Runs in signal context. Counts n overflows of event that t lost. */
+static void pp_sampler_lost_sigsafe(struct pp_thread *t, unsigned event, uint64_t n)
+{
+	__atomic_add_fetch(&t->lost, n, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&t->ev_lost[event], n, __ATOMIC_RELAXED);
+}
+
+/* Runs in signal context. n overflows of a signal-mode signal of ours (see pp_sampler_rb_take_sigsafe). */
+static uint64_t pp_sampler_signal_overflows_sigsafe(void *rb)
+{
+	return pp_sampler_cfg.mode == PPF_MODE_SIGNAL ? pp_sampler_rb_take_sigsafe(rb) : 1;
 }
 
 /*
@@ -287,8 +350,8 @@ static void pp_sampler_hold_sigsafe(int sig, siginfo_t *si, ucontext_t *uc)
 	pp_sampsig_mask_sigsafe(&set);
 	for (int i = 0; i < PP_SAMPLER_DRAIN_MAX && n < PP_SAMPLER_KEEP; i++) {
 		unsigned event;
+		uint64_t overflows;
 		void *rb;
-		int more;
 
 		if (syscall(SYS_rt_sigtimedwait, &set, &keep[n], &zero,
 			    PP_SAMPSIG_KERNEL_SET_SIZE) != sig)
@@ -297,12 +360,11 @@ static void pp_sampler_hold_sigsafe(int sig, siginfo_t *si, ucontext_t *uc)
 			n++;
 			continue;
 		}
-		if (pp_sampler_cfg.mode == PPF_MODE_SIGNAL)
-			pp_sampler_rb_late_sigsafe(rb, 0, &more);
+		overflows = pp_sampler_signal_overflows_sigsafe(rb);
 		if (t)
-			pp_sampler_throttled_sigsafe(t, event);
+			pp_sampler_throttled_sigsafe(t, event, overflows);
 		else
-			__atomic_add_fetch(&pp_sampler_unowned, 1, __ATOMIC_RELAXED);
+			__atomic_add_fetch(&pp_sampler_unowned, overflows, __ATOMIC_RELAXED);
 	}
 	for (int k = 0; k < n; k++)
 		syscall(SYS_rt_tgsigqueueinfo, getpid(), tid, sig, &keep[k]);
@@ -335,16 +397,16 @@ static int pp_sampler_not_ours_sigsafe(int sig, siginfo_t *si, void *uc)
 }
 
 /*
- * Runs in signal context. Signal mode: overflows that came while this one
+ * Runs in signal context. Signal mode: signals that came while this one
  * was handled. Real-time signals queue: when samples cost more than the
  * period, the queue would grow until the kernel's limit (RLIMIT_SIGPENDING,
  * shared by all of the user's processes), where it sends SIGIO instead,
  * which kills a program that does not handle it. The queued ones are taken
- * off here (the sampling signal is blocked in the handler), their records
- * consumed, and counted as throttled: overflows that came while a sample
- * was being taken. A signal that is not ours (the program's own, on the
- * same signal) goes to the program's action. Bounded; stops at the first
- * empty poll.
+ * off here (the sampling signal is blocked in the handler); the overflows
+ * their ring buffers still hold (none, mostly: the handler read them) are
+ * counted as throttled, overflows that came while a sample was being
+ * taken. A signal that is not ours (the program's own, on the same signal)
+ * goes to the program's action. Bounded; stops at the first empty poll.
  */
 static void pp_sampler_drain_sigsafe(struct pp_thread *t, void *uc)
 {
@@ -356,8 +418,8 @@ static void pp_sampler_drain_sigsafe(struct pp_thread *t, void *uc)
 	pp_sampsig_mask_sigsafe(&set);
 	for (int i = 0; i < PP_SAMPLER_DRAIN_MAX; i++) {
 		unsigned event;
+		uint64_t overflows;
 		void *rb;
-		int more;
 
 		if (syscall(SYS_rt_sigtimedwait, &set, &si, &zero,
 			    PP_SAMPSIG_KERNEL_SET_SIZE) != sig)
@@ -367,63 +429,100 @@ static void pp_sampler_drain_sigsafe(struct pp_thread *t, void *uc)
 				return;
 			continue;
 		}
-		pp_sampler_rb_late_sigsafe(rb, 0, &more);
+		overflows = pp_sampler_rb_take_sigsafe(rb);
 		if (t)
-			pp_sampler_throttled_sigsafe(t, event);
+			pp_sampler_throttled_sigsafe(t, event, overflows);
 		else
-			__atomic_add_fetch(&pp_sampler_unowned, 1, __ATOMIC_RELAXED);
+			__atomic_add_fetch(&pp_sampler_unowned, overflows, __ATOMIC_RELAXED);
 	}
 }
 
+/* Where the unwinder puts a sample's frames, read back as addresses. */
+union pp_sampler_frames {
+	void *p[PPF_MAX_FRAMES + PP_SAMPLER_SLACK];
+	uint64_t ip[PPF_MAX_FRAMES + PP_SAMPLER_SLACK];
+};
+
 /*
- * Runs in signal context. Unwinds into ips (cap entries) starting at the
- * interrupted instruction; returns the count, 0 when the interrupted frame
- * was not found in the unwound stack.
+ * Runs in signal context. Unwinds into f (cap frames at most, after ours)
+ * and sets *first to the interrupted instruction's place in it; returns the
+ * count from there, 0 when the interrupted frame was not found in the
+ * unwound stack.
  */
-static unsigned pp_sampler_unwind_sigsafe(uint64_t rip, uint64_t *ips,
-					  unsigned cap, int *truncated)
+static unsigned pp_sampler_unwind_sigsafe(uint64_t rip, union pp_sampler_frames *f,
+					  unsigned cap, unsigned *first, int *truncated)
 {
-	void *buf[PPF_MAX_FRAMES + PP_SAMPLER_SLACK];
-	int n = pp_sampler_cfg.backtrace(buf, (int)(cap + PP_SAMPLER_SLACK));
+	int n = pp_sampler_cfg.backtrace(f->p, (int)(cap + PP_SAMPLER_SLACK));
 	int i;
 
 	for (i = 0; i < n && i < PP_SAMPLER_SLACK; i++)
-		if ((uint64_t)(uintptr_t)buf[i] == rip)
+		if (f->ip[i] == rip)
 			break;
 	if (i >= n || i >= PP_SAMPLER_SLACK)
 		return 0;
 	*truncated = n == (int)(cap + PP_SAMPLER_SLACK) || n - i > (int)cap;
+	*first = (unsigned)i;
 	n -= i;
-	if (n > (int)cap)
-		n = (int)cap;
-	for (int k = 0; k < n; k++)
-		ips[k] = (uint64_t)(uintptr_t)buf[i + k];
-	return (unsigned)n;
+	return n > (int)cap ? cap : (unsigned)n;
 }
 
-/* Runs in signal context. Writes one sample for thread t, taken at now. */
-static void pp_sampler_record_sigsafe(struct pp_thread *t, unsigned event,
-				      int late, const ucontext_t *uc, uint64_t now)
+/*
+ * What one signal of ours stands for: the overflows it brings (0: they were
+ * all counted with an earlier signal), those of them that the sample at the
+ * interrupted context stands for (weight, 0: no such sample), and, in the
+ * signal mode, the overflows read from the ring buffer that happened
+ * elsewhere, each recorded as a recovered sample (all of b's but cur).
+ */
+struct pp_sampler_got {
+	uint64_t overflows;
+	uint64_t weight;
+	int late;                          /* the weight's overflows happened before */
+	const struct pp_sampler_batch *b;  /* NULL: none */
+	unsigned cur;                      /* b's record of this very signal, or b->n */
+};
+
+/* Runs in signal context. Writes one recovered overflow of event for t (ppf_sample_flags). */
+static void pp_sampler_recovered_sigsafe(struct pp_thread *t, unsigned event, uint64_t ip,
+					 int late, uint64_t now)
 {
-	unsigned cap = pp_sampler_cfg.max_frames;
-	uint64_t *ips = pp_records_sample_begin_sigsafe(&t->log, cap);
+	if (pp_stacks_write_sigsafe(&t->stacks, &t->log, &ip, 1, now, event,
+				    PPF_SAMPLE_RECOVERED | (late ? PPF_SAMPLE_LATE : 0),
+				    pp_sampler_cfg.whole_stacks) != 0) {
+		pp_sampler_lost_sigsafe(t, event, 1);
+		return;
+	}
+	t->samples++;
+	t->ev_samples[event]++;
+}
+
+/*
+ * Runs in signal context. Writes one sample for thread t, taken at now,
+ * that stands for weight overflows (a PPF_REC_SAMPLE_WEIGHT before it when
+ * that is not 1).
+ */
+static void pp_sampler_record_sigsafe(struct pp_thread *t, unsigned event, int late,
+				      uint64_t weight, const ucontext_t *uc, uint64_t now)
+{
+	union pp_sampler_frames f;
 	uint64_t rip = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
-	unsigned n = 0;
+	unsigned n = 0, first = 0;
 	int truncated = 0;
 	uint16_t flags = 0;
 
-	if (!ips) {
-		__atomic_add_fetch(&t->lost, 1, __ATOMIC_RELAXED);
-		__atomic_add_fetch(&t->ev_lost[event], 1, __ATOMIC_RELAXED);
-		return;
-	}
+	/*
+	 * No log (a thread that runs unsampled: libunwind's first use would
+	 * map and allocate what its share had no room for), or a full one.
+	 */
+	if (!pp_logfile_takes_records_sigsafe(&t->log))
+		goto out_lost;
 	if (!t->leaf_only && !__atomic_load_n(&pp_sampler_in_dl, __ATOMIC_ACQUIRE)) {
 		pp_dlsnap_enter_handler_sigsafe();
-		n = pp_sampler_unwind_sigsafe(rip, ips, cap, &truncated);
+		n = pp_sampler_unwind_sigsafe(rip, &f, pp_sampler_cfg.max_frames, &first,
+					      &truncated);
 		pp_dlsnap_leave_handler_sigsafe();
 	}
 	if (n == 0) {
-		ips[0] = rip;
+		f.ip[0] = rip;
 		n = 1;
 		flags |= PPF_SAMPLE_LEAF_ONLY;
 	}
@@ -431,9 +530,21 @@ static void pp_sampler_record_sigsafe(struct pp_thread *t, unsigned event,
 		flags |= PPF_SAMPLE_TRUNCATED;
 	if (late)
 		flags |= PPF_SAMPLE_LATE;
-	pp_records_sample_end_sigsafe(&t->log, ips, now, event, flags, n);
-	t->samples++;
-	t->ev_samples[event]++;
+	/*
+	 * A weighted sample goes whole, right after its weight: a reader
+	 * takes the weight for the record that follows it.
+	 */
+	if (weight != 1 && pp_records_sample_weight_sigsafe(&t->log, weight, 0) != 0)
+		goto out_lost;
+	if (pp_stacks_write_sigsafe(&t->stacks, &t->log, &f.ip[first], n, now, event, flags,
+				    pp_sampler_cfg.whole_stacks || weight != 1) != 0)
+		goto out_lost;
+	t->samples += weight;
+	t->ev_samples[event] += weight;
+	return;
+
+out_lost:
+	pp_sampler_lost_sigsafe(t, event, weight);
 }
 
 /*
@@ -458,9 +569,9 @@ static int pp_sampler_proc_turn_sigsafe(uint64_t now)
  * (every dynamically linked Go program) or is killed never writes its END
  * records; with these its logs still say how much CPU time each thread, and
  * the process with the threads that were never sampled, had used, up to
- * their last such records. One getrusage system call (under a microsecond)
- * per thread per 10 ms, and one more per process (RUSAGE_SELF, which walks
- * its threads).
+ * their last such records: at 1 kHz, less than 100 ms of CPU time is
+ * missing. One getrusage system call (under a microsecond) per thread per
+ * 100 ms, and one more per process (RUSAGE_SELF, which walks its threads).
  */
 static void pp_sampler_progress_sigsafe(struct pp_thread *t, uint64_t now)
 {
@@ -468,9 +579,12 @@ static void pp_sampler_progress_sigsafe(struct pp_thread *t, uint64_t now)
 	struct pp_records_cpu cpu, proc;
 	int turn;
 
-	if (t->progress_ns && now - t->progress_ns < PP_SAMPLER_PROGRESS_NS)
+	if (t->progress_ns && (now - t->progress_ns < PP_SAMPLER_PROGRESS_NS ||
+			       (t->samples - t->progress_samples < PP_SAMPLER_PROGRESS_SAMPLES &&
+				now - t->progress_ns < PP_SAMPLER_PROGRESS_MAX_NS)))
 		return;
 	t->progress_ns = now;
+	t->progress_samples = t->samples;
 	pp_records_cpu_sigsafe(RUSAGE_THREAD, &cpu);
 	turn = pp_sampler_proc_turn_sigsafe(now);
 	if (turn)
@@ -503,6 +617,34 @@ static void pp_sampler_pace_sigsafe(struct pp_thread *t, uint64_t start)
 }
 
 /*
+ * Runs in signal context. The counting events of a thread adopted here (t,
+ * the calling thread's): no pthread_create wrapper opened them, so they
+ * count from now on (t->late_counters). One that cannot be opened (no
+ * descriptor left, ...) is left out: the thread's record says no counter.
+ */
+static void pp_sampler_open_counters_sigsafe(struct pp_thread *t)
+{
+	for (unsigned i = 0; i < pp_sampler_cfg.nevents; i++) {
+		int fd;
+
+		if (!(pp_sampler_count_mask & (1u << i)))
+			continue;
+		fd = (int)syscall(SYS_perf_event_open, &pp_sampler_count_attrs[i], 0, -1, -1,
+				  PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0)
+			continue;
+		fd = pp_fd_move_high_sigsafe(fd);
+		if (syscall(SYS_ioctl, fd, PERF_EVENT_IOC_ID, &t->tev.id[i]) != 0) {
+			pp_fd_close_sigsafe(fd);
+			continue;
+		}
+		t->tev.fd[i] = fd;
+		t->tev.open |= 1u << i;
+	}
+	t->late_counters = 1;
+}
+
+/*
  * Runs in signal context. A sample from a thread with no slot: one that
  * existed before the constructor ran, or one made by raw clone(). It gets
  * its slot and log here, with raw syscalls only. A thread that shares
@@ -524,6 +666,7 @@ static struct pp_thread *pp_sampler_adopt_sigsafe(int tid)
 		return NULL;
 	}
 	t->leaf_only = pp_threads_tcb_shared_sigsafe(t->tcb, tid);
+	pp_sampler_open_counters_sigsafe(t);
 	return t;
 }
 
@@ -548,21 +691,19 @@ void pp_sampler_take_pending_sigsafe(void)
 	pp_sampsig_mask_sigsafe(&set);
 	for (int i = 0; i < 64; i++) {
 		unsigned event;
+		uint64_t overflows;
 		void *rb;
-		int more;
 
 		if (syscall(SYS_rt_sigtimedwait, &set, &si, &zero,
 			    PP_SAMPSIG_KERNEL_SET_SIZE) != sig)
 			break;
 		if (pp_sampler_is_ours_sigsafe(sig, &si, &event, &rb)) {
-			if (pp_sampler_cfg.mode == PPF_MODE_SIGNAL)
-				pp_sampler_rb_late_sigsafe(rb, 0, &more);
+			overflows = pp_sampler_signal_overflows_sigsafe(rb);
 			if (t) {
-				__atomic_add_fetch(&t->lost, 1, __ATOMIC_RELAXED);
-				__atomic_add_fetch(&t->ev_lost[event], 1, __ATOMIC_RELAXED);
+				pp_sampler_lost_sigsafe(t, event, overflows);
 				continue;
 			}
-			__atomic_add_fetch(&pp_sampler_unowned, 1, __ATOMIC_RELAXED);
+			__atomic_add_fetch(&pp_sampler_unowned, overflows, __ATOMIC_RELAXED);
 		} else if (pp_sampler_orphan_sigsafe(&si, a)) {
 			__atomic_add_fetch(&pp_sampler_unowned, 1, __ATOMIC_RELAXED);
 		} else if (nkeep < PP_SAMPLER_KEEP) {
@@ -578,20 +719,17 @@ int pp_sampler_taken_sigsafe(int sig, const siginfo_t *si)
 {
 	struct pp_thread *t;
 	unsigned event;
+	uint64_t overflows;
 	void *rb;
-	int more;
 
 	if (!pp_sampler_is_ours_sigsafe(sig, si, &event, &rb))
 		return 0;
-	if (pp_sampler_cfg.mode == PPF_MODE_SIGNAL)
-		pp_sampler_rb_late_sigsafe(rb, 0, &more);
+	overflows = pp_sampler_signal_overflows_sigsafe(rb);
 	t = pp_threads_find_sigsafe(pp_threads_gettid_sigsafe());
-	if (t) {
-		__atomic_add_fetch(&t->lost, 1, __ATOMIC_RELAXED);
-		__atomic_add_fetch(&t->ev_lost[event], 1, __ATOMIC_RELAXED);
-	} else {
-		__atomic_add_fetch(&pp_sampler_unowned, 1, __ATOMIC_RELAXED);
-	}
+	if (t)
+		pp_sampler_lost_sigsafe(t, event, overflows);
+	else
+		__atomic_add_fetch(&pp_sampler_unowned, overflows, __ATOMIC_RELAXED);
 	return 1;
 }
 
@@ -612,7 +750,8 @@ int pp_sampler_taken_sigsafe(int sig, const siginfo_t *si)
  * that share another's TLS (that word would be the other thread's).
  */
 static void pp_sampler_take_sigsafe(struct pp_thread *t, unsigned event,
-				    int late, void *uc, int saved_errno, uint64_t now)
+				    const struct pp_sampler_got *got, void *uc,
+				    int saved_errno, uint64_t now)
 {
 	int cancel = PTHREAD_CANCEL_DISABLE, type = PTHREAD_CANCEL_DEFERRED;
 	int leaf = t->leaf_only;
@@ -621,7 +760,12 @@ static void pp_sampler_take_sigsafe(struct pp_thread *t, unsigned event,
 		pthread_setcanceltype(PTHREAD_CANCEL_DEFERRED, &type);
 		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
 	}
-	pp_sampler_record_sigsafe(t, event, late, uc, now);
+	for (unsigned i = 0; got->b && i < got->b->n; i++)
+		if (i != got->cur)
+			pp_sampler_recovered_sigsafe(t, event, got->b->ips[i],
+						     got->cur == got->b->n, now);
+	if (got->weight)
+		pp_sampler_record_sigsafe(t, event, got->late, got->weight, uc, now);
 	pp_sampler_progress_sigsafe(t, now);
 	pp_sampler_pace_sigsafe(t, now);
 	pp_threads_leave_sigsafe(t);
@@ -634,16 +778,112 @@ static void pp_sampler_take_sigsafe(struct pp_thread *t, unsigned event,
 }
 
 /*
+ * Runs in signal context. Signal mode: what the signal of ring buffer rb
+ * stands for (b receives its records). The overflow that raised it is the
+ * last record when the signal came at once: in user space, where it landed
+ * (in the kernel, an event that counts there: the signal comes on the way
+ * out). Otherwise it came late (the thread had it blocked) and every
+ * record happened elsewhere. The overflows the full buffer had no record
+ * for are added to the sample taken here, marked late. Without a ring
+ * buffer, a signal is one overflow, taken where it landed.
+ */
+static void pp_sampler_got_signal_sigsafe(void *rb, uint64_t rip,
+					  struct pp_sampler_batch *b,
+					  struct pp_sampler_got *got)
+{
+	*got = (struct pp_sampler_got){ .overflows = 1, .weight = 1 };
+	if (!rb)
+		return;
+	pp_sampler_rb_read_sigsafe(rb, b);
+	got->b = b;
+	got->cur = b->n;
+	if (b->n && (!b->user[b->n - 1] || b->ips[b->n - 1] == rip))
+		got->cur = b->n - 1;
+	got->overflows = b->n + b->lost;
+	got->weight = (got->cur < b->n) + b->lost;
+	got->late = got->cur == b->n || b->lost;
+}
+
+/*
+ * Runs in signal context. Sigtrap mode, for thread t (busy, ours): a late
+ * signal stands for every overflow its event had while the thread blocked
+ * the signal (they merged), counted from the thread's CPU time since the
+ * last signal of that event for a time event: whole periods, at least 1
+ * (the clock was read just after that overflow, and a signal that came a
+ * little late, after the handler of another event's sample, stands for
+ * one). Kernel time in between counts too: an event that excludes the
+ * kernel had no overflow there. 1 for other events, whose count the
+ * handler cannot read.
+ */
+static void pp_sampler_got_trap_sigsafe(struct pp_thread *t, unsigned event, int late,
+					struct pp_sampler_got *got)
+{
+	uint64_t period = pp_sampler_cfg.period_ns[event], cpu, d;
+
+	*got = (struct pp_sampler_got){ .overflows = 1, .weight = 1, .late = late };
+	if (!period)
+		return;
+	cpu = pp_threads_cpu_sigsafe();
+	d = cpu > t->cpu_prev_ns[event] ? cpu - t->cpu_prev_ns[event] : 0;
+	t->cpu_prev_ns[event] = cpu;
+	if (late && d / period > 1)
+		got->overflows = got->weight = d / period;
+}
+
+/*
+ * Runs in signal context. Signal mode, after the sample: overflows recorded
+ * while it was taken (the handler's own time) are counted as throttled, and
+ * their queued signals taken off.
+ */
+static void pp_sampler_after_sigsafe(int tid, unsigned event, void *rb, void *uc)
+{
+	uint64_t n = rb ? pp_sampler_rb_take_sigsafe(rb) : 0;
+	struct pp_thread *t = pp_threads_find_sigsafe(tid);
+
+	if (rb && !n)
+		return;
+	if (t)
+		pp_sampler_throttled_sigsafe(t, event, n);
+	else
+		__atomic_add_fetch(&pp_sampler_unowned, n, __ATOMIC_RELAXED);
+	pp_sampler_drain_sigsafe(t, uc);
+}
+
+/*
+ * Runs in signal context. The calling thread's slot, busy, for n overflows
+ * of event; NULL when there is none (counted as unowned) or it was busy
+ * (counted as lost).
+ */
+static struct pp_thread *pp_sampler_owner_sigsafe(int tid, unsigned event, uint64_t n)
+{
+	struct pp_thread *t = pp_threads_find_sigsafe(tid);
+
+	if (!t) {
+		/* A new slot comes back busy. */
+		t = pp_sampler_adopt_sigsafe(tid);
+		if (!t)
+			__atomic_add_fetch(&pp_sampler_unowned, n, __ATOMIC_RELAXED);
+		return t;
+	}
+	if (!pp_threads_enter_sigsafe(t)) {
+		pp_sampler_lost_sigsafe(t, event, n);
+		return NULL;
+	}
+	return t;
+}
+
+/*
  * Runs in signal context. The handler proper; pp_sampler_handle_sigsafe
  * marks the thread as inside it (appmask.h).
  */
 static void pp_sampler_run_sigsafe(int sig, siginfo_t *si, void *uc)
 {
-	int saved_errno = errno;
+	int saved_errno = errno, tid;
+	struct pp_sampler_got got = { .overflows = 1, .weight = 1 };
+	struct pp_sampler_batch b;
 	struct pp_thread *t;
 	unsigned event;
 	void *rb;
-	int tid, late, more = 0;
 	uint64_t now;
 
 	if (!pp_sampler_is_ours_sigsafe(sig, si, &event, &rb)) {
@@ -653,35 +893,25 @@ static void pp_sampler_run_sigsafe(int sig, siginfo_t *si, void *uc)
 	}
 	now = pp_records_now_sigsafe();
 	if (pp_sampler_cfg.mode == PPF_MODE_SIGNAL)
-		late = pp_sampler_rb_late_sigsafe(rb, (uint64_t)((ucontext_t *)uc)->
-						  uc_mcontext.gregs[REG_RIP], &more);
-	else
-		late = !!(pp_sampler_perf_info_sigsafe(si)->flags & PP_TRAP_PERF_FLAG_ASYNC);
+		pp_sampler_got_signal_sigsafe(rb, (uint64_t)((ucontext_t *)uc)->
+					      uc_mcontext.gregs[REG_RIP], &b, &got);
 	tid = pp_threads_gettid_sigsafe();
-	t = pp_threads_find_sigsafe(tid);
-	if (!t) {
-		/* A new slot comes back busy. */
-		t = pp_sampler_adopt_sigsafe(tid);
-		if (!t)
-			__atomic_add_fetch(&pp_sampler_unowned, 1, __ATOMIC_RELAXED);
-	} else if (!pp_threads_enter_sigsafe(t)) {
-		__atomic_add_fetch(&t->lost, 1, __ATOMIC_RELAXED);
-		__atomic_add_fetch(&t->ev_lost[event], 1, __ATOMIC_RELAXED);
-		t = NULL;
-	} else if (now < t->next_ns) {
+	/* No overflow: they were read with an earlier signal's. */
+	t = got.overflows ? pp_sampler_owner_sigsafe(tid, event, got.overflows) : NULL;
+	if (t && pp_sampler_cfg.mode != PPF_MODE_SIGNAL)
+		pp_sampler_got_trap_sigsafe(t, event, !!(pp_sampler_perf_info_sigsafe(si)->flags &
+							 PP_TRAP_PERF_FLAG_ASYNC), &got);
+	if (t && now < t->next_ns) {
 		/* Too soon after a dear sample: counted, not taken. */
-		pp_sampler_throttled_sigsafe(t, event);
+		pp_sampler_throttled_sigsafe(t, event, got.overflows);
 		pp_threads_leave_sigsafe(t);
-		t = NULL;
+	} else if (t) {
+		pp_sampler_take_sigsafe(t, event, &got, uc, saved_errno, now);
 	}
-	if (t)
-		pp_sampler_take_sigsafe(t, event, late, uc, saved_errno, now);
-	/* Only when the ring buffer says more overflows came: no syscall otherwise. */
-	if (more)
-		pp_sampler_drain_sigsafe(pp_threads_find_sigsafe(tid), uc);
+	if (pp_sampler_cfg.mode == PPF_MODE_SIGNAL && got.overflows)
+		pp_sampler_after_sigsafe(tid, event, rb, uc);
 	errno = saved_errno;
 }
-
 
 /* Runs in signal context. */
 void pp_sampler_handle_sigsafe(int sig, siginfo_t *si, void *uc)

@@ -1,13 +1,15 @@
 /*
  * sampler: the signal handler. On each perf overflow it unwinds the
- * interrupted stack with unw_backtrace() and appends one PPF_REC_SAMPLE to
- * the thread's log. Signals that are not ours go to the app's handler.
+ * interrupted stack with unw_backtrace() and writes one sample to the
+ * thread's log (stacks.h). Signals that are not ours go to the app's handler.
  */
 #ifndef PP_SAMPLER_H
 #define PP_SAMPLER_H
 
 #include <signal.h>
 #include <stdint.h>
+
+struct perf_event_attr;
 
 #include "threads.h"
 #include "unwlib.h"
@@ -16,12 +18,28 @@ struct pp_sampler_config {
 	int mode;            /* PPF_MODE_SIGTRAP or PPF_MODE_SIGNAL */
 	unsigned nevents;    /* event indexes below this are ours */
 	unsigned max_frames; /* 1..PPF_MAX_FRAMES */
+	int whole_stacks;    /* every sample a PPF_REC_SAMPLE with its whole
+				stack (`stacks = whole`), else stacks.h */
 	struct pp_thread_dir dir; /* for the logs of threads adopted here */
 	pp_unwlib_backtrace_fn backtrace; /* libunwind's unw_backtrace */
+	/*
+	 * Per event: its period in ns of the thread's CPU time when it is a
+	 * time event (cpu-clock, task-clock) that samples, else 0. The sigtrap
+	 * mode counts a late signal's merged overflows from it.
+	 */
+	uint64_t period_ns[PP_CONFIG_MAX_EVENTS];
 };
 
 /* Async-signal-safe. Sets what the handler accepts; call before any event is enabled. */
 void pp_sampler_configure_sigsafe(const struct pp_sampler_config *cfg);
+
+/*
+ * Async-signal-safe. The counting events a thread adopted in the handler
+ * (one the profiler did not see start) opens for itself: bit i of mask,
+ * with attrs[i] (the caller's array, kept while the process runs). Call
+ * before any event is enabled; 0 opens none.
+ */
+void pp_sampler_set_counters_sigsafe(uint32_t mask, const struct perf_event_attr *attrs);
 
 /* The sampling signal's handler (sa_sigaction; sampsig.h). Runs in signal context. */
 void pp_sampler_handle_sigsafe(int sig, siginfo_t *si, void *uc);

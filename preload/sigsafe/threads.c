@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "pprof/format.h"
@@ -24,7 +25,7 @@
 #define PP_THREADS_ENT(tid, slot) (((uint64_t)(slot) << 32) | (uint32_t)(tid))
 #define PP_THREADS_TOMB PP_THREADS_ENT(-1, 0)
 
-/* Slots per chunk: 64 of about 720 bytes. */
+/* Slots per chunk: 64 of about 1 KiB. */
 #define PP_THREADS_CHUNK 64
 
 /* Atomic: the chunks of slots, NULL until first needed; never unmapped. */
@@ -133,8 +134,11 @@ static struct pp_thread *pp_threads_take_slot_sigsafe(int tid)
 		if ((owner == 0 || owner == -1) &&
 		    __atomic_compare_exchange_n(&t->tid, &owner, tid, 0,
 						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+			uint64_t cpu = pp_threads_cpu_sigsafe();
+
 			__atomic_store_n(&t->busy, 1, __ATOMIC_RELEASE);
 			pp_logfile_init_sigsafe(&t->log);
+			pp_stacks_init_sigsafe(&t->stacks);
 			t->samples = 0;
 			t->lost = 0;
 			t->throttled = 0;
@@ -144,16 +148,19 @@ static struct pp_thread *pp_threads_take_slot_sigsafe(int tid)
 			t->held_cpu_ns = 0;
 			t->holds = 0;
 			t->progress_ns = 0;
+			t->progress_samples = 0;
 			for (unsigned e = 0; e < PP_CONFIG_MAX_EVENTS; e++) {
 				t->ev_samples[e] = 0;
 				t->ev_lost[e] = 0;
 				t->ev_throttled[e] = 0;
+				t->cpu_prev_ns[e] = cpu;
 			}
 			t->tev.open = 0;
 			t->altstack = NULL;
 			t->altstack_size = 0;
 			t->tcb = pp_threads_tcb_sigsafe();
 			t->leaf_only = 0;
+			t->late_counters = 0;
 			t->charge.bytes = 0;
 			t->charge.fds = 0;
 			t->slot = i;
@@ -163,6 +170,16 @@ static struct pp_thread *pp_threads_take_slot_sigsafe(int tid)
 	}
 	errno = ENOSPC;
 	return NULL;
+}
+
+/* Runs in signal context. */
+uint64_t pp_threads_cpu_sigsafe(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* Runs in signal context. */
@@ -195,6 +212,8 @@ struct pp_thread *pp_threads_claim_sigsafe(int tid)
 /* Runs in signal context. */
 void pp_threads_release_sigsafe(struct pp_thread *t)
 {
+	/* Its log is finished or forgotten: no sample uses the table again. */
+	pp_stacks_release_sigsafe(&t->stacks);
 	__atomic_store_n(&pp_threads_index[t->ent], PP_THREADS_TOMB, __ATOMIC_RELEASE);
 	__atomic_store_n(&t->tid, -1, __ATOMIC_RELEASE);
 	__atomic_store_n(&t->busy, 0, __ATOMIC_RELEASE);

@@ -13,6 +13,7 @@
 #include "events.h"
 #include "logfile.h"
 #include "share.h"
+#include "stacks.h"
 
 #define PP_THREADS_MAX 8192
 
@@ -20,6 +21,7 @@ struct pp_thread {
 	int tid;         /* atomic: 0 free, -1 released, else the owner */
 	int busy;        /* atomic: 1 while profiler code runs for this thread */
 	struct pp_logfile log;
+	struct pp_stacks *stacks; /* the stacks its log holds (stacks.h) */
 	uint64_t samples;
 	uint64_t lost;   /* atomic */
 	uint64_t ev_samples[PP_CONFIG_MAX_EVENTS]; /* per event: samples taken */
@@ -33,12 +35,19 @@ struct pp_thread {
 				   it holds none */
 	uint64_t held_cpu_ns;   /* CPU time it ran holding one, in all */
 	uint32_t holds;         /* how many times it began to hold one */
+	/* sigtrap mode, per time event: its CPU time when the event's last
+	   signal was handled (or its slot claimed), what a late signal's
+	   merged overflows are counted from */
+	uint64_t cpu_prev_ns[PP_CONFIG_MAX_EVENTS];
 	uint64_t progress_ns; /* CLOCK_MONOTONIC of its last PPF_REC_THREAD_PROGRESS */
+	uint64_t progress_samples; /* its samples then */
 	struct pp_tevents tev; /* its own events: counters; signal mode: sampling */
 	void *altstack;  /* our alternate signal stack, NULL if none */
 	size_t altstack_size;
 	uintptr_t tcb;   /* the thread's TLS block (%fs:0) */
 	int leaf_only;   /* shares another thread's TLS: no unwinding */
+	int late_counters; /* its counters were opened at its first sample
+			      (adopted in the handler), not at its start */
 	unsigned ent;    /* its entry in the tid index */
 	unsigned slot;   /* its number in the table */
 	struct pp_share_cost charge; /* what its sampling state took of the
@@ -87,6 +96,9 @@ void pp_threads_leave_sigsafe(struct pp_thread *t);
 /* Runs in signal context. Calls fn on every claimed slot. */
 void pp_threads_each_sigsafe(void (*fn)(struct pp_thread *t, void *arg),
 			     void *arg);
+
+/* Runs in signal context. The calling thread's CPU time in ns (CLOCK_THREAD_CPUTIME_ID), 0 if unknown. */
+uint64_t pp_threads_cpu_sigsafe(void);
 
 /* Runs in signal context. The calling thread's id (raw syscall). */
 int pp_threads_gettid_sigsafe(void);

@@ -217,3 +217,25 @@ Test(eventinfo, shown_event_says_when_processes_set_it_differently)
 	f = tst_events_choose(0, NULL, PA_EVENTS_ANY);
 	cr_expect_null(pa_events_shown(tst_events_run, &f, &differs), "every event: none shown");
 }
+
+/*
+ * What one overflow stands for: the period; for a frequency of a time
+ * event, the fixed period the kernel runs it at; unknown (0) for a
+ * frequency of another event, and for a counting event.
+ */
+Test(eventinfo, sample_period_of_fixed_and_frequency_events)
+{
+	struct pa_event e = { .period = 250000, .flags = PPF_EVENT_TIME_NS };
+
+	cr_expect_eq(pa_event_sample_period(&e), 250000);
+	e.flags = PPF_EVENT_TIME_NS | PPF_EVENT_FREQ;
+	e.period = 4000;
+	cr_expect_eq(pa_event_sample_period(&e), 250000);
+	e.flags = PPF_EVENT_FREQ;
+	cr_expect_eq(pa_event_sample_period(&e), 0);
+	e.flags = 0;
+	e.period = 100;
+	cr_expect_eq(pa_event_sample_period(&e), 100);
+	e.flags = PPF_EVENT_COUNT;
+	cr_expect_eq(pa_event_sample_period(&e), 0);
+}

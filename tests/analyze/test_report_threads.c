@@ -80,7 +80,7 @@ Test(report_threads, unsampled_threads_are_listed_and_counted)
 		"(unsampled: over the profiler's share of RLIMIT_AS)\n");
 	free(text);
 	text = threads_report_of(run, &f, "processes");
-	cr_assert(strstr(text, "       4       3          -          -          -       -  make  "
+	cr_assert(strstr(text, "       4       3          -          -          -       -         -  make  "
 			 "exit 0, 2 threads unsampled\n"), "%s", text);
 	free(text);
 	text = threads_report_of(run, &f, "json");
@@ -93,7 +93,7 @@ Test(report_threads, unsampled_threads_are_listed_and_counted)
 	free(text);
 	f.thread = "pool";
 	text = threads_report_of(run, &f, "processes");
-	cr_assert(strstr(text, "       0       1          -          -          -       -  make  "
+	cr_assert(strstr(text, "       0       1          -          -          -       -         -  make  "
 			 "exit 0, 1 thread unsampled\n"), "%s", text);
 	free(text);
 	f.thread = NULL;

@@ -7,8 +7,9 @@
  * then its first MKSEEDS_THREADS thread logs (by name), laid end to end as
  * fuzz_reader reads an input. Each log is cut after its last record (thread
  * logs are preallocated: the rest is zeros) and keeps its first
- * MKSEEDS_SAMPLES samples and every other record, so that a seed stays a
- * few KiB and holds every kind of record its run wrote. Exits 1 when a
+ * MKSEEDS_SAMPLES sample records (whole samples or sample blocks) and every
+ * other record (its stack records too), so that a seed stays a few KiB and
+ * holds every kind of record its run wrote. Exits 1 when a
  * directory has no process.log or a log cannot be read.
  */
 #include <dirent.h>
@@ -68,7 +69,8 @@ static int mkseeds_log(FILE *out, const char *path)
 		memcpy(&r, buf + off, sizeof(r));
 		if (r.size < sizeof(r) || r.size > size - off)
 			break; /* the zero tail, or a record cut short */
-		if (r.type != PPF_REC_SAMPLE || samples++ < MKSEEDS_SAMPLES)
+		if ((r.type != PPF_REC_SAMPLE && r.type != PPF_REC_SAMPLE_BLOCK) ||
+		    samples++ < MKSEEDS_SAMPLES)
 			fwrite(buf + off, 1, r.size, out);
 		off += r.size;
 	}

@@ -3,7 +3,9 @@
 #   OUT/seeds/reader/  one seed per process directory of a few profiled runs,
 #                      named RUN-<exe>.<pid>
 #                      (tests/fuzz/mkseeds.c): threads, dlopen/dlclose, fork,
-#                      exec, counters, several events, both sampling modes
+#                      exec, counters, several events, both sampling modes,
+#                      stacks written once (stack records, sample blocks)
+#                      and whole (stacks = whole: whole-stack samples)
 #   OUT/seeds/config/  every config/*.ini
 #
 #   tests/fuzz/seeds.sh BUILD OUT
@@ -49,6 +51,8 @@ run demo -- "$w/demo" 0.2
 run signal PPROF_MODE=signal -- "$w/demo" 0.2
 run software PPROF_CONFIG=config/software.ini -- "$w/evmix" "$runs/evmix.truth" 0.1 2000
 run counters PPROF_CONFIG=config/counters.ini -- "$w/demo" 0.1
+printf '[profile]\nstacks = whole\n' > "$runs/whole.ini"
+run whole PPROF_CONFIG="$runs/whole.ini" -- "$w/demo" 0.1
 run dlreuse -- "$w/dlreuse" 0.05 2
 run forker -- "$w/forker" 0.1 --no-pids
 run spawner -- "$w/spawner" 0.05

@@ -235,7 +235,8 @@ Test(it_cli, check_sigsafe_rejects_printf)
 
 /*
  * The row starting with prefix has exe (its indentation included) right after
- * the COVER column (a percentage, or '-'), and says how it ended.
+ * the BEFORE(s) column (seconds with three decimals, or '-'), and says how it
+ * ended.
  */
 static void it_cli_expect_row(const char *text, const char *prefix, const char *exe,
 			      const char *how)
@@ -245,8 +246,9 @@ static void it_cli_expect_row(const char *text, const char *prefix, const char *
 	const char *at = row ? strstr(row, exe) : NULL;
 
 	cr_assert(row && end, "no row '%s' in:\n%s", prefix, text);
-	cr_expect(at && at < end && (at[-1] == '%' || at[-1] == '-'),
-		  "row '%s': no '%s' after the COVER column:\n%s", prefix, exe, text);
+	cr_expect(at && at < end && at - row > 5 && (at[-1] == '-' || (at[-4] == '.' &&
+								     at[-1] >= '0' && at[-1] <= '9')),
+		  "row '%s': no '%s' after the BEFORE(s) column:\n%s", prefix, exe, text);
 	cr_expect(strstr(row, how) && strstr(row, how) < end, "row %s does not say %s",
 		  prefix, how);
 }

@@ -76,8 +76,10 @@ static uint64_t it_cfg_nsamples(const struct pa_thread *t, const struct pa_event
 {
 	uint64_t n = 0;
 
+	/* Each counted by the overflows it stands for, as the writer counts them. */
 	for (size_t i = 0; i < t->nsamples; i++)
-		n += t->samples[i].event == e->index;
+		if (t->samples[i].event == e->index)
+			n += t->samples[i].count;
 	return n;
 }
 

@@ -218,8 +218,8 @@ static long long it_exec_row_samples(const char *report, uint32_t pid, const cha
 		unsigned long long samples;
 		char name[64];
 
-		/* Then CPU(s), USER(s), SYS(s) and COVER before EXE. */
-		if (sscanf(p, "%u %u %*s %*s %llu %u %*s %*s %*s %*s %63s", &row_pid, &ppid,
+		/* Then CPU(s), USER(s), SYS(s), COVER and BEFORE(s) before EXE. */
+		if (sscanf(p, "%u %u %*s %*s %llu %u %*s %*s %*s %*s %*s %63s", &row_pid, &ppid,
 			   &samples, &threads, name) == 5 &&
 		    row_pid == pid && strcmp(name, exe) == 0)
 			return (long long)samples;

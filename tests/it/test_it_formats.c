@@ -16,8 +16,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "tst_it.h"
+#include "before.h"
 #include "samples.h"
+#include "tst_it.h"
 
 #define IT_FMT_CHROMIUM "/usr/bin/chromium"
 #define IT_FMT_INLINES_SRC PP_TEST_SOURCE_DIR "/tests/workloads/inlines.c"
@@ -423,6 +424,7 @@ static void it_fmt_parse_traces(const char *text, struct it_fmt_counts *c,
 {
 	uint32_t tid = 0;
 	size_t run = 0;
+	bool before = false;
 
 	for (const char *line = text; line; line = strchr(line, '\n')) {
 		uint64_t n;
@@ -433,7 +435,12 @@ static void it_fmt_parse_traces(const char *text, struct it_fmt_counts *c,
 		if (strncmp(line, "-----------+", 12) == 0) {
 			tid = 0;
 			run = runs ? nruns : 0;
+			before = false;
 		}
+		/* The time before profiling: the process's, no thread's (tid 0). */
+		if (strncmp(line + strspn(line, " "), "thread:  " PA_BEFORE_NAME "\n",
+			    strlen("thread:  " PA_BEFORE_NAME "\n")) == 0)
+			before = true;
 		if (sscanf(line, "        tid:  %" SCNu32, &tid) == 1)
 			continue;
 		if (runs && sscanf(line, "        run:  %n", &at) == 0 && at) {
@@ -445,7 +452,7 @@ static void it_fmt_parse_traces(const char *text, struct it_fmt_counts *c,
 		}
 		if (sscanf(line, " %" SCNu64 " %n", &n, &at) != 1 || !at || line[0] != ' ')
 			continue;
-		cr_assert_neq(tid, 0, "a trace without a tid label:\n%s", line);
+		cr_assert(tid || before, "a trace without a tid label:\n%s", line);
 		cr_assert_lt(run, nruns, "a trace without a run label:\n%s", line);
 		it_fmt_pprof_name(line + at, strcspn(line + at, "\n"), name, sizeof(name));
 		it_fmt_count_of(c, name)->self += n;
@@ -511,11 +518,12 @@ static const char it_fmt_speedscope_py[] =
 "    assert p['type'] == 'sampled' and p['unit'] in ('nanoseconds', 'none'), p['unit']\n"
 "    assert len(p['samples']) == len(p['weights']) > 0\n"
 "    assert p['endValue'] - p['startValue'] == sum(p['weights'])\n"
-"    for s in p['samples']:\n"
-"        assert s and all(0 <= i < len(frames) for i in s)\n"
-"        selfs[frames[s[-1]]['name']] += 1\n"
-"    tid = int(p['name'].rsplit('(', 1)[1].rstrip(')'))\n"
-"    print('profile', tid, len(p['samples']), p['unit'], p['weights'][0])\n"
+"    for s, w in zip(p['samples'], p['weights']):\n"
+"        assert s and all(0 <= i < len(frames) for i in s) and w > 0\n"
+"        selfs[frames[s[-1]]['name']] += w\n"
+"    tid = 0 if p['name'].endswith(') [before profiling]') else \\\n"
+"          int(p['name'].rsplit('(', 1)[1].rstrip(')'))\n"
+"    print('profile', tid, sum(p['weights']), p['unit'], min(p['weights']))\n"
 "for n, c in selfs.items():\n"
 "    print('self', c, n)\n"
 "for f in frames:\n"
@@ -537,6 +545,7 @@ Test(it_formats, speedscope_profiles_per_thread)
 	const char *py[] = { "/usr/bin/python3", "-c", it_fmt_speedscope_py, json, NULL };
 	struct tst_result r;
 	size_t profiles = 0, threads = 0;
+	uint64_t period_ns = (uint64_t)(tst_period_s(proc) * 1e9 + 0.5);
 	bool burn_src = false;
 
 	it_fmt_tmp(json, "out.json");
@@ -559,17 +568,26 @@ Test(it_formats, speedscope_profiles_per_thread)
 			for (size_t t = 0; t < proc->nthreads; t++)
 				if (proc->threads[t]->tid == tid)
 					th = proc->threads[t];
-			cr_assert(th, "speedscope: a profile for tid %" PRIu32 " not in the run", tid);
-			cr_expect_eq(n, pa_filter_count_samples(&f, proc, th),
-				     "speedscope: tid %" PRIu32 " has %" PRIu64 " samples", tid, n);
-			/* cpu-clock at 1 ms: each sample weighs the period, in ns */
+			/* tid 0: the process's time before profiling, its estimated samples */
+			cr_assert(th || tid == 0, "speedscope: a profile for tid %" PRIu32 " not in "
+				  "the run", tid);
+			/*
+			 * cpu-clock at 1 ms: each sample weighs the period, in ns,
+			 * times the overflows it stands for; in all, the thread's
+			 * samples as top counts them.
+			 */
 			cr_expect_str_eq(unit, "nanoseconds");
-			cr_expect_eq(w, tst_period_s(proc) * 1e9);
+			cr_expect_eq(w % period_ns, 0, "speedscope: tid %" PRIu32 ": weight %" PRIu64,
+				     tid, w);
+			cr_expect_eq(n / period_ns,
+				     th ? pa_filter_count_samples(&f, proc, th) : prof->estimated,
+				     "speedscope: tid %" PRIu32 " weighs %" PRIu64 " periods", tid,
+				     n / period_ns);
 			profiles++;
 		} else if (sscanf(line, "self %" SCNu64 " %n", &n, &at) == 1 && at) {
 			snprintf(name, sizeof(name), "%.*s", (int)strcspn(line + at, "\n"),
 				 line + at);
-			it_fmt_count_of(c, name)->self = n;
+			it_fmt_count_of(c, name)->self = n / period_ns;
 		} else if (strncmp(line, "frame burn_alpha\t", 17) == 0) {
 			/* where burn_alpha starts: its source file and a line */
 			burn_src = strstr(line, "/tests/workloads/demo.c\t") != NULL;
@@ -581,8 +599,9 @@ Test(it_formats, speedscope_profiles_per_thread)
 
 		threads += pa_filter_count_samples(&f, proc, proc->threads[t]) > 0;
 	}
-	cr_expect_eq(profiles, threads, "speedscope: %zu profiles for %zu threads with samples",
-		     profiles, threads);
+	threads += prof->estimated > 0;
+	cr_expect_eq(profiles, threads, "speedscope: %zu profiles for %zu threads with samples "
+		     "(and the time before profiling)", profiles, threads);
 	it_fmt_expect_counts("speedscope", prof, c);
 	tst_result_release(&r);
 	free(c);
@@ -651,6 +670,19 @@ static bool it_fmt_script_sample(const char **text, uint32_t *tid, char *leaf, s
 	return true;
 }
 
+/*
+ * prof without the estimate of the time before profiling (before.h), which
+ * `script` leaves out: it is no sample taken.
+ */
+static void it_fmt_drop_before(struct pa_profile *prof)
+{
+	for (size_t i = 0; i < prof->nfuncs; i++)
+		if (strcmp(prof->funcs[i].name, PA_BEFORE_NAME) == 0)
+			prof->funcs[i].self = prof->funcs[i].total = 0;
+	prof->samples -= prof->estimated;
+	prof->estimated = 0;
+}
+
 /* Checks the layout of every sample of text; counts leaf functions into c (may be NULL). */
 static size_t it_fmt_script_check(const char *text, struct it_fmt_counts *c,
 				  const struct pa_process *proc, uint64_t *per_tid)
@@ -681,6 +713,7 @@ Test(it_formats, script_has_perf_script_layout)
 	struct tst_result r;
 
 	it_fmt_expect_burns(prof);
+	it_fmt_drop_before(prof);
 	it_fmt_run("analyze", argv, &r);
 	cr_expect_eq(it_fmt_script_check(r.out, c, proc, per_tid), prof->samples);
 	it_fmt_expect_counts_as("script", prof, c, true, IT_FMT_NAMES_OURS);
@@ -772,6 +805,11 @@ static size_t it_fmt_folded_threads(const char *text, const char *run,
 		count = strtoull(sp, NULL, 10);
 		cr_assert(strncmp(line, root, strlen(root)) == 0, "no root %s: %.*s", root,
 			  (int)len, line);
+		/* The process's time before profiling: no thread frame. */
+		if (strncmp(line + strlen(root), PA_BEFORE_NAME " ", strlen(PA_BEFORE_NAME) + 1) == 0) {
+			stack = line + strlen(root) - 1;
+			goto count_stack;
+		}
 		stack = strchr(line + strlen(root), ';');
 		cr_assert(stack && stack < sp, "no thread frame: %.*s", (int)len, line);
 		paren = stack;
@@ -781,6 +819,7 @@ static size_t it_fmt_folded_threads(const char *text, const char *run,
 		for (size_t t = 0; t < proc->nthreads; t++)
 			if (proc->threads[t]->tid == tid)
 				per_tid[t] += count;
+count_stack:
 		/* Without its roots, the line is a stack of `folded` */
 		for (size_t i = 0; i < prof->nstacks; i++) {
 			char *s = pa_stack_fold(&prof->stacks[i]);
@@ -1316,13 +1355,16 @@ static void it_fmt_speedscope_check(const char *file, const char *name, const ch
 /*
  * What speedscope must show of our JSON: a profile per thread with
  * samples, named "EXE (PID) THREAD (TID)", each function of the thread's
- * top --inlines with self and total samples x the period.
+ * top --inlines with self and total samples x the period; then, when the
+ * process has an estimate of its time before profiling, a profile "EXE
+ * (PID) [before profiling]" with that function alone.
  */
 static struct it_fmt_ss_want *it_fmt_speedscope_json_want(const struct pa_run *run, size_t *n)
 {
 	const struct pa_process *proc = run->processes[0];
 	double period_ns = tst_period_s(proc) * 1e9;
-	struct it_fmt_ss_want *want = calloc(proc->nthreads + 1, sizeof(*want));
+	struct it_fmt_ss_want *want = calloc(proc->nthreads + 2, sizeof(*want));
+	uint64_t est = pa_before_event_samples(proc, &proc->events[0]);
 
 	*n = 0;
 	for (size_t t = 0; t < proc->nthreads; t++) {
@@ -1350,6 +1392,14 @@ static struct it_fmt_ss_want *it_fmt_speedscope_json_want(const struct pa_run *r
 		(*n)++;
 	}
 	cr_assert_eq(*n, it_fmt_sampled_threads(proc));
+	if (est) {
+		struct it_fmt_count *c = it_fmt_count_of(&want[*n].c, PA_BEFORE_NAME);
+
+		snprintf(want[*n].name, sizeof(want[*n].name), "%s (%" PRIu32 ") " PA_BEFORE_NAME,
+			 pa_process_exe_base(proc), proc->pid);
+		c->self = c->total = (uint64_t)((double)est * period_ns);
+		(*n)++;
+	}
 	return want;
 }
 
@@ -1377,7 +1427,9 @@ Test(it_formats, speedscope_renders_our_json)
 	size_t n;
 	struct it_fmt_ss_want *want = it_fmt_speedscope_json_want(run, &n);
 
-	cr_assert_eq(n, 1, "inlines has %zu threads with samples", n);
+	cr_assert_eq(n, 1 + (pa_before_event_samples(run->processes[0],
+						    &run->processes[0]->events[0]) > 0),
+		     "inlines has %zu threads with samples, and the time before profiling", n);
 	cr_assert_gt(it_fmt_count_of(&want[0].c, "inl_square")->self, 0,
 		     "no sample in inlined inl_square");
 	want[0].src_func = "inl_square";
@@ -1399,7 +1451,8 @@ Test(it_formats, speedscope_renders_every_thread_of_our_json)
 	struct it_fmt_ss_want *want = it_fmt_speedscope_json_want(run, &n);
 
 	it_fmt_expect_burns(prof);
-	cr_assert_eq(n, 3, "demo has %zu threads with samples", n);
+	cr_assert_eq(n, 3 + (prof->estimated > 0), "demo has %zu threads with samples, and the "
+		     "time before profiling", n);
 	it_fmt_speedscope_json_check(want, n);
 	free(want);
 	pa_profile_free(prof);
@@ -1601,7 +1654,9 @@ Test(it_formats, runs_sharing_pids_stay_apart)
 				     "speedscope: %.*s not once in:\n%s", (int)strlen(name) - 1,
 				     name, r.out);
 		}
-	cr_expect_eq(tst_count_lines(r.out, ""), 2 * it_fmt_sampled_threads(proc),
+	/* and each run's time before profiling */
+	cr_expect_eq(tst_count_lines(r.out, ""), 2 * (it_fmt_sampled_threads(proc) +
+						      (prof->estimated > 0)),
 		     "speedscope profiles:\n%s", r.out);
 	tst_result_release(&r);
 

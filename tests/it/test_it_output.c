@@ -130,7 +130,9 @@ Test(it_output, errno_kept_by_interposed_calls)
  * read it back, 31 times each: every value survives. One thread has closed
  * the profiler's descriptors first (raw close calls), so that the signal
  * handler meets failing system calls (seen as lost samples): their errno
- * must not leak either.
+ * must not leak either. The logs are small (each stack once): after the
+ * close they cannot grow, and most samples that land in the bursts are
+ * lost, which is the point: the handler ran there, and failed.
  */
 Test(it_output, errno_kept_across_samples)
 {
@@ -157,8 +159,9 @@ Test(it_output, errno_kept_across_samples)
 
 		if (tst_stack_count(tp, "errnos_deep;burn_errno") > 0) {
 			closers++;
-			cr_expect_geq(self, 20, "closer %u: %llu samples", t->tid,
-				      (unsigned long long)self);
+			cr_expect_geq(self + t->lost, 20, "closer %u: %llu samples, %llu lost",
+				      t->tid, (unsigned long long)self,
+				      (unsigned long long)t->lost);
 			/*
 			 * Its log filled up: samples were lost, or even
 			 * the END record found no room.
@@ -168,9 +171,14 @@ Test(it_output, errno_kept_across_samples)
 				  t->tid);
 		} else if (self > 0) {
 			burners++;
-			/* About 0.3 s of CPU at one sample per ms. */
-			cr_expect_geq(self, 100, "thread %u: %llu samples in burn_errno",
-				      t->tid, (unsigned long long)self);
+			/*
+			 * About 0.3 s of CPU at one sample per ms, taken, or lost
+			 * once the log could not grow after the close (in the
+			 * handler all the same).
+			 */
+			cr_expect_geq(self + t->lost, 100, "thread %u: %llu samples in "
+				      "burn_errno, %llu lost", t->tid, (unsigned long long)self,
+				      (unsigned long long)t->lost);
 		}
 		pa_profile_free(tp);
 	}

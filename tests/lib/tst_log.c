@@ -208,6 +208,37 @@ size_t tst_log_sample(struct tst_log *l, uint64_t time_ns, uint32_t event,
 				  nframes * sizeof(uint64_t));
 }
 
+size_t tst_log_sample_weight(struct tst_log *l, uint64_t overflows, uint64_t period)
+{
+	struct ppf_sample_weight w = { .overflows = overflows, .period = period };
+
+	return tst_log_rec_add(l, PPF_REC_SAMPLE_WEIGHT, &w, sizeof(w), NULL, 0);
+}
+
+size_t tst_log_stack(struct tst_log *l, uint32_t id, uint16_t nframes, const uint64_t *ips)
+{
+	return tst_log_stack_shared(l, id, nframes, 0, 0, ips);
+}
+
+size_t tst_log_stack_shared(struct tst_log *l, uint32_t id, uint16_t nframes, uint16_t shared,
+			    uint32_t base, const uint64_t *ips)
+{
+	struct ppf_stack s = { .id = id, .nframes = nframes, .shared = shared, .base = base };
+
+	return tst_log_rec_add(l, PPF_REC_STACK, &s, sizeof(s), ips,
+				  (size_t)(nframes > shared ? nframes - shared : 0) * sizeof(uint64_t));
+}
+
+size_t tst_log_block(struct tst_log *l, uint64_t base_ns, uint32_t event, uint16_t flags,
+		     uint32_t count, const struct ppf_block_entry *entries)
+{
+	struct ppf_sample_block b = { .base_ns = base_ns, .event = event, .flags = flags,
+				      .count = count };
+
+	return tst_log_rec_add(l, PPF_REC_SAMPLE_BLOCK, &b, sizeof(b), entries,
+				  count * sizeof(*entries));
+}
+
 size_t tst_log_thread_name(struct tst_log *l, uint64_t time_ns, const char *name)
 {
 	struct ppf_thread_name n = { .time_ns = time_ns };

@@ -52,6 +52,15 @@ size_t tst_log_thread(struct tst_log *l, uint32_t pid, uint32_t tid,
 			 uint64_t start_ns, const char *name);
 size_t tst_log_sample(struct tst_log *l, uint64_t time_ns, uint32_t event,
 			 uint16_t flags, uint16_t nframes, const uint64_t *ips);
+/* A PPF_REC_SAMPLE_WEIGHT: the next sample stands for overflows overflows. */
+size_t tst_log_sample_weight(struct tst_log *l, uint64_t overflows, uint64_t period);
+/* A PPF_REC_STACK, and a PPF_REC_SAMPLE_BLOCK holding count entries (its size fits them). */
+size_t tst_log_stack(struct tst_log *l, uint32_t id, uint16_t nframes, const uint64_t *ips);
+/* A PPF_REC_STACK whose outermost shared frames are stack base's: ips holds the others. */
+size_t tst_log_stack_shared(struct tst_log *l, uint32_t id, uint16_t nframes, uint16_t shared,
+			    uint32_t base, const uint64_t *ips);
+size_t tst_log_block(struct tst_log *l, uint64_t base_ns, uint32_t event, uint16_t flags,
+		     uint32_t count, const struct ppf_block_entry *entries);
 size_t tst_log_thread_name(struct tst_log *l, uint64_t time_ns, const char *name);
 size_t tst_log_thread_end(struct tst_log *l, uint64_t end_ns, uint64_t samples,
 			     uint64_t lost, uint64_t cpu_ns);

@@ -94,6 +94,7 @@ Test(config, embedded_default_samples_cpu_clock_every_ms)
 	cr_assert_eq(cfg.max_frames, 128);
 	cr_assert(cfg.follow_exec && !cfg.strict && !cfg.unavailable_off);
 	cr_assert_eq(cfg.mode_request, PPF_MODE_REQUEST_AUTO);
+	cr_assert_not(cfg.whole_stacks, "the default writes each stack once");
 	cr_assert_eq(cfg.nevents, 1);
 	ev = event("cpu-clock");
 	cr_assert_eq(ev->type, PERF_TYPE_SOFTWARE);
@@ -241,6 +242,16 @@ Test(config, rejects_values_of_the_wrong_type)
 		     "auto, sigtrap or signal");
 	expect_error("[profile]\nunavailable = maybe\n", 2, "unavailable = 'maybe'",
 		     "skip or off");
+	expect_error("[profile]\nstacks = sometimes\n", 2, "stacks = 'sometimes'",
+		     "once or whole");
+}
+
+Test(config, stacks_once_or_whole)
+{
+	cr_assert_eq(parse("[profile]\nstacks = whole\n"), 0, "%s", all_errors());
+	cr_assert(cfg.whole_stacks);
+	cr_assert_eq(parse("[profile]\nstacks = once\n"), 0, "%s", all_errors());
+	cr_assert_not(cfg.whole_stacks);
 }
 
 Test(config, rejects_values_out_of_range)

@@ -50,6 +50,15 @@ static inline double wl_thread_cpu(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* CPU time of the whole process (every thread's, every image's), in seconds. */
+static inline double wl_process_cpu(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 /*
  * When PPROF_TRUTH names a file, appends "TID USER_SECONDS" to it: the user
  * CPU time the calling thread has burnt, what a user-only sampling event

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -77,6 +78,21 @@ static void records_write_process(struct pp_config *cfg)
 	cr_assert_eq(pp_records_event_sigsafe(&log, 0, &cfg->events[0], 0, 0), 0);
 	cr_assert_eq(pp_records_event_sigsafe(&log, 1, &cfg->events[1], EOPNOTSUPP, 1), 0);
 	cr_assert_eq(pp_records_module_sigsafe(&log, &m), 0);
+	cr_assert_eq(pp_records_process_cpu_sigsafe(&log, PPF_CPU_CONSTRUCTOR,
+						    &(struct pp_records_cpu){ .user_ns = 11,
+									      .system_ns = 12 },
+						    &(struct pp_records_cpu){ .user_ns = 1 }), 0);
+	cr_assert_eq(pp_records_process_cpu_sigsafe(&log, PPF_CPU_SAMPLING,
+						    &(struct pp_records_cpu){ .user_ns = 21,
+									      .system_ns = 22 },
+						    &(struct pp_records_cpu){ .user_ns = 13,
+									      .system_ns = 14 }), 0);
+	cr_assert_eq(pp_records_process_cpu_sigsafe(&log, PPF_CPU_EXEC,
+						    &(struct pp_records_cpu){ .user_ns = 31,
+									      .system_ns = 32 },
+						    &(struct pp_records_cpu){ .user_ns = 2 }), 0);
+	cr_assert_eq(pp_records_unprofiled_sigsafe(&log, 77, PPF_UNPROFILED_STATIC, "/bin/static"),
+		     0);
 	cr_assert_eq(pp_records_exec_sigsafe(&log, "/bin/next"), 0);
 	cr_assert_eq(pp_records_thread_unsampled_sigsafe(&log, 4242, PPF_UNSAMPLED_LOG,
 							 EMFILE), 0);
@@ -143,6 +159,15 @@ Test(records, process_log_reads_back_what_was_written)
 	cr_assert_eq(p->nexecs, 1);
 	cr_expect_str_eq(p->execs[0].path, "/bin/next");
 	cr_expect(!p->replaced, "records follow the exec: it failed");
+	cr_expect(p->cpu_entry.known && p->cpu_entry.user_ns == 11 && p->cpu_entry.system_ns == 12);
+	cr_expect(p->cpu_sampling.known && p->cpu_sampling.user_ns == 21 &&
+		  p->cpu_sampling.system_ns == 22 && p->cpu_sampling.thread_user_ns == 13 &&
+		  p->cpu_sampling.thread_system_ns == 14 &&
+		  p->cpu_sampling.tid == (uint32_t)syscall(SYS_gettid));
+	cr_expect(p->cpu_exec.known && p->cpu_exec.user_ns == 31 && p->cpu_exec.system_ns == 32);
+	cr_assert_eq(p->nunprofiled, 1);
+	cr_expect(p->unprofiled[0].pid == 77 && p->unprofiled[0].why == PPF_UNPROFILED_STATIC &&
+		  strcmp(p->unprofiled[0].path, "/bin/static") == 0 && p->unprofiled[0].time_ns > 0);
 	cr_assert_eq(p->nunsampled, 1);
 	cr_expect(p->unsampled[0].tid == 4242 && p->unsampled[0].what == PPF_UNSAMPLED_LOG &&
 		  p->unsampled[0].error == EMFILE);
@@ -193,26 +218,21 @@ Test(records, thread_log_reads_back_what_was_written)
 	struct pp_logfile log;
 	struct pa_error err;
 	char path[PATH_MAX];
-	uint64_t *ips;
 
 	records_create(&log, "thread-77.log", PPF_FILE_THREAD);
 	cr_assert_eq(pp_records_thread_sigsafe(&log, 1234, 77), 0);
-	ips = pp_records_sample_begin_sigsafe(&log, 8);
-	cr_assert_not_null(ips);
-	ips[0] = 0x401000;
-	ips[1] = 0x402000;
-	ips[2] = 0x403000;
-	pp_records_sample_end_sigsafe(&log, ips, 100, 0, PPF_SAMPLE_TRUNCATED, 3);
-	ips = pp_records_sample_begin_sigsafe(&log, 8);
-	cr_assert_not_null(ips);
-	ips[0] = 0x404000;
-	pp_records_sample_end_sigsafe(&log, ips, 150, 1, PPF_SAMPLE_LEAF_ONLY, 1);
+	cr_assert_eq(pp_records_sample_sigsafe(&log, (const uint64_t[]){ 0x401000, 0x402000,
+								     0x403000 },
+					       3, 100, 0, PPF_SAMPLE_TRUNCATED), 0);
+	cr_assert_eq(pp_records_sample_sigsafe(&log, (const uint64_t[]){ 0x404000 }, 1, 150, 1,
+					       PPF_SAMPLE_LEAF_ONLY), 0);
 	pp_logfile_closing_sigsafe(&log);
 	cr_assert_eq(pp_records_thread_name_sigsafe(&log, 200, "renamed"), 0);
 	cr_assert_eq(pp_records_thread_samples_sigsafe(&log, 0, &counts, 0), 0);
 	cr_assert_eq(pp_records_thread_samples_sigsafe(&log, 1, &counts, 1), 0);
-	cr_assert_eq(pp_records_thread_counter_sigsafe(&log, 2, &cv), 0);
-	cr_assert_eq(pp_records_thread_counter_sigsafe(&log, 3, NULL), 0);
+	cr_assert_eq(pp_records_thread_counter_sigsafe(&log, 2, &cv, 0), 0);
+	cr_assert_eq(pp_records_thread_counter_sigsafe(&log, 3, NULL, 0), 0);
+	cr_assert_eq(pp_records_thread_counter_sigsafe(&log, 4, &cv, 1), 0);
 	cr_assert_eq(pp_records_thread_end_sigsafe(&log, 300, &counts, &(struct pp_records_cpu){
 						   .cpu_ns = 99, .user_ns = 60, .system_ns = 38 }),
 		     0);
@@ -230,13 +250,15 @@ Test(records, thread_log_reads_back_what_was_written)
 	cr_expect(t->samples[1].time_ns == 150 && t->samples[1].event == 1 &&
 		  t->samples[1].flags == PPF_SAMPLE_LEAF_ONLY && t->samples[1].nframes == 1 &&
 		  t->samples[1].ips[0] == 0x404000);
-	cr_assert_eq(t->nevents, 4);
+	cr_assert_eq(t->nevents, 5);
 	cr_expect(t->events[0].flags == 0 && t->events[0].samples == 2 &&
 		  t->events[0].lost == 1 && t->events[0].throttled == 4);
 	cr_expect_eq(t->events[1].flags, PPF_THREAD_EVENT_NO_COUNTER);
 	cr_expect(t->events[2].flags == PPF_THREAD_EVENT_COUNTED && t->events[2].value == 500 &&
 		  t->events[2].time_enabled == 10 && t->events[2].time_running == 5);
 	cr_expect_eq(t->events[3].flags, PPF_THREAD_EVENT_NO_COUNTER);
+	cr_expect(t->events[4].flags == (PPF_THREAD_EVENT_COUNTED | PPF_THREAD_EVENT_LATE_COUNTER) &&
+		  t->events[4].value == 500);
 	cr_expect(t->ended && t->end_ns == 300 && t->samples_taken == 2 && t->lost == 1 &&
 		  t->throttled == 4 && t->cpu_ns == 99 && t->user_ns == 60 && t->system_ns == 38);
 	pa_thread_free(t);
@@ -298,6 +320,52 @@ Test(records, thread_record_names_the_calling_thread)
 	cr_assert_eq(pa_thread_log_load(path, &t, &warn, &err), 0, "%s", err.reason);
 	cr_expect_str_eq(t->name, "rec-named");
 	cr_expect(!t->ended);
+	pa_thread_free(t);
+	pa_warnings_release(&warn);
+}
+
+/*
+ * PPF_REC_STACK (whole, and sharing outer frames with one before it) and
+ * PPF_REC_SAMPLE_BLOCK: the block is the log's open
+ * record, grown entry by entry; another record closes it (its size cut to
+ * what it holds) and the next sample opens a new one.
+ */
+Test(records, stack_and_sample_block_read_back_what_was_written)
+{
+	static const uint64_t a[2] = { 0x401000, 0x402000 }, b[2] = { 0x403000, 0x402000 };
+	struct pp_records_counts counts = { .samples = 4 };
+	struct pa_warnings warn = { 0 };
+	struct pa_thread *t = NULL;
+	struct pp_logfile log;
+	struct pa_error err;
+	char path[PATH_MAX];
+
+	records_create(&log, "thread-78.log", PPF_FILE_THREAD);
+	cr_assert_eq(pp_records_thread_sigsafe(&log, 1234, 78), 0);
+	cr_assert_eq(pp_records_stack_sigsafe(&log, 0, a, 2, 0, 0), 0);
+	cr_assert_eq(pp_records_block_entry_sigsafe(&log, 0, 1000, 0, 0), 0);
+	cr_assert_eq(pp_records_block_entry_sigsafe(&log, 0, 1500, 0, 0), 0);
+	/* b's outer frame is a's: its record holds its inner one only. */
+	cr_assert_eq(pp_records_stack_sigsafe(&log, 1, b, 2, 0, 1), 0);
+	cr_assert_eq(pp_records_block_entry_sigsafe(&log, 1, 2000, 1, PPF_SAMPLE_LATE), 0);
+	cr_assert_eq(pp_records_block_entry_sigsafe(&log, 0, 2500, 1, PPF_SAMPLE_LATE), 0);
+	pp_logfile_closing_sigsafe(&log);
+	cr_assert_eq(pp_records_thread_end_sigsafe(&log, 3000, &counts,
+						   &(struct pp_records_cpu){ 0 }), 0);
+	pp_logfile_close_sigsafe(&log);
+
+	snprintf(path, sizeof(path), "%s/thread-78.log", records_dir);
+	cr_assert_eq(pa_thread_log_load(path, &t, &warn, &err), 0, "%s", err.reason);
+	cr_expect_eq(warn.n, 0, "%s", warn.n ? warn.v[0].reason : "");
+	cr_assert_eq(t->nsamples, 4);
+	cr_expect(t->samples[0].time_ns == 1000 && t->samples[0].nframes == 2 &&
+		  t->samples[0].ips[1] == 0x402000 && t->samples[0].flags == 0);
+	cr_expect(t->samples[1].time_ns == 1500 && t->samples[1].ips == t->samples[0].ips);
+	cr_expect(t->samples[2].time_ns == 2000 && t->samples[2].event == 1 &&
+		  t->samples[2].flags == PPF_SAMPLE_LATE && t->samples[2].nframes == 2 &&
+		  t->samples[2].ips[0] == 0x403000 && t->samples[2].ips[1] == 0x402000);
+	cr_expect(t->samples[3].time_ns == 2500 && t->samples[3].nframes == 2);
+	cr_expect(t->ended && t->samples_taken == 4);
 	pa_thread_free(t);
 	pa_warnings_release(&warn);
 }

@@ -1,0 +1,310 @@
+/*
+ * Stacks written once (the default, `stacks = once`) and whole (`stacks =
+ * whole`): the logs hold what the configuration asks for; one run written
+ * both ways reads the same in every report; and a run written before
+ * stacks were written once (tests/golden/oldlogs) still reads as it did.
+ */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pprof/format.h"
+#include "reader.h"
+#include "tst_it.h"
+#include "tst_log.h"
+#include "tst_restack.h"
+
+static struct tst_it it_st;
+
+static void it_st_init(void)
+{
+	tst_init(&it_st);
+}
+
+static void it_st_fini(void)
+{
+	tst_release(&it_st);
+}
+
+TestSuite(it_stacks, .init = it_st_init, .fini = it_st_fini, .timeout = 300);
+
+/* Bytes and records of each type in a run's thread logs, up to their end. */
+struct it_st_bytes {
+	uint64_t bytes[64]; /* by record type (types above 63 in [0]) */
+	uint64_t count[64];
+};
+
+static void it_st_count_log(const char *path, struct it_st_bytes *b)
+{
+	size_t len, off = sizeof(struct ppf_file_header);
+	char *data = tst_slurp(path, &len);
+
+	while (off + sizeof(struct ppf_record) <= len) {
+		struct ppf_record r;
+
+		memcpy(&r, data + off, sizeof(r));
+		if (r.size == 0)
+			break;
+		b->bytes[r.type < 64 ? r.type : 0] += r.size;
+		b->count[r.type < 64 ? r.type : 0]++;
+		off += r.size;
+	}
+	free(data);
+}
+
+static void it_st_count(const char *run, struct it_st_bytes *b)
+{
+	char cmd[TST_PATH_MAX + 64], line[TST_PATH_MAX];
+	FILE *p;
+
+	memset(b, 0, sizeof(*b));
+	snprintf(cmd, sizeof(cmd), "find '%s' -name 'thread-*.log'", run);
+	p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	while (fgets(line, sizeof(line), p)) {
+		line[strcspn(line, "\n")] = '\0';
+		it_st_count_log(line, b);
+	}
+	pclose(p);
+}
+
+/* Runs demo profiled into dir (tmp/NAME) with the configuration text (NULL: the default). */
+static void it_st_demo(const char *name, const char *config, char *dir)
+{
+	const char *argv[] = { "workloads/demo", "0.3", NULL };
+	char env[TST_CONFIG_ENV_MAX], output[TST_PATH_MAX + 16];
+	const char *envv[] = { it_st.env_preload, output, config ? env : NULL, NULL };
+	struct tst_result r;
+
+	snprintf(dir, TST_PATH_MAX, "%s/%s", it_st.tmp, name);
+	snprintf(output, sizeof(output), "PPROF_OUTPUT=%s", dir);
+	if (config)
+		tst_config_env(&it_st, "stacks.ini", config, env);
+	tst_run(&it_st, name, argv, envv, &r);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "demo: %#x: %s", r.status,
+		  r.err);
+	cr_expect_str_eq(r.err, "");
+	tst_result_release(&r);
+}
+
+/* Samples of a run, as its threads' logs hold them. */
+static size_t it_st_samples(const char *dir)
+{
+	struct pa_error err = { 0 };
+	struct pa_run *run;
+	size_t n = 0;
+
+	cr_assert_eq(pa_run_load(dir, &run, &err), 0, "%s: %s", err.path, err.reason);
+	for (size_t i = 0; i < run->nprocesses; i++)
+		for (size_t k = 0; k < run->processes[i]->nthreads; k++)
+			n += run->processes[i]->threads[k]->nsamples;
+	pa_run_free(run);
+	return n;
+}
+
+Test(it_stacks, each_stack_once_by_default_whole_when_asked)
+{
+	char once[TST_PATH_MAX], whole[TST_PATH_MAX];
+	struct it_st_bytes b;
+	size_t n;
+
+	it_st_demo("once", NULL, once);
+	it_st_count(once, &b);
+	n = it_st_samples(once);
+	cr_assert_gt(n, 50, "%zu samples", n);
+	cr_expect_eq(b.count[PPF_REC_SAMPLE], 0, "%llu whole samples in the default",
+		     (unsigned long long)b.count[PPF_REC_SAMPLE]);
+	cr_expect_gt(b.count[PPF_REC_STACK], 0);
+	cr_expect_gt(b.count[PPF_REC_SAMPLE_BLOCK], 0);
+	/* demo has a handful of stacks a thread: the samples cost 8 bytes and a block header. */
+	cr_expect_lt((double)(b.bytes[PPF_REC_STACK] + b.bytes[PPF_REC_SAMPLE_BLOCK]) / (double)n,
+		     16.0, "%llu bytes of stacks and blocks for %zu samples",
+		     (unsigned long long)(b.bytes[PPF_REC_STACK] + b.bytes[PPF_REC_SAMPLE_BLOCK]),
+		     n);
+
+	it_st_demo("whole", "[profile]\nstacks = whole\n", whole);
+	it_st_count(whole, &b);
+	n = it_st_samples(whole);
+	cr_assert_gt(n, 50, "%zu samples", n);
+	cr_expect_eq(b.count[PPF_REC_SAMPLE], n);
+	cr_expect_eq(b.count[PPF_REC_STACK] + b.count[PPF_REC_SAMPLE_BLOCK], 0);
+}
+
+/* A report to compare: its arguments before the run directory, and its -o file's name. */
+struct it_st_report {
+	const char *args[6];
+	const char *out; /* NULL: stdout */
+};
+
+#define IT_ST_REPORT(...) { .args = { __VA_ARGS__ }, .out = NULL }
+
+static const struct it_st_report it_st_reports[] = {
+	IT_ST_REPORT("top"), IT_ST_REPORT("top", "--lines"), IT_ST_REPORT("top", "--inlines"),
+	IT_ST_REPORT("top", "--from", "0.05", "--to", "0.2"),
+	IT_ST_REPORT("top", "--format", "json"), IT_ST_REPORT("tree"),
+	IT_ST_REPORT("tree", "--format", "json"), IT_ST_REPORT("threads"),
+	IT_ST_REPORT("threads", "--format", "json"), IT_ST_REPORT("processes"),
+	IT_ST_REPORT("events"), IT_ST_REPORT("folded"), IT_ST_REPORT("folded", "--per-thread"),
+	IT_ST_REPORT("script"), IT_ST_REPORT("speedscope"), IT_ST_REPORT("callers", "burn_alpha"),
+	IT_ST_REPORT("callees", "main"), IT_ST_REPORT("annotate", "burn_alpha"),
+	{ .args = { "flamegraph", "-o" }, .out = "fg.html" },
+	{ .args = { "pprof", "-o" }, .out = "profile.pb.gz" },
+};
+
+/* Runs report rep on dir; returns its stdout (or -o file), stderr appended, dir's path made "RUN". */
+static char *it_st_report(const struct it_st_report *rep, const char *dir, const char *tag)
+{
+	const char *argv[12] = { "pprof-analyze" };
+	char out[TST_PATH_MAX], *text;
+	struct tst_result r;
+	size_t n = 1, len;
+
+	for (size_t i = 0; rep->args[i]; i++)
+		argv[n++] = rep->args[i];
+	if (rep->out) {
+		snprintf(out, sizeof(out), "%s/%s.%s", it_st.tmp, tag, rep->out);
+		argv[n++] = out;
+	}
+	argv[n++] = dir;
+	tst_run(&it_st, tag, argv, NULL, &r);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s %s: %s", rep->args[0],
+		  tag, r.err);
+	text = rep->out ? tst_slurp(out, &len) : strdup(r.out);
+	text = realloc(text, strlen(text) + r.err_len + 1);
+	strcat(text, r.err);
+	tst_result_release(&r);
+	return tst_log_replace(text, dir, "RUN");
+}
+
+/* Every report on run a and run b: byte for byte the same. */
+static void it_st_same_reports(const char *a, const char *b)
+{
+	for (size_t i = 0; i < sizeof(it_st_reports) / sizeof(it_st_reports[0]); i++) {
+		const struct it_st_report *rep = &it_st_reports[i];
+		char *ta = it_st_report(rep, a, "a"), *tb = it_st_report(rep, b, "b");
+		/* b's process logs are a's copied: the vDSO copy they name is a's. */
+		size_t at = 0;
+
+		tst_log_replace(tb, a, "RUN");
+
+		while (ta[at] && ta[at] == tb[at])
+			at++;
+		cr_expect(strcmp(ta, tb) == 0, "%s %s: the two runs' reports differ at byte %zu: "
+			  "'%.80s' and '%.80s'", rep->args[0], rep->args[1] ? rep->args[1] : "",
+			  at, ta + (at > 40 ? at - 40 : 0), tb + (at > 40 ? at - 40 : 0));
+		free(ta);
+		free(tb);
+	}
+}
+
+/*
+ * One run, its samples written whole by the profiler, then each written
+ * again through the stack table the handler uses: every report reads the
+ * same from both, and the second is several times smaller.
+ */
+Test(it_stacks, one_run_written_both_ways_reads_the_same_in_every_report)
+{
+	char whole[TST_PATH_MAX], once[TST_PATH_MAX];
+	struct it_st_bytes bw, bo;
+	size_t n;
+
+	it_st_demo("whole", "[profile]\nstacks = whole\n", whole);
+	/* The same name as whole's (speedscope names a profile by it). */
+	snprintf(once, sizeof(once), "%s/again", it_st.tmp);
+	cr_assert_eq(mkdir(once, 0700), 0);
+	strcat(once, "/whole");
+	n = tst_restack_run(whole, once);
+	cr_assert_gt(n, 50, "%zu samples", n);
+	cr_assert_eq(it_st_samples(once), n);
+	it_st_count(whole, &bw);
+	it_st_count(once, &bo);
+	cr_expect(bo.count[PPF_REC_SAMPLE] == 0 && bo.count[PPF_REC_SAMPLE_BLOCK] > 0);
+	cr_expect_lt(3 * (bo.bytes[PPF_REC_STACK] + bo.bytes[PPF_REC_SAMPLE_BLOCK]),
+		     bw.bytes[PPF_REC_SAMPLE]);
+	it_st_same_reports(whole, once);
+}
+
+/*
+ * A run written before stacks were written once (demo 0.1 under the
+ * profiler of then, its logs cut after their last record): the reports
+ * that need no symbols read as the analyzer of then printed them, and
+ * every report reads the same when its samples are written again with each
+ * stack once.
+ */
+Test(it_stacks, run_of_the_old_format_reads_as_before)
+{
+	char fixture[TST_PATH_MAX], once[TST_PATH_MAX];
+	static const char *const golden[] = { "threads", "processes", "events" };
+
+	snprintf(fixture, sizeof(fixture), "%s/tests/golden/oldlogs", PP_TEST_SOURCE_DIR);
+	for (size_t i = 0; i < sizeof(golden) / sizeof(golden[0]); i++) {
+		const struct it_st_report rep = IT_ST_REPORT(golden[i]);
+		char *text = it_st_report(&rep, fixture, "old"), name[64];
+
+		snprintf(name, sizeof(name), "oldlogs_%s.txt", golden[i]);
+		tst_log_golden(text, name);
+		free(text);
+	}
+	snprintf(once, sizeof(once), "%s/oldlogs", it_st.tmp);
+	cr_assert_eq(tst_restack_run(fixture, once), 216);
+	it_st_same_reports(fixture, once);
+}
+
+/*
+ * deepstack killed with SIGKILL at random moments, many times: whatever
+ * the handler was writing (a stack record, a block's entry, a new block),
+ * each run loads without an error and without a record cut short (a killed
+ * log ends at its last whole record: only "not finalised" is said), and
+ * its samples hold the workload's deep stacks.
+ */
+Test(it_stacks, killed_at_random_moments_reads_to_the_last_whole_sample)
+{
+	const char *argv[] = { "workloads/deepstack", "1", NULL };
+	const char *env[] = { it_st.env_preload, it_st.env_output, NULL };
+	const unsigned rounds = 12;
+	struct timespec seed;
+	uint64_t total = 0, deep = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &seed);
+	srand((unsigned)seed.tv_nsec);
+	for (unsigned k = 0; k < rounds; k++) {
+		pid_t pid = tst_spawn(&it_st, "deep", argv, env);
+		struct tst_result r;
+		struct pa_run *run;
+
+		usleep((useconds_t)(50000 + rand() % 350000));
+		kill(pid, SIGKILL);
+		tst_wait(&it_st, "deep", pid, &r);
+		tst_result_release(&r);
+		run = tst_load(&it_st);
+		for (size_t i = 0; i < run->warnings.n; i++)
+			cr_expect(!strstr(run->warnings.v[i].reason, "truncated"),
+				  "round %u: %s: %s", k, run->warnings.v[i].path,
+				  run->warnings.v[i].reason);
+		for (size_t i = 0; i < run->nprocesses; i++)
+			for (size_t j = 0; j < run->processes[i]->nthreads; j++) {
+				const struct pa_thread *t = run->processes[i]->threads[j];
+
+				for (size_t s = 0; s < t->nsamples; s++) {
+					cr_assert(t->samples[s].nframes >= 1 && t->samples[s].ips,
+						  "round %u: thread %u: sample %zu", k, t->tid,
+						  s);
+					deep += t->samples[s].nframes >= 30;
+				}
+				total += t->nsamples;
+			}
+		pa_run_free(run);
+		tst_log_rmdir(strdup(it_st.data));
+	}
+	cr_expect_gt(total, rounds * 20, "%llu samples in %u runs", (unsigned long long)total,
+		     rounds);
+	/* deepstack burns 30 frames deep or more. */
+	cr_expect_gt(deep, total / 2, "%llu of %llu samples 30 frames deep",
+		     (unsigned long long)deep, (unsigned long long)total);
+}
