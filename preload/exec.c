@@ -5,6 +5,7 @@
  * profiled one there).
  */
 #include "exec.h"
+#include "nextsym.h"
 
 #include <alloca.h>
 #include <dlfcn.h>
@@ -50,18 +51,20 @@ static struct {
 
 extern char **environ;
 
-/* Finds the real functions; before the constructor too (another library's). */
+/* The real functions, found on first use (nextsym.h). */
+static const struct pp_nextsym pp_exec_syms[] = {
+	{ "execve", (void **)&pp_exec.execve },
+	{ "execvpe", (void **)&pp_exec.execvpe },
+	{ "fexecve", (void **)&pp_exec.fexecve },
+	{ "execveat", (void **)&pp_exec.execveat },
+	{ "posix_spawn", (void **)&pp_exec.spawn },
+	{ "posix_spawnp", (void **)&pp_exec.spawnp },
+};
+
 static void pp_exec_resolve(void)
 {
-	if (__atomic_load_n(&pp_exec.resolved, __ATOMIC_ACQUIRE))
-		return;
-	pp_exec.execve = (pp_execve_fn)dlsym(RTLD_NEXT, "execve");
-	pp_exec.execvpe = (pp_execve_fn)dlsym(RTLD_NEXT, "execvpe");
-	pp_exec.fexecve = (pp_fexecve_fn)dlsym(RTLD_NEXT, "fexecve");
-	pp_exec.execveat = (pp_execveat_fn)dlsym(RTLD_NEXT, "execveat");
-	pp_exec.spawn = (pp_spawn_fn)dlsym(RTLD_NEXT, "posix_spawn");
-	pp_exec.spawnp = (pp_spawn_fn)dlsym(RTLD_NEXT, "posix_spawnp");
-	__atomic_store_n(&pp_exec.resolved, 1, __ATOMIC_RELEASE);
+	pp_nextsym_resolve(pp_exec_syms, sizeof(pp_exec_syms) / sizeof(pp_exec_syms[0]),
+			   &pp_exec.resolved);
 }
 
 void pp_exec_init(int follow)

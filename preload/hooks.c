@@ -3,6 +3,7 @@
  * found with dlsym(RTLD_NEXT) and adds what profiling needs around it.
  */
 #include "hooks.h"
+#include "nextsym.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -51,7 +52,21 @@ static struct {
 	pp_close_range_fn close_range;
 	pp_exit_fn exit_, exit_upper; /* _exit, _Exit */
 	pp_abort_fn abort_;
+	int resolved; /* atomic: the pointers above are set */
 } pp_real;
+
+/* The real functions, found on first use (nextsym.h); pthread_create's last. */
+static const struct pp_nextsym pp_hooks_syms[] = {
+	{ "dlopen", (void **)&pp_real.dlopen },
+	{ "dlclose", (void **)&pp_real.dlclose },
+	{ "sigaction", (void **)&pp_real.sigaction },
+	{ "close", (void **)&pp_real.close },
+	{ "close_range", (void **)&pp_real.close_range },
+	{ "_exit", (void **)&pp_real.exit_ },
+	{ "_Exit", (void **)&pp_real.exit_upper },
+	{ "abort", (void **)&pp_real.abort_ },
+	{ "pthread_create", (void **)&pp_real.pthread_create },
+};
 
 /*
  * Whether our handler holds the sampling signal (sigsafe/sampsig.h); the
@@ -81,20 +96,9 @@ static struct pp_hooks_start pp_hooks_start_pool[PP_HOOKS_START_POOL];
 
 void pp_hooks_resolve(void)
 {
-	if (pp_real.pthread_create)
-		return;
-	pp_real.dlopen = (pp_dlopen_fn)dlsym(RTLD_NEXT, "dlopen");
-	pp_real.dlclose = (pp_dlclose_fn)dlsym(RTLD_NEXT, "dlclose");
-	pp_real.sigaction = (pp_sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
 	pp_masks_resolve();
-	pp_real.close = (pp_close_fn)dlsym(RTLD_NEXT, "close");
-	pp_real.close_range = (pp_close_range_fn)dlsym(RTLD_NEXT, "close_range");
-	pp_real.exit_ = (pp_exit_fn)dlsym(RTLD_NEXT, "_exit");
-	pp_real.exit_upper = (pp_exit_fn)dlsym(RTLD_NEXT, "_Exit");
-	pp_real.abort_ = (pp_abort_fn)dlsym(RTLD_NEXT, "abort");
-	__atomic_store_n(&pp_real.pthread_create,
-			 (pp_pthread_create_fn)dlsym(RTLD_NEXT, "pthread_create"),
-			 __ATOMIC_RELEASE);
+	pp_nextsym_resolve(pp_hooks_syms, sizeof(pp_hooks_syms) / sizeof(pp_hooks_syms[0]),
+			   &pp_real.resolved);
 }
 
 void pp_hooks_mask_signal(int how, sigset_t *old)
@@ -356,16 +360,13 @@ static int pp_hooks_create_unprofiled(pp_pthread_create_fn real, pthread_t *thre
 PP_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 			     void *(*fn)(void *), void *arg)
 {
-	pp_pthread_create_fn real =
-		__atomic_load_n(&pp_real.pthread_create, __ATOMIC_ACQUIRE);
+	pp_pthread_create_fn real;
 	struct pp_hooks_start *start;
 	sigset_t old;
 	int err;
 
-	if (!real) {
-		pp_hooks_resolve();
-		real = pp_real.pthread_create;
-	}
+	pp_hooks_resolve();
+	real = pp_real.pthread_create;
 	if (!pp_process_active())
 		return pp_hooks_create_unprofiled(real, thread, attr, fn, arg);
 	start = pp_hooks_start_take();

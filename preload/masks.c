@@ -7,6 +7,7 @@
  * which no wrapper sees.
  */
 #include "masks.h"
+#include "nextsym.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -54,19 +55,22 @@ static struct {
 	int resolved; /* atomic */
 } pp_masks_libc;
 
+/* The real functions, found on first use (nextsym.h). */
+static const struct pp_nextsym pp_masks_syms[] = {
+	{ "pthread_sigmask", (void **)&pp_masks_libc.pthread_sigmask },
+	{ "sigsuspend", (void **)&pp_masks_libc.sigsuspend },
+	{ "sigtimedwait", (void **)&pp_masks_libc.sigtimedwait },
+	{ "pselect", (void **)&pp_masks_libc.pselect },
+	{ "ppoll", (void **)&pp_masks_libc.ppoll },
+	{ "__ppoll_chk", (void **)&pp_masks_libc.ppoll_chk },
+	{ "epoll_pwait", (void **)&pp_masks_libc.epoll_pwait },
+	{ "epoll_pwait2", (void **)&pp_masks_libc.epoll_pwait2 },
+};
+
 void pp_masks_resolve(void)
 {
-	if (__atomic_load_n(&pp_masks_libc.resolved, __ATOMIC_ACQUIRE))
-		return;
-	pp_masks_libc.pthread_sigmask = (pp_masks_sigmask_fn)dlsym(RTLD_NEXT, "pthread_sigmask");
-	pp_masks_libc.sigsuspend = (pp_masks_suspend_fn)dlsym(RTLD_NEXT, "sigsuspend");
-	pp_masks_libc.sigtimedwait = (pp_masks_timedwait_fn)dlsym(RTLD_NEXT, "sigtimedwait");
-	pp_masks_libc.pselect = (pp_masks_pselect_fn)dlsym(RTLD_NEXT, "pselect");
-	pp_masks_libc.ppoll = (pp_masks_ppoll_fn)dlsym(RTLD_NEXT, "ppoll");
-	pp_masks_libc.ppoll_chk = (pp_masks_ppoll_chk_fn)dlsym(RTLD_NEXT, "__ppoll_chk");
-	pp_masks_libc.epoll_pwait = (pp_masks_epoll_pwait_fn)dlsym(RTLD_NEXT, "epoll_pwait");
-	pp_masks_libc.epoll_pwait2 = (pp_masks_epoll_pwait2_fn)dlsym(RTLD_NEXT, "epoll_pwait2");
-	__atomic_store_n(&pp_masks_libc.resolved, 1, __ATOMIC_RELEASE);
+	pp_nextsym_resolve(pp_masks_syms, sizeof(pp_masks_syms) / sizeof(pp_masks_syms[0]),
+			   &pp_masks_libc.resolved);
 }
 
 int pp_masks_real(int how, const sigset_t *set, sigset_t *old)
