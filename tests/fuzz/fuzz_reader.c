@@ -108,9 +108,10 @@ static void fz_thread(const char *data, size_t size, const struct pa_process *pr
 	} else {
 		uint64_t n = fz_check_thread(t), cn = fz_check_thread(c);
 
-		FZ_CHECK(n == t->nsamples && cn == n && c->nsamples <= t->nsamples,
-			 "%zu samples, %llu collapsed into %zu", t->nsamples,
-			 (unsigned long long)cn, c->nsamples);
+		/* A sample may stand for several overflows (PPF_REC_SAMPLE_WEIGHT). */
+		FZ_CHECK(n >= t->nsamples && cn == n && c->nsamples <= t->nsamples,
+			 "%zu samples standing for %llu, %llu collapsed into %zu", t->nsamples,
+			 (unsigned long long)n, (unsigned long long)cn, c->nsamples);
 	}
 	fz_check_warnings(&warn);
 	pa_thread_free(t);
