@@ -102,12 +102,6 @@ EOF
 	esac
 }
 
-median() {
-	sort -g | awk '{ v[NR] = $1 } END {
-		p = 1 + 0.5 * (NR - 1); k = int(p)
-		print (k < NR) ? v[k] + (p - k) * (v[k + 1] - v[k]) : v[NR] }'
-}
-
 echo "compare: deepstack (frame pointers) $seconds s of work in each of 2 threads, $rounds rounds, CPU of the whole process tree"
 for rate in 1000 10000; do
 	res=$work/res.$rate

@@ -25,3 +25,10 @@ bench_setup() {
 	cputime=$work/cputime
 	${CC:-cc} -O2 -o "$cputime" "$here/cputime.c"
 }
+
+# median: the median of the numbers on stdin, one a line (interpolated).
+median() {
+	sort -g | awk '{ v[NR] = $1 } END {
+		p = 1 + 0.5 * (NR - 1); k = int(p)
+		print (k < NR) ? v[k] + (p - k) * (v[k + 1] - v[k]) : v[NR] }'
+}

@@ -38,12 +38,6 @@ samples() {
 	"$analyze" threads "$1" | awk '$1 ~ /^[0-9]+$/ { s += $4 } END { print s + 0 }'
 }
 
-median() {
-	sort -g | awk '{ v[NR] = $1 } END {
-		p = 1 + 0.5 * (NR - 1); k = int(p)
-		print (k < NR) ? v[k] + (p - k) * (v[k + 1] - v[k]) : v[NR] }'
-}
-
 echo "modes: deepstack, $total s of work split over N threads, $rounds rounds per N"
 printf '%8s %8s %10s %10s %10s %14s\n' threads mode "cpu (ms)" "ratio" samples "ns/sample"
 for n in 1 2 16 128; do
