@@ -250,6 +250,9 @@ $(OUT)/workloads/%: tests/workloads/%.c
 	@mkdir -p $(@D)
 	$(CC) $(WORKLOAD_CFLAGS) -o $@ $< -ldl -lm
 
+# A program built with include/pprof/control.h, as a user builds one.
+$(OUT)/workloads/pausing: WORKLOAD_CFLAGS += -Iinclude
+
 # C++ workloads (exceptions): built like a C++ user's program.
 $(OUT)/workloads/%: tests/workloads/%.cc
 	@mkdir -p $(@D)

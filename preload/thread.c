@@ -26,6 +26,7 @@
 #include "sigsafe/appmask.h"
 #include "sigsafe/sampsig.h"
 #include "sigsafe/logfile.h"
+#include "sigsafe/pause.h"
 #include "sigsafe/share.h"
 #include "unsampled.h"
 #include "warn.h"
@@ -169,16 +170,6 @@ static void pp_thread_name(int tid, int self, char *name)
 		name[n - 1] = '\0';
 }
 
-/* CPU time of a thread of this process, by tid (the kernel's clock id). */
-static uint64_t pp_thread_cpu_ns(int tid)
-{
-	clockid_t clk = (clockid_t)((~(unsigned)tid << 3) | 6);
-	struct timespec ts;
-
-	if (clock_gettime(clk, &ts) != 0)
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /*
  * The CPU time of thread tid of this process, ended elsewhere than in that
@@ -192,7 +183,7 @@ static void pp_thread_cpu_other(int tid, struct pp_records_cpu *cpu)
 	char path[64], buf[1024];
 	const char *p;
 
-	*cpu = (struct pp_records_cpu){ .cpu_ns = pp_thread_cpu_ns(tid) };
+	*cpu = (struct pp_records_cpu){ .cpu_ns = pp_threads_cpu_of_sigsafe(tid) };
 	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
 	if (!pp_process_read_proc(path, buf, sizeof(buf)))
 		return;
@@ -216,7 +207,7 @@ static void pp_thread_cpu(int tid, int self, struct pp_records_cpu *cpu)
 		return;
 	}
 	pp_records_cpu_sigsafe(RUSAGE_THREAD, cpu);
-	cpu->cpu_ns = pp_thread_cpu_ns(tid);
+	cpu->cpu_ns = pp_threads_cpu_of_sigsafe(tid);
 }
 
 /*
@@ -258,12 +249,25 @@ static void pp_thread_write_blocked(struct pp_thread *t, int tid, int self, uint
 
 	if (t->held_since_ns) {
 		flags |= PPF_BLOCKED_HELD_AT_END;
-		pp_appmask_hold_end_sigsafe(t, pp_thread_cpu_ns(tid));
+		pp_appmask_hold_end_sigsafe(t, pp_threads_cpu_of_sigsafe(tid));
 	} else if (!(self && pp_appmask_held_sigsafe()) && pp_thread_signal_blocked(tid, self)) {
 		flags |= PPF_BLOCKED_UNSEEN;
 	}
 	if (t->holds || flags)
 		pp_records_thread_blocked_sigsafe(&t->log, now, t->held_cpu_ns, t->holds, flags);
+}
+
+/*
+ * t's events are no longer switched by pausing (pause.h); its
+ * PPF_REC_THREAD_PAUSED when it was paused at all.
+ */
+static void pp_thread_write_paused(struct pp_thread *t, int tid, uint64_t now)
+{
+	struct pp_records_paused p;
+
+	pp_pause_thread_end_sigsafe(t, tid, now, &p);
+	if (p.pauses)
+		pp_records_paused_sigsafe(&t->log, PPF_REC_THREAD_PAUSED, now, &p);
 }
 
 /*
@@ -290,6 +294,7 @@ static void pp_thread_finish(struct pp_thread *t, int tid, int self)
 	pp_thread_name(tid, self, name);
 	if (name[0])
 		pp_records_thread_name_sigsafe(&t->log, now, name);
+	pp_thread_write_paused(t, tid, now);
 	pp_events_thread_disable(&t->tev);
 	pp_thread_write_blocked(t, tid, self, now);
 	pp_thread_write_events(t);
@@ -581,6 +586,9 @@ void pp_thread_begin(void)
 	t = pp_thread_setup(0, &slot);
 	if (t && (err = pp_thread_events(t)) != 0)
 		pp_thread_unsampled(t, t->tid, PPF_UNSAMPLED_EVENTS, err, NULL);
+	else if (t)
+		/* Its events, opened, switched to the pause state: paused, it starts paused. */
+		pp_pause_thread_live_sigsafe(t, t->tid, 1);
 	/* An unsampled thread's slot too: its end releases it. */
 	if (slot)
 		pp_thread_end_at_exit(slot);

@@ -11,7 +11,9 @@
  *                      PPF_REC_UNPROFILED for each program started that the
  *                      preload cannot enter,
  *                      PPF_REC_THREAD_UNSAMPLED for each thread the profiler
- *                      could not sample, PPF_REC_PROCESS_END
+ *                      could not sample, PPF_REC_PROCESS_PAUSED (before
+ *                      PPF_REC_PROCESS_END or PPF_REC_EXEC, when sampling
+ *                      was paused at all), PPF_REC_PROCESS_END
  *   thread-<tid>.log   header, PPF_REC_THREAD, the samples: PPF_REC_STACK
  *                      and PPF_REC_SAMPLE_BLOCK records (or PPF_REC_SAMPLE
  *                      records, each with its whole stack; either kind may
@@ -20,7 +22,8 @@
  *                      among them now and then,
  *                      PPF_REC_THREAD_NAME, PPF_REC_THREAD_EVENT (one per
  *                      event), PPF_REC_THREAD_BLOCKED (when there is
- *                      something to say), PPF_REC_THREAD_END
+ *                      something to say), PPF_REC_THREAD_PAUSED (when
+ *                      its sampling was paused at all), PPF_REC_THREAD_END
  * and in either file PPF_REC_LOG_FULL when the file could not grow (a full
  * disk): only the closing records (the END records and a thread's name and
  * totals) follow it.
@@ -92,6 +95,7 @@ enum ppf_record_type {
 	PPF_REC_THREAD_UNSAMPLED = 8,
 	PPF_REC_PROCESS_CPU = 9,
 	PPF_REC_UNPROFILED = 10,
+	PPF_REC_PROCESS_PAUSED = 14,
 	/* thread-<tid>.log */
 	PPF_REC_THREAD = 16,
 	PPF_REC_SAMPLE = 17,
@@ -103,6 +107,7 @@ enum ppf_record_type {
 	PPF_REC_SAMPLE_WEIGHT = 28,
 	PPF_REC_STACK = 32,
 	PPF_REC_SAMPLE_BLOCK = 33,
+	PPF_REC_THREAD_PAUSED = 37,
 	/* either file */
 	PPF_REC_LOG_FULL = 21,
 };
@@ -537,6 +542,47 @@ struct ppf_thread_blocked {
 	uint32_t flags;       /* enum ppf_thread_blocked_flags */
 };
 
+/* Why sampling was paused (PPF_REC_PROCESS_PAUSED.flags). */
+enum ppf_paused_flags {
+	PPF_PAUSED_DELAY = 1u << 0,  /* the configuration's delay held it */
+	PPF_PAUSED_SIGNAL = 1u << 1, /* the toggle signal paused it */
+	PPF_PAUSED_CALL = 1u << 2,   /* the program called pprof_pause() */
+	PPF_PAUSED_AT_END = 1u << 3, /* it was still paused when the record
+					was written (the end, or exec) */
+};
+
+/*
+ * The time this process's sampling was paused (the delay, the toggle
+ * signal, pprof_pause(): include/pprof/control.h), written when the
+ * process ends or calls exec when it was paused at all: every event was
+ * disabled in every thread for paused_ns of wall time in all, in pauses
+ * stretches. A pause still running counts up to time_ns.
+ */
+struct ppf_process_paused {
+	struct ppf_record h;
+	uint64_t time_ns;
+	uint64_t paused_ns;
+	uint64_t delay_ns;  /* the configuration's delay, from the run's start */
+	uint32_t pauses;
+	uint32_t flags;     /* enum ppf_paused_flags */
+};
+
+/*
+ * The time this thread's events were paused (see ppf_process_paused),
+ * written before PPF_REC_THREAD_END when it was paused at all: paused_ns
+ * of wall time in pauses stretches, during which it used cpu_ns of CPU
+ * time that no sample stands for. A pause still running counts up to
+ * time_ns.
+ */
+struct ppf_thread_paused {
+	struct ppf_record h;
+	uint64_t time_ns;
+	uint64_t paused_ns;
+	uint64_t cpu_ns;
+	uint32_t pauses;
+	uint32_t flags;     /* PPF_PAUSED_AT_END */
+};
+
 /*
  * lost: overflows the profiler could not record (re-entry, log full, ...).
  * throttled: overflows it chose not to take, to bound its own cost: those
@@ -635,6 +681,8 @@ _Static_assert(offsetof(struct ppf_thread_end, user_ns) == PPF_THREAD_END_V2_SIZ
 _Static_assert(sizeof(struct ppf_thread_progress) == 88, "ppf_thread_progress");
 _Static_assert(sizeof(struct ppf_log_full) == 24, "ppf_log_full");
 _Static_assert(sizeof(struct ppf_thread_blocked) == 32, "ppf_thread_blocked");
+_Static_assert(sizeof(struct ppf_process_paused) == 40, "ppf_process_paused");
+_Static_assert(sizeof(struct ppf_thread_paused) == 40, "ppf_thread_paused");
 
 /* Round n up to the record alignment. */
 static inline uint32_t ppf_align(uint32_t n)

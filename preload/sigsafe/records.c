@@ -466,6 +466,27 @@ int pp_records_thread_blocked_sigsafe(struct pp_logfile *log, uint64_t now,
 	return pp_logfile_append_sigsafe(log, &rec, sizeof(rec));
 }
 
+/* Both paused records have one layout. */
+_Static_assert(offsetof(struct ppf_process_paused, delay_ns) ==
+	       offsetof(struct ppf_thread_paused, cpu_ns) &&
+	       sizeof(struct ppf_process_paused) == sizeof(struct ppf_thread_paused),
+	       "paused records");
+
+/* Runs in signal context. */
+int pp_records_paused_sigsafe(struct pp_logfile *log, uint32_t type, uint64_t now,
+			      const struct pp_records_paused *p)
+{
+	struct ppf_thread_paused rec;
+
+	pp_records_head_sigsafe(&rec, sizeof(rec), type);
+	rec.time_ns = now;
+	rec.paused_ns = p->paused_ns;
+	rec.cpu_ns = p->other_ns;
+	rec.pauses = p->pauses;
+	rec.flags = p->flags;
+	return pp_logfile_append_sigsafe(log, &rec, sizeof(rec));
+}
+
 /* Async-signal-safe. */
 int pp_records_thread_end_sigsafe(struct pp_logfile *log, uint64_t end_ns,
 				  const struct pp_records_counts *counts,

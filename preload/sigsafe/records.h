@@ -195,6 +195,21 @@ int pp_records_thread_counter_sigsafe(struct pp_logfile *log, unsigned event,
 int pp_records_thread_blocked_sigsafe(struct pp_logfile *log, uint64_t now,
 				      uint64_t held_cpu_ns, uint32_t holds, uint32_t flags);
 
+/* What a PPF_REC_PROCESS_PAUSED or PPF_REC_THREAD_PAUSED says. */
+struct pp_records_paused {
+	uint64_t paused_ns;
+	uint64_t other_ns; /* the process's delay_ns, or the thread's cpu_ns */
+	uint32_t pauses;
+	uint32_t flags;    /* enum ppf_paused_flags */
+};
+
+/*
+ * Runs in signal context. Appends a PPF_REC_PROCESS_PAUSED or (type)
+ * PPF_REC_THREAD_PAUSED record, taken at now.
+ */
+int pp_records_paused_sigsafe(struct pp_logfile *log, uint32_t type, uint64_t now,
+			      const struct pp_records_paused *p);
+
 /*
  * Async-signal-safe. PPF_REC_THREAD_END: the thread ends at end_ns, with its
  * totals and CPU time.
