@@ -724,6 +724,28 @@ static int pa_reader_unprofiled_rec(struct pa_process_ctx *c, struct pa_log_buf 
 	return 0;
 }
 
+/*
+ * A PPF_REC_PROCESS_PAUSED (process) or PPF_REC_THREAD_PAUSED into *out:
+ * the last one holds the totals so far (one before each exec attempt).
+ */
+static int pa_reader_paused_rec(struct pa_log_buf *buf, uint64_t off, const char *rec,
+				uint32_t size, bool process, struct pa_paused *out,
+				struct pa_error *err)
+{
+	struct ppf_thread_paused r; /* the process's has the same layout */
+
+	if (pa_reader_grown(buf, off, rec, size, &r, sizeof(r), sizeof(r),
+			    process ? "process paused" : "thread paused", err) < 0)
+		return -EINVAL;
+	*out = (struct pa_paused){ .paused_ns = r.paused_ns, .pauses = r.pauses,
+				   .flags = r.flags };
+	if (process)
+		out->delay_ns = r.cpu_ns;
+	else
+		out->cpu_ns = r.cpu_ns;
+	return 0;
+}
+
 /* A PPF_REC_PROCESS_CPU; a moment it does not know is skipped. */
 static int pa_reader_cpu_rec(struct pa_process_ctx *c, struct pa_log_buf *buf, uint64_t off,
 			     const char *rec, uint32_t size, struct pa_error *err)
@@ -777,6 +799,8 @@ static int pa_reader_process_cb(void *ctx, struct pa_log_buf *buf, uint64_t off,
 		return pa_reader_unprofiled_rec(c, buf, off, rec, size, err);
 	case PPF_REC_PROCESS_CPU:
 		return pa_reader_cpu_rec(c, buf, off, rec, size, err);
+	case PPF_REC_PROCESS_PAUSED:
+		return pa_reader_paused_rec(buf, off, rec, size, true, &proc->paused, err);
 	case PPF_REC_MODULE_UNLOAD: {
 		struct ppf_module_unload u;
 		size_t i;
@@ -1391,6 +1415,8 @@ static int pa_reader_thread_cb(void *ctx, struct pa_log_buf *buf, uint64_t off,
 	}
 	case PPF_REC_LOG_FULL:
 		return pa_reader_log_full_rec(buf, off, rec, size, &t->full, err);
+	case PPF_REC_THREAD_PAUSED:
+		return pa_reader_paused_rec(buf, off, rec, size, false, &t->paused, err);
 	case PPF_REC_THREAD_BLOCKED: {
 		struct ppf_thread_blocked r;
 
