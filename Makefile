@@ -462,8 +462,9 @@ fuzz: deps
 	@$(MAKE) --no-print-directory VARIANT=fuzz $(FUZZ_TARGETS:%=fuzz-run-%)
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/pprof
 	install -m 0644 $(OUT)/libpprof.so $(DESTDIR)$(PREFIX)/lib/libpprof.so
+	install -m 0644 include/pprof/control.h $(DESTDIR)$(PREFIX)/include/pprof/control.h
 	install -m 0755 $(OUT)/pprof-analyze $(DESTDIR)$(PREFIX)/bin/pprof-analyze
 
 clean:
