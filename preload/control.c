@@ -165,6 +165,8 @@ static void pp_control_install(int sig)
 
 void pp_control_process_start(const struct pp_config *cfg, int starting)
 {
+	/* A fork child: the lock may have been held by a thread now gone. */
+	pthread_mutex_init(&pp_control.mutex, NULL);
 	if (starting) {
 		pp_control_hold_delay(cfg->delay_ns);
 		if (cfg->toggle_signal)

@@ -43,7 +43,11 @@ static int pp_pause_wanted_sigsafe(void)
 	return __atomic_load_n(&pp_pause.state, __ATOMIC_ACQUIRE) != 0;
 }
 
-/* Runs in signal context. Takes lock; tries times at the most (0: waits, bounded). */
+/*
+ * Runs in signal context. Takes lock; tries times at the most. tries 0:
+ * waits, and a lock still held after PP_PAUSE_WAIT_SPINS yields is taken
+ * anyway (its holder is gone: a thread of the parent, in a fork child).
+ */
 static int pp_pause_lock_sigsafe(int *lock, int tries)
 {
 	int n = tries ? tries : PP_PAUSE_WAIT_SPINS;
@@ -57,7 +61,10 @@ static int pp_pause_lock_sigsafe(int *lock, int tries)
 		if (!tries)
 			syscall(SYS_sched_yield);
 	}
-	return 0;
+	if (tries)
+		return 0;
+	__atomic_store_n(lock, 1, __ATOMIC_SEQ_CST);
+	return 1;
 }
 
 /* Runs in signal context. */
@@ -206,8 +213,7 @@ void pp_pause_start_sigsafe(void)
 /* Async-signal-safe. */
 void pp_pause_stop_sigsafe(uint64_t now, struct pp_records_paused *out)
 {
-	int locked = pp_pause_lock_sigsafe(&pp_pause.lock, 0);
-
+	pp_pause_lock_sigsafe(&pp_pause.lock, 0);
 	__atomic_store_n(&pp_pause.stopped, 1, __ATOMIC_RELEASE);
 	*out = (struct pp_records_paused){ .paused_ns = pp_pause.paused_ns,
 					   .other_ns = pp_pause.delay_ns,
@@ -218,8 +224,7 @@ void pp_pause_stop_sigsafe(uint64_t now, struct pp_records_paused *out)
 		out->paused_ns += now > pp_pause.since_ns ? now - pp_pause.since_ns : 0;
 		out->flags |= PPF_PAUSED_AT_END;
 	}
-	if (locked)
-		pp_pause_unlock_sigsafe(&pp_pause.lock);
+	pp_pause_unlock_sigsafe(&pp_pause.lock);
 }
 
 /* Async-signal-safe. */
@@ -305,9 +310,9 @@ void pp_pause_thread_end_sigsafe(struct pp_thread *t, int tid, uint64_t now,
 				 struct pp_records_paused *out)
 {
 	struct pp_thread_pause *p = &t->pause;
-	int locked = pp_pause_lock_sigsafe(&p->lock, 0);
 	uint64_t cpu;
 
+	pp_pause_lock_sigsafe(&p->lock, 0);
 	*out = (struct pp_records_paused){ .paused_ns = p->paused_ns, .other_ns = p->cpu_ns,
 					   .pauses = p->pauses };
 	if (p->live && p->applied == PP_PAUSE_APPLIED_OFF) {
@@ -317,8 +322,7 @@ void pp_pause_thread_end_sigsafe(struct pp_thread *t, int tid, uint64_t now,
 		out->flags |= PPF_PAUSED_AT_END;
 	}
 	p->live = 0;
-	if (locked)
-		pp_pause_unlock_sigsafe(&p->lock);
+	pp_pause_unlock_sigsafe(&p->lock);
 }
 
 /* Runs in signal context. */

@@ -266,3 +266,29 @@ Test(it_control, reports_show_paused_time)
 	cr_expect(strstr(r.out, "(paused "), "%s", r.out);
 	tst_result_release(&r);
 }
+
+/* The delay counts from the run's start: a program exec'd after it samples at once. */
+Test(it_control, delay_counts_from_the_run_start)
+{
+	char cmd[TST_PATH_MAX + 64], prog[TST_PATH_MAX];
+	const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+	struct pa_profile *prof;
+	struct tst_result r;
+	struct pa_run *run;
+	double steal = tst_steal_s(), period = 0;
+
+	tst_build_path(prog, "workloads/pausing");
+	snprintf(cmd, sizeof(cmd), "sleep 1.5; exec %s api 0.3 0.01 0.01", prog);
+	it_control_run("[profile]\ndelay = 1s\n", argv, &r);
+	steal = tst_steal_s() - steal;
+	run = tst_load(&it_c);
+	for (size_t i = 0; i < run->nprocesses; i++)
+		if (strstr(run->processes[i]->exe, "pausing"))
+			period = tst_period_s(run->processes[i]);
+	cr_assert_gt(period, 0, "no process of pausing in the run");
+	prof = tst_profile(run, 0, 0);
+	it_control_sampled(prof, period, "burn_ctl_a", steal);
+	pa_profile_free(prof);
+	pa_run_free(run);
+	tst_result_release(&r);
+}
