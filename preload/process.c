@@ -291,6 +291,8 @@ int pp_process_exec_begin(const char *path)
 		return 0;
 	/* The new image's CPU time goes on from here (getrusage keeps it). */
 	pp_process_write_cpu(PPF_CPU_EXEC);
+	/* Its threads that took no sample have no log to say they were there. */
+	pp_thread_quiet_all_at_exec();
 	/* Last: a process.log that ends with PPF_REC_EXEC was replaced. */
 	pp_records_exec_sigsafe(pp_proclog_hold(), path);
 	pp_proclog_release();

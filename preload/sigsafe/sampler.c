@@ -481,11 +481,23 @@ struct pp_sampler_got {
 	unsigned cur;                      /* b's record of this very signal, or b->n */
 };
 
+/*
+ * Runs in signal context. Whether t's log takes a sample: made here at the
+ * thread's first sample when it is pending (threads.h), and not full.
+ */
+static int pp_sampler_log_sigsafe(struct pp_thread *t)
+{
+	if (__atomic_load_n(&t->log_pending, __ATOMIC_ACQUIRE) &&
+	    pp_sampler_cfg.dir.pid == (int)getpid())
+		pp_threads_lazy_log_sigsafe(t, &pp_sampler_cfg.dir, NULL);
+	return pp_logfile_takes_records_sigsafe(&t->log);
+}
+
 /* Runs in signal context. Writes one recovered overflow of event for t (ppf_sample_flags). */
 static void pp_sampler_recovered_sigsafe(struct pp_thread *t, unsigned event, uint64_t ip,
 					 int late, uint64_t now)
 {
-	if (pp_stacks_write_sigsafe(&t->stacks, &t->log, &ip, 1, now, event,
+	if (!pp_sampler_log_sigsafe(t) || pp_stacks_write_sigsafe(&t->stacks, &t->log, &ip, 1, now, event,
 				    PPF_SAMPLE_RECOVERED | (late ? PPF_SAMPLE_LATE : 0),
 				    pp_sampler_cfg.whole_stacks) != 0) {
 		pp_sampler_lost_sigsafe(t, event, 1);
@@ -511,9 +523,10 @@ static void pp_sampler_record_sigsafe(struct pp_thread *t, unsigned event, int l
 
 	/*
 	 * No log (a thread that runs unsampled: libunwind's first use would
-	 * map and allocate what its share had no room for), or a full one.
+	 * map and allocate what its share had no room for; or one that could
+	 * not be made), or a full one.
 	 */
-	if (!pp_logfile_takes_records_sigsafe(&t->log))
+	if (!pp_sampler_log_sigsafe(t))
 		goto out_lost;
 	if (!t->leaf_only && !__atomic_load_n(&pp_sampler_in_dl, __ATOMIC_ACQUIRE)) {
 		pp_dlsnap_enter_handler_sigsafe();
@@ -661,7 +674,7 @@ static struct pp_thread *pp_sampler_adopt_sigsafe(int tid)
 	t = pp_threads_claim_sigsafe(tid);
 	if (!t)
 		return NULL;
-	if (pp_threads_open_log_sigsafe(t, &pp_sampler_cfg.dir) != 0) {
+	if (pp_threads_open_log_sigsafe(t, &pp_sampler_cfg.dir, NULL) != 0) {
 		pp_threads_release_sigsafe(t);
 		return NULL;
 	}

@@ -161,6 +161,9 @@ static struct pp_thread *pp_threads_take_slot_sigsafe(int tid)
 			t->tcb = pp_threads_tcb_sigsafe();
 			t->leaf_only = 0;
 			t->late_counters = 0;
+			__atomic_store_n(&t->log_pending, 0, __ATOMIC_RELAXED);
+			t->log_err = 0;
+			t->start_ns = pp_records_now_sigsafe();
 			t->charge.bytes = 0;
 			t->charge.fds = 0;
 			t->slot = i;
@@ -270,23 +273,50 @@ int pp_threads_tcb_shared_sigsafe(uintptr_t tcb, int tid)
 }
 
 /* Runs in signal context. */
-int pp_threads_open_log_sigsafe(struct pp_thread *t,
-				const struct pp_thread_dir *dir)
+int pp_threads_open_log_sigsafe(struct pp_thread *t, const struct pp_thread_dir *dir,
+				const char *name)
 {
 	uint64_t dev = dir->dev, ino = dir->ino;
-	char name[64];
+	char file[64];
 	int err;
 
 	if (!pp_logfile_same_file_sigsafe(dir->fd, &dev, &ino))
 		return -EBADF;
-	pp_logfile_format_name_sigsafe(name, PPF_THREAD_LOG_PREFIX,
+	pp_logfile_format_name_sigsafe(file, PPF_THREAD_LOG_PREFIX,
 				       (uint64_t)t->tid, PPF_LOG_SUFFIX);
-	err = pp_logfile_create_sigsafe(&t->log, dir->fd, name, PPF_FILE_THREAD);
+	err = pp_logfile_create_sigsafe(&t->log, dir->fd, file, PPF_FILE_THREAD);
 	if (err)
 		return err;
-	err = pp_records_thread_sigsafe(&t->log, dir->pid, t->tid);
+	err = pp_records_thread_sigsafe(&t->log, dir->pid, t->tid, t->start_ns, name);
 	/* Kept attached if it cannot be: it then holds its descriptor. */
 	if (!err)
-		pp_logfile_detach_sigsafe(&t->log, dir->fd, name);
+		pp_logfile_detach_sigsafe(&t->log, dir->fd, file);
+	return err;
+}
+
+/* A thread log's descriptor, while the log is made. */
+static const struct pp_share_cost pp_threads_log_fd = { .fds = 1 };
+
+/* Runs in signal context. */
+int pp_threads_lazy_log_sigsafe(struct pp_thread *t, const struct pp_thread_dir *dir,
+				const char *name)
+{
+	int err;
+
+	if (pp_logfile_is_open_sigsafe(&t->log))
+		return 0;
+	if (!__atomic_load_n(&t->log_pending, __ATOMIC_ACQUIRE))
+		return t->log_err ? -t->log_err : -ENOENT;
+	if (pp_share_take_sigsafe(&pp_threads_log_fd) != 0)
+		return -EMFILE;
+	err = pp_threads_open_log_sigsafe(t, dir, name);
+	if (err == 0 && pp_logfile_holds_fd_sigsafe(&t->log))
+		t->charge.fds += pp_threads_log_fd.fds;
+	else
+		pp_share_give_sigsafe(&pp_threads_log_fd);
+	if (err == -EMFILE || err == -ENFILE)
+		return -EMFILE;
+	t->log_err = -err;
+	__atomic_store_n(&t->log_pending, 0, __ATOMIC_RELEASE);
 	return err;
 }
