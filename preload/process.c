@@ -144,7 +144,8 @@ static int pp_process_dir(int rootfd)
 		return fd;
 	pp_process.dirfd = pp_fd_move_high_sigsafe(fd);
 	pp_process.tdir = (struct pp_thread_dir){ .fd = pp_process.dirfd,
-						  .pid = (int)pp_process.pid };
+						  .pid = (int)pp_process.pid,
+						  .path = pp_process.dir };
 	pp_logfile_same_file_sigsafe(pp_process.dirfd, &pp_process.tdir.dev,
 				     &pp_process.tdir.ino);
 	return 0;

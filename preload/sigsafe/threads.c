@@ -13,11 +13,13 @@
 #include "threads.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "fd.h"
 #include "pprof/format.h"
 #include "records.h"
 
@@ -272,25 +274,65 @@ int pp_threads_tcb_shared_sigsafe(uintptr_t tcb, int tid)
 	return 0;
 }
 
+/* The process directory's descriptor, while it is open again by path. */
+static const struct pp_share_cost pp_threads_dir_fd = { .fds = 1 };
+
+/*
+ * Runs in signal context. A descriptor of dir: its own, checked to name it
+ * still; else, the program having closed it, the directory opened again
+ * by its path (raw system call, above the numbers programs use; *again
+ * set) and checked to be the same, from the profiler's share: give it
+ * back with pp_threads_dir_put_sigsafe. Returns it, or a negative errno.
+ */
+static int pp_threads_dir_fd_sigsafe(const struct pp_thread_dir *dir, int *again)
+{
+	uint64_t dev = dir->dev, ino = dir->ino;
+	int fd;
+
+	*again = 0;
+	if (pp_logfile_same_file_sigsafe(dir->fd, &dev, &ino))
+		return dir->fd;
+	if (!dir->path || pp_share_take_sigsafe(&pp_threads_dir_fd) != 0)
+		return -EBADF;
+	fd = (int)syscall(SYS_openat, AT_FDCWD, dir->path,
+			  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0)
+		fd = pp_fd_move_high_sigsafe(fd);
+	*again = fd >= 0 && pp_logfile_same_file_sigsafe(fd, &dev, &ino);
+	if (*again)
+		return fd;
+	if (fd >= 0)
+		pp_fd_close_sigsafe(fd);
+	pp_share_give_sigsafe(&pp_threads_dir_fd);
+	return -EBADF;
+}
+
+/* Runs in signal context. Closes what pp_threads_dir_fd_sigsafe opened again. */
+static void pp_threads_dir_put_sigsafe(int fd)
+{
+	pp_fd_close_sigsafe(fd);
+	pp_share_give_sigsafe(&pp_threads_dir_fd);
+}
+
 /* Runs in signal context. */
 int pp_threads_open_log_sigsafe(struct pp_thread *t, const struct pp_thread_dir *dir,
 				const char *name)
 {
-	uint64_t dev = dir->dev, ino = dir->ino;
 	char file[64];
-	int err;
+	int again, err, fd = pp_threads_dir_fd_sigsafe(dir, &again);
 
-	if (!pp_logfile_same_file_sigsafe(dir->fd, &dev, &ino))
-		return -EBADF;
+	if (fd < 0)
+		return fd;
 	pp_logfile_format_name_sigsafe(file, PPF_THREAD_LOG_PREFIX,
 				       (uint64_t)t->tid, PPF_LOG_SUFFIX);
-	err = pp_logfile_create_sigsafe(&t->log, dir->fd, file, PPF_FILE_THREAD);
-	if (err)
-		return err;
-	err = pp_records_thread_sigsafe(&t->log, dir->pid, t->tid, t->start_ns, name);
-	/* Kept attached if it cannot be: it then holds its descriptor. */
+	err = pp_logfile_create_sigsafe(&t->log, fd, file, PPF_FILE_THREAD);
 	if (!err)
-		pp_logfile_detach_sigsafe(&t->log, dir->fd, file);
+		err = pp_records_thread_sigsafe(&t->log, dir->pid, t->tid, t->start_ns, name);
+	/* Kept attached if it cannot be: it then holds its descriptor. */
+	if (!err && pp_logfile_detach_sigsafe(&t->log, fd, file) == 0 && again)
+		pp_logfile_set_dirfd_sigsafe(&t->log, dir->fd);
+	if (again)
+		pp_threads_dir_put_sigsafe(fd);
 	return err;
 }
 

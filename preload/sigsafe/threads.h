@@ -65,6 +65,8 @@ struct pp_thread {
 struct pp_thread_dir {
 	int fd;       /* -1 when there is none */
 	int pid;      /* the process it belongs to */
+	const char *path; /* its absolute path (NULL: none), to open it again by
+			     when the program closed fd (threads.c) */
 	uint64_t dev; /* what fd must still name (the app may reuse the number) */
 	uint64_t ino;
 };
@@ -73,9 +75,12 @@ struct pp_thread_dir {
  * Runs in signal context. Creates t's thread-<tid>.log in dir and writes its
  * PPF_REC_THREAD record (pid, tid, t->start_ns, name; NULL: the calling
  * thread's, t must then be the calling thread's). The log is then detached
- * (logfile.h: it holds no descriptor) unless that fails. Returns 0 or a
- * negative errno (-EBADF when dir's descriptor no longer names the
- * directory).
+ * (logfile.h: it holds no descriptor) unless that fails. When the program
+ * has closed dir's descriptor (as daemons close every descriptor they did
+ * not open), the directory is opened again by its path a moment, and the
+ * log made there grows only while dir's descriptor is ours again, as a log
+ * made before the close does. Returns 0 or a negative errno (-EBADF when
+ * the directory cannot be found again).
  */
 int pp_threads_open_log_sigsafe(struct pp_thread *t, const struct pp_thread_dir *dir,
 				const char *name);
