@@ -366,6 +366,9 @@ static void pp_thread_finish(struct pp_thread *t, int tid, int self)
 	if (!pp_logfile_is_open_sigsafe(&t->log) &&
 	    (pp_thread_quiet(t, tid, self, 0, now, name) ||
 	     pp_thread_late_log(t, tid, name) != 0)) {
+		/* Its own events (signal mode), which no log will total. */
+		pp_events_thread_disable(&t->tev);
+		pp_events_thread_close(&t->tev);
 		/* An unsampled thread's samples (sigtrap mode) were dropped. */
 		__atomic_add_fetch(&pp_thread_st.lost,
 				   __atomic_exchange_n(&t->lost, 0, __ATOMIC_RELAXED),
@@ -402,15 +405,17 @@ static int pp_thread_hold(struct pp_thread *t)
 
 /*
  * What the calling thread's sampling state takes of the process's limits
- * (share.h): its log's mapping (made at its first sample; its descriptor
- * is held only while the log is made or grows, and taken from the share
- * then: logfile.h, threads.h), table of stacks, alternate stack (altstack:
- * ours is needed), libunwind's state (arena: with the malloc arena its
- * first use may cost), and its own events.
+ * (share.h): its log's mapping and the descriptor the log is made with
+ * (at its first sample: given back once the log is made, as the log holds
+ * its descriptor only while it grows: logfile.h, threads.h), table of
+ * stacks, alternate stack (altstack: ours is needed), libunwind's state
+ * (arena: with the malloc arena its first use may cost), and its own
+ * events.
  */
 static struct pp_share_cost pp_thread_cost(int altstack, int arena)
 {
-	struct pp_share_cost c = { .bytes = pp_logfile_window_sigsafe() + PP_THREAD_UNW_BYTES };
+	struct pp_share_cost c = { .bytes = pp_logfile_window_sigsafe() + PP_THREAD_UNW_BYTES,
+				   .fds = 1 };
 
 	c.bytes += altstack ? PP_THREAD_ALTSTACK_SIZE : 0;
 	/* Its table of stacks (stacks.h), made at its first sample. */

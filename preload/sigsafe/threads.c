@@ -349,13 +349,12 @@ int pp_threads_lazy_log_sigsafe(struct pp_thread *t, const struct pp_thread_dir 
 		return 0;
 	if (!__atomic_load_n(&t->log_pending, __ATOMIC_ACQUIRE))
 		return t->log_err ? -t->log_err : -ENOENT;
-	if (pp_share_take_sigsafe(&pp_threads_log_fd) != 0)
-		return -EMFILE;
 	err = pp_threads_open_log_sigsafe(t, dir, name);
-	if (err == 0 && pp_logfile_holds_fd_sigsafe(&t->log))
-		t->charge.fds += pp_threads_log_fd.fds;
-	else
+	if (err == 0 && !pp_logfile_holds_fd_sigsafe(&t->log) &&
+	    t->charge.fds >= pp_threads_log_fd.fds) {
 		pp_share_give_sigsafe(&pp_threads_log_fd);
+		t->charge.fds -= pp_threads_log_fd.fds;
+	}
 	if (err == -EMFILE || err == -ENFILE)
 		return -EMFILE;
 	t->log_err = -err;

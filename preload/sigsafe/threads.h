@@ -87,12 +87,12 @@ int pp_threads_open_log_sigsafe(struct pp_thread *t, const struct pp_thread_dir 
 
 /*
  * Runs in signal context. Makes the log of t (busy), whose log is pending
- * (t->log_pending), as pp_threads_open_log_sigsafe does, with its
- * descriptor taken from the profiler's share (share.h) while it is made
- * (kept in t->charge if the log keeps it). A thread's log is made so at its
- * first sample, in the handler, or at its end when it has more to say than
- * PPF_REC_THREAD_QUIET holds. Returns 0 (the log is open), or a negative
- * errno: -EMFILE, the share has no descriptor now (still pending: tried
+ * (t->log_pending), as pp_threads_open_log_sigsafe does, with the
+ * descriptor t->charge holds for it (share.h: given back once the log is
+ * made, unless the log keeps its descriptor). A thread's log is made so
+ * at its first sample, in the handler, or at its end when it has more to
+ * say than PPF_REC_THREAD_QUIET holds. Returns 0 (the log is open), or a
+ * negative errno: -EMFILE, out of descriptors now (still pending: tried
  * again at the next sample); else the log is no longer pending and
  * t->log_err says why.
  */
