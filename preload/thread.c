@@ -26,6 +26,7 @@
 #include "sigsafe/appmask.h"
 #include "sigsafe/sampsig.h"
 #include "sigsafe/logfile.h"
+#include "sigsafe/sampler.h"
 #include "sigsafe/share.h"
 #include "proclog.h"
 #include "unsampled.h"
@@ -714,12 +715,29 @@ void pp_thread_end_at_exit(struct pp_thread *slot)
 
 void pp_thread_init(const struct pp_thread_env *env)
 {
+	pthread_key_t reserve;
+	void *frames[1];
+
 	pp_thread_env = *env;
-	/* In the process: libunwind's lock, pipe and thread key (unwlib.h). */
-	pp_thread_first_unwind();
+	/*
+	 * libunwind's state in the process (its lock, its pipe: a call that
+	 * asks for no frame makes no thread's trace cache); its thread key is
+	 * made at the process's first sample, in a key kept free for it
+	 * (sigsafe/sampler.h), when that is one of the first 32 (unwlib.h);
+	 * else by a whole first call now, and each thread's at its start.
+	 */
+	if (pp_thread_env.backtrace)
+		(void)pp_thread_env.backtrace(frames, 0);
+	if (pp_thread_env.backtrace && pthread_key_create(&reserve, NULL) == 0) {
+		pp_thread_st.lazy_unwind = pp_unwlib_early_key((unsigned)reserve);
+		if (pp_thread_st.lazy_unwind)
+			pp_sampler_unwind_key_sigsafe(reserve);
+		else
+			pthread_key_delete(reserve);
+	}
+	if (!pp_thread_st.lazy_unwind)
+		pp_thread_first_unwind();
 	pp_thread_st.key_ok = pthread_key_create(&pp_thread_st.key, pp_thread_end) == 0;
-	pp_thread_st.lazy_unwind = pp_thread_st.key_ok &&
-				   pp_unwlib_early_key((unsigned)pp_thread_st.key);
 }
 
 void pp_thread_finish_all(void)

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -65,6 +66,17 @@ static int pp_sampler_in_dl;
 static uint64_t pp_sampler_unowned;
 /* CLOCK_MONOTONIC of the process's last CPU time in a progress record. */
 static uint64_t pp_sampler_proc_progress_ns;
+/*
+ * The key kept free for libunwind's (pp_sampler_unwind_key_sigsafe), and
+ * its state (atomic): PP_SAMPLER_KEY_HELD, _FREEING, _FREE (or none kept).
+ */
+static pthread_key_t pp_sampler_unw_key;
+static int pp_sampler_unw_key_state = 2;
+#define PP_SAMPLER_KEY_HELD 0
+#define PP_SAMPLER_KEY_FREEING 1
+#define PP_SAMPLER_KEY_FREE 2
+/* Yields at the most while another thread frees the key. */
+#define PP_SAMPLER_KEY_SPINS 10000
 
 /*
  * glibc 2.36 has no si_perf_*: they follow si_addr in the kernel's
@@ -80,6 +92,37 @@ struct pp_perf_siginfo {
 static const struct pp_perf_siginfo *pp_sampler_perf_info_sigsafe(const siginfo_t *si)
 {
 	return (const void *)((const char *)&si->si_addr + sizeof(void *));
+}
+
+/* Async-signal-safe. */
+void pp_sampler_unwind_key_sigsafe(pthread_key_t reserve)
+{
+	pp_sampler_unw_key = reserve;
+	__atomic_store_n(&pp_sampler_unw_key_state, PP_SAMPLER_KEY_HELD, __ATOMIC_RELEASE);
+}
+
+/*
+ * Runs in signal context. Before an unwind: the first in the process frees
+ * the key kept for libunwind's (glibc's pthread_key_delete is one
+ * compare-and-swap), and any other waits (bounded) until it is free, so
+ * that libunwind's first trace makes its key there.
+ */
+static void pp_sampler_unwind_key_free_sigsafe(void)
+{
+	int held = PP_SAMPLER_KEY_HELD;
+
+	if (__atomic_load_n(&pp_sampler_unw_key_state, __ATOMIC_ACQUIRE) == PP_SAMPLER_KEY_FREE)
+		return;
+	if (__atomic_compare_exchange_n(&pp_sampler_unw_key_state, &held, PP_SAMPLER_KEY_FREEING,
+					0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		pthread_key_delete(pp_sampler_unw_key);
+		__atomic_store_n(&pp_sampler_unw_key_state, PP_SAMPLER_KEY_FREE, __ATOMIC_RELEASE);
+		return;
+	}
+	for (int i = 0; i < PP_SAMPLER_KEY_SPINS &&
+	     __atomic_load_n(&pp_sampler_unw_key_state, __ATOMIC_ACQUIRE) != PP_SAMPLER_KEY_FREE;
+	     i++)
+		sched_yield();
 }
 
 /* Async-signal-safe. */
@@ -452,8 +495,10 @@ union pp_sampler_frames {
 static unsigned pp_sampler_unwind_sigsafe(uint64_t rip, union pp_sampler_frames *f,
 					  unsigned cap, unsigned *first, int *truncated)
 {
-	int n = pp_sampler_cfg.backtrace(f->p, (int)(cap + PP_SAMPLER_SLACK));
-	int i;
+	int n, i;
+
+	pp_sampler_unwind_key_free_sigsafe();
+	n = pp_sampler_cfg.backtrace(f->p, (int)(cap + PP_SAMPLER_SLACK));
 
 	for (i = 0; i < n && i < PP_SAMPLER_SLACK; i++)
 		if (f->ip[i] == rip)
