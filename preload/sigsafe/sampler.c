@@ -123,6 +123,8 @@ static void pp_sampler_unwind_key_free_sigsafe(void)
 	     __atomic_load_n(&pp_sampler_unw_key_state, __ATOMIC_ACQUIRE) != PP_SAMPLER_KEY_FREE;
 	     i++)
 		sched_yield();
+	/* A fork child of a process caught freeing it: nobody will finish. */
+	__atomic_store_n(&pp_sampler_unw_key_state, PP_SAMPLER_KEY_FREE, __ATOMIC_RELEASE);
 }
 
 /* Async-signal-safe. */
