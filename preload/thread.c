@@ -406,17 +406,18 @@ static int pp_thread_hold(struct pp_thread *t)
 
 /*
  * What the calling thread's sampling state takes of the process's limits
- * (share.h): its log's mapping and the descriptor the log is made with
- * (at its first sample: given back once the log is made, as the log holds
- * its descriptor only while it grows: logfile.h, threads.h), table of
- * stacks, alternate stack (altstack: ours is needed), libunwind's state
- * (arena: with the malloc arena its first use may cost), and its own
+ * (share.h): its log's mapping (the log holds its descriptor only while it
+ * is made, at the first sample, or grows: logfile.h, threads.h; in the
+ * signal mode, where the thread's events take descriptors of the share for
+ * its whole life, the one its log is made with is kept for it until then),
+ * table of stacks, alternate stack (altstack: ours is needed), libunwind's
+ * state (arena: with the malloc arena its first use may cost), and its own
  * events.
  */
 static struct pp_share_cost pp_thread_cost(int altstack, int arena)
 {
 	struct pp_share_cost c = { .bytes = pp_logfile_window_sigsafe() + PP_THREAD_UNW_BYTES,
-				   .fds = 1 };
+				   .fds = pp_thread_env.mode == PPF_MODE_SIGNAL };
 
 	c.bytes += altstack ? PP_THREAD_ALTSTACK_SIZE : 0;
 	/* Its table of stacks (stacks.h), made at its first sample. */
@@ -477,6 +478,7 @@ static struct pp_thread *pp_thread_slot(int tid, const struct pp_share_cost *cos
 	}
 	if (!*err) {
 		t->charge = *cost;
+		t->log_fd_kept = pp_thread_env.mode == PPF_MODE_SIGNAL;
 		__atomic_store_n(&t->log_pending, 1, __ATOMIC_RELEASE);
 	}
 	if (*err) {

@@ -165,6 +165,7 @@ static struct pp_thread *pp_threads_take_slot_sigsafe(int tid)
 			t->late_counters = 0;
 			__atomic_store_n(&t->log_pending, 0, __ATOMIC_RELAXED);
 			t->log_err = 0;
+			t->log_fd_kept = 0;
 			t->start_ns = pp_records_now_sigsafe();
 			t->charge.bytes = 0;
 			t->charge.fds = 0;
@@ -349,11 +350,17 @@ int pp_threads_lazy_log_sigsafe(struct pp_thread *t, const struct pp_thread_dir 
 		return 0;
 	if (!__atomic_load_n(&t->log_pending, __ATOMIC_ACQUIRE))
 		return t->log_err ? -t->log_err : -ENOENT;
+	if (!t->log_fd_kept) {
+		if (pp_share_take_sigsafe(&pp_threads_log_fd) != 0)
+			return -EMFILE;
+		t->charge.fds += pp_threads_log_fd.fds;
+		t->log_fd_kept = 1;
+	}
 	err = pp_threads_open_log_sigsafe(t, dir, name);
-	if (err == 0 && !pp_logfile_holds_fd_sigsafe(&t->log) &&
-	    t->charge.fds >= pp_threads_log_fd.fds) {
+	if (!pp_logfile_holds_fd_sigsafe(&t->log)) {
 		pp_share_give_sigsafe(&pp_threads_log_fd);
 		t->charge.fds -= pp_threads_log_fd.fds;
+		t->log_fd_kept = 0;
 	}
 	if (err == -EMFILE || err == -ENFILE)
 		return -EMFILE;

@@ -53,6 +53,8 @@ struct pp_thread {
 			    when it gets none */
 	int log_err;     /* why its log could not be made then (positive
 			    errno), 0 */
+	int log_fd_kept; /* charge holds the descriptor its pending log is
+			    made with (pp_threads_lazy_log_sigsafe) */
 	uint64_t start_ns; /* CLOCK_MONOTONIC when its slot was claimed: the
 			      thread's start, as its log says */
 	unsigned ent;    /* its entry in the tid index */
@@ -88,11 +90,12 @@ int pp_threads_open_log_sigsafe(struct pp_thread *t, const struct pp_thread_dir 
 /*
  * Runs in signal context. Makes the log of t (busy), whose log is pending
  * (t->log_pending), as pp_threads_open_log_sigsafe does, with the
- * descriptor t->charge holds for it (share.h: given back once the log is
- * made, unless the log keeps its descriptor). A thread's log is made so
- * at its first sample, in the handler, or at its end when it has more to
- * say than PPF_REC_THREAD_QUIET holds. Returns 0 (the log is open), or a
- * negative errno: -EMFILE, out of descriptors now (still pending: tried
+ * descriptor t->charge keeps for it (t->log_fd_kept: given back once the
+ * log is made, unless the log keeps its descriptor), else one taken from
+ * the profiler's share (share.h) while it is made. A thread's log is made
+ * so at its first sample, in the handler, or at its end when it has more
+ * to say than PPF_REC_THREAD_QUIET holds. Returns 0 (the log is open), or
+ * a negative errno: -EMFILE, out of descriptors now (still pending: tried
  * again at the next sample); else the log is no longer pending and
  * t->log_err says why.
  */
