@@ -146,6 +146,24 @@ static unsigned long long it_quiet_dir_bytes(const char *dir)
 	return n;
 }
 
+/*
+ * Runs quietthreads with argv under the preload; its run (*run), of one
+ * process, whose threads are checked by it_quiet_check_logs; quiet-one,
+ * said to have ended.
+ */
+static const struct pa_thread *it_quiet_one(const char *tag, const char *const *argv,
+					    struct pa_run **run)
+{
+	const struct pa_thread *q;
+
+	it_quiet_run(tag, argv);
+	*run = tst_load(&it_quiet);
+	cr_assert_eq((*run)->nprocesses, 1, "%zu processes", (*run)->nprocesses);
+	q = it_quiet_check_logs((*run)->processes[0]);
+	cr_expect(q->ended, "quiet-one is not said to have ended");
+	return q;
+}
+
 Test(it_quiet, idle_process_leaves_no_thread_log_and_is_listed)
 {
 	const char *argv[] = { "workloads/quietthreads", "idle", NULL };
@@ -154,12 +172,8 @@ Test(it_quiet, idle_process_leaves_no_thread_log_and_is_listed)
 	const struct pa_thread *q;
 	char *threads, *processes, pid[32];
 
-	it_quiet_run("idle", argv);
-	run = tst_load(&it_quiet);
-	cr_assert_eq(run->nprocesses, 1, "%zu processes", run->nprocesses);
+	q = it_quiet_one("idle", argv, &run);
 	proc = run->processes[0];
-	q = it_quiet_check_logs(proc);
-	cr_expect(q->ended, "quiet-one is not said to have ended");
 	cr_expect_eq(proc->nthreads, 2, "%zu threads listed, not main and quiet-one",
 		     proc->nthreads);
 	cr_expect(q->start_ns >= proc->start_ns && q->end_ns >= q->start_ns,
@@ -190,15 +204,11 @@ Test(it_quiet, sampled_process_names_its_quiet_thread)
 	const char *argv[] = { "workloads/quietthreads", "busy", "0.3", NULL };
 	struct pa_run *run;
 	const struct pa_process *proc;
-	const struct pa_thread *q, *main_thread = NULL;
+	const struct pa_thread *main_thread = NULL;
 	char *threads;
 
-	it_quiet_run("busy", argv);
-	run = tst_load(&it_quiet);
-	cr_assert_eq(run->nprocesses, 1, "%zu processes", run->nprocesses);
+	(void)it_quiet_one("busy", argv, &run);
 	proc = run->processes[0];
-	q = it_quiet_check_logs(proc);
-	cr_expect(q->ended, "quiet-one is not said to have ended");
 	for (size_t i = 0; i < proc->nthreads; i++)
 		if (proc->threads[i]->tid == proc->pid)
 			main_thread = proc->threads[i];
