@@ -46,7 +46,7 @@ Test(records_period, weight_with_a_period_reads_back_as_events)
 	pp_logfile_init_sigsafe(&log);
 	cr_assert_eq(pp_logfile_create_sigsafe(&log, rp_dirfd, "thread-5.log",
 					       PPF_FILE_THREAD), 0);
-	cr_assert_eq(pp_records_thread_sigsafe(&log, 5, 5), 0);
+	cr_assert_eq(pp_records_thread_sigsafe(&log, 5, 5, pp_records_now_sigsafe(), NULL), 0);
 	/* One overflow of 37 events; then 3 of 1000 each; then 2 of the configured period. */
 	cr_assert_eq(pp_records_sample_weight_sigsafe(&log, 1, 37), 0);
 	cr_assert_eq(pp_records_sample_sigsafe(&log, ips, 2, 100, 0, 0), 0);
