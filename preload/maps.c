@@ -128,12 +128,14 @@ static void pp_maps_vdso_name(const struct dl_phdr_info *info, const void *image
 static int pp_maps_vdso_write(int dirfd, const char *name, const void *image, uint64_t size)
 {
 	int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	ssize_t n;
 	int err = 0;
 
 	if (fd < 0)
 		return -errno;
-	if (write(fd, image, size) != (ssize_t)size)
-		err = errno ? -errno : -EIO;
+	n = write(fd, image, size);
+	if (n != (ssize_t)size)
+		err = n < 0 ? -errno : -ENOSPC;
 	close(fd);
 	if (err)
 		unlinkat(dirfd, name, 0);
