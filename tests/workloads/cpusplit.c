@@ -36,29 +36,6 @@ __attribute__((noinline)) void burn_user(void);
 __attribute__((noinline)) void burn_piper(void);
 __attribute__((noinline)) void burn_masked(void);
 
-/* Appends "TID NAME USER_S SYSTEM_S" to $PPROF_TRUTH (when set). */
-static void split_truth(const char *name)
-{
-	const char *path = getenv("PPROF_TRUTH");
-	struct rusage ru;
-	FILE *f;
-
-	if (!path || getrusage(RUSAGE_THREAD, &ru) != 0)
-		return;
-	f = fopen(path, "a");
-	if (!f) {
-		perror(path);
-		exit(1);
-	}
-	fprintf(f, "%ld %s %.6f %.6f\n", (long)syscall(SYS_gettid), name,
-		(double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6,
-		(double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6);
-	if (fclose(f) != 0) {
-		perror(path);
-		exit(1);
-	}
-}
-
 __attribute__((noinline)) void burn_user(void)
 {
 	double end = wl_thread_cpu() + split_seconds;
@@ -117,7 +94,7 @@ static void *split_thread(void *arg)
 	} else {
 		burn_user();
 	}
-	split_truth(name);
+	wl_truth_thread(name, 1);
 	return NULL;
 }
 

@@ -60,29 +60,41 @@ static inline double wl_process_cpu(void)
 }
 
 /*
- * When PPROF_TRUTH names a file, appends "TID USER_SECONDS" to it: the user
- * CPU time the calling thread has burnt, what a user-only sampling event
- * sees of it. Call it as the thread ends.
+ * When PPROF_TRUTH names a file, appends "TID USER_SECONDS" to it, or with
+ * system set "TID NAME USER_SECONDS SYSTEM_SECONDS": the CPU time the calling
+ * thread has burnt (user time is what a user-only sampling event sees of it).
+ * Call it as the thread ends.
  */
-static inline void wl_truth_thread_user(void)
+static inline void wl_truth_thread(const char *name, int system)
 {
 	const char *path = getenv("PPROF_TRUTH");
 	struct rusage ru;
+	double user_s, system_s;
+	long tid = (long)syscall(SYS_gettid);
 	FILE *f;
 
 	if (!path || getrusage(RUSAGE_THREAD, &ru) != 0)
 		return;
+	user_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6;
+	system_s = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
 	f = fopen(path, "a");
 	if (!f) {
 		perror(path);
 		exit(1);
 	}
-	fprintf(f, "%ld %.6f\n", (long)syscall(SYS_gettid),
-		(double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6);
+	if (system)
+		fprintf(f, "%ld %s %.6f %.6f\n", tid, name, user_s, system_s);
+	else
+		fprintf(f, "%ld %.6f\n", tid, user_s);
 	if (fclose(f) != 0) {
 		perror(path);
 		exit(1);
 	}
+}
+
+static inline void wl_truth_thread_user(void)
+{
+	wl_truth_thread(NULL, 0);
 }
 
 /* A number of seconds from argv, or def when absent; exits 2 when malformed. */
