@@ -51,8 +51,7 @@ run_one() {
 	perf-g) line=$("$cputime" perf record -q -g -e cpu-clock:u -c 1000000 \
 			-o "$dir/perf.data" -- make -C "$src" -j2 -B all 2>/dev/null) ;;
 	esac
-	set -- $line
-	echo $(($1 + $2))
+	cpu_us "$line"
 }
 
 # counts SETUP DIR: "BYTES PROCESSES SAMPLES" of one build's output.
@@ -75,8 +74,7 @@ res=$work/res
 echo "make: make -j2 -B all of a copy of this project, $rounds rounds in rotating order," \
 	"CPU of the whole process tree; medians"
 for ((r = 0; r < rounds; r++)); do
-	set -- $setups
-	order=("${@:r % $# + 1}" "${@:1:r % $#}")
+	order=($(rotated "$r" $setups))
 	declare -A cpu=()
 	for s in "${order[@]}"; do
 		cpu[$s]=$(run_one "$s" "$work/$s")

@@ -54,8 +54,7 @@ threads_us() {
 	rm -rf "$dir"
 	# shellcheck disable=SC2046
 	line=$("$cputime" env $(profiled "$1" "$dir") "$threadstart" 1000)
-	set -- $line
-	echo $(($1 + $2))
+	cpu_us "$line"
 }
 
 # samples DIR: the samples of a run.
@@ -82,8 +81,7 @@ res=$work/res
 echo "startup: $rounds rounds in rotating order; process start: perf stat -r $runs of env /bin/true;" \
 	"threads: 1,000 threads that return at once; medians"
 for ((r = 0; r < rounds; r++)); do
-	set -- $setups
-	order=("${@:r % $# + 1}" "${@:1:r % $#}")
+	order=($(rotated "$r" $setups))
 	declare -A ms=() us=()
 	for s in "${order[@]}"; do
 		ms[$s]=$(start_ms "$s")
