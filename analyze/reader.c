@@ -406,7 +406,7 @@ static int pa_reader_log_full_rec(struct pa_log_buf *buf, uint64_t off, const ch
 static int pa_reader_other_type(struct pa_log_buf *buf, uint64_t off, uint32_t type,
 				const char *kind, struct pa_error *err)
 {
-	if ((type >= PPF_REC_PROCESS && type <= PPF_REC_UNPROFILED) || type == PPF_REC_VDSO ||
+	if ((type >= PPF_REC_PROCESS && type <= PPF_REC_THREAD_QUIET) || type == PPF_REC_VDSO ||
 	    (type >= PPF_REC_THREAD && type <= PPF_REC_THREAD_EVENT) ||
 	    type == PPF_REC_STACK || type == PPF_REC_SAMPLE_BLOCK)
 		return pa_error_set(err, -EINVAL, buf->path, true, off,
@@ -434,6 +434,7 @@ struct pa_process_ctx {
 	size_t execs_cap;
 	size_t unsampled_cap;
 	size_t unprofiled_cap;
+	size_t quiet_cap;
 	bool saw_process;
 	bool saw_config;
 	bool last_exec; /* the latest record was PPF_REC_EXEC */
@@ -735,6 +736,55 @@ static int pa_reader_unsampled_rec(struct pa_process_ctx *c, struct pa_log_buf *
 	return 0;
 }
 
+/*
+ * PPF_REC_THREAD_QUIET: a thread with no sample, made a pa_thread as its
+ * log would have made it; a later record of the same tid replaces it.
+ */
+static int pa_reader_quiet_rec(struct pa_process_ctx *c, struct pa_log_buf *buf,
+			       uint64_t off, const char *rec, uint32_t size,
+			       struct pa_error *err)
+{
+	struct pa_process *proc = c->proc;
+	struct ppf_thread_quiet r;
+	struct pa_thread *t;
+	size_t i;
+
+	if (pa_reader_fixed(buf, off, rec, size, &r, sizeof(r), "quiet thread", err) < 0)
+		return -EINVAL;
+	t = calloc(1, sizeof(*t));
+	if (!t || !(t->path = strdup(buf->path))) {
+		free(t);
+		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
+	}
+	t->pid = proc->pid;
+	t->tid = r.tid;
+	pa_reader_copy_name(t->name, sizeof(t->name), r.name, sizeof(r.name));
+	t->start_ns = r.start_ns;
+	t->cpu_ns = r.cpu_ns;
+	t->user_ns = r.user_ns;
+	t->system_ns = r.system_ns;
+	/* At an exec: as a log whose last progress record was then. */
+	t->ended = !(r.flags & PPF_QUIET_EXEC);
+	t->progress = !t->ended;
+	if (t->ended)
+		t->end_ns = r.end_ns;
+	else
+		t->progress_ns = r.end_ns;
+	for (i = 0; i < proc->nquiet && proc->quiet[i]->tid != r.tid; i++)
+		;
+	if (i < proc->nquiet) {
+		pa_thread_free(proc->quiet[i]);
+		proc->quiet[i] = t;
+		return 0;
+	}
+	if (pa_grow((void **)&proc->quiet, &c->quiet_cap, proc->nquiet, sizeof(t)) < 0) {
+		pa_thread_free(t);
+		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
+	}
+	proc->quiet[proc->nquiet++] = t;
+	return 0;
+}
+
 static int pa_reader_unprofiled_rec(struct pa_process_ctx *c, struct pa_log_buf *buf,
 				    uint64_t off, const char *rec, uint32_t size,
 				    struct pa_error *err)
@@ -812,6 +862,8 @@ static int pa_reader_process_cb(void *ctx, struct pa_log_buf *buf, uint64_t off,
 		return pa_reader_unsampled_rec(c, buf, off, rec, size, err);
 	case PPF_REC_UNPROFILED:
 		return pa_reader_unprofiled_rec(c, buf, off, rec, size, err);
+	case PPF_REC_THREAD_QUIET:
+		return pa_reader_quiet_rec(c, buf, off, rec, size, err);
 	case PPF_REC_PROCESS_CPU:
 		return pa_reader_cpu_rec(c, buf, off, rec, size, err);
 	case PPF_REC_VDSO:
@@ -915,6 +967,9 @@ void pa_process_free(struct pa_process *proc)
 	for (size_t i = 0; i < proc->nthreads; i++)
 		pa_thread_free(proc->threads[i]);
 	free(proc->threads);
+	for (size_t i = 0; i < proc->nquiet; i++)
+		pa_thread_free(proc->quiet[i]);
+	free(proc->quiet);
 	free(proc->dir);
 	free(proc->path);
 	free(proc);
@@ -1897,6 +1952,36 @@ static void pa_reader_warn_full(const struct pa_process *proc, struct pa_warning
 				"(%s): %s", strerror(proc->full.error), also);
 }
 
+/*
+ * Moves proc's quiet threads (process.log's PPF_REC_THREAD_QUIET) that
+ * have no thread log of their own into its threads; -ENOMEM.
+ */
+static int pa_reader_add_quiet(struct pa_process *proc)
+{
+	size_t n = proc->nthreads, keep = 0;
+	struct pa_thread **all;
+
+	if (!proc->nquiet)
+		return 0;
+	all = realloc(proc->threads, (n + proc->nquiet) * sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	proc->threads = all;
+	for (size_t q = 0; q < proc->nquiet; q++) {
+		struct pa_thread *t = proc->quiet[q];
+		size_t i;
+
+		for (i = 0; i < n && all[i]->tid != t->tid; i++)
+			;
+		if (i < n)
+			proc->quiet[keep++] = t;
+		else
+			all[proc->nthreads++] = t;
+	}
+	proc->nquiet = keep;
+	return 0;
+}
+
 /* proc's CPU time as its threads' logs last recorded it, when it has no END. */
 static void pa_reader_last_cpu(struct pa_process *proc)
 {
@@ -1944,6 +2029,8 @@ int pa_process_load_opts(const char *dir, const struct pa_load_opts *opts,
 		ret = pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
 	if (ret == 0 && n)
 		ret = pa_reader_load_threads(proc, dir, names, n, &o, warn, err);
+	if (ret == 0 && pa_reader_add_quiet(proc) < 0)
+		ret = pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
 	free(o.unloads);
 	pa_reader_free_names(names, n);
 	if (ret < 0) {

@@ -320,8 +320,18 @@ struct pa_process {
 	bool replaced;   /* the image was replaced by exec: process.log ends with
 			    PPF_REC_EXEC (execs[nexecs - 1]) and has no END; the
 			    new image has a directory of its own, same pid */
-	struct pa_thread **threads; /* sorted by tid */
+	struct pa_thread **threads; /* sorted by tid; with those of quiet that have
+				       no log (pa_process_load) */
 	size_t nthreads;
+	/*
+	 * Threads that took no sample, as process.log names them
+	 * (PPF_REC_THREAD_QUIET; the last of each tid), each made a thread
+	 * with no sample: ended (or replaced by exec) as the record says, its
+	 * path the process.log. pa_process_load moves those that have no
+	 * thread log into threads.
+	 */
+	struct pa_thread **quiet;
+	size_t nquiet;
 	size_t unknown_records; /* in process.log */
 	char *dir;       /* the process directory ("" for pa_process_log_load) */
 	char *run_dir;   /* pa_runs_merge given several: the one that held it; else NULL */

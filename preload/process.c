@@ -144,7 +144,8 @@ static int pp_process_dir(int rootfd)
 		return fd;
 	pp_process.dirfd = pp_fd_move_high_sigsafe(fd);
 	pp_process.tdir = (struct pp_thread_dir){ .fd = pp_process.dirfd,
-						  .pid = (int)pp_process.pid };
+						  .pid = (int)pp_process.pid,
+						  .path = pp_process.dir };
 	pp_logfile_same_file_sigsafe(pp_process.dirfd, &pp_process.tdir.dev,
 				     &pp_process.tdir.ino);
 	return 0;
@@ -291,6 +292,8 @@ int pp_process_exec_begin(const char *path)
 		return 0;
 	/* The new image's CPU time goes on from here (getrusage keeps it). */
 	pp_process_write_cpu(PPF_CPU_EXEC);
+	/* Its threads that took no sample have no log to say they were there. */
+	pp_thread_quiet_all_at_exec();
 	/* Last: a process.log that ends with PPF_REC_EXEC was replaced. */
 	pp_records_exec_sigsafe(pp_proclog_hold(), path);
 	pp_proclog_release();

@@ -26,8 +26,11 @@
 #include "sigsafe/appmask.h"
 #include "sigsafe/sampsig.h"
 #include "sigsafe/logfile.h"
+#include "sigsafe/sampler.h"
 #include "sigsafe/share.h"
+#include "proclog.h"
 #include "unsampled.h"
+#include "unwlib.h"
 #include "warn.h"
 
 #define PP_THREAD_ALTSTACK_SIZE (64 * 1024)
@@ -51,6 +54,8 @@ static struct pp_thread_env pp_thread_env;
 static struct {
 	pthread_key_t key;
 	int key_ok;
+	int lazy_unwind; /* libunwind's per-thread state is made at a thread's
+			    first sample (pp_unwlib_early_key), else at its start */
 	int warned_counters; /* a thread's own events could not be opened (once) */
 	uint64_t samples;    /* atomic: of threads whose logs are finished */
 	uint64_t lost;
@@ -266,6 +271,86 @@ static void pp_thread_write_blocked(struct pp_thread *t, int tid, int self, uint
 		pp_records_thread_blocked_sigsafe(&t->log, now, t->held_cpu_ns, t->holds, flags);
 }
 
+/* Whether the thread has a counting event of its own open. */
+static int pp_thread_counts(const struct pp_thread *t)
+{
+	for (unsigned i = 0; i < pp_thread_env.cfg->nevents; i++)
+		if (pp_thread_env.cfg->events[i].count_only && (t->tev.open & (1u << i)))
+			return 1;
+	return 0;
+}
+
+/*
+ * Whether every sampling event that runs is the thread's own too, where
+ * the mode opens them per thread (the signal mode): else its log would
+ * say which it missed.
+ */
+static int pp_thread_all_sampling(const struct pp_thread *t)
+{
+	if (pp_thread_env.mode != PPF_MODE_SIGNAL)
+		return 1;
+	for (unsigned i = 0; i < pp_thread_env.cfg->nevents; i++)
+		if (!pp_thread_env.events->error[i] && !pp_thread_env.cfg->events[i].count_only &&
+		    !(t->tev.open & (1u << i)))
+			return 0;
+	return 1;
+}
+
+/*
+ * Whether t (busy, no log) has nothing to say but what PPF_REC_THREAD_QUIET
+ * holds: its log is still to be made, and it took no sample, lost and
+ * throttled none, has no counter and no blocked signal to tell of.
+ */
+static int pp_thread_is_quiet(const struct pp_thread *t, int tid, int self)
+{
+	return __atomic_load_n(&t->log_pending, __ATOMIC_ACQUIRE) && !t->samples &&
+	       !__atomic_load_n(&t->lost, __ATOMIC_RELAXED) &&
+	       !__atomic_load_n(&t->throttled, __ATOMIC_RELAXED) && !t->holds &&
+	       !t->held_since_ns && !pp_thread_counts(t) && pp_thread_all_sampling(t) &&
+	       !(self && pp_appmask_held_sigsafe()) && !pp_thread_signal_blocked(tid, self);
+}
+
+/*
+ * When t (busy, no log) is quiet (pp_thread_is_quiet), writes its
+ * PPF_REC_THREAD_QUIET to process.log, as of now, named name, with flags
+ * (enum ppf_thread_quiet_flags), and returns 1; its log stays to be made
+ * unless the thread ended (flags 0). Returns 0 when it is not quiet.
+ */
+static int pp_thread_quiet(struct pp_thread *t, int tid, int self, uint32_t flags,
+			   uint64_t now, const char *name)
+{
+	struct pp_records_cpu used;
+
+	if (!pp_thread_is_quiet(t, tid, self))
+		return 0;
+	pp_thread_cpu(tid, self, &used);
+	pp_records_thread_quiet_sigsafe(pp_proclog_hold(), tid, flags, t->start_ns, now, name,
+					&used);
+	pp_proclog_release();
+	if (!(flags & PPF_QUIET_EXEC))
+		__atomic_store_n(&t->log_pending, 0, __ATOMIC_RELEASE);
+	return 1;
+}
+
+/*
+ * Makes the log of t (busy) at its end, when it took no sample but has more
+ * to say than PPF_REC_THREAD_QUIET holds. Returns 0, or a negative errno
+ * when it has no log: one still pending that cannot be made is said as a
+ * thread that ran unsampled (PPF_UNSAMPLED_LOG).
+ */
+static int pp_thread_late_log(struct pp_thread *t, int tid, const char *name)
+{
+	int pending = __atomic_load_n(&t->log_pending, __ATOMIC_ACQUIRE), err;
+
+	err = pp_threads_lazy_log_sigsafe(t, pp_thread_env.dir, name);
+	if (err == -EMFILE)
+		__atomic_store_n(&t->log_pending, 0, __ATOMIC_RELEASE);
+	if (err && (pending || t->log_err))
+		pp_unsampled_note(tid, PPF_UNSAMPLED_LOG, err == -EMFILE ? EMFILE : t->log_err,
+				  NULL);
+	return err;
+}
+
 /*
  * Writes the thread's name and END record and closes its log (t is busy).
  * self: the calling thread, else another (its name read from /proc).
@@ -275,9 +360,16 @@ static void pp_thread_finish(struct pp_thread *t, int tid, int self)
 	char name[PPF_THREAD_NAME_MAX];
 	struct pp_records_counts c;
 	struct pp_records_cpu used;
-	uint64_t now;
+	uint64_t now = pp_records_now_sigsafe();
 
-	if (!pp_logfile_is_open_sigsafe(&t->log)) {
+	/* A thread that is gone has no name left to read: keep the first. */
+	pp_thread_name(tid, self, name);
+	if (!pp_logfile_is_open_sigsafe(&t->log) &&
+	    (pp_thread_quiet(t, tid, self, 0, now, name) ||
+	     pp_thread_late_log(t, tid, name) != 0)) {
+		/* Its own events (signal mode), which no log will total. */
+		pp_events_thread_disable(&t->tev);
+		pp_events_thread_close(&t->tev);
 		/* An unsampled thread's samples (sigtrap mode) were dropped. */
 		__atomic_add_fetch(&pp_thread_st.lost,
 				   __atomic_exchange_n(&t->lost, 0, __ATOMIC_RELAXED),
@@ -285,9 +377,6 @@ static void pp_thread_finish(struct pp_thread *t, int tid, int self)
 		return;
 	}
 	pp_logfile_closing_sigsafe(&t->log);
-	now = pp_records_now_sigsafe();
-	/* A thread that is gone has no name left to read: keep the first. */
-	pp_thread_name(tid, self, name);
 	if (name[0])
 		pp_records_thread_name_sigsafe(&t->log, now, name);
 	pp_events_thread_disable(&t->tev);
@@ -315,20 +404,20 @@ static int pp_thread_hold(struct pp_thread *t)
 	return 0;
 }
 
-/* A thread log's descriptor, held while the log is made (logfile.h). */
-static const struct pp_share_cost pp_thread_log_fd = { .fds = 1 };
-
 /*
  * What the calling thread's sampling state takes of the process's limits
- * (share.h): its log's mapping (its descriptor is held only while the log
- * is made or grows: logfile.h), table of stacks, alternate stack (altstack: ours is
- * needed), libunwind's state (arena: with the malloc arena its first use
- * may cost), and its own events.
+ * (share.h): its log's mapping (the log holds its descriptor only while it
+ * is made, at the first sample, or grows: logfile.h, threads.h; in the
+ * signal mode, where the thread's events take descriptors of the share for
+ * its whole life, the one its log is made with is kept for it until then),
+ * table of stacks, alternate stack (altstack: ours is needed), libunwind's
+ * state (arena: with the malloc arena its first use may cost), and its own
+ * events.
  */
 static struct pp_share_cost pp_thread_cost(int altstack, int arena)
 {
 	struct pp_share_cost c = { .bytes = pp_logfile_window_sigsafe() + PP_THREAD_UNW_BYTES,
-				   .fds = pp_thread_log_fd.fds };
+				   .fds = pp_thread_env.mode == PPF_MODE_SIGNAL };
 
 	c.bytes += altstack ? PP_THREAD_ALTSTACK_SIZE : 0;
 	/* Its table of stacks (stacks.h), made at its first sample. */
@@ -348,14 +437,15 @@ static struct pp_share_cost pp_thread_cost(int altstack, int arena)
 }
 
 /*
- * Takes the calling thread's share, then its log, with the sampling signal
+ * Takes the calling thread's slot and share, with the sampling signal
  * blocked (a sample between the lookup and the claim would make a second
  * slot and log for this thread: seen at a 10 us period with 1,000 short
- * threads, "File exists"). The slot is the one the handler made if a
- * sample landed between clone() and here (ours to finish; a dead raw-clone
- * thread whose tid we reuse would share its log), else a new one. Returns
- * the slot, busy; NULL with *what and *err (positive) set when the thread
- * cannot be sampled: then the slot, if any, is in *slot, without a log.
+ * threads, "File exists"); its log is made at its first sample (threads.h).
+ * The slot is the one the handler made if a sample landed between clone()
+ * and here (ours to finish; a dead raw-clone thread whose tid we reuse
+ * would share its log), else a new one. Returns the slot, busy; NULL with
+ * *what and *err (positive) set when the thread cannot be sampled: then
+ * the slot, if any, is in *slot, without a log.
  */
 static struct pp_thread *pp_thread_slot(int tid, const struct pp_share_cost *cost,
 					struct pp_thread **slot, uint32_t *what, int *err)
@@ -388,13 +478,8 @@ static struct pp_thread *pp_thread_slot(int tid, const struct pp_share_cost *cos
 	}
 	if (!*err) {
 		t->charge = *cost;
-		*what = PPF_UNSAMPLED_LOG;
-		*err = -pp_threads_open_log_sigsafe(t, pp_thread_env.dir);
-	}
-	/* The log's descriptor was charged while it was made. */
-	if (!*err && !pp_logfile_holds_fd_sigsafe(&t->log)) {
-		pp_share_give_sigsafe(&pp_thread_log_fd);
-		t->charge.fds -= pp_thread_log_fd.fds;
+		t->log_fd_kept = pp_thread_env.mode == PPF_MODE_SIGNAL;
+		__atomic_store_n(&t->log_pending, 1, __ATOMIC_RELEASE);
 	}
 	if (*err) {
 		*slot = t;
@@ -418,16 +503,22 @@ static int pp_thread_may_reserve_arena(int main)
 }
 
 /*
- * libunwind's first call in the thread (pp_thread_first_unwind); under
- * RLIMIT_AS, gives back the share taken for a malloc arena that glibc did
- * not make.
+ * What libunwind needs done in the thread before its first unw_backtrace,
+ * in the handler: its thread-local block (pp_unwlib_thread_tls; its trace
+ * cache, 256 KiB, is then made at the thread's first sample, and never in
+ * a thread that takes none), or, when its thread key may not be one of the
+ * first 32, its whole first call (pp_thread_first_unwind). Under RLIMIT_AS,
+ * gives back the share taken for a malloc arena that glibc did not make.
  */
 static void pp_thread_warm_up(struct pp_thread *t, int arena)
 {
 	uint64_t before = arena ? pp_share_room_sigsafe() : 0, after;
 	struct pp_share_cost none = { .bytes = PP_SHARE_ARENA };
 
-	pp_thread_first_unwind();
+	if (pp_thread_st.lazy_unwind)
+		pp_unwlib_thread_tls();
+	else
+		pp_thread_first_unwind();
 	if (!arena)
 		return;
 	after = pp_share_room_sigsafe();
@@ -449,6 +540,7 @@ static void pp_thread_drop(struct pp_thread *t, int tid)
 	char name[64];
 
 	pp_events_thread_close(&t->tev);
+	__atomic_store_n(&t->log_pending, 0, __ATOMIC_RELEASE);
 	if (pp_logfile_is_open_sigsafe(&t->log)) {
 		pp_logfile_format_name_sigsafe(name, PPF_THREAD_LOG_PREFIX, (uint64_t)tid,
 					       PPF_LOG_SUFFIX);
@@ -625,8 +717,28 @@ void pp_thread_end_at_exit(struct pp_thread *slot)
 
 void pp_thread_init(const struct pp_thread_env *env)
 {
+	pthread_key_t reserve;
+	void *frames[1];
+
 	pp_thread_env = *env;
-	pp_thread_first_unwind();
+	/*
+	 * libunwind's state in the process (its lock, its pipe: a call that
+	 * asks for no frame makes no thread's trace cache); its thread key is
+	 * made at the process's first sample, in a key kept free for it
+	 * (sigsafe/sampler.h), when that is one of the first 32 (unwlib.h);
+	 * else by a whole first call now, and each thread's at its start.
+	 */
+	if (pp_thread_env.backtrace)
+		(void)pp_thread_env.backtrace(frames, 0);
+	if (pp_thread_env.backtrace && pthread_key_create(&reserve, NULL) == 0) {
+		pp_thread_st.lazy_unwind = pp_unwlib_early_key((unsigned)reserve);
+		if (pp_thread_st.lazy_unwind)
+			pp_sampler_unwind_key_sigsafe(reserve);
+		else
+			pthread_key_delete(reserve);
+	}
+	if (!pp_thread_st.lazy_unwind)
+		pp_thread_first_unwind();
 	pp_thread_st.key_ok = pthread_key_create(&pp_thread_st.key, pp_thread_end) == 0;
 }
 
@@ -635,6 +747,28 @@ void pp_thread_finish_all(void)
 	int self = pp_threads_gettid_sigsafe();
 
 	pp_threads_each_sigsafe(pp_thread_finish_other, &self);
+}
+
+/* Before an exec: the PPF_REC_THREAD_QUIET of t, if it is quiet and logless. */
+static void pp_thread_quiet_at_exec(struct pp_thread *t, void *arg)
+{
+	int self = *(int *)arg;
+	int tid = __atomic_load_n(&t->tid, __ATOMIC_ACQUIRE);
+	char name[PPF_THREAD_NAME_MAX];
+
+	if (tid <= 0 || pp_logfile_is_open_sigsafe(&t->log) ||
+	    !__atomic_load_n(&t->log_pending, __ATOMIC_ACQUIRE) || !pp_thread_hold(t))
+		return;
+	pp_thread_name(tid, tid == self, name);
+	pp_thread_quiet(t, tid, tid == self, PPF_QUIET_EXEC, pp_records_now_sigsafe(), name);
+	pp_threads_leave_sigsafe(t);
+}
+
+void pp_thread_quiet_all_at_exec(void)
+{
+	int self = pp_threads_gettid_sigsafe();
+
+	pp_threads_each_sigsafe(pp_thread_quiet_at_exec, &self);
 }
 
 void pp_thread_forget_all(void)

@@ -74,6 +74,14 @@ void pp_thread_finish_all(void);
 void pp_thread_forget_all(void);
 
 /*
+ * Before an exec attempt: each thread that has taken no sample (and so has
+ * no log) and has nothing more to say gets its PPF_REC_THREAD_QUIET, with
+ * PPF_QUIET_EXEC, in process.log: if the exec succeeds, that is all there
+ * is of it. Its log is still made at its first sample if the exec fails.
+ */
+void pp_thread_quiet_all_at_exec(void);
+
+/*
  * The totals of the threads whose logs are finished, with the samples lost
  * for threads that ran unsampled.
  */

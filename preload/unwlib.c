@@ -8,6 +8,20 @@
 #include <libunwind.h>
 
 #define PP_UNWLIB_SONAME "libunwind.so.8"
+/* Thread keys whose values glibc keeps in the thread itself. */
+#define PP_UNWLIB_FIRST_KEYS 32u
+
+/* The argument of __tls_get_addr on x86-64 (the ABI's tls_index). */
+struct pp_unwlib_tls_index {
+	unsigned long module;
+	unsigned long offset;
+};
+
+/* The dynamic loader's: the calling thread's address of a module's TLS. */
+extern void *__tls_get_addr(struct pp_unwlib_tls_index *ti);
+
+/* libunwind's TLS module id, 0 when it has none (or dlinfo could not say). */
+static size_t pp_unwlib_modid;
 /* The exported name of a libunwind function, as libunwind.h spells it. */
 #define PP_UNWLIB_STR(x) #x
 #define PP_UNWLIB_NAME(x) PP_UNWLIB_STR(x)
@@ -36,5 +50,20 @@ pp_unwlib_backtrace_fn pp_unwlib_load(size_t cache_size, char *why, size_t why_s
 		return NULL;
 	}
 	set_cache_size(*local, cache_size, 0);
+	if (dlinfo(h, RTLD_DI_TLS_MODID, &pp_unwlib_modid) != 0)
+		pp_unwlib_modid = 0;
 	return backtrace_fn;
+}
+
+void pp_unwlib_thread_tls(void)
+{
+	struct pp_unwlib_tls_index ti = { .module = pp_unwlib_modid, .offset = 0 };
+
+	if (pp_unwlib_modid)
+		(void)__tls_get_addr(&ti);
+}
+
+int pp_unwlib_early_key(unsigned key)
+{
+	return key < PP_UNWLIB_FIRST_KEYS;
 }

@@ -23,4 +23,26 @@ typedef int (*pp_unwlib_backtrace_fn)(void **frames, int size);
  */
 pp_unwlib_backtrace_fn pp_unwlib_load(size_t cache_size, char *why, size_t why_size);
 
+/*
+ * Makes the calling thread's block of libunwind's thread-local variables
+ * (its trace cache's pointer: libunwind is dlopen'd, so the block is made
+ * at the thread's first use of them, with malloc). Called at a thread's
+ * start, so that its first unw_backtrace, in the signal handler, mallocs
+ * nothing: it then only maps and fills its trace cache (mmap) and stores
+ * it under libunwind's thread key, which made no allocation while that
+ * key is one of the first 32 of the process (pp_unwlib_early_key). Not
+ * async-signal-safe.
+ */
+void pp_unwlib_thread_tls(void);
+
+/*
+ * Whether key, a thread key made after libunwind's first unw_backtrace in
+ * the process (which made libunwind's own key), is one of the first 32 of
+ * the process: then libunwind's key is too, and glibc's
+ * pthread_setspecific stores its value in the thread without allocating
+ * (glibc keeps the first 32 in the thread itself, the others in blocks it
+ * callocs on first use).
+ */
+int pp_unwlib_early_key(unsigned key);
+
 #endif /* PP_UNWLIB_H */

@@ -12,8 +12,12 @@
  *                      PPF_REC_UNPROFILED for each program started that the
  *                      preload cannot enter,
  *                      PPF_REC_THREAD_UNSAMPLED for each thread the profiler
- *                      could not sample, PPF_REC_PROCESS_END
- *   thread-<tid>.log   header, PPF_REC_THREAD, the samples: PPF_REC_STACK
+ *                      could not sample, PPF_REC_THREAD_QUIET for each
+ *                      thread that ended (or was at an exec) without a
+ *                      sample, PPF_REC_PROCESS_END
+ *   thread-<tid>.log   (made at the thread's first sample: a thread that
+ *                      takes none has no log, only its PPF_REC_THREAD_QUIET)
+ *                      header, PPF_REC_THREAD, the samples: PPF_REC_STACK
  *                      and PPF_REC_SAMPLE_BLOCK records (or PPF_REC_SAMPLE
  *                      records, each with its whole stack; either kind may
  *                      be in any log; a PPF_REC_SAMPLE may follow a
@@ -93,6 +97,7 @@ enum ppf_record_type {
 	PPF_REC_THREAD_UNSAMPLED = 8,
 	PPF_REC_PROCESS_CPU = 9,
 	PPF_REC_UNPROFILED = 10,
+	PPF_REC_THREAD_QUIET = 11,
 	PPF_REC_VDSO = 13,
 	/* thread-<tid>.log */
 	PPF_REC_THREAD = 16,
@@ -381,6 +386,35 @@ struct ppf_thread_unsampled {
 	char name[PPF_THREAD_NAME_MAX]; /* the thread's name then; may be empty */
 };
 
+enum ppf_thread_quiet_flags {
+	PPF_QUIET_EXEC = 1u << 0, /* written before an exec of the process: the
+				     thread went on to the exec (its record
+				     says what it had done by then); else the
+				     thread ended */
+};
+
+/*
+ * A thread that took no sample, and so has no thread log: what its log's
+ * PPF_REC_THREAD and PPF_REC_THREAD_END would have said. Written when the
+ * thread ended (or was finished at the process's end), and before each
+ * exec attempt for the threads then alive (PPF_QUIET_EXEC; a thread whose
+ * exec failed writes another record later: the last one of a tid holds).
+ * A thread with anything more to say (samples, lost or throttled
+ * overflows, counters, a blocked signal) has a thread log instead. A
+ * killed process's threads that took no sample are named nowhere.
+ */
+struct ppf_thread_quiet {
+	struct ppf_record h;
+	uint32_t tid;
+	uint32_t flags;    /* enum ppf_thread_quiet_flags */
+	uint64_t start_ns; /* as in ppf_thread */
+	uint64_t end_ns;   /* as in ppf_thread_end */
+	uint64_t cpu_ns;
+	uint64_t user_ns;
+	uint64_t system_ns;
+	char name[PPF_THREAD_NAME_MAX]; /* its name at the end; may be empty */
+};
+
 struct ppf_thread {
 	struct ppf_record h;
 	uint32_t pid;
@@ -647,6 +681,7 @@ _Static_assert(sizeof(struct ppf_process_cpu) == 56, "ppf_process_cpu");
 _Static_assert(sizeof(struct ppf_unprofiled) == 32, "ppf_unprofiled");
 _Static_assert(sizeof(struct ppf_thread_unsampled) == 48, "ppf_thread_unsampled");
 _Static_assert(sizeof(struct ppf_thread) == 40, "ppf_thread");
+_Static_assert(sizeof(struct ppf_thread_quiet) == 72, "ppf_thread_quiet");
 _Static_assert(sizeof(struct ppf_sample) == 24, "ppf_sample");
 _Static_assert(sizeof(struct ppf_thread_name) == 32, "ppf_thread_name");
 _Static_assert(sizeof(struct ppf_sample_weight) == 24, "ppf_sample_weight");

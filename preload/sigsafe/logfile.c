@@ -190,6 +190,13 @@ int pp_logfile_detach_sigsafe(struct pp_logfile *log, int dirfd, const char *nam
 	return 0;
 }
 
+/* Runs in signal context. */
+void pp_logfile_set_dirfd_sigsafe(struct pp_logfile *log, int dirfd)
+{
+	if (log->dirfd >= 0)
+		log->dirfd = dirfd;
+}
+
 /* A detached log's descriptor, while it is open. */
 static const struct pp_share_cost pp_logfile_one_fd = { .fds = 1 };
 

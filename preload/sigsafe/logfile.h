@@ -98,6 +98,13 @@ int pp_logfile_create_sigsafe(struct pp_logfile *log, int dirfd, const char *nam
 int pp_logfile_detach_sigsafe(struct pp_logfile *log, int dirfd, const char *name);
 
 /*
+ * Runs in signal context. A detached log opens its file again in dirfd from
+ * now on: a descriptor number that names the same directory as the one it
+ * was detached in, or will again (while it does not, the log cannot grow).
+ */
+void pp_logfile_set_dirfd_sigsafe(struct pp_logfile *log, int dirfd);
+
+/*
  * Returns a zeroed place for a record of size bytes (a multiple of 8), or
  * NULL when the file cannot grow (or is full and the log is not closing).
  * Fill it, then pp_logfile_commit_sigsafe().

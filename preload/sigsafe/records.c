@@ -69,6 +69,23 @@ static void pp_records_head_sigsafe(void *rec, uint32_t size, uint32_t type)
 	h->size = size;
 }
 
+/*
+ * Runs in signal context. A thread's name into out (PPF_THREAD_NAME_MAX
+ * bytes, zeroed): name, or the calling thread's when name is NULL.
+ */
+static void pp_records_name_sigsafe(char *out, const char *name)
+{
+	size_t n;
+
+	if (!name) {
+		syscall(SYS_prctl, PR_GET_NAME, out, 0, 0, 0);
+	} else {
+		n = strnlen(name, PPF_THREAD_NAME_MAX - 1);
+		memcpy(out, name, n);
+	}
+	out[PPF_THREAD_NAME_MAX - 1] = '\0';
+}
+
 /* Runs in signal context. String s as a tail, NUL included; at most max bytes of it. */
 static struct pp_records_tail pp_records_string_sigsafe(const char *s, size_t max)
 {
@@ -146,7 +163,9 @@ int pp_records_config_sigsafe(struct pp_logfile *log, const struct pp_config *cf
 {
 	struct pp_records_tail tails[2] = {
 		pp_records_string_sigsafe(cfg->source, UINT32_MAX - 1),
-		pp_records_string_sigsafe(cfg->text ? cfg->text : "", UINT32_MAX - 1),
+		/* The embedded default's text is the build's config/default.ini: not copied. */
+		pp_records_string_sigsafe(cfg->text && cfg->from_file ? cfg->text : "",
+					  UINT32_MAX - 1),
 	};
 	struct ppf_config rec;
 
@@ -291,8 +310,7 @@ int pp_records_thread_unsampled_sigsafe(struct pp_logfile *log, int tid, uint32_
 	rec.what = what;
 	rec.time_ns = pp_records_now_sigsafe();
 	rec.error = err;
-	syscall(SYS_prctl, PR_GET_NAME, rec.name, 0, 0, 0);
-	rec.name[PPF_THREAD_NAME_MAX - 1] = '\0';
+	pp_records_name_sigsafe(rec.name, NULL);
 	return pp_logfile_append_sigsafe(log, &rec, sizeof(rec));
 }
 
@@ -316,15 +334,35 @@ int pp_records_process_end_sigsafe(struct pp_logfile *log,
 }
 
 /* Runs in signal context. */
-int pp_records_thread_sigsafe(struct pp_logfile *log, int pid, int tid)
+int pp_records_thread_sigsafe(struct pp_logfile *log, int pid, int tid, uint64_t start_ns,
+			      const char *name)
 {
 	struct ppf_thread rec;
 
 	pp_records_head_sigsafe(&rec, sizeof(rec), PPF_REC_THREAD);
 	rec.pid = (uint32_t)pid;
 	rec.tid = (uint32_t)tid;
-	rec.start_ns = pp_records_now_sigsafe();
-	syscall(SYS_prctl, PR_GET_NAME, rec.name, 0, 0, 0);
+	rec.start_ns = start_ns;
+	pp_records_name_sigsafe(rec.name, name);
+	return pp_logfile_append_sigsafe(log, &rec, sizeof(rec));
+}
+
+/* Async-signal-safe. */
+int pp_records_thread_quiet_sigsafe(struct pp_logfile *log, int tid, uint32_t flags,
+				    uint64_t start_ns, uint64_t end_ns, const char *name,
+				    const struct pp_records_cpu *cpu)
+{
+	struct ppf_thread_quiet rec;
+
+	pp_records_head_sigsafe(&rec, sizeof(rec), PPF_REC_THREAD_QUIET);
+	rec.tid = (uint32_t)tid;
+	rec.flags = flags;
+	rec.start_ns = start_ns;
+	rec.end_ns = end_ns;
+	rec.cpu_ns = cpu->cpu_ns;
+	rec.user_ns = cpu->user_ns;
+	rec.system_ns = cpu->system_ns;
+	pp_records_name_sigsafe(rec.name, name);
 	return pp_logfile_append_sigsafe(log, &rec, sizeof(rec));
 }
 
@@ -513,8 +551,7 @@ int pp_records_thread_progress_sigsafe(struct pp_logfile *log, uint64_t time_ns,
 	rec.samples = counts->samples;
 	rec.lost = counts->lost;
 	rec.throttled = counts->throttled;
-	syscall(SYS_prctl, PR_GET_NAME, rec.name, 0, 0, 0);
-	rec.name[PPF_THREAD_NAME_MAX - 1] = '\0';
+	pp_records_name_sigsafe(rec.name, NULL);
 	if (proc) {
 		rec.proc_user_ns = proc->user_ns;
 		rec.proc_system_ns = proc->system_ns;

@@ -75,7 +75,10 @@ void pp_records_cpu_sigsafe(int who, struct pp_records_cpu *out);
 int pp_records_process_sigsafe(struct pp_logfile *log, uint32_t mode, int signal,
 			       const char *exe, const char *cmdline, uint32_t cmdline_len);
 
-/* Async-signal-safe. PPF_REC_CONFIG: the configuration in force, with its text. */
+/*
+ * Async-signal-safe. PPF_REC_CONFIG: the configuration in force, with its
+ * text when it came from a file (the embedded default's is left out).
+ */
 int pp_records_config_sigsafe(struct pp_logfile *log, const struct pp_config *cfg);
 
 /*
@@ -129,10 +132,21 @@ int pp_records_process_end_sigsafe(struct pp_logfile *log,
 				   const struct pp_records_cpu *cpu, uint32_t how, int status);
 
 /*
- * Runs in signal context. PPF_REC_THREAD: the calling thread, tid of process
- * pid, starts now, with its name.
+ * Runs in signal context. PPF_REC_THREAD: thread tid of process pid, started
+ * at start_ns, with its name (NULL: the calling thread's, which must then
+ * be tid).
  */
-int pp_records_thread_sigsafe(struct pp_logfile *log, int pid, int tid);
+int pp_records_thread_sigsafe(struct pp_logfile *log, int pid, int tid, uint64_t start_ns,
+			      const char *name);
+
+/*
+ * Async-signal-safe. PPF_REC_THREAD_QUIET: thread tid, started at start_ns,
+ * named name, took no sample; it ended at end_ns having used cpu (or, with
+ * PPF_QUIET_EXEC in flags, had used it by then, an exec).
+ */
+int pp_records_thread_quiet_sigsafe(struct pp_logfile *log, int tid, uint32_t flags,
+				    uint64_t start_ns, uint64_t end_ns, const char *name,
+				    const struct pp_records_cpu *cpu);
 
 /*
  * Runs in signal context. PPF_REC_SAMPLE: nframes (1..PPF_MAX_FRAMES)

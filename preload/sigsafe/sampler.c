@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -65,6 +66,17 @@ static int pp_sampler_in_dl;
 static uint64_t pp_sampler_unowned;
 /* CLOCK_MONOTONIC of the process's last CPU time in a progress record. */
 static uint64_t pp_sampler_proc_progress_ns;
+/*
+ * The key kept free for libunwind's (pp_sampler_unwind_key_sigsafe), and
+ * its state (atomic): PP_SAMPLER_KEY_HELD, _FREEING, _FREE (or none kept).
+ */
+static pthread_key_t pp_sampler_unw_key;
+static int pp_sampler_unw_key_state = 2;
+#define PP_SAMPLER_KEY_HELD 0
+#define PP_SAMPLER_KEY_FREEING 1
+#define PP_SAMPLER_KEY_FREE 2
+/* Yields at the most while another thread frees the key. */
+#define PP_SAMPLER_KEY_SPINS 10000
 
 /*
  * glibc 2.36 has no si_perf_*: they follow si_addr in the kernel's
@@ -80,6 +92,39 @@ struct pp_perf_siginfo {
 static const struct pp_perf_siginfo *pp_sampler_perf_info_sigsafe(const siginfo_t *si)
 {
 	return (const void *)((const char *)&si->si_addr + sizeof(void *));
+}
+
+/* Async-signal-safe. */
+void pp_sampler_unwind_key_sigsafe(pthread_key_t reserve)
+{
+	pp_sampler_unw_key = reserve;
+	__atomic_store_n(&pp_sampler_unw_key_state, PP_SAMPLER_KEY_HELD, __ATOMIC_RELEASE);
+}
+
+/*
+ * Runs in signal context. Before an unwind: the first in the process frees
+ * the key kept for libunwind's (glibc's pthread_key_delete is one
+ * compare-and-swap), and any other waits (bounded) until it is free, so
+ * that libunwind's first trace makes its key there.
+ */
+static void pp_sampler_unwind_key_free_sigsafe(void)
+{
+	int held = PP_SAMPLER_KEY_HELD;
+
+	if (__atomic_load_n(&pp_sampler_unw_key_state, __ATOMIC_ACQUIRE) == PP_SAMPLER_KEY_FREE)
+		return;
+	if (__atomic_compare_exchange_n(&pp_sampler_unw_key_state, &held, PP_SAMPLER_KEY_FREEING,
+					0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		pthread_key_delete(pp_sampler_unw_key);
+		__atomic_store_n(&pp_sampler_unw_key_state, PP_SAMPLER_KEY_FREE, __ATOMIC_RELEASE);
+		return;
+	}
+	for (int i = 0; i < PP_SAMPLER_KEY_SPINS &&
+	     __atomic_load_n(&pp_sampler_unw_key_state, __ATOMIC_ACQUIRE) != PP_SAMPLER_KEY_FREE;
+	     i++)
+		sched_yield();
+	/* A fork child of a process caught freeing it: nobody will finish. */
+	__atomic_store_n(&pp_sampler_unw_key_state, PP_SAMPLER_KEY_FREE, __ATOMIC_RELEASE);
 }
 
 /* Async-signal-safe. */
@@ -452,8 +497,10 @@ union pp_sampler_frames {
 static unsigned pp_sampler_unwind_sigsafe(uint64_t rip, union pp_sampler_frames *f,
 					  unsigned cap, unsigned *first, int *truncated)
 {
-	int n = pp_sampler_cfg.backtrace(f->p, (int)(cap + PP_SAMPLER_SLACK));
-	int i;
+	int n, i;
+
+	pp_sampler_unwind_key_free_sigsafe();
+	n = pp_sampler_cfg.backtrace(f->p, (int)(cap + PP_SAMPLER_SLACK));
 
 	for (i = 0; i < n && i < PP_SAMPLER_SLACK; i++)
 		if (f->ip[i] == rip)
@@ -481,11 +528,23 @@ struct pp_sampler_got {
 	unsigned cur;                      /* b's record of this very signal, or b->n */
 };
 
+/*
+ * Runs in signal context. Whether t's log takes a sample: made here at the
+ * thread's first sample when it is pending (threads.h), and not full.
+ */
+static int pp_sampler_log_sigsafe(struct pp_thread *t)
+{
+	if (__atomic_load_n(&t->log_pending, __ATOMIC_ACQUIRE) &&
+	    pp_sampler_cfg.dir.pid == (int)getpid())
+		pp_threads_lazy_log_sigsafe(t, &pp_sampler_cfg.dir, NULL);
+	return pp_logfile_takes_records_sigsafe(&t->log);
+}
+
 /* Runs in signal context. Writes one recovered overflow of event for t (ppf_sample_flags). */
 static void pp_sampler_recovered_sigsafe(struct pp_thread *t, unsigned event, uint64_t ip,
 					 int late, uint64_t now)
 {
-	if (pp_stacks_write_sigsafe(&t->stacks, &t->log, &ip, 1, now, event,
+	if (!pp_sampler_log_sigsafe(t) || pp_stacks_write_sigsafe(&t->stacks, &t->log, &ip, 1, now, event,
 				    PPF_SAMPLE_RECOVERED | (late ? PPF_SAMPLE_LATE : 0),
 				    pp_sampler_cfg.whole_stacks) != 0) {
 		pp_sampler_lost_sigsafe(t, event, 1);
@@ -511,9 +570,10 @@ static void pp_sampler_record_sigsafe(struct pp_thread *t, unsigned event, int l
 
 	/*
 	 * No log (a thread that runs unsampled: libunwind's first use would
-	 * map and allocate what its share had no room for), or a full one.
+	 * map and allocate what its share had no room for; or one that could
+	 * not be made), or a full one.
 	 */
-	if (!pp_logfile_takes_records_sigsafe(&t->log))
+	if (!pp_sampler_log_sigsafe(t))
 		goto out_lost;
 	if (!t->leaf_only && !__atomic_load_n(&pp_sampler_in_dl, __ATOMIC_ACQUIRE)) {
 		pp_dlsnap_enter_handler_sigsafe();
@@ -661,7 +721,7 @@ static struct pp_thread *pp_sampler_adopt_sigsafe(int tid)
 	t = pp_threads_claim_sigsafe(tid);
 	if (!t)
 		return NULL;
-	if (pp_threads_open_log_sigsafe(t, &pp_sampler_cfg.dir) != 0) {
+	if (pp_threads_open_log_sigsafe(t, &pp_sampler_cfg.dir, NULL) != 0) {
 		pp_threads_release_sigsafe(t);
 		return NULL;
 	}

@@ -6,6 +6,7 @@
 #ifndef PP_SAMPLER_H
 #define PP_SAMPLER_H
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 
@@ -29,6 +30,15 @@ struct pp_sampler_config {
 	 */
 	uint64_t period_ns[PP_CONFIG_MAX_EVENTS];
 };
+
+/*
+ * Async-signal-safe. A thread key kept free for libunwind's, which its
+ * first trace in the process makes (the first sample): released just
+ * before it, so that libunwind's key takes its place (glibc gives the
+ * lowest free key), one of the first 32 when it is (unwlib.h). Called
+ * once, in the constructor, before any event is enabled.
+ */
+void pp_sampler_unwind_key_sigsafe(pthread_key_t reserve);
 
 /* Async-signal-safe. Sets what the handler accepts; call before any event is enabled. */
 void pp_sampler_configure_sigsafe(const struct pp_sampler_config *cfg);

@@ -13,11 +13,13 @@
 #include "threads.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "fd.h"
 #include "pprof/format.h"
 #include "records.h"
 
@@ -161,6 +163,10 @@ static struct pp_thread *pp_threads_take_slot_sigsafe(int tid)
 			t->tcb = pp_threads_tcb_sigsafe();
 			t->leaf_only = 0;
 			t->late_counters = 0;
+			__atomic_store_n(&t->log_pending, 0, __ATOMIC_RELAXED);
+			t->log_err = 0;
+			t->log_fd_kept = 0;
+			t->start_ns = pp_records_now_sigsafe();
 			t->charge.bytes = 0;
 			t->charge.fds = 0;
 			t->slot = i;
@@ -269,24 +275,96 @@ int pp_threads_tcb_shared_sigsafe(uintptr_t tcb, int tid)
 	return 0;
 }
 
-/* Runs in signal context. */
-int pp_threads_open_log_sigsafe(struct pp_thread *t,
-				const struct pp_thread_dir *dir)
+/* The process directory's descriptor, while it is open again by path. */
+static const struct pp_share_cost pp_threads_dir_fd = { .fds = 1 };
+
+/*
+ * Runs in signal context. A descriptor of dir: its own, checked to name it
+ * still; else, the program having closed it, the directory opened again
+ * by its path (raw system call, above the numbers programs use; *again
+ * set) and checked to be the same, from the profiler's share: give it
+ * back with pp_threads_dir_put_sigsafe. Returns it, or a negative errno.
+ */
+static int pp_threads_dir_fd_sigsafe(const struct pp_thread_dir *dir, int *again)
 {
 	uint64_t dev = dir->dev, ino = dir->ino;
-	char name[64];
+	int fd;
+
+	*again = 0;
+	if (pp_logfile_same_file_sigsafe(dir->fd, &dev, &ino))
+		return dir->fd;
+	if (!dir->path || pp_share_take_sigsafe(&pp_threads_dir_fd) != 0)
+		return -EBADF;
+	fd = (int)syscall(SYS_openat, AT_FDCWD, dir->path,
+			  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0)
+		fd = pp_fd_move_high_sigsafe(fd);
+	*again = fd >= 0 && pp_logfile_same_file_sigsafe(fd, &dev, &ino);
+	if (*again)
+		return fd;
+	if (fd >= 0)
+		pp_fd_close_sigsafe(fd);
+	pp_share_give_sigsafe(&pp_threads_dir_fd);
+	return -EBADF;
+}
+
+/* Runs in signal context. Closes what pp_threads_dir_fd_sigsafe opened again. */
+static void pp_threads_dir_put_sigsafe(int fd)
+{
+	pp_fd_close_sigsafe(fd);
+	pp_share_give_sigsafe(&pp_threads_dir_fd);
+}
+
+/* Runs in signal context. */
+int pp_threads_open_log_sigsafe(struct pp_thread *t, const struct pp_thread_dir *dir,
+				const char *name)
+{
+	char file[64];
+	int again, err, fd = pp_threads_dir_fd_sigsafe(dir, &again);
+
+	if (fd < 0)
+		return fd;
+	pp_logfile_format_name_sigsafe(file, PPF_THREAD_LOG_PREFIX,
+				       (uint64_t)t->tid, PPF_LOG_SUFFIX);
+	err = pp_logfile_create_sigsafe(&t->log, fd, file, PPF_FILE_THREAD);
+	if (!err)
+		err = pp_records_thread_sigsafe(&t->log, dir->pid, t->tid, t->start_ns, name);
+	/* Kept attached if it cannot be: it then holds its descriptor. */
+	if (!err && pp_logfile_detach_sigsafe(&t->log, fd, file) == 0 && again)
+		pp_logfile_set_dirfd_sigsafe(&t->log, dir->fd);
+	if (again)
+		pp_threads_dir_put_sigsafe(fd);
+	return err;
+}
+
+/* A thread log's descriptor, while the log is made. */
+static const struct pp_share_cost pp_threads_log_fd = { .fds = 1 };
+
+/* Runs in signal context. */
+int pp_threads_lazy_log_sigsafe(struct pp_thread *t, const struct pp_thread_dir *dir,
+				const char *name)
+{
 	int err;
 
-	if (!pp_logfile_same_file_sigsafe(dir->fd, &dev, &ino))
-		return -EBADF;
-	pp_logfile_format_name_sigsafe(name, PPF_THREAD_LOG_PREFIX,
-				       (uint64_t)t->tid, PPF_LOG_SUFFIX);
-	err = pp_logfile_create_sigsafe(&t->log, dir->fd, name, PPF_FILE_THREAD);
-	if (err)
-		return err;
-	err = pp_records_thread_sigsafe(&t->log, dir->pid, t->tid);
-	/* Kept attached if it cannot be: it then holds its descriptor. */
-	if (!err)
-		pp_logfile_detach_sigsafe(&t->log, dir->fd, name);
+	if (pp_logfile_is_open_sigsafe(&t->log))
+		return 0;
+	if (!__atomic_load_n(&t->log_pending, __ATOMIC_ACQUIRE))
+		return t->log_err ? -t->log_err : -ENOENT;
+	if (!t->log_fd_kept) {
+		if (pp_share_take_sigsafe(&pp_threads_log_fd) != 0)
+			return -EMFILE;
+		t->charge.fds += pp_threads_log_fd.fds;
+		t->log_fd_kept = 1;
+	}
+	err = pp_threads_open_log_sigsafe(t, dir, name);
+	if (!pp_logfile_holds_fd_sigsafe(&t->log)) {
+		pp_share_give_sigsafe(&pp_threads_log_fd);
+		t->charge.fds -= pp_threads_log_fd.fds;
+		t->log_fd_kept = 0;
+	}
+	if (err == -EMFILE || err == -ENFILE)
+		return -EMFILE;
+	t->log_err = -err;
+	__atomic_store_n(&t->log_pending, 0, __ATOMIC_RELEASE);
 	return err;
 }

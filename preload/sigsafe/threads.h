@@ -48,6 +48,15 @@ struct pp_thread {
 	int leaf_only;   /* shares another thread's TLS: no unwinding */
 	int late_counters; /* its counters were opened at its first sample
 			      (adopted in the handler), not at its start */
+	int log_pending; /* atomic: its log is made at its first sample
+			    (pp_threads_lazy_log_sigsafe); 0 once made, or
+			    when it gets none */
+	int log_err;     /* why its log could not be made then (positive
+			    errno), 0 */
+	int log_fd_kept; /* charge holds the descriptor its pending log is
+			    made with (pp_threads_lazy_log_sigsafe) */
+	uint64_t start_ns; /* CLOCK_MONOTONIC when its slot was claimed: the
+			      thread's start, as its log says */
 	unsigned ent;    /* its entry in the tid index */
 	unsigned slot;   /* its number in the table */
 	struct pp_share_cost charge; /* what its sampling state took of the
@@ -58,19 +67,40 @@ struct pp_thread {
 struct pp_thread_dir {
 	int fd;       /* -1 when there is none */
 	int pid;      /* the process it belongs to */
+	const char *path; /* its absolute path (NULL: none), to open it again by
+			     when the program closed fd (threads.c) */
 	uint64_t dev; /* what fd must still name (the app may reuse the number) */
 	uint64_t ino;
 };
 
 /*
  * Runs in signal context. Creates t's thread-<tid>.log in dir and writes its
- * PPF_REC_THREAD record (pid, tid, now, the calling thread's name): t must be
- * the calling thread's. The log is then detached (logfile.h: it holds no
- * descriptor) unless that fails. Returns 0 or a negative errno (-EBADF when
- * dir's descriptor no longer names the directory).
+ * PPF_REC_THREAD record (pid, tid, t->start_ns, name; NULL: the calling
+ * thread's, t must then be the calling thread's). The log is then detached
+ * (logfile.h: it holds no descriptor) unless that fails. When the program
+ * has closed dir's descriptor (as daemons close every descriptor they did
+ * not open), the directory is opened again by its path a moment, and the
+ * log made there grows only while dir's descriptor is ours again, as a log
+ * made before the close does. Returns 0 or a negative errno (-EBADF when
+ * the directory cannot be found again).
  */
-int pp_threads_open_log_sigsafe(struct pp_thread *t,
-				const struct pp_thread_dir *dir);
+int pp_threads_open_log_sigsafe(struct pp_thread *t, const struct pp_thread_dir *dir,
+				const char *name);
+
+/*
+ * Runs in signal context. Makes the log of t (busy), whose log is pending
+ * (t->log_pending), as pp_threads_open_log_sigsafe does, with the
+ * descriptor t->charge keeps for it (t->log_fd_kept: given back once the
+ * log is made, unless the log keeps its descriptor), else one taken from
+ * the profiler's share (share.h) while it is made. A thread's log is made
+ * so at its first sample, in the handler, or at its end when it has more
+ * to say than PPF_REC_THREAD_QUIET holds. Returns 0 (the log is open), or
+ * a negative errno: -EMFILE, out of descriptors now (still pending: tried
+ * again at the next sample); else the log is no longer pending and
+ * t->log_err says why.
+ */
+int pp_threads_lazy_log_sigsafe(struct pp_thread *t, const struct pp_thread_dir *dir,
+				const char *name);
 
 /* Runs in signal context. The thread's slot, or NULL. */
 struct pp_thread *pp_threads_find_sigsafe(int tid);

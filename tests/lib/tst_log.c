@@ -187,6 +187,17 @@ size_t tst_log_unsampled(struct tst_log *l, uint32_t tid, uint32_t what, int32_t
 	return tst_log_rec_add(l, PPF_REC_THREAD_UNSAMPLED, &u, sizeof(u), NULL, 0);
 }
 
+size_t tst_log_quiet(struct tst_log *l, uint32_t tid, uint32_t flags, uint64_t start_ns,
+		     uint64_t end_ns, uint64_t user_ns, uint64_t system_ns, const char *name)
+{
+	struct ppf_thread_quiet q = { .tid = tid, .flags = flags, .start_ns = start_ns,
+				      .end_ns = end_ns, .cpu_ns = user_ns + system_ns,
+				      .user_ns = user_ns, .system_ns = system_ns };
+
+	strncpy(q.name, name, sizeof(q.name) - 1);
+	return tst_log_rec_add(l, PPF_REC_THREAD_QUIET, &q, sizeof(q), NULL, 0);
+}
+
 size_t tst_log_process_end(struct tst_log *l, uint64_t end_ns, uint64_t samples,
 			      uint64_t lost, uint32_t how, int32_t status)
 {

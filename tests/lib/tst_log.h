@@ -48,6 +48,9 @@ size_t tst_log_vdso(struct tst_log *l, uint64_t module_id, const char *name);
 size_t tst_log_exec(struct tst_log *l, uint64_t time_ns, const char *path);
 size_t tst_log_unsampled(struct tst_log *l, uint32_t tid, uint32_t what, int32_t error,
 			    uint64_t time_ns, const char *name);
+/* PPF_REC_THREAD_QUIET: a thread with no sample (flags: enum ppf_thread_quiet_flags). */
+size_t tst_log_quiet(struct tst_log *l, uint32_t tid, uint32_t flags, uint64_t start_ns,
+		     uint64_t end_ns, uint64_t user_ns, uint64_t system_ns, const char *name);
 size_t tst_log_process_end(struct tst_log *l, uint64_t end_ns, uint64_t samples,
 			      uint64_t lost, uint32_t how, int32_t status);
 size_t tst_log_thread(struct tst_log *l, uint32_t pid, uint32_t tid,

@@ -220,7 +220,7 @@ Test(records, thread_log_reads_back_what_was_written)
 	char path[PATH_MAX];
 
 	records_create(&log, "thread-77.log", PPF_FILE_THREAD);
-	cr_assert_eq(pp_records_thread_sigsafe(&log, 1234, 77), 0);
+	cr_assert_eq(pp_records_thread_sigsafe(&log, 1234, 77, pp_records_now_sigsafe(), NULL), 0);
 	cr_assert_eq(pp_records_sample_sigsafe(&log, (const uint64_t[]){ 0x401000, 0x402000,
 								     0x403000 },
 					       3, 100, 0, PPF_SAMPLE_TRUNCATED), 0);
@@ -280,7 +280,7 @@ Test(records, thread_progress_stands_in_for_a_missing_end)
 	char path[PATH_MAX];
 
 	records_create(&log, "thread-79.log", PPF_FILE_THREAD);
-	cr_assert_eq(pp_records_thread_sigsafe(&log, 1234, 79), 0);
+	cr_assert_eq(pp_records_thread_sigsafe(&log, 1234, 79, pp_records_now_sigsafe(), NULL), 0);
 	prctl(PR_SET_NAME, "rec-renamed", 0, 0, 0); /* after it started: no END to say so */
 	cr_assert_eq(pp_records_thread_progress_sigsafe(&log, 100, &counts,
 			&(struct pp_records_cpu){ .user_ns = 7000, .system_ns = 3000 },
@@ -314,7 +314,7 @@ Test(records, thread_record_names_the_calling_thread)
 
 	prctl(PR_SET_NAME, "rec-named", 0, 0, 0);
 	records_create(&log, "thread-78.log", PPF_FILE_THREAD);
-	cr_assert_eq(pp_records_thread_sigsafe(&log, 1234, 78), 0);
+	cr_assert_eq(pp_records_thread_sigsafe(&log, 1234, 78, pp_records_now_sigsafe(), NULL), 0);
 	pp_logfile_close_sigsafe(&log);
 	snprintf(path, sizeof(path), "%s/thread-78.log", records_dir);
 	cr_assert_eq(pa_thread_log_load(path, &t, &warn, &err), 0, "%s", err.reason);
@@ -341,7 +341,7 @@ Test(records, stack_and_sample_block_read_back_what_was_written)
 	char path[PATH_MAX];
 
 	records_create(&log, "thread-78.log", PPF_FILE_THREAD);
-	cr_assert_eq(pp_records_thread_sigsafe(&log, 1234, 78), 0);
+	cr_assert_eq(pp_records_thread_sigsafe(&log, 1234, 78, pp_records_now_sigsafe(), NULL), 0);
 	cr_assert_eq(pp_records_stack_sigsafe(&log, 0, a, 2, 0, 0), 0);
 	cr_assert_eq(pp_records_block_entry_sigsafe(&log, 0, 1000, 0, 0), 0);
 	cr_assert_eq(pp_records_block_entry_sigsafe(&log, 0, 1500, 0, 0), 0);

@@ -77,7 +77,7 @@ static void st_create(struct pp_logfile *log, const char *name)
 {
 	pp_logfile_init_sigsafe(log);
 	cr_assert_eq(pp_logfile_create_sigsafe(log, st_dirfd, name, PPF_FILE_THREAD), 0);
-	cr_assert_eq(pp_records_thread_sigsafe(log, 1, 2), 0);
+	cr_assert_eq(pp_records_thread_sigsafe(log, 1, 2, pp_records_now_sigsafe(), NULL), 0);
 }
 
 /* Writes samples [from, to) of st_sample(., nstacks) to log through st. */
@@ -291,7 +291,7 @@ Test(stacks, killed_writer_leaves_log_read_to_its_last_whole_sample)
 			pp_stacks_init_sigsafe(&st);
 			pp_logfile_init_sigsafe(&log);
 			if (pp_logfile_create_sigsafe(&log, st_dirfd, name, PPF_FILE_THREAD) != 0 ||
-			    pp_records_thread_sigsafe(&log, 1, 2) != 0 ||
+			    pp_records_thread_sigsafe(&log, 1, 2, pp_records_now_sigsafe(), NULL) != 0 ||
 			    write(ready[1], "r", 1) != 1)
 				_exit(1);
 			for (unsigned i = 0;; i++) {
