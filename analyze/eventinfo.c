@@ -64,6 +64,12 @@ uint64_t pa_event_sample_period(const struct pa_event *e)
 	return e->flags & PPF_EVENT_TIME_NS ? 1000000000u / e->period : 0;
 }
 
+bool pa_event_weighted(const struct pa_event *e)
+{
+	return pa_event_samples(e) && (e->flags & PPF_EVENT_FREQ) &&
+	       !(e->flags & PPF_EVENT_TIME_NS);
+}
+
 const char *pa_event_scope(const struct pa_event *e)
 {
 	bool user = !(e->flags & PPF_EVENT_EXCLUDE_USER);
@@ -386,11 +392,19 @@ void pa_events_header(FILE *out, const struct pa_run *run, const struct pa_filte
 		      size_t nthreads, uint64_t lost)
 {
 	uint64_t est = with_counts ? pa_before_run_samples(run, f) : 0;
+	bool differs;
+	const struct pa_event *e = f->event_name || (f->event != -1 &&
+				   f->event != PA_FILTER_NO_EVENT) ?
+				   pa_events_shown(run, f, &differs) : NULL;
 	char n[32];
 
 	pa_events_header_event(out, run, f);
-	fprintf(out, ", %s sample%s", pa_events_format_count(samples, n, sizeof(n)),
-		samples == 1 ? "" : "s");
+	if (e && !differs && pa_event_weighted(e))
+		fprintf(out, ", %s events in its samples (each weighed by its period)",
+			pa_events_format_count(samples, n, sizeof(n)));
+	else
+		fprintf(out, ", %s sample%s", pa_events_format_count(samples, n, sizeof(n)),
+			samples == 1 ? "" : "s");
 	if (est)
 		fprintf(out, " (%s estimated for the time before profiling)",
 			pa_events_format_count(est, n, sizeof(n)));

@@ -48,6 +48,15 @@ char *pa_event_format_period(const struct pa_event *e, char *buf, size_t size);
  */
 uint64_t pa_event_sample_period(const struct pa_event *e);
 
+/*
+ * Whether e's samples each stand for a period of their own (a frequency
+ * asked of an event that is not a time event: the kernel adjusts the
+ * period as it goes). Its samples' counts (pa_sample.count) are then
+ * events, each sample weighed by its period as the writer recorded it
+ * (a sample without one, in a log of an older writer: once).
+ */
+bool pa_event_weighted(const struct pa_event *e);
+
 /* What it counts: "user", "kernel", "user+kernel" or "none". */
 const char *pa_event_scope(const struct pa_event *e);
 

@@ -1091,7 +1091,7 @@ struct pa_thread_ctx {
 	struct pa_reader_slot *slots; /* collapsing: power-of-two sized, at most half full */
 	size_t slots_cap;
 	uint64_t released;            /* collapsing: the mapping is released up to here */
-	uint32_t weight;              /* the next record's PPF_REC_SAMPLE_WEIGHT, 0: none */
+	uint64_t weight;              /* the next record's PPF_REC_SAMPLE_WEIGHT, 0: none */
 };
 
 /* Modules unloaded at or before time_ns: samples of equal epoch and addresses mean the same. */
@@ -1171,7 +1171,7 @@ static uint64_t *pa_reader_block_take(struct pa_thread *t, size_t n)
  * made when new; -ENOMEM.
  */
 static int pa_reader_collapse(struct pa_thread_ctx *c, const struct ppf_sample *s,
-			      const uint64_t *ips, uint32_t weight)
+			      const uint64_t *ips, uint64_t weight)
 {
 	struct pa_thread *t = c->thread;
 	size_t epoch = c->o->nunloads ? pa_reader_epoch(c->o, s->time_ns) : 0;
@@ -1186,7 +1186,7 @@ static int pa_reader_collapse(struct pa_thread_ctx *c, const struct ppf_sample *
 		ps = &t->samples[c->slots[j].index - 1];
 		if (c->slots[j].hash != (uint32_t)h || ps->nframes != s->nframes ||
 		    ps->event != s->event || ps->flags != s->flags ||
-		    ps->count > UINT32_MAX - weight ||
+		    ps->count > UINT64_MAX - weight ||
 		    memcmp(ps->ips, ips, s->nframes * sizeof(*ips)) != 0 ||
 		    (c->o->nunloads && pa_reader_epoch(c->o, ps->time_ns) != epoch))
 			continue;
@@ -1228,7 +1228,7 @@ static void pa_reader_release_read(struct pa_thread_ctx *c, struct pa_log_buf *b
  */
 static int pa_reader_add_sample(struct pa_thread_ctx *c, struct pa_log_buf *buf,
 				uint64_t off, const struct ppf_sample *s, const uint64_t *ips,
-				uint32_t weight, struct pa_error *err)
+				uint64_t weight, struct pa_error *err)
 {
 	struct pa_thread *t = c->thread;
 	struct pa_sample *ps;
@@ -1256,7 +1256,7 @@ static int pa_reader_add_sample(struct pa_thread_ctx *c, struct pa_log_buf *buf,
 
 /* A sample that stands for weight overflows (pa_sample.count). */
 static int pa_reader_sample_rec(struct pa_thread_ctx *c, struct pa_log_buf *buf,
-				uint64_t off, const char *rec, uint32_t size, uint32_t weight,
+				uint64_t off, const char *rec, uint32_t size, uint64_t weight,
 				struct pa_error *err)
 {
 	struct ppf_sample s;
@@ -1418,12 +1418,14 @@ static int pa_reader_thread_event_rec(struct pa_thread_ctx *c, struct pa_log_buf
 }
 
 /*
- * A PPF_REC_SAMPLE_WEIGHT: the overflows the next record stands for, when
- * it is a sample, into *weight. A count above what pa_sample.count holds
- * is no count a writer makes.
+ * A PPF_REC_SAMPLE_WEIGHT: what the next record stands for, when it is a
+ * sample, into *weight (pa_sample.count): its overflows, times their period
+ * when the record gives one (a frequency-mode event's: the count is then
+ * in events). Overflows above 2^32, or a product that does not fit, are no
+ * count a writer makes.
  */
 static int pa_reader_weight_rec(struct pa_log_buf *buf, uint64_t off, const char *rec,
-				uint32_t size, uint32_t *weight, struct pa_error *err)
+				uint32_t size, uint64_t *weight, struct pa_error *err)
 {
 	struct ppf_sample_weight r;
 
@@ -1434,7 +1436,11 @@ static int pa_reader_weight_rec(struct pa_log_buf *buf, uint64_t off, const char
 		return pa_error_set(err, -EINVAL, buf->path, true, off,
 				    "sample weight record: %" PRIu64 " overflows (expected "
 				    "1..%" PRIu32 ")", r.overflows, UINT32_MAX);
-	*weight = (uint32_t)r.overflows;
+	if (r.period > UINT64_MAX / 2 / r.overflows)
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "sample weight record: %" PRIu64 " overflows of %" PRIu64
+				    " events each (more than 2^63 events)", r.overflows, r.period);
+	*weight = r.period ? r.overflows * r.period : r.overflows;
 	return 0;
 }
 
@@ -1445,7 +1451,7 @@ static int pa_reader_thread_cb(void *ctx, struct pa_log_buf *buf, uint64_t off,
 	struct pa_thread_ctx *c = ctx;
 	struct pa_thread *t = c->thread;
 	/* A weight applies to the record right after it only. */
-	uint32_t weight = c->weight ? c->weight : 1;
+	uint64_t weight = c->weight ? c->weight : 1;
 
 	(void)warn;
 	c->weight = 0;

@@ -207,11 +207,14 @@ struct pa_sample {
 	uint32_t event;        /* pa_event.index */
 	uint16_t flags;        /* enum ppf_sample_flags */
 	uint16_t nframes;      /* 1..PPF_MAX_FRAMES */
-	uint32_t count;        /* overflows this entry stands for: 1, or its
+	uint64_t count;        /* overflows this entry stands for: 1, or its
 				  PPF_REC_SAMPLE_WEIGHT's count (a late sample
 				  whose signal merged several), summed when
-				  pa_load_opts.collapse merged identical ones.
-				  Every report counts samples by it */
+				  pa_load_opts.collapse merged identical ones;
+				  with a period in that record (a frequency-mode
+				  event whose period the kernel adjusts), the
+				  events: overflows times period. Every report
+				  counts samples by it */
 	const uint64_t *ips;   /* nframes addresses: ips[0] interrupted, then callers */
 };
 

@@ -17,7 +17,8 @@
  * samples/count, then cpu/nanoseconds (samples x period) for an event that
  * counts nanoseconds at a fixed period (a frequency of one is a fixed period,
  * pa_event_sample_period), or EVENT/count (samples x period) for another
- * fixed-period event; another frequency event has samples/count only.
+ * fixed-period event; another frequency event has EVENT/count only, its
+ * samples weighed by their periods (pa_event_weighted).
  * string_table[0] is "", every id is non-zero.
  */
 #include "grow.h"
@@ -200,7 +201,9 @@ static int pa_pprof_types(struct pa_pprof *pp, const struct pa_filter *f,
 	bool fixed = e && !differs && pa_event_sample_period(e);
 
 	t->n = 1;
-	t->type[0] = pa_pprof_str(pp, "samples");
+	/* A weighted event's counts are events (pa_event_weighted). */
+	t->type[0] = pa_pprof_str(pp, e && !differs && pa_event_weighted(e) ? e->name :
+				  "samples");
 	t->unit[0] = pa_pprof_str(pp, "count");
 	t->period = 1;
 	if (fixed) {

@@ -36,7 +36,7 @@
  */
 /* Samples in a row that stand for the same overflows (mostly 1). */
 struct pa_speedscope_run {
-	uint32_t count;
+	uint64_t count;
 	uint32_t n;
 };
 
@@ -240,7 +240,7 @@ static const char *pa_speedscope_stack(struct pa_speedscope *ss,
 }
 
 /* Note the next sample's count, run by run; -ENOMEM. */
-static int pa_speedscope_count(struct pa_speedscope *ss, uint32_t count)
+static int pa_speedscope_count(struct pa_speedscope *ss, uint64_t count)
 {
 	if (ss->nruns && ss->counts[ss->nruns - 1].count == count &&
 	    ss->counts[ss->nruns - 1].n < UINT32_MAX) {

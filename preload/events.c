@@ -57,6 +57,9 @@ static void pp_events_attr(struct perf_event_attr *attr,
 		 */
 		attr->wakeup_events = 1;
 		attr->sample_type = PERF_SAMPLE_IP;
+		/* Each overflow's period, for an event whose period the kernel adjusts. */
+		if (pp_events_weighted(ce))
+			attr->sample_type |= PERF_SAMPLE_PERIOD;
 		return;
 	}
 	attr->inherit = 1;
@@ -64,6 +67,21 @@ static void pp_events_attr(struct perf_event_attr *attr,
 	attr->remove_on_exec = 1;
 	attr->sigtrap = 1;
 	attr->sig_data = PP_EVENTS_SIGDATA_TAG | index;
+}
+
+int pp_events_weighted(const struct pp_config_event *ce)
+{
+	return !ce->count_only && ce->freq && !ce->time_ns;
+}
+
+/*
+ * Whether the calling thread opens a counter of its own for event ce: a
+ * counting event, and in the sigtrap mode a weighted sampling event (its
+ * twin, counting the same: the handler reads what each sample stands for).
+ */
+static int pp_events_thread_counts(const struct pp_config_event *ce, int mode)
+{
+	return ce->count_only || (mode == PPF_MODE_SIGTRAP && pp_events_weighted(ce));
 }
 
 const char *pp_events_hint(const struct pp_config_event *ce, int err)
@@ -230,9 +248,13 @@ static int pp_events_refuse_mode(const struct pp_config *cfg, unsigned i,
 static int pp_events_thread_add(struct pp_tevents *te, const struct pp_config *cfg,
 				unsigned i, int mode, int enable)
 {
-	int fd = cfg->events[i].count_only ?
-		 pp_events_open_one(&cfg->events[i], i, 0, mode) :
-		 pp_events_open_routed(&cfg->events[i], i, 0, &te->rb[i], enable);
+	struct pp_config_event twin = cfg->events[i];
+	int fd;
+
+	twin.count_only = 1;
+	fd = pp_events_thread_counts(&cfg->events[i], mode) ?
+	     pp_events_open_one(&twin, i, 0, mode) :
+	     pp_events_open_routed(&cfg->events[i], i, 0, &te->rb[i], enable);
 
 	if (fd < 0)
 		return fd;
@@ -273,9 +295,12 @@ int pp_events_open(struct pp_events *ev, const struct pp_config *cfg, int mode,
 			     pp_events_open_one(ce, i, 0, mode);
 		}
 		if (fd >= 0) {
+			/* The weighted event's twin: without it, its samples count once each. */
 			if (!ce->count_only && mode == PPF_MODE_SIGTRAP) {
 				ev->rbs[ev->n] = NULL;
 				ev->fds[ev->n++] = fd;
+				if (pp_events_weighted(ce))
+					pp_events_thread_add(self, cfg, i, mode, 0);
 			}
 			left++;
 			continue;
@@ -350,9 +375,12 @@ uint32_t pp_events_count_attrs(const struct pp_events *ev, const struct pp_confi
 	uint32_t mask = 0;
 
 	for (unsigned i = 0; i < cfg->nevents; i++) {
-		if (!cfg->events[i].count_only || ev->error[i])
+		struct pp_config_event twin = cfg->events[i];
+
+		if (!pp_events_thread_counts(&twin, ev->mode) || ev->error[i])
 			continue;
-		pp_events_attr(&attrs[i], &cfg->events[i], i, ev->mode);
+		twin.count_only = 1;
+		pp_events_attr(&attrs[i], &twin, i, ev->mode);
 		mask |= 1u << i;
 	}
 	return mask;
@@ -405,7 +433,8 @@ int pp_events_thread_open(struct pp_tevents *te, const struct pp_config *cfg,
 	for (unsigned i = 0; i < cfg->nevents; i++) {
 		int err;
 
-		if ((!cfg->events[i].count_only && ev->mode != PPF_MODE_SIGNAL) ||
+		if ((!pp_events_thread_counts(&cfg->events[i], ev->mode) &&
+		     ev->mode != PPF_MODE_SIGNAL) ||
 		    ev->error[i] || (te->open & (1u << i)))
 			continue;
 		err = pp_events_thread_add(te, cfg, i, ev->mode, 1);

@@ -42,7 +42,9 @@ struct pp_events {
 
 /*
  * A thread's own events: its counting events and, in the signal mode, its
- * sampling events. fd[i] is valid when bit i of open is set.
+ * sampling events; in the sigtrap mode, a counter for each weighted
+ * sampling event (pp_events_weighted), which the handler reads at each of
+ * its samples. fd[i] is valid when bit i of open is set.
  */
 struct pp_tevents {
 	uint32_t open;
@@ -122,7 +124,8 @@ void pp_events_close(struct pp_events *ev);
 
 /*
  * Opens the calling thread's own events: its counting events and, in the
- * signal mode, its sampling events (enabled); skips those in ev->error. Returns 0, or
+ * signal mode, its sampling events (enabled), in the sigtrap mode the
+ * counters of its weighted sampling events; skips those in ev->error. Returns 0, or
  * the first negative errno (what did open stays open).
  */
 int pp_events_thread_open(struct pp_tevents *te, const struct pp_config *cfg,
@@ -143,6 +146,16 @@ void pp_events_thread_enable(struct pp_tevents *te);
 
 /* Closes the thread's events that are still ours. */
 void pp_events_thread_close(struct pp_tevents *te);
+
+/*
+ * Whether the samples of ce each stand for a period of their own: a
+ * frequency asked of an event that is not a time event (the kernel adjusts
+ * its period as it goes; cpu-clock and task-clock keep 1 s / frequency).
+ * The signal mode's ring buffer records each overflow's period; the
+ * sigtrap mode counts the event in each thread (struct pp_tevents) and
+ * reads what the thread counted since its last sample.
+ */
+int pp_events_weighted(const struct pp_config_event *ce);
 
 /*
  * The reason event ce was refused with errno err, and what to do about it,

@@ -557,8 +557,11 @@ static void pp_process_start_profiling(void)
 	};
 	struct pp_thread *main_thread, *slot;
 
-	for (unsigned i = 0; i < pp_process.cfg->nevents; i++)
+	for (unsigned i = 0; i < pp_process.cfg->nevents; i++) {
 		scfg.period_ns[i] = pp_process_period_ns(i);
+		if (pp_events_weighted(&pp_process.cfg->events[i]))
+			scfg.weighted |= 1u << i;
+	}
 	pp_sampler_configure_sigsafe(&scfg);
 	pp_unsampled_start(pp_process.dir);
 	main_thread = pp_thread_setup(1, &slot);

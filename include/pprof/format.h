@@ -455,9 +455,14 @@ struct ppf_sample {
  * What the PPF_REC_SAMPLE right after it stands for, when that is not one
  * overflow of its event's configured period: overflows, how many (a late
  * sample whose signal merged several; 1 when only period is said), and
- * period, the event count of each as the kernel reported it (frequency
- * mode), 0 when not known. A reader takes it for the next record only when
- * that is a sample; a sample without one stands for one overflow.
+ * period, the event count of each, 0 when not known. A period is written
+ * for the samples of a frequency-mode event other than a time event (the
+ * kernel adjusts its period): in the signal mode the kernel's, from the
+ * overflow's ring-buffer record; in the sigtrap mode what the thread's
+ * counter of the event counted since its previous sample of it. Such a
+ * sample stands for overflows * period events. A reader takes it for the
+ * next record only when that is a sample; a sample without one stands for
+ * one overflow.
  */
 struct ppf_sample_weight {
 	struct ppf_record h;

@@ -239,7 +239,8 @@ static void pp_sampler_forward_sigsafe(int sig, siginfo_t *si, void *uc)
 
 /*
  * Overflow records read from an event's ring buffer at once: its one data
- * page holds at most 256 (16 bytes each: header and address).
+ * page holds at most 256 (16 bytes each: header and address; 24 with the
+ * period of a weighted event).
  */
 #define PP_SAMPLER_RB_MAX 256
 
@@ -253,6 +254,9 @@ static void pp_sampler_forward_sigsafe(int sig, siginfo_t *si, void *uc)
  */
 struct pp_sampler_batch {
 	uint64_t ips[PP_SAMPLER_RB_MAX]; /* where each happened */
+	uint64_t periods[PP_SAMPLER_RB_MAX]; /* the event count each stands for
+						(PERF_SAMPLE_PERIOD, a weighted
+						event's), else 0 */
 	uint8_t user[PP_SAMPLER_RB_MAX]; /* 1: in user space */
 	unsigned n;
 	uint64_t lost; /* overflows with no record: the buffer was full */
@@ -294,6 +298,11 @@ static void pp_sampler_rb_read_sigsafe(void *rb, struct pp_sampler_batch *b)
 			if (b->n < PP_SAMPLER_RB_MAX) {
 				b->ips[b->n] = pp_sampler_rb_u64_sigsafe(data, size,
 									 tail + sizeof(h));
+				/* { header, ip, period }: only a weighted event's have one. */
+				b->periods[b->n] = h.size >= sizeof(h) + 16 ?
+						   pp_sampler_rb_u64_sigsafe(data, size,
+									     tail + sizeof(h) + 8) :
+						   0;
 				b->user[b->n++] = (h.misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
 						  PERF_RECORD_MISC_USER;
 			} else {
@@ -523,6 +532,9 @@ static unsigned pp_sampler_unwind_sigsafe(uint64_t rip, union pp_sampler_frames 
 struct pp_sampler_got {
 	uint64_t overflows;
 	uint64_t weight;
+	uint64_t period;                   /* of each of weight's overflows, in
+					      events: a weighted event's (0: the
+					      event's configured period) */
 	int late;                          /* the weight's overflows happened before */
 	const struct pp_sampler_batch *b;  /* NULL: none */
 	unsigned cur;                      /* b's record of this very signal, or b->n */
@@ -540,13 +552,36 @@ static int pp_sampler_log_sigsafe(struct pp_thread *t)
 	return pp_logfile_takes_records_sigsafe(&t->log);
 }
 
-/* Runs in signal context. Writes one recovered overflow of event for t (ppf_sample_flags). */
-static void pp_sampler_recovered_sigsafe(struct pp_thread *t, unsigned event, uint64_t ip,
-					 int late, uint64_t now)
+/*
+ * Runs in signal context. A PPF_REC_SAMPLE_WEIGHT for the sample to be
+ * written next, when it stands for more than one overflow of its event's
+ * configured period: weight overflows of period events each (0: the
+ * configured period). Returns whether the sample must be written whole (a
+ * reader takes the weight for the record that follows it), or -1 when the
+ * weight could not be written.
+ */
+static int pp_sampler_weight_sigsafe(struct pp_thread *t, uint64_t weight, uint64_t period)
 {
-	if (!pp_sampler_log_sigsafe(t) || pp_stacks_write_sigsafe(&t->stacks, &t->log, &ip, 1, now, event,
+	if (weight == 1 && !period)
+		return pp_sampler_cfg.whole_stacks;
+	if (pp_records_sample_weight_sigsafe(&t->log, weight, period) != 0)
+		return -1;
+	return 1;
+}
+
+/*
+ * Runs in signal context. Writes one recovered overflow of event for t
+ * (ppf_sample_flags), of period events (0: the configured period).
+ */
+static void pp_sampler_recovered_sigsafe(struct pp_thread *t, unsigned event, uint64_t ip,
+					 int late, uint64_t period, uint64_t now)
+{
+	int whole = pp_sampler_log_sigsafe(t) ? pp_sampler_weight_sigsafe(t, 1, period) : -1;
+
+	if (whole < 0 ||
+	    pp_stacks_write_sigsafe(&t->stacks, &t->log, &ip, 1, now, event,
 				    PPF_SAMPLE_RECOVERED | (late ? PPF_SAMPLE_LATE : 0),
-				    pp_sampler_cfg.whole_stacks) != 0) {
+				    whole) != 0) {
 		pp_sampler_lost_sigsafe(t, event, 1);
 		return;
 	}
@@ -556,17 +591,20 @@ static void pp_sampler_recovered_sigsafe(struct pp_thread *t, unsigned event, ui
 
 /*
  * Runs in signal context. Writes one sample for thread t, taken at now,
- * that stands for weight overflows (a PPF_REC_SAMPLE_WEIGHT before it when
- * that is not 1).
+ * that stands for weight overflows of period events each (a
+ * PPF_REC_SAMPLE_WEIGHT before it when that is not one of the configured
+ * period).
  */
 static void pp_sampler_record_sigsafe(struct pp_thread *t, unsigned event, int late,
-				      uint64_t weight, const ucontext_t *uc, uint64_t now)
+				      uint64_t weight, uint64_t period, const ucontext_t *uc,
+				      uint64_t now)
 {
 	union pp_sampler_frames f;
 	uint64_t rip = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
 	unsigned n = 0, first = 0;
 	int truncated = 0;
 	uint16_t flags = 0;
+	int whole;
 
 	/*
 	 * No log (a thread that runs unsampled: libunwind's first use would
@@ -590,14 +628,10 @@ static void pp_sampler_record_sigsafe(struct pp_thread *t, unsigned event, int l
 		flags |= PPF_SAMPLE_TRUNCATED;
 	if (late)
 		flags |= PPF_SAMPLE_LATE;
-	/*
-	 * A weighted sample goes whole, right after its weight: a reader
-	 * takes the weight for the record that follows it.
-	 */
-	if (weight != 1 && pp_records_sample_weight_sigsafe(&t->log, weight, 0) != 0)
-		goto out_lost;
-	if (pp_stacks_write_sigsafe(&t->stacks, &t->log, &f.ip[first], n, now, event, flags,
-				    pp_sampler_cfg.whole_stacks || weight != 1) != 0)
+	whole = pp_sampler_weight_sigsafe(t, weight, period);
+	if (whole < 0 ||
+	    pp_stacks_write_sigsafe(&t->stacks, &t->log, &f.ip[first], n, now, event, flags,
+				    whole) != 0)
 		goto out_lost;
 	t->samples += weight;
 	t->ev_samples[event] += weight;
@@ -823,9 +857,10 @@ static void pp_sampler_take_sigsafe(struct pp_thread *t, unsigned event,
 	for (unsigned i = 0; got->b && i < got->b->n; i++)
 		if (i != got->cur)
 			pp_sampler_recovered_sigsafe(t, event, got->b->ips[i],
-						     got->cur == got->b->n, now);
+						     got->cur == got->b->n, got->b->periods[i], now);
 	if (got->weight)
-		pp_sampler_record_sigsafe(t, event, got->late, got->weight, uc, now);
+		pp_sampler_record_sigsafe(t, event, got->late, got->weight, got->period, uc,
+					  now);
 	pp_sampler_progress_sigsafe(t, now);
 	pp_sampler_pace_sigsafe(t, now);
 	pp_threads_leave_sigsafe(t);
@@ -862,6 +897,29 @@ static void pp_sampler_got_signal_sigsafe(void *rb, uint64_t rip,
 	got->overflows = b->n + b->lost;
 	got->weight = (got->cur < b->n) + b->lost;
 	got->late = got->cur == b->n || b->lost;
+	/* Overflows with no record are taken to be of the last one's period. */
+	if (b->n)
+		got->period = b->periods[got->cur < b->n ? got->cur : b->n - 1];
+}
+
+/*
+ * Runs in signal context. Sigtrap mode, weighted event (pp_sampler_config):
+ * what thread t's counter of it counted since its last sample of it (or
+ * since it was opened), the events this sample stands for; 0 when there is
+ * no such counter or it cannot be read (the sample then counts as one
+ * overflow). The overflows not taken in between (throttled, merged) are in
+ * it too, as the samples of a time event count their late overflows.
+ */
+static uint64_t pp_sampler_count_delta_sigsafe(struct pp_thread *t, unsigned event)
+{
+	uint64_t v[3], d; /* read_format: value, time enabled, time running */
+
+	if (!(t->tev.open & (1u << event)) || !pp_fd_ours_sigsafe(t->tev.fd[event]) ||
+	    syscall(SYS_read, t->tev.fd[event], v, sizeof(v)) != (long)sizeof(v))
+		return 0;
+	d = v[0] > t->count_prev[event] ? v[0] - t->count_prev[event] : 0;
+	t->count_prev[event] = v[0];
+	return d;
 }
 
 /*
@@ -881,6 +939,8 @@ static void pp_sampler_got_trap_sigsafe(struct pp_thread *t, unsigned event, int
 	uint64_t period = pp_sampler_cfg.period_ns[event], cpu, d;
 
 	*got = (struct pp_sampler_got){ .overflows = 1, .weight = 1, .late = late };
+	if (pp_sampler_cfg.weighted & (1u << event))
+		got->period = pp_sampler_count_delta_sigsafe(t, event);
 	if (!period)
 		return;
 	cpu = pp_threads_cpu_sigsafe();

@@ -29,6 +29,13 @@ struct pp_sampler_config {
 	 * mode counts a late signal's merged overflows from it.
 	 */
 	uint64_t period_ns[PP_CONFIG_MAX_EVENTS];
+	/*
+	 * Bit i: event i's samples each stand for a period of their own
+	 * (pp_events_weighted), written in a PPF_REC_SAMPLE_WEIGHT before
+	 * each: from the ring buffer's record in the signal mode, from the
+	 * thread's counter of the event in the sigtrap mode.
+	 */
+	uint32_t weighted;
 };
 
 /*

@@ -156,6 +156,7 @@ static struct pp_thread *pp_threads_take_slot_sigsafe(int tid)
 				t->ev_lost[e] = 0;
 				t->ev_throttled[e] = 0;
 				t->cpu_prev_ns[e] = cpu;
+				t->count_prev[e] = 0;
 			}
 			t->tev.open = 0;
 			t->altstack = NULL;

@@ -39,6 +39,9 @@ struct pp_thread {
 	   signal was handled (or its slot claimed), what a late signal's
 	   merged overflows are counted from */
 	uint64_t cpu_prev_ns[PP_CONFIG_MAX_EVENTS];
+	/* sigtrap mode, per weighted event (pp_sampler_config.weighted): its
+	   counter's value at the thread's last sample of it, 0 before */
+	uint64_t count_prev[PP_CONFIG_MAX_EVENTS];
 	uint64_t progress_ns; /* CLOCK_MONOTONIC of its last PPF_REC_THREAD_PROGRESS */
 	uint64_t progress_samples; /* its samples then */
 	struct pp_tevents tev; /* its own events: counters; signal mode: sampling */

@@ -14,6 +14,15 @@
  *   chain     fasync, with the kernel recording the user call chain
  *             (PERF_SAMPLE_CALLCHAIN, frame pointers) into the ring buffer
  *             instead of the handler unwinding
+ *   norb      fasync without a ring buffer: what the buffer's records cost
+ *   ignored   fasync to a real-time signal the process ignores: the
+ *             kernel's way from the overflow to the signal (the irq_work
+ *             that runs on the interrupt's way out, kill_fasync) without
+ *             the signal's delivery; its samples are the overflows
+ *   wakeup    no signal: the ring buffer's records with a wakeup per
+ *             overflow (the irq_work alone), the buffer emptied by a
+ *             second thread that spins meanwhile (its CPU is not counted:
+ *             every setup counts the working thread's CPU only)
  *
  * and prints, per setup, the median extra CPU time per sample over "none".
  * What libpprof adds on top (finding the thread, the log record) is the
@@ -25,6 +34,7 @@
  */
 #define _GNU_SOURCE
 #include <linux/perf_event.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -45,14 +55,31 @@
 #define SIGCOST_MAX_ROUNDS 21
 
 enum sigcost_setup { SC_NONE, SC_OVERFLOW, SC_SIGNAL, SC_UNWIND, SC_FASYNC,
-		     SC_CHAIN, SC_N };
+		     SC_CHAIN, SC_NORB, SC_IGNORED, SC_WAKEUP, SC_N };
 static const char *const sigcost_names[SC_N] = { "none", "overflow", "signal", "unwind",
-						 "fasync", "chain" };
+						 "fasync", "chain", "norb", "ignored",
+						 "wakeup" };
+
+/* The signal of the fasync setups, and the one "ignored" routes to (SIG_IGN). */
+#define SIGCOST_SIG (SIGRTMIN + 1)
+#define SIGCOST_IGNORED (SIGRTMIN + 2)
 
 static volatile uint64_t sigcost_sink;
 static volatile uint64_t sigcost_signals;
 static int sigcost_unwind;
 static struct perf_event_mmap_page *sigcost_rb;
+static volatile int sigcost_spinning;
+
+/* SC_WAKEUP's second thread: empties the ring buffer until told to stop. */
+static void *sigcost_spin(void *arg)
+{
+	(void)arg;
+	while (sigcost_spinning)
+		__atomic_store_n(&sigcost_rb->data_tail,
+				 __atomic_load_n(&sigcost_rb->data_head, __ATOMIC_ACQUIRE),
+				 __ATOMIC_RELEASE);
+	return NULL;
+}
 
 __attribute__((noinline)) uint64_t sigcost_burn(uint64_t iters, uint64_t x);
 __attribute__((noinline)) uint64_t sigcost_deep(int depth, uint64_t iters);
@@ -96,7 +123,7 @@ static double sigcost_cpu(void)
 {
 	struct rusage ru;
 
-	getrusage(RUSAGE_SELF, &ru);
+	getrusage(RUSAGE_THREAD, &ru);
 	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
 	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
 }
@@ -117,7 +144,7 @@ static int sigcost_open(enum sigcost_setup s, uint64_t period)
 		attr.sigtrap = 1;
 		attr.remove_on_exec = 1;
 	}
-	if (s == SC_FASYNC || s == SC_CHAIN) {
+	if (s >= SC_FASYNC) {
 		attr.wakeup_events = 1;
 		attr.sample_type = PERF_SAMPLE_IP;
 	}
@@ -129,18 +156,28 @@ static int sigcost_open(enum sigcost_setup s, uint64_t period)
 	return (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
-/* The signal mode's routing of fd's overflows to this thread. */
-static int sigcost_route(int fd)
+/*
+ * The signal mode's routing of fd's overflows to this thread, with a ring
+ * buffer unless s is SC_NORB (the "ignored" one has one nobody reads: it
+ * fills, and its records stop).
+ */
+static int sigcost_route(int fd, enum sigcost_setup s)
 {
 	struct f_owner_ex owner = { .type = F_OWNER_TID, .pid = (pid_t)syscall(SYS_gettid) };
-	void *rb = mmap(NULL, 2 * (size_t)sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE,
-			MAP_SHARED, fd, 0);
 
-	if (rb == MAP_FAILED)
-		return -1;
-	sigcost_rb = rb;
+	if (s != SC_NORB) {
+		void *rb = mmap(NULL, 2 * (size_t)sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE,
+				MAP_SHARED, fd, 0);
+
+		if (rb == MAP_FAILED)
+			return -1;
+		sigcost_rb = rb;
+	}
+	if (s == SC_WAKEUP)
+		return 0;
 	if (fcntl(fd, F_SETFL, O_ASYNC | O_NONBLOCK) != 0 ||
-	    fcntl(fd, F_SETSIG, SIGRTMIN + 1) != 0 || fcntl(fd, F_SETOWN_EX, &owner) != 0)
+	    fcntl(fd, F_SETSIG, s == SC_IGNORED ? SIGCOST_IGNORED : SIGCOST_SIG) != 0 ||
+	    fcntl(fd, F_SETOWN_EX, &owner) != 0)
 		return -1;
 	return 0;
 }
@@ -150,17 +187,23 @@ static int sigcost_run(enum sigcost_setup s, uint64_t period, double *cpu, uint6
 {
 	int fd = -1;
 	uint64_t count = 0;
+	pthread_t spinner;
 	double t0;
 
 	if (s != SC_NONE) {
 		fd = sigcost_open(s, period);
-		if (fd < 0 || (s >= SC_FASYNC && sigcost_route(fd) != 0)) {
+		if (fd < 0 || (s >= SC_FASYNC && sigcost_route(fd, s) != 0)) {
 			perror("sigcost: perf_event_open");
 			return -1;
 		}
 	}
 	sigcost_unwind = s == SC_UNWIND;
 	sigcost_signals = 0;
+	sigcost_spinning = s == SC_WAKEUP;
+	if (s == SC_WAKEUP && pthread_create(&spinner, NULL, sigcost_spin, NULL) != 0) {
+		perror("sigcost: pthread_create");
+		return -1;
+	}
 	t0 = sigcost_cpu();
 	if (fd >= 0)
 		ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
@@ -171,12 +214,16 @@ static int sigcost_run(enum sigcost_setup s, uint64_t period, double *cpu, uint6
 			count = 0;
 		close(fd);
 	}
+	if (s == SC_WAKEUP) {
+		sigcost_spinning = 0;
+		pthread_join(spinner, NULL);
+	}
 	if (sigcost_rb) {
 		munmap(sigcost_rb, 2 * (size_t)sysconf(_SC_PAGESIZE));
 		sigcost_rb = NULL;
 	}
 	*cpu = sigcost_cpu() - t0;
-	*samples = s >= SC_SIGNAL ? sigcost_signals : count / period;
+	*samples = s >= SC_SIGNAL && s < SC_IGNORED ? sigcost_signals : count / period;
 	return 0;
 }
 
@@ -218,7 +265,8 @@ int main(int argc, char **argv)
 	sa.sa_sigaction = sigcost_handler;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigaction(SIGTRAP, &sa, NULL);
-	sigaction(SIGRTMIN + 1, &sa, NULL);
+	sigaction(SIGCOST_SIG, &sa, NULL);
+	signal(SIGCOST_IGNORED, SIG_IGN);
 	unw_set_cache_size(unw_local_addr_space, 32768, 0);
 	sigcost_sink += (uint64_t)unw_backtrace(warm, 8);
 	/* Rounds interleave the setups, so that drift in the machine's speed hits all. */
