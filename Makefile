@@ -315,8 +315,9 @@ endef
 deps:
 	$(call pkgs_install,$(DEB_PKGS))
 
-# What make bench runs beside libpprof (tests/bench/compare.sh).
-# time and git: tests/bench/analyze.sh's timings and its copy of the project
+# What make bench runs beside libpprof (tests/bench/compare.sh, startup.sh,
+# make.sh: perf). time and git: tests/bench/analyze.sh's timings and its
+# copy of the project (make.sh's too)
 BENCH_PKGS := linux-perf libgoogle-perftools4 time git
 
 bench-deps: deps
@@ -371,6 +372,8 @@ bench: bench-deps
 	$(OUT)/bench/symspeed
 	tests/bench/masks.sh $(OUT)
 	tests/bench/compare.sh $(OUT)
+	tests/bench/startup.sh $(OUT)
+	tests/bench/make.sh $(OUT)
 
 asan:
 	@$(MAKE) --no-print-directory VARIANT=asan all

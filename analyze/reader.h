@@ -147,6 +147,8 @@ struct pa_module {
 	uint32_t build_id_len; /* 0 when none was recorded */
 	uint8_t build_id[PPF_BUILD_ID_MAX];
 	char *path; /* as recorded; may be "" (then the process exe is used) */
+	char *vdso_image; /* the vDSO's: its image's file name at the run's root
+			     (PPF_REC_VDSO), else NULL */
 };
 
 /*

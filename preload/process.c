@@ -605,6 +605,7 @@ static void pp_process_start_profiling(void)
 	pp_events_open_others(&pp_process.events, pp_process.cfg);
 	pp_process_write_start((uint32_t)pp_process.mode);
 	pp_maps_set_dir(pp_process.dirfd, pp_process.dir);
+	pp_maps_set_root(pp_process.rootfd, pp_process.cfg->output);
 	pp_maps_scan(pp_records_now_sigsafe());
 	if (slot)
 		pp_thread_end_at_exit(slot);
@@ -642,6 +643,7 @@ static void pp_process_setup(void)
 	/* Set once process.log exists: a disk full before says the line above. */
 	pp_process_full_line();
 	pp_process_start_profiling();
+	pp_maps_set_root(-1, NULL);
 	close(pp_process.rootfd);
 	pp_process.rootfd = -1;
 }

@@ -4,7 +4,8 @@
  *
  * A run writes one directory per process, <root>/<exe>.<pid>/, holding
  *   process.log        header, PPF_REC_PROCESS, PPF_REC_CONFIG, PPF_REC_EVENT...,
- *                      PPF_REC_MODULE and PPF_REC_MODULE_UNLOAD as they happen,
+ *                      PPF_REC_MODULE and PPF_REC_MODULE_UNLOAD as they happen
+ *                      (the vDSO's PPF_REC_MODULE followed by PPF_REC_VDSO),
  *                      PPF_REC_PROCESS_CPU (at the constructor, when
  *                      sampling starts, before each exec attempt),
  *                      PPF_REC_EXEC before each exec attempt,
@@ -101,6 +102,7 @@ enum ppf_record_type {
 	PPF_REC_PROCESS_CPU = 9,
 	PPF_REC_UNPROFILED = 10,
 	PPF_REC_THREAD_QUIET = 11,
+	PPF_REC_VDSO = 13,
 	PPF_REC_PROCESS_PAUSED = 14,
 	/* thread-<tid>.log */
 	PPF_REC_THREAD = 16,
@@ -233,6 +235,29 @@ struct ppf_module {
 	uint32_t path_len;
 	uint8_t build_id[PPF_BUILD_ID_MAX];
 };
+
+/*
+ * The module of id module_id (the PPF_REC_MODULE just before) is the vDSO,
+ * which has no file of its own. Its image was written once for the whole
+ * run at the output root (the directory that holds the process
+ * directories), named name there: "vdso.<its build-id in hex>.so", or
+ * "vdso.xxh128-<XXH3-128 of the image in hex>.so" when it has none. The
+ * module's path is that file's absolute path when it was written; a reader
+ * finds it beside the process directory, where the run is now. Followed by
+ * name_len bytes of name (NUL included, no '/') and padding.
+ * Logs without it (written before it was added, or when the image could
+ * not be put at the root) name "vdso.so" in the process directory, a copy
+ * of its own.
+ */
+struct ppf_vdso {
+	struct ppf_record h;
+	uint64_t module_id;
+	uint32_t name_len;
+	uint32_t reserved;
+};
+
+#define PPF_VDSO_FILE_PREFIX "vdso."
+#define PPF_VDSO_COPY "vdso.so" /* in the process directory, the older way */
 
 struct ppf_module_unload {
 	struct ppf_record h;
@@ -697,6 +722,7 @@ _Static_assert(offsetof(struct ppf_thread_event, throttled) == PPF_THREAD_EVENT_
 	       "ppf_thread_event v1");
 _Static_assert(sizeof(struct ppf_module) == 96, "ppf_module");
 _Static_assert(sizeof(struct ppf_module_unload) == 24, "ppf_module_unload");
+_Static_assert(sizeof(struct ppf_vdso) == 24, "ppf_vdso");
 _Static_assert(sizeof(struct ppf_process_end) == 64, "ppf_process_end");
 _Static_assert(offsetof(struct ppf_process_end, throttled) == PPF_PROCESS_END_V1_SIZE,
 	       "ppf_process_end v1");
