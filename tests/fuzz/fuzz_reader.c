@@ -14,6 +14,7 @@
  * fails exactly when reading every sample fails, and its counts add up to
  * the samples read one by one.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,7 +79,7 @@ static uint64_t fz_check_thread(const struct pa_thread *t)
 		const struct pa_sample *s = &t->samples[i];
 
 		FZ_CHECK(s->nframes >= 1 && s->nframes <= PPF_MAX_FRAMES && s->count >= 1,
-			 "sample %zu: %u frames, count %u", i, s->nframes, s->count);
+			 "sample %zu: %u frames, count %" PRIu64, i, s->nframes, s->count);
 		for (size_t k = 0; k < s->nframes; k++)
 			fz_sink += (size_t)s->ips[k];
 		n += s->count;
