@@ -17,6 +17,7 @@
 
 #include "pprof/format.h"
 #include "proclog.h"
+#include "respath.h"
 #include "sigsafe/dlsnap.h"
 #include "sigsafe/records.h"
 #include "sigsafe/sampler.h"
@@ -37,6 +38,7 @@ struct pp_maps_scan_ctx {
 	int err;
 	struct pp_dlsnap *snap; /* the handler's next copy of the list */
 	size_t snap_cap;
+	struct pp_respath respath; /* the scan's resolved directories */
 };
 
 typedef int (*pp_maps_iterate_fn)(int (*)(struct dl_phdr_info *, size_t, void *),
@@ -147,15 +149,31 @@ static void pp_maps_build_id(const struct dl_phdr_info *info,
 	}
 }
 
+/*
+ * The canonical path of the program (realpath of /proc/self/exe): the
+ * kernel's name for it, resolved as any other path, saves resolving /proc.
+ */
+static int pp_maps_exe_path(struct pp_respath *rp, char *path)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n <= 0 || exe[0] != '/')
+		return realpath("/proc/self/exe", path) != NULL;
+	exe[n] = '\0';
+	return pp_respath_resolve(rp, exe, path) == 0;
+}
+
 /* The absolute path of an object (a copy for the vDSO), or 0 if none. */
 static int pp_maps_path(const struct dl_phdr_info *info, int first,
-			uint64_t start, uint64_t end, char *path)
+			uint64_t start, uint64_t end, char *path,
+			struct pp_respath *rp)
 {
 	const char *name = info->dlpi_name;
 
-	if ((!name || !*name) && first)
-		name = "/proc/self/exe";
-	if (name && *name && realpath(name, path))
+	if ((!name || !*name) && first && pp_maps_exe_path(rp, path))
+		return 1;
+	if (name && *name && pp_respath_resolve(rp, name, path) == 0)
 		return 1;
 	return pp_maps_vdso(info, start, end, path);
 }
@@ -244,7 +262,7 @@ static int pp_maps_visit(struct dl_phdr_info *info, size_t size, void *arg)
 		e->seen = 1;
 		return 0;
 	}
-	if (pp_maps_path(info, first, start, end, path))
+	if (pp_maps_path(info, first, start, end, path, &ctx->respath))
 		pp_maps_record(info, path, start, end, pgoff, ctx);
 	return 0;
 }
@@ -303,6 +321,7 @@ int pp_maps_scan(uint64_t now_ns)
 		pp_maps[i].seen = 0;
 	pp_maps_real()(pp_maps_visit, &ctx);
 	pp_maps_sweep(&ctx);
+	pp_respath_release(&ctx.respath);
 	if (ctx.snap && !ctx.err)
 		pp_maps_publish(ctx.snap);
 	else
