@@ -144,6 +144,20 @@ $(GEN)/evname_builtin.h: $(GEN)/evname_gen
 $(OBJ)/preload/evname.o: $(GEN)/evname_builtin.h
 $(OBJ)/preload/evname.o: PRELOAD_CFLAGS += -I$(GEN)
 
+# The embedded default parsed at build time, by the library's own parser and
+# event table, so that a process running the default parses no text.
+$(GEN)/config_gen: tools/config_gen.c preload/config.c preload/evname.c \
+		preload/strdist.c preload/config.h preload/evname.h config/default.ini \
+		$(GEN)/evname_builtin.h
+	$(CC) $(CPPFLAGS_ALL) -Ipreload -I$(GEN) \
+		-DPP_CONFIG_DEFAULT_INI='"$(abspath config/default.ini)"' \
+		-std=gnu11 -O2 $(WARN) -o $@ tools/config_gen.c preload/config.c \
+		preload/evname.c preload/strdist.c -linih -ldl
+$(GEN)/config_default.h: $(GEN)/config_gen
+	$< > $@.tmp && mv $@.tmp $@
+$(OBJ)/preload/config.o: $(GEN)/config_default.h
+$(OBJ)/preload/config.o: PRELOAD_CFLAGS += -I$(GEN) -DPP_CONFIG_BUILT_DEFAULT
+
 $(OBJ)/analyze/%.o: analyze/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c $< -o $@
