@@ -132,13 +132,16 @@ $(OBJ)/preload/config.o: PRELOAD_CFLAGS += \
 # The embedded default's events, resolved with libpfm4 at build time so that
 # a process running the default never loads libpfm4 (preload/evname.c).
 GEN := $(OUT)/gen
-$(GEN)/evname_gen: tools/evname_gen.c preload/config.c preload/evname.c \
-		preload/strdist.c preload/config.h preload/evname.h config/default.ini
+# Both build-time generators are built from the parser's sources and run.
+CONFIG_PARSER_SRCS := preload/config.c preload/evname.c preload/strdist.c
+CONFIG_PARSER_DEPS := $(CONFIG_PARSER_SRCS) preload/config.h preload/evname.h \
+	config/default.ini
+BUILD_CONFIG_TOOL = $(CC) $(CPPFLAGS_ALL) -Ipreload \
+	-DPP_CONFIG_DEFAULT_INI='"$(abspath config/default.ini)"' \
+	-std=gnu11 -O2 $(WARN) -o $@ $< $(CONFIG_PARSER_SRCS) -linih -ldl
+$(GEN)/evname_gen: tools/evname_gen.c $(CONFIG_PARSER_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS_ALL) -Ipreload -DPP_EVNAME_GENERATOR \
-		-DPP_CONFIG_DEFAULT_INI='"$(abspath config/default.ini)"' \
-		-std=gnu11 -O2 $(WARN) -o $@ tools/evname_gen.c preload/config.c \
-		preload/evname.c preload/strdist.c -linih -ldl
+	$(BUILD_CONFIG_TOOL) -DPP_EVNAME_GENERATOR
 $(GEN)/evname_builtin.h: $(GEN)/evname_gen
 	$< > $@.tmp && mv $@.tmp $@
 $(OBJ)/preload/evname.o: $(GEN)/evname_builtin.h
@@ -146,13 +149,8 @@ $(OBJ)/preload/evname.o: PRELOAD_CFLAGS += -I$(GEN)
 
 # The embedded default parsed at build time, by the library's own parser and
 # event table, so that a process running the default parses no text.
-$(GEN)/config_gen: tools/config_gen.c preload/config.c preload/evname.c \
-		preload/strdist.c preload/config.h preload/evname.h config/default.ini \
-		$(GEN)/evname_builtin.h
-	$(CC) $(CPPFLAGS_ALL) -Ipreload -I$(GEN) \
-		-DPP_CONFIG_DEFAULT_INI='"$(abspath config/default.ini)"' \
-		-std=gnu11 -O2 $(WARN) -o $@ tools/config_gen.c preload/config.c \
-		preload/evname.c preload/strdist.c -linih -ldl
+$(GEN)/config_gen: tools/config_gen.c $(CONFIG_PARSER_DEPS) $(GEN)/evname_builtin.h
+	$(BUILD_CONFIG_TOOL) -I$(GEN)
 $(GEN)/config_default.h: $(GEN)/config_gen
 	$< > $@.tmp && mv $@.tmp $@
 $(OBJ)/preload/config.o: $(GEN)/config_default.h
