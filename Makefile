@@ -262,6 +262,9 @@ $(OUT)/workloads/%: tests/workloads/%.c
 	@mkdir -p $(@D)
 	$(CC) $(WORKLOAD_CFLAGS) -o $@ $< -ldl -lm
 
+# A program built with include/pprof/control.h, as a user builds one.
+$(OUT)/workloads/pausing: WORKLOAD_CFLAGS += -Iinclude
+
 # C++ workloads (exceptions): built like a C++ user's program.
 $(OUT)/workloads/%: tests/workloads/%.cc
 	@mkdir -p $(@D)
@@ -324,8 +327,9 @@ endef
 deps:
 	$(call pkgs_install,$(DEB_PKGS))
 
-# What make bench runs beside libpprof (tests/bench/compare.sh).
-# time and git: tests/bench/analyze.sh's timings and its copy of the project
+# What make bench runs beside libpprof (tests/bench/compare.sh, startup.sh,
+# make.sh: perf). time and git: tests/bench/analyze.sh's timings and its
+# copy of the project (make.sh's too)
 BENCH_PKGS := linux-perf libgoogle-perftools4 time git
 
 bench-deps: deps
@@ -380,6 +384,8 @@ bench: bench-deps
 	$(OUT)/bench/symspeed
 	tests/bench/masks.sh $(OUT)
 	tests/bench/compare.sh $(OUT)
+	tests/bench/startup.sh $(OUT)
+	tests/bench/make.sh $(OUT)
 
 asan:
 	@$(MAKE) --no-print-directory VARIANT=asan all
@@ -471,8 +477,9 @@ fuzz: deps
 	@$(MAKE) --no-print-directory VARIANT=fuzz $(FUZZ_TARGETS:%=fuzz-run-%)
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/pprof
 	install -m 0644 $(OUT)/libpprof.so $(DESTDIR)$(PREFIX)/lib/libpprof.so
+	install -m 0644 include/pprof/control.h $(DESTDIR)$(PREFIX)/include/pprof/control.h
 	install -m 0755 $(OUT)/pprof-analyze $(DESTDIR)$(PREFIX)/bin/pprof-analyze
 
 clean:

@@ -38,13 +38,18 @@ static uint64_t pa_coverage_counted(const struct pa_event *e, const struct pa_co
 	bool user = !(e->flags & PPF_EVENT_EXCLUDE_USER);
 	bool kernel = !(e->flags & PPF_EVENT_EXCLUDE_KERNEL);
 	uint64_t all, before = (user ? c->before_user_ns : 0) + (kernel ? c->before_system_ns : 0);
+	uint64_t whole = c->split ? c->user_ns + c->system_ns : c->cpu_ns;
 
 	if (user && kernel)
-		all = c->split ? c->user_ns + c->system_ns : c->cpu_ns;
+		all = whole;
 	else if (!c->split)
 		all = 0;
 	else
 		all = user ? c->user_ns : kernel ? c->system_ns : 0;
+	/* Paused: its part of the scope, as the scope's part of the whole. */
+	if (c->paused_cpu_ns && whole)
+		before += all == whole ? c->paused_cpu_ns :
+			  (uint64_t)((double)c->paused_cpu_ns * (double)all / (double)whole);
 	return all > before ? all - before : 0;
 }
 
@@ -55,6 +60,9 @@ static void pa_coverage_share(const struct pa_event *e, bool samples_known,
 	c->counted_ns = e && samples_known && pa_coverage_timed(e) ?
 			pa_coverage_counted(e, c) : 0;
 	c->has_share = c->counted_ns > 0;
+	/* What is left of a thread paused all along is rounding: no share. */
+	if (c->has_share && c->paused_cpu_ns && c->counted_ns < pa_event_sample_period(e))
+		c->has_share = false;
 	c->share = c->has_share ?
 		   (double)c->samples * (double)pa_event_sample_period(e) / (double)c->counted_ns : 0.0;
 }
@@ -88,7 +96,8 @@ void pa_coverage_thread(const struct pa_filter *f, const struct pa_process *proc
 	const struct pa_event *e = pa_filter_find_event(f, proc);
 
 	*out = (struct pa_coverage){ .cpu_ns = t->cpu_ns, .user_ns = t->user_ns,
-				     .system_ns = t->system_ns };
+				     .system_ns = t->system_ns,
+				     .paused_cpu_ns = t->paused.cpu_ns };
 	out->split = t->user_ns || t->system_ns;
 	/* The main thread ran the loader and the constructors before sampling. */
 	if (proc->cpu_sampling.known && proc->cpu_sampling.tid == t->tid) {
@@ -131,6 +140,7 @@ void pa_coverage_process(const struct pa_filter *f, const struct pa_process *pro
 		out->system_ns += c.system_ns;
 		out->before_user_ns += c.before_user_ns;
 		out->before_system_ns += c.before_system_ns;
+		out->paused_cpu_ns += c.paused_cpu_ns;
 		/* A thread whose time is not known at all adds nothing either way. */
 		out->split = out->split && (c.split || !c.cpu_ns);
 	}
@@ -350,6 +360,23 @@ void pa_coverage_blocked(const struct pa_thread *t, char *why, size_t size)
 	else if (t->holds)
 		snprintf(why, size, "own signal held back %" PRIu32 "x: %.3f s unsampled",
 			 t->holds, (double)t->held_cpu_ns / 1e9);
+}
+
+void pa_coverage_paused(const struct pa_paused *p, bool cpu, char *buf, size_t size)
+{
+	char delay[48] = "";
+
+	buf[0] = '\0';
+	if (!p->pauses)
+		return;
+	if (!cpu && (p->flags & PPF_PAUSED_DELAY))
+		snprintf(delay, sizeof(delay), ", delay %.3f s", (double)p->delay_ns / 1e9);
+	if (cpu)
+		snprintf(buf, size, "paused %.3f s (%" PRIu32 "x), %.3f s of CPU",
+			 (double)p->paused_ns / 1e9, p->pauses, (double)p->cpu_ns / 1e9);
+	else
+		snprintf(buf, size, "paused %.3f s (%" PRIu32 "x%s)", (double)p->paused_ns / 1e9,
+			 p->pauses, delay);
 }
 
 /*

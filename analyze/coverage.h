@@ -9,6 +9,9 @@
  * signal, or never taken. For other events (page faults, a frequency)
  * coverage has no meaning.
  *
+ * The CPU time used while sampling was paused (pprof_pause, the toggle
+ * signal, the delay: a thread's PPF_REC_THREAD_PAUSED) is left out too.
+ *
  * The time used before sampling started (the time before profiling,
  * before.h: of the process, and of its main thread, which ran the
  * constructor) is left out of the time counted: the reports show it as an
@@ -52,6 +55,9 @@ struct pa_coverage {
 	uint64_t before_user_ns;   /* of user_ns and system_ns, what was used */
 	uint64_t before_system_ns; /* before sampling started (before.h), not
 				      in counted_ns; 0 when not known */
+	uint64_t paused_cpu_ns;    /* CPU time used while sampling was paused
+				      (PPF_REC_THREAD_PAUSED), not in counted_ns:
+				      its user and system parts as the whole's */
 	uint64_t samples;    /* the event's samples in the whole log(s), */
 	bool samples_known;  /* when known */
 };
@@ -96,6 +102,13 @@ void pa_coverage_json(struct pa_json *j, const struct pa_coverage *c);
  * to be said).
  */
 void pa_coverage_blocked(const struct pa_thread *t, char *why, size_t size);
+
+/*
+ * How long sampling was paused, from p (a thread's, or with cpu false a
+ * process's), into buf: "paused 1.200 s (2x), 0.800 s of CPU" (a
+ * thread's), "paused 1.200 s (2x, delay 1.000 s)"; empty when it never was.
+ */
+void pa_coverage_paused(const struct pa_paused *p, bool cpu, char *buf, size_t size);
 
 /*
  * The notes a report of run (the processes and threads f selects, for f's

@@ -406,7 +406,7 @@ static int pa_reader_log_full_rec(struct pa_log_buf *buf, uint64_t off, const ch
 static int pa_reader_other_type(struct pa_log_buf *buf, uint64_t off, uint32_t type,
 				const char *kind, struct pa_error *err)
 {
-	if ((type >= PPF_REC_PROCESS && type <= PPF_REC_THREAD_QUIET) ||
+	if ((type >= PPF_REC_PROCESS && type <= PPF_REC_THREAD_QUIET) || type == PPF_REC_VDSO ||
 	    (type >= PPF_REC_THREAD && type <= PPF_REC_THREAD_EVENT) ||
 	    type == PPF_REC_STACK || type == PPF_REC_SAMPLE_BLOCK)
 		return pa_error_set(err, -EINVAL, buf->path, true, off,
@@ -637,6 +637,43 @@ static int pa_reader_module_rec(struct pa_process_ctx *c, struct pa_log_buf *buf
 	return 0;
 }
 
+/* The latest module of id (ids are unique, but be lenient), or NULL. */
+static struct pa_module *pa_reader_module_of(struct pa_process *proc, uint64_t id)
+{
+	for (size_t i = proc->nmodules; i > 0; i--)
+		if (proc->modules[i - 1].id == id)
+			return &proc->modules[i - 1];
+	return NULL;
+}
+
+/* A PPF_REC_VDSO: its module's image is a file at the run's root. */
+static int pa_reader_vdso_rec(struct pa_process_ctx *c, struct pa_log_buf *buf, uint64_t off,
+			      const char *rec, uint32_t size, struct pa_warnings *warn,
+			      struct pa_error *err)
+{
+	const char *name = rec + sizeof(struct ppf_vdso);
+	struct pa_module *pm;
+	struct ppf_vdso r;
+
+	if (pa_reader_fixed(buf, off, rec, size, &r, sizeof(r), "vdso", err) < 0 ||
+	    pa_reader_path(buf, off, "vdso", name, r.name_len, size - sizeof(r), false, err) < 0)
+		return -EINVAL;
+	if (strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "vdso record: '%s' is not a file name", name);
+	pm = pa_reader_module_of(c->proc, r.module_id);
+	if (!pm) {
+		pa_warnings_add(warn, buf->path, true, off,
+				"vdso record of unknown module id %llu ignored",
+				(unsigned long long)r.module_id);
+		return 0;
+	}
+	free(pm->vdso_image);
+	pm->vdso_image = strdup(name);
+	return pm->vdso_image ? 0 : pa_error_set(err, -ENOMEM, buf->path, false, 0,
+						 "out of memory");
+}
+
 /*
  * The path after the fixed part (fixed_size bytes) of a record of size
  * bytes, path_len bytes long: checked (pa_reader_path: not empty) and
@@ -774,6 +811,28 @@ static int pa_reader_unprofiled_rec(struct pa_process_ctx *c, struct pa_log_buf 
 	return 0;
 }
 
+/*
+ * A PPF_REC_PROCESS_PAUSED (process) or PPF_REC_THREAD_PAUSED into *out:
+ * the last one holds the totals so far (one before each exec attempt).
+ */
+static int pa_reader_paused_rec(struct pa_log_buf *buf, uint64_t off, const char *rec,
+				uint32_t size, bool process, struct pa_paused *out,
+				struct pa_error *err)
+{
+	struct ppf_thread_paused r; /* the process's has the same layout */
+
+	if (pa_reader_grown(buf, off, rec, size, &r, sizeof(r), sizeof(r),
+			    process ? "process paused" : "thread paused", err) < 0)
+		return -EINVAL;
+	*out = (struct pa_paused){ .paused_ns = r.paused_ns, .pauses = r.pauses,
+				   .flags = r.flags };
+	if (process)
+		out->delay_ns = r.cpu_ns;
+	else
+		out->cpu_ns = r.cpu_ns;
+	return 0;
+}
+
 /* A PPF_REC_PROCESS_CPU; a moment it does not know is skipped. */
 static int pa_reader_cpu_rec(struct pa_process_ctx *c, struct pa_log_buf *buf, uint64_t off,
 			     const char *rec, uint32_t size, struct pa_error *err)
@@ -829,22 +888,23 @@ static int pa_reader_process_cb(void *ctx, struct pa_log_buf *buf, uint64_t off,
 		return pa_reader_quiet_rec(c, buf, off, rec, size, err);
 	case PPF_REC_PROCESS_CPU:
 		return pa_reader_cpu_rec(c, buf, off, rec, size, err);
+	case PPF_REC_PROCESS_PAUSED:
+		return pa_reader_paused_rec(buf, off, rec, size, true, &proc->paused, err);
+	case PPF_REC_VDSO:
+		return pa_reader_vdso_rec(c, buf, off, rec, size, warn, err);
 	case PPF_REC_MODULE_UNLOAD: {
 		struct ppf_module_unload u;
-		size_t i;
+		struct pa_module *pm;
 
 		if (pa_reader_fixed(buf, off, rec, size, &u, sizeof(u), "module unload", err) < 0)
 			return -EINVAL;
-		/* The latest module with that id: ids are unique, but be lenient. */
-		for (i = proc->nmodules; i > 0; i--)
-			if (proc->modules[i - 1].id == u.id)
-				break;
-		if (i == 0)
+		pm = pa_reader_module_of(proc, u.id);
+		if (!pm)
 			pa_warnings_add(warn, buf->path, true, off,
 					"unload of unknown module id %llu ignored",
 					(unsigned long long)u.id);
 		else
-			proc->modules[i - 1].unload_ns = u.unload_ns;
+			pm->unload_ns = u.unload_ns;
 		return 0;
 	}
 	case PPF_REC_LOG_FULL:
@@ -915,8 +975,10 @@ void pa_process_free(struct pa_process *proc)
 		free(proc->argv[i]);
 	free(proc->argv);
 	free(proc->events);
-	for (size_t i = 0; i < proc->nmodules; i++)
+	for (size_t i = 0; i < proc->nmodules; i++) {
 		free(proc->modules[i].path);
+		free(proc->modules[i].vdso_image);
+	}
 	free(proc->modules);
 	for (size_t i = 0; i < proc->nexecs; i++)
 		free(proc->execs[i].path);
@@ -1452,6 +1514,8 @@ static int pa_reader_thread_cb(void *ctx, struct pa_log_buf *buf, uint64_t off,
 	}
 	case PPF_REC_LOG_FULL:
 		return pa_reader_log_full_rec(buf, off, rec, size, &t->full, err);
+	case PPF_REC_THREAD_PAUSED:
+		return pa_reader_paused_rec(buf, off, rec, size, false, &t->paused, err);
 	case PPF_REC_THREAD_BLOCKED: {
 		struct ppf_thread_blocked r;
 

@@ -147,6 +147,8 @@ struct pa_module {
 	uint32_t build_id_len; /* 0 when none was recorded */
 	uint8_t build_id[PPF_BUILD_ID_MAX];
 	char *path; /* as recorded; may be "" (then the process exe is used) */
+	char *vdso_image; /* the vDSO's: its image's file name at the run's root
+			     (PPF_REC_VDSO), else NULL */
 };
 
 /*
@@ -216,6 +218,19 @@ struct pa_sample {
 	const uint64_t *ips;   /* nframes addresses: ips[0] interrupted, then callers */
 };
 
+/*
+ * How long sampling was paused (PPF_REC_PROCESS_PAUSED,
+ * PPF_REC_THREAD_PAUSED; all 0 without one: never paused, or a log cut
+ * short).
+ */
+struct pa_paused {
+	uint64_t paused_ns; /* wall time paused */
+	uint64_t cpu_ns;    /* a thread's: CPU time it used while paused */
+	uint64_t delay_ns;  /* a process's: the configuration's delay */
+	uint32_t pauses;
+	uint32_t flags;     /* enum ppf_paused_flags */
+};
+
 /* One thread-<tid>.log. */
 struct pa_thread {
 	uint32_t pid;
@@ -243,6 +258,7 @@ struct pa_thread {
 	uint64_t held_cpu_ns;
 	uint32_t holds;
 	uint32_t blocked_flags;
+	struct pa_paused paused; /* its events paused (PPF_REC_THREAD_PAUSED) */
 	uint64_t user_ns;       /* its parts in user space and in the kernel; */
 	uint64_t system_ns;     /* both 0 when not known (older logs) */
 	bool progress;          /* a PPF_REC_THREAD_PROGRESS was read */
@@ -292,6 +308,7 @@ struct pa_process {
 	uint64_t last_system_ns;
 	struct pa_log_full full; /* process.log stopped early: modules loaded
 				    and exec attempts made after it are missing */
+	struct pa_paused paused; /* sampling paused (PPF_REC_PROCESS_PAUSED: the last) */
 	struct pa_event *events; /* in file order */
 	size_t nevents;
 	struct pa_module *modules; /* in file order */

@@ -252,6 +252,7 @@ static void pa_report_processes_row(FILE *out, const struct pa_process *proc, si
 {
 	const char *exe = pa_process_exe_base(proc);
 	char how[PA_ERROR_PATH_MAX + 64], dur[32], before[32], cpu[PA_COVERAGE_TEXT_MAX];
+	char paused[96];
 	int indent = (int)pa_report_processes_indent(depth);
 	size_t nthreads;
 	uint64_t samples = pa_report_processes_samples(proc, f, &nthreads);
@@ -261,11 +262,13 @@ static void pa_report_processes_row(FILE *out, const struct pa_process *proc, si
 	pa_report_processes_duration(proc, dur, sizeof(dur));
 	pa_report_processes_before(proc, f, before, sizeof(before));
 	pa_coverage_process(f, proc, &c);
-	fprintf(out, "%8" PRIu32 " %8" PRIu32 " %9.3f %9s %9" PRIu64 " %7zu %s %9s  %*s%-*s  %s\n",
-		proc->pid, proc->ppid,
+	pa_coverage_paused(&proc->paused, false, paused, sizeof(paused));
+	fprintf(out, "%8" PRIu32 " %8" PRIu32 " %9.3f %9s %9" PRIu64 " %7zu %s %9s  %*s%-*s  %s"
+		"%s%s%s\n", proc->pid, proc->ppid,
 		proc->start_ns >= t0 ? (double)(proc->start_ns - t0) / 1e9 : 0.0, dur,
 		samples, nthreads, pa_coverage_format(&c, cpu, sizeof(cpu)), before, indent, "",
-		exe_width - indent, exe[0] ? exe : "?", how);
+		exe_width - indent, exe[0] ? exe : "?", how, paused[0] ? "  (" : "", paused,
+		paused[0] ? ")" : "");
 }
 
 /*
@@ -286,7 +289,9 @@ static void pa_report_processes_row(FILE *out, const struct pa_process *proc, si
  *   "unknown (log full)"  no END record, after process.log stopped early
  *                     (it could not grow): how the process ended is unknown
  *   "unknown"         an END record that does not say how
- * prefixed by "off, " when profiling was off in the process ("off, exit 0").
+ * prefixed by "off, " when profiling was off in the process ("off, exit 0");
+ * then, in parentheses, how long sampling was paused (pa_coverage_paused:
+ * the wall time, how many times, the configuration's delay).
  *
  * Rows come in tree order: a process is listed under its parent (the
  * selected process with pid = its ppid that started last before it), its
@@ -437,6 +442,12 @@ static void pa_report_processes_json_row(struct pa_json *j, const struct pa_proc
 		pa_json_null(j);
 	pa_coverage_json(j, &c);
 	pa_report_processes_json_before(j, proc, f);
+	pa_json_key(j, "paused_s");
+	if (proc->paused.pauses)
+		pa_json_double(j, (double)proc->paused.paused_ns / 1e9);
+	else
+		pa_json_null(j);
+	pa_json_key_uint(j, "pauses", proc->paused.pauses);
 	pa_json_object_end(j);
 }
 
@@ -467,8 +478,9 @@ static void pa_report_processes_json_rows(struct pa_json *j,
  * "exit_status", "signal" ("SIGABRT", or the number when it
  * has no name), "exec_path" (null when they do not apply),
  * "profiling_off", "cpu_s", "user_s", "system_s" (null when unknown),
- * "coverage" (coverage.h; null where it has no meaning)}. Returns 0,
- * -ENOMEM, or -EIO on a write error.
+ * "coverage" (coverage.h; null where it has no meaning), the before
+ * members, "paused_s" (the wall time sampling was paused, null when it
+ * never was) and "pauses"}. Returns 0, -ENOMEM, or -EIO on a write error.
  */
 static int pa_report_processes_write_json(const struct pa_report_ctx *ctx)
 {

@@ -72,17 +72,35 @@ static void pa_report_threads_row(const struct pa_process *proc, const struct pa
 {
 	FILE *out = arg;
 	struct pa_coverage c;
-	char cpu[PA_COVERAGE_TEXT_MAX], why[96];
+	char cpu[PA_COVERAGE_TEXT_MAX], why[96], paused[96];
 
 	pa_coverage_thread(f, proc, t, &c);
 	pa_coverage_blocked(t, why, sizeof(why));
+	pa_coverage_paused(&t->paused, true, paused, sizeof(paused));
 	fprintf(out, "%8" PRIu32 " %8" PRIu32 "  %-16s %9" PRIu64 " %7" PRIu64
-		" %9" PRIu64 " %6" PRIu64 " %5s %s  %s%s%s%s\n", t->pid, t->tid,
+		" %9" PRIu64 " %6" PRIu64 " %5s %s  %s%s%s%s%s%s\n", t->pid, t->tid,
 		t->name[0] ? t->name : "-", pa_filter_count_samples(f, proc, t),
 		pa_filter_count_lost(f, proc, t), pa_filter_count_throttled(f, proc, t),
 		pa_report_threads_late(f, proc, t), pa_report_threads_ended(proc, t),
 		pa_coverage_format(&c, cpu, sizeof(cpu)), pa_process_exe_base(proc),
-		why[0] ? "  (" : "", why, why[0] ? ")" : "");
+		why[0] || paused[0] ? "  (" : "", why, why[0] && paused[0] ? "; " : "",
+		paused, why[0] || paused[0] ? ")" : "");
+}
+
+/* "paused_s", "paused_cpu_s" and "pauses" of p (null, null, 0 when never paused). */
+static void pa_report_threads_json_paused(struct pa_json *j, const struct pa_paused *p)
+{
+	pa_json_key(j, "paused_s");
+	if (p && p->pauses)
+		pa_json_double(j, (double)p->paused_ns / 1e9);
+	else
+		pa_json_null(j);
+	pa_json_key(j, "paused_cpu_s");
+	if (p && p->pauses)
+		pa_json_double(j, (double)p->cpu_ns / 1e9);
+	else
+		pa_json_null(j);
+	pa_json_key_uint(j, "pauses", p ? p->pauses : 0);
 }
 
 /* A thread that ran unsampled: no samples, and why at the end of its row. */
@@ -155,8 +173,10 @@ static struct pa_jsondoc_counts pa_report_threads_counts(const struct pa_run *ru
  * exit_group, killed or still running), its CPU time, user and system
  * time when known and the share the samples cover (coverage.h), and the
  * executable; then, in parentheses, why the thread's sampling signal was
- * blocked while it ran, when its log says (pa_coverage_blocked).
- * Returns 0, or -EIO on a write error.
+ * blocked while it ran, when its log says (pa_coverage_blocked), and how
+ * long its sampling was paused, with the CPU time it used meanwhile
+ * (pa_coverage_paused; not in its coverage). Returns 0, or -EIO on a
+ * write error.
  */
 static int pa_report_threads_write(const struct pa_report_ctx *ctx)
 {
@@ -210,6 +230,7 @@ static void pa_report_threads_json_row(const struct pa_process *proc,
 		pa_json_null(j);
 	pa_coverage_blocked(t, why, sizeof(why));
 	pa_json_key_string(j, "blocked", why[0] ? why : NULL);
+	pa_report_threads_json_paused(j, &t->paused);
 	pa_json_object_end(j);
 }
 
@@ -235,6 +256,7 @@ static void pa_report_threads_json_unsampled(const struct pa_process *proc,
 	pa_coverage_json(j, NULL);
 	pa_json_key_null(j, "cpu_at_end");
 	pa_json_key_null(j, "blocked");
+	pa_report_threads_json_paused(j, NULL);
 	pa_json_object_end(j);
 }
 
@@ -247,7 +269,9 @@ static void pa_report_threads_json_unsampled(const struct pa_process *proc,
  * unknown), "coverage" (null where it has no meaning), "cpu_at_end"
  * (whether the CPU times are the END record's, or the last a log without
  * END recorded; null when unknown), "blocked" (why the sampling signal was
- * blocked while it ran, as in the text's marker; null when it was not)}.
+ * blocked while it ran, as in the text's marker; null when it was not),
+ * "paused_s" and "paused_cpu_s" (the wall time its sampling was paused and
+ * the CPU time it used meanwhile; null when never paused), "pauses"}.
  * Returns 0, -ENOMEM, or -EIO on a write error.
  */
 static int pa_report_threads_write_json(const struct pa_report_ctx *ctx)
@@ -280,7 +304,9 @@ const struct pa_report pa_report_threads = {
 		"stopped early because the disk was full, 'exec' when its\n"
 		"process's image was replaced, 'no' after a raw exit_group,\n"
 		"killed or still running), CPU, user and system time, the\n"
-		"share of it the samples cover (COVER), executable.\n",
+		"share of it the samples cover (COVER), executable; in\n"
+		"parentheses, how long its sampling was paused and the CPU\n"
+		"time it used meanwhile (left out of COVER).\n",
 	.use = PA_EVENTS_SAMPLES,
 	.needs = PA_REPORT_NEEDS_RUN,
 	.write = pa_report_threads_write,

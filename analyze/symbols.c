@@ -532,15 +532,18 @@ static struct {
 static const char pa_symbols_vdso[] = "[vdso]";
 
 /*
- * Whether rec is the process's copy of the vDSO: "vdso.so" in a directory
- * named as the process's (the preload writes it there, README "Output").
+ * Whether rec is the vDSO: an image at the run's root (PPF_REC_VDSO says
+ * so), or, in logs written before, the process's copy: "vdso.so" in a
+ * directory named as the process's (README "Output").
  */
 static bool pa_symbols_is_vdso(const struct pa_process *proc, const struct pa_module *rec)
 {
 	const char *slash = strrchr(rec->path, '/'), *dir, *dbase;
 	size_t dlen;
 
-	if (!slash || strcmp(slash + 1, "vdso.so") != 0 || slash == rec->path || !proc->dir ||
+	if (rec->vdso_image)
+		return true;
+	if (!slash || strcmp(slash + 1, PPF_VDSO_COPY) != 0 || slash == rec->path || !proc->dir ||
 	    !proc->dir[0])
 		return false;
 	for (dir = slash; dir > rec->path && dir[-1] != '/'; dir--)
@@ -780,6 +783,22 @@ void pa_symbols_files_release(void)
 	pa_symbols_store.cap = 0;
 }
 
+/*
+ * Where the vDSO's image of rec is now, into *file (malloc'd): beside the
+ * process directory at the run's root (where it was written when the
+ * process log is read alone), or the process's own copy in logs written
+ * before. Returns 0 or -ENOMEM.
+ */
+static int pa_symbols_vdso_file(const struct pa_process *proc, const struct pa_module *rec,
+				char **file)
+{
+	if (!proc->dir || !proc->dir[0])
+		return (*file = strdup(rec->path)) ? 0 : -ENOMEM;
+	if (rec->vdso_image)
+		return asprintf(file, "%s/../%s", proc->dir, rec->vdso_image) < 0 ? -ENOMEM : 0;
+	return asprintf(file, "%s/%s", proc->dir, PPF_VDSO_COPY) < 0 ? -ENOMEM : 0;
+}
+
 /* Name module idx of sym and find its file; -ENOMEM. */
 static int pa_symbols_module_init(struct pa_symbols *sym, size_t idx, struct pa_warnings *warn)
 {
@@ -793,17 +812,16 @@ static int pa_symbols_module_init(struct pa_symbols *sym, size_t idx, struct pa_
 	m->path = pa_symbols_module_name(proc, m->rec);
 	slash = strrchr(m->path, '/');
 	m->base = slash ? slash + 1 : m->path;
-	/* The vDSO's copy is read where the run is now: it may have moved. */
-	if (m->path == pa_symbols_vdso && asprintf(&copy, "%s/vdso.so", proc->dir) < 0)
+	/* The vDSO's image is read where the run is now: it may have moved. */
+	if (m->path == pa_symbols_vdso && pa_symbols_vdso_file(proc, m->rec, &copy) < 0)
 		return -ENOMEM;
 	if (m->path[0] != '/' && !copy)
-		return 0; /* [vdso] of a run without its copy, and friends: no file to read */
+		return 0; /* a module without a path of a file (hand-made logs) */
 	m->file = pa_symbols_file_get(&sym->opts, m->path, copy ? copy : m->path, m->rec);
 	if (!m->file)
 		ret = -ENOMEM;
 	else if (m->file->reason)
-		pa_warnings_add(warn, m->path == pa_symbols_vdso ? m->rec->path : m->path, false, 0,
-				"%s", m->file->reason);
+		pa_warnings_add(warn, copy ? copy : m->path, false, 0, "%s", m->file->reason);
 	free(copy);
 	return ret;
 }

@@ -29,9 +29,11 @@
  * two threads race on, even over different files (valgrind's helgrind
  * shows it: elf_version, the debuginfo search).
  *
- * The vDSO, which has no file, is read from the copy the preload wrote in
- * the process's directory ("vdso.so") and named "[vdso]" in every process,
- * its copies shared by build-id as other files are.
+ * The vDSO, which has no file, is read from the image the preload wrote
+ * once for the run at its root (PPF_REC_VDSO, beside the process
+ * directory), or in logs written before from the process's own copy
+ * ("vdso.so" in its directory), and named "[vdso]" in every process, its
+ * images shared by build-id as other files are.
  *
  * A module whose file cannot be opened or is not a regular file (opened
  * here with pa_regfile_open, never by libdwfl), or whose build-id differs
@@ -109,7 +111,7 @@ void pa_symbols_free(struct pa_symbols *sym);
 
 /*
  * The module path frames in rec show (pa_frame.module): "[vdso]" for the
- * process's copy of the vDSO, else rec's path, or proc's executable when
+ * vDSO's image, else rec's path, or proc's executable when
  * that is empty. Points into rec, proc or static storage.
  */
 const char *pa_symbols_module_name(const struct pa_process *proc, const struct pa_module *rec);

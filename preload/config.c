@@ -40,7 +40,7 @@ extern const char pp_config_default_ini[];
 #endif
 
 #define PP_CONFIG_VALUE_MAX 256
-#define PP_CONFIG_MAX_KEYS 8
+#define PP_CONFIG_MAX_KEYS 10
 /*
  * The shortest period of cpu-clock and task-clock, and the highest
  * frequency: a sample every 100 us of CPU at most. The kernel's hrtimer
@@ -59,10 +59,10 @@ enum pp_config_kind { PP_SEC_PROFILE, PP_SEC_SAMPLE, PP_SEC_COUNT };
 static const char *const pp_config_kinds[] = { "profile", "sample", "count" };
 
 enum { K_OUTPUT, K_MODE, K_MAX_FRAMES, K_FOLLOW_EXEC, K_UNAVAILABLE, K_STRICT,
-       K_SIGNAL, K_STACKS };
+       K_SIGNAL, K_STACKS, K_DELAY, K_TOGGLE_SIGNAL };
 static const char *const pp_config_profile_keys[] = {
 	"output", "mode", "max_frames", "follow_exec", "unavailable", "strict",
-	"signal", "stacks",
+	"signal", "stacks", "delay", "toggle_signal",
 };
 _Static_assert(sizeof(pp_config_profile_keys) / sizeof(pp_config_profile_keys[0]) <=
 	       PP_CONFIG_MAX_KEYS, "PP_CONFIG_MAX_KEYS holds [profile]'s keys");
@@ -518,6 +518,42 @@ static void pp_config_build_profile(struct pp_config_parser *p,
 			 &cfg->unavailable_off);
 	pp_config_bool(p, "strict", &v[K_STRICT], &cfg->strict);
 	pp_config_choice(p, "stacks", &v[K_STACKS], stacks, 2, &cfg->whole_stacks);
+	if (v[K_DELAY].line &&
+	    pp_config_range(p, "delay", &v[K_DELAY], pp_config_time_units, 4, 0,
+			    PP_CONFIG_MAX_TIME_PERIOD, "a duration from 0 to 3600s, "
+			    "such as 500ms or 10s (a bare number is nanoseconds)", &n) == 0)
+		cfg->delay_ns = n;
+	if (v[K_TOGGLE_SIGNAL].line) {
+		int sig = pp_config_any_signal(v[K_TOGGLE_SIGNAL].text);
+
+		if (sig < 0)
+			pp_config_error(p, v[K_TOGGLE_SIGNAL].line, "toggle_signal = '%s': "
+					"expected none, a signal's name (SIGUSR2, SIGRTMIN+N, "
+					"...) or its number", v[K_TOGGLE_SIGNAL].text);
+		else
+			cfg->toggle_signal = sig;
+	}
+}
+
+int pp_config_any_signal(const char *text)
+{
+	const char *name = strncasecmp(text, "SIG", 3) == 0 ? text + 3 : text;
+	char *end;
+	long n;
+
+	if (strcasecmp(text, "none") == 0)
+		return 0;
+	for (int sig = 1; sig < SIGRTMIN; sig++) {
+		const char *abbrev = sigabbrev_np(sig);
+
+		if (abbrev && strcasecmp(name, abbrev) == 0)
+			return sig;
+	}
+	n = strtol(text, &end, 10);
+	if (end != text && !*end)
+		return n >= 1 && n <= SIGRTMAX ? (int)n : -1;
+	n = pp_config_signal_number(text);
+	return n > 0 ? (int)n : -1;
 }
 
 /*

@@ -45,6 +45,8 @@ struct pp_config {
 	int strict;
 	int unavailable_off;
 	int whole_stacks;   /* stacks = whole: every sample with its whole stack */
+	uint64_t delay_ns;  /* sampling starts this long after the run started */
+	int toggle_signal;  /* a signal that pauses and resumes sampling; 0: none */
 	unsigned nevents;   /* sampling and counting, in file order */
 	struct pp_config_event events[PP_CONFIG_MAX_EVENTS];
 	char *text;         /* the configuration text, owned (malloc'd) */
@@ -98,5 +100,12 @@ void pp_config_release(struct pp_config *cfg);
  * SIGRTMAX-N or the number of one of those): 0 for "auto", -1 otherwise.
  */
 int pp_config_signal_number(const char *text);
+
+/*
+ * The signal a `toggle_signal` value names (SIGUSR2, USR2, SIGRTMIN+N, a
+ * number, ...: any signal, checked against the profiler's own at start):
+ * 0 for "none", -1 when it names none.
+ */
+int pp_config_any_signal(const char *text);
 
 #endif

@@ -437,7 +437,7 @@ int pp_events_thread_open(struct pp_tevents *te, const struct pp_config *cfg,
 		     ev->mode != PPF_MODE_SIGNAL) ||
 		    ev->error[i] || (te->open & (1u << i)))
 			continue;
-		err = pp_events_thread_add(te, cfg, i, ev->mode, 1);
+		err = pp_events_thread_add(te, cfg, i, ev->mode, 0);
 		if (err)
 			return err;
 	}
@@ -461,12 +461,12 @@ int pp_events_counter_read(const struct pp_tevents *te, unsigned i,
 
 void pp_events_thread_disable(struct pp_tevents *te)
 {
-	pp_fd_tevents_switch_sigsafe(te, PERF_EVENT_IOC_DISABLE);
+	pp_fd_tevents_switch_sigsafe(te, PERF_EVENT_IOC_DISABLE, 0);
 }
 
 void pp_events_thread_enable(struct pp_tevents *te)
 {
-	pp_fd_tevents_switch_sigsafe(te, PERF_EVENT_IOC_ENABLE);
+	pp_fd_tevents_switch_sigsafe(te, PERF_EVENT_IOC_ENABLE, 0);
 }
 
 void pp_events_thread_close(struct pp_tevents *te)

@@ -124,8 +124,9 @@ void pp_events_close(struct pp_events *ev);
 
 /*
  * Opens the calling thread's own events: its counting events and, in the
- * signal mode, its sampling events (enabled), in the sigtrap mode the
- * counters of its weighted sampling events; skips those in ev->error. Returns 0, or
+ * signal mode, its sampling events (disabled until the thread goes live:
+ * sigsafe/pause.h), in the sigtrap mode the counters of its weighted
+ * sampling events; skips those in ev->error. Returns 0, or
  * the first negative errno (what did open stays open).
  */
 int pp_events_thread_open(struct pp_tevents *te, const struct pp_config *cfg,

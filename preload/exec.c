@@ -92,11 +92,18 @@ static char *pp_exec_find(char *const envp[], const char *var)
 	return NULL;
 }
 
-/* Whether an LD_PRELOAD entry already names this library. */
+/*
+ * Whether an LD_PRELOAD entry already names this library. Never, before
+ * pp_exec_init found the library's path (profiling off from the start):
+ * the empty name would be found at every place, for ever.
+ */
 static int pp_exec_has_lib(const char *entry)
 {
 	const char *p = entry + strlen(PP_EXEC_PRELOAD);
 	size_t n = strlen(pp_exec.lib);
+
+	if (!n)
+		return 0;
 
 	while ((p = strstr(p, pp_exec.lib)) != NULL) {
 		int starts = p == entry + strlen(PP_EXEC_PRELOAD) || p[-1] == ':' ||

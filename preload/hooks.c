@@ -13,6 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "control.h"
 #include "maps.h"
 #include "masks.h"
 #include "pprof/format.h"
@@ -182,11 +183,37 @@ static int pp_hooks_app_action(const struct sigaction *act, struct sigaction *ol
 	return 0;
 }
 
-PP_EXPORT int sigaction(int sig, const struct sigaction *act,
-			struct sigaction *old)
+int pp_hooks_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	if (!pp_real.sigaction)
 		pp_hooks_resolve();
+	return pp_real.sigaction(sig, act, old);
+}
+
+int pp_hooks_create_helper(pthread_t *thread, const pthread_attr_t *attr,
+			   void *(*fn)(void *), void *arg)
+{
+	sigset_t all, old;
+	int err;
+
+	pp_hooks_resolve();
+	/* sigfillset leaves glibc's internal signals out, as it must here. */
+	sigfillset(&all);
+	pp_masks_real(SIG_SETMASK, &all, &old);
+	err = pp_real.pthread_create(thread, attr, fn, arg);
+	pp_masks_real(SIG_SETMASK, &old, NULL);
+	return err;
+}
+
+PP_EXPORT int sigaction(int sig, const struct sigaction *act,
+			struct sigaction *old)
+{
+	int rc;
+
+	if (!pp_real.sigaction)
+		pp_hooks_resolve();
+	if (pp_control_app_action(sig, act, old, pp_real.sigaction, &rc))
+		return rc;
 	if (__atomic_load_n(&pp_hooks_handler_owned, __ATOMIC_ACQUIRE) &&
 	    sig == pp_sampsig_number_sigsafe())
 		return pp_hooks_app_action(act, old);

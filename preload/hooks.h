@@ -9,6 +9,7 @@
 #ifndef PP_HOOKS_H
 #define PP_HOOKS_H
 
+#include <pthread.h>
 #include <signal.h>
 
 /* Looks up the real functions; call once, early, outside signal context. */
@@ -37,5 +38,16 @@ int pp_hooks_install_handler(void);
 
 /* Gives the signal back to the app's own action (profiling stopped). */
 void pp_hooks_uninstall_handler(void);
+
+/* The real sigaction (the program's calls go through the hook). */
+int pp_hooks_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
+
+/*
+ * Starts a thread of the profiler's own with the real pthread_create, every
+ * signal blocked in it: the program's signals never land there, nor do
+ * samples. Returns 0 or an errno, as pthread_create.
+ */
+int pp_hooks_create_helper(pthread_t *thread, const pthread_attr_t *attr,
+			   void *(*fn)(void *), void *arg);
 
 #endif

@@ -43,7 +43,8 @@ static int pp_init_signal_free(int sig)
 
 /*
  * The signal mode's signal: the configured one, else a real-time signal the
- * program has not claimed (the highest), else SIGPROF. Under a tracer,
+ * program has not claimed (the highest) other than the toggle signal, else
+ * SIGPROF. Under a tracer,
  * SIGPROF first: debuggers stop on every real-time signal by default (gdb:
  * "SIG34 Stop Yes") but pass SIGPROF on silently.
  */
@@ -51,10 +52,11 @@ static int pp_init_choose_signal(int tracer)
 {
 	if (pp_init.cfg.signal)
 		return pp_init.cfg.signal;
-	if (tracer && pp_init_signal_free(SIGPROF))
+	if (tracer && pp_init_signal_free(SIGPROF) && pp_init.cfg.toggle_signal != SIGPROF)
 		return SIGPROF;
+	/* Not the toggle signal (control.h): the user keeps that one. */
 	for (int sig = SIGRTMAX; sig >= SIGRTMIN; sig--)
-		if (pp_init_signal_free(sig))
+		if (pp_init_signal_free(sig) && sig != pp_init.cfg.toggle_signal)
 			return sig;
 	return SIGPROF;
 }

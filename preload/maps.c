@@ -13,7 +13,12 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+/* xxhash's XXH3, compiled in from its header. */
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 #include "pprof/format.h"
 #include "proclog.h"
@@ -21,8 +26,6 @@
 #include "sigsafe/dlsnap.h"
 #include "sigsafe/records.h"
 #include "sigsafe/sampler.h"
-
-#define PP_MAPS_VDSO_FILE "vdso.so"
 
 struct pp_maps_entry {
 	uint64_t id;
@@ -51,6 +54,8 @@ static size_t pp_maps_n, pp_maps_cap;
 static uint64_t pp_maps_next_id = 1;
 static int pp_maps_dirfd = -1;
 static char pp_maps_dir[PATH_MAX];
+static int pp_maps_rootfd = -1;
+static char pp_maps_root[PATH_MAX];
 
 void pp_maps_set_dir(int dirfd, const char *dir)
 {
@@ -58,64 +63,10 @@ void pp_maps_set_dir(int dirfd, const char *dir)
 	snprintf(pp_maps_dir, sizeof(pp_maps_dir), "%s", dir);
 }
 
-/*
- * The vDSO has no file: write its image (ELF header to section headers,
- * which come last) into the process directory, as perf keeps a copy, so
- * that the analyzer can name what runs in it. Returns 1 with path set.
- */
-static int pp_maps_vdso(const struct dl_phdr_info *info, uint64_t start,
-			uint64_t end, char *path)
+void pp_maps_set_root(int rootfd, const char *root)
 {
-	const ElfW(Ehdr) *eh = (const void *)getauxval(AT_SYSINFO_EHDR);
-	uint64_t size;
-	int fd, ok;
-
-	if (!eh || pp_maps_dirfd < 0 || (uint64_t)(uintptr_t)eh < start ||
-	    (uint64_t)(uintptr_t)eh >= end ||
-	    memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0)
-		return 0;
-	(void)info;
-	size = eh->e_shoff + (uint64_t)eh->e_shnum * eh->e_shentsize;
-	if (size > end - (uint64_t)(uintptr_t)eh + 4096 || size > (1u << 20))
-		return 0;
-	fd = openat(pp_maps_dirfd, PP_MAPS_VDSO_FILE,
-		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return 0;
-	ok = write(fd, eh, size) == (ssize_t)size;
-	close(fd);
-	if (!ok) {
-		/* A full disk: no half copy for the analyzer to misread. */
-		unlinkat(pp_maps_dirfd, PP_MAPS_VDSO_FILE, 0);
-		return 0;
-	}
-	return snprintf(path, PATH_MAX, "%.*s/%s", PATH_MAX - 16, pp_maps_dir,
-			PP_MAPS_VDSO_FILE) < PATH_MAX;
-}
-
-static struct pp_maps_entry *pp_maps_find(uint64_t bias, uint64_t start,
-					  uint64_t end)
-{
-	for (size_t i = 0; i < pp_maps_n; i++)
-		if (pp_maps[i].bias == bias && pp_maps[i].start == start &&
-		    pp_maps[i].end == end)
-			return &pp_maps[i];
-	return NULL;
-}
-
-static struct pp_maps_entry *pp_maps_add(void)
-{
-	if (pp_maps_n == pp_maps_cap) {
-		size_t cap = pp_maps_cap ? pp_maps_cap * 2 : 64;
-		struct pp_maps_entry *m = realloc(pp_maps, cap * sizeof(*m));
-
-		if (!m)
-			return NULL;
-		pp_maps = m;
-		pp_maps_cap = cap;
-	}
-	memset(&pp_maps[pp_maps_n], 0, sizeof(*pp_maps));
-	return &pp_maps[pp_maps_n++];
+	pp_maps_rootfd = rootfd;
+	snprintf(pp_maps_root, sizeof(pp_maps_root), "%s", rootfd >= 0 ? root : "");
 }
 
 /* Copies the GNU build-id note of a loaded object, if it has one. */
@@ -150,6 +101,153 @@ static void pp_maps_build_id(const struct dl_phdr_info *info,
 }
 
 /*
+ * The name of the vDSO's image at the output root (format.h, PPF_REC_VDSO):
+ * by its build-id, else by a hash of the image. name holds NAME_MAX + 1.
+ */
+static void pp_maps_vdso_name(const struct dl_phdr_info *info, const void *image,
+			      uint64_t size, char *name)
+{
+	struct pp_records_module m = { 0 };
+	int n = snprintf(name, NAME_MAX + 1, "%s", PPF_VDSO_FILE_PREFIX);
+
+	pp_maps_build_id(info, &m);
+	for (uint32_t i = 0; i < m.build_id_len; i++)
+		n += snprintf(name + n, (size_t)(NAME_MAX + 1 - n), "%02x", m.build_id[i]);
+	if (!m.build_id_len) {
+		XXH128_hash_t h = XXH3_128bits(image, size);
+
+		n += snprintf(name + n, (size_t)(NAME_MAX + 1 - n), "xxh128-%016llx%016llx",
+			      (unsigned long long)h.high64, (unsigned long long)h.low64);
+	}
+	snprintf(name + n, (size_t)(NAME_MAX + 1 - n), ".so");
+}
+
+/*
+ * Creates name under dirfd, never following a link nor replacing a file,
+ * holding the size bytes of image, or nothing (a full disk leaves no half
+ * file to misread). Returns 0 or a negative errno.
+ */
+static int pp_maps_vdso_write(int dirfd, const char *name, const void *image, uint64_t size)
+{
+	int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	ssize_t n;
+	int err = 0;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, image, size);
+	if (n != (ssize_t)size)
+		err = n < 0 ? -errno : -ENOSPC;
+	close(fd);
+	if (err)
+		unlinkat(dirfd, name, 0);
+	return err;
+}
+
+/*
+ * Whether name under dirfd is the image a process of this user put there:
+ * a regular file (not a link to one) of size bytes. Such a file is only
+ * ever whole (pp_maps_vdso_put), and two images of one name are the same.
+ */
+static int pp_maps_vdso_there(int dirfd, const char *name, uint64_t size)
+{
+	struct stat st;
+
+	return fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+	       st.st_uid == geteuid() && (uint64_t)st.st_size == size;
+}
+
+/*
+ * Puts the image at the output root as name, once for the run however many
+ * of its processes do it at once: each writes a name of its own, then links
+ * it to name, which link() never replaces. Returns 1 when name holds it.
+ */
+static int pp_maps_vdso_put(const char *name, const void *image, uint64_t size)
+{
+	char tmp[NAME_MAX + 1];
+	int err, ok;
+
+	if (pp_maps_vdso_there(pp_maps_rootfd, name, size))
+		return 1;
+	snprintf(tmp, sizeof(tmp), ".%s.%d.tmp", name, (int)getpid());
+	err = pp_maps_vdso_write(pp_maps_rootfd, tmp, image, size);
+	if (err == -EEXIST) {
+		/*
+		 * Left by a killed process of this pid; or being written by one
+		 * of another pid namespace, whose link then fails: that one
+		 * keeps a copy of its own.
+		 */
+		unlinkat(pp_maps_rootfd, tmp, 0);
+		err = pp_maps_vdso_write(pp_maps_rootfd, tmp, image, size);
+	}
+	if (err)
+		return 0;
+	ok = linkat(pp_maps_rootfd, tmp, pp_maps_rootfd, name, 0) == 0 ||
+	     (errno == EEXIST && pp_maps_vdso_there(pp_maps_rootfd, name, size));
+	unlinkat(pp_maps_rootfd, tmp, 0);
+	return ok;
+}
+
+/*
+ * The vDSO has no file: its image (ELF header to section headers, which
+ * come last) is written once for the run at the output root, as perf keeps
+ * a copy, so that the analyzer can name what runs in it; image gets its
+ * name there. When the root cannot take it (a file system without hard
+ * links, a name taken by something else, a scan after the start), a copy
+ * goes into the process directory as before, and image is "". Returns 1
+ * with path set.
+ */
+static int pp_maps_vdso(const struct dl_phdr_info *info, uint64_t start,
+			uint64_t end, char *path, char *image)
+{
+	const ElfW(Ehdr) *eh = (const void *)getauxval(AT_SYSINFO_EHDR);
+	uint64_t size;
+
+	image[0] = '\0';
+	if (!eh || pp_maps_dirfd < 0 || (uint64_t)(uintptr_t)eh < start ||
+	    (uint64_t)(uintptr_t)eh >= end ||
+	    memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0)
+		return 0;
+	size = eh->e_shoff + (uint64_t)eh->e_shnum * eh->e_shentsize;
+	if (size > end - (uint64_t)(uintptr_t)eh + 4096 || size > (1u << 20))
+		return 0;
+	pp_maps_vdso_name(info, eh, size, image);
+	if (pp_maps_rootfd >= 0 && pp_maps_vdso_put(image, eh, size) &&
+	    snprintf(path, PATH_MAX, "%s/%s", pp_maps_root, image) < PATH_MAX)
+		return 1;
+	image[0] = '\0';
+	if (pp_maps_vdso_write(pp_maps_dirfd, PPF_VDSO_COPY, eh, size) != 0)
+		return 0;
+	return snprintf(path, PATH_MAX, "%.*s/%s", PATH_MAX - 16, pp_maps_dir,
+			PPF_VDSO_COPY) < PATH_MAX;
+}
+
+static struct pp_maps_entry *pp_maps_find(uint64_t bias, uint64_t start,
+					  uint64_t end)
+{
+	for (size_t i = 0; i < pp_maps_n; i++)
+		if (pp_maps[i].bias == bias && pp_maps[i].start == start &&
+		    pp_maps[i].end == end)
+			return &pp_maps[i];
+	return NULL;
+}
+
+static struct pp_maps_entry *pp_maps_add(void)
+{
+	if (pp_maps_n == pp_maps_cap) {
+		size_t cap = pp_maps_cap ? pp_maps_cap * 2 : 64;
+		struct pp_maps_entry *m = realloc(pp_maps, cap * sizeof(*m));
+
+		if (!m)
+			return NULL;
+		pp_maps = m;
+		pp_maps_cap = cap;
+	}
+	memset(&pp_maps[pp_maps_n], 0, sizeof(*pp_maps));
+	return &pp_maps[pp_maps_n++];
+}
+
+/*
  * The canonical path of the program (realpath of /proc/self/exe): the
  * kernel's name for it, resolved as any other path, saves resolving /proc.
  */
@@ -164,22 +262,27 @@ static int pp_maps_exe_path(struct pp_respath *rp, char *path)
 	return pp_respath_resolve(rp, exe, path) == 0;
 }
 
-/* The absolute path of an object (a copy for the vDSO), or 0 if none. */
+/*
+ * The absolute path of an object (an image of the vDSO, whose name at the
+ * output root goes into image, else image is ""), or 0 if none. Paths are
+ * resolved as realpath(3) does, each directory once a scan (respath.h).
+ */
 static int pp_maps_path(const struct dl_phdr_info *info, int first,
-			uint64_t start, uint64_t end, char *path,
+			uint64_t start, uint64_t end, char *path, char *image,
 			struct pp_respath *rp)
 {
 	const char *name = info->dlpi_name;
 
+	image[0] = '\0';
 	if ((!name || !*name) && first && pp_maps_exe_path(rp, path))
 		return 1;
 	if (name && *name && pp_respath_resolve(rp, name, path) == 0)
 		return 1;
-	return pp_maps_vdso(info, start, end, path);
+	return pp_maps_vdso(info, start, end, path, image);
 }
 
 static void pp_maps_record(const struct dl_phdr_info *info, const char *path,
-			   uint64_t start, uint64_t end, uint64_t pgoff,
+			   const char *image, uint64_t start, uint64_t end, uint64_t pgoff,
 			   struct pp_maps_scan_ctx *ctx)
 {
 	struct pp_maps_entry *e = pp_maps_add();
@@ -203,6 +306,7 @@ static void pp_maps_record(const struct dl_phdr_info *info, const char *path,
 	m.pgoff = pgoff;
 	m.load_ns = ctx->now_ns;
 	m.path = path;
+	m.vdso_image = image[0] ? image : NULL;
 	pp_maps_build_id(info, &m);
 	err = pp_records_module_sigsafe(pp_proclog_hold(), &m);
 	pp_proclog_release();
@@ -238,7 +342,7 @@ static int pp_maps_visit(struct dl_phdr_info *info, size_t size, void *arg)
 	struct pp_maps_scan_ctx *ctx = arg;
 	uint64_t start = UINT64_MAX, end = 0, pgoff = 0;
 	struct pp_maps_entry *e;
-	char path[PATH_MAX];
+	char path[PATH_MAX], image[NAME_MAX + 1];
 	int first = ctx->first;
 
 	ctx->first = 0;
@@ -262,8 +366,8 @@ static int pp_maps_visit(struct dl_phdr_info *info, size_t size, void *arg)
 		e->seen = 1;
 		return 0;
 	}
-	if (pp_maps_path(info, first, start, end, path, &ctx->respath))
-		pp_maps_record(info, path, start, end, pgoff, ctx);
+	if (pp_maps_path(info, first, start, end, path, image, &ctx->respath))
+		pp_maps_record(info, path, image, start, end, pgoff, ctx);
 	return 0;
 }
 
@@ -339,6 +443,7 @@ int pp_maps_glibc_iterate(int (*cb)(struct dl_phdr_info *, size_t, void *), void
 void pp_maps_reset(void)
 {
 	pp_maps_dirfd = -1;
+	pp_maps_rootfd = -1;
 	pthread_mutex_init(&pp_maps_mutex, NULL);
 	pp_maps_n = 0;
 }

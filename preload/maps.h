@@ -11,10 +11,19 @@
 #include <stdint.h>
 
 /*
- * The process directory, where a copy of the vDSO goes (it has no file of
- * its own). dirfd stays owned by the caller.
+ * The process directory, where a copy of the vDSO goes when the output
+ * root cannot take its image (it has no file of its own). dirfd stays
+ * owned by the caller.
  */
 void pp_maps_set_dir(int dirfd, const char *dir);
+
+/*
+ * The output root (absolute path, and a descriptor of it, O_PATH will do),
+ * where the vDSO's image is written once for the run, by build-id; -1 when
+ * the process no longer holds it open. rootfd stays owned by the caller,
+ * who sets -1 before closing it.
+ */
+void pp_maps_set_root(int rootfd, const char *root);
 
 /*
  * Compares the loaded objects with what was recorded and writes the

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "control.h"
 #include "events.h"
 #include "hooks.h"
 #include "init.h"
@@ -33,6 +34,7 @@
 #include "sigsafe/appmask.h"
 #include "sigsafe/fd.h"
 #include "sigsafe/logfile.h"
+#include "sigsafe/pause.h"
 #include "sigsafe/records.h"
 #include "sigsafe/sampler.h"
 #include "sigsafe/sampsig.h"
@@ -198,6 +200,20 @@ static void pp_process_write_start(uint32_t mode)
 }
 
 /*
+ * Stops pausing and resuming (pause.h), and writes the process's
+ * PPF_REC_PROCESS_PAUSED into log (held) when it was paused at all.
+ */
+static void pp_process_write_paused(struct pp_logfile *log)
+{
+	struct pp_records_paused p;
+	uint64_t now = pp_records_now_sigsafe();
+
+	pp_pause_stop_sigsafe(now, &p);
+	if (p.pauses)
+		pp_records_paused_sigsafe(log, PPF_REC_PROCESS_PAUSED, now, &p);
+}
+
+/*
  * Writes the process's END record, into the room kept for it, and closes
  * process.log.
  */
@@ -212,6 +228,7 @@ static void pp_process_close_log(void)
 	pp_records_cpu_sigsafe(RUSAGE_SELF, &cpu);
 	log = pp_proclog_hold();
 	pp_logfile_closing_sigsafe(log);
+	pp_process_write_paused(log);
 	pp_records_process_end_sigsafe(log, &c, &cpu, pp_process.exit_how,
 				       pp_process.exit_status);
 	pp_logfile_close_sigsafe(log);
@@ -246,6 +263,8 @@ static void pp_process_finish(void)
 	if (!pp_process_active())
 		return;
 	__atomic_store_n(&pp_process.active, 0, __ATOMIC_RELEASE);
+	/* No toggle enables the events again. */
+	pp_pause_stop_sigsafe(pp_records_now_sigsafe(), &(struct pp_records_paused){ 0 });
 	pp_events_disable(&pp_process.events);
 	pp_thread_finish_all();
 	pp_process_close_log();
@@ -284,6 +303,7 @@ static struct pp_tevents *pp_process_own_tevents(void)
 
 int pp_process_exec_begin(const char *path)
 {
+	struct pp_logfile *log;
 	struct pp_tevents *te;
 	int saved = errno;
 
@@ -295,7 +315,9 @@ int pp_process_exec_begin(const char *path)
 	/* Its threads that took no sample have no log to say they were there. */
 	pp_thread_quiet_all_at_exec();
 	/* Last: a process.log that ends with PPF_REC_EXEC was replaced. */
-	pp_records_exec_sigsafe(pp_proclog_hold(), path);
+	log = pp_proclog_hold();
+	pp_process_write_paused(log);
+	pp_records_exec_sigsafe(log, path);
 	pp_proclog_release();
 	/*
 	 * The signal mode's other threads end at exec, and their samples with
@@ -316,7 +338,10 @@ void pp_process_exec_failed(int began)
 
 	if (!began || !pp_process_active())
 		return;
-	pp_events_enable(&pp_process.events, pp_process_own_tevents());
+	/* Paused, the events stay disabled as exec left them. */
+	if (!pp_pause_paused_sigsafe())
+		pp_events_enable(&pp_process.events, pp_process_own_tevents());
+	pp_pause_resume_after_stop_sigsafe();
 	errno = saved;
 }
 
@@ -563,6 +588,7 @@ static void pp_process_start_profiling(void)
 			scfg.weighted |= 1u << i;
 	}
 	pp_sampler_configure_sigsafe(&scfg);
+	pp_pause_configure_sigsafe(&pp_process.events, pp_process.cfg->delay_ns);
 	pp_unsampled_start(pp_process.dir);
 	main_thread = pp_thread_setup(1, &slot);
 	if (pp_process_start_events(main_thread) != 0) {
@@ -579,6 +605,7 @@ static void pp_process_start_profiling(void)
 	pp_events_open_others(&pp_process.events, pp_process.cfg);
 	pp_process_write_start((uint32_t)pp_process.mode);
 	pp_maps_set_dir(pp_process.dirfd, pp_process.dir);
+	pp_maps_set_root(pp_process.rootfd, pp_process.cfg->output);
 	pp_maps_scan(pp_records_now_sigsafe());
 	if (slot)
 		pp_thread_end_at_exit(slot);
@@ -588,8 +615,11 @@ static void pp_process_start_profiling(void)
 	/* What no sample covers: all of it until the events are enabled below. */
 	pp_process_write_cpu(PPF_CPU_SAMPLING);
 	__atomic_store_n(&pp_process.active, 1, __ATOMIC_RELEASE);
-	/* Last: the profiler's own start is not sampled. */
-	pp_events_enable(&pp_process.events, main_thread ? &main_thread->tev : NULL);
+	/* Last: the profiler's own start is not sampled; nor, paused, the rest. */
+	pp_control_process_start(pp_process.cfg, pp_process.starting);
+	if (main_thread)
+		pp_pause_thread_live_sigsafe(main_thread, main_thread->tid, 1);
+	pp_pause_start_sigsafe();
 	/* A program started with the signal blocked (its parent's mask). */
 	pp_masks_process_start(main_thread);
 }
@@ -613,6 +643,7 @@ static void pp_process_setup(void)
 	/* Set once process.log exists: a disk full before says the line above. */
 	pp_process_full_line();
 	pp_process_start_profiling();
+	pp_maps_set_root(-1, NULL);
 	close(pp_process.rootfd);
 	pp_process.rootfd = -1;
 }
@@ -629,6 +660,7 @@ static void pp_process_fork_child(void)
 		return;
 	pp_process_cpu_at_entry();
 	__atomic_store_n(&pp_process.active, 0, __ATOMIC_RELEASE);
+	pp_pause_forget_sigsafe();
 	pp_thread_forget_all();
 	for (unsigned i = 0; i < pp_process.events.n; i++)
 		pp_fd_close_sigsafe(pp_process.events.fds[i]);

@@ -26,6 +26,7 @@
 #include "sigsafe/appmask.h"
 #include "sigsafe/sampsig.h"
 #include "sigsafe/logfile.h"
+#include "sigsafe/pause.h"
 #include "sigsafe/sampler.h"
 #include "sigsafe/share.h"
 #include "proclog.h"
@@ -174,16 +175,6 @@ static void pp_thread_name(int tid, int self, char *name)
 		name[n - 1] = '\0';
 }
 
-/* CPU time of a thread of this process, by tid (the kernel's clock id). */
-static uint64_t pp_thread_cpu_ns(int tid)
-{
-	clockid_t clk = (clockid_t)((~(unsigned)tid << 3) | 6);
-	struct timespec ts;
-
-	if (clock_gettime(clk, &ts) != 0)
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /*
  * The CPU time of thread tid of this process, ended elsewhere than in that
@@ -197,7 +188,7 @@ static void pp_thread_cpu_other(int tid, struct pp_records_cpu *cpu)
 	char path[64], buf[1024];
 	const char *p;
 
-	*cpu = (struct pp_records_cpu){ .cpu_ns = pp_thread_cpu_ns(tid) };
+	*cpu = (struct pp_records_cpu){ .cpu_ns = pp_threads_cpu_of_sigsafe(tid) };
 	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
 	if (!pp_process_read_proc(path, buf, sizeof(buf)))
 		return;
@@ -221,7 +212,7 @@ static void pp_thread_cpu(int tid, int self, struct pp_records_cpu *cpu)
 		return;
 	}
 	pp_records_cpu_sigsafe(RUSAGE_THREAD, cpu);
-	cpu->cpu_ns = pp_thread_cpu_ns(tid);
+	cpu->cpu_ns = pp_threads_cpu_of_sigsafe(tid);
 }
 
 /*
@@ -263,7 +254,7 @@ static void pp_thread_write_blocked(struct pp_thread *t, int tid, int self, uint
 
 	if (t->held_since_ns) {
 		flags |= PPF_BLOCKED_HELD_AT_END;
-		pp_appmask_hold_end_sigsafe(t, pp_thread_cpu_ns(tid));
+		pp_appmask_hold_end_sigsafe(t, pp_threads_cpu_of_sigsafe(tid));
 	} else if (!(self && pp_appmask_held_sigsafe()) && pp_thread_signal_blocked(tid, self)) {
 		flags |= PPF_BLOCKED_UNSEEN;
 	}
@@ -360,12 +351,16 @@ static void pp_thread_finish(struct pp_thread *t, int tid, int self)
 	char name[PPF_THREAD_NAME_MAX];
 	struct pp_records_counts c;
 	struct pp_records_cpu used;
+	struct pp_records_paused paused;
 	uint64_t now = pp_records_now_sigsafe();
 
+	/* Before its events close: no other thread switches them from now on (pause.h). */
+	pp_pause_thread_end_sigsafe(t, tid, now, &paused);
 	/* A thread that is gone has no name left to read: keep the first. */
 	pp_thread_name(tid, self, name);
+	/* A thread paused has a log for its PPF_REC_THREAD_PAUSED. */
 	if (!pp_logfile_is_open_sigsafe(&t->log) &&
-	    (pp_thread_quiet(t, tid, self, 0, now, name) ||
+	    ((!paused.pauses && pp_thread_quiet(t, tid, self, 0, now, name)) ||
 	     pp_thread_late_log(t, tid, name) != 0)) {
 		/* Its own events (signal mode), which no log will total. */
 		pp_events_thread_disable(&t->tev);
@@ -379,6 +374,8 @@ static void pp_thread_finish(struct pp_thread *t, int tid, int self)
 	pp_logfile_closing_sigsafe(&t->log);
 	if (name[0])
 		pp_records_thread_name_sigsafe(&t->log, now, name);
+	if (paused.pauses)
+		pp_records_paused_sigsafe(&t->log, PPF_REC_THREAD_PAUSED, now, &paused);
 	pp_events_thread_disable(&t->tev);
 	pp_thread_write_blocked(t, tid, self, now);
 	pp_thread_write_events(t);
@@ -673,6 +670,9 @@ void pp_thread_begin(void)
 	t = pp_thread_setup(0, &slot);
 	if (t && (err = pp_thread_events(t)) != 0)
 		pp_thread_unsampled(t, t->tid, PPF_UNSAMPLED_EVENTS, err, NULL);
+	else if (t)
+		/* Its events, opened, switched to the pause state: paused, it starts paused. */
+		pp_pause_thread_live_sigsafe(t, t->tid, 1);
 	/* An unsampled thread's slot too: its end releases it. */
 	if (slot)
 		pp_thread_end_at_exit(slot);

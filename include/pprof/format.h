@@ -4,7 +4,8 @@
  *
  * A run writes one directory per process, <root>/<exe>.<pid>/, holding
  *   process.log        header, PPF_REC_PROCESS, PPF_REC_CONFIG, PPF_REC_EVENT...,
- *                      PPF_REC_MODULE and PPF_REC_MODULE_UNLOAD as they happen,
+ *                      PPF_REC_MODULE and PPF_REC_MODULE_UNLOAD as they happen
+ *                      (the vDSO's PPF_REC_MODULE followed by PPF_REC_VDSO),
  *                      PPF_REC_PROCESS_CPU (at the constructor, when
  *                      sampling starts, before each exec attempt),
  *                      PPF_REC_EXEC before each exec attempt,
@@ -13,9 +14,12 @@
  *                      PPF_REC_THREAD_UNSAMPLED for each thread the profiler
  *                      could not sample, PPF_REC_THREAD_QUIET for each
  *                      thread that ended (or was at an exec) without a
- *                      sample, PPF_REC_PROCESS_END
+ *                      sample, PPF_REC_PROCESS_PAUSED (before
+ *                      PPF_REC_PROCESS_END or PPF_REC_EXEC, when sampling
+ *                      was paused at all), PPF_REC_PROCESS_END
  *   thread-<tid>.log   (made at the thread's first sample: a thread that
- *                      takes none has no log, only its PPF_REC_THREAD_QUIET)
+ *                      takes none has no log, only its PPF_REC_THREAD_QUIET;
+ *                      one paused has a log)
  *                      header, PPF_REC_THREAD, the samples: PPF_REC_STACK
  *                      and PPF_REC_SAMPLE_BLOCK records (or PPF_REC_SAMPLE
  *                      records, each with its whole stack; either kind may
@@ -24,7 +28,8 @@
  *                      among them now and then,
  *                      PPF_REC_THREAD_NAME, PPF_REC_THREAD_EVENT (one per
  *                      event), PPF_REC_THREAD_BLOCKED (when there is
- *                      something to say), PPF_REC_THREAD_END
+ *                      something to say), PPF_REC_THREAD_PAUSED (when
+ *                      its sampling was paused at all), PPF_REC_THREAD_END
  * and in either file PPF_REC_LOG_FULL when the file could not grow (a full
  * disk): only the closing records (the END records and a thread's name and
  * totals) follow it.
@@ -97,6 +102,8 @@ enum ppf_record_type {
 	PPF_REC_PROCESS_CPU = 9,
 	PPF_REC_UNPROFILED = 10,
 	PPF_REC_THREAD_QUIET = 11,
+	PPF_REC_VDSO = 13,
+	PPF_REC_PROCESS_PAUSED = 14,
 	/* thread-<tid>.log */
 	PPF_REC_THREAD = 16,
 	PPF_REC_SAMPLE = 17,
@@ -108,6 +115,7 @@ enum ppf_record_type {
 	PPF_REC_SAMPLE_WEIGHT = 28,
 	PPF_REC_STACK = 32,
 	PPF_REC_SAMPLE_BLOCK = 33,
+	PPF_REC_THREAD_PAUSED = 37,
 	/* either file */
 	PPF_REC_LOG_FULL = 21,
 };
@@ -227,6 +235,29 @@ struct ppf_module {
 	uint32_t path_len;
 	uint8_t build_id[PPF_BUILD_ID_MAX];
 };
+
+/*
+ * The module of id module_id (the PPF_REC_MODULE just before) is the vDSO,
+ * which has no file of its own. Its image was written once for the whole
+ * run at the output root (the directory that holds the process
+ * directories), named name there: "vdso.<its build-id in hex>.so", or
+ * "vdso.xxh128-<XXH3-128 of the image in hex>.so" when it has none. The
+ * module's path is that file's absolute path when it was written; a reader
+ * finds it beside the process directory, where the run is now. Followed by
+ * name_len bytes of name (NUL included, no '/') and padding.
+ * Logs without it (written before it was added, or when the image could
+ * not be put at the root) name "vdso.so" in the process directory, a copy
+ * of its own.
+ */
+struct ppf_vdso {
+	struct ppf_record h;
+	uint64_t module_id;
+	uint32_t name_len;
+	uint32_t reserved;
+};
+
+#define PPF_VDSO_FILE_PREFIX "vdso."
+#define PPF_VDSO_COPY "vdso.so" /* in the process directory, the older way */
 
 struct ppf_module_unload {
 	struct ppf_record h;
@@ -576,6 +607,47 @@ struct ppf_thread_blocked {
 	uint32_t flags;       /* enum ppf_thread_blocked_flags */
 };
 
+/* Why sampling was paused (PPF_REC_PROCESS_PAUSED.flags). */
+enum ppf_paused_flags {
+	PPF_PAUSED_DELAY = 1u << 0,  /* the configuration's delay held it */
+	PPF_PAUSED_SIGNAL = 1u << 1, /* the toggle signal paused it */
+	PPF_PAUSED_CALL = 1u << 2,   /* the program called pprof_pause() */
+	PPF_PAUSED_AT_END = 1u << 3, /* it was still paused when the record
+					was written (the end, or exec) */
+};
+
+/*
+ * The time this process's sampling was paused (the delay, the toggle
+ * signal, pprof_pause(): include/pprof/control.h), written when the
+ * process ends or calls exec when it was paused at all: every event was
+ * disabled in every thread for paused_ns of wall time in all, in pauses
+ * stretches. A pause still running counts up to time_ns.
+ */
+struct ppf_process_paused {
+	struct ppf_record h;
+	uint64_t time_ns;
+	uint64_t paused_ns;
+	uint64_t delay_ns;  /* the configuration's delay, from the run's start */
+	uint32_t pauses;
+	uint32_t flags;     /* enum ppf_paused_flags */
+};
+
+/*
+ * The time this thread's events were paused (see ppf_process_paused),
+ * written before PPF_REC_THREAD_END when it was paused at all: paused_ns
+ * of wall time in pauses stretches, during which it used cpu_ns of CPU
+ * time that no sample stands for. A pause still running counts up to
+ * time_ns.
+ */
+struct ppf_thread_paused {
+	struct ppf_record h;
+	uint64_t time_ns;
+	uint64_t paused_ns;
+	uint64_t cpu_ns;
+	uint32_t pauses;
+	uint32_t flags;     /* PPF_PAUSED_AT_END */
+};
+
 /*
  * lost: overflows the profiler could not record (re-entry, log full, ...).
  * throttled: overflows it chose not to take, to bound its own cost: those
@@ -650,6 +722,7 @@ _Static_assert(offsetof(struct ppf_thread_event, throttled) == PPF_THREAD_EVENT_
 	       "ppf_thread_event v1");
 _Static_assert(sizeof(struct ppf_module) == 96, "ppf_module");
 _Static_assert(sizeof(struct ppf_module_unload) == 24, "ppf_module_unload");
+_Static_assert(sizeof(struct ppf_vdso) == 24, "ppf_vdso");
 _Static_assert(sizeof(struct ppf_process_end) == 64, "ppf_process_end");
 _Static_assert(offsetof(struct ppf_process_end, throttled) == PPF_PROCESS_END_V1_SIZE,
 	       "ppf_process_end v1");
@@ -675,6 +748,8 @@ _Static_assert(offsetof(struct ppf_thread_end, user_ns) == PPF_THREAD_END_V2_SIZ
 _Static_assert(sizeof(struct ppf_thread_progress) == 88, "ppf_thread_progress");
 _Static_assert(sizeof(struct ppf_log_full) == 24, "ppf_log_full");
 _Static_assert(sizeof(struct ppf_thread_blocked) == 32, "ppf_thread_blocked");
+_Static_assert(sizeof(struct ppf_process_paused) == 40, "ppf_process_paused");
+_Static_assert(sizeof(struct ppf_thread_paused) == 40, "ppf_thread_paused");
 
 /* Round n up to the record alignment. */
 static inline uint32_t ppf_align(uint32_t n)

@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "fd.h"
+#include "pause.h"
 #include "pprof/format.h"
 #include "sampsig.h"
 
@@ -93,7 +94,7 @@ void pp_appmask_hold_sigsafe(struct pp_thread *t)
 	if (__atomic_exchange_n(&pp_appmask_held, 1, __ATOMIC_SEQ_CST) || !t)
 		return;
 	if (pp_appmask_cfg.mode == PPF_MODE_SIGNAL)
-		pp_fd_tevents_switch_sigsafe(&t->tev, PERF_EVENT_IOC_DISABLE);
+		pp_fd_tevents_switch_sigsafe(&t->tev, PERF_EVENT_IOC_DISABLE, 0);
 	/* Busy: the profiler's own code, interrupted; the time goes uncounted. */
 	if (!pp_threads_enter_sigsafe(t))
 		return;
@@ -140,8 +141,10 @@ void pp_appmask_release_sigsafe(struct pp_thread *t)
 		pp_appmask_hold_end_sigsafe(t, pp_appmask_cpu_sigsafe());
 		pp_threads_leave_sigsafe(t);
 	}
-	if (pp_appmask_cfg.mode == PPF_MODE_SIGNAL)
-		pp_fd_tevents_switch_sigsafe(&t->tev, PERF_EVENT_IOC_ENABLE);
+	/* Paused (pause.h), they stay disabled until resumed. */
+	if (pp_appmask_cfg.mode == PPF_MODE_SIGNAL &&
+	    __atomic_load_n(&t->pause.applied, __ATOMIC_RELAXED) != PP_PAUSE_APPLIED_OFF)
+		pp_fd_tevents_switch_sigsafe(&t->tev, PERF_EVENT_IOC_ENABLE, 0);
 }
 
 /* Runs in signal context. */

@@ -170,9 +170,11 @@ int pp_fd_tevent_ours_sigsafe(const struct pp_tevents *te, unsigned i)
 }
 
 /* Runs in signal context. */
-void pp_fd_tevents_switch_sigsafe(const struct pp_tevents *te, unsigned long cmd)
+void pp_fd_tevents_switch_sigsafe(const struct pp_tevents *te, unsigned long cmd,
+				  int counters)
 {
 	for (unsigned i = 0; i < PP_CONFIG_MAX_EVENTS; i++)
-		if (pp_fd_tevent_ours_sigsafe(te, i) && pp_fd_tag_of_sigsafe(te->fd[i], NULL))
+		if (pp_fd_tevent_ours_sigsafe(te, i) &&
+		    (counters || pp_fd_tag_of_sigsafe(te->fd[i], NULL)))
 			syscall(SYS_ioctl, te->fd[i], cmd, 0);
 }

@@ -67,8 +67,9 @@ int pp_fd_tevent_ours_sigsafe(const struct pp_tevents *te, unsigned i);
 /*
  * Runs in signal context. Applies cmd (PERF_EVENT_IOC_DISABLE or _ENABLE)
  * to te's sampling events (those tagged: pp_fd_tag_sigsafe) that are still
- * ours.
+ * ours; with counters, to its counting events too.
  */
-void pp_fd_tevents_switch_sigsafe(const struct pp_tevents *te, unsigned long cmd);
+void pp_fd_tevents_switch_sigsafe(const struct pp_tevents *te, unsigned long cmd,
+				  int counters);
 
 #endif

@@ -208,11 +208,24 @@ int pp_records_event_sigsafe(struct pp_logfile *log, unsigned index,
 	return pp_logfile_append_sigsafe(log, &rec, sizeof(rec));
 }
 
+/* Async-signal-safe. PPF_REC_VDSO: module id is the vDSO, its image name at the root. */
+static int pp_records_vdso_sigsafe(struct pp_logfile *log, uint64_t id, const char *name)
+{
+	struct pp_records_tail tail = pp_records_string_sigsafe(name, PATH_MAX - 1);
+	struct ppf_vdso rec;
+
+	pp_records_head_sigsafe(&rec, sizeof(rec), PPF_REC_VDSO);
+	rec.module_id = id;
+	rec.name_len = tail.space;
+	return pp_records_put_sigsafe(log, &rec, sizeof(rec), &tail, 1);
+}
+
 /* Async-signal-safe. */
 int pp_records_module_sigsafe(struct pp_logfile *log, const struct pp_records_module *m)
 {
 	struct pp_records_tail path = pp_records_string_sigsafe(m->path, UINT32_MAX - 1);
 	struct ppf_module rec;
+	int err;
 
 	pp_records_head_sigsafe(&rec, sizeof(rec), PPF_REC_MODULE);
 	rec.id = m->id;
@@ -225,7 +238,8 @@ int pp_records_module_sigsafe(struct pp_logfile *log, const struct pp_records_mo
 	if (rec.build_id_len)
 		memcpy(rec.build_id, m->build_id, rec.build_id_len);
 	rec.path_len = path.space;
-	return pp_records_put_sigsafe(log, &rec, sizeof(rec), &path, 1);
+	err = pp_records_put_sigsafe(log, &rec, sizeof(rec), &path, 1);
+	return err || !m->vdso_image ? err : pp_records_vdso_sigsafe(log, m->id, m->vdso_image);
 }
 
 /* Async-signal-safe. */
@@ -501,6 +515,27 @@ int pp_records_thread_blocked_sigsafe(struct pp_logfile *log, uint64_t now,
 	rec.held_cpu_ns = held_cpu_ns;
 	rec.holds = holds;
 	rec.flags = flags;
+	return pp_logfile_append_sigsafe(log, &rec, sizeof(rec));
+}
+
+/* Both paused records have one layout. */
+_Static_assert(offsetof(struct ppf_process_paused, delay_ns) ==
+	       offsetof(struct ppf_thread_paused, cpu_ns) &&
+	       sizeof(struct ppf_process_paused) == sizeof(struct ppf_thread_paused),
+	       "paused records");
+
+/* Runs in signal context. */
+int pp_records_paused_sigsafe(struct pp_logfile *log, uint32_t type, uint64_t now,
+			      const struct pp_records_paused *p)
+{
+	struct ppf_thread_paused rec;
+
+	pp_records_head_sigsafe(&rec, sizeof(rec), type);
+	rec.time_ns = now;
+	rec.paused_ns = p->paused_ns;
+	rec.cpu_ns = p->other_ns;
+	rec.pauses = p->pauses;
+	rec.flags = p->flags;
 	return pp_logfile_append_sigsafe(log, &rec, sizeof(rec));
 }
 

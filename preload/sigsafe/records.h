@@ -51,6 +51,8 @@ struct pp_records_module {
 	const uint8_t *build_id; /* build_id_len bytes (at most PPF_BUILD_ID_MAX) */
 	uint32_t build_id_len;   /* 0 when it has none */
 	const char *path;        /* absolute */
+	const char *vdso_image;  /* the vDSO's: its image's name at the output
+				    root (PPF_REC_VDSO), else NULL */
 };
 
 /* Runs in signal context. CLOCK_MONOTONIC in ns, the clock of the logs' times. */
@@ -87,7 +89,7 @@ int pp_records_config_sigsafe(struct pp_logfile *log, const struct pp_config *cf
 int pp_records_event_sigsafe(struct pp_logfile *log, unsigned index,
 			     const struct pp_config_event *ce, int error, int refused);
 
-/* Async-signal-safe. PPF_REC_MODULE. */
+/* Async-signal-safe. PPF_REC_MODULE, then PPF_REC_VDSO for the vDSO. */
 int pp_records_module_sigsafe(struct pp_logfile *log, const struct pp_records_module *m);
 
 /* Async-signal-safe. PPF_REC_MODULE_UNLOAD: module id went away at unload_ns. */
@@ -208,6 +210,21 @@ int pp_records_thread_counter_sigsafe(struct pp_logfile *log, unsigned event,
  */
 int pp_records_thread_blocked_sigsafe(struct pp_logfile *log, uint64_t now,
 				      uint64_t held_cpu_ns, uint32_t holds, uint32_t flags);
+
+/* What a PPF_REC_PROCESS_PAUSED or PPF_REC_THREAD_PAUSED says. */
+struct pp_records_paused {
+	uint64_t paused_ns;
+	uint64_t other_ns; /* the process's delay_ns, or the thread's cpu_ns */
+	uint32_t pauses;
+	uint32_t flags;    /* enum ppf_paused_flags */
+};
+
+/*
+ * Runs in signal context. Appends a PPF_REC_PROCESS_PAUSED or (type)
+ * PPF_REC_THREAD_PAUSED record, taken at now.
+ */
+int pp_records_paused_sigsafe(struct pp_logfile *log, uint32_t type, uint64_t now,
+			      const struct pp_records_paused *p);
 
 /*
  * Async-signal-safe. PPF_REC_THREAD_END: the thread ends at end_ns, with its

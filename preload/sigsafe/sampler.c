@@ -21,6 +21,7 @@
 #include "events.h"
 #include "fd.h"
 #include "pprof/format.h"
+#include "pause.h"
 #include "records.h"
 #include "sampsig.h"
 #include "stacks.h"
@@ -761,6 +762,8 @@ static struct pp_thread *pp_sampler_adopt_sigsafe(int tid)
 	}
 	t->leaf_only = pp_threads_tcb_shared_sigsafe(t->tcb, tid);
 	pp_sampler_open_counters_sigsafe(t);
+	/* Its counters are paused with the others from now on. */
+	pp_pause_thread_live_sigsafe(t, tid, 0);
 	return t;
 }
 

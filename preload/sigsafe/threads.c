@@ -170,6 +170,11 @@ static struct pp_thread *pp_threads_take_slot_sigsafe(int tid)
 			t->start_ns = pp_records_now_sigsafe();
 			t->charge.bytes = 0;
 			t->charge.fds = 0;
+			t->pause.live = 0;
+			t->pause.applied = 0;
+			t->pause.pauses = 0;
+			t->pause.paused_ns = 0;
+			t->pause.cpu_ns = 0;
 			t->slot = i;
 			pp_threads_raise_top_sigsafe(i + 1);
 			return t;
@@ -185,6 +190,17 @@ uint64_t pp_threads_cpu_sigsafe(void)
 	struct timespec ts;
 
 	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Runs in signal context. */
+uint64_t pp_threads_cpu_of_sigsafe(int tid)
+{
+	clockid_t clk = (clockid_t)((~(unsigned)tid << 3) | 6); /* CPUCLOCK_SCHED, per thread */
+	struct timespec ts;
+
+	if (clock_gettime(clk, &ts) != 0)
 		return 0;
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }

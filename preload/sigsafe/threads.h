@@ -17,6 +17,23 @@
 
 #define PP_THREADS_MAX 8192
 
+/*
+ * A thread's part in pausing sampling (pause.h). Other threads switch its
+ * events under lock, and only while live: from when its events are all
+ * open to when they are about to be closed. lock is left alone when the
+ * slot is claimed again (a thread that pauses may hold it a moment).
+ */
+struct pp_thread_pause {
+	int lock;           /* atomic: 1 while its pause state is changed */
+	int live;           /* its events may be switched by others */
+	int applied;        /* PP_PAUSE_APPLIED_* (pause.h) */
+	uint32_t pauses;    /* stretches its events were paused */
+	uint64_t since_ns;  /* CLOCK_MONOTONIC when the current pause began */
+	uint64_t cpu_since_ns; /* its CPU time then */
+	uint64_t paused_ns; /* wall time paused, pauses ended */
+	uint64_t cpu_ns;    /* CPU time it used while paused, pauses ended */
+};
+
 struct pp_thread {
 	int tid;         /* atomic: 0 free, -1 released, else the owner */
 	int busy;        /* atomic: 1 while profiler code runs for this thread */
@@ -64,6 +81,7 @@ struct pp_thread {
 	unsigned slot;   /* its number in the table */
 	struct pp_share_cost charge; /* what its sampling state took of the
 					profiler's share (share.h) */
+	struct pp_thread_pause pause; /* pause.h */
 };
 
 /* Where thread logs go: the process directory, as it was opened. */
@@ -132,6 +150,12 @@ void pp_threads_each_sigsafe(void (*fn)(struct pp_thread *t, void *arg),
 
 /* Runs in signal context. The calling thread's CPU time in ns (CLOCK_THREAD_CPUTIME_ID), 0 if unknown. */
 uint64_t pp_threads_cpu_sigsafe(void);
+
+/*
+ * Runs in signal context. The CPU time in ns of thread tid of this process
+ * (its clock, by the kernel's clock id for a thread), 0 if unknown.
+ */
+uint64_t pp_threads_cpu_of_sigsafe(int tid);
 
 /* Runs in signal context. The calling thread's id (raw syscall). */
 int pp_threads_gettid_sigsafe(void);

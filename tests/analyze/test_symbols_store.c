@@ -162,21 +162,18 @@ Test(symbols_store, a_file_is_read_once_for_every_process)
 	cr_assert_eq(pa_symbols_files_read() - before, 1);
 }
 
-/* Write the vDSO of this process as the preload does: pdir/vdso.so; its size. */
-static void st_write_vdso(const char *pdir)
+/* Write this process's vDSO image at path. */
+static void st_write_image(const char *path)
 {
 	const ElfW(Ehdr) *eh = (const void *)getauxval(AT_SYSINFO_EHDR);
-	char path[4200];
+	size_t size;
 	FILE *f;
 
-	cr_assert_lt(strlen(pdir), 4096);
-
 	cr_assert(eh, "no vDSO here");
-	snprintf(path, sizeof(path), "%.4096s/vdso.so", pdir);
+	size = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
 	f = fopen(path, "w");
-	cr_assert(f);
-	cr_assert_eq(fwrite(eh, 1, eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize, f),
-		     eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize);
+	cr_assert(f, "%s", path);
+	cr_assert_eq(fwrite(eh, 1, size, f), size);
 	cr_assert_eq(fclose(f), 0);
 }
 
@@ -194,17 +191,40 @@ static uint64_t st_vdso_function(const char *path)
 }
 
 /*
- * Two processes, each with its copy of the vDSO in its own directory: the
- * code in it is one function of one module, "[vdso]", in both.
+ * The frame of addr in p's vDSO: a function of "[vdso]", which names the
+ * module too; its function is strdup'd (the caller frees it).
  */
-Test(symbols_store, the_vdso_is_one_module_in_every_process)
+static void st_vdso_frame(struct st_proc *p, uint64_t addr, struct pa_warnings *warn,
+			  struct pa_frame *fr)
 {
-	char *dir = tst_log_tmpdir(), pdir[2][4096], copy[4200];
+	struct pa_symbols *sym = st_symbols(p, warn);
+
+	cr_assert_eq(pa_symbols_lookup_at(sym, addr, false, UINT64_MAX, fr), 0);
+	cr_assert_not_null(fr->function, "process %u: %s", p->proc.pid, fr->name);
+	cr_assert_str_eq(fr->module, "[vdso]", "process %u", p->proc.pid);
+	cr_assert_str_eq(fr->module_base, "[vdso]");
+	/* what names the module where frames do not (pprof's mappings) */
+	cr_assert_str_eq(pa_symbols_module_name(&p->proc, &p->mod), "[vdso]");
+	fr->function = strdup(fr->function);
+	pa_symbols_free(sym);
+}
+
+/*
+ * Two processes of a run, with the vDSO's image where the preload put it:
+ * at_root, once at the run's root, which has moved since (the recorded
+ * path names where it was); else, as before, a copy in each process
+ * directory. The code in it is one function of one module, "[vdso]", in
+ * both, read from the image where it is now, once.
+ */
+static void st_two_processes_one_vdso(bool at_root)
+{
+	char *dir = tst_log_tmpdir(), pdir[2][4096], image[4200];
 	const void *vdso = (const void *)getauxval(AT_SYSINFO_EHDR);
+	static const char name[] = "vdso.0123abcd.so";
 	struct pa_warnings warn = { 0 };
 	struct tst_log_self self;
 	struct pa_frame fr[2];
-	uint64_t before, fn;
+	uint64_t before, fn = 0;
 
 	cr_assert(vdso, "no vDSO here");
 	tst_log_self_module(vdso, &self);
@@ -212,33 +232,80 @@ Test(symbols_store, the_vdso_is_one_module_in_every_process)
 		cr_assert_lt(snprintf(pdir[i], sizeof(pdir[i]), "%.4000s/prog.%d", dir, 100 + i),
 			     (int)sizeof(pdir[i]));
 		cr_assert_eq(mkdir(pdir[i], 0700), 0);
-		st_write_vdso(pdir[i]);
+		snprintf(image, sizeof(image), "%s/%s", at_root ? dir : pdir[i],
+			 at_root ? name : "vdso.so");
+		if (!at_root || i == 0) {
+			st_write_image(image);
+			fn = st_vdso_function(image);
+		}
 	}
-	snprintf(copy, sizeof(copy), "%s/vdso.so", pdir[0]);
-	fn = st_vdso_function(copy);
 	before = pa_symbols_files_read();
 	for (int i = 0; i < 2; i++) {
 		struct st_proc p;
-		struct pa_symbols *sym;
 
-		snprintf(copy, sizeof(copy), "%s/vdso.so", pdir[i]);
-		st_proc_init(&p, 100 + (uint32_t)i, pdir[i], copy, self.bias, self.start, self.end,
-			     self.build_id, self.build_id_len);
-		sym = st_symbols(&p, &warn);
-		cr_assert_eq(pa_symbols_lookup_at(sym, fn + self.bias, false, UINT64_MAX, &fr[i]), 0);
-		cr_assert_not_null(fr[i].function, "process %d: %s", i, fr[i].name);
-		cr_assert_str_eq(fr[i].module, "[vdso]", "process %d", i);
-		cr_assert_str_eq(fr[i].module_base, "[vdso]");
-		/* what names the module where frames do not (pprof's mappings) */
-		cr_assert_str_eq(pa_symbols_module_name(&p.proc, &p.mod), "[vdso]");
-		fr[i].function = strdup(fr[i].function);
-		pa_symbols_free(sym);
+		snprintf(image, sizeof(image), "%.4000s/vdso.so", pdir[i]);
+		st_proc_init(&p, 100 + (uint32_t)i, pdir[i],
+			     at_root ? "/the/run/before/it/moved/vdso.0123abcd.so" : image,
+			     self.bias, self.start, self.end, self.build_id, self.build_id_len);
+		p.mod.vdso_image = at_root ? (char *)name : NULL;
+		st_vdso_frame(&p, fn + self.bias, &warn, &fr[i]);
 	}
-	cr_assert_eq(warn.n, 0, "%s", warn.n ? warn.v[0].reason : "");
+	cr_assert_eq(warn.n, 0, "%s: %s", warn.n ? warn.v[0].path : "",
+		     warn.n ? warn.v[0].reason : "");
 	cr_assert_str_eq(fr[0].function, fr[1].function);
-	cr_assert_eq(pa_symbols_files_read() - before, 1, "the copies share one read");
+	cr_assert_eq(pa_symbols_files_read() - before, 1, "the image is read once");
 	for (int i = 0; i < 2; i++)
 		free((char *)fr[i].function);
 	pa_warnings_release(&warn);
 	tst_log_rmdir(dir);
+}
+
+/* The image once at the run's root (PPF_REC_VDSO). */
+Test(symbols_store, the_vdso_image_at_the_root_is_one_module_in_every_process)
+{
+	st_two_processes_one_vdso(true);
+}
+
+/* A copy of the image in each process directory, as logs were written before. */
+Test(symbols_store, the_vdso_is_one_module_in_every_process)
+{
+	st_two_processes_one_vdso(false);
+}
+
+/*
+ * A run written before the image went to the root (tests/golden/oldlogs:
+ * a copy, vdso.so, in the process directory): its vDSO is "[vdso]" and
+ * its functions are named from that copy.
+ */
+Test(symbols_store, an_old_run_names_the_vdso_from_its_own_copy)
+{
+	const char *fixture = PP_TEST_SOURCE_DIR "/tests/golden/oldlogs";
+	struct pa_error err = { 0 };
+	const struct pa_module *m = NULL;
+	const struct pa_process *proc;
+	struct pa_symbols *sym = NULL;
+	struct pa_run *run;
+	struct pa_frame fr;
+	char copy[4200];
+	uint64_t fn;
+
+	cr_assert_eq(pa_run_load(fixture, &run, &err), 0, "%s: %s", err.path, err.reason);
+	proc = run->processes[0];
+	for (size_t i = 0; i < proc->nmodules; i++)
+		if (strstr(proc->modules[i].path, "/vdso.so"))
+			m = &proc->modules[i];
+	cr_assert_not_null(m, "the fixture records no vDSO copy");
+	cr_assert_null(m->vdso_image);
+	snprintf(copy, sizeof(copy), "%s/vdso.so", proc->dir);
+	fn = st_vdso_function(copy);
+	cr_assert_eq(pa_symbols_new(proc, &sym, &run->warnings, &err), 0, "%s", err.reason);
+	cr_assert_str_eq(pa_symbols_module_name(proc, m), "[vdso]");
+	cr_assert_eq(pa_symbols_lookup_at(sym, fn + m->bias, false, UINT64_MAX, &fr), 0);
+	cr_assert_not_null(fr.function, "%s", fr.name);
+	cr_assert_str_eq(fr.module, "[vdso]");
+	for (size_t i = 0; i < run->warnings.n; i++)
+		cr_assert_not(strstr(run->warnings.v[i].path, "vdso"), "%s: %s",
+			      run->warnings.v[i].path, run->warnings.v[i].reason);
+	pa_symbols_free(sym);
+	pa_run_free(run);
 }

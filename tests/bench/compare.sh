@@ -62,8 +62,7 @@ run_one() {
 	sigtrap | signal) line=$("$cputime" env PPROF_MODE="$setup" PPROF_CONFIG="$dir.ini" \
 			PPROF_OUTPUT="$dir" LD_PRELOAD="$preload" "$prog" "$seconds") ;;
 	esac
-	set -- $line
-	echo $(($1 + $2))
+	cpu_us "$line"
 }
 
 # counts SETUP DIR: "SAMPLES FRAMES" of one run's output, as the tool reads it.
@@ -107,8 +106,7 @@ for rate in 1000 10000; do
 	res=$work/res.$rate
 	: > "$res"
 	for ((r = 0; r < rounds; r++)); do
-		set -- $setups
-		order=("${@:r % $# + 1}" "${@:1:r % $#}")
+		order=($(rotated "$r" $setups))
 		declare -A cpu=()
 		for s in "${order[@]}"; do
 			cpu[$s]=$(run_one "$s" "$rate" "$work/$s.$rate.$r")

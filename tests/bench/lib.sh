@@ -32,3 +32,18 @@ median() {
 		p = 1 + 0.5 * (NR - 1); k = int(p)
 		print (k < NR) ? v[k] + (p - k) * (v[k + 1] - v[k]) : v[NR] }'
 }
+
+# rotated R WORD...: the words rotated left by R (modulo their number), for
+# rounds that run every setup once in an order that rotates.
+rotated() {
+	local r=$1
+	shift
+	local k=$((r % $#))
+	echo "${@:k + 1}" "${@:1:k}"
+}
+
+# cpu_us "USER_US SYS_US WALL_US": the CPU microseconds of a cputime line.
+cpu_us() {
+	set -- $1
+	echo $(($1 + $2))
+}

@@ -4,7 +4,7 @@
  *   logbytes DIR
  *
  * Prints one line "DISK RECORDS": the size of every file under DIR (the
- * logs as allocated, vdso.so copies), and the bytes of their records (a
+ * logs as allocated, the vDSO's image at the root), and the bytes of their records (a
  * log counted up to its last record, as the reader reads it; other files
  * whole).
  */

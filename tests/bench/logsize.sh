@@ -6,7 +6,7 @@
 #
 #   tests/bench/logsize.sh BUILD_DIR [RUNS]
 #
-# disk: every file of the run's directory (logs as allocated, vdso.so) /
+# disk: every file of the run's directory (logs as allocated, the vDSO's image) /
 # samples; records: the same with logs counted up to their last record.
 # Prints the medians against the targets (demo <= 24, deepstack <= 32 disk
 # bytes a sample) and the figures before stacks were written once. The

@@ -91,8 +91,12 @@ static void it_root_symlink(const char *target, const char *path, uid_t uid)
 	cr_assert_eq(lchown(path, uid, uid), 0, "lchown %s: %s", path, strerror(errno));
 }
 
-/* Entries of directory path besides . and .. (-1: it cannot be read). */
-static int it_root_entries(const char *path)
+/*
+ * Entries of directory path besides . and .. (-1: it cannot be read); with
+ * dirs_only, its directories only (the process directories of a root,
+ * beside the run's image of the vDSO).
+ */
+static int it_root_count(const char *path, bool dirs_only)
 {
 	DIR *d = opendir(path);
 	struct dirent *e;
@@ -101,9 +105,21 @@ static int it_root_entries(const char *path)
 	if (!d)
 		return -1;
 	while ((e = readdir(d)) != NULL)
-		n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+		n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 &&
+		     (!dirs_only || e->d_type == DT_DIR);
 	closedir(d);
 	return n;
+}
+
+static int it_root_entries(const char *path)
+{
+	return it_root_count(path, false);
+}
+
+/* The process directories in root. */
+static int it_root_dirs(const char *root)
+{
+	return it_root_count(root, true);
 }
 
 /* "NAME=value" into env (IT_ROOT_ENV_MAX bytes). */
@@ -178,7 +194,7 @@ static void it_root_expect_profiled(const char *tag, const struct tst_result *r,
 	/* A setgid directory above passes its bit on (and its group, without rights). */
 	cr_expect_eq(st.st_mode & 0777, 0700, "%s: %s has mode %04o", tag, root,
 		     (unsigned)(st.st_mode & 07777));
-	cr_expect_eq(it_root_entries(root), 1, "%s: %s should hold the process's directory",
+	cr_expect_eq(it_root_dirs(root), 1, "%s: %s should hold the process's directory",
 		     tag, root);
 }
 
@@ -259,7 +275,7 @@ Test(it_outroot, own_links_are_followed)
 	it_root_env(env_out, "PPROF_OUTPUT", at);
 	tst_run(&it_root, "at", it_root_argv, env, &r);
 	cr_expect_eq(tst_count_lines(r.err, "libpprof: "), 0, "stderr: %s", r.err);
-	cr_expect_eq(it_root_entries(made), 2, "a second process directory in %s", made);
+	cr_expect_eq(it_root_dirs(made), 2, "a second process directory in %s", made);
 	tst_result_release(&r);
 	tst_result_release(&plain);
 }
@@ -346,7 +362,7 @@ Test(it_outroot, own_root_others_cannot_change_is_used)
 		tst_run(&it_root, rel, it_root_argv, env, &r);
 		cr_expect_eq(tst_count_lines(r.err, "libpprof: "), 0, "mode %04o: %s",
 			     cases[i].mode, r.err);
-		cr_expect_eq(it_root_entries(root), 1, "mode %04o: no process directory "
+		cr_expect_eq(it_root_dirs(root), 1, "mode %04o: no process directory "
 			     "in %s", cases[i].mode, root);
 		tst_result_release(&r);
 	}
@@ -500,7 +516,7 @@ Test(it_outroot, fork_and_exec_children_check_the_root_again)
 	cr_expect_eq(tst_count_lines(r.err, head), 2, "stderr: %s", r.err);
 	cr_expect_eq(tst_count_lines(r.err, "libpprof: "), 2, "stderr: %s", r.err);
 	cr_expect_eq(it_root_entries(target), 0, "something was written through the link");
-	cr_expect_eq(it_root_entries(old), 1, "the shell's own directory is not in %s", old);
+	cr_expect_eq(it_root_dirs(old), 1, "the shell's own directory is not in %s", old);
 	tst_result_release(&r);
 }
 

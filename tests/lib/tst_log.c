@@ -170,6 +170,13 @@ size_t tst_log_exec(struct tst_log *l, uint64_t time_ns, const char *path)
 	return tst_log_rec_add(l, PPF_REC_EXEC, &x, sizeof(x), path, x.path_len);
 }
 
+size_t tst_log_vdso(struct tst_log *l, uint64_t module_id, const char *name)
+{
+	struct ppf_vdso v = { .module_id = module_id, .name_len = (uint32_t)strlen(name) + 1 };
+
+	return tst_log_rec_add(l, PPF_REC_VDSO, &v, sizeof(v), name, v.name_len);
+}
+
 size_t tst_log_unsampled(struct tst_log *l, uint32_t tid, uint32_t what, int32_t error,
 			    uint64_t time_ns, const char *name)
 {

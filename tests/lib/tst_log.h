@@ -43,6 +43,8 @@ size_t tst_log_module(struct tst_log *l, uint64_t id, uint64_t bias,
 			 uint64_t start, uint64_t end, uint64_t load_ns,
 			 const char *path, const uint8_t *build_id, uint32_t build_id_len);
 size_t tst_log_unload(struct tst_log *l, uint64_t id, uint64_t unload_ns);
+/* A PPF_REC_VDSO: module id is the vDSO, its image named name at the run's root. */
+size_t tst_log_vdso(struct tst_log *l, uint64_t module_id, const char *name);
 size_t tst_log_exec(struct tst_log *l, uint64_t time_ns, const char *path);
 size_t tst_log_unsampled(struct tst_log *l, uint32_t tid, uint32_t what, int32_t error,
 			    uint64_t time_ns, const char *name);
