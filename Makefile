@@ -100,7 +100,7 @@ TEST_PRELOAD_OBJS := $(OBJ)/preload/sigsafe/logfile.o $(OBJ)/preload/sigsafe/fd.
 	$(OBJ)/preload/sigsafe/share.o $(OBJ)/preload/sigsafe/records.o $(OBJ)/preload/warn.o \
 	$(OBJ)/preload/config.o $(OBJ)/preload/evname.o $(OBJ)/preload/strdist.o \
 	$(OBJ)/preload/outdir.o $(OBJ)/preload/sigsafe/sampsig.o \
-	$(OBJ)/preload/sigsafe/stacks.o
+	$(OBJ)/preload/sigsafe/stacks.o $(OBJ)/preload/respath.o
 WORKLOAD_SRCS := $(filter-out tests/workloads/lib%.c,$(wildcard tests/workloads/*.c))
 WORKLOAD_CXX_SRCS := $(filter-out tests/workloads/lib%.cc,$(wildcard tests/workloads/*.cc))
 WORKLOAD_LIB_SRCS := $(wildcard tests/workloads/lib*.c tests/workloads/lib*.cc)
@@ -132,17 +132,29 @@ $(OBJ)/preload/config.o: PRELOAD_CFLAGS += \
 # The embedded default's events, resolved with libpfm4 at build time so that
 # a process running the default never loads libpfm4 (preload/evname.c).
 GEN := $(OUT)/gen
-$(GEN)/evname_gen: tools/evname_gen.c preload/config.c preload/evname.c \
-		preload/strdist.c preload/config.h preload/evname.h config/default.ini
+# Both build-time generators are built from the parser's sources and run.
+CONFIG_PARSER_SRCS := preload/config.c preload/evname.c preload/strdist.c
+CONFIG_PARSER_DEPS := $(CONFIG_PARSER_SRCS) preload/config.h preload/evname.h \
+	config/default.ini
+BUILD_CONFIG_TOOL = $(CC) $(CPPFLAGS_ALL) -Ipreload \
+	-DPP_CONFIG_DEFAULT_INI='"$(abspath config/default.ini)"' \
+	-std=gnu11 -O2 $(WARN) -o $@ $< $(CONFIG_PARSER_SRCS) -linih -ldl
+$(GEN)/evname_gen: tools/evname_gen.c $(CONFIG_PARSER_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS_ALL) -Ipreload -DPP_EVNAME_GENERATOR \
-		-DPP_CONFIG_DEFAULT_INI='"$(abspath config/default.ini)"' \
-		-std=gnu11 -O2 $(WARN) -o $@ tools/evname_gen.c preload/config.c \
-		preload/evname.c preload/strdist.c -linih -ldl
+	$(BUILD_CONFIG_TOOL) -DPP_EVNAME_GENERATOR
 $(GEN)/evname_builtin.h: $(GEN)/evname_gen
 	$< > $@.tmp && mv $@.tmp $@
 $(OBJ)/preload/evname.o: $(GEN)/evname_builtin.h
 $(OBJ)/preload/evname.o: PRELOAD_CFLAGS += -I$(GEN)
+
+# The embedded default parsed at build time, by the library's own parser and
+# event table, so that a process running the default parses no text.
+$(GEN)/config_gen: tools/config_gen.c $(CONFIG_PARSER_DEPS) $(GEN)/evname_builtin.h
+	$(BUILD_CONFIG_TOOL) -I$(GEN)
+$(GEN)/config_default.h: $(GEN)/config_gen
+	$< > $@.tmp && mv $@.tmp $@
+$(OBJ)/preload/config.o: $(GEN)/config_default.h
+$(OBJ)/preload/config.o: PRELOAD_CFLAGS += -I$(GEN) -DPP_CONFIG_BUILT_DEFAULT
 
 $(OBJ)/analyze/%.o: analyze/%.c
 	@mkdir -p $(@D)

@@ -34,6 +34,11 @@ __asm__(".section .rodata\n"
 	".previous\n");
 extern const char pp_config_default_ini[];
 
+#ifdef PP_CONFIG_BUILT_DEFAULT
+/* pp_config_default_bytes: the default parsed at build time (tools/config_gen.c). */
+#include "config_default.h"
+#endif
+
 #define PP_CONFIG_VALUE_MAX 256
 #define PP_CONFIG_MAX_KEYS 10
 /*
@@ -857,6 +862,22 @@ int pp_config_parse(struct pp_config *cfg, const char *source,
 	return nsections ? 0 : pp_config_default_events(cfg);
 }
 
+int pp_config_default(struct pp_config *cfg, struct pp_config_errors *errs)
+{
+#ifdef PP_CONFIG_BUILT_DEFAULT
+	_Static_assert(sizeof(pp_config_default_bytes) == sizeof(*cfg),
+		       "config_default.h is not of this struct pp_config");
+	memcpy(cfg, pp_config_default_bytes, sizeof(*cfg));
+	errs->n = 0;
+	errs->more = 0;
+	errs->said_off = 0;
+	cfg->text = strdup(pp_config_default_ini);
+	return cfg->text ? 0 : -ENOMEM;
+#else
+	return pp_config_parse(cfg, PP_CONFIG_EMBEDDED, pp_config_default_ini, errs);
+#endif
+}
+
 const char *pp_config_default_text(void)
 {
 	return pp_config_default_ini;
@@ -1089,8 +1110,7 @@ int pp_config_load(struct pp_config *cfg, struct pp_config_errors *errs)
 	int err;
 
 	if (!path || !*path) {
-		err = pp_config_parse(cfg, PP_CONFIG_EMBEDDED, pp_config_default_ini,
-				      errs);
+		err = pp_config_default(cfg, errs);
 	} else if ((err = pp_config_absolute(path, abs, sizeof(abs))) != 0) {
 		pp_config_init(cfg);
 		pp_config_fail(errs, "PPROF_CONFIG=%s: %s", path, strerror(-err));

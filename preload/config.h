@@ -74,6 +74,13 @@ int pp_config_parse(struct pp_config *cfg, const char *source,
 		    const char *text, struct pp_config_errors *errs);
 
 /*
+ * The embedded default, as pp_config_parse gives it, into cfg (release it):
+ * in the library, parsed once at build time and copied (a process running
+ * the default parses no text). Returns 0 or -ENOMEM.
+ */
+int pp_config_default(struct pp_config *cfg, struct pp_config_errors *errs);
+
+/*
  * Loads the configuration a process runs with: the file PPROF_CONFIG names
  * (made absolute and exported so exec'd children read the same file), or
  * the embedded default; then PPROF_OUTPUT and PPROF_FOLLOW_EXEC override

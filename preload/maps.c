@@ -22,6 +22,7 @@
 
 #include "pprof/format.h"
 #include "proclog.h"
+#include "respath.h"
 #include "sigsafe/dlsnap.h"
 #include "sigsafe/records.h"
 #include "sigsafe/sampler.h"
@@ -40,6 +41,7 @@ struct pp_maps_scan_ctx {
 	int err;
 	struct pp_dlsnap *snap; /* the handler's next copy of the list */
 	size_t snap_cap;
+	struct pp_respath respath; /* the scan's resolved directories */
 };
 
 typedef int (*pp_maps_iterate_fn)(int (*)(struct dl_phdr_info *, size_t, void *),
@@ -246,18 +248,35 @@ static struct pp_maps_entry *pp_maps_add(void)
 }
 
 /*
+ * The canonical path of the program (realpath of /proc/self/exe): the
+ * kernel's name for it, resolved as any other path, saves resolving /proc.
+ */
+static int pp_maps_exe_path(struct pp_respath *rp, char *path)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n <= 0 || exe[0] != '/')
+		return realpath("/proc/self/exe", path) != NULL;
+	exe[n] = '\0';
+	return pp_respath_resolve(rp, exe, path) == 0;
+}
+
+/*
  * The absolute path of an object (an image of the vDSO, whose name at the
- * output root goes into image, else image is ""), or 0 if none.
+ * output root goes into image, else image is ""), or 0 if none. Paths are
+ * resolved as realpath(3) does, each directory once a scan (respath.h).
  */
 static int pp_maps_path(const struct dl_phdr_info *info, int first,
-			uint64_t start, uint64_t end, char *path, char *image)
+			uint64_t start, uint64_t end, char *path, char *image,
+			struct pp_respath *rp)
 {
 	const char *name = info->dlpi_name;
 
 	image[0] = '\0';
-	if ((!name || !*name) && first)
-		name = "/proc/self/exe";
-	if (name && *name && realpath(name, path))
+	if ((!name || !*name) && first && pp_maps_exe_path(rp, path))
+		return 1;
+	if (name && *name && pp_respath_resolve(rp, name, path) == 0)
 		return 1;
 	return pp_maps_vdso(info, start, end, path, image);
 }
@@ -347,7 +366,7 @@ static int pp_maps_visit(struct dl_phdr_info *info, size_t size, void *arg)
 		e->seen = 1;
 		return 0;
 	}
-	if (pp_maps_path(info, first, start, end, path, image))
+	if (pp_maps_path(info, first, start, end, path, image, &ctx->respath))
 		pp_maps_record(info, path, image, start, end, pgoff, ctx);
 	return 0;
 }
@@ -406,6 +425,7 @@ int pp_maps_scan(uint64_t now_ns)
 		pp_maps[i].seen = 0;
 	pp_maps_real()(pp_maps_visit, &ctx);
 	pp_maps_sweep(&ctx);
+	pp_respath_release(&ctx.respath);
 	if (ctx.snap && !ctx.err)
 		pp_maps_publish(ctx.snap);
 	else
