@@ -87,13 +87,12 @@ TestSuite(coverage, .init = cov_setup, .fini = cov_teardown, .timeout = 30);
 static const struct pa_thread *cov_find(uint32_t tid)
 {
 	const struct pa_process *proc = tst_log_find_process(cov_run, 40);
+	const struct pa_thread *t;
 
 	cr_assert(proc);
-	for (size_t i = 0; i < proc->nthreads; i++)
-		if (proc->threads[i]->tid == tid)
-			return proc->threads[i];
-	cr_assert_fail("no thread %u", tid);
-	return NULL;
+	t = tst_log_find_thread(proc, tid);
+	cr_assert(t, "no thread %u", tid);
+	return t;
 }
 
 /* The filter of a report of event 0, cpu-clock. */

@@ -90,13 +90,12 @@ TestSuite(coverage_paused, .init = cp_setup, .fini = cp_teardown, .timeout = 30)
 static const struct pa_thread *cp_find(uint32_t tid)
 {
 	const struct pa_process *proc = tst_log_find_process(cp_run, 50);
+	const struct pa_thread *t;
 
 	cr_assert(proc);
-	for (size_t i = 0; i < proc->nthreads; i++)
-		if (proc->threads[i]->tid == tid)
-			return proc->threads[i];
-	cr_assert_fail("no thread %u", tid);
-	return NULL;
+	t = tst_log_find_thread(proc, tid);
+	cr_assert(t, "no thread %u", tid);
+	return t;
 }
 
 /* The reader keeps what the paused records say. */

@@ -16,6 +16,7 @@
 
 #include "eventinfo.h"
 #include "tst_it.h"
+#include "tst_log.h"
 
 static struct tst_it it_cfg;
 
@@ -103,11 +104,10 @@ static uint64_t it_cfg_self(const struct pa_run *run, uint32_t tid,
 static const struct pa_thread *it_cfg_thread(const struct pa_process *proc,
 					     uint32_t tid)
 {
-	for (size_t i = 0; i < proc->nthreads; i++)
-		if (proc->threads[i]->tid == tid)
-			return proc->threads[i];
-	cr_assert_fail("no log for thread %u", tid);
-	return NULL;
+	const struct pa_thread *t = tst_log_find_thread(proc, tid);
+
+	cr_assert(t, "no log for thread %u", tid);
+	return t;
 }
 
 /* One worker's line of evmix's truth file. */

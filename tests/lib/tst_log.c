@@ -526,3 +526,11 @@ const struct pa_process *tst_log_find_process(const struct pa_run *run, uint32_t
 			return run->processes[i];
 	return NULL;
 }
+
+const struct pa_thread *tst_log_find_thread(const struct pa_process *proc, uint32_t tid)
+{
+	for (size_t i = 0; i < proc->nthreads; i++)
+		if (proc->threads[i]->tid == tid)
+			return proc->threads[i];
+	return NULL;
+}

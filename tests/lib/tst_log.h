@@ -138,4 +138,7 @@ void tst_log_self_module(const void *addr, struct tst_log_self *out);
 /* The first process of run (sorted by pid) with that pid; NULL if none. */
 const struct pa_process *tst_log_find_process(const struct pa_run *run, uint32_t pid);
 
+/* The thread of proc with that tid; NULL if none. */
+const struct pa_thread *tst_log_find_thread(const struct pa_process *proc, uint32_t tid);
+
 #endif /* TST_LOG_H */
