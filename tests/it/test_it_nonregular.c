@@ -84,6 +84,16 @@ static int it_nr_analyze(const char *const *args, struct tst_result *r)
 	return WEXITSTATUS(r->status);
 }
 
+/* Whether dir/name is a directory (not followed when a link). */
+static bool it_nr_is_dir(const char *dir, const char *name)
+{
+	char path[2 * TST_PATH_MAX];
+	struct stat sb;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return lstat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
 /* The one process directory of it_nr.data, into dir (TST_PATH_MAX bytes). */
 static void it_nr_process_dir(char *dir)
 {
@@ -91,7 +101,9 @@ static void it_nr_process_dir(char *dir)
 	struct dirent *de;
 
 	cr_assert(d, "%s", it_nr.data);
-	while ((de = readdir(d)) && de->d_name[0] == '.')
+	/* The root holds files too (the run's vDSO image). */
+	while ((de = readdir(d)) &&
+	       (de->d_name[0] == '.' || !it_nr_is_dir(it_nr.data, de->d_name)))
 		;
 	cr_assert(de, "no process directory in %s", it_nr.data);
 	cr_assert_lt(strlen(it_nr.data) + 1 + strlen(de->d_name), TST_PATH_MAX);
