@@ -646,34 +646,6 @@ static struct pa_module *pa_reader_module_of(struct pa_process *proc, uint64_t i
 	return NULL;
 }
 
-/* A PPF_REC_VDSO: its module's image is a file at the run's root. */
-static int pa_reader_vdso_rec(struct pa_process_ctx *c, struct pa_log_buf *buf, uint64_t off,
-			      const char *rec, uint32_t size, struct pa_warnings *warn,
-			      struct pa_error *err)
-{
-	const char *name = rec + sizeof(struct ppf_vdso);
-	struct pa_module *pm;
-	struct ppf_vdso r;
-
-	if (pa_reader_fixed(buf, off, rec, size, &r, sizeof(r), "vdso", err) < 0 ||
-	    pa_reader_path(buf, off, "vdso", name, r.name_len, size - sizeof(r), false, err) < 0)
-		return -EINVAL;
-	if (strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
-		return pa_error_set(err, -EINVAL, buf->path, true, off,
-				    "vdso record: '%s' is not a file name", name);
-	pm = pa_reader_module_of(c->proc, r.module_id);
-	if (!pm) {
-		pa_warnings_add(warn, buf->path, true, off,
-				"vdso record of unknown module id %llu ignored",
-				(unsigned long long)r.module_id);
-		return 0;
-	}
-	free(pm->vdso_image);
-	pm->vdso_image = strdup(name);
-	return pm->vdso_image ? 0 : pa_error_set(err, -ENOMEM, buf->path, false, 0,
-						 "out of memory");
-}
-
 /*
  * The path after the fixed part (fixed_size bytes) of a record of size
  * bytes, path_len bytes long: checked (pa_reader_path: not empty) and
@@ -689,6 +661,40 @@ static int pa_reader_path_dup(struct pa_log_buf *buf, uint64_t off, const char *
 		return -EINVAL;
 	*out = strdup(rec + fixed_size);
 	return *out ? 0 : pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
+}
+
+/* A PPF_REC_VDSO: its module's image is a file at the run's root. */
+static int pa_reader_vdso_rec(struct pa_process_ctx *c, struct pa_log_buf *buf, uint64_t off,
+			      const char *rec, uint32_t size, struct pa_warnings *warn,
+			      struct pa_error *err)
+{
+	struct pa_module *pm;
+	struct ppf_vdso r;
+	char *name;
+	int ret;
+
+	if (pa_reader_fixed(buf, off, rec, size, &r, sizeof(r), "vdso", err) < 0)
+		return -EINVAL;
+	ret = pa_reader_path_dup(buf, off, "vdso", rec, size, sizeof(r), r.name_len, &name, err);
+	if (ret < 0)
+		return ret;
+	if (strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, "..")) {
+		ret = pa_error_set(err, -EINVAL, buf->path, true, off,
+				   "vdso record: '%s' is not a file name", name);
+		free(name);
+		return ret;
+	}
+	pm = pa_reader_module_of(c->proc, r.module_id);
+	if (!pm) {
+		free(name);
+		pa_warnings_add(warn, buf->path, true, off,
+				"vdso record of unknown module id %llu ignored",
+				(unsigned long long)r.module_id);
+		return 0;
+	}
+	free(pm->vdso_image);
+	pm->vdso_image = name;
+	return 0;
 }
 
 static int pa_reader_exec_rec(struct pa_process_ctx *c, struct pa_log_buf *buf,
