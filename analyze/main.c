@@ -88,6 +88,12 @@ static const char pa_main_help_options[] =
 "    --lines        top: aggregate by source line.\n"
 "    --inlines      top: inlined functions count as functions.\n"
 "    --no-demangle  Keep C++ names mangled.\n"
+"    --binary-path DIR[:DIR...]\n"
+"                   Where else to look for an executable or library whose\n"
+"                   file is gone from the path the run recorded (or was\n"
+"                   rebuilt): in each DIR, DIR/BUILDID/NAME, DIR/BUILDID,\n"
+"                   DIR/PATH, DIR/NAME, a file with the recorded build-id\n"
+"                   only. Default: $PPROF_BINARY_PATH.\n"
 "    --min-percent P\n"
 "                   tree, flamegraph: leave out call paths with less than P\n"
 "                   percent of the samples (default 0.5 for tree, 0 for\n"
@@ -135,6 +141,7 @@ struct pa_main_opts {
 	bool lines;       /* --lines */
 	bool inlines;     /* --inlines */
 	bool no_demangle; /* --no-demangle */
+	const char *binary_path; /* --binary-path, else $PPROF_BINARY_PATH */
 };
 
 static void pa_main_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -473,7 +480,7 @@ static int pa_main_parse(int argc, char **argv, struct pa_main_opts *o)
 {
 	enum { OPT_PID = 256, OPT_TID, OPT_EVENT, OPT_LIMIT, OPT_EXE, OPT_PER_THREAD, OPT_MIN_PERCENT,
 	       OPT_LINES, OPT_INLINES, OPT_NO_DEMANGLE, OPT_FROM, OPT_TO, OPT_THREAD,
-	       OPT_FORMAT };
+	       OPT_FORMAT, OPT_BINARY_PATH };
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, OPT_PID },
 		{ "tid", required_argument, NULL, OPT_TID },
@@ -485,6 +492,7 @@ static int pa_main_parse(int argc, char **argv, struct pa_main_opts *o)
 		{ "lines", no_argument, NULL, OPT_LINES },
 		{ "inlines", no_argument, NULL, OPT_INLINES },
 		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+		{ "binary-path", required_argument, NULL, OPT_BINARY_PATH },
 		{ "from", required_argument, NULL, OPT_FROM },
 		{ "to", required_argument, NULL, OPT_TO },
 		{ "thread", required_argument, NULL, OPT_THREAD },
@@ -498,6 +506,7 @@ static int pa_main_parse(int argc, char **argv, struct pa_main_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->filter = PA_FILTER_ALL;
 	o->ropts = PA_REPORT_OPTS_DEFAULT;
+	o->binary_path = getenv("PPROF_BINARY_PATH");
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
 		int64_t v;
@@ -543,6 +552,9 @@ static int pa_main_parse(int argc, char **argv, struct pa_main_opts *o)
 			break;
 		case OPT_NO_DEMANGLE:
 			o->no_demangle = true;
+			break;
+		case OPT_BINARY_PATH:
+			o->binary_path = optarg;
 			break;
 		case OPT_FROM:
 		case OPT_TO:
@@ -791,7 +803,8 @@ int main(int argc, char **argv)
 	ret = pa_main_parse(argc, argv, &o);
 	if (ret != PA_EXIT_OK)
 		return ret;
-	pa_symbols_set_defaults(&(struct pa_symbols_opts){ .no_demangle = o.no_demangle });
+	pa_symbols_set_defaults(&(struct pa_symbols_opts){ .no_demangle = o.no_demangle,
+							    .binary_path = o.binary_path });
 	if (pa_main_load(&o, &run, &err) < 0) {
 		pa_main_print_error(&err);
 		return PA_EXIT_INPUT;

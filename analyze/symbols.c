@@ -9,6 +9,7 @@
 #include <dlfcn.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <gelf.h>
@@ -43,6 +44,7 @@ struct pa_sym_file {
 	char *reason;      /* why mod is NULL, warned once per process; NULL: no file to read */
 	uint64_t bias;     /* the bias mod was reported at */
 	bool no_demangle;
+	bool searched;     /* a binary path was given: its lack of a copy is said too */
 	char *debuginfo_path;     /* libdwfl's, or NULL for its default */
 	Dwfl_Callbacks callbacks; /* dwfl points at it */
 	struct pa_sym_entry *syms;
@@ -637,6 +639,13 @@ static void pa_symbols_file_free(struct pa_sym_file *f)
 	free(f);
 }
 
+/* The end of the reason rec's frames are unresolved, when the binary path was looked in too. */
+#define PA_SYMBOLS_NOT_SEARCHED(rec)                                                    \
+	((rec)->build_id_len ? "; no file with its build-id under the binary path either: " \
+			       "its frames stay unresolved"                                   \
+			     : "; no file of its name under the binary path either: its "    \
+			       "frames stay unresolved")
+
 /* Why f's frames stay unresolved: what, then then; -ENOMEM. */
 static int pa_symbols_file_fail(struct pa_sym_file *f, const char *what, const char *then)
 {
@@ -660,7 +669,8 @@ static int pa_symbols_file_read(struct pa_sym_file *f, const char *path, int fd,
 	int len;
 
 	if (fd < 0)
-		return pa_symbols_file_fail(f, why->reason, "; its frames stay unresolved");
+		return pa_symbols_file_fail(f, why->reason, f->searched ? PA_SYMBOLS_NOT_SEARCHED(rec) :
+						 "; its frames stay unresolved");
 	f->callbacks = pa_symbols_callbacks;
 	f->callbacks.debuginfo_path = &f->debuginfo_path;
 	f->dwfl = dwfl_begin(&f->callbacks);
@@ -684,7 +694,9 @@ static int pa_symbols_file_read(struct pa_sym_file *f, const char *path, int fd,
 	    (len != (int)rec->build_id_len || memcmp(bits, rec->build_id, (size_t)len))) {
 		f->mod = NULL;
 		return pa_symbols_file_fail(f, "build-id differs from the one recorded (the file "
-					    "changed since the run?)", ": its frames stay unresolved");
+					    "changed since the run?)",
+					    f->searched ? PA_SYMBOLS_NOT_SEARCHED(rec) :
+					    ": its frames stay unresolved");
 	}
 	return 0;
 }
@@ -702,6 +714,7 @@ static struct pa_sym_file *pa_symbols_file_new(const struct pa_symbols_opts *opt
 		return NULL;
 	}
 	f->no_demangle = opts->no_demangle;
+	f->searched = opts->binary_path && opts->binary_path[0];
 	if ((opts->debuginfo_path && !(f->debuginfo_path = strdup(opts->debuginfo_path))) ||
 	    !(f->cu_keys = pa_intern_new()) || !(f->paths = pa_intern_new()) ||
 	    !(f->src_keys = pa_intern_new()) ||
@@ -712,6 +725,103 @@ static struct pa_sym_file *pa_symbols_file_new(const struct pa_symbols_opts *opt
 		return NULL;
 	}
 	return f;
+}
+
+/* Whether the ELF file open as fd has the build-id rec recorded. */
+static bool pa_symbols_build_id_is(int fd, const struct pa_module *rec)
+{
+	Elf *elf;
+	const void *bits;
+	ssize_t len;
+	bool same;
+
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf)
+		return false;
+	len = dwelf_elf_gnu_build_id(elf, &bits);
+	same = len == (ssize_t)rec->build_id_len && !memcmp(bits, rec->build_id, (size_t)len);
+	elf_end(elf);
+	return same;
+}
+
+/*
+ * Open candidate (DIR, then the parts of rest) when it is a regular file
+ * and, if rec has a build-id, has that one. Returns the descriptor and
+ * fills *st (may be NULL), or -1.
+ */
+static int pa_symbols_try(const char *dir, size_t dlen, const char *a, const char *b,
+			  const struct pa_module *rec, struct stat *st)
+{
+	char *cand;
+	int fd;
+
+	if (asprintf(&cand, "%.*s%s%s%s%s", (int)dlen, dir, a[0] == '/' ? "" : "/", a,
+		     b[0] ? "/" : "", b) < 0)
+		return -1;
+	fd = pa_regfile_open(cand, 0, st, NULL);
+	free(cand);
+	if (fd >= 0 && rec->build_id_len && !pa_symbols_build_id_is(fd, rec)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/*
+ * The file of rec, recorded as path, under each directory of the binary
+ * path (':'-separated), in the order Go's pprof looks for a binary:
+ * DIR/BUILDID/BASENAME, DIR/BUILDID, DIR/PATH (a copy of the machine's
+ * tree, as perf's --symfs), DIR/BASENAME; with a build-id recorded only a
+ * file that has it. Returns the descriptor (and *st), or -1.
+ */
+static int pa_symbols_search(const char *bpath, const char *path, const struct pa_module *rec,
+			     struct stat *st)
+{
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+	char hex[2 * sizeof(rec->build_id) + 1] = "";
+	int fd = -1;
+
+	for (size_t i = 0; i < rec->build_id_len && i < sizeof(rec->build_id); i++)
+		snprintf(hex + 2 * i, 3, "%02x", rec->build_id[i]);
+	for (const char *d = bpath; fd < 0 && d && *d; d = strchr(d, ':') ? strchr(d, ':') + 1 : NULL) {
+		size_t dlen = strcspn(d, ":");
+
+		if (!dlen)
+			continue;
+		if (hex[0] && (fd = pa_symbols_try(d, dlen, hex, base, rec, st)) >= 0)
+			break;
+		if (hex[0] && (fd = pa_symbols_try(d, dlen, hex, "", rec, st)) >= 0)
+			break;
+		if ((fd = pa_symbols_try(d, dlen, path, "", rec, st)) >= 0)
+			break;
+		fd = pa_symbols_try(d, dlen, base, "", rec, st);
+	}
+	return fd;
+}
+
+/*
+ * Open the file of rec, recorded as path: there, when it is (with rec's
+ * build-id, if any); else the one the binary path has (opts->binary_path);
+ * else path as it is (its failure, or its other build-id, said as the
+ * frames' reason). Returns the descriptor (and *st, may be NULL), or a
+ * negative value with why saying why.
+ */
+static int pa_symbols_locate(const struct pa_symbols_opts *opts, const char *name,
+			     const char *path, const struct pa_module *rec, struct stat *st,
+			     struct pa_error *why)
+{
+	int fd = pa_regfile_open(path, 0, st, why), found;
+
+	if (!opts->binary_path || !opts->binary_path[0] || name == pa_symbols_vdso ||
+	    (fd >= 0 && (!rec->build_id_len || pa_symbols_build_id_is(fd, rec))))
+		return fd;
+	found = pa_symbols_search(opts->binary_path, path, rec, st);
+	if (found < 0)
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	return found;
 }
 
 /*
@@ -736,7 +846,7 @@ static struct pa_sym_file *pa_symbols_file_get(const struct pa_symbols_opts *opt
 	 * open file says which it is.
 	 */
 	if (!rec->build_id_len)
-		fd = pa_regfile_open(path, 0, &st, &why);
+		fd = pa_symbols_locate(opts, name, path, rec, &st, &why);
 	len = pa_symbols_file_key(opts, name, rec, fd >= 0 ? &st : NULL, &key);
 	if (!len || (!pa_symbols_store.keys && !(pa_symbols_store.keys = pa_intern_new())))
 		goto out;
@@ -746,7 +856,7 @@ static struct pa_sym_file *pa_symbols_file_get(const struct pa_symbols_opts *opt
 		goto out;
 	}
 	if (rec->build_id_len)
-		fd = pa_regfile_open(path, 0, NULL, &why);
+		fd = pa_symbols_locate(opts, name, path, rec, NULL, &why);
 	i = (int64_t)pa_intern_count(pa_symbols_store.keys);
 	f = pa_symbols_file_new(opts, path, fd, &why, rec);
 	fd = -1; /* the file's now */

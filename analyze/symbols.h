@@ -35,10 +35,14 @@
  * ("vdso.so" in its directory), and named "[vdso]" in every process, its
  * images shared by build-id as other files are.
  *
- * A module whose file cannot be opened or is not a regular file (opened
- * here with pa_regfile_open, never by libdwfl), or whose build-id differs
- * from the recorded one, leaves its frames unresolved (one warning per
- * module).
+ * A module's file is read where the run recorded it; when it is not
+ * there (or has another build-id), under each directory of the binary path
+ * (--binary-path, PPROF_BINARY_PATH), as Go's pprof looks:
+ * DIR/BUILDID/BASENAME, DIR/BUILDID, DIR/PATH, DIR/BASENAME, a file with the
+ * recorded build-id only. A module whose file cannot be found or is not a
+ * regular file (opened here with pa_regfile_open, never by libdwfl), or
+ * whose build-id differs from the recorded one, leaves its frames
+ * unresolved (one warning per module).
  */
 #ifndef PA_SYMBOLS_H
 #define PA_SYMBOLS_H
@@ -74,6 +78,9 @@ struct pa_symbols_opts {
 	const char *debuginfo_path; /* libdwfl's search path for separate debug info
 				       (':'-separated); NULL: ":.debug:/usr/lib/debug";
 				       copied */
+	const char *binary_path;    /* where else to look for a module's file
+				       (':'-separated, --binary-path); NULL: only where
+				       it was; kept, not copied */
 };
 
 /*

@@ -157,6 +157,9 @@ static const struct it_st_report it_st_reports[] = {
 	{ .args = { "pprof", "-o" }, .out = "profile.pb.gz" },
 };
 
+/* The analyzer's environment in it_st_report ("NAME=VALUE", NULL-terminated; NULL: none). */
+static const char *const *it_st_env;
+
 /* Runs report rep on dir; returns its stdout (or -o file), stderr appended, dir's path made "RUN". */
 static char *it_st_report(const struct it_st_report *rep, const char *dir, const char *tag)
 {
@@ -172,7 +175,7 @@ static char *it_st_report(const struct it_st_report *rep, const char *dir, const
 		argv[n++] = out;
 	}
 	argv[n++] = dir;
-	tst_run(&it_st, tag, argv, NULL, &r);
+	tst_run(&it_st, tag, argv, it_st_env, &r);
 	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s %s: %s", rep->args[0],
 		  tag, r.err);
 	text = rep->out ? tst_slurp(out, &len) : strdup(r.out);
@@ -232,28 +235,44 @@ Test(it_stacks, one_run_written_both_ways_reads_the_same_in_every_report)
 
 /*
  * A run written before stacks were written once (demo 0.1 under the
- * profiler of then, its logs cut after their last record): the reports
- * that need no symbols read as the analyzer of then printed them, and
- * every report reads the same when its samples are written again with each
- * stack once.
+ * profiler of then, its logs cut after their last record; the binaries it
+ * ran, gone from where it ran them, are in tests/golden/oldlogs-bin and
+ * found there through PPROF_BINARY_PATH): the reports that need no symbols
+ * read as the analyzer of then printed them, its functions are named, and
+ * every report reads the same when its samples are written again with
+ * each stack once.
  */
 Test(it_stacks, run_of_the_old_format_reads_as_before)
 {
-	char fixture[TST_PATH_MAX], once[TST_PATH_MAX];
+	char fixture[TST_PATH_MAX], once[TST_PATH_MAX], bin[TST_PATH_MAX + 32];
 	static const char *const golden[] = { "threads", "processes", "events" };
+	const char *env[] = { bin, NULL };
+	const struct it_st_report top = IT_ST_REPORT("top");
+	char *text;
 
 	snprintf(fixture, sizeof(fixture), "%s/tests/golden/oldlogs", PP_TEST_SOURCE_DIR);
+	snprintf(bin, sizeof(bin), "PPROF_BINARY_PATH=%s/tests/golden/oldlogs-bin",
+		 PP_TEST_SOURCE_DIR);
+	it_st_env = env;
 	for (size_t i = 0; i < sizeof(golden) / sizeof(golden[0]); i++) {
 		const struct it_st_report rep = IT_ST_REPORT(golden[i]);
-		char *text = it_st_report(&rep, fixture, "old"), name[64];
+		char name[64];
 
+		text = it_st_report(&rep, fixture, "old");
 		snprintf(name, sizeof(name), "oldlogs_%s.txt", golden[i]);
 		tst_log_golden(text, name);
 		free(text);
 	}
+	text = it_st_report(&top, fixture, "old");
+	cr_expect(strstr(text, " burn_alpha (demo)\n") && strstr(text, " burn_beta (demo)\n") &&
+		  strstr(text, " burn_gamma (libburn.so)\n"), "%s", text);
+	cr_expect(!strstr(text, "oldlogs-bin/demo:") && !strstr(text, "oldlogs-bin/libburn.so:"),
+		  "%s", text);
+	free(text);
 	snprintf(once, sizeof(once), "%s/oldlogs", it_st.tmp);
 	cr_assert_eq(tst_restack_run(fixture, once), 216);
 	it_st_same_reports(fixture, once);
+	it_st_env = NULL;
 }
 
 /*

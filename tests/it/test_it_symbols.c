@@ -1,13 +1,19 @@
 /*
  * Integration: the symbol side of pprof-analyze on real runs — top --inlines
  * and --lines on a workload whose hot code is inlined two levels deep,
- * annotate on its function, and C++ names with and without --no-demangle.
+ * annotate on its function, C++ names with and without --no-demangle, and
+ * binaries found on the binary path after they moved.
  */
 #include <criterion/criterion.h>
+#include <elfutils/libdwelf.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "tst_it.h"
 
@@ -128,4 +134,142 @@ Test(it_symbols, demangles_cxx_unless_asked_not_to)
 	cr_expect(strstr(b, "_ZL14cxx_throw_deepmi"), "%s", b);
 	free(a);
 	free(b);
+}
+
+/* Copies file (of the build directory, rel) to dir/name, executable. */
+static void it_sym_copy(const char *rel, const char *dir, const char *name)
+{
+	char from[TST_PATH_MAX], to[2 * TST_PATH_MAX];
+	size_t len;
+	char *data;
+	FILE *f;
+
+	tst_build_path(from, rel);
+	data = tst_slurp(from, &len);
+	snprintf(to, sizeof(to), "%s/%s", dir, name);
+	f = fopen(to, "w");
+	cr_assert_not_null(f, "%s", to);
+	cr_assert_eq(fwrite(data, 1, len, f), len);
+	cr_assert_eq(fclose(f), 0);
+	cr_assert_eq(chmod(to, 0755), 0);
+	free(data);
+}
+
+/* dir/ + the file's build-id in hex, into buf. */
+static void it_sym_id_dir(const char *file, const char *dir, char *buf, size_t size)
+{
+	int fd = open(file, O_RDONLY);
+	const unsigned char *bits;
+	Elf *elf;
+	ssize_t len;
+	int n;
+
+	cr_assert_geq(fd, 0, "%s", file);
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	len = elf ? dwelf_elf_gnu_build_id(elf, (const void **)&bits) : -1;
+	cr_assert_gt(len, 0, "%s has no build-id", file);
+	n = snprintf(buf, size, "%s/", dir);
+	for (ssize_t i = 0; i < len; i++)
+		n += snprintf(buf + n, size - (size_t)n, "%02x", bits[i]);
+	elf_end(elf);
+	close(fd);
+}
+
+/* top on it_sym.data with args before it and env; stdout then stderr, malloc'd. */
+static char *it_sym_top(const char *a1, const char *a2, const char *env)
+{
+	const char *argv[] = { "pprof-analyze", "top", it_sym.data, a1, a2, NULL };
+	const char *envv[] = { env, NULL };
+	struct tst_result r;
+	char *text;
+
+	tst_run(&it_sym, "top", argv, env ? envv : NULL, &r);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "status 0x%x: %s", r.status,
+		  r.err);
+	cr_assert(asprintf(&text, "%s%s", r.out, r.err) > 0);
+	tst_result_release(&r);
+	return text;
+}
+
+/* Whether top's text names demo's three functions from their two files. */
+static bool it_sym_named(const char *text)
+{
+	return strstr(text, " burn_alpha (demo)\n") && strstr(text, " burn_beta (demo)\n") &&
+	       strstr(text, " burn_gamma (libburn.so)\n");
+}
+
+/*
+ * The demo run from a directory that is renamed after the run, as when a
+ * build tree is cleaned or a profile is read on another machine: its
+ * frames are unresolved with a warning naming the file, and named again
+ * when --binary-path (or PPROF_BINARY_PATH) gives a directory holding the
+ * binaries, under their names, their build-ids (DIR/BUILDID/NAME) or their
+ * whole paths (DIR/PATH, as perf's --symfs); a file of the same name with
+ * another build-id is passed over.
+ */
+Test(it_symbols, a_moved_binary_is_found_on_the_binary_path)
+{
+	char ran[TST_PATH_MAX], moved[TST_PATH_MAX], decoy[TST_PATH_MAX], ids[TST_PATH_MAX];
+	char symfs[2 * TST_PATH_MAX], path[4 * TST_PATH_MAX], env[TST_PATH_MAX + 32];
+	char both[2 * TST_PATH_MAX + 2], d1[2 * TST_PATH_MAX], d2[2 * TST_PATH_MAX];
+	const char *argv[] = { ran, "0.2", NULL };
+	char *text;
+
+	snprintf(ran, sizeof(ran), "%s/ran", it_sym.tmp);
+	snprintf(moved, sizeof(moved), "%s/moved", it_sym.tmp);
+	snprintf(decoy, sizeof(decoy), "%s/decoy", it_sym.tmp);
+	snprintf(ids, sizeof(ids), "%s/ids", it_sym.tmp);
+	cr_assert_eq(mkdir(ran, 0755), 0);
+	cr_assert_eq(mkdir(decoy, 0755), 0);
+	cr_assert_eq(mkdir(ids, 0755), 0);
+	it_sym_copy("workloads/demo", ran, "demo");
+	it_sym_copy("workloads/libburn.so", ran, "libburn.so");
+	it_sym_copy("workloads/inlines", decoy, "demo");
+	it_sym_copy("workloads/libreload.so", decoy, "libburn.so");
+	strcat(ran, "/demo");
+	it_sym_record(argv);
+	*strrchr(ran, '/') = '\0';
+	cr_assert_eq(rename(ran, moved), 0);
+
+	text = it_sym_top(NULL, NULL, NULL);
+	snprintf(path, sizeof(path), "%s/demo: cannot open: No such file", ran);
+	cr_expect(strstr(text, path) && !it_sym_named(text), "%s", text);
+	free(text);
+
+	text = it_sym_top("--binary-path", decoy, NULL);
+	cr_expect(strstr(text, "under the binary path either") && !it_sym_named(text), "%s", text);
+	free(text);
+
+	snprintf(both, sizeof(both), "%s:%s", decoy, moved);
+	text = it_sym_top("--binary-path", both, NULL);
+	cr_expect(it_sym_named(text) && !strstr(text, "warning"), "%s", text);
+	free(text);
+
+	/* DIR/BUILDID/NAME, from the environment. */
+	snprintf(path, sizeof(path), "%s/demo", moved);
+	it_sym_id_dir(path, ids, d1, sizeof(d1));
+	snprintf(path, sizeof(path), "%s/libburn.so", moved);
+	it_sym_id_dir(path, ids, d2, sizeof(d2));
+	cr_assert_eq(mkdir(d1, 0755), 0);
+	cr_assert_eq(mkdir(d2, 0755), 0);
+	snprintf(path, sizeof(path), "%s/demo", moved);
+	cr_assert_eq(link(path, strcat(strcpy(symfs, d1), "/demo")), 0);
+	snprintf(path, sizeof(path), "%s/libburn.so", moved);
+	cr_assert_eq(link(path, strcat(strcpy(symfs, d2), "/libburn.so")), 0);
+	snprintf(env, sizeof(env), "PPROF_BINARY_PATH=%s", ids);
+	text = it_sym_top(NULL, NULL, env);
+	cr_expect(it_sym_named(text) && !strstr(text, "warning"), "%s", text);
+	free(text);
+
+	/* DIR/PATH; the option wins over the environment. */
+	snprintf(symfs, sizeof(symfs), "%s/symfs", it_sym.tmp);
+	cr_assert(asprintf(&text, "mkdir -p '%s%s' && cp '%s'/* '%s%s'", symfs, ran, moved, symfs,
+			   ran) > 0);
+	cr_assert_eq(system(text), 0, "%s", text);
+	free(text);
+	snprintf(env, sizeof(env), "PPROF_BINARY_PATH=%s", decoy);
+	text = it_sym_top("--binary-path", symfs, env);
+	cr_expect(it_sym_named(text) && !strstr(text, "warning"), "%s", text);
+	free(text);
 }
