@@ -730,6 +730,51 @@ static int pp_config_same_event(const struct pp_config_event *a,
 	       a->exclude_kernel == b->exclude_kernel;
 }
 
+/* The wall-clock event's period: a duration, no shorter than the helper's tick. */
+#define PP_CONFIG_MIN_WALL_PERIOD 1000000ull
+#define PP_CONFIG_DEFAULT_WALL_PERIOD 1000000ull
+
+/*
+ * [sample wall] (or event = wall): not a perf event but the profiler's own
+ * (wall.h); it takes a period of wall time and nothing else.
+ */
+static void pp_config_build_wall(struct pp_config_parser *p,
+				 const struct pp_config_section *s, struct pp_config *cfg)
+{
+	const struct pp_config_value *v = s->v;
+	uint64_t n = PP_CONFIG_DEFAULT_WALL_PERIOD;
+
+	if (s->kind == PP_SEC_COUNT) {
+		pp_config_error(p, s->line, "[count %s]: wall is sampled, not counted; "
+				"use [sample %s]", s->name, s->name);
+		return;
+	}
+	if (cfg->wall_ns) {
+		pp_config_error(p, s->line, "[sample %s] is the wall event a second "
+				"time (give one)", s->name);
+		return;
+	}
+	for (int k = K_FREQUENCY; k <= K_PRECISE_IP; k++)
+		if (v[k].line)
+			pp_config_error(p, v[k].line, "[sample %s] (wall time) takes only "
+					"a period; not %s", s->name, pp_config_event_keys[k]);
+	if (v[K_PERIOD].line &&
+	    pp_config_range(p, "period", &v[K_PERIOD], pp_config_time_units, 4,
+			    PP_CONFIG_MIN_WALL_PERIOD, PP_CONFIG_MAX_TIME_PERIOD,
+			    "a duration of wall time from 1ms to 3600s, such as 1ms, "
+			    "10ms or 1s (a bare number is nanoseconds)", &n) != 0)
+		return;
+	cfg->wall_ns = n;
+}
+
+/* Whether section s asks for the wall-clock event. */
+static int pp_config_is_wall(const struct pp_config_section *s)
+{
+	const struct pp_config_value *ev = &s->v[K_EVENT];
+
+	return strcasecmp(ev->line ? ev->text : s->name, "wall") == 0;
+}
+
 static void pp_config_build_event(struct pp_config_parser *p,
 				  const struct pp_config_section *s,
 				  struct pp_config *cfg)
@@ -854,12 +899,17 @@ int pp_config_parse(struct pp_config *cfg, const char *source,
 				"a comment");
 	pp_config_build_profile(p, cfg);
 	nsections = p->nevents;
-	for (unsigned i = 0; i < nsections; i++)
-		pp_config_build_event(p, &p->events[i], cfg);
+	for (unsigned i = 0; i < nsections; i++) {
+		if (pp_config_is_wall(&p->events[i]))
+			pp_config_build_wall(p, &p->events[i], cfg);
+		else
+			pp_config_build_event(p, &p->events[i], cfg);
+	}
 	free(p);
 	if (errs->n)
 		return -EINVAL;
-	return nsections ? 0 : pp_config_default_events(cfg);
+	/* [sample wall] alone: the CPU samples of the default run beside it. */
+	return cfg->nevents ? 0 : pp_config_default_events(cfg);
 }
 
 int pp_config_default(struct pp_config *cfg, struct pp_config_errors *errs)

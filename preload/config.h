@@ -47,6 +47,7 @@ struct pp_config {
 	int whole_stacks;   /* stacks = whole: every sample with its whole stack */
 	uint64_t delay_ns;  /* sampling starts this long after the run started */
 	int toggle_signal;  /* a signal that pauses and resumes sampling; 0: none */
+	uint64_t wall_ns;   /* [sample wall]'s period in ns of wall time; 0: off */
 	unsigned nevents;   /* sampling and counting, in file order */
 	struct pp_config_event events[PP_CONFIG_MAX_EVENTS];
 	char *text;         /* the configuration text, owned (malloc'd) */
