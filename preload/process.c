@@ -42,6 +42,7 @@
 #include "sigsafe/threads.h"
 #include "thread.h"
 #include "unsampled.h"
+#include "wall.h"
 #include "warn.h"
 
 #define PP_PROCESS_CMDLINE_MAX (64 * 1024)
@@ -266,6 +267,7 @@ static void pp_process_finish(void)
 	/* No toggle enables the events again. */
 	pp_pause_stop_sigsafe(pp_records_now_sigsafe(), &(struct pp_records_paused){ 0 });
 	pp_events_disable(&pp_process.events);
+	pp_wall_stop();
 	pp_thread_finish_all();
 	pp_process_close_log();
 	pp_unsampled_summary();
@@ -314,6 +316,8 @@ int pp_process_exec_begin(const char *path)
 	pp_process_write_cpu(PPF_CPU_EXEC);
 	/* Its threads that took no sample have no log to say they were there. */
 	pp_thread_quiet_all_at_exec();
+	/* The helper does not outlive the image: wall.log ends here. */
+	pp_wall_stop();
 	/* Last: a process.log that ends with PPF_REC_EXEC was replaced. */
 	log = pp_proclog_hold();
 	pp_process_write_paused(log);
@@ -614,6 +618,7 @@ static void pp_process_start_profiling(void)
 	pp_proclog_release();
 	/* What no sample covers: all of it until the events are enabled below. */
 	pp_process_write_cpu(PPF_CPU_SAMPLING);
+	pp_wall_start(pp_process.cfg->wall_ns, pp_process.dirfd);
 	__atomic_store_n(&pp_process.active, 1, __ATOMIC_RELEASE);
 	/* Last: the profiler's own start is not sampled; nor, paused, the rest. */
 	pp_control_process_start(pp_process.cfg, pp_process.starting);
@@ -666,6 +671,7 @@ static void pp_process_fork_child(void)
 		pp_fd_close_sigsafe(pp_process.events.fds[i]);
 	pp_process.events.n = 0;
 	pp_proclog_forget();
+	pp_wall_fork_child();
 	pp_maps_reset();
 	if (pp_process.dirfd >= 0)
 		pp_fd_close_sigsafe(pp_process.dirfd);

@@ -32,6 +32,7 @@
 #include "proclog.h"
 #include "unsampled.h"
 #include "unwlib.h"
+#include "wall.h"
 #include "warn.h"
 
 #define PP_THREAD_ALTSTACK_SIZE (64 * 1024)
@@ -661,6 +662,7 @@ void pp_thread_begin(void)
 
 	if (!pp_process_active())
 		return;
+	pp_wall_thread_begin();
 	/*
 	 * The app may cancel the thread as soon as it exists: no cancellation
 	 * point in the setup (openat, read) may leave a slot half made.

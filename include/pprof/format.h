@@ -30,7 +30,14 @@
  *                      event), PPF_REC_THREAD_BLOCKED (when there is
  *                      something to say), PPF_REC_THREAD_PAUSED (when
  *                      its sampling was paused at all), PPF_REC_THREAD_END
- * and in either file PPF_REC_LOG_FULL when the file could not grow (a full
+ *   wall.log           (only with [sample wall]; written by the profiler's
+ *                      helper thread) header of kind PPF_FILE_WALL,
+ *                      PPF_REC_WALL_START, then as they are known: the
+ *                      stacks of blocked threads (PPF_REC_STACK, numbered
+ *                      in this log), PPF_REC_WALL_INTERVAL for each time a
+ *                      thread was off the CPU, PPF_REC_WALL_THREAD for each
+ *                      thread at its end; PPF_REC_WALL_END
+ * and in any file PPF_REC_LOG_FULL when the file could not grow (a full
  * disk): only the closing records (the END records and a thread's name and
  * totals) follow it.
  *
@@ -73,7 +80,10 @@
 enum ppf_file_kind {
 	PPF_FILE_PROCESS = 1,
 	PPF_FILE_THREAD = 2,
+	PPF_FILE_WALL = 3,
 };
+
+#define PPF_WALL_LOG "wall.log"
 
 struct ppf_file_header {
 	char magic[PPF_MAGIC_LEN]; /* PPF_MAGIC */
@@ -116,7 +126,12 @@ enum ppf_record_type {
 	PPF_REC_STACK = 32,
 	PPF_REC_SAMPLE_BLOCK = 33,
 	PPF_REC_THREAD_PAUSED = 37,
-	/* either file */
+	/* wall.log */
+	PPF_REC_WALL_START = 50,
+	PPF_REC_WALL_INTERVAL = 51,
+	PPF_REC_WALL_THREAD = 52,
+	PPF_REC_WALL_END = 53,
+	/* any file */
 	PPF_REC_LOG_FULL = 21,
 };
 
@@ -184,6 +199,9 @@ enum ppf_event_flags {
 					       in PPF_REC_THREAD_EVENT */
 	PPF_EVENT_UNAVAILABLE = 1u << 5,    /* could not be opened (error says
 					       why) and was skipped */
+	PPF_EVENT_WALL = 1u << 7,           /* the wall-clock event (wall.log),
+					       period in ns of wall time; not
+					       on disk: the analyzer adds it */
 	PPF_EVENT_MODE_REFUSED = 1u << 6,   /* with UNAVAILABLE: not opened, as
 					       in this sampling mode its signal
 					       would interrupt the program's
@@ -698,6 +716,93 @@ struct ppf_thread_progress {
 };
 
 /*
+ * wall.log: the wall-clock event ([sample wall]). period_ns is the wall
+ * time one sample stands for; tick_ns how often the helper thread looks at
+ * blocked threads; ring_pages the data pages of each thread's ring of
+ * switch records.
+ */
+struct ppf_wall_start {
+	struct ppf_record h;
+	uint64_t period_ns;
+	uint64_t tick_ns;
+	uint64_t start_ns;
+	uint32_t ring_pages;
+	uint32_t reserved;
+};
+
+/* What a thread was doing off the CPU (PPF_REC_WALL_INTERVAL.state). */
+enum ppf_wall_state {
+	PPF_WALL_UNKNOWN = 0,  /* blocked, not looked at: no system call known */
+	PPF_WALL_SLEEP = 1,    /* nanosleep, clock_nanosleep */
+	PPF_WALL_FUTEX = 2,    /* futex: mutexes, condition variables, semaphores */
+	PPF_WALL_IO = 3,       /* read, write, recv, send, accept, ... */
+	PPF_WALL_POLL = 4,     /* poll, select, epoll_wait and their variants */
+	PPF_WALL_SYSCALL = 5,  /* another system call (nr says which) */
+	PPF_WALL_RUNNABLE = 6, /* preempted: ready to run, waiting for a CPU */
+	PPF_WALL_OTHER = 7,    /* blocked outside a system call (a page fault) */
+	PPF_WALL_STATES = 8,
+};
+
+/* PPF_REC_WALL_INTERVAL.flags */
+enum ppf_wall_flags {
+	PPF_WALL_OPEN_AT_END = 1u << 0,  /* still off the CPU when the log ended:
+					    in_ns is the end */
+	PPF_WALL_LOOK_ONLY = 1u << 1,    /* a thread without a ring: one look, the
+					    interval is the tick before it */
+};
+
+#define PPF_WALL_NO_STACK UINT32_MAX
+
+/*
+ * A thread was off the CPU from out_ns to in_ns (its switch records):
+ * blocked in state, or preempted (PPF_WALL_RUNNABLE). stack names the
+ * PPF_REC_STACK of this log that the helper read while the thread was
+ * blocked in this interval, innermost first (the address after the
+ * system call's instruction, then return addresses), or
+ * PPF_WALL_NO_STACK when it was not looked at; nr is the system call
+ * (-1: none or not known).
+ */
+struct ppf_wall_interval {
+	struct ppf_record h;
+	uint32_t tid;
+	uint16_t state;   /* enum ppf_wall_state */
+	uint16_t flags;   /* enum ppf_wall_flags */
+	uint64_t out_ns;
+	uint64_t in_ns;
+	uint32_t stack;
+	int32_t nr;
+};
+
+/*
+ * A thread's wall-clock bookkeeping, at its end (or the log's): error is
+ * the errno its ring could not be made with (0: it had one; EPERM: the
+ * locked-memory limit), lost the switch records the kernel dropped.
+ */
+struct ppf_wall_thread {
+	struct ppf_record h;
+	uint32_t tid;
+	uint32_t ring_pages;
+	int32_t error;
+	uint32_t reserved;
+	uint64_t lost;
+	uint64_t intervals;
+};
+
+/* The helper's totals, at the end of the log. */
+struct ppf_wall_end {
+	struct ppf_record h;
+	uint64_t end_ns;
+	uint64_t looks;         /* stacks read */
+	uint64_t looks_dropped; /* read, but the thread ran meanwhile */
+	uint64_t helper_cpu_ns; /* the helper thread's CPU time */
+	uint32_t threads;       /* threads seen */
+	uint32_t no_ring;       /* of which without a ring (look-only) */
+	uint64_t lost;          /* switch records lost, all threads */
+	uint64_t ticks;         /* times the helper woke and looked */
+	uint64_t degraded;      /* times the cost cap doubled its tick */
+};
+
+/*
  * The log could not grow (the disk was full, a quota or RLIMIT_FSIZE was
  * reached): written into the room every log keeps for its closing records.
  * Nothing but closing records follows: a thread's samples after time_ns
@@ -750,6 +855,10 @@ _Static_assert(sizeof(struct ppf_log_full) == 24, "ppf_log_full");
 _Static_assert(sizeof(struct ppf_thread_blocked) == 32, "ppf_thread_blocked");
 _Static_assert(sizeof(struct ppf_process_paused) == 40, "ppf_process_paused");
 _Static_assert(sizeof(struct ppf_thread_paused) == 40, "ppf_thread_paused");
+_Static_assert(sizeof(struct ppf_wall_start) == 40, "ppf_wall_start");
+_Static_assert(sizeof(struct ppf_wall_interval) == 40, "ppf_wall_interval");
+_Static_assert(sizeof(struct ppf_wall_thread) == 40, "ppf_wall_thread");
+_Static_assert(sizeof(struct ppf_wall_end) == 72, "ppf_wall_end");
 
 /* Round n up to the record alignment. */
 static inline uint32_t ppf_align(uint32_t n)

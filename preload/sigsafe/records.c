@@ -579,3 +579,12 @@ int pp_records_thread_progress_sigsafe(struct pp_logfile *log, uint64_t time_ns,
 	}
 	return pp_logfile_append_sigsafe(log, &rec, sizeof(rec));
 }
+
+int pp_records_wall_sigsafe(struct pp_logfile *log, uint32_t type, void *rec, uint32_t size)
+{
+	struct ppf_record *h = rec;
+
+	h->type = type;
+	h->size = size;
+	return pp_logfile_append_sigsafe(log, rec, size);
+}

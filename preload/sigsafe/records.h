@@ -245,4 +245,11 @@ int pp_records_thread_progress_sigsafe(struct pp_logfile *log, uint64_t time_ns,
 				       const struct pp_records_cpu *cpu,
 				       const struct pp_records_cpu *proc);
 
+/*
+ * Runs in signal context (written from the wall helper, wall.h). One of
+ * wall.log's records (PPF_REC_WALL_*): rec, size bytes, filled by the
+ * caller but for its header. Returns 0 or -ENOSPC.
+ */
+int pp_records_wall_sigsafe(struct pp_logfile *log, uint32_t type, void *rec, uint32_t size);
+
 #endif

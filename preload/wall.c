@@ -1,0 +1,934 @@
+/* The wall-clock event: switch-record rings and the helper thread; see wall.h. */
+#include "wall.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libunwind.h>
+#include <link.h>
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hooks.h"
+#include "pprof/format.h"
+#include "sigsafe/fd.h"
+#include "sigsafe/logfile.h"
+#include "sigsafe/records.h"
+#include "sigsafe/threads.h"
+#include "warn.h"
+
+#define PP_WALL_MAX_THREADS 4096
+#define PP_WALL_RING_PAGES 2            /* data pages of a ring (F1: 16k+ switches/s at 1 ms) */
+#define PP_WALL_TICK_MIN 1000000ull     /* the helper wakes at most once per ms */
+#define PP_WALL_TICK_MAX 10000000ull    /* and at least every 10 ms... */
+#define PP_WALL_TICK_CAP 100000000ull   /* ...unless its cost cap slowed it to this */
+#define PP_WALL_LOOKS_PER_TICK 64
+#define PP_WALL_CPU_CAP_PERMILLE 20     /* the helper's CPU over wall time: 2% of a core */
+#define PP_WALL_MAX_FRAMES 128
+#define PP_WALL_STACKS 4096             /* the table of stacks written (power of 2) */
+#define PP_WALL_STACKS_FULL 3072
+#define PP_WALL_MODULES 512
+#define PP_WALL_BLOCK 512               /* bytes read at once from the program's memory */
+#define PP_WALL_BLOCKS 16
+#define PP_WALL_HELPER_STACK (256 * 1024)
+#define PP_WALL_UNWIND_LIB "libunwind-x86_64.so.8"
+
+/* One thread's ring and what the helper knows of it. */
+struct pp_wall_thread {
+	int tid;                 /* 0: a free slot */
+	int fd;                  /* the switch event, -1: look-only */
+	int error;               /* why there is no ring (EPERM: memlock) */
+	struct perf_event_mmap_page *ring;
+	size_t ring_len;
+	uint64_t out_ns;         /* off the CPU since, 0: on it (or not known) */
+	int preempted;           /* the last switch-out was a preemption */
+	int looked;              /* this wait has a stack (or was looked at in vain) */
+	uint32_t stack;          /* PPF_WALL_NO_STACK when none */
+	int32_t nr;
+	uint64_t lost, intervals;
+};
+
+/* An executable segment and its .eh_frame_hdr, for find_proc_info. */
+struct pp_wall_module {
+	uint64_t start, end;
+	uint64_t hdr;            /* the address of .eh_frame_hdr, 0: none */
+};
+
+/* libunwind's remote interface (libunwind-x86_64.so.8, loaded privately). */
+struct pp_wall_unw {
+	unw_addr_space_t (*create_addr_space)(unw_accessors_t *, int);
+	int (*init_remote)(unw_cursor_t *, unw_addr_space_t, void *);
+	int (*step)(unw_cursor_t *);
+	int (*get_reg)(unw_cursor_t *, unw_regnum_t, unw_word_t *);
+	int (*search_table)(unw_addr_space_t, unw_word_t, unw_dyn_info_t *, unw_proc_info_t *,
+			    int, void *);
+	void (*flush_cache)(unw_addr_space_t, unw_word_t, unw_word_t);
+	unw_addr_space_t as;
+};
+
+/* What one look reads: the registers known, and blocks of memory. */
+struct pp_wall_look {
+	uint64_t sp, pc;
+	struct {
+		uint64_t addr;   /* PP_WALL_BLOCK aligned; 0: empty */
+		uint8_t data[PP_WALL_BLOCK];
+	} blocks[PP_WALL_BLOCKS];
+	unsigned next;
+	int failed;              /* a read failed: the memory went away */
+};
+
+static struct {
+	pthread_mutex_t mutex;   /* threads[], the log, the stack table */
+	pthread_cond_t wake;
+	int on;
+	int stopping;
+	pid_t pid;
+	uint64_t period_ns, tick_ns;
+	struct pp_logfile log;
+	struct pp_wall_thread *threads;
+	unsigned nthreads;       /* slots used so far (some may be free again) */
+	uint32_t seen, no_ring;
+	uint64_t looks, dropped, lost, degraded, ticks;
+	pthread_key_t key;
+	int key_ok;
+	pthread_t helper;
+	int helper_running;
+	uint64_t helper_cpu_ns;
+	/* stacks written: hash -> id */
+	uint64_t stack_hash[PP_WALL_STACKS];
+	uint32_t stack_id[PP_WALL_STACKS];
+	uint32_t nstacks, next_stack_id;
+	/* the helper's own */
+	struct pp_wall_unw unw;
+	struct pp_wall_module modules[PP_WALL_MODULES];
+	unsigned nmodules;
+	unsigned long long dl_adds, dl_subs;
+	struct pp_wall_look look;
+} pp_wall = { .mutex = PTHREAD_MUTEX_INITIALIZER, .log = { .fd = -1 } };
+
+static uint64_t pp_wall_clock(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- rings ------------------------------------------------------------------ */
+
+/* Opens the calling thread's switch event and maps its ring; 0 or a negative errno. */
+static int pp_wall_ring_open(struct pp_wall_thread *t)
+{
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(a),
+		.config = PERF_COUNT_SW_DUMMY,
+		.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME,
+		.sample_id_all = 1,
+		.context_switch = 1,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+		.use_clockid = 1,
+		.clockid = CLOCK_MONOTONIC, /* the logs' time base */
+		.watermark = 1,
+		/* The helper empties the ring: no wakeup, no signal, ever. */
+		.wakeup_watermark = PP_WALL_RING_PAGES * 4096u,
+	};
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t len = (1 + PP_WALL_RING_PAGES) * page;
+	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	void *m;
+
+	if (fd < 0)
+		return -errno;
+	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	t->fd = pp_fd_move_high_sigsafe(fd);
+	t->ring = m;
+	t->ring_len = len;
+	return 0;
+}
+
+static void pp_wall_ring_close(struct pp_wall_thread *t)
+{
+	if (t->ring)
+		munmap(t->ring, t->ring_len);
+	if (t->fd >= 0)
+		pp_fd_close_sigsafe(t->fd);
+	t->ring = NULL;
+	t->fd = -1;
+}
+
+/* Writes t's interval that ends at in_ns (flags: enum ppf_wall_flags). */
+static void pp_wall_write_interval(struct pp_wall_thread *t, uint64_t out_ns, uint64_t in_ns,
+				   uint16_t state, uint16_t flags)
+{
+	struct ppf_wall_interval r = {
+		.tid = (uint32_t)t->tid,
+		.state = state,
+		.flags = flags,
+		.out_ns = out_ns,
+		.in_ns = in_ns,
+		.stack = t->stack,
+		.nr = t->nr,
+	};
+
+	if (in_ns <= out_ns)
+		return;
+	t->intervals++;
+	pp_records_wall_sigsafe(&pp_wall.log, PPF_REC_WALL_INTERVAL, &r, sizeof(r));
+}
+
+/* The state of a wait in system call nr (-1: blocked outside one). */
+static uint16_t pp_wall_state_of(int32_t nr)
+{
+	switch (nr) {
+	case -1:
+		return PPF_WALL_OTHER;
+	case SYS_nanosleep: case SYS_clock_nanosleep:
+		return PPF_WALL_SLEEP;
+	case SYS_futex:
+#ifdef SYS_futex_waitv
+	case SYS_futex_waitv:
+#endif
+		return PPF_WALL_FUTEX;
+	case SYS_read: case SYS_write: case SYS_readv: case SYS_writev: case SYS_pread64:
+	case SYS_pwrite64: case SYS_preadv: case SYS_pwritev: case SYS_recvfrom:
+	case SYS_sendto: case SYS_recvmsg: case SYS_sendmsg: case SYS_recvmmsg:
+	case SYS_sendmmsg: case SYS_accept: case SYS_accept4: case SYS_connect:
+	case SYS_fsync: case SYS_fdatasync: case SYS_sendfile: case SYS_splice:
+		return PPF_WALL_IO;
+	case SYS_poll: case SYS_ppoll: case SYS_select: case SYS_pselect6:
+	case SYS_epoll_wait: case SYS_epoll_pwait:
+#ifdef SYS_epoll_pwait2
+	case SYS_epoll_pwait2:
+#endif
+		return PPF_WALL_POLL;
+	default:
+		return PPF_WALL_SYSCALL;
+	}
+}
+
+/* What t's current wait is: preempted, or blocked in what its look saw. */
+static uint16_t pp_wall_state(const struct pp_wall_thread *t)
+{
+	if (t->preempted)
+		return PPF_WALL_RUNNABLE;
+	return t->stack != PPF_WALL_NO_STACK ? pp_wall_state_of(t->nr) : PPF_WALL_UNKNOWN;
+}
+
+/* One record of t's ring, copied out: a switch, or records lost. */
+static void pp_wall_record(struct pp_wall_thread *t, const struct perf_event_header *h,
+			   const uint64_t *body)
+{
+	if (h->type == PERF_RECORD_LOST) {
+		/* body: id, lost, then the sample id; the waits around it are not known. */
+		t->lost += body[1];
+		pp_wall.lost += body[1];
+		t->out_ns = 0;
+		return;
+	}
+	if (h->type != PERF_RECORD_SWITCH || h->size < sizeof(*h) + 16)
+		return;
+	/* body: pid and tid (u32 each), time */
+	if (h->misc & PERF_RECORD_MISC_SWITCH_OUT) {
+		t->out_ns = body[1];
+		t->preempted = !!(h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
+		t->looked = 0;
+		t->stack = PPF_WALL_NO_STACK;
+		t->nr = -1;
+		return;
+	}
+	if (t->out_ns)
+		pp_wall_write_interval(t, t->out_ns, body[1], pp_wall_state(t), 0);
+	t->out_ns = 0;
+}
+
+/* Empties t's ring (under the mutex). */
+static void pp_wall_drain(struct pp_wall_thread *t)
+{
+	struct perf_event_mmap_page *r = t->ring;
+	const uint8_t *data;
+	uint64_t head, tail, size;
+
+	if (!r)
+		return;
+	data = (const uint8_t *)r + r->data_offset;
+	size = r->data_size;
+	head = __atomic_load_n(&r->data_head, __ATOMIC_ACQUIRE);
+	tail = r->data_tail;
+	while (tail < head) {
+		uint64_t rec[8] = { 0 };
+		struct perf_event_header h;
+		uint64_t at = tail % size, n;
+
+		memcpy(&h, data + at, sizeof(h));
+		if (h.size < sizeof(h) || h.size > head - tail)
+			break;
+		n = h.size < sizeof(rec) ? h.size : sizeof(rec);
+		/* A record may wrap around the ring's end. */
+		for (uint64_t i = 0; i < n; i++)
+			((uint8_t *)rec)[i] = data[(at + i) % size];
+		pp_wall_record(t, &h, rec + 1);
+		tail += h.size;
+	}
+	__atomic_store_n(&r->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+/* ---- stacks of blocked threads ------------------------------------------------ */
+
+/* Reads len bytes at addr of our own memory without trusting it: 0 or -1. */
+static int pp_wall_peek(uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
+
+	return process_vm_readv(pp_wall.pid, &local, 1, &remote, 1, 0) == (ssize_t)len ? 0 : -1;
+}
+
+/* A word of the program's memory as the look reads it (blocks kept for the look). */
+static int pp_wall_word(struct pp_wall_look *l, uint64_t addr, uint64_t *val)
+{
+	uint64_t base = addr & ~(uint64_t)(PP_WALL_BLOCK - 1), off = addr - base;
+	unsigned i;
+
+	if (off + 8 > PP_WALL_BLOCK || !base)
+		goto out_alone;
+	for (i = 0; i < PP_WALL_BLOCKS; i++)
+		if (l->blocks[i].addr == base)
+			break;
+	if (i == PP_WALL_BLOCKS) {
+		i = l->next++ % PP_WALL_BLOCKS;
+		l->blocks[i].addr = 0;
+		/* The end of a mapping: the word alone may still be there. */
+		if (pp_wall_peek(base, l->blocks[i].data, PP_WALL_BLOCK) < 0)
+			goto out_alone;
+		l->blocks[i].addr = base;
+	}
+	memcpy(val, l->blocks[i].data + off, 8);
+	return 0;
+out_alone:
+	if (pp_wall_peek(addr, val, 8) == 0)
+		return 0;
+	l->failed = 1;
+	return -1;
+}
+
+static int pp_wall_access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int write,
+			      void *arg)
+{
+	(void)as;
+	if (write)
+		return -UNW_EINVAL;
+	return pp_wall_word(arg, addr, (uint64_t *)val) < 0 ? -UNW_EINVAL : 0;
+}
+
+static int pp_wall_access_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *val, int write,
+			      void *arg)
+{
+	struct pp_wall_look *l = arg;
+
+	(void)as;
+	if (write)
+		return -UNW_EREADONLYREG;
+	if (reg == UNW_X86_64_RIP)
+		*val = l->pc;
+	else if (reg == UNW_X86_64_RSP)
+		*val = l->sp;
+	else
+		return -UNW_EBADREG; /* only sp and pc are known (frame-pointer callers stop) */
+	return 0;
+}
+
+static int pp_wall_access_fpreg(unw_addr_space_t as, unw_regnum_t reg, unw_fpreg_t *val,
+				int write, void *arg)
+{
+	(void)as, (void)reg, (void)val, (void)write, (void)arg;
+	return -UNW_EBADREG;
+}
+
+static int pp_wall_find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
+				  int need_unwind_info, void *arg)
+{
+	struct pp_wall_look *l = arg;
+
+	for (unsigned i = 0; i < pp_wall.nmodules; i++) {
+		const struct pp_wall_module *m = &pp_wall.modules[i];
+		uint64_t head, count;
+		unw_dyn_info_t di;
+
+		if (ip < m->start || ip >= m->end || !m->hdr)
+			continue;
+		/*
+		 * .eh_frame_hdr: version 1, the encodings of eh_frame_ptr
+		 * (pcrel sdata4), fde_count (udata4) and the table (datarel
+		 * sdata4: a binary search table), then the two values.
+		 */
+		if (pp_wall_word(l, m->hdr, &head) < 0 || (head & 0xffffffffu) != 0x3b031b01u ||
+		    pp_wall_word(l, m->hdr + 8, &count) < 0)
+			return -UNW_ENOINFO;
+		count &= 0xffffffffu;
+		memset(&di, 0, sizeof(di));
+		di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
+		di.start_ip = m->start;
+		di.end_ip = m->end;
+		di.u.rti.segbase = m->hdr;
+		di.u.rti.table_data = m->hdr + 12;
+		di.u.rti.table_len = count * 8 / sizeof(unw_word_t);
+		return pp_wall.unw.search_table(as, ip, &di, pi, need_unwind_info, arg);
+	}
+	return -UNW_ENOINFO;
+}
+
+static void pp_wall_put_unwind_info(unw_addr_space_t as, unw_proc_info_t *pi, void *arg)
+{
+	/* libunwind frees the tables it made from .eh_frame itself. */
+	(void)as, (void)pi, (void)arg;
+}
+
+static int pp_wall_get_dyn_info_list_addr(unw_addr_space_t as, unw_word_t *addr, void *arg)
+{
+	(void)as, (void)arg;
+	*addr = 0;
+	return -UNW_ENOINFO;
+}
+
+static unw_accessors_t pp_wall_accessors = {
+	.find_proc_info = pp_wall_find_proc_info,
+	.put_unwind_info = pp_wall_put_unwind_info,
+	.get_dyn_info_list_addr = pp_wall_get_dyn_info_list_addr,
+	.access_mem = pp_wall_access_mem,
+	.access_reg = pp_wall_access_reg,
+	.access_fpreg = pp_wall_access_fpreg,
+};
+
+/* Loads libunwind's remote interface; 0, or -1 with why said. */
+static int pp_wall_unw_load(void)
+{
+	struct pp_wall_unw *u = &pp_wall.unw;
+	void *h = dlopen(PP_WALL_UNWIND_LIB, RTLD_NOW | RTLD_LOCAL);
+
+	if (!h) {
+		pp_warn("cannot load %s for the wall event: %s; blocked threads' stacks "
+			"are not read", PP_WALL_UNWIND_LIB, dlerror());
+		return -1;
+	}
+	*(void **)&u->create_addr_space = dlsym(h, "_Ux86_64_create_addr_space");
+	*(void **)&u->init_remote = dlsym(h, "_Ux86_64_init_remote");
+	*(void **)&u->step = dlsym(h, "_Ux86_64_step");
+	*(void **)&u->get_reg = dlsym(h, "_Ux86_64_get_reg");
+	*(void **)&u->search_table = dlsym(h, "_Ux86_64_dwarf_search_unwind_table");
+	*(void **)&u->flush_cache = dlsym(h, "_Ux86_64_flush_cache");
+	if (!u->create_addr_space || !u->init_remote || !u->step || !u->get_reg ||
+	    !u->search_table || !u->flush_cache ||
+	    !(u->as = u->create_addr_space(&pp_wall_accessors, 0))) {
+		pp_warn("%s lacks its remote interface; blocked threads' stacks are not "
+			"read", PP_WALL_UNWIND_LIB);
+		u->as = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+static int pp_wall_module_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	uint64_t hdr = 0;
+
+	(void)size, (void)data;
+	for (int i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_GNU_EH_FRAME)
+			hdr = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+	for (int i = 0; i < info->dlpi_phnum && pp_wall.nmodules < PP_WALL_MODULES; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		pp_wall.modules[pp_wall.nmodules++] = (struct pp_wall_module){
+			.start = info->dlpi_addr + ph->p_vaddr,
+			.end = info->dlpi_addr + ph->p_vaddr + ph->p_memsz,
+			.hdr = hdr,
+		};
+	}
+	return 0;
+}
+
+/* Counts of loaded and unloaded objects, to know when the list changed. */
+static int pp_wall_dl_counts_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	unsigned long long *c = data;
+
+	if (size < offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs))
+		return 1;
+	c[0] = info->dlpi_adds;
+	c[1] = info->dlpi_subs;
+	return 1;
+}
+
+/*
+ * The executable segments of the loaded objects, again when objects came
+ * or went. Called by the helper holding no lock of ours: dl_iterate_phdr
+ * takes the loader's lock, which a thread in dlopen holds while it starts.
+ */
+static void pp_wall_modules_refresh(void)
+{
+	unsigned long long c[2] = { 0, 0 };
+
+	dl_iterate_phdr(pp_wall_dl_counts_cb, c);
+	if (pp_wall.nmodules && c[0] == pp_wall.dl_adds && c[1] == pp_wall.dl_subs)
+		return;
+	pp_wall.dl_adds = c[0];
+	pp_wall.dl_subs = c[1];
+	pp_wall.nmodules = 0;
+	dl_iterate_phdr(pp_wall_module_cb, NULL);
+	if (pp_wall.unw.as)
+		pp_wall.unw.flush_cache(pp_wall.unw.as, 0, 0);
+}
+
+static uint64_t pp_wall_hash(const uint64_t *ips, unsigned n)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+
+	for (unsigned i = 0; i < n; i++) {
+		h ^= ips[i];
+		h *= 0xff51afd7ed558ccdull;
+		h ^= h >> 33;
+	}
+	return h ? h : 1;
+}
+
+/* The id of stack ips in wall.log, written when new; PPF_WALL_NO_STACK when it cannot be. */
+static uint32_t pp_wall_stack_id(const uint64_t *ips, unsigned n)
+{
+	uint64_t h = pp_wall_hash(ips, n);
+	unsigned i;
+
+	if (pp_wall.nstacks >= PP_WALL_STACKS_FULL) {
+		memset(pp_wall.stack_hash, 0, sizeof(pp_wall.stack_hash));
+		pp_wall.nstacks = 0;
+	}
+	for (i = h & (PP_WALL_STACKS - 1); pp_wall.stack_hash[i]; i = (i + 1) & (PP_WALL_STACKS - 1))
+		if (pp_wall.stack_hash[i] == h)
+			return pp_wall.stack_id[i];
+	if (pp_records_stack_sigsafe(&pp_wall.log, pp_wall.next_stack_id, ips, n, 0, 0) < 0)
+		return PPF_WALL_NO_STACK;
+	pp_wall.stack_hash[i] = h;
+	pp_wall.stack_id[i] = pp_wall.next_stack_id;
+	pp_wall.nstacks++;
+	return pp_wall.next_stack_id++;
+}
+
+/*
+ * What /proc/self/task/tid/syscall says: 1 with *nr, *sp and *pc when the
+ * thread is blocked, 0 when it runs (or is runnable), -1 when it is gone.
+ */
+static int pp_wall_syscall(int tid, int32_t *nr, uint64_t *sp, uint64_t *pc)
+{
+	char path[64], buf[256];
+	unsigned long long a[8];
+	long n;
+	ssize_t len;
+	int fd, k;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return -1;
+	buf[len] = '\0';
+	k = sscanf(buf, "%ld %llx %llx %llx %llx %llx %llx %llx %llx", &n, &a[0], &a[1], &a[2],
+		   &a[3], &a[4], &a[5], &a[6], &a[7]);
+	if (k == 3) {        /* blocked outside a system call: nr sp pc */
+		*nr = (int32_t)n;
+		*sp = a[0];
+		*pc = a[1];
+		return 1;
+	}
+	if (k == 9) {        /* nr, 6 arguments, sp, pc */
+		*nr = (int32_t)n;
+		*sp = a[6];
+		*pc = a[7];
+		return 1;
+	}
+	return 0;            /* "running" */
+}
+
+/* Unwinds from l->sp, l->pc into ips; returns the frames (at least 1). */
+static unsigned pp_wall_unwind(struct pp_wall_look *l, uint64_t *ips)
+{
+	unw_cursor_t c;
+	unsigned n = 0;
+
+	ips[n++] = l->pc;
+	if (!pp_wall.unw.as || pp_wall.unw.init_remote(&c, pp_wall.unw.as, l) < 0)
+		return n;
+	while (n < PP_WALL_MAX_FRAMES && pp_wall.unw.step(&c) > 0 && !l->failed) {
+		unw_word_t ip;
+
+		if (pp_wall.unw.get_reg(&c, UNW_REG_IP, &ip) < 0 || !ip)
+			break;
+		ips[n++] = ip;
+	}
+	return n;
+}
+
+/* The head of t's ring, which moves when the thread switches. */
+static uint64_t pp_wall_head(const struct pp_wall_thread *t)
+{
+	return t->ring ? __atomic_load_n(&t->ring->data_head, __ATOMIC_ACQUIRE) : 0;
+}
+
+/*
+ * Looks at blocked thread t (under the mutex): its stack becomes the
+ * stack of its current wait when the thread did not move meanwhile.
+ * Returns 1 when it looked.
+ */
+static int pp_wall_look_at(struct pp_wall_thread *t)
+{
+	struct pp_wall_look *l = &pp_wall.look;
+	/* What the helper read of the ring: the wait it knows of is the latest. */
+	uint64_t ips[PP_WALL_MAX_FRAMES], head = t->ring ? t->ring->data_tail : 0;
+	int32_t nr;
+	unsigned n;
+	int st;
+
+	if (pp_wall_head(t) != head)
+		return 0; /* it switched since: drained and looked at next tick */
+	st = pp_wall_syscall(t->tid, &nr, &l->sp, &l->pc);
+	if (st <= 0)
+		return st < 0 ? (t->looked = 1, 0) : 0;
+	memset(l->blocks, 0, sizeof(l->blocks));
+	l->next = 0;
+	l->failed = 0;
+	n = pp_wall_unwind(l, ips);
+	pp_wall.looks++;
+	if (pp_wall_head(t) != head) {
+		/* It ran meanwhile: this stack may be of another wait. */
+		pp_wall.dropped++;
+		return 1;
+	}
+	t->looked = 1;
+	t->nr = nr;
+	t->stack = pp_wall_stack_id(ips, n);
+	return 1;
+}
+
+/* A look-only thread (no ring): one look per tick, standing for the tick. */
+static void pp_wall_look_only(struct pp_wall_thread *t, uint64_t now)
+{
+	t->looked = 0;
+	t->stack = PPF_WALL_NO_STACK;
+	t->nr = -1;
+	if (!pp_wall_look_at(t) || t->stack == PPF_WALL_NO_STACK)
+		return;
+	pp_wall_write_interval(t, now - pp_wall.tick_ns, now, pp_wall_state_of(t->nr),
+			       PPF_WALL_LOOK_ONLY);
+}
+
+/* One tick of the helper (under the mutex): drain every ring, look at new waits. */
+static void pp_wall_tick(void)
+{
+	unsigned looks = 0;
+	uint64_t now = pp_wall_clock(CLOCK_MONOTONIC);
+
+	pp_wall.ticks++;
+	for (unsigned i = 0; i < pp_wall.nthreads; i++) {
+		struct pp_wall_thread *t = &pp_wall.threads[i];
+
+		if (!t->tid)
+			continue;
+		if (!t->ring) {
+			if (looks++ < PP_WALL_LOOKS_PER_TICK)
+				pp_wall_look_only(t, now);
+			continue;
+		}
+		pp_wall_drain(t);
+		if (t->out_ns && !t->preempted && !t->looked && looks < PP_WALL_LOOKS_PER_TICK)
+			looks += (unsigned)pp_wall_look_at(t);
+	}
+}
+
+/* ---- the helper thread -------------------------------------------------------- */
+
+/* The cost cap: a helper above PP_WALL_CPU_CAP_PERMILLE of a core wakes less often. */
+static void pp_wall_cap(uint64_t *win_start, uint64_t *win_cpu)
+{
+	uint64_t now = pp_wall_clock(CLOCK_MONOTONIC);
+	uint64_t cpu = pp_wall_clock(CLOCK_THREAD_CPUTIME_ID);
+
+	pp_wall.helper_cpu_ns = cpu;
+	if (now - *win_start < 1000000000ull)
+		return;
+	if ((cpu - *win_cpu) * 1000 > (now - *win_start) * PP_WALL_CPU_CAP_PERMILLE &&
+	    pp_wall.tick_ns * 2 <= PP_WALL_TICK_CAP) {
+		pp_wall.tick_ns *= 2;
+		pp_wall.degraded++;
+	}
+	*win_start = now;
+	*win_cpu = cpu;
+}
+
+static void *pp_wall_helper_main(void *arg)
+{
+	uint64_t win_start = pp_wall_clock(CLOCK_MONOTONIC), win_cpu = 0;
+
+	(void)arg;
+	pthread_setname_np(pthread_self(), "pprof-wall");
+	pp_wall_unw_load();
+	for (;;) {
+		struct timespec until;
+		uint64_t next;
+
+		pp_wall_modules_refresh();
+		pthread_mutex_lock(&pp_wall.mutex);
+		if (pp_wall.stopping)
+			break;
+		pp_wall_tick();
+		pp_wall_cap(&win_start, &win_cpu);
+		next = pp_wall_clock(CLOCK_MONOTONIC) + pp_wall.tick_ns;
+		until.tv_sec = (time_t)(next / 1000000000ull);
+		until.tv_nsec = (long)(next % 1000000000ull);
+		while (!pp_wall.stopping &&
+		       pthread_cond_timedwait(&pp_wall.wake, &pp_wall.mutex, &until) == 0)
+			;
+		if (pp_wall.stopping)
+			break;
+		pthread_mutex_unlock(&pp_wall.mutex);
+	}
+	pp_wall.helper_running = 0;
+	pthread_mutex_unlock(&pp_wall.mutex);
+	return NULL;
+}
+
+static int pp_wall_helper_start(void)
+{
+	pthread_condattr_t ca;
+	pthread_attr_t attr;
+	int err;
+
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&pp_wall.wake, &ca);
+	pthread_condattr_destroy(&ca);
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, PP_WALL_HELPER_STACK);
+	pp_wall.helper_running = 1;
+	err = pp_hooks_create_helper(&pp_wall.helper, &attr, pp_wall_helper_main, NULL);
+	pthread_attr_destroy(&attr);
+	if (err)
+		pp_wall.helper_running = 0;
+	return err;
+}
+
+/* ---- threads ------------------------------------------------------------------ */
+
+/* A free slot (under the mutex), or NULL when the table is full. */
+static struct pp_wall_thread *pp_wall_slot(void)
+{
+	for (unsigned i = 0; i < pp_wall.nthreads; i++)
+		if (!pp_wall.threads[i].tid)
+			return &pp_wall.threads[i];
+	if (pp_wall.nthreads == PP_WALL_MAX_THREADS)
+		return NULL;
+	return &pp_wall.threads[pp_wall.nthreads++];
+}
+
+/* Writes t's PPF_REC_WALL_THREAD and frees its slot (under the mutex). */
+static void pp_wall_thread_close(struct pp_wall_thread *t)
+{
+	struct ppf_wall_thread r = {
+		.tid = (uint32_t)t->tid,
+		.ring_pages = t->ring ? PP_WALL_RING_PAGES : 0,
+		.error = t->error,
+		.lost = t->lost,
+		.intervals = t->intervals,
+	};
+
+	pp_records_wall_sigsafe(&pp_wall.log, PPF_REC_WALL_THREAD, &r, sizeof(r));
+	pp_wall_ring_close(t);
+	memset(t, 0, sizeof(*t));
+	t->fd = -1;
+}
+
+/* The key's destructor: the thread ends; its last waits are in its ring. */
+static void pp_wall_thread_end(void *arg)
+{
+	struct pp_wall_thread *t = arg;
+	int tid = pp_threads_gettid_sigsafe(), saved = errno;
+
+	pthread_mutex_lock(&pp_wall.mutex);
+	if (pp_wall.on && pp_wall.pid == getpid() && t->tid == tid) {
+		pp_wall_drain(t);
+		pp_wall_thread_close(t);
+	}
+	pthread_mutex_unlock(&pp_wall.mutex);
+	errno = saved;
+}
+
+/* Sets the calling thread up (under the mutex). */
+static void pp_wall_thread_add(void)
+{
+	struct pp_wall_thread *t = pp_wall_slot();
+	int err;
+
+	if (!t)
+		return;
+	memset(t, 0, sizeof(*t));
+	t->fd = -1;
+	t->tid = pp_threads_gettid_sigsafe();
+	t->stack = PPF_WALL_NO_STACK;
+	t->nr = -1;
+	pp_wall.seen++;
+	err = pp_wall_ring_open(t);
+	if (err) {
+		t->error = -err;
+		pp_wall.no_ring++;
+	}
+	if (pp_wall.key_ok)
+		pthread_setspecific(pp_wall.key, t);
+}
+
+void pp_wall_thread_begin(void)
+{
+	int saved = errno;
+
+	pthread_mutex_lock(&pp_wall.mutex);
+	if (pp_wall.on && !pp_wall.stopping && pp_wall.pid == getpid())
+		pp_wall_thread_add();
+	pthread_mutex_unlock(&pp_wall.mutex);
+	errno = saved;
+}
+
+/* ---- the process ---------------------------------------------------------------- */
+
+void pp_wall_start(uint64_t period_ns, int dirfd)
+{
+	struct ppf_wall_start r = { 0 };
+	int err;
+
+	if (!period_ns)
+		return;
+	pp_wall.pid = getpid();
+	pp_wall.period_ns = period_ns;
+	pp_wall.tick_ns = period_ns < PP_WALL_TICK_MIN ? PP_WALL_TICK_MIN :
+			  period_ns > PP_WALL_TICK_MAX ? PP_WALL_TICK_MAX : period_ns;
+	if (!pp_wall.threads)
+		pp_wall.threads = calloc(PP_WALL_MAX_THREADS, sizeof(*pp_wall.threads));
+	err = pp_wall.threads ? pp_logfile_create_sigsafe(&pp_wall.log, dirfd, PPF_WALL_LOG,
+							    PPF_FILE_WALL) : -ENOMEM;
+	if (err) {
+		pp_warn("cannot create %s for the wall event: %s; the program runs "
+			"without it", PPF_WALL_LOG, strerror(-err));
+		return;
+	}
+	r.period_ns = period_ns;
+	r.tick_ns = pp_wall.tick_ns;
+	r.start_ns = pp_wall_clock(CLOCK_MONOTONIC);
+	r.ring_pages = PP_WALL_RING_PAGES;
+	pp_records_wall_sigsafe(&pp_wall.log, PPF_REC_WALL_START, &r, sizeof(r));
+	if (!pp_wall.key_ok)
+		pp_wall.key_ok = pthread_key_create(&pp_wall.key, pp_wall_thread_end) == 0;
+	pthread_mutex_lock(&pp_wall.mutex);
+	pp_wall.on = 1;
+	pp_wall.stopping = 0;
+	pp_wall_thread_add();
+	pthread_mutex_unlock(&pp_wall.mutex);
+	err = pp_wall_helper_start();
+	if (err)
+		pp_warn("cannot start the wall event's helper thread: %s; blocked "
+			"threads' stacks are not read", strerror(err));
+}
+
+/* The last records (under the mutex): every thread's open wait, and the totals. */
+static void pp_wall_finish(void)
+{
+	uint64_t now = pp_wall_clock(CLOCK_MONOTONIC);
+	struct ppf_wall_end e = { 0 };
+
+	for (unsigned i = 0; i < pp_wall.nthreads; i++) {
+		struct pp_wall_thread *t = &pp_wall.threads[i];
+		char path[64];
+
+		if (!t->tid)
+			continue;
+		pp_wall_drain(t);
+		snprintf(path, sizeof(path), "/proc/self/task/%d", t->tid);
+		/* A thread gone without its destructor (raw exit) has no open wait. */
+		if (t->out_ns && access(path, F_OK) == 0)
+			pp_wall_write_interval(t, t->out_ns, now, pp_wall_state(t),
+					       PPF_WALL_OPEN_AT_END);
+		pp_wall_thread_close(t);
+	}
+	e.end_ns = now;
+	e.looks = pp_wall.looks;
+	e.looks_dropped = pp_wall.dropped;
+	e.helper_cpu_ns = pp_wall.helper_cpu_ns;
+	e.threads = pp_wall.seen;
+	e.no_ring = pp_wall.no_ring;
+	e.lost = pp_wall.lost;
+	e.ticks = pp_wall.ticks;
+	e.degraded = pp_wall.degraded;
+	pp_logfile_closing_sigsafe(&pp_wall.log);
+	pp_records_wall_sigsafe(&pp_wall.log, PPF_REC_WALL_END, &e, sizeof(e));
+	pp_logfile_close_sigsafe(&pp_wall.log);
+}
+
+void pp_wall_stop(void)
+{
+	int running;
+
+	if (!pp_wall.on || pp_wall.pid != getpid())
+		return;
+	pthread_mutex_lock(&pp_wall.mutex);
+	pp_wall.stopping = 1;
+	pthread_cond_signal(&pp_wall.wake);
+	/*
+	 * The helper leaves at its next look at stopping; not waited for, as
+	 * the process may end in a thread that holds the loader's lock, which
+	 * the helper takes between ticks.
+	 */
+	pp_wall_finish();
+	pp_wall.on = 0;
+	running = pp_wall.helper_running;
+	pthread_mutex_unlock(&pp_wall.mutex);
+	if (running)
+		pthread_detach(pp_wall.helper);
+}
+
+void pp_wall_fork_child(void)
+{
+	if (!pp_wall.threads)
+		return;
+	/* The helper and the lock's holder, if any, stayed in the parent. */
+	pthread_mutex_init(&pp_wall.mutex, NULL);
+	for (unsigned i = 0; i < pp_wall.nthreads; i++)
+		if (pp_wall.threads[i].tid)
+			pp_wall_ring_close(&pp_wall.threads[i]);
+	memset(pp_wall.threads, 0, PP_WALL_MAX_THREADS * sizeof(*pp_wall.threads));
+	pp_wall.nthreads = 0;
+	pp_logfile_forget_sigsafe(&pp_wall.log);
+	pp_wall.on = 0;
+	pp_wall.stopping = 0;
+	pp_wall.helper_running = 0;
+	pp_wall.seen = pp_wall.no_ring = 0;
+	pp_wall.looks = pp_wall.dropped = pp_wall.lost = pp_wall.degraded = pp_wall.ticks = 0;
+	pp_wall.helper_cpu_ns = 0;
+	memset(pp_wall.stack_hash, 0, sizeof(pp_wall.stack_hash));
+	pp_wall.nstacks = pp_wall.next_stack_id = 0;
+	pp_wall.nmodules = 0;
+	/* libunwind's address space is reused: its caches hold the same modules. */
+}

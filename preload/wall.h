@@ -1,0 +1,46 @@
+/*
+ * wall: the wall-clock event ([sample wall]). Each thread opens a dummy
+ * perf event of its own with context_switch = 1 and a small ring buffer:
+ * the kernel writes a record each time the thread leaves the CPU and comes
+ * back, with its time, and whether it was preempted. One helper thread per
+ * process (every signal blocked, never signalled) empties the rings, and
+ * looks at each blocked thread once per wait: /proc/self/task/T/syscall
+ * gives the user sp and pc the thread entered the kernel with, and
+ * libunwind's remote interface unwinds that stack from a copy read with
+ * process_vm_readv. No signal ever reaches a blocked thread: no system
+ * call of the program returns early. The helper writes wall.log (format.h:
+ * PPF_REC_WALL_*); the analyzer turns its intervals into `wall` samples.
+ *
+ * A thread whose ring cannot be mapped (the locked-memory limit: EPERM) is
+ * looked at once per tick instead (look-only), and counted.
+ *
+ * Nothing here runs in signal context; everything is off unless the
+ * configuration has [sample wall].
+ */
+#ifndef PP_WALL_H
+#define PP_WALL_H
+
+#include <stdint.h>
+
+/*
+ * Starts the event in this process (the constructor, and a fork child):
+ * wall.log in dirfd, the calling thread's ring and the helper thread.
+ * period_ns 0: does nothing. When it cannot, says why in one line and the
+ * program runs on without it.
+ */
+void pp_wall_start(uint64_t period_ns, int dirfd);
+
+/* The calling thread starts (the pthread_create hook): its ring. */
+void pp_wall_thread_begin(void);
+
+/*
+ * Stops the event (the process ends, or execs): the helper stops, the
+ * rings are emptied a last time, the waits still open are written as
+ * ending now, then the totals; wall.log is closed.
+ */
+void pp_wall_stop(void);
+
+/* In a fork child: drops the parent's rings, log and helper (none run here). */
+void pp_wall_fork_child(void);
+
+#endif
