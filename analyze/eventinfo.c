@@ -50,6 +50,8 @@ char *pa_event_format_period(const struct pa_event *e, char *buf, size_t size)
 		snprintf(buf, size, "%" PRIu64 " Hz", e->period);
 	else if (e->flags & PPF_EVENT_TIME_NS)
 		snprintf(buf, size, "%s of CPU", pa_events_duration(e->period, d, sizeof(d)));
+	else if (e->flags & PPF_EVENT_WALL)
+		snprintf(buf, size, "%s of wall time", pa_events_duration(e->period, d, sizeof(d)));
 	else
 		snprintf(buf, size, "%" PRIu64 " event%s", e->period, e->period == 1 ? "" : "s");
 	return buf;
@@ -75,6 +77,8 @@ const char *pa_event_scope(const struct pa_event *e)
 	bool user = !(e->flags & PPF_EVENT_EXCLUDE_USER);
 	bool kernel = !(e->flags & PPF_EVENT_EXCLUDE_KERNEL);
 
+	if (e->flags & PPF_EVENT_WALL)
+		return "on and off the CPU";
 	return user && kernel ? "user+kernel" : user ? "user" : kernel ? "kernel" : "none";
 }
 
@@ -88,6 +92,10 @@ char *pa_event_format_encoding(const struct pa_event *e, char *buf, size_t size)
 	char type[16];
 	int n;
 
+	if (e->flags & PPF_EVENT_WALL) {
+		snprintf(buf, size, "wall (switch records, wall.log)");
+		return buf;
+	}
 	if (e->type < sizeof(types) / sizeof(types[0]))
 		snprintf(type, sizeof(type), "%s", types[e->type]);
 	else

@@ -4,6 +4,7 @@
 #include "parallel.h"
 #include "reader.h"
 #include "regfile.h"
+#include "wall.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -179,7 +180,8 @@ static int pa_reader_copy_data(const char *name, const void *data, size_t size,
 static const char *pa_reader_kind_name(uint32_t kind)
 {
 	return kind == PPF_FILE_PROCESS ? "process log" :
-	       kind == PPF_FILE_THREAD  ? "thread log" : "unknown kind";
+	       kind == PPF_FILE_THREAD  ? "thread log" :
+	       kind == PPF_FILE_WALL    ? "wall log" : "unknown kind";
 }
 
 /* Check the file header; returns the offset of the first record or an error. */
@@ -1002,6 +1004,7 @@ void pa_process_free(struct pa_process *proc)
 	free(proc->quiet);
 	free(proc->dir);
 	free(proc->path);
+	free(proc->wall);
 	free(proc);
 }
 
@@ -1580,6 +1583,11 @@ static int pa_reader_thread_cb(void *ctx, struct pa_log_buf *buf, uint64_t off,
 	}
 }
 
+uint64_t *pa_thread_take_ips(struct pa_thread *t, size_t n)
+{
+	return pa_reader_block_take(t, n);
+}
+
 void pa_thread_free(struct pa_thread *thread)
 {
 	if (!thread)
@@ -2077,10 +2085,47 @@ int pa_process_load_opts(const char *dir, const struct pa_load_opts *opts,
 	}
 	if (proc->nthreads)
 		qsort(proc->threads, proc->nthreads, sizeof(*proc->threads), pa_reader_cmp_thread);
+	ret = pa_wall_load(proc, dir, warn, err);
+	if (ret < 0) {
+		pa_process_free(proc);
+		return ret;
+	}
 	pa_reader_last_cpu(proc);
 	pa_reader_warn_full(proc, warn);
 	*out = proc;
 	return 0;
+}
+
+/* ---- other logs ------------------------------------------------------------ */
+
+struct pa_reader_any_ctx {
+	pa_log_record_fn fn;
+	void *ctx;
+};
+
+static int pa_reader_any_cb(void *ctx, struct pa_log_buf *buf, uint64_t off, const char *rec,
+			    uint32_t type, uint32_t size, struct pa_warnings *warn,
+			    struct pa_error *err)
+{
+	struct pa_reader_any_ctx *c = ctx;
+
+	(void)warn;
+	return c->fn(c->ctx, buf->path, off, rec, type, size, err);
+}
+
+int pa_log_walk_file(const char *path, uint16_t kind, pa_log_record_fn fn, void *ctx,
+		     struct pa_warnings *warn, struct pa_error *err)
+{
+	struct pa_reader_any_ctx c = { .fn = fn, .ctx = ctx };
+	struct pa_log_buf buf;
+	bool saw = true;
+	int ret = pa_reader_read_file(path, &buf, err);
+
+	if (ret < 0)
+		return ret;
+	ret = pa_reader_parse(&buf, kind, "", pa_reader_any_cb, &c, &saw, warn, err);
+	pa_reader_buf_release(&buf);
+	return ret;
 }
 
 /* ---- logs in memory ------------------------------------------------------ */

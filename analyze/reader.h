@@ -267,8 +267,14 @@ struct pa_thread {
 	uint64_t proc_user_ns;  /* its time, and that CPU time (0: none) */
 	uint64_t proc_system_ns;
 	struct pa_log_full full; /* stopped early: samples after it are in lost */
-	struct pa_sample *samples; /* in file order */
+	struct pa_sample *samples; /* in file order (time order; wall samples,
+				      wall.h, merged in by time) */
 	size_t nsamples;
+	/*
+	 * From wall.log (wall.h): its time off the CPU by enum ppf_wall_state,
+	 * in ns; all 0 without one.
+	 */
+	uint64_t off_ns[PPF_WALL_STATES];
 	struct pa_thread_event *events; /* per-event totals, in file order */
 	size_t nevents;
 	size_t unknown_records; /* records of unknown type skipped */
@@ -277,6 +283,8 @@ struct pa_thread {
 	size_t ip_mapped;       /* private: ip_storage is a file mapping of this length */
 	void *ip_blocks;        /* private: back samples[].ips when collapsed */
 };
+
+struct pa_wall_info;
 
 /* One <exe>.<pid>/ directory. */
 struct pa_process {
@@ -341,6 +349,7 @@ struct pa_process {
 	struct pa_thread **threads; /* sorted by tid; with those of quiet that have
 				       no log (pa_process_load) */
 	size_t nthreads;
+	struct pa_wall_info *wall; /* its wall.log (wall.h), NULL without one */
 	/*
 	 * Threads that took no sample, as process.log names them
 	 * (PPF_REC_THREAD_QUIET; the last of each tid), each made a thread
@@ -431,6 +440,29 @@ int pa_thread_log_parse(const char *name, const void *data, size_t size,
 
 void pa_process_free(struct pa_process *proc);
 void pa_thread_free(struct pa_thread *thread);
+
+/*
+ * Called for each record of a log pa_log_walk_file reads: rec points at the
+ * whole record (size >= 8 bytes, checked against the file), off is its
+ * offset. Returns 0 or a negative errno with err filled.
+ */
+typedef int (*pa_log_record_fn)(void *ctx, const char *path, uint64_t off, const char *rec,
+				uint32_t type, uint32_t size, struct pa_error *err);
+
+/*
+ * Reads the log at path (of enum ppf_file_kind kind: its header checked)
+ * and calls fn(ctx) for each record, as the process and thread logs are
+ * read (a truncated tail is a warning). Returns 0 or a negative errno with
+ * err filled.
+ */
+int pa_log_walk_file(const char *path, uint16_t kind, pa_log_record_fn fn, void *ctx,
+		     struct pa_warnings *warn, struct pa_error *err);
+
+/*
+ * Room for n addresses that lives as long as thread t (for samples the
+ * analyzer adds to it, wall.h); NULL when out of memory.
+ */
+uint64_t *pa_thread_take_ips(struct pa_thread *t, size_t n);
 
 /*
  * How many thread logs this process has read so far (any thread may ask,

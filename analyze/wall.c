@@ -1,0 +1,600 @@
+/* wall: wall-clock samples from wall.log; see wall.h. */
+#include "wall.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "eventinfo.h"
+#include "grow.h"
+#include "reader.h"
+
+static const char *const pa_wall_states[PPF_WALL_STATES] = {
+	[PPF_WALL_UNKNOWN] = "blocked",
+	[PPF_WALL_SLEEP] = "sleep",
+	[PPF_WALL_FUTEX] = "futex",
+	[PPF_WALL_IO] = "io",
+	[PPF_WALL_POLL] = "poll",
+	[PPF_WALL_SYSCALL] = "syscall",
+	[PPF_WALL_RUNNABLE] = "runnable",
+	[PPF_WALL_OTHER] = "other",
+};
+
+static const char *const pa_wall_leaves[PPF_WALL_STATES] = {
+	[PPF_WALL_UNKNOWN] = "[off-cpu: blocked]",
+	[PPF_WALL_SLEEP] = "[off-cpu: sleep]",
+	[PPF_WALL_FUTEX] = "[off-cpu: futex]",
+	[PPF_WALL_IO] = "[off-cpu: io]",
+	[PPF_WALL_POLL] = "[off-cpu: poll]",
+	[PPF_WALL_SYSCALL] = "[off-cpu: syscall]",
+	[PPF_WALL_RUNNABLE] = "[off-cpu: runnable]",
+	[PPF_WALL_OTHER] = "[off-cpu: other]",
+};
+
+const char *pa_wall_state_name(unsigned s)
+{
+	return s < PPF_WALL_STATES ? pa_wall_states[s] : "?";
+}
+
+const char *pa_wall_frame_name(uint64_t ip)
+{
+	uint64_t s = UINT64_MAX - 1 - ip;
+
+	return ip < UINT64_MAX && s < PPF_WALL_STATES ? pa_wall_leaves[s] : NULL;
+}
+
+/* A PPF_REC_STACK of wall.log, copied. */
+struct pa_wall_stack {
+	uint64_t *ips;
+	uint16_t nframes;
+};
+
+/* What the walk over wall.log gathers. */
+struct pa_wall_read {
+	struct pa_wall_info *info;
+	bool started;
+	struct pa_wall_stack *stacks;
+	size_t nstacks, stacks_cap;
+	struct ppf_wall_interval *iv;
+	size_t niv, iv_cap;
+};
+
+static int pa_wall_bad(const char *path, uint64_t off, struct pa_error *err, const char *what)
+{
+	return pa_error_set(err, -EINVAL, path, true, off, "%s", what);
+}
+
+static int pa_wall_stack_rec(struct pa_wall_read *r, const char *path, uint64_t off,
+			     const char *rec, uint32_t size, struct pa_error *err)
+{
+	struct ppf_stack s;
+	struct pa_wall_stack *ws;
+
+	if (size < sizeof(s))
+		return pa_wall_bad(path, off, err, "stack record too short");
+	memcpy(&s, rec, sizeof(s));
+	if (s.id != r->nstacks || s.shared || !s.nframes || s.nframes > PPF_MAX_FRAMES ||
+	    ppf_stack_size(s.nframes) > size)
+		return pa_error_set(err, -EINVAL, path, true, off,
+				    "wall stack record %u: expected stack %zu of 1..%u whole "
+				    "frames", s.id, r->nstacks, PPF_MAX_FRAMES);
+	if (pa_grow((void **)&r->stacks, &r->stacks_cap, r->nstacks, sizeof(*r->stacks)) < 0)
+		return pa_error_set(err, -ENOMEM, path, false, 0, "out of memory");
+	ws = &r->stacks[r->nstacks];
+	ws->ips = malloc(s.nframes * sizeof(uint64_t));
+	if (!ws->ips)
+		return pa_error_set(err, -ENOMEM, path, false, 0, "out of memory");
+	memcpy(ws->ips, rec + sizeof(s), s.nframes * sizeof(uint64_t));
+	ws->nframes = s.nframes;
+	r->nstacks++;
+	return 0;
+}
+
+static int pa_wall_interval_rec(struct pa_wall_read *r, const char *path, uint64_t off,
+				const char *rec, uint32_t size, struct pa_error *err)
+{
+	struct ppf_wall_interval iv;
+
+	if (size < sizeof(iv))
+		return pa_wall_bad(path, off, err, "wall interval record too short");
+	memcpy(&iv, rec, sizeof(iv));
+	if (iv.state >= PPF_WALL_STATES || iv.in_ns < iv.out_ns ||
+	    (iv.stack != PPF_WALL_NO_STACK && iv.stack >= r->nstacks))
+		return pa_error_set(err, -EINVAL, path, true, off,
+				    "wall interval of thread %u: state %u, %llu..%llu ns, "
+				    "stack %u of %zu: out of range", iv.tid, iv.state,
+				    (unsigned long long)iv.out_ns, (unsigned long long)iv.in_ns,
+				    iv.stack, r->nstacks);
+	if (pa_grow((void **)&r->iv, &r->iv_cap, r->niv, sizeof(*r->iv)) < 0)
+		return pa_error_set(err, -ENOMEM, path, false, 0, "out of memory");
+	r->iv[r->niv++] = iv;
+	return 0;
+}
+
+static int pa_wall_end_rec(struct pa_wall_read *r, const char *path, uint64_t off,
+			   const char *rec, uint32_t size, struct pa_error *err)
+{
+	struct ppf_wall_end e;
+
+	if (size < sizeof(e))
+		return pa_wall_bad(path, off, err, "wall end record too short");
+	memcpy(&e, rec, sizeof(e));
+	r->info->ended = true;
+	r->info->end_ns = e.end_ns;
+	r->info->looks = e.looks;
+	r->info->looks_dropped = e.looks_dropped;
+	r->info->helper_cpu_ns = e.helper_cpu_ns;
+	r->info->threads = e.threads;
+	r->info->no_ring = e.no_ring;
+	r->info->lost = e.lost;
+	r->info->ticks = e.ticks;
+	r->info->degraded = e.degraded;
+	return 0;
+}
+
+/* One record of wall.log (a flat switch). */
+static int pa_wall_record(void *ctx, const char *path, uint64_t off, const char *rec,
+			  uint32_t type, uint32_t size, struct pa_error *err)
+{
+	struct pa_wall_read *r = ctx;
+	struct ppf_wall_start st;
+
+	if (!r->started && type != PPF_REC_WALL_START)
+		return pa_wall_bad(path, off, err, "wall log: the first record is not its start");
+	switch (type) {
+	case PPF_REC_WALL_START:
+		if (r->started || size < sizeof(st))
+			return pa_wall_bad(path, off, err, "wall log: a second or short start record");
+		memcpy(&st, rec, sizeof(st));
+		if (!st.period_ns)
+			return pa_wall_bad(path, off, err, "wall log: period 0");
+		r->started = true;
+		r->info->period_ns = st.period_ns;
+		r->info->tick_ns = st.tick_ns;
+		r->info->start_ns = st.start_ns;
+		return 0;
+	case PPF_REC_STACK:
+		return pa_wall_stack_rec(r, path, off, rec, size, err);
+	case PPF_REC_WALL_INTERVAL:
+		return pa_wall_interval_rec(r, path, off, rec, size, err);
+	case PPF_REC_WALL_END:
+		return pa_wall_end_rec(r, path, off, rec, size, err);
+	default:
+		return 0; /* PPF_REC_WALL_THREAD, PPF_REC_LOG_FULL, types of later writers */
+	}
+}
+
+/* ---- samples ------------------------------------------------------------------- */
+
+/* Weight carried for one stack of one thread. */
+struct pa_wall_key {
+	uint64_t key;           /* 0: empty */
+	const uint64_t *ips;
+	uint16_t nframes;
+	uint64_t carry_ns;
+	uint64_t last_ns;
+};
+
+/* One thread's samples in the making. */
+struct pa_wall_build {
+	const struct pa_wall_read *r;
+	const struct pa_process *proc;
+	struct pa_thread *t;
+	uint64_t period;
+	uint64_t tick;           /* the helper's tick at the start */
+	uint32_t event;
+	struct pa_wall_key *keys;
+	size_t nkeys, keys_cap;  /* keys_cap a power of 2 */
+	struct pa_sample *out;
+	size_t nout, out_cap;
+};
+
+static uint64_t pa_wall_mix(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdull;
+	return k ^ (k >> 33);
+}
+
+/* The entry of key (made, empty, when new); NULL when out of memory. */
+static struct pa_wall_key *pa_wall_key(struct pa_wall_build *b, uint64_t key)
+{
+	size_t i;
+
+	if ((b->nkeys + 1) * 2 > b->keys_cap) {
+		size_t ncap = b->keys_cap ? b->keys_cap * 2 : 64;
+		struct pa_wall_key *nk = calloc(ncap, sizeof(*nk));
+
+		if (!nk)
+			return NULL;
+		for (size_t j = 0; j < b->keys_cap; j++) {
+			if (!b->keys[j].key)
+				continue;
+			for (i = pa_wall_mix(b->keys[j].key) & (ncap - 1); nk[i].key;
+			     i = (i + 1) & (ncap - 1))
+				;
+			nk[i] = b->keys[j];
+		}
+		free(b->keys);
+		b->keys = nk;
+		b->keys_cap = ncap;
+	}
+	for (i = pa_wall_mix(key) & (b->keys_cap - 1); b->keys[i].key;
+	     i = (i + 1) & (b->keys_cap - 1))
+		if (b->keys[i].key == key)
+			return &b->keys[i];
+	b->keys[i].key = key;
+	b->nkeys++;
+	return &b->keys[i];
+}
+
+static int pa_wall_emit(struct pa_wall_build *b, const uint64_t *ips, uint16_t n, uint64_t time_ns,
+			uint64_t count)
+{
+	if (pa_grow((void **)&b->out, &b->out_cap, b->nout, sizeof(*b->out)) < 0)
+		return -ENOMEM;
+	b->out[b->nout++] = (struct pa_sample){ .time_ns = time_ns, .event = b->event,
+						.nframes = n, .count = count, .ips = ips };
+	return 0;
+}
+
+/* Adds ns of weight to k's stack at time_ns: the whole periods it makes. */
+static int pa_wall_weigh(struct pa_wall_build *b, struct pa_wall_key *k, uint64_t ns,
+			 uint64_t time_ns)
+{
+	uint64_t n;
+
+	k->carry_ns += ns;
+	k->last_ns = time_ns;
+	n = k->carry_ns / b->period;
+	if (!n)
+		return 0;
+	k->carry_ns -= n * b->period;
+	return pa_wall_emit(b, k->ips, k->nframes, time_ns, n);
+}
+
+/*
+ * The stack of a wait in state with wall stack stack (PPF_WALL_NO_STACK:
+ * none), or above the frames at ips (n) for a preempted one: the leaf, then
+ * the stack. -ENOMEM.
+ */
+static int pa_wall_stack_of(struct pa_wall_build *b, struct pa_wall_key *k, unsigned state,
+			    const uint64_t *below, uint16_t nbelow)
+{
+	uint64_t *ips;
+
+	if (nbelow >= PPF_MAX_FRAMES)
+		nbelow = PPF_MAX_FRAMES - 1;
+	ips = pa_thread_take_ips(b->t, 1u + nbelow);
+	if (!ips)
+		return -ENOMEM;
+	ips[0] = PA_WALL_IP(state);
+	if (nbelow)
+		memcpy(ips + 1, below, nbelow * sizeof(*ips));
+	k->ips = ips;
+	k->nframes = (uint16_t)(1 + nbelow);
+	return 0;
+}
+
+/* The key of the blocked state and stack, its stack made when new. */
+static struct pa_wall_key *pa_wall_blocked_key(struct pa_wall_build *b, unsigned state,
+					       uint32_t stack)
+{
+	struct pa_wall_key *k = pa_wall_key(b, (uint64_t)state << 40 | ((uint64_t)stack + 1));
+	const struct pa_wall_stack *s = stack != PPF_WALL_NO_STACK ? &b->r->stacks[stack] : NULL;
+
+	if (k && !k->ips && pa_wall_stack_of(b, k, state, s ? s->ips : NULL,
+					     s ? s->nframes : 0) < 0)
+		return NULL;
+	return k;
+}
+
+/* The first sampling event of proc that counts CPU time, or NULL. */
+static const struct pa_event *pa_wall_cpu_event(const struct pa_process *proc)
+{
+	for (size_t i = 0; i < proc->nevents; i++) {
+		const struct pa_event *e = &proc->events[i];
+
+		if ((e->flags & PPF_EVENT_TIME_NS) && !(e->flags & (PPF_EVENT_COUNT |
+		    PPF_EVENT_UNAVAILABLE | PPF_EVENT_WALL)) && e->period)
+			return e;
+	}
+	return NULL;
+}
+
+/*
+ * The thread's preempted time, runnable_ns: a preemption lands where the
+ * thread runs, so that time goes above the thread's CPU stacks in
+ * proportion to their samples (which also holds when the reader merged
+ * samples of one stack); above nothing without any. -ENOMEM.
+ */
+static int pa_wall_runnable(struct pa_wall_build *b, uint64_t runnable_ns,
+			    const struct pa_event *cpu, uint64_t last_ns)
+{
+	uint64_t total = 0;
+	struct pa_wall_key *k;
+	int ret = 0;
+
+	for (size_t i = 0; cpu && i < b->t->nsamples; i++)
+		if (b->t->samples[i].event == cpu->index)
+			total += b->t->samples[i].count;
+	for (size_t i = 0; total && i < b->t->nsamples && ret == 0; i++) {
+		const struct pa_sample *s = &b->t->samples[i];
+
+		if (s->event != cpu->index)
+			continue;
+		k = pa_wall_key(b, (uint64_t)(uintptr_t)s->ips | 1ull << 63);
+		if (!k || (!k->ips && pa_wall_stack_of(b, k, PPF_WALL_RUNNABLE, s->ips,
+						       s->nframes) < 0))
+			return -ENOMEM;
+		ret = pa_wall_weigh(b, k, (uint64_t)((double)runnable_ns * (double)s->count /
+						     (double)total), s->time_ns);
+	}
+	if (total || !runnable_ns || ret)
+		return ret;
+	k = pa_wall_key(b, (uint64_t)PPF_WALL_RUNNABLE << 40);
+	if (!k || (!k->ips && pa_wall_stack_of(b, k, PPF_WALL_RUNNABLE, NULL, 0) < 0))
+		return -ENOMEM;
+	return pa_wall_weigh(b, k, runnable_ns, last_ns);
+}
+
+/* The thread's CPU samples, as wall samples too (their period over the wall period). */
+static int pa_wall_on_cpu(struct pa_wall_build *b, const struct pa_event *cpu)
+{
+	uint64_t per = cpu ? pa_event_sample_period(cpu) : 0, carry = 0;
+	size_t n = b->t->nsamples;
+
+	for (size_t i = 0; per && i < n; i++) {
+		const struct pa_sample *s = &b->t->samples[i];
+		uint64_t c;
+
+		if (s->event != cpu->index)
+			continue;
+		carry += s->count * per;
+		c = carry / b->period;
+		carry -= c * b->period;
+		if (c && pa_wall_emit(b, s->ips, s->nframes, s->time_ns, c) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int pa_wall_cmp_time(const void *a, const void *b)
+{
+	const struct pa_sample *x = a, *y = b;
+
+	return x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
+}
+
+/* Merges b's samples (sorted here) into the thread's, by time. */
+static int pa_wall_merge(struct pa_wall_build *b)
+{
+	struct pa_thread *t = b->t;
+	struct pa_sample *all;
+	size_t i = 0, j = 0, k = 0;
+
+	if (!b->nout)
+		return 0;
+	qsort(b->out, b->nout, sizeof(*b->out), pa_wall_cmp_time);
+	all = malloc((t->nsamples + b->nout) * sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	while (i < t->nsamples || j < b->nout)
+		all[k++] = j == b->nout || (i < t->nsamples &&
+					    t->samples[i].time_ns <= b->out[j].time_ns) ?
+			   t->samples[i++] : b->out[j++];
+	free(t->samples);
+	t->samples = all;
+	t->nsamples = k;
+	return 0;
+}
+
+/*
+ * How much of the thread's unseen waiting a seen wait of len ns takes: a
+ * wait shorter than the time between the helper's looks (its tick, plus
+ * its own work and wake-up: pa_wall_look_every) was seen with a chance of
+ * about len / tick, so it stands for about a tick of waits like it, tick -
+ * len of them unseen; a longer one was always seen and stands for itself. A thread whose seen waits are all long spreads by
+ * length. (Spreading by length alone gave the unseen short naps of a
+ * thread to its long, always seen, waits.)
+ */
+static double pa_wall_spread(const struct pa_wall_build *b, uint64_t len)
+{
+	return len < b->tick ? (double)(b->tick - len) : (double)len * 1e-9;
+}
+
+/*
+ * The thread's wall samples from its intervals iv[0..n): see wall.h.
+ * -ENOMEM.
+ */
+static int pa_wall_thread(struct pa_wall_build *b, const struct ppf_wall_interval *iv, size_t n)
+{
+	const struct pa_event *cpu = pa_wall_cpu_event(b->proc);
+	uint64_t unseen = 0, runnable = 0;
+	double spread = 0;
+	int ret = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t len = iv[i].in_ns - iv[i].out_ns;
+
+		b->t->off_ns[iv[i].state] += len;
+		if (iv[i].state == PPF_WALL_RUNNABLE)
+			continue;
+		if (iv[i].stack == PPF_WALL_NO_STACK)
+			unseen += len;
+		else
+			spread += pa_wall_spread(b, len);
+	}
+	for (size_t i = 0; i < n && ret == 0; i++) {
+		uint64_t len = iv[i].in_ns - iv[i].out_ns;
+		struct pa_wall_key *k;
+
+		if (iv[i].state == PPF_WALL_RUNNABLE) {
+			runnable += len;
+			continue;
+		}
+		/* Unseen waits: spread over the seen ones (pa_wall_spread), else shown alone. */
+		if (iv[i].stack == PPF_WALL_NO_STACK && spread)
+			continue;
+		if (iv[i].stack != PPF_WALL_NO_STACK && spread)
+			len += (uint64_t)((double)unseen * pa_wall_spread(b, len) / spread);
+		k = pa_wall_blocked_key(b, iv[i].state, iv[i].stack);
+		ret = k ? pa_wall_weigh(b, k, len, iv[i].in_ns) : -ENOMEM;
+	}
+	if (ret == 0)
+		ret = pa_wall_runnable(b, runnable, cpu, n ? iv[n - 1].in_ns : 0);
+	/* What is left over: a sample for each stack with half a period or more. */
+	for (size_t i = 0; i < b->keys_cap && ret == 0; i++) {
+		struct pa_wall_key *k = &b->keys[i];
+
+		if (k->key && k->carry_ns * 2 >= b->period)
+			ret = pa_wall_emit(b, k->ips, k->nframes, k->last_ns, 1);
+	}
+	if (ret == 0)
+		ret = pa_wall_on_cpu(b, cpu);
+	return ret == 0 ? pa_wall_merge(b) : ret;
+}
+
+static struct pa_thread *pa_wall_find_thread(struct pa_process *proc, uint32_t tid)
+{
+	size_t lo = 0, hi = proc->nthreads;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (proc->threads[mid]->tid < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < proc->nthreads && proc->threads[lo]->tid == tid ? proc->threads[lo] : NULL;
+}
+
+static int pa_wall_cmp_iv(const void *a, const void *b)
+{
+	const struct ppf_wall_interval *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->in_ns < y->in_ns ? -1 : x->in_ns > y->in_ns;
+}
+
+/* The "wall" event, added to proc's events. -ENOMEM. */
+static int pa_wall_add_event(struct pa_process *proc, struct pa_wall_info *info)
+{
+	struct pa_event *ev = realloc(proc->events, (proc->nevents + 1) * sizeof(*ev));
+	uint32_t index = 0;
+
+	if (!ev)
+		return -ENOMEM;
+	proc->events = ev;
+	for (size_t i = 0; i < proc->nevents; i++)
+		if (ev[i].index >= index)
+			index = ev[i].index + 1;
+	ev = &proc->events[proc->nevents++];
+	memset(ev, 0, sizeof(*ev));
+	ev->index = index;
+	ev->period = info->period_ns;
+	ev->flags = PPF_EVENT_WALL;
+	snprintf(ev->name, sizeof(ev->name), "%s", PA_WALL_EVENT_NAME);
+	snprintf(ev->spec, sizeof(ev->spec), "%s", PA_WALL_EVENT_NAME);
+	info->event = index;
+	return 0;
+}
+
+/* The mean time between the helper's looks: the run's over its ticks, else its tick. */
+static uint64_t pa_wall_look_every(const struct pa_wall_info *w)
+{
+	if (w->ended && w->ticks && w->end_ns > w->start_ns &&
+	    (w->end_ns - w->start_ns) / w->ticks > w->tick_ns)
+		return (w->end_ns - w->start_ns) / w->ticks;
+	return w->tick_ns;
+}
+
+/* Every thread's samples from r (intervals sorted by thread). -ENOMEM. */
+static int pa_wall_samples(struct pa_process *proc, const struct pa_wall_read *r)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < r->niv && ret == 0;) {
+		size_t j = i;
+		struct pa_wall_build b = { .r = r, .proc = proc, .period = proc->wall->period_ns,
+					   .tick = pa_wall_look_every(proc->wall), .event = proc->wall->event };
+
+		while (j < r->niv && r->iv[j].tid == r->iv[i].tid)
+			j++;
+		b.t = pa_wall_find_thread(proc, r->iv[i].tid);
+		if (b.t)
+			ret = pa_wall_thread(&b, &r->iv[i], j - i);
+		free(b.keys);
+		free(b.out);
+		i = j;
+	}
+	return ret;
+}
+
+/* Threads that were never off the CPU still have their CPU samples as wall samples. */
+static int pa_wall_busy_threads(struct pa_process *proc, const struct pa_wall_read *r)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < proc->nthreads && ret == 0; i++) {
+		struct pa_thread *t = proc->threads[i];
+		struct pa_wall_build b = { .r = r, .proc = proc, .t = t,
+					   .period = proc->wall->period_ns,
+					   .event = proc->wall->event };
+		bool off = false;
+
+		for (unsigned s = 0; s < PPF_WALL_STATES; s++)
+			off = off || t->off_ns[s];
+		if (off)
+			continue;
+		ret = pa_wall_on_cpu(&b, pa_wall_cpu_event(proc));
+		if (ret == 0)
+			ret = pa_wall_merge(&b);
+		free(b.out);
+	}
+	return ret;
+}
+
+static void pa_wall_read_release(struct pa_wall_read *r)
+{
+	for (size_t i = 0; i < r->nstacks; i++)
+		free(r->stacks[i].ips);
+	free(r->stacks);
+	free(r->iv);
+}
+
+int pa_wall_load(struct pa_process *proc, const char *dir, struct pa_warnings *warn,
+		 struct pa_error *err)
+{
+	struct pa_wall_read r = { 0 };
+	char path[4096];
+	int ret;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, PPF_WALL_LOG) >= (int)sizeof(path) ||
+	    access(path, F_OK) != 0)
+		return 0;
+	r.info = calloc(1, sizeof(*r.info));
+	if (!r.info)
+		return pa_error_set(err, -ENOMEM, path, false, 0, "out of memory");
+	proc->wall = r.info;
+	ret = pa_log_walk_file(path, PPF_FILE_WALL, pa_wall_record, &r, warn, err);
+	if (ret == 0 && !r.started)
+		ret = pa_wall_bad(path, 0, err, "wall log without its start record");
+	if (ret == 0) {
+		r.info->intervals = r.niv;
+		qsort(r.iv, r.niv, sizeof(*r.iv), pa_wall_cmp_iv);
+		ret = pa_wall_add_event(proc, r.info);
+		if (ret == 0)
+			ret = pa_wall_samples(proc, &r);
+		if (ret == 0)
+			ret = pa_wall_busy_threads(proc, &r);
+		if (ret < 0)
+			ret = pa_error_set(err, ret, path, false, 0, "out of memory");
+	}
+	pa_wall_read_release(&r);
+	return ret;
+}

@@ -1,0 +1,80 @@
+/*
+ * wall: the wall-clock event's samples, from a process's wall.log
+ * (format.h, PPF_REC_WALL_*; written with [sample wall]).
+ *
+ * The reader calls pa_wall_load for each process directory it loads. Each
+ * time a thread was off the CPU (an exact interval from its switch
+ * records) becomes samples of the event named "wall" (pa_event flag
+ * PPF_EVENT_WALL, period in ns of wall time) that weigh the interval's
+ * length over the period: a 300 ms wait at 1 ms is 300. Their frames are
+ * a synthetic leaf, PA_WALL_IP(state), named "[off-cpu: STATE]"
+ * (pa_wall_frame_name), above the stack the profiler read while the
+ * thread waited: the address after the system call, then its callers.
+ * - A wait nobody looked at (shorter than the helper's tick, mostly) has
+ *   no stack: its time is spread over the thread's waits that have one,
+ *   in proportion to their time; a thread with none shows it as
+ *   "[off-cpu: blocked]" alone.
+ * - A preempted thread (runnable, waiting for a CPU) cannot be looked at:
+ *   its time goes under "[off-cpu: runnable]" above the stack of the
+ *   thread's last CPU sample before it.
+ * - Time on the CPU: each sample of the process's first CPU-time event
+ *   (cpu-clock, task-clock) is also a wall sample, weighing its period
+ *   over the wall period.
+ * Weights are whole samples: what is left over is carried from one sample
+ * of the same stack to the next, and the rest rounded at the end.
+ *
+ * So every report takes `--event wall` (samples are ordinary pa_samples
+ * of the threads, in time order); a consumer that wants the off-CPU time
+ * itself reads pa_thread.off_ns and pa_process.wall.
+ */
+#ifndef PA_WALL_H
+#define PA_WALL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pprof/format.h"
+
+struct pa_process;
+struct pa_warnings;
+struct pa_error;
+
+/* The leaf frame of a wall sample of a thread off the CPU in state s. */
+#define PA_WALL_IP(s) (UINT64_MAX - 1 - (uint64_t)(s))
+#define PA_WALL_EVENT_NAME "wall"
+
+/* What a process's wall.log says beyond its intervals. */
+struct pa_wall_info {
+	uint64_t period_ns;     /* wall time a sample stands for */
+	uint64_t tick_ns;       /* how often the helper looked, at the start */
+	uint64_t start_ns;
+	bool ended;             /* PPF_REC_WALL_END was read; the fields below are its */
+	uint64_t end_ns;
+	uint64_t looks;
+	uint64_t looks_dropped;
+	uint64_t helper_cpu_ns;
+	uint32_t threads;       /* threads the event saw */
+	uint32_t no_ring;       /* of which had no ring (look-only) */
+	uint64_t lost;          /* switch records the kernel dropped */
+	uint64_t ticks;         /* times the helper looked */
+	uint64_t degraded;      /* times its cost cap doubled its tick */
+	uint32_t event;         /* the wall event's pa_event.index */
+	uint64_t intervals;     /* read */
+};
+
+/*
+ * Reads dir/wall.log, when there is one, into proc (loaded with its
+ * threads, sorted): proc->wall, the "wall" event in proc->events, each
+ * thread's off_ns and wall samples. Returns 0 (no wall.log: nothing done)
+ * or a negative errno with err filled.
+ */
+int pa_wall_load(struct pa_process *proc, const char *dir, struct pa_warnings *warn,
+		 struct pa_error *err);
+
+/* "[off-cpu: sleep]" for the leaf PA_WALL_IP(s); NULL for any other address. */
+const char *pa_wall_frame_name(uint64_t ip);
+
+/* "sleep", "futex", ... for enum ppf_wall_state s ("?" out of range). */
+const char *pa_wall_state_name(unsigned s);
+
+#endif /* PA_WALL_H */
