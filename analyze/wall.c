@@ -9,6 +9,7 @@
 
 #include "eventinfo.h"
 #include "grow.h"
+#include "hash.h"
 #include "reader.h"
 
 static const char *const pa_wall_states[PPF_WALL_STATES] = {
@@ -325,7 +326,7 @@ static int pa_wall_runnable(struct pa_wall_build *b, uint64_t runnable_ns,
 
 		if (s->event != cpu->index)
 			continue;
-		k = pa_wall_key(b, (uint64_t)(uintptr_t)s->ips | 1ull << 63);
+		k = pa_wall_key(b, pa_hash(s->ips, s->nframes * sizeof(*s->ips), 0) | 1ull << 63);
 		if (!k || (!k->ips && pa_wall_stack_of(b, k, PPF_WALL_RUNNABLE, s->ips,
 						       s->nframes) < 0))
 			return -ENOMEM;
@@ -391,6 +392,41 @@ static int pa_wall_merge(struct pa_wall_build *b)
 	return 0;
 }
 
+static int pa_wall_cmp_carry(const void *a, const void *b)
+{
+	const struct pa_wall_key *x = *(const struct pa_wall_key *const *)a;
+	const struct pa_wall_key *y = *(const struct pa_wall_key *const *)b;
+
+	return x->carry_ns > y->carry_ns ? -1 : x->carry_ns < y->carry_ns;
+}
+
+/*
+ * What the thread's stacks carry, less than a period each: as many samples
+ * as their sum rounds to, one each to the stacks that carry most (a stack
+ * each rounded alone made a thread of many small stacks count too much).
+ */
+static int pa_wall_leftovers(struct pa_wall_build *b)
+{
+	struct pa_wall_key **v = malloc((b->nkeys ? b->nkeys : 1) * sizeof(*v));
+	uint64_t sum = 0, n;
+	size_t m = 0;
+	int ret = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < b->keys_cap; i++)
+		if (b->keys[i].key && b->keys[i].carry_ns) {
+			v[m++] = &b->keys[i];
+			sum += b->keys[i].carry_ns;
+		}
+	qsort(v, m, sizeof(*v), pa_wall_cmp_carry);
+	n = (sum + b->period / 2) / b->period;
+	for (size_t i = 0; i < m && i < n && ret == 0; i++)
+		ret = pa_wall_emit(b, v[i]->ips, v[i]->nframes, v[i]->last_ns, 1);
+	free(v);
+	return ret;
+}
+
 /*
  * How much of the thread's unseen waiting a seen wait of len ns takes: a
  * wait shorter than the time between the helper's looks (its tick, plus
@@ -445,13 +481,8 @@ static int pa_wall_thread(struct pa_wall_build *b, const struct ppf_wall_interva
 	}
 	if (ret == 0)
 		ret = pa_wall_runnable(b, runnable, cpu, n ? iv[n - 1].in_ns : 0);
-	/* What is left over: a sample for each stack with half a period or more. */
-	for (size_t i = 0; i < b->keys_cap && ret == 0; i++) {
-		struct pa_wall_key *k = &b->keys[i];
-
-		if (k->key && k->carry_ns * 2 >= b->period)
-			ret = pa_wall_emit(b, k->ips, k->nframes, k->last_ns, 1);
-	}
+	if (ret == 0)
+		ret = pa_wall_leftovers(b);
 	if (ret == 0)
 		ret = pa_wall_on_cpu(b, cpu);
 	return ret == 0 ? pa_wall_merge(b) : ret;

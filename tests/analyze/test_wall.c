@@ -1,0 +1,192 @@
+/*
+ * wall (analyze/wall.c): wall.log, as the preload's record writers write
+ * it, read into the "wall" event's samples: an off-CPU interval weighs its
+ * time over the period under its [off-cpu: STATE] leaf, unseen waits go to
+ * the short seen ones, preempted time above the thread's CPU stacks, CPU
+ * samples count too; a broken log is an error naming its offset.
+ */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "reader.h"
+#include "sigsafe/logfile.h"
+#include "sigsafe/records.h"
+#include "tst_log.h"
+#include "wall.h"
+
+#define TW_MS 1000000ull
+
+static char *tw_dir;
+
+static void tw_setup(void)
+{
+	tw_dir = tst_log_tmpdir();
+}
+
+static void tw_teardown(void)
+{
+	tst_log_rmdir(tw_dir);
+	tw_dir = NULL;
+}
+
+TestSuite(wall, .init = tw_setup, .fini = tw_teardown, .timeout = 10);
+
+static const uint64_t tw_cpu_ips[2] = { 0x401010, 0x402020 };
+static const uint64_t tw_sleep_ips[3] = { 0x7f0000001000, 0x401100, 0x402020 };
+static const uint64_t tw_lock_ips[3] = { 0x7f0000002000, 0x401200, 0x402020 };
+
+/* app.7: process 7 sampling cpu-clock at 1 ms; thread 7 took 4 CPU samples, 8 none. */
+static char *tw_process(void)
+{
+	static const char *const argv[] = { "app", NULL };
+	char *pdir = tst_log_subdir(tw_dir, "app.7");
+	struct tst_log l;
+
+	tst_log_begin(&l, PPF_FILE_PROCESS);
+	tst_log_process(&l, 7, 1, "/usr/bin/app", argv);
+	tst_log_event(&l, 0, "cpu-clock", TW_MS, PPF_EVENT_TIME_NS);
+	tst_log_quiet(&l, 8, 0, 1000, 900 * TW_MS, 0, 0, "sleeper");
+	tst_log_process_end(&l, 900 * TW_MS, 4, 0, PPF_EXIT_NORMAL, 0);
+	tst_log_write(&l, pdir, PPF_PROCESS_LOG);
+	tst_log_begin(&l, PPF_FILE_THREAD);
+	tst_log_thread(&l, 7, 7, 1000, "app");
+	for (int i = 0; i < 4; i++)
+		tst_log_sample(&l, (uint64_t)(i + 1) * 10 * TW_MS, 0, 0, 2, tw_cpu_ips);
+	tst_log_thread_end(&l, 900 * TW_MS, 4, 0, 4 * TW_MS);
+	tst_log_write(&l, pdir, "thread-7.log");
+	return pdir;
+}
+
+static void tw_interval(struct pp_logfile *log, uint32_t tid, uint16_t state, uint64_t out_ms,
+			uint64_t len_us, uint32_t stack, int32_t nr)
+{
+	struct ppf_wall_interval iv = { .tid = tid, .state = state, .out_ns = out_ms * TW_MS,
+					.in_ns = out_ms * TW_MS + len_us * 1000, .stack = stack,
+					.nr = nr };
+
+	cr_assert_eq(pp_records_wall_sigsafe(log, PPF_REC_WALL_INTERVAL, &iv, sizeof(iv)), 0);
+}
+
+/*
+ * pdir/wall.log by the preload's writers: thread 8 slept 300 ms (seen),
+ * waited 0.5 ms on a futex (seen) and 1.5 ms in 3 waits nobody saw;
+ * thread 7 was preempted for 3 ms. bad_stack: an interval names a stack
+ * the log does not have.
+ */
+static void tw_wall_log(const char *pdir, bool bad_stack)
+{
+	struct ppf_wall_start st = { .period_ns = TW_MS, .tick_ns = TW_MS, .start_ns = 1000,
+				     .ring_pages = 2 };
+	struct ppf_wall_end end = { .end_ns = 900 * TW_MS, .looks = 2, .threads = 2,
+				    .ticks = 900, .helper_cpu_ns = 5 * TW_MS };
+	struct pp_logfile log;
+	int dirfd = open(pdir, O_RDONLY | O_DIRECTORY);
+
+	cr_assert_geq(dirfd, 0);
+	pp_logfile_init_sigsafe(&log);
+	cr_assert_eq(pp_logfile_create_sigsafe(&log, dirfd, PPF_WALL_LOG, PPF_FILE_WALL), 0);
+	cr_assert_eq(pp_records_wall_sigsafe(&log, PPF_REC_WALL_START, &st, sizeof(st)), 0);
+	cr_assert_eq(pp_records_stack_sigsafe(&log, 0, tw_sleep_ips, 3, 0, 0), 0);
+	cr_assert_eq(pp_records_stack_sigsafe(&log, 1, tw_lock_ips, 3, 0, 0), 0);
+	tw_interval(&log, 8, PPF_WALL_SLEEP, 100, 300000, 0, 230);
+	tw_interval(&log, 8, PPF_WALL_FUTEX, 500, 500, 1, 202);
+	for (int i = 0; i < 3; i++)
+		tw_interval(&log, 8, PPF_WALL_UNKNOWN, 600 + (uint64_t)i, 500, PPF_WALL_NO_STACK, -1);
+	tw_interval(&log, 7, PPF_WALL_RUNNABLE, 20, 3000, PPF_WALL_NO_STACK, -1);
+	if (bad_stack)
+		tw_interval(&log, 8, PPF_WALL_SLEEP, 700, 100, 5, 230);
+	pp_logfile_closing_sigsafe(&log);
+	cr_assert_eq(pp_records_wall_sigsafe(&log, PPF_REC_WALL_END, &end, sizeof(end)), 0);
+	pp_logfile_close_sigsafe(&log);
+	close(dirfd);
+}
+
+/* Wall samples of t under leaf (NULL: any), and whose frame 1 is at ip (0: any). */
+static uint64_t tw_count(const struct pa_thread *t, uint32_t event, const char *leaf, uint64_t ip)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < t->nsamples; i++) {
+		const struct pa_sample *s = &t->samples[i];
+		const char *name = pa_wall_frame_name(s->ips[0]);
+
+		if (s->event != event || (leaf && (!name || strcmp(name, leaf) != 0)))
+			continue;
+		if (!ip || (s->nframes > 1 && s->ips[1] == ip))
+			n += s->count;
+	}
+	return n;
+}
+
+static const struct pa_thread *tw_thread(const struct pa_process *p, uint32_t tid)
+{
+	for (size_t i = 0; i < p->nthreads; i++)
+		if (p->threads[i]->tid == tid)
+			return p->threads[i];
+	cr_assert_fail("no thread %u", tid);
+	return NULL;
+}
+
+Test(wall, intervals_become_weighted_samples_under_their_state)
+{
+	char *pdir = tw_process();
+	struct pa_error err = { 0 };
+	const struct pa_thread *t7, *t8;
+	const struct pa_event *ev;
+	const struct pa_process *p;
+	struct pa_run *run;
+
+	tw_wall_log(pdir, false);
+	cr_assert_eq(pa_run_load(tw_dir, &run, &err), 0, "%s: %s", err.path, err.reason);
+	p = run->processes[0];
+	cr_assert_not_null(p->wall, "wall.log was not read");
+	ev = pa_process_find_event_named(p, "wall");
+	cr_assert_not_null(ev, "no wall event");
+	cr_expect(ev->flags & PPF_EVENT_WALL);
+	cr_expect_eq(ev->period, TW_MS);
+	cr_expect_eq(p->wall->helper_cpu_ns, 5 * TW_MS);
+	t8 = tw_thread(p, 8);
+	t7 = tw_thread(p, 7);
+	/* a 300 ms wait at 1 ms is 300 samples, above the stack read in it */
+	cr_expect_eq(tw_count(t8, ev->index, "[off-cpu: sleep]", tw_sleep_ips[0]), 300);
+	/* the unseen 1.5 ms went to the short seen wait, not the long one */
+	cr_expect_eq(tw_count(t8, ev->index, "[off-cpu: futex]", tw_lock_ips[0]), 2);
+	cr_expect_eq(tw_count(t8, ev->index, "[off-cpu: blocked]", 0), 0);
+	cr_expect_eq(t8->off_ns[PPF_WALL_SLEEP], 300 * TW_MS);
+	cr_expect_eq(t8->off_ns[PPF_WALL_UNKNOWN], 1500000);
+	/* preempted 3 ms above the CPU stack; the 4 CPU samples count as wall too */
+	cr_expect_eq(tw_count(t7, ev->index, "[off-cpu: runnable]", tw_cpu_ips[0]), 3);
+	cr_expect_eq(tw_count(t7, ev->index, NULL, 0), 3 + 4);
+	cr_expect_eq(tw_count(t7, 0, NULL, 0), 4, "the CPU samples changed");
+	/* still in time order */
+	for (size_t i = 1; i < t7->nsamples; i++)
+		cr_expect_leq(t7->samples[i - 1].time_ns, t7->samples[i].time_ns);
+	cr_expect_eq(run->warnings.n, 0, "%s", run->warnings.n ? run->warnings.v[0].reason : "");
+	pa_run_free(run);
+	free(pdir);
+}
+
+Test(wall, leaves_are_named_by_state)
+{
+	cr_expect_str_eq(pa_wall_frame_name(PA_WALL_IP(PPF_WALL_IO)), "[off-cpu: io]");
+	cr_expect_str_eq(pa_wall_frame_name(PA_WALL_IP(PPF_WALL_UNKNOWN)), "[off-cpu: blocked]");
+	cr_expect_null(pa_wall_frame_name(UINT64_MAX));
+	cr_expect_null(pa_wall_frame_name(0x401000));
+	cr_expect_null(pa_wall_frame_name(PA_WALL_IP(PPF_WALL_STATES)));
+}
+
+Test(wall, a_stack_the_log_lacks_is_an_error_at_its_offset)
+{
+	char *pdir = tw_process();
+	struct pa_error err = { 0 };
+	struct pa_run *run = NULL;
+
+	tw_wall_log(pdir, true);
+	cr_assert_lt(pa_run_load(tw_dir, &run, &err), 0);
+	cr_expect(strstr(err.path, "wall.log"), "%s", err.path);
+	cr_expect(err.has_offset);
+	cr_expect(strstr(err.reason, "stack 5 of 2"), "%s", err.reason);
+	free(pdir);
+}
