@@ -184,7 +184,6 @@ struct pa_wall_build {
 	const struct pa_process *proc;
 	struct pa_thread *t;
 	uint64_t period;
-	uint64_t tick;           /* the helper's tick at the start */
 	uint32_t event;
 	struct pa_wall_key *keys;
 	size_t nkeys, keys_cap;  /* keys_cap a power of 2 */
@@ -427,18 +426,54 @@ static int pa_wall_leftovers(struct pa_wall_build *b)
 	return ret;
 }
 
-/*
- * How much of the thread's unseen waiting a seen wait of len ns takes: a
- * wait shorter than the time between the helper's looks (its tick, plus
- * its own work and wake-up: pa_wall_look_every) was seen with a chance of
- * about len / tick, so it stands for about a tick of waits like it, tick -
- * len of them unseen; a longer one was always seen and stands for itself. A thread whose seen waits are all long spreads by
- * length. (Spreading by length alone gave the unseen short naps of a
- * thread to its long, always seen, waits.)
- */
-static double pa_wall_spread(const struct pa_wall_build *b, uint64_t len)
+/* Waits are told apart by length in powers of two of ns. */
+#define PA_WALL_BINS 64
+
+static unsigned pa_wall_bin(uint64_t len)
 {
-	return len < b->tick ? (double)(b->tick - len) : (double)len * 1e-9;
+	return len ? 63u - (unsigned)__builtin_clzll(len) : 0;
+}
+
+/*
+ * What each seen wait of a length bin gains from the unseen ones (their
+ * time over the seen time of the bin), into factor: a wait nobody looked
+ * at (shorter than the helper's tick, mostly) is most likely one of the
+ * same kind as the seen waits of about its length (a thread's short naps
+ * and long lock waits are seen at different rates, so a spread by time
+ * alone gave the naps' time to the locks). Unseen time of a bin without a
+ * seen wait goes to the nearest bin with one. Returns whether any wait
+ * was seen.
+ */
+static bool pa_wall_spread(const struct ppf_wall_interval *iv, size_t n,
+			   double factor[PA_WALL_BINS])
+{
+	double seen[PA_WALL_BINS] = { 0 }, unseen[PA_WALL_BINS] = { 0 };
+	bool any = false;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t len = iv[i].in_ns - iv[i].out_ns;
+
+		if (iv[i].state == PPF_WALL_RUNNABLE)
+			continue;
+		if (iv[i].stack == PPF_WALL_NO_STACK)
+			unseen[pa_wall_bin(len)] += (double)len;
+		else
+			seen[pa_wall_bin(len)] += (double)len, any = true;
+	}
+	for (int bin = 0; any && bin < PA_WALL_BINS; bin++) {
+		int to = bin;
+
+		for (int d = 1; !seen[to] && d < PA_WALL_BINS; d++)
+			to = bin - d >= 0 && seen[bin - d] ? bin - d :
+			     bin + d < PA_WALL_BINS && seen[bin + d] ? bin + d : bin;
+		if (to != bin) {
+			unseen[to] += unseen[bin];
+			unseen[bin] = 0;
+		}
+	}
+	for (int bin = 0; bin < PA_WALL_BINS; bin++)
+		factor[bin] = seen[bin] ? unseen[bin] / seen[bin] : 0;
+	return any;
 }
 
 /*
@@ -448,34 +483,25 @@ static double pa_wall_spread(const struct pa_wall_build *b, uint64_t len)
 static int pa_wall_thread(struct pa_wall_build *b, const struct ppf_wall_interval *iv, size_t n)
 {
 	const struct pa_event *cpu = pa_wall_cpu_event(b->proc);
-	uint64_t unseen = 0, runnable = 0;
-	double spread = 0;
+	double factor[PA_WALL_BINS];
+	bool seen = pa_wall_spread(iv, n, factor);
+	uint64_t runnable = 0;
 	int ret = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		uint64_t len = iv[i].in_ns - iv[i].out_ns;
-
-		b->t->off_ns[iv[i].state] += len;
-		if (iv[i].state == PPF_WALL_RUNNABLE)
-			continue;
-		if (iv[i].stack == PPF_WALL_NO_STACK)
-			unseen += len;
-		else
-			spread += pa_wall_spread(b, len);
-	}
 	for (size_t i = 0; i < n && ret == 0; i++) {
 		uint64_t len = iv[i].in_ns - iv[i].out_ns;
 		struct pa_wall_key *k;
 
+		b->t->off_ns[iv[i].state] += len;
 		if (iv[i].state == PPF_WALL_RUNNABLE) {
 			runnable += len;
 			continue;
 		}
-		/* Unseen waits: spread over the seen ones (pa_wall_spread), else shown alone. */
-		if (iv[i].stack == PPF_WALL_NO_STACK && spread)
+		/* Unseen waits: spread over the seen ones, else shown alone. */
+		if (iv[i].stack == PPF_WALL_NO_STACK && seen)
 			continue;
-		if (iv[i].stack != PPF_WALL_NO_STACK && spread)
-			len += (uint64_t)((double)unseen * pa_wall_spread(b, len) / spread);
+		if (iv[i].stack != PPF_WALL_NO_STACK)
+			len += (uint64_t)((double)len * factor[pa_wall_bin(len)]);
 		k = pa_wall_blocked_key(b, iv[i].state, iv[i].stack);
 		ret = k ? pa_wall_weigh(b, k, len, iv[i].in_ns) : -ENOMEM;
 	}
@@ -535,15 +561,6 @@ static int pa_wall_add_event(struct pa_process *proc, struct pa_wall_info *info)
 	return 0;
 }
 
-/* The mean time between the helper's looks: the run's over its ticks, else its tick. */
-static uint64_t pa_wall_look_every(const struct pa_wall_info *w)
-{
-	if (w->ended && w->ticks && w->end_ns > w->start_ns &&
-	    (w->end_ns - w->start_ns) / w->ticks > w->tick_ns)
-		return (w->end_ns - w->start_ns) / w->ticks;
-	return w->tick_ns;
-}
-
 /* Every thread's samples from r (intervals sorted by thread). -ENOMEM. */
 static int pa_wall_samples(struct pa_process *proc, const struct pa_wall_read *r)
 {
@@ -552,7 +569,7 @@ static int pa_wall_samples(struct pa_process *proc, const struct pa_wall_read *r
 	for (size_t i = 0; i < r->niv && ret == 0;) {
 		size_t j = i;
 		struct pa_wall_build b = { .r = r, .proc = proc, .period = proc->wall->period_ns,
-					   .tick = pa_wall_look_every(proc->wall), .event = proc->wall->event };
+					   .event = proc->wall->event };
 
 		while (j < r->niv && r->iv[j].tid == r->iv[i].tid)
 			j++;

@@ -27,17 +27,32 @@
 
 #define PP_WALL_MAX_THREADS 4096
 #define PP_WALL_RING_PAGES 2            /* data pages of a ring (F1: 16k+ switches/s at 1 ms) */
-#define PP_WALL_TICK_MIN 1000000ull     /* the helper wakes at most once per ms */
-#define PP_WALL_TICK_MAX 10000000ull    /* and at least every 10 ms... */
-#define PP_WALL_TICK_CAP 100000000ull   /* ...unless its cost cap slowed it to this */
+/*
+ * The helper wakes every period (at least every 1 ms, at most every 10
+ * ms): each wake-up costs 10-20 us here (a timer and two context switches
+ * on a VM), 1-2% of a core at 1 ms. Waits shorter than the tick are seen
+ * less often, and the analyzer spreads the unseen ones. When a ring was
+ * more than half full it wakes after 1 ms, lest records be lost; its cost
+ * cap can slow it down to 100 ms.
+ */
+#define PP_WALL_TICK_MIN 1000000ull
+#define PP_WALL_TICK_MAX 10000000ull
+#define PP_WALL_TICK_FAST 1000000ull
+#define PP_WALL_TICK_CAP 100000000ull
 #define PP_WALL_LOOKS_PER_TICK 64
+#define PP_WALL_LOOK_ONLY_PER_TICK 8    /* threads without a ring looked at per tick */
+#define PP_WALL_CAP_WINDOW 250000000ull /* the cost cap's window */
 #define PP_WALL_CPU_CAP_PERMILLE 20     /* the helper's CPU over wall time: 2% of a core */
 #define PP_WALL_MAX_FRAMES 128
 #define PP_WALL_STACKS 4096             /* the table of stacks written (power of 2) */
 #define PP_WALL_STACKS_FULL 3072
 #define PP_WALL_MODULES 512
-#define PP_WALL_BLOCK 512               /* bytes read at once from the program's memory */
-#define PP_WALL_BLOCKS 16
+#define PP_WALL_BLOCK 512               /* bytes of a read-only segment read at once */
+#define PP_WALL_STACK_BLOCK 4096        /* bytes of a stack read at once */
+#define PP_WALL_BLOCKS 8                /* of the stack, for one look */
+#define PP_WALL_RO_BLOCKS 256           /* of the modules' read-only segments (unwind
+					   tables), kept while they stay loaded */
+#define PP_WALL_RO_RANGES 1024
 #define PP_WALL_HELPER_STACK (256 * 1024)
 #define PP_WALL_UNWIND_LIB "libunwind-x86_64.so.8"
 
@@ -54,6 +69,7 @@ struct pp_wall_thread {
 	uint32_t stack;          /* PPF_WALL_NO_STACK when none */
 	int32_t nr;
 	uint64_t lost, intervals;
+	uint64_t last_look_ns;   /* look-only: when it was last looked at */
 };
 
 /* An executable segment and its .eh_frame_hdr, for find_proc_info. */
@@ -78,8 +94,8 @@ struct pp_wall_unw {
 struct pp_wall_look {
 	uint64_t sp, pc;
 	struct {
-		uint64_t addr;   /* PP_WALL_BLOCK aligned; 0: empty */
-		uint8_t data[PP_WALL_BLOCK];
+		uint64_t addr;   /* PP_WALL_STACK_BLOCK aligned; 0: empty */
+		uint8_t data[PP_WALL_STACK_BLOCK];
 	} blocks[PP_WALL_BLOCKS];
 	unsigned next;
 	int failed;              /* a read failed: the memory went away */
@@ -92,6 +108,10 @@ static struct {
 	int stopping;
 	pid_t pid;
 	uint64_t period_ns, tick_ns;
+	uint64_t tick_base;      /* the tick the period asks for */
+	unsigned looks_limit;    /* looks per tick, lowered by the cost cap */
+	unsigned look_only_next; /* round robin over the threads without a ring */
+	int ring_busy;           /* a ring was over half full at its last drain */
 	struct pp_logfile log;
 	struct pp_wall_thread *threads;
 	unsigned nthreads;       /* slots used so far (some may be free again) */
@@ -110,6 +130,9 @@ static struct {
 	struct pp_wall_unw unw;
 	struct pp_wall_module modules[PP_WALL_MODULES];
 	unsigned nmodules;
+	struct { uint64_t start, end; } ro[PP_WALL_RO_RANGES];
+	unsigned nro;
+	struct { uint64_t addr; uint8_t data[PP_WALL_BLOCK]; } ro_blocks[PP_WALL_RO_BLOCKS];
 	unsigned long long dl_adds, dl_subs;
 	struct pp_wall_look look;
 } pp_wall = { .mutex = PTHREAD_MUTEX_INITIALIZER, .log = { .fd = -1 } };
@@ -262,7 +285,7 @@ static void pp_wall_drain(struct pp_wall_thread *t)
 {
 	struct perf_event_mmap_page *r = t->ring;
 	const uint8_t *data;
-	uint64_t head, tail, size;
+	uint64_t head, tail, size, fill;
 
 	if (!r)
 		return;
@@ -270,6 +293,7 @@ static void pp_wall_drain(struct pp_wall_thread *t)
 	size = r->data_size;
 	head = __atomic_load_n(&r->data_head, __ATOMIC_ACQUIRE);
 	tail = r->data_tail;
+	fill = head - tail;
 	while (tail < head) {
 		uint64_t rec[8] = { 0 };
 		struct perf_event_header h;
@@ -286,6 +310,8 @@ static void pp_wall_drain(struct pp_wall_thread *t)
 		tail += h.size;
 	}
 	__atomic_store_n(&r->data_tail, tail, __ATOMIC_RELEASE);
+	if (fill > size / 2)
+		pp_wall.ring_busy = 1;
 }
 
 /* ---- stacks of blocked threads ------------------------------------------------ */
@@ -299,13 +325,45 @@ static int pp_wall_peek(uint64_t addr, void *buf, size_t len)
 }
 
 /* A word of the program's memory as the look reads it (blocks kept for the look). */
+/* Whether the block at base lies in a read-only segment of a loaded object. */
+static int pp_wall_read_only(uint64_t base)
+{
+	for (unsigned i = 0; i < pp_wall.nro; i++)
+		if (base >= pp_wall.ro[i].start && base + PP_WALL_BLOCK <= pp_wall.ro[i].end)
+			return 1;
+	return 0;
+}
+
+/*
+ * A word of a read-only segment (the unwind tables), through a cache the
+ * looks share: -1 when it is not one (or cannot be read).
+ */
+static int pp_wall_ro_word(uint64_t base, uint64_t off, uint64_t *val)
+{
+	unsigned i = (unsigned)(base / PP_WALL_BLOCK) % PP_WALL_RO_BLOCKS;
+
+	if (pp_wall.ro_blocks[i].addr != base) {
+		if (!pp_wall_read_only(base))
+			return -1;
+		pp_wall.ro_blocks[i].addr = 0;
+		if (pp_wall_peek(base, pp_wall.ro_blocks[i].data, PP_WALL_BLOCK) < 0)
+			return -1;
+		pp_wall.ro_blocks[i].addr = base;
+	}
+	memcpy(val, pp_wall.ro_blocks[i].data + off, 8);
+	return 0;
+}
+
 static int pp_wall_word(struct pp_wall_look *l, uint64_t addr, uint64_t *val)
 {
-	uint64_t base = addr & ~(uint64_t)(PP_WALL_BLOCK - 1), off = addr - base;
+	uint64_t rbase = addr & ~(uint64_t)(PP_WALL_BLOCK - 1);
+	uint64_t base = addr & ~(uint64_t)(PP_WALL_STACK_BLOCK - 1), off = addr - base;
 	unsigned i;
 
-	if (off + 8 > PP_WALL_BLOCK || !base)
+	if (off + 8 > PP_WALL_STACK_BLOCK || !base)
 		goto out_alone;
+	if (addr - rbase + 8 <= PP_WALL_BLOCK && pp_wall_ro_word(rbase, addr - rbase, val) == 0)
+		return 0;
 	for (i = 0; i < PP_WALL_BLOCKS; i++)
 		if (l->blocks[i].addr == base)
 			break;
@@ -313,7 +371,7 @@ static int pp_wall_word(struct pp_wall_look *l, uint64_t addr, uint64_t *val)
 		i = l->next++ % PP_WALL_BLOCKS;
 		l->blocks[i].addr = 0;
 		/* The end of a mapping: the word alone may still be there. */
-		if (pp_wall_peek(base, l->blocks[i].data, PP_WALL_BLOCK) < 0)
+		if (pp_wall_peek(base, l->blocks[i].data, PP_WALL_STACK_BLOCK) < 0)
 			goto out_alone;
 		l->blocks[i].addr = base;
 	}
@@ -447,6 +505,14 @@ static int pp_wall_module_cb(struct dl_phdr_info *info, size_t size, void *data)
 	uint64_t hdr = 0;
 
 	(void)size, (void)data;
+	for (int i = 0; i < info->dlpi_phnum && pp_wall.nro < PP_WALL_RO_RANGES; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type == PT_LOAD && !(ph->p_flags & PF_W)) {
+			pp_wall.ro[pp_wall.nro].start = info->dlpi_addr + ph->p_vaddr;
+			pp_wall.ro[pp_wall.nro++].end = info->dlpi_addr + ph->p_vaddr + ph->p_filesz;
+		}
+	}
 	for (int i = 0; i < info->dlpi_phnum; i++)
 		if (info->dlpi_phdr[i].p_type == PT_GNU_EH_FRAME)
 			hdr = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
@@ -491,6 +557,8 @@ static void pp_wall_modules_refresh(void)
 	pp_wall.dl_adds = c[0];
 	pp_wall.dl_subs = c[1];
 	pp_wall.nmodules = 0;
+	pp_wall.nro = 0;
+	memset(pp_wall.ro_blocks, 0, sizeof(pp_wall.ro_blocks));
 	dl_iterate_phdr(pp_wall_module_cb, NULL);
 	if (pp_wall.unw.as)
 		pp_wall.unw.flush_cache(pp_wall.unw.as, 0, 0);
@@ -627,16 +695,38 @@ static int pp_wall_look_at(struct pp_wall_thread *t)
 	return 1;
 }
 
-/* A look-only thread (no ring): one look per tick, standing for the tick. */
+/*
+ * A thread without a ring, looked at in turn: a look that finds it blocked
+ * stands for the time since its previous look.
+ */
 static void pp_wall_look_only(struct pp_wall_thread *t, uint64_t now)
 {
+	uint64_t since = t->last_look_ns ? t->last_look_ns : now - pp_wall.tick_ns;
+
+	t->last_look_ns = now;
 	t->looked = 0;
 	t->stack = PPF_WALL_NO_STACK;
 	t->nr = -1;
 	if (!pp_wall_look_at(t) || t->stack == PPF_WALL_NO_STACK)
 		return;
-	pp_wall_write_interval(t, now - pp_wall.tick_ns, now, pp_wall_state_of(t->nr),
-			       PPF_WALL_LOOK_ONLY);
+	pp_wall_write_interval(t, since, now, pp_wall_state_of(t->nr), PPF_WALL_LOOK_ONLY);
+}
+
+/* Up to PP_WALL_LOOK_ONLY_PER_TICK threads without a ring, from where the last tick stopped. */
+static void pp_wall_looks_only(uint64_t now)
+{
+	unsigned n = pp_wall.nthreads, done = 0;
+
+	for (unsigned k = 0; k < n && done < PP_WALL_LOOK_ONLY_PER_TICK &&
+	     done < pp_wall.looks_limit; k++) {
+		struct pp_wall_thread *t = &pp_wall.threads[(pp_wall.look_only_next + k) % n];
+
+		if (!t->tid || t->ring)
+			continue;
+		pp_wall_look_only(t, now);
+		done++;
+		pp_wall.look_only_next = (pp_wall.look_only_next + k + 1) % n;
+	}
 }
 
 /* One tick of the helper (under the mutex): drain every ring, look at new waits. */
@@ -646,37 +736,48 @@ static void pp_wall_tick(void)
 	uint64_t now = pp_wall_clock(CLOCK_MONOTONIC);
 
 	pp_wall.ticks++;
+	pp_wall.ring_busy = 0;
 	for (unsigned i = 0; i < pp_wall.nthreads; i++) {
 		struct pp_wall_thread *t = &pp_wall.threads[i];
 
-		if (!t->tid)
+		if (!t->tid || !t->ring)
 			continue;
-		if (!t->ring) {
-			if (looks++ < PP_WALL_LOOKS_PER_TICK)
-				pp_wall_look_only(t, now);
-			continue;
-		}
 		pp_wall_drain(t);
-		if (t->out_ns && !t->preempted && !t->looked && looks < PP_WALL_LOOKS_PER_TICK)
+		if (t->out_ns && !t->preempted && !t->looked && looks < pp_wall.looks_limit)
 			looks += (unsigned)pp_wall_look_at(t);
 	}
+	if (pp_wall.no_ring)
+		pp_wall_looks_only(now);
 }
 
 /* ---- the helper thread -------------------------------------------------------- */
 
-/* The cost cap: a helper above PP_WALL_CPU_CAP_PERMILLE of a core wakes less often. */
+/*
+ * The cost cap: a helper above PP_WALL_CPU_CAP_PERMILLE of a core over a
+ * window looks at fewer threads per tick, then wakes less often; below
+ * half of it, it goes back.
+ */
 static void pp_wall_cap(uint64_t *win_start, uint64_t *win_cpu)
 {
 	uint64_t now = pp_wall_clock(CLOCK_MONOTONIC);
-	uint64_t cpu = pp_wall_clock(CLOCK_THREAD_CPUTIME_ID);
+	uint64_t cpu = pp_wall_clock(CLOCK_THREAD_CPUTIME_ID), used, allowed;
 
 	pp_wall.helper_cpu_ns = cpu;
-	if (now - *win_start < 1000000000ull)
+	if (now - *win_start < PP_WALL_CAP_WINDOW)
 		return;
-	if ((cpu - *win_cpu) * 1000 > (now - *win_start) * PP_WALL_CPU_CAP_PERMILLE &&
-	    pp_wall.tick_ns * 2 <= PP_WALL_TICK_CAP) {
-		pp_wall.tick_ns *= 2;
+	used = (cpu - *win_cpu) * 1000;
+	allowed = (now - *win_start) * PP_WALL_CPU_CAP_PERMILLE;
+	if (used > allowed) {
+		if (pp_wall.looks_limit > 1)
+			pp_wall.looks_limit /= 2;
+		else if (pp_wall.tick_ns * 2 <= PP_WALL_TICK_CAP)
+			pp_wall.tick_ns *= 2;
 		pp_wall.degraded++;
+	} else if (used * 2 < allowed) {
+		if (pp_wall.tick_ns > pp_wall.tick_base)
+			pp_wall.tick_ns /= 2;
+		else if (pp_wall.looks_limit < PP_WALL_LOOKS_PER_TICK)
+			pp_wall.looks_limit *= 2;
 	}
 	*win_start = now;
 	*win_cpu = cpu;
@@ -699,7 +800,8 @@ static void *pp_wall_helper_main(void *arg)
 			break;
 		pp_wall_tick();
 		pp_wall_cap(&win_start, &win_cpu);
-		next = pp_wall_clock(CLOCK_MONOTONIC) + pp_wall.tick_ns;
+		next = pp_wall_clock(CLOCK_MONOTONIC) +
+		       (pp_wall.ring_busy ? PP_WALL_TICK_FAST : pp_wall.tick_ns);
 		until.tv_sec = (time_t)(next / 1000000000ull);
 		until.tv_nsec = (long)(next % 1000000000ull);
 		while (!pp_wall.stopping &&
@@ -824,8 +926,10 @@ void pp_wall_start(uint64_t period_ns, int dirfd)
 		return;
 	pp_wall.pid = getpid();
 	pp_wall.period_ns = period_ns;
-	pp_wall.tick_ns = period_ns < PP_WALL_TICK_MIN ? PP_WALL_TICK_MIN :
-			  period_ns > PP_WALL_TICK_MAX ? PP_WALL_TICK_MAX : period_ns;
+	pp_wall.tick_base = period_ns < PP_WALL_TICK_MIN ? PP_WALL_TICK_MIN :
+			    period_ns > PP_WALL_TICK_MAX ? PP_WALL_TICK_MAX : period_ns;
+	pp_wall.tick_ns = pp_wall.tick_base;
+	pp_wall.looks_limit = PP_WALL_LOOKS_PER_TICK;
 	if (!pp_wall.threads)
 		pp_wall.threads = calloc(PP_WALL_MAX_THREADS, sizeof(*pp_wall.threads));
 	err = pp_wall.threads ? pp_logfile_create_sigsafe(&pp_wall.log, dirfd, PPF_WALL_LOG,

@@ -10,7 +10,9 @@
  *   do_lock   takes a mutex hold_lock keeps for MS ms, ROUNDS times
  *   do_read   reads a byte from a pipe feed_pipe writes every MS ms
  *   do_poll   poll() on nothing for MS ms, ROUNDS times
- *   hold_lock and feed_pipe wait in nanosleep themselves.
+ *   hold_lock and feed_pipe wait in nanosleep themselves; do_lock's and
+ *   hold_lock's threads also sleep MS/2 ms between their calls (waits of
+ *   another length, outside the function measured).
  * Every function measures, around each call of it, its wall time and its
  * thread's CPU time; off the CPU is the difference. When PPROF_TRUTH names
  * a file it gets, per function, "FUNCTION OFF_SECONDS", "FUNCTION.cpu
@@ -158,12 +160,12 @@ static void *w_thread(void *arg)
 		case W_SLEEP: do_sleep(); break;
 		case W_LOCK:
 			/* Let hold_lock take the mutex first. */
-			w_nap(1);
+			w_nap(w_ms / 2 + 1);
 			do_lock();
 			break;
 		case W_READ: do_read(); break;
 		case W_POLL: do_poll(); break;
-		case W_HOLD: hold_lock(); w_nap(2); break;
+		case W_HOLD: hold_lock(); w_nap(w_ms / 2 + 1); break;
 		case W_FEED: feed_pipe(); break;
 		}
 	}
