@@ -715,17 +715,18 @@ static void pp_wall_look_only(struct pp_wall_thread *t, uint64_t now)
 /* Up to PP_WALL_LOOK_ONLY_PER_TICK threads without a ring, from where the last tick stopped. */
 static void pp_wall_looks_only(uint64_t now)
 {
-	unsigned n = pp_wall.nthreads, done = 0;
+	unsigned n = pp_wall.nthreads, done = 0, start = pp_wall.look_only_next;
 
 	for (unsigned k = 0; k < n && done < PP_WALL_LOOK_ONLY_PER_TICK &&
-	     done < pp_wall.looks_limit; k++) {
-		struct pp_wall_thread *t = &pp_wall.threads[(pp_wall.look_only_next + k) % n];
+	     done < (pp_wall.looks_limit + 7) / 8; k++) {
+		unsigned at = (start + k) % n;
+		struct pp_wall_thread *t = &pp_wall.threads[at];
 
 		if (!t->tid || t->ring)
 			continue;
 		pp_wall_look_only(t, now);
 		done++;
-		pp_wall.look_only_next = (pp_wall.look_only_next + k + 1) % n;
+		pp_wall.look_only_next = (at + 1) % n;
 	}
 }
 
@@ -754,8 +755,8 @@ static void pp_wall_tick(void)
 
 /*
  * The cost cap: a helper above PP_WALL_CPU_CAP_PERMILLE of a core over a
- * window looks at fewer threads per tick, then wakes less often; below
- * half of it, it goes back.
+ * window looks at fewer threads per tick (in proportion), then wakes less
+ * often; below half of it, it goes back by halves.
  */
 static void pp_wall_cap(uint64_t *win_start, uint64_t *win_cpu)
 {
@@ -768,10 +769,14 @@ static void pp_wall_cap(uint64_t *win_start, uint64_t *win_cpu)
 	used = (cpu - *win_cpu) * 1000;
 	allowed = (now - *win_start) * PP_WALL_CPU_CAP_PERMILLE;
 	if (used > allowed) {
+		/* Looks cost most: as many fewer as the window was over. */
 		if (pp_wall.looks_limit > 1)
-			pp_wall.looks_limit /= 2;
+			pp_wall.looks_limit = (unsigned)((uint64_t)pp_wall.looks_limit *
+							 allowed / used) + (allowed >= used);
 		else if (pp_wall.tick_ns * 2 <= PP_WALL_TICK_CAP)
 			pp_wall.tick_ns *= 2;
+		if (!pp_wall.looks_limit)
+			pp_wall.looks_limit = 1;
 		pp_wall.degraded++;
 	} else if (used * 2 < allowed) {
 		if (pp_wall.tick_ns > pp_wall.tick_base)
@@ -899,6 +904,8 @@ static void pp_wall_thread_add(void)
 	if (err) {
 		t->error = -err;
 		pp_wall.no_ring++;
+		/* Its first look weighs the time since it started. */
+		t->last_look_ns = pp_wall_clock(CLOCK_MONOTONIC);
 	}
 	if (pp_wall.key_ok)
 		pthread_setspecific(pp_wall.key, t);
