@@ -1,5 +1,6 @@
 /* report_threads: one line per thread of a run. */
 #include "report.h"
+#include "wall.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -72,19 +73,22 @@ static void pa_report_threads_row(const struct pa_process *proc, const struct pa
 {
 	FILE *out = arg;
 	struct pa_coverage c;
-	char cpu[PA_COVERAGE_TEXT_MAX], why[96], paused[96];
+	char cpu[PA_COVERAGE_TEXT_MAX], why[96], paused[96], off[256];
 
 	pa_coverage_thread(f, proc, t, &c);
 	pa_coverage_blocked(t, why, sizeof(why));
 	pa_coverage_paused(&t->paused, true, paused, sizeof(paused));
+	pa_wall_format_off(t, off, sizeof(off));
 	fprintf(out, "%8" PRIu32 " %8" PRIu32 "  %-16s %9" PRIu64 " %7" PRIu64
-		" %9" PRIu64 " %6" PRIu64 " %5s %s  %s%s%s%s%s%s\n", t->pid, t->tid,
+		" %9" PRIu64 " %6" PRIu64 " %5s %s  %s%s%s%s%s%s%s%s\n", t->pid, t->tid,
 		t->name[0] ? t->name : "-", pa_filter_count_samples(f, proc, t),
 		pa_filter_count_lost(f, proc, t), pa_filter_count_throttled(f, proc, t),
 		pa_report_threads_late(f, proc, t), pa_report_threads_ended(proc, t),
 		pa_coverage_format(&c, cpu, sizeof(cpu)), pa_process_exe_base(proc),
-		why[0] || paused[0] ? "  (" : "", why, why[0] && paused[0] ? "; " : "",
-		paused, why[0] || paused[0] ? ")" : "");
+		why[0] || paused[0] || off[0] ? "  (" : "", why,
+		why[0] && paused[0] ? "; " : "", paused,
+		(why[0] || paused[0]) && off[0] ? "; " : "", off,
+		why[0] || paused[0] || off[0] ? ")" : "");
 }
 
 /* "paused_s", "paused_cpu_s" and "pauses" of p (null, null, 0 when never paused). */
@@ -101,6 +105,32 @@ static void pa_report_threads_json_paused(struct pa_json *j, const struct pa_pau
 	else
 		pa_json_null(j);
 	pa_json_key_uint(j, "pauses", p ? p->pauses : 0);
+}
+
+/*
+ * "off_cpu_s" (the thread's time off the CPU, from wall.log; null without
+ * one) and "off_cpu" ({state: seconds} for each state with any; null).
+ */
+static void pa_report_threads_json_off(struct pa_json *j, const struct pa_process *proc,
+				       const struct pa_thread *t)
+{
+	pa_json_key(j, "off_cpu_s");
+	if (proc && proc->wall && t)
+		pa_json_double(j, (double)pa_wall_off_ns(t) / 1e9);
+	else
+		pa_json_null(j);
+	pa_json_key(j, "off_cpu");
+	if (!proc || !proc->wall || !t) {
+		pa_json_null(j);
+		return;
+	}
+	pa_json_object_begin(j);
+	for (unsigned s = 0; s < PPF_WALL_STATES; s++)
+		if (t->off_ns[s]) {
+			pa_json_key(j, pa_wall_state_name(s));
+			pa_json_double(j, (double)t->off_ns[s] / 1e9);
+		}
+	pa_json_object_end(j);
 }
 
 /* A thread that ran unsampled: no samples, and why at the end of its row. */
@@ -231,6 +261,7 @@ static void pa_report_threads_json_row(const struct pa_process *proc,
 	pa_coverage_blocked(t, why, sizeof(why));
 	pa_json_key_string(j, "blocked", why[0] ? why : NULL);
 	pa_report_threads_json_paused(j, &t->paused);
+	pa_report_threads_json_off(j, proc, t);
 	pa_json_object_end(j);
 }
 
@@ -257,6 +288,7 @@ static void pa_report_threads_json_unsampled(const struct pa_process *proc,
 	pa_json_key_null(j, "cpu_at_end");
 	pa_json_key_null(j, "blocked");
 	pa_report_threads_json_paused(j, NULL);
+	pa_report_threads_json_off(j, NULL, NULL);
 	pa_json_object_end(j);
 }
 
@@ -271,7 +303,9 @@ static void pa_report_threads_json_unsampled(const struct pa_process *proc,
  * END recorded; null when unknown), "blocked" (why the sampling signal was
  * blocked while it ran, as in the text's marker; null when it was not),
  * "paused_s" and "paused_cpu_s" (the wall time its sampling was paused and
- * the CPU time it used meanwhile; null when never paused), "pauses"}.
+ * the CPU time it used meanwhile; null when never paused), "pauses",
+ * "off_cpu_s" and "off_cpu" (the wall event's time off the CPU, in all and
+ * by state: pa_report_threads_json_off)}.
  * Returns 0, -ENOMEM, or -EIO on a write error.
  */
 static int pa_report_threads_write_json(const struct pa_report_ctx *ctx)
@@ -306,7 +340,8 @@ const struct pa_report pa_report_threads = {
 		"killed or still running), CPU, user and system time, the\n"
 		"share of it the samples cover (COVER), executable; in\n"
 		"parentheses, how long its sampling was paused and the CPU\n"
-		"time it used meanwhile (left out of COVER).\n",
+		"time it used meanwhile (left out of COVER), and with\n"
+		"[sample wall] its time off the CPU by state.\n",
 	.use = PA_EVENTS_SAMPLES,
 	.needs = PA_REPORT_NEEDS_RUN,
 	.write = pa_report_threads_write,

@@ -46,6 +46,43 @@ const char *pa_wall_frame_name(uint64_t ip)
 	return ip < UINT64_MAX && s < PPF_WALL_STATES ? pa_wall_leaves[s] : NULL;
 }
 
+uint64_t pa_wall_off_ns(const struct pa_thread *t)
+{
+	uint64_t n = 0;
+
+	for (unsigned s = 0; s < PPF_WALL_STATES; s++)
+		n += t->off_ns[s];
+	return n;
+}
+
+char *pa_wall_format_off(const struct pa_thread *t, char *buf, size_t size)
+{
+	bool done[PPF_WALL_STATES] = { false };
+	uint64_t total = pa_wall_off_ns(t);
+	size_t len;
+
+	buf[0] = '\0';
+	if (!total)
+		return buf;
+	snprintf(buf, size, "off the CPU %.3f s:", (double)total / 1e9);
+	for (unsigned k = 0; k < PPF_WALL_STATES; k++) {
+		unsigned best = PPF_WALL_STATES;
+
+		for (unsigned s = 0; s < PPF_WALL_STATES; s++)
+			if (!done[s] && t->off_ns[s] &&
+			    (best == PPF_WALL_STATES || t->off_ns[s] > t->off_ns[best]))
+				best = s;
+		/* what would print as 0.000 s says nothing */
+		if (best == PPF_WALL_STATES || t->off_ns[best] < 500000)
+			break;
+		done[best] = true;
+		len = strlen(buf);
+		snprintf(buf + len, size - len, "%s %s %.3f s", k ? "," : "",
+			 pa_wall_states[best], (double)t->off_ns[best] / 1e9);
+	}
+	return buf;
+}
+
 /* A PPF_REC_STACK of wall.log, copied. */
 struct pa_wall_stack {
 	uint64_t *ips;

@@ -36,6 +36,7 @@
 #include "pprof/format.h"
 
 struct pa_process;
+struct pa_thread;
 struct pa_warnings;
 struct pa_error;
 
@@ -73,6 +74,16 @@ int pa_wall_load(struct pa_process *proc, const char *dir, struct pa_warnings *w
 
 /* "[off-cpu: sleep]" for the leaf PA_WALL_IP(s); NULL for any other address. */
 const char *pa_wall_frame_name(uint64_t ip);
+
+/* The thread's time off the CPU (wall.log), all states; 0 without one. */
+uint64_t pa_wall_off_ns(const struct pa_thread *t);
+
+/*
+ * "off the CPU 1.234 s: sleep 1.000 s, futex 0.234 s" (states with any
+ * time, most first) into buf (size > 0); "" when t was never seen off the
+ * CPU. Returns buf.
+ */
+char *pa_wall_format_off(const struct pa_thread *t, char *buf, size_t size);
 
 /* "sleep", "futex", ... for enum ppf_wall_state s ("?" out of range). */
 const char *pa_wall_state_name(unsigned s);

@@ -156,6 +156,14 @@ Test(wall, intervals_become_weighted_samples_under_their_state)
 	cr_expect_eq(tw_count(t8, ev->index, "[off-cpu: blocked]", 0), 0);
 	cr_expect_eq(t8->off_ns[PPF_WALL_SLEEP], 300 * TW_MS);
 	cr_expect_eq(t8->off_ns[PPF_WALL_UNKNOWN], 1500000);
+	{
+		char off[256];
+
+		cr_expect(strstr(pa_wall_format_off(t8, off, sizeof(off)),
+				 "off the CPU 0.302 s: sleep 0.300 s, blocked 0.002 s"), "%s", off);
+		cr_expect_str_eq(pa_wall_format_off(tw_thread(p, 7), off, sizeof(off)),
+				 "off the CPU 0.003 s: runnable 0.003 s");
+	}
 	/* preempted 3 ms above the CPU stack; the 4 CPU samples count as wall too */
 	cr_expect_eq(tw_count(t7, ev->index, "[off-cpu: runnable]", tw_cpu_ips[0]), 3);
 	cr_expect_eq(tw_count(t7, ev->index, NULL, 0), 3 + 4);
