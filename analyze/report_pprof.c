@@ -15,7 +15,8 @@
  * again. One sample per distinct (thread, stack) with labels pid, tid
  * (numbers) and thread (its name). Sample types:
  * samples/count, then cpu/nanoseconds (samples x period) for an event that
- * counts nanoseconds at a fixed period (a frequency of one is a fixed period,
+ * counts nanoseconds at a fixed period, wall/nanoseconds for the wall-clock
+ * event (wall.h) (a frequency of one is a fixed period,
  * pa_event_sample_period), or EVENT/count (samples x period) for another
  * fixed-period event; another frequency event has EVENT/count only, its
  * samples weighed by their periods (pa_event_weighted).
@@ -207,9 +208,10 @@ static int pa_pprof_types(struct pa_pprof *pp, const struct pa_filter *f,
 	t->unit[0] = pa_pprof_str(pp, "count");
 	t->period = 1;
 	if (fixed) {
-		bool ns = e->flags & PPF_EVENT_TIME_NS;
+		bool ns = e->flags & (PPF_EVENT_TIME_NS | PPF_EVENT_WALL);
 
-		t->type[1] = pa_pprof_str(pp, ns ? "cpu" : e->name);
+		t->type[1] = pa_pprof_str(pp, e->flags & PPF_EVENT_WALL ? "wall" :
+					  ns ? "cpu" : e->name);
 		t->unit[1] = pa_pprof_str(pp, ns ? "nanoseconds" : "count");
 		t->period = (int64_t)pa_event_sample_period(e);
 		t->n = 2;
@@ -584,7 +586,8 @@ const struct pa_report pa_report_pprof = {
 	.usage = "DIR -o FILE.pb.gz [OPTIONS]",
 	.help = "gzip'd profile.proto for Go pprof: mappings, symbolised\n"
 		"locations and functions, sample types samples/count and\n"
-		"cpu/nanoseconds (time events), labels pid, tid and thread\n"
+		"cpu/nanoseconds (time events) or wall/nanoseconds (--event\n"
+		"wall), labels pid, tid and thread\n"
 		"(and run, the DIR, with several DIRs).\n",
 	.use = PA_EVENTS_SAMPLES,
 	.needs = PA_REPORT_NEEDS_SAMPLES,

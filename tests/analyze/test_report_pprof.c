@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "profile.pb-c.h"
 #include "report.h"
@@ -16,53 +15,6 @@
 #include "tst_run.h"
 
 TestSuite(report_pprof, .init = tst_prof_setup, .fini = tst_prof_teardown, .timeout = 30);
-
-/* gunzip len bytes of gz into a malloc'd buffer; its size in *size. */
-static uint8_t *pp_gunzip(const char *gz, size_t len, size_t *size)
-{
-	z_stream z = { .next_in = (Bytef *)gz, .avail_in = (uInt)len };
-	size_t cap = 1 << 16;
-	uint8_t *buf = malloc(cap);
-	int zr = Z_OK;
-
-	cr_assert(buf);
-	cr_assert_eq(inflateInit2(&z, 15 + 16), Z_OK, "gzip only");
-	while (zr == Z_OK) {
-		if (z.total_out == cap) {
-			buf = realloc(buf, cap *= 2);
-			cr_assert(buf);
-		}
-		z.next_out = buf + z.total_out;
-		z.avail_out = (uInt)(cap - z.total_out);
-		zr = inflate(&z, Z_NO_FLUSH);
-	}
-	cr_assert_eq(zr, Z_STREAM_END, "not a whole gzip stream: %d", zr);
-	cr_assert_eq(z.avail_in, 0, "bytes after the gzip stream");
-	*size = z.total_out;
-	inflateEnd(&z);
-	return buf;
-}
-
-/* The pprof report of run for event (NULL: the default), decoded. */
-static Perftools__Profiles__Profile *pp_decode(const struct pa_run *run, const char *event)
-{
-	struct pa_filter f = PA_FILTER_ALL;
-	struct pa_error err = { 0 };
-	size_t len, size;
-	char *gz;
-	uint8_t *raw;
-	Perftools__Profiles__Profile *p;
-
-	cr_assert_eq(pa_events_choose(run, &f, event, PA_EVENTS_SAMPLES, &err), 0, "%s",
-		     err.reason);
-	gz = tst_run_report(&pa_report_pprof, run, &f, NULL, &len);
-	raw = pp_gunzip(gz, len, &size);
-	p = perftools__profiles__profile__unpack(NULL, size, raw);
-	cr_assert_not_null(p, "protobuf-c cannot decode the profile");
-	free(raw);
-	free(gz);
-	return p;
-}
 
 static const char *pp_str(const Perftools__Profiles__Profile *p, int64_t i)
 {
@@ -151,7 +103,7 @@ static char *pp_text(const Perftools__Profiles__Profile *p,
 /* cpu-clock at 1 ms: samples/count and cpu/nanoseconds, one sample per thread and stack. */
 Test(report_pprof, samples_per_thread_and_stack_with_labels)
 {
-	Perftools__Profiles__Profile *p = pp_decode(tst_prof_run, NULL);
+	Perftools__Profiles__Profile *p = tst_pprof_decode(tst_prof_run, NULL);
 	char *types = pp_text(p, pp_types), *samples = pp_text(p, pp_samples);
 
 	cr_expect_str_eq(pp_str(p, 0), "", "string_table[0] is \"\"");
@@ -172,7 +124,7 @@ Test(report_pprof, samples_per_thread_and_stack_with_labels)
 /* A fixed-period event that is not time: EVENT/count beside samples/count. */
 Test(report_pprof, other_event_counts_its_own_unit)
 {
-	Perftools__Profiles__Profile *p = pp_decode(tst_prof_run, "page-faults");
+	Perftools__Profiles__Profile *p = tst_pprof_decode(tst_prof_run, "page-faults");
 	char *types = pp_text(p, pp_types), *samples = pp_text(p, pp_samples);
 
 	cr_expect_str_eq(types, "samples/count page-faults/count period page-faults/count 1");
@@ -191,7 +143,7 @@ Test(report_pprof, other_event_counts_its_own_unit)
  */
 Test(report_pprof, locations_have_mappings_functions_and_lines)
 {
-	Perftools__Profiles__Profile *p = pp_decode(tst_prof_run, NULL);
+	Perftools__Profiles__Profile *p = tst_pprof_decode(tst_prof_run, NULL);
 	struct tst_log_self self;
 	char build_id[2 * PPF_BUILD_ID_MAX + 1] = "";
 
@@ -241,7 +193,7 @@ Test(report_pprof, several_runs_label_theirs)
 	Perftools__Profiles__Profile *p;
 
 	cr_assert_eq(pa_runs_merge(dirs, 2, NULL, &both, &err), 0, "%s", err.reason);
-	p = pp_decode(both, NULL);
+	p = tst_pprof_decode(both, NULL);
 	cr_expect_eq(p->n_sample, 10, "each thread and stack twice, once per run");
 	for (size_t i = 0; i < p->n_sample; i++) {
 		cr_assert_eq(p->sample[i]->n_label, 4);

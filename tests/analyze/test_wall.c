@@ -10,10 +10,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "profile.pb-c.h"
 #include "reader.h"
 #include "sigsafe/logfile.h"
 #include "sigsafe/records.h"
 #include "tst_log.h"
+#include "tst_run.h"
 #include "wall.h"
 
 #define TW_MS 1000000ull
@@ -196,5 +198,29 @@ Test(wall, a_stack_the_log_lacks_is_an_error_at_its_offset)
 	cr_expect(strstr(err.path, "wall.log"), "%s", err.path);
 	cr_expect(err.has_offset);
 	cr_expect(strstr(err.reason, "stack 5 of 2"), "%s", err.reason);
+	free(pdir);
+}
+
+Test(wall, pprof_has_a_wall_sample_type_in_nanoseconds)
+{
+	char *pdir = tw_process();
+	struct pa_error err = { 0 };
+	Perftools__Profiles__Profile *p;
+	struct pa_run *run;
+	int64_t total = 0;
+
+	tw_wall_log(pdir, false);
+	cr_assert_eq(pa_run_load(tw_dir, &run, &err), 0, "%s: %s", err.path, err.reason);
+	p = tst_pprof_decode(run, "wall");
+	cr_assert_eq(p->n_sample_type, 2);
+	cr_expect_str_eq(p->string_table[p->sample_type[1]->type], "wall");
+	cr_expect_str_eq(p->string_table[p->sample_type[1]->unit], "nanoseconds");
+	cr_expect_eq(p->period, (int64_t)TW_MS);
+	for (size_t i = 0; i < p->n_sample; i++)
+		total += p->sample[i]->value[1];
+	/* 300 + 2 ms off the CPU in thread 8; 3 preempted and 4 on it in thread 7 */
+	cr_expect_eq(total, (int64_t)(309 * TW_MS), "%ld ns", (long)total);
+	perftools__profiles__profile__free_unpacked(p, NULL);
+	pa_run_free(run);
 	free(pdir);
 }

@@ -85,6 +85,15 @@ char *tst_run_report(const struct pa_report *r, const struct pa_run *run,
 		     const struct pa_filter *f, const struct pa_profile *prof, size_t *size);
 
 /*
+ * The pprof report of run for event (NULL: the default), gunzip'd and
+ * decoded with the unpacker protoc-c generates (build/gen/profile.pb-c.h);
+ * free it with perftools__profiles__profile__free_unpacked.
+ */
+struct Perftools__Profiles__Profile;
+struct Perftools__Profiles__Profile *tst_pprof_decode(const struct pa_run *run,
+						       const char *event);
+
+/*
  * The "calls" run, in tst_calls_dir: one process, one thread, 17 samples
  * (stacks root first): 6 main>parse>alloc, 2 main>parse,
  * 4 main>eval>eval>alloc, 3 main>eval, 1 main>tiny, 1 main>eval>tiny.
