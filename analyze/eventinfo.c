@@ -1,5 +1,6 @@
 /* eventinfo: events as the reports show them, and which one they show; see eventinfo.h. */
 #include "eventinfo.h"
+#include "wall.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -424,4 +425,6 @@ void pa_events_header(FILE *out, const struct pa_run *run, const struct pa_filte
 	pa_events_header_filters(out, f);
 	fputc('\n', out);
 	pa_coverage_notes(out, "# ", run, f);
+	if (e && (e->flags & PPF_EVENT_WALL))
+		pa_wall_notes(out, "# ", run, f);
 }

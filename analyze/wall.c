@@ -2,6 +2,7 @@
 #include "wall.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "eventinfo.h"
 #include "grow.h"
 #include "hash.h"
+#include "profile.h"
 #include "reader.h"
 
 static const char *const pa_wall_states[PPF_WALL_STATES] = {
@@ -81,6 +83,45 @@ char *pa_wall_format_off(const struct pa_thread *t, char *buf, size_t size)
 			 pa_wall_states[best], (double)t->off_ns[best] / 1e9);
 	}
 	return buf;
+}
+
+void pa_wall_notes(FILE *out, const char *prefix, const struct pa_run *run,
+		   const struct pa_filter *f)
+{
+	struct pa_wall_info sum = { 0 };
+	uint64_t wall_ns = 0;
+	size_t n = 0;
+
+	for (size_t i = 0; i < run->nprocesses; i++) {
+		const struct pa_wall_info *w = run->processes[i]->wall;
+
+		if (!w || !pa_filter_selects(f, run->processes[i]))
+			continue;
+		n++;
+		if (w->ended && w->end_ns > w->start_ns)
+			wall_ns += w->end_ns - w->start_ns;
+		sum.helper_cpu_ns += w->helper_cpu_ns;
+		sum.looks += w->looks;
+		sum.looks_dropped += w->looks_dropped;
+		sum.threads += w->threads;
+		sum.no_ring += w->no_ring;
+		sum.lost += w->lost;
+		sum.degraded += w->degraded;
+	}
+	if (!n)
+		return;
+	fprintf(out, "%swall: the profiler's helper used %.1f ms of CPU per second of wall time "
+		"(%" PRIu64 " stacks read, %" PRIu64 " dropped", prefix,
+		wall_ns ? (double)sum.helper_cpu_ns / 1e6 / ((double)wall_ns / 1e9) : 0.0,
+		sum.looks, sum.looks_dropped);
+	if (sum.no_ring)
+		fprintf(out, "; %" PRIu32 " of %" PRIu32 " threads had no ring (locked-memory "
+			"limit) and were looked at instead", sum.no_ring, sum.threads);
+	if (sum.lost)
+		fprintf(out, "; %" PRIu64 " switch records lost", sum.lost);
+	if (sum.degraded)
+		fprintf(out, "; its cost cap stepped in %" PRIu64 "x", sum.degraded);
+	fprintf(out, ")\n");
 }
 
 /* A PPF_REC_STACK of wall.log, copied. */

@@ -32,6 +32,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "pprof/format.h"
 
@@ -84,6 +85,18 @@ uint64_t pa_wall_off_ns(const struct pa_thread *t);
  * CPU. Returns buf.
  */
 char *pa_wall_format_off(const struct pa_thread *t, char *buf, size_t size);
+
+/*
+ * The closing note of a report of the wall event: one line, prefix first,
+ * with the profiler's helper's CPU per second of wall time over the
+ * processes f selects that have a wall.log, the stacks it read (and
+ * dropped), the threads without a ring, switch records lost and the
+ * times the cost cap stepped in; nothing when none has one.
+ */
+struct pa_run;
+struct pa_filter;
+void pa_wall_notes(FILE *out, const char *prefix, const struct pa_run *run,
+		   const struct pa_filter *f);
 
 /* "sleep", "futex", ... for enum ppf_wall_state s ("?" out of range). */
 const char *pa_wall_state_name(unsigned s);

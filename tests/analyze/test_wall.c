@@ -10,8 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "eventinfo.h"
 #include "profile.pb-c.h"
 #include "reader.h"
+#include "report.h"
 #include "sigsafe/logfile.h"
 #include "sigsafe/records.h"
 #include "tst_log.h"
@@ -221,6 +223,26 @@ Test(wall, pprof_has_a_wall_sample_type_in_nanoseconds)
 	/* 300 + 2 ms off the CPU in thread 8; 3 preempted and 4 on it in thread 7 */
 	cr_expect_eq(total, (int64_t)(309 * TW_MS), "%ld ns", (long)total);
 	perftools__profiles__profile__free_unpacked(p, NULL);
+	pa_run_free(run);
+	free(pdir);
+}
+
+Test(wall, reports_close_with_the_helpers_cost)
+{
+	char *pdir = tw_process(), *text;
+	struct pa_filter f = PA_FILTER_ALL;
+	struct pa_error err = { 0 };
+	struct pa_run *run;
+
+	tw_wall_log(pdir, false);
+	cr_assert_eq(pa_run_load(tw_dir, &run, &err), 0, "%s: %s", err.path, err.reason);
+	cr_assert_eq(pa_events_choose(run, &f, "wall", PA_EVENTS_SAMPLES, &err), 0);
+	text = tst_run_report(&pa_report_threads, run, &f, NULL, NULL);
+	/* 5 ms of CPU over the 0.9 s wall.log covers */
+	cr_expect(strstr(text, "# wall: the profiler's helper used 5.6 ms of CPU per second of "
+			 "wall time (2 stacks read, 0 dropped)\n"), "%s", text);
+	cr_expect(strstr(text, "(off the CPU 0.302 s: sleep 0.300 s, blocked 0.002 s"), "%s", text);
+	free(text);
 	pa_run_free(run);
 	free(pdir);
 }
