@@ -376,7 +376,7 @@ bench: bench-deps
 	@$(MAKE) --no-print-directory all $(OUT)/workloads/deepstack \
 		$(OUT)/workloads/demo $(OUT)/workloads/libburn.so \
 		$(OUT)/workloads/widethreads $(OUT)/bench/sigcost $(OUT)/bench/symspeed \
-		$(OUT)/bench/maskcost $(OUT)/workloads/bornblocked
+		$(OUT)/bench/maskcost $(OUT)/workloads/bornblocked $(OUT)/workloads/idlers
 	tests/bench/overhead.sh $(OUT)
 	tests/bench/logsize.sh $(OUT)
 	$(OUT)/bench/sigcost
@@ -388,6 +388,7 @@ bench: bench-deps
 	tests/bench/compare.sh $(OUT)
 	tests/bench/startup.sh $(OUT)
 	tests/bench/make.sh $(OUT)
+	tests/bench/wall.sh $(OUT)
 
 asan:
 	@$(MAKE) --no-print-directory VARIANT=asan all
