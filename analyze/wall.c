@@ -124,6 +124,9 @@ void pa_wall_notes(FILE *out, const char *prefix, const struct pa_run *run,
 	fprintf(out, ")\n");
 }
 
+/* The longest wait read (2^50 ns, 13 days): weights stay far from overflowing. */
+#define PA_WALL_MAX_INTERVAL (1ull << 50)
+
 /* A PPF_REC_STACK of wall.log, copied. */
 struct pa_wall_stack {
 	uint64_t *ips;
@@ -180,6 +183,7 @@ static int pa_wall_interval_rec(struct pa_wall_read *r, const char *path, uint64
 		return pa_wall_bad(path, off, err, "wall interval record too short");
 	memcpy(&iv, rec, sizeof(iv));
 	if (iv.state >= PPF_WALL_STATES || iv.in_ns < iv.out_ns ||
+	    iv.in_ns - iv.out_ns > PA_WALL_MAX_INTERVAL ||
 	    (iv.stack != PPF_WALL_NO_STACK && iv.stack >= r->nstacks))
 		return pa_error_set(err, -EINVAL, path, true, off,
 				    "wall interval of thread %u: state %u, %llu..%llu ns, "
@@ -578,8 +582,12 @@ static int pa_wall_thread(struct pa_wall_build *b, const struct ppf_wall_interva
 		/* Unseen waits: spread over the seen ones, else shown alone. */
 		if (iv[i].stack == PPF_WALL_NO_STACK && seen)
 			continue;
-		if (iv[i].stack != PPF_WALL_NO_STACK)
-			len += (uint64_t)((double)len * factor[pa_wall_bin(len)]);
+		if (iv[i].stack != PPF_WALL_NO_STACK) {
+			double more = (double)len * factor[pa_wall_bin(len)];
+
+			/* bounded, for a hostile log: a double past 2^64 has no uint64_t */
+			len += more < (double)(1ull << 62) ? (uint64_t)more : 1ull << 62;
+		}
 		k = pa_wall_blocked_key(b, iv[i].state, iv[i].stack);
 		ret = k ? pa_wall_weigh(b, k, len, iv[i].in_ns) : -ENOMEM;
 	}
