@@ -260,8 +260,25 @@ struct pa_wall_key {
 	uint64_t last_ns;
 };
 
+/* Waits are told apart by length in powers of two of ns. */
+#define PA_WALL_BINS 64
+
+/* The process's seen waits of one length bin: where, and how long in all. */
+struct pa_wall_seen {
+	uint16_t state;
+	uint32_t stack;
+	uint64_t ns;
+};
+
+struct pa_wall_bins {
+	struct pa_wall_seen *v[PA_WALL_BINS];
+	size_t n[PA_WALL_BINS], cap[PA_WALL_BINS];
+	double total[PA_WALL_BINS];
+};
+
 /* One thread's samples in the making. */
 struct pa_wall_build {
+	const struct pa_wall_bins *bins; /* the process's seen waits */
 	const struct pa_wall_read *r;
 	const struct pa_process *proc;
 	struct pa_thread *t;
@@ -508,9 +525,6 @@ static int pa_wall_leftovers(struct pa_wall_build *b)
 	return ret;
 }
 
-/* Waits are told apart by length in powers of two of ns. */
-#define PA_WALL_BINS 64
-
 static unsigned pa_wall_bin(uint64_t len)
 {
 	return len ? 63u - (unsigned)__builtin_clzll(len) : 0;
@@ -558,6 +572,80 @@ static bool pa_wall_spread(const struct ppf_wall_interval *iv, size_t n,
 	return any;
 }
 
+/* The bin nearest to bin with seen waits of the process, or -1 when it has none. */
+static int pa_wall_nearest(const struct pa_wall_bins *bins, unsigned bin)
+{
+	for (int d = 0; d < PA_WALL_BINS; d++) {
+		if ((int)bin - d >= 0 && bins->total[bin - (unsigned)d] > 0)
+			return (int)bin - d;
+		if (bin + (unsigned)d < PA_WALL_BINS && bins->total[bin + (unsigned)d] > 0)
+			return (int)bin + d;
+	}
+	return -1;
+}
+
+/*
+ * An unseen wait of a thread that has no seen wait at all (the helper was
+ * capped or starved, and such a thread was never looked at): most likely
+ * where the process's other threads wait for about as long (threads of a
+ * pool run the same code), in proportion to their time there; shown alone
+ * when the process has no seen wait. -ENOMEM.
+ */
+static int pa_wall_unseen_alone(struct pa_wall_build *b, const struct ppf_wall_interval *iv)
+{
+	uint64_t len = iv->in_ns - iv->out_ns;
+	int bin = pa_wall_nearest(b->bins, pa_wall_bin(len));
+	struct pa_wall_key *k;
+	int ret = 0;
+
+	if (bin < 0) {
+		k = pa_wall_blocked_key(b, iv->state, PPF_WALL_NO_STACK);
+		return k ? pa_wall_weigh(b, k, len, iv->in_ns) : -ENOMEM;
+	}
+	for (size_t i = 0; i < b->bins->n[bin] && ret == 0; i++) {
+		const struct pa_wall_seen *e = &b->bins->v[bin][i];
+
+		k = pa_wall_blocked_key(b, e->state, e->stack);
+		ret = k ? pa_wall_weigh(b, k, (uint64_t)((double)len * (double)e->ns /
+							 b->bins->total[bin]), iv->in_ns) :
+			  -ENOMEM;
+	}
+	return ret;
+}
+
+/* The process's seen waits by length bin, from every interval of r. -ENOMEM. */
+static int pa_wall_bins_make(struct pa_wall_bins *bins, const struct pa_wall_read *r)
+{
+	for (size_t i = 0; i < r->niv; i++) {
+		const struct ppf_wall_interval *iv = &r->iv[i];
+		uint64_t len = iv->in_ns - iv->out_ns;
+		unsigned bin = pa_wall_bin(len);
+		size_t j;
+
+		if (iv->state == PPF_WALL_RUNNABLE || iv->stack == PPF_WALL_NO_STACK)
+			continue;
+		bins->total[bin] += (double)len;
+		for (j = 0; j < bins->n[bin]; j++)
+			if (bins->v[bin][j].stack == iv->stack && bins->v[bin][j].state == iv->state)
+				break;
+		if (j == bins->n[bin]) {
+			if (pa_grow((void **)&bins->v[bin], &bins->cap[bin], j, sizeof(*bins->v[bin])))
+				return -ENOMEM;
+			bins->v[bin][j] = (struct pa_wall_seen){ .state = iv->state,
+								 .stack = iv->stack };
+			bins->n[bin]++;
+		}
+		bins->v[bin][j].ns += len;
+	}
+	return 0;
+}
+
+static void pa_wall_bins_release(struct pa_wall_bins *bins)
+{
+	for (unsigned i = 0; i < PA_WALL_BINS; i++)
+		free(bins->v[i]);
+}
+
 /*
  * The thread's wall samples from its intervals iv[0..n): see wall.h.
  * -ENOMEM.
@@ -579,10 +667,14 @@ static int pa_wall_thread(struct pa_wall_build *b, const struct ppf_wall_interva
 			runnable += len;
 			continue;
 		}
-		/* Unseen waits: spread over the seen ones, else shown alone. */
+		/* Unseen waits: spread over the seen ones, else the process's. */
 		if (iv[i].stack == PPF_WALL_NO_STACK && seen)
 			continue;
-		if (iv[i].stack != PPF_WALL_NO_STACK) {
+		if (iv[i].stack == PPF_WALL_NO_STACK) {
+			ret = pa_wall_unseen_alone(b, &iv[i]);
+			continue;
+		}
+		{
 			double more = (double)len * factor[pa_wall_bin(len)];
 
 			/* bounded, for a hostile log: a double past 2^64 has no uint64_t */
@@ -650,11 +742,13 @@ static int pa_wall_add_event(struct pa_process *proc, struct pa_wall_info *info)
 /* Every thread's samples from r (intervals sorted by thread). -ENOMEM. */
 static int pa_wall_samples(struct pa_process *proc, const struct pa_wall_read *r)
 {
-	int ret = 0;
+	struct pa_wall_bins bins = { 0 };
+	int ret = pa_wall_bins_make(&bins, r);
 
 	for (size_t i = 0; i < r->niv && ret == 0;) {
 		size_t j = i;
-		struct pa_wall_build b = { .r = r, .proc = proc, .period = proc->wall->period_ns,
+		struct pa_wall_build b = { .bins = &bins, .r = r, .proc = proc,
+					   .period = proc->wall->period_ns,
 					   .event = proc->wall->event };
 
 		while (j < r->niv && r->iv[j].tid == r->iv[i].tid)
@@ -666,6 +760,7 @@ static int pa_wall_samples(struct pa_process *proc, const struct pa_wall_read *r
 		free(b.out);
 		i = j;
 	}
+	pa_wall_bins_release(&bins);
 	return ret;
 }
 

@@ -2,7 +2,8 @@
  * wall (analyze/wall.c): wall.log, as the preload's record writers write
  * it, read into the "wall" event's samples: an off-CPU interval weighs its
  * time over the period under its [off-cpu: STATE] leaf, unseen waits go to
- * the short seen ones, preempted time above the thread's CPU stacks, CPU
+ * the seen ones of about their length (the process's, for a thread with
+ * none), preempted time above the thread's CPU stacks, CPU
  * samples count too; a broken log is an error naming its offset.
  */
 #include <criterion/criterion.h>
@@ -52,6 +53,7 @@ static char *tw_process(void)
 	tst_log_process(&l, 7, 1, "/usr/bin/app", argv);
 	tst_log_event(&l, 0, "cpu-clock", TW_MS, PPF_EVENT_TIME_NS);
 	tst_log_quiet(&l, 8, 0, 1000, 900 * TW_MS, 0, 0, "sleeper");
+	tst_log_quiet(&l, 9, 0, 1000, 900 * TW_MS, 0, 0, "unseen");
 	tst_log_process_end(&l, 900 * TW_MS, 4, 0, PPF_EXIT_NORMAL, 0);
 	tst_log_write(&l, pdir, PPF_PROCESS_LOG);
 	tst_log_begin(&l, PPF_FILE_THREAD);
@@ -99,6 +101,9 @@ static void tw_wall_log(const char *pdir, bool bad_stack)
 	for (int i = 0; i < 3; i++)
 		tw_interval(&log, 8, PPF_WALL_UNKNOWN, 600 + (uint64_t)i, 500, PPF_WALL_NO_STACK, -1);
 	tw_interval(&log, 7, PPF_WALL_RUNNABLE, 20, 3000, PPF_WALL_NO_STACK, -1);
+	/* thread 9 was never looked at: it waited 2 x 0.5 ms */
+	for (int i = 0; i < 2; i++)
+		tw_interval(&log, 9, PPF_WALL_UNKNOWN, 610 + (uint64_t)i, 500, PPF_WALL_NO_STACK, -1);
 	if (bad_stack)
 		tw_interval(&log, 8, PPF_WALL_SLEEP, 700, 100, 5, 230);
 	pp_logfile_closing_sigsafe(&log);
@@ -168,6 +173,8 @@ Test(wall, intervals_become_weighted_samples_under_their_state)
 		cr_expect_str_eq(pa_wall_format_off(tw_thread(p, 7), off, sizeof(off)),
 				 "off the CPU 0.003 s: runnable 0.003 s");
 	}
+	/* a thread nobody saw: where the process waited about as long (thread 8's futex) */
+	cr_expect_eq(tw_count(tw_thread(p, 9), ev->index, "[off-cpu: futex]", tw_lock_ips[0]), 1);
 	/* preempted 3 ms above the CPU stack; the 4 CPU samples count as wall too */
 	cr_expect_eq(tw_count(t7, ev->index, "[off-cpu: runnable]", tw_cpu_ips[0]), 3);
 	cr_expect_eq(tw_count(t7, ev->index, NULL, 0), 3 + 4);
@@ -220,8 +227,8 @@ Test(wall, pprof_has_a_wall_sample_type_in_nanoseconds)
 	cr_expect_eq(p->period, (int64_t)TW_MS);
 	for (size_t i = 0; i < p->n_sample; i++)
 		total += p->sample[i]->value[1];
-	/* 300 + 2 ms off the CPU in thread 8; 3 preempted and 4 on it in thread 7 */
-	cr_expect_eq(total, (int64_t)(309 * TW_MS), "%ld ns", (long)total);
+	/* 300 + 2 ms off the CPU in thread 8, 1 in 9; 3 preempted and 4 on it in thread 7 */
+	cr_expect_eq(total, (int64_t)(310 * TW_MS), "%ld ns", (long)total);
 	perftools__profiles__profile__free_unpacked(p, NULL);
 	pa_run_free(run);
 	free(pdir);
