@@ -375,7 +375,7 @@ bench: bench-deps
 	@$(MAKE) --no-print-directory all $(OUT)/workloads/deepstack \
 		$(OUT)/workloads/demo $(OUT)/workloads/libburn.so \
 		$(OUT)/workloads/widethreads $(OUT)/bench/sigcost $(OUT)/bench/symspeed \
-		$(OUT)/bench/maskcost $(OUT)/workloads/bornblocked
+		$(OUT)/bench/maskcost $(OUT)/workloads/bornblocked $(OUT)/workloads/wideleaf
 	tests/bench/overhead.sh $(OUT)
 	tests/bench/logsize.sh $(OUT)
 	$(OUT)/bench/sigcost
@@ -384,6 +384,7 @@ bench: bench-deps
 	tests/bench/analyze.sh $(OUT)
 	$(OUT)/bench/symspeed
 	tests/bench/masks.sh $(OUT)
+	tests/bench/unwind.sh $(OUT)
 	tests/bench/compare.sh $(OUT)
 	tests/bench/startup.sh $(OUT)
 	tests/bench/make.sh $(OUT)

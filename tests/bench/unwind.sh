@@ -6,9 +6,12 @@
 #   tests/bench/unwind.sh BUILD_DIR [ROUNDS [OTHER_LIBPPROF]]
 #
 # ROUNDS (default 11, at least 3) rounds each run every setup once, in an
-# order that rotates from round to round: unprofiled, and this build's
-# libpprof.so in the sigtrap and the signal mode (and OTHER_LIBPPROF's, say
-# main's, in both modes, when given). Two programs:
+# order that rotates from round to round: unprofiled; the kernel's share
+# alone, with tests/bench/sigprobe.c (built on the spot) as the preload:
+# `timer` (the same cpu-clock event, no signal) and `trap` (plus a SIGTRAP
+# to an empty handler); this build's libpprof.so in the sigtrap and the
+# signal mode (and OTHER_LIBPPROF's, say main's, in both modes, when
+# given). Two programs:
 #
 #   cc1      `cc -c preload/maps.c` of this tree (the driver, cc1 and as;
 #            ~300 samples at the default period of 1 ms)
@@ -16,8 +19,9 @@
 #            samples), where the per-sample cost stands out of the noise
 #
 # CPU time is user + sys of the process tree (wait4). Per program and
-# setup, medians: CPU ms, samples, extra CPU per sample (median CPU minus
-# the unprofiled median, over the median samples) and, with OTHER, the
+# setup, medians: CPU ms, samples (sigprobe's: overflows), extra CPU per
+# sample (median CPU minus the unprofiled median, over the median samples;
+# libpprof's own part is its figure minus trap's) and, with OTHER, the
 # median of the per-round CPU ratio this/other. Then the rt_sigprocmask
 # calls per sample of `wideleaf` (a leaf that misses libunwind's cache at
 # every sample; it counts its own with a tracepoint counter, when the
@@ -34,7 +38,8 @@ wideleaf=$build/workloads/wideleaf
 for f in "$wideleaf" ${other:+"$other"}; do
 	[ -e "$f" ] || { echo "unwind.sh: $f is not built" >&2; exit 1; }
 done
-setups="none sigtrap signal"
+${CC:-cc} -O2 -shared -fPIC -o "$work/sigprobe.so" "$here/sigprobe.c"
+setups="none timer trap sigtrap signal"
 declare -A lib=([sigtrap]=$preload [signal]=$preload)
 if [ -n "$other" ]; then
 	other=$(cd "$(dirname "$other")" && pwd)/$(basename "$other")
@@ -52,17 +57,21 @@ run_one() {
 	cc1) cmd=(cc -Iinclude -Ipreload -D_GNU_SOURCE -std=gnu11 -O2 -g -fPIC
 		  -c preload/maps.c -o "$work/maps.o") ;;
 	deep) cmd=("$workload" 1 1)
-	      env+=(PPROF_CONFIG="$work/100us.ini") ;;
+	      env+=(PPROF_CONFIG="$work/100us.ini" SIGPROBE_PERIOD=100000) ;;
 	esac
 	rm -rf "$out"
-	if [ "$setup" != none ]; then
-		env+=(PPROF_MODE="${setup#other-}" PPROF_OUTPUT="$out" LD_PRELOAD="${lib[$setup]}")
-	else
-		env=(env)
-	fi
+	case $setup in
+	none) env=(env) ;;
+	timer | trap) env+=(SIGPROBE="$setup" SIGPROBE_OUT="$out" LD_PRELOAD="$work/sigprobe.so") ;;
+	*) env+=(PPROF_MODE="${setup#other-}" PPROF_OUTPUT="$out" LD_PRELOAD="${lib[$setup]}") ;;
+	esac
 	line=$(cd "$root" && "$cputime" "${env[@]}" "${cmd[@]}" 2>/dev/null)
-	[ "$setup" != none ] && samples=$("$analyze" threads "$out" 2>/dev/null |
-		awk '!/^#/ && NR > 1 { s += $4 } END { print s + 0 }')
+	case $setup in
+	none) ;;
+	timer | trap) samples=$(awk '{ s += $1 } END { print s + 0 }' "$out") ;;
+	*) samples=$("$analyze" threads "$out" 2>/dev/null |
+		awk '!/^#/ && NR > 1 { s += $4 } END { print s + 0 }') ;;
+	esac
 	echo "$(cpu_us "$line") $samples"
 }
 
@@ -90,7 +99,7 @@ for prog in cc1 deep; do
 		cpu=$(med "$prog" "$s" 4)
 		n=$(med "$prog" "$s" 5)
 		ratio=""
-		if [ -n "$other" ] && [ "${s#other-}" = "$s" ]; then
+		if [ -n "$other" ] && { [ "$s" = sigtrap ] || [ "$s" = signal ]; }; then
 			ratio=$(awk -v p="$prog" -v s="$s" -v o="other-$s" '
 				$1 == p && $3 == s { a[$2] = $4 } $1 == p && $3 == o { b[$2] = $4 }
 				END { for (r in a) if (b[r] > 0) print a[r] / b[r] }' "$res" | median)
@@ -105,7 +114,7 @@ done
 
 echo "wideleaf 0.4 (a leaf that misses libunwind's cache at every sample): rt_sigprocmask calls per sample"
 for s in $setups; do
-	[ "$s" = none ] && continue
+	case $s in none | timer | trap) continue ;; esac
 	rm -rf "$work/out"
 	line=$(PPROF_MODE="${s#other-}" PPROF_OUTPUT="$work/out" LD_PRELOAD="${lib[$s]}" \
 		"$wideleaf" 0.4 | grep '^rt_sigprocmask')
