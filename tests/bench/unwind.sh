@@ -13,8 +13,10 @@
 # signal mode (and OTHER_LIBPPROF's, say main's, in both modes, when
 # given). Two programs:
 #
-#   cc1      `cc -c preload/maps.c` of this tree (the driver, cc1 and as;
-#            ~300 samples at the default period of 1 ms)
+#   cc1      `cc -c preload/maps.c` of this tree (the driver, cc1 and as)
+#            at a period of 250 us (~1,200 samples; the default period's
+#            ~300 leave the per-sample cost in the noise of a shared
+#            machine)
 #   deep     `deepstack 1 1` (one thread) at a period of 100 us (~10,000
 #            samples), where the per-sample cost stands out of the noise
 #
@@ -48,6 +50,7 @@ if [ -n "$other" ]; then
 	lib[other-signal]=$other
 fi
 printf '[sample cpu-clock]\nperiod = 100us\n' > "$work/100us.ini"
+printf '[sample cpu-clock]\nperiod = 250us\n' > "$work/250us.ini"
 
 # run_one PROGRAM SETUP: "CPU_US SAMPLES" of one run.
 run_one() {
@@ -55,7 +58,8 @@ run_one() {
 	local -a cmd env=(env)
 	case $prog in
 	cc1) cmd=(cc -Iinclude -Ipreload -D_GNU_SOURCE -std=gnu11 -O2 -g -fPIC
-		  -c preload/maps.c -o "$work/maps.o") ;;
+		  -c preload/maps.c -o "$work/maps.o")
+	     env+=(PPROF_CONFIG="$work/250us.ini" SIGPROBE_PERIOD=250000) ;;
 	deep) cmd=("$workload" 1 1)
 	      env+=(PPROF_CONFIG="$work/100us.ini" SIGPROBE_PERIOD=100000) ;;
 	esac
