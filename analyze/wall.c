@@ -214,6 +214,7 @@ static int pa_wall_end_rec(struct pa_wall_read *r, const char *path, uint64_t of
 	r->info->lost = e.lost;
 	r->info->ticks = e.ticks;
 	r->info->degraded = e.degraded;
+	r->info->looks_only = e.looks_only;
 	return 0;
 }
 

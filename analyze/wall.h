@@ -59,7 +59,8 @@ struct pa_wall_info {
 	uint32_t no_ring;       /* of which had no ring (look-only) */
 	uint64_t lost;          /* switch records the kernel dropped */
 	uint64_t ticks;         /* times the helper looked */
-	uint64_t degraded;      /* times its cost cap doubled its tick */
+	uint64_t degraded;      /* times its cost cap stepped in */
+	uint64_t looks_only;    /* looks at threads without a ring */
 	uint32_t event;         /* the wall event's pa_event.index */
 	uint64_t intervals;     /* read */
 };

@@ -116,7 +116,7 @@ static struct {
 	struct pp_wall_thread *threads;
 	unsigned nthreads;       /* slots used so far (some may be free again) */
 	uint32_t seen, no_ring;
-	uint64_t looks, dropped, lost, degraded, ticks;
+	uint64_t looks, dropped, lost, degraded, ticks, looks_only;
 	pthread_key_t key;
 	int key_ok;
 	pthread_t helper;
@@ -704,6 +704,7 @@ static void pp_wall_look_only(struct pp_wall_thread *t, uint64_t now)
 	uint64_t since = t->last_look_ns ? t->last_look_ns : now - pp_wall.tick_ns;
 
 	t->last_look_ns = now;
+	pp_wall.looks_only++;
 	t->looked = 0;
 	t->stack = PPF_WALL_NO_STACK;
 	t->nr = -1;
@@ -857,6 +858,7 @@ static struct pp_wall_thread *pp_wall_slot(void)
 /* Writes t's PPF_REC_WALL_THREAD and frees its slot (under the mutex). */
 static void pp_wall_thread_close(struct pp_wall_thread *t)
 {
+
 	struct ppf_wall_thread r = {
 		.tid = (uint32_t)t->tid,
 		.ring_pages = t->ring ? PP_WALL_RING_PAGES : 0,
@@ -993,6 +995,7 @@ static void pp_wall_finish(void)
 	e.lost = pp_wall.lost;
 	e.ticks = pp_wall.ticks;
 	e.degraded = pp_wall.degraded;
+	e.looks_only = pp_wall.looks_only;
 	pp_logfile_closing_sigsafe(&pp_wall.log);
 	pp_records_wall_sigsafe(&pp_wall.log, PPF_REC_WALL_END, &e, sizeof(e));
 	pp_logfile_close_sigsafe(&pp_wall.log);
@@ -1037,6 +1040,7 @@ void pp_wall_fork_child(void)
 	pp_wall.helper_running = 0;
 	pp_wall.seen = pp_wall.no_ring = 0;
 	pp_wall.looks = pp_wall.dropped = pp_wall.lost = pp_wall.degraded = pp_wall.ticks = 0;
+	pp_wall.looks_only = 0;
 	pp_wall.helper_cpu_ns = 0;
 	memset(pp_wall.stack_hash, 0, sizeof(pp_wall.stack_hash));
 	pp_wall.nstacks = pp_wall.next_stack_id = 0;

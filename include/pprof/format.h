@@ -799,7 +799,9 @@ struct ppf_wall_end {
 	uint32_t no_ring;       /* of which without a ring (look-only) */
 	uint64_t lost;          /* switch records lost, all threads */
 	uint64_t ticks;         /* times the helper woke and looked */
-	uint64_t degraded;      /* times the cost cap doubled its tick */
+	uint64_t degraded;      /* times the cost cap stepped in */
+	uint64_t looks_only;    /* looks at threads without a ring (each stands
+				   for the time since that thread's previous) */
 };
 
 /*
@@ -858,7 +860,7 @@ _Static_assert(sizeof(struct ppf_thread_paused) == 40, "ppf_thread_paused");
 _Static_assert(sizeof(struct ppf_wall_start) == 40, "ppf_wall_start");
 _Static_assert(sizeof(struct ppf_wall_interval) == 40, "ppf_wall_interval");
 _Static_assert(sizeof(struct ppf_wall_thread) == 40, "ppf_wall_thread");
-_Static_assert(sizeof(struct ppf_wall_end) == 72, "ppf_wall_end");
+_Static_assert(sizeof(struct ppf_wall_end) == 80, "ppf_wall_end");
 
 /* Round n up to the record alignment. */
 static inline uint32_t ppf_align(uint32_t n)

@@ -8,13 +8,16 @@
  * clock_nanosleep (relative and absolute), poll, select, epoll_wait, read
  * on a pipe (a feeder writes a byte every MS ms), a mutex another thread
  * holds for MS ms (futex), pthread_cond_timedwait, sem_timedwait,
- * sigtimedwait (a blocked signal nobody sends), and one write of 1 MiB into
+ * sigtimedwait (a blocked signal nobody sends), recv on a socket with
+ * SO_RCVTIMEO, semtimedop on a System V semaphore nobody posts, msgrcv of a
+ * message the feeder sends every MS ms, and one write of 1 MiB into
  * a pipe a slow reader empties. Every signal a program can catch is counted
  * but those the profiler samples on (SIGTRAP, real-time signals), faults
  * and the one sigtimedwait waits for.
  * An EINTR, a short count, a wait that ends before its time or any signal
  * caught: a line on stderr and exit status 3. stdout: "strictcalls: ok".
  */
+#define _GNU_SOURCE /* semtimedop */
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -24,7 +27,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ipc.h>
+#include <sys/msg.h>
 #include <sys/select.h>
+#include <sys/sem.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -35,7 +42,12 @@ static volatile sig_atomic_t s_signals;
 static pthread_mutex_t s_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t s_cmutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t s_cond = PTHREAD_COND_INITIALIZER;
-static int s_feed[2], s_big[2];
+static int s_feed[2], s_big[2], s_sock[2], s_msq = -1, s_sem = -1;
+
+struct s_msg {
+	long type;
+	char c;
+};
 
 static uint64_t s_now(clockid_t clk)
 {
@@ -130,6 +142,35 @@ static void s_timed(sem_t *sem, const sigset_t *set)
 	s_not_early("sigtimedwait", CLOCK_MONOTONIC, t0, ns);
 }
 
+/* recv with SO_RCVTIMEO, semtimedop, msgrcv. */
+static void s_sysv(void)
+{
+	uint64_t ns = (uint64_t)s_ms * 1000000ull, t0 = s_now(CLOCK_MONOTONIC);
+	struct timespec rel = s_ts(ns);
+	struct sembuf op = { .sem_num = 0, .sem_op = -1 };
+	struct s_msg m;
+	char c;
+	ssize_t n = recv(s_sock[0], &c, 1, 0);
+
+	s_check("recv with SO_RCVTIMEO", n != -1 || (errno != EAGAIN && errno != EWOULDBLOCK),
+		n < 0 ? errno : EIO);
+	/* SO_RCVTIMEO counts in jiffies, and may end up to one early */
+	s_not_early("recv with SO_RCVTIMEO", CLOCK_MONOTONIC, t0, ns / 2);
+	t0 = s_now(CLOCK_MONOTONIC);
+	s_check("semtimedop", semtimedop(s_sem, &op, 1, &rel) != -1 || errno != EAGAIN, errno);
+	s_not_early("semtimedop", CLOCK_MONOTONIC, t0, ns);
+	n = msgrcv(s_msq, &m, sizeof(m.c), 0, 0);
+	s_check("msgrcv", n != (ssize_t)sizeof(m.c), n < 0 ? errno : EIO);
+}
+
+static void s_sysv_remove(void)
+{
+	if (s_msq >= 0)
+		msgctl(s_msq, IPC_RMID, NULL);
+	if (s_sem >= 0)
+		semctl(s_sem, 0, IPC_RMID);
+}
+
 /* Waits in several calls; a thread of its own per group. */
 static void *s_waiter(void *arg)
 {
@@ -160,6 +201,7 @@ static void *s_waiter(void *arg)
 			pthread_mutex_unlock(&s_mutex);
 			break;
 		}
+		case 5: s_sysv(); break;
 		}
 	}
 	close(ep);
@@ -177,6 +219,8 @@ static void *s_feeder(void *arg)
 		s_check("nanosleep", nanosleep(&ts, NULL) != 0, errno);
 		pthread_mutex_unlock(&s_mutex);
 		s_check("write", write(s_feed[1], "x", 1) != 1, errno);
+		s_check("msgsnd", msgsnd(s_msq, &(struct s_msg){ .type = 1, .c = 'x' },
+					 sizeof(char), 0) != 0, errno);
 		s_check("nanosleep", nanosleep(&ts, NULL) != 0, errno);
 	}
 	return NULL;
@@ -223,14 +267,23 @@ static void s_count(int sig)
 
 int main(int argc, char **argv)
 {
-	pthread_t th[7];
+	pthread_t th[8];
+	struct timeval tv;
 	struct sigaction sa = { .sa_handler = s_count };
 
 	if (argc > 1)
 		s_rounds = atoi(argv[1]);
 	if (argc > 2)
 		s_ms = atoi(argv[2]);
-	if (s_rounds < 1 || s_ms < 1 || pipe(s_feed) || pipe(s_big))
+	if (s_rounds < 1 || s_ms < 1 || pipe(s_feed) || pipe(s_big) ||
+	    socketpair(AF_UNIX, SOCK_STREAM, 0, s_sock))
+		return 2;
+	tv = (struct timeval){ .tv_sec = 0, .tv_usec = s_ms * 1000 };
+	s_msq = msgget(IPC_PRIVATE, IPC_CREAT | 0600);
+	s_sem = semget(IPC_PRIVATE, 1, IPC_CREAT | 0600);
+	atexit(s_sysv_remove);
+	if (s_msq < 0 || s_sem < 0 ||
+	    setsockopt(s_sock[0], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)))
 		return 2;
 	/* Every signal a program can catch, but the profiler's own sampling ones. */
 	for (int sig = 1; sig < NSIG; sig++)
@@ -238,12 +291,12 @@ int main(int argc, char **argv)
 		    sig != SIGUSR2 && sig != SIGSEGV && sig != SIGBUS && sig != SIGFPE &&
 		    sig != SIGILL && sig != SIGABRT && (sig < SIGRTMIN || sig > SIGRTMAX))
 			sigaction(sig, &sa, NULL);
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < 6; i++)
 		pthread_create(&th[i], NULL, s_waiter, (void *)(intptr_t)i);
-	pthread_create(&th[5], NULL, s_feeder, NULL);
-	pthread_create(&th[6], NULL, s_big_writer, NULL);
+	pthread_create(&th[6], NULL, s_feeder, NULL);
+	pthread_create(&th[7], NULL, s_big_writer, NULL);
 	s_big_reader();
-	for (int i = 0; i < 7; i++)
+	for (int i = 0; i < 8; i++)
 		pthread_join(th[i], NULL);
 	if (s_signals) {
 		fprintf(stderr, "strictcalls: %d signals caught\n", (int)s_signals);
