@@ -100,7 +100,7 @@ TEST_PRELOAD_OBJS := $(OBJ)/preload/sigsafe/logfile.o $(OBJ)/preload/sigsafe/fd.
 	$(OBJ)/preload/sigsafe/share.o $(OBJ)/preload/sigsafe/records.o $(OBJ)/preload/warn.o \
 	$(OBJ)/preload/config.o $(OBJ)/preload/evname.o $(OBJ)/preload/strdist.o \
 	$(OBJ)/preload/outdir.o $(OBJ)/preload/sigsafe/sampsig.o \
-	$(OBJ)/preload/sigsafe/stacks.o $(OBJ)/preload/respath.o
+	$(OBJ)/preload/sigsafe/stacks.o $(OBJ)/preload/respath.o $(OBJ)/preload/identity.o
 WORKLOAD_SRCS := $(filter-out tests/workloads/lib%.c,$(wildcard tests/workloads/*.c))
 WORKLOAD_CXX_SRCS := $(filter-out tests/workloads/lib%.cc,$(wildcard tests/workloads/*.cc))
 WORKLOAD_LIB_SRCS := $(wildcard tests/workloads/lib*.c tests/workloads/lib*.cc)

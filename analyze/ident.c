@@ -1,0 +1,70 @@
+/* Where a run's processes ran; see ident.h. */
+#include "ident.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void pa_ident_scan(const struct pa_run *run, struct pa_ident_run *out)
+{
+	*out = (struct pa_ident_run){ 0 };
+	for (size_t i = 0; i < run->nprocesses; i++) {
+		const struct pa_process *p = run->processes[i];
+
+		out->any_rank |= p->id.rank >= 0;
+		out->several_hosts |= !pa_process_same_pid_space(p, run->processes[0]);
+	}
+}
+
+bool pa_ident_shown(const struct pa_ident_run *r)
+{
+	return r->several_hosts || r->any_rank;
+}
+
+const char *pa_ident_host(const struct pa_process *proc)
+{
+	return proc->id.host && proc->id.host[0] ? proc->id.host : "-";
+}
+
+bool pa_ident_on_host(const struct pa_process *proc, const char *name)
+{
+	const char *h = proc->id.host;
+	size_t n;
+
+	if (!h || !h[0])
+		return false;
+	n = strcspn(h, ".");
+	return strcmp(h, name) == 0 || (strlen(name) == n && strncmp(h, name, n) == 0);
+}
+
+char *pa_ident_tag(const struct pa_ident_run *r, const struct pa_process *proc, char *buf,
+		   size_t size)
+{
+	const char *h = proc->id.host && proc->id.host[0] ? proc->id.host : NULL;
+	int hn = h ? (int)strcspn(h, ".") : 0;
+
+	if (!pa_ident_shown(r))
+		snprintf(buf, size, "%s", "");
+	else if (proc->id.rank >= 0 && r->several_hosts && h)
+		snprintf(buf, size, "rank%d@%.*s", proc->id.rank, hn, h);
+	else if (proc->id.rank >= 0)
+		snprintf(buf, size, "rank%d", proc->id.rank);
+	else if (r->several_hosts && h)
+		snprintf(buf, size, "%.*s", hn, h);
+	else
+		snprintf(buf, size, "%s", "");
+	return buf;
+}
+
+uint64_t pa_ident_realtime(const struct pa_process *proc, uint64_t mono_ns)
+{
+	if (proc->id.known && proc->id.anchor_real_ns)
+		return proc->id.anchor_real_ns + mono_ns - proc->id.anchor_mono_ns;
+	if (proc->start_realtime_ns)
+		return proc->start_realtime_ns + mono_ns - proc->start_ns;
+	return 0;
+}
+
+uint64_t pa_ident_start(const struct pa_ident_run *r, const struct pa_process *proc)
+{
+	return r->several_hosts ? pa_ident_realtime(proc, proc->start_ns) : proc->start_ns;
+}

@@ -1,0 +1,94 @@
+/*
+ * Processes of several hosts whose pids clash, and MPI ranks
+ * (analyze/ident.c, the reader's PPF_REC_IDENTITY, the --host and --rank
+ * filters, and what the reports that name processes make of them), on the
+ * hand-made "hosts" run (tst_run.h).
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ident.h"
+#include "tst_it.h"
+#include "tst_run.h"
+
+TestSuite(ident, .init = tst_hosts_setup, .fini = tst_hosts_teardown, .timeout = 30);
+
+/* The filter of every process, on cpu-clock. */
+static struct pa_filter ident_filter(void)
+{
+	struct pa_filter f = PA_FILTER_ALL;
+	struct pa_error err = { 0 };
+
+	cr_assert_eq(pa_events_choose(tst_hosts_run, &f, NULL, PA_EVENTS_SAMPLES, &err), 0, "%s",
+		     err.reason);
+	return f;
+}
+
+/* The process of pid on host (its short name), or NULL. */
+static const struct pa_process *ident_find(uint32_t pid, const char *host)
+{
+	for (size_t i = 0; i < tst_hosts_run->nprocesses; i++) {
+		const struct pa_process *p = tst_hosts_run->processes[i];
+
+		if (p->pid == pid && pa_ident_on_host(p, host))
+			return p;
+	}
+	return NULL;
+}
+
+/* Whether the line that starts at line holds needle. */
+static bool ident_line_has(const char *line, const char *needle)
+{
+	const char *at = line ? strstr(line, needle) : NULL;
+
+	return at && at < strchrnul(line, '\n');
+}
+
+Test(ident, reader_reads_host_boot_rank_job_and_anchor)
+{
+	const struct pa_process *r0 = ident_find(6, "node1"), *r2 = ident_find(6, "node2");
+	const struct pa_process *launcher = ident_find(5, "node1.cluster");
+
+	cr_assert_eq(tst_hosts_run->nprocesses, 3);
+	cr_assert(r0 && r2 && launcher);
+	cr_expect(r0->id.known && strcmp(r0->id.host, "node1.cluster") == 0);
+	cr_expect(r0->id.rank == 0 && r0->id.world_size == 4 && strcmp(r0->id.job, "77") == 0);
+	cr_expect(r2->id.rank == 2 && r2->id.boot_id[0] == 0x22 && r2->id.boot_id[15] == 0x22);
+	cr_expect(launcher->id.rank == -1 && launcher->id.world_size == -1 &&
+		  launcher->id.job[0] == '\0');
+	cr_expect_eq(r2->id.anchor_mono_ns, 1000000000ull);
+	cr_expect(!pa_process_same_pid_space(r0, r2) && pa_process_same_pid_space(r0, launcher));
+	/* On node2's clock, 1.003 s is 3 ms after the anchor's realtime. */
+	cr_expect_eq(pa_ident_realtime(r2, r2->start_ns), 1000000000003000000ull);
+}
+
+Test(ident, tags_tell_clashing_pids_apart)
+{
+	struct pa_ident_run r;
+	char a[64], b[64], c[64];
+
+	pa_ident_scan(tst_hosts_run, &r);
+	cr_expect(r.several_hosts && r.any_rank && pa_ident_shown(&r));
+	cr_expect_str_eq(pa_ident_tag(&r, ident_find(6, "node1"), a, sizeof(a)), "rank0@node1");
+	cr_expect_str_eq(pa_ident_tag(&r, ident_find(6, "node2"), b, sizeof(b)), "rank2@node2");
+	cr_expect_str_eq(pa_ident_tag(&r, ident_find(5, "node1"), c, sizeof(c)), "node1");
+}
+
+Test(ident, processes_keeps_clashing_pids_apart_with_host_and_rank)
+{
+	struct pa_filter f = ident_filter();
+	char *text = tst_run_report(&pa_report_processes, tst_hosts_run, &f, NULL, NULL);
+	const char *r0 = tst_find_line(text, "       6        5 node1.cluster      0     0.001");
+	const char *r2 = tst_find_line(text, "       6        5 node2.cluster      2     0.002");
+
+	cr_assert(tst_find_line(text, "     PID     PPID HOST            RANK  START(s)"), "%s",
+		  text);
+	/* Starts on the wall clock: node2's pid 6 started 2 ms after node1's launcher. */
+	cr_assert(r0 && r2, "%s", text);
+	/* rank 0 under node1's launcher (indented); node2's pid 6 is a root. */
+	cr_expect(ident_line_has(r0, "-    run-tests  exit 0"), "%s", text);
+	cr_expect(ident_line_has(r2, "-  run-tests    exit 0"), "%s", text);
+	free(text);
+}
