@@ -1,6 +1,7 @@
 /* Where a run's processes ran; see ident.h. */
 #include "ident.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -67,4 +68,47 @@ uint64_t pa_ident_realtime(const struct pa_process *proc, uint64_t mono_ns)
 uint64_t pa_ident_start(const struct pa_ident_run *r, const struct pa_process *proc)
 {
 	return r->several_hosts ? pa_ident_realtime(proc, proc->start_ns) : proc->start_ns;
+}
+
+int pa_ident_host_width(const struct pa_ident_run *r, const struct pa_run *run)
+{
+	int width = (int)strlen("HOST");
+
+	if (!pa_ident_shown(r))
+		return 0;
+	for (size_t i = 0; i < run->nprocesses; i++)
+		if ((int)strlen(pa_ident_host(run->processes[i])) > width)
+			width = (int)strlen(pa_ident_host(run->processes[i]));
+	return width;
+}
+
+void pa_ident_columns(FILE *out, int width, const struct pa_process *proc)
+{
+	char rank[16];
+
+	if (!width)
+		return;
+	if (!proc)
+		snprintf(rank, sizeof(rank), "RANK");
+	else if (proc->id.rank >= 0)
+		snprintf(rank, sizeof(rank), "%" PRId32, proc->id.rank);
+	else
+		snprintf(rank, sizeof(rank), "-");
+	fprintf(out, " %-*s %6s", width, proc ? pa_ident_host(proc) : "HOST", rank);
+}
+
+void pa_ident_json(struct pa_json *j, const struct pa_process *proc)
+{
+	pa_json_key_string(j, "host", proc->id.host && proc->id.host[0] ? proc->id.host : NULL);
+	pa_json_key(j, "rank");
+	if (proc->id.rank >= 0)
+		pa_json_int(j, proc->id.rank);
+	else
+		pa_json_null(j);
+	pa_json_key(j, "world_size");
+	if (proc->id.world_size > 0)
+		pa_json_int(j, proc->id.world_size);
+	else
+		pa_json_null(j);
+	pa_json_key_string(j, "job", proc->id.job && proc->id.job[0] ? proc->id.job : NULL);
 }

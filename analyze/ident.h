@@ -9,7 +9,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
+#include "json.h"
 #include "reader.h"
 
 /* What a run's processes say of where they ran. */
@@ -57,5 +59,24 @@ uint64_t pa_ident_realtime(const struct pa_process *proc, uint64_t mono_ns);
  * (pa_ident_realtime).
  */
 uint64_t pa_ident_start(const struct pa_ident_run *r, const struct pa_process *proc);
+
+/*
+ * The width of the HOST column of a report on run (the longest recorded
+ * host, at least "HOST"), or 0 when r shows no identity (pa_ident_shown).
+ */
+int pa_ident_host_width(const struct pa_ident_run *r, const struct pa_run *run);
+
+/*
+ * The HOST and RANK columns of proc, each after a space (the headings when
+ * proc is NULL; "-" where its log says nothing), when width (from
+ * pa_ident_host_width) is not 0; nothing otherwise.
+ */
+void pa_ident_columns(FILE *out, int width, const struct pa_process *proc);
+
+/*
+ * JSON members "host" (as recorded; null when its log does not say),
+ * "rank", "world_size" and "job" (null when none).
+ */
+void pa_ident_json(struct pa_json *j, const struct pa_process *proc);
 
 #endif /* PA_IDENT_H */

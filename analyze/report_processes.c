@@ -260,7 +260,6 @@ struct pa_report_processes_where {
 };
 
 static void pa_report_processes_where(const struct pa_run *run,
-				      const struct pa_report_processes_tree *t,
 				      struct pa_report_processes_where *w)
 {
 	pa_ident_scan(run, &w->id);
@@ -273,12 +272,7 @@ static void pa_report_processes_where(const struct pa_run *run,
 		if ((s || !w->id.several_hosts) && s < w->t0)
 			w->t0 = s;
 	}
-	if (!pa_ident_shown(&w->id))
-		return;
-	w->host_width = (int)strlen("HOST");
-	for (size_t k = 0; k < t->n; k++)
-		if ((int)strlen(pa_ident_host(t->v[k])) > w->host_width)
-			w->host_width = (int)strlen(pa_ident_host(t->v[k]));
+	w->host_width = pa_ident_host_width(&w->id, run);
 }
 
 /* proc's start in seconds after w's first, 0 when unknown or before it. */
@@ -288,23 +282,6 @@ static double pa_report_processes_start(const struct pa_report_processes_where *
 	uint64_t s = pa_ident_start(&w->id, proc);
 
 	return s >= w->t0 && w->t0 != UINT64_MAX ? (double)(s - w->t0) / 1e9 : 0.0;
-}
-
-/* The HOST and RANK columns of proc (nothing when not shown), then a space. */
-static void pa_report_processes_host_rank(FILE *out, const struct pa_report_processes_where *w,
-					  const struct pa_process *proc, bool head)
-{
-	char rank[16];
-
-	if (!w->host_width)
-		return;
-	if (head)
-		snprintf(rank, sizeof(rank), "RANK");
-	else if (proc->id.rank >= 0)
-		snprintf(rank, sizeof(rank), "%" PRId32, proc->id.rank);
-	else
-		snprintf(rank, sizeof(rank), "-");
-	fprintf(out, " %-*s %6s", w->host_width, head ? "HOST" : pa_ident_host(proc), rank);
 }
 
 static void pa_report_processes_row(FILE *out, const struct pa_process *proc, size_t depth,
@@ -325,7 +302,7 @@ static void pa_report_processes_row(FILE *out, const struct pa_process *proc, si
 	pa_coverage_process(f, proc, &c);
 	pa_coverage_paused(&proc->paused, false, paused, sizeof(paused));
 	fprintf(out, "%8" PRIu32 " %8" PRIu32, proc->pid, proc->ppid);
-	pa_report_processes_host_rank(out, w, proc, false);
+	pa_ident_columns(out, w->host_width, proc);
 	fprintf(out, " %9.3f %9s %9" PRIu64 " %7zu %s %9s  %*s%-*s  %s"
 		"%s%s%s\n", pa_report_processes_start(w, proc), dur,
 		samples, nthreads, pa_coverage_format(&c, cpu, sizeof(cpu)), before, indent, "",
@@ -375,7 +352,7 @@ static int pa_report_processes_write(const struct pa_report_ctx *ctx)
 		pa_report_processes_tree_release(&t);
 		return ret;
 	}
-	pa_report_processes_where(run, &t, &wh);
+	pa_report_processes_where(run, &wh);
 	for (size_t r = 0; r < t.nrows; r++) {
 		size_t w = pa_report_processes_indent(t.depth[r]) +
 			   strlen(pa_process_exe_base(t.v[t.order[r]]));
@@ -385,7 +362,7 @@ static int pa_report_processes_write(const struct pa_report_ctx *ctx)
 	}
 	pa_events_header(out, run, &f, pa_report_processes_total(&t, &f), false, 0, 0, 0);
 	fprintf(out, "%8s %8s", "PID", "PPID");
-	pa_report_processes_host_rank(out, &wh, NULL, true);
+	pa_ident_columns(out, wh.host_width, NULL);
 	fprintf(out, " %9s %9s %9s %7s %s %9s  %-*s  %s\n", "START(s)",
 		"WALL(s)", "SAMPLES", "THREADS", PA_COVERAGE_HEAD, "BEFORE(s)", (int)width, "EXE",
 		"ENDED");
@@ -459,26 +436,6 @@ static void pa_report_processes_json_before(struct pa_json *j, const struct pa_p
 	pa_json_array_end(j);
 }
 
-/*
- * Members "host" (as recorded; null when its log does not say), "rank" and
- * "world_size" (null when none) and "job" (null when none).
- */
-static void pa_report_processes_json_ident(struct pa_json *j, const struct pa_process *proc)
-{
-	pa_json_key_string(j, "host", proc->id.host && proc->id.host[0] ? proc->id.host : NULL);
-	pa_json_key(j, "rank");
-	if (proc->id.rank >= 0)
-		pa_json_int(j, proc->id.rank);
-	else
-		pa_json_null(j);
-	pa_json_key(j, "world_size");
-	if (proc->id.world_size > 0)
-		pa_json_int(j, proc->id.world_size);
-	else
-		pa_json_null(j);
-	pa_json_key_string(j, "job", proc->id.job && proc->id.job[0] ? proc->id.job : NULL);
-}
-
 static void pa_report_processes_json_row(struct pa_json *j, const struct pa_process *proc,
 					 size_t depth, int64_t parent,
 					 const struct pa_report_processes_where *w,
@@ -529,7 +486,7 @@ static void pa_report_processes_json_row(struct pa_json *j, const struct pa_proc
 	else
 		pa_json_null(j);
 	pa_json_key_uint(j, "pauses", proc->paused.pauses);
-	pa_report_processes_json_ident(j, proc);
+	pa_ident_json(j, proc);
 	pa_json_object_end(j);
 }
 
@@ -580,7 +537,7 @@ static int pa_report_processes_write_json(const struct pa_report_ctx *ctx)
 
 	if (ret == 0 && !(row_of = calloc(t.n + 1, sizeof(*row_of))))
 		ret = -ENOMEM;
-	pa_report_processes_where(run, &t, &w);
+	pa_report_processes_where(run, &w);
 	for (size_t k = 0; ret == 0 && k < t.n; k++) {
 		size_t nthreads;
 

@@ -92,3 +92,91 @@ Test(ident, processes_keeps_clashing_pids_apart_with_host_and_rank)
 	cr_expect(ident_line_has(r2, "-  run-tests    exit 0"), "%s", text);
 	free(text);
 }
+
+/* What r (its variant for opts) writes on the hosts run for f, malloc'd. */
+static char *ident_report(const struct pa_report *r, const struct pa_report_opts *opts,
+			  const struct pa_filter *f)
+{
+	struct pa_warnings warn = { 0 };
+	struct pa_error err = { 0 };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	if (r->variant)
+		r = r->variant(opts);
+	cr_assert(out);
+	cr_assert_eq(r->write(&(struct pa_report_ctx){ .out = out, .opts = opts, .filter = f,
+						       .run = tst_hosts_run, .warn = &warn,
+						       .err = &err }), 0, "%s: %s", r->name,
+		     err.reason);
+	cr_assert_eq(fclose(out), 0);
+	pa_warnings_release(&warn);
+	return text;
+}
+
+Test(ident, threads_show_host_and_rank)
+{
+	struct pa_filter f = ident_filter();
+	char *text = tst_run_report(&pa_report_threads, tst_hosts_run, &f, NULL, NULL);
+
+	cr_expect(tst_find_line(text, "     PID      TID HOST            RANK  NAME"), "%s", text);
+	cr_expect(tst_find_line(text, "       6        6 node1.cluster      0  main "), "%s", text);
+	cr_expect(tst_find_line(text, "       6        6 node2.cluster      2  main "), "%s", text);
+	cr_expect(tst_find_line(text, "       5        5 node1.cluster      -  main "), "%s", text);
+	free(text);
+}
+
+/* The samples of the profile of the hosts run under f. */
+static uint64_t ident_samples(struct pa_filter f)
+{
+	struct pa_profile *prof = tst_run_profile(tst_hosts_run, f);
+	uint64_t n = prof->samples;
+
+	pa_profile_free(prof);
+	return n;
+}
+
+Test(ident, host_and_rank_filters_select_processes)
+{
+	struct pa_filter f = ident_filter();
+
+	f.pid = 6;
+	cr_expect_eq(ident_samples(f), 15, "--pid 6: both hosts' pid 6");
+	f.host = "node2";
+	cr_expect_eq(ident_samples(f), 9, "--pid 6 --host node2");
+	f.pid = 0;
+	f.host = "node1.cluster";
+	cr_expect_eq(ident_samples(f), 7, "--host node1.cluster: the launcher and rank 0");
+	f.host = "node1.clus";
+	cr_expect_eq(ident_samples(f), 0, "a host name cut short is no host");
+	f.host = NULL;
+	f.by_rank = true;
+	f.rank = 0;
+	cr_expect_eq(ident_samples(f), 6, "--rank 0");
+	f.rank = 1;
+	cr_expect_eq(ident_samples(f), 0, "--rank 1: not profiled");
+}
+
+Test(ident, folded_speedscope_and_script_keep_clashing_pids_apart)
+{
+	struct pa_filter f = ident_filter();
+	struct pa_report_opts opts = PA_REPORT_OPTS_DEFAULT;
+	char *text;
+
+	opts.per_thread = true;
+	text = ident_report(&pa_report_folded, &opts, &f);
+	cr_expect(strstr(text, "run-tests (6, rank0@node1);main (6);"), "%s", text);
+	cr_expect(strstr(text, "run-tests (6, rank2@node2);main (6);"), "%s", text);
+	cr_expect(strstr(text, "run-tests (5, node1);main (5);"), "%s", text);
+	free(text);
+	opts.per_thread = false;
+	text = ident_report(&pa_report_speedscope, &opts, &f);
+	cr_expect(strstr(text, "\"name\":\"rank0@node1: run-tests (6) main (6)\""), "%s", text);
+	cr_expect(strstr(text, "\"name\":\"rank2@node2: run-tests (6) main (6)\""), "%s", text);
+	free(text);
+	text = ident_report(&pa_report_script, &opts, &f);
+	cr_expect_eq(tst_count_lines(text, "rank0@node1:main 6 "), 6, "%s", text);
+	cr_expect_eq(tst_count_lines(text, "rank2@node2:main 6 "), 9, "%s", text);
+	free(text);
+}

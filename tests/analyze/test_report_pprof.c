@@ -251,3 +251,41 @@ Test(report_pprof, several_runs_label_theirs)
 	perftools__profiles__profile__free_unpacked(p, NULL);
 	pa_run_free(both);
 }
+
+/*
+ * The hosts run (tst_run.h): every sample is labelled with its host, and
+ * with its rank when its process has one, so that pprof -tagfocus tells
+ * the two pid 6 apart.
+ */
+Test(report_pprof_hosts, labels_host_and_rank, .init = tst_hosts_setup,
+     .fini = tst_hosts_teardown, .timeout = 30)
+{
+	Perftools__Profiles__Profile *p = pp_decode(tst_hosts_run, NULL);
+	uint64_t by[3] = { 0 }; /* rank 0 on node1, rank 2 on node2, no rank */
+
+	for (size_t i = 0; i < p->n_sample; i++) {
+		const char *host = NULL;
+		int64_t rank = -1;
+
+		for (size_t k = 0; k < p->sample[i]->n_label; k++) {
+			const Perftools__Profiles__Label *l = p->sample[i]->label[k];
+
+			if (strcmp(pp_str(p, l->key), "host") == 0)
+				host = pp_str(p, l->str);
+			if (strcmp(pp_str(p, l->key), "rank") == 0)
+				rank = l->num;
+		}
+		cr_assert_not_null(host, "sample %zu has no host label", i);
+		if (rank == 0 && strcmp(host, "node1.cluster") == 0)
+			by[0] += (uint64_t)p->sample[i]->value[0];
+		else if (rank == 2 && strcmp(host, "node2.cluster") == 0)
+			by[1] += (uint64_t)p->sample[i]->value[0];
+		else if (rank == -1 && strcmp(host, "node1.cluster") == 0)
+			by[2] += (uint64_t)p->sample[i]->value[0];
+		else
+			cr_assert_fail("sample %zu: host %s, rank %lld", i, host, (long long)rank);
+	}
+	cr_expect(by[0] == 6 && by[1] == 9 && by[2] == 1, "%llu %llu %llu",
+		  (unsigned long long)by[0], (unsigned long long)by[1], (unsigned long long)by[2]);
+	perftools__profiles__profile__free_unpacked(p, NULL);
+}
