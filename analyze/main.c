@@ -134,7 +134,8 @@ static const char pa_main_help_tail[] =
 "    pprof-analyze diff before after --limit 20\n"
 "    pprof-analyze top pprof-data --event page-faults\n"
 "    pprof-analyze events pprof-data\n"
-"    pprof-analyze counters pprof-data --pid 4242\n";
+"    pprof-analyze counters pprof-data --pid 4242\n"
+"    pprof-analyze ranks pprof-data\n";
 
 struct pa_main_opts {
 	const struct pa_report *report; /* the command's (its variant for the options) */
@@ -240,6 +241,7 @@ static const struct pa_main_report {
 	{ &pa_report_events, 12, 4 },
 	{ &pa_report_counters, 13, 5 },
 	{ &pa_report_diff, 14, 14 },
+	{ &pa_report_ranks, 15, 15 },
 };
 
 #define PA_MAIN_NREPORTS (sizeof(pa_main_reports) / sizeof(pa_main_reports[0]))
