@@ -52,8 +52,9 @@ DEB_PKGS := gcc g++ make pkg-config binutils gdb strace python3 e2fsprogs mount 
 	libcriterion-dev libdw-dev libelf-dev libpfm4-dev zlib1g-dev libc6-dbg \
 	protobuf-c-compiler libprotobuf-c-dev golang-go golang-github-google-pprof-dev \
 	chromium clang-14 libclang-rt-14-dev \
-	libc6-arm64-cross binutils-aarch64-linux-gnu
-# (the last two: an aarch64 libc and its objdump, for tests/analyze/test_plt.c)
+	libc6-arm64-cross binutils-aarch64-linux-gnu openmpi-bin libopenmpi-dev
+# (an aarch64 libc and its objdump, for tests/analyze/test_plt.c; Open MPI's
+# mpirun and mpicc for tests/it/test_it_mpi.c)
 # npm installs speedscope for the tests; nodesource's nodejs has its own npm
 # (and conflicts with Debian's).
 DEB_PKGS += $(if $(shell command -v npm),,npm)
@@ -206,7 +207,7 @@ $(OUT)/pprof-analyze: $(ANALYZE_OBJS)
 
 $(OUT)/tests/run-tests: $(TEST_OBJS) $(ANALYZE_LIB_OBJS) $(TEST_PRELOAD_OBJS)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $^ $(LDFLAGS_ALL) -lcriterion $(ANALYZE_LIBS) -linih -ldl -pthread
+	$(CC) -o $@ $^ $(LDFLAGS_ALL) -lcriterion $(ANALYZE_LIBS) -linih -ldl -lm -pthread
 
 $(OUT)/workloads/lib%.so: tests/workloads/lib%.c
 	@mkdir -p $(@D)
@@ -279,6 +280,17 @@ $(SPEEDSCOPE_HTML):
 	npm install --prefix $(abspath $(TOOLS))/speedscope --no-audit --no-fund \
 		speedscope@$(SPEEDSCOPE_VERSION)
 	touch $@
+
+# The MPI workload (tests/workloads/mpi/) is built with Open MPI's mpicc
+# where it is installed (make test installs it); test_it_mpi.c says it
+# cannot run where it is not.
+MPICC := $(shell command -v mpicc 2>/dev/null)
+ifneq ($(MPICC),)
+WORKLOADS += $(OUT)/workloads/mpi-imbalance
+endif
+$(OUT)/workloads/mpi-%: tests/workloads/mpi/%.c tests/workloads/wl.h
+	@mkdir -p $(@D)
+	$(MPICC) $(WORKLOAD_CFLAGS) -o $@ $<
 
 # The bench programs are built (not run) too, so that make test catches a
 # bench that no longer links.
