@@ -295,7 +295,8 @@ $(OUT)/workloads/mpi-%: tests/workloads/mpi/%.c tests/workloads/wl.h
 # The bench programs are built (not run) too, so that make test catches a
 # bench that no longer links.
 tests-build: all $(OUT)/tests/run-tests $(WORKLOADS) $(WORKLOAD_LIBS) $(TOOLS)/go-pprof \
-	$(SPEEDSCOPE_HTML) $(OUT)/bench/sigcost $(OUT)/bench/symspeed $(OUT)/bench/maskcost
+	$(SPEEDSCOPE_HTML) $(OUT)/bench/sigcost $(OUT)/bench/symspeed $(OUT)/bench/maskcost \
+	$(OUT)/bench/rankgen
 
 # Every function that runs in the signal handler is in preload/sigsafe/, and
 # may call only the folder's own functions and what
@@ -376,6 +377,12 @@ $(OUT)/bench/maskcost: tests/bench/maskcost.c
 	@mkdir -p $(@D)
 	$(CC) $(WORKLOAD_CFLAGS) -o $@ $<
 
+# The logs of an MPI run of many ranks, written with the profiler's own
+# writers (tests/bench/ranks.sh times the analyzer on them).
+$(OUT)/bench/rankgen: tests/bench/rankgen.c $(OBJ)/preload-tested.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_ALL) -Ipreload $(CFLAGS_ALL) -o $@ $^ $(LDFLAGS_ALL) -linih -ldl
+
 # Symbolisation speed: 20,000 libc addresses with lines (libc6-dbg's).
 # The analyzer's objects come from its archive: the linker takes what it needs.
 $(OUT)/bench/symspeed: tests/bench/symspeed.c $(OBJ)/analyze.a
@@ -386,13 +393,14 @@ bench: bench-deps
 	@$(MAKE) --no-print-directory all $(OUT)/workloads/deepstack \
 		$(OUT)/workloads/demo $(OUT)/workloads/libburn.so \
 		$(OUT)/workloads/widethreads $(OUT)/bench/sigcost $(OUT)/bench/symspeed \
-		$(OUT)/bench/maskcost $(OUT)/workloads/bornblocked
+		$(OUT)/bench/maskcost $(OUT)/workloads/bornblocked $(OUT)/bench/rankgen
 	tests/bench/overhead.sh $(OUT)
 	tests/bench/logsize.sh $(OUT)
 	$(OUT)/bench/sigcost
 	tests/bench/modes.sh $(OUT)
 	tests/bench/rate.sh $(OUT)
 	tests/bench/analyze.sh $(OUT)
+	tests/bench/ranks.sh $(OUT)
 	$(OUT)/bench/symspeed
 	tests/bench/masks.sh $(OUT)
 	tests/bench/compare.sh $(OUT)
