@@ -98,10 +98,8 @@ static int pa_ranks_enter(struct pa_ranks *r, const struct pa_process *proc)
 	r->proc = proc;
 	r->nstacks = 0;
 	r->row = SIZE_MAX;
-	if (proc->id.rank < 0) {
-		r->without_rank++;
+	if (proc->id.rank < 0)
 		return 0;
-	}
 	r->row = pa_ranks_row_of(r, proc);
 	if (r->row == SIZE_MAX)
 		return -ENOMEM;
@@ -157,15 +155,22 @@ static int pa_ranks_sample(void *ctx, const struct pa_samples_item *item)
 	return 0;
 }
 
-/* Processes the filter selects that took no sample still name their rank. */
+/*
+ * Processes the filter selects that took no sample still name their rank;
+ * those without one are counted.
+ */
 static int pa_ranks_quiet(struct pa_ranks *r, const struct pa_run *run, const struct pa_filter *f)
 {
 	for (size_t i = 0; i < run->nprocesses; i++) {
 		const struct pa_process *p = run->processes[i];
 		size_t k;
 
-		if (!pa_filter_selects(f, p) || p->id.rank < 0)
+		if (!pa_filter_selects(f, p))
 			continue;
+		if (p->id.rank < 0) {
+			r->without_rank++;
+			continue;
+		}
 		k = pa_ranks_row_of(r, p);
 		if (k == SIZE_MAX)
 			return -ENOMEM;
