@@ -86,6 +86,42 @@ static int64_t pa_pprof_mapping(struct pa_pprof *pp, size_t p, const struct pa_m
 	return i < 0 ? i : i + 1;
 }
 
+/*
+ * Makes the executable of the selected process with the most samples the
+ * first mapping, which Go pprof names in its header ("File: ..."): an MPI
+ * job's program, not its launcher nor the first library a sample was in.
+ * The executable is the module at proc->exe's path (or without a path).
+ */
+static int pa_pprof_main_mapping(struct pa_pprof *pp, const struct pa_filter *f)
+{
+	const struct pa_process *best = NULL;
+	size_t best_p = 0;
+	uint64_t most = 0;
+
+	for (size_t p = 0; p < pp->run->nprocesses; p++) {
+		const struct pa_process *proc = pp->run->processes[p];
+		uint64_t n = 0;
+
+		if (!pa_filter_selects(f, proc))
+			continue;
+		for (size_t i = 0; i < proc->nthreads; i++)
+			if (pa_filter_selects_thread(f, proc->threads[i]))
+				n += pa_filter_count_samples(f, proc, proc->threads[i]);
+		if (!best || n > most) {
+			best = proc;
+			best_p = p;
+			most = n;
+		}
+	}
+	for (size_t k = 0; best && k < best->nmodules; k++) {
+		const struct pa_module *m = &best->modules[k];
+
+		if (!m->path[0] || (best->exe && strcmp(m->path, best->exe) == 0))
+			return pa_pprof_mapping(pp, best_p, m) < 0 ? -ENOMEM : 0;
+	}
+	return 0;
+}
+
 /* The function id of name in file (NULL: none) starting at start_line (0: unknown). */
 static int64_t pa_pprof_function(struct pa_pprof *pp, const char *name, const char *file,
 				 unsigned start_line)
@@ -596,6 +632,8 @@ static int pa_report_pprof_write(const struct pa_report_ctx *ctx)
 	/* string_table[0] must be "" */
 	if (pp->strings && pp->mappings && pp->functions && pp->locations && pp->samples &&
 	    pa_pprof_str(pp, "") == 0)
+		ret = pa_pprof_main_mapping(pp, f);
+	if (ret == 0)
 		ret = pa_samples_walk(run, f, pa_pprof_add, pp, ctx->warn, err);
 	if (ret == 0)
 		ret = pa_pprof_write(ctx->out, pp, f);
