@@ -124,6 +124,9 @@ Test(ident, threads_show_host_and_rank)
 	cr_expect(tst_find_line(text, "       6        6 node1.cluster      0  main "), "%s", text);
 	cr_expect(tst_find_line(text, "       6        6 node2.cluster      2  main "), "%s", text);
 	cr_expect(tst_find_line(text, "       5        5 node1.cluster      -  main "), "%s", text);
+	/* The coverage note names rank 2's thread with its tag: pid 6 alone is two. */
+	cr_expect(strstr(text, "# coverage below 90%: 1 of 1 thread with over 0.1 s of CPU time: "
+			 "rank2@node2:6/6 main "), "%s", text);
 	free(text);
 }
 

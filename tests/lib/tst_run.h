@@ -189,7 +189,8 @@ void tst_diff_teardown(void);
  *   node2.cluster (boot 0x22, its monotonic clock 1 s behind node1's, as
  *     its anchor says): pid 6 rank 2 (ppid 5, not profiled there, at
  *     1.001 s of its clock, 2 ms after node1's mpirun started): 8 x
- *     main>leaf, 1 x main>PMPI_Tst_wait.
+ *     main>leaf, 1 x main>PMPI_Tst_wait; its thread used 0.5 s of CPU (a
+ *     coverage note names it).
  * Directories are named EXE@HOST.PID, as the preload names them.
  */
 int PMPI_Tst_wait(int x);
