@@ -1,8 +1,10 @@
 /* Where a run's processes ran; see ident.h. */
 #include "ident.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void pa_ident_scan(const struct pa_run *run, struct pa_ident_run *out)
@@ -111,4 +113,66 @@ void pa_ident_json(struct pa_json *j, const struct pa_process *proc)
 	else
 		pa_json_null(j);
 	pa_json_key_string(j, "job", proc->id.job && proc->id.job[0] ? proc->id.job : NULL);
+}
+
+/* A ranked process, for pa_ident_warn_missing_ranks. */
+struct pa_ident_ranked {
+	const char *job;
+	int32_t rank;
+	int32_t world_size;
+};
+
+static int pa_ident_cmp_ranked(const void *a, const void *b)
+{
+	const struct pa_ident_ranked *x = a, *y = b;
+	int c = strcmp(x->job, y->job);
+
+	return c ? c : (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* The warning of the job of v[first, end) (sorted by rank), if ranks are missing. */
+static int pa_ident_warn_job(const struct pa_run *run, const struct pa_ident_ranked *v,
+			     size_t first, size_t end, struct pa_warnings *warn)
+{
+	int32_t world = -1;
+	size_t found = 0;
+
+	for (size_t i = first; i < end; i++)
+		if (v[i].world_size > world)
+			world = v[i].world_size;
+	for (size_t i = first; i < end; i++)
+		found += v[i].rank < world && (i == first || v[i].rank != v[i - 1].rank);
+	if (world <= 0 || found >= (size_t)world)
+		return 0;
+	return pa_warnings_add(warn, run->dir, false, 0, "%zu of %" PRId32 " MPI ranks of job "
+			       "%s have no profile (was LD_PRELOAD passed to every rank: "
+			       "mpirun -x LD_PRELOAD, srun --export=ALL,LD_PRELOAD=...? "
+			       "`pprof-analyze ranks` names them)", (size_t)world - found, world,
+			       v[first].job[0] ? v[first].job : "(none)");
+}
+
+int pa_ident_warn_missing_ranks(const struct pa_run *run, struct pa_warnings *warn)
+{
+	struct pa_ident_ranked *v = malloc((run->nprocesses + 1) * sizeof(*v));
+	size_t n = 0;
+	int ret = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < run->nprocesses; i++) {
+		const struct pa_process *p = run->processes[i];
+
+		if (p->id.rank >= 0)
+			v[n++] = (struct pa_ident_ranked){ .job = p->id.job ? p->id.job : "",
+							    .rank = p->id.rank,
+							    .world_size = p->id.world_size };
+	}
+	qsort(v, n, sizeof(*v), pa_ident_cmp_ranked);
+	for (size_t first = 0, end; first < n && ret == 0; first = end) {
+		for (end = first; end < n && strcmp(v[end].job, v[first].job) == 0; end++)
+			;
+		ret = pa_ident_warn_job(run, v, first, end, warn);
+	}
+	free(v);
+	return ret;
 }

@@ -79,4 +79,12 @@ void pa_ident_columns(FILE *out, int width, const struct pa_process *proc);
  */
 void pa_ident_json(struct pa_json *j, const struct pa_process *proc);
 
+/*
+ * Adds to warn, once per job of run whose ranks recorded a world size
+ * larger than the distinct ranks found, "N of M MPI ranks of job J have
+ * no profile ...": ranks that LD_PRELOAD did not reach, which every report
+ * would otherwise leave out silently. Returns 0 or -ENOMEM.
+ */
+int pa_ident_warn_missing_ranks(const struct pa_run *run, struct pa_warnings *warn);
+
 #endif /* PA_IDENT_H */

@@ -802,8 +802,15 @@ static int pa_main_load_run(const struct pa_main_opts *o, char *const *dirs, siz
 
 	if (shown)
 		pa_main_progress_stop(&progress);
-	if (ret < 0)
+	if (ret == 0)
+		ret = pa_ident_warn_missing_ranks(*run, &(*run)->warnings);
+	if (ret < 0) {
+		if (*run)
+			pa_error_set(err, ret, (*run)->dir, false, 0, "out of memory");
+		pa_run_free(*run);
+		*run = NULL;
 		return ret;
+	}
 	pa_main_print_warnings(&(*run)->warnings, 0);
 	pa_main_check_exe(o, *run);
 	ret = pa_events_choose(*run, f, o->event, r->use, err);

@@ -183,3 +183,15 @@ Test(ident, folded_speedscope_and_script_keep_clashing_pids_apart)
 	cr_expect_eq(tst_count_lines(text, "rank2@node2:main 6 "), 9, "%s", text);
 	free(text);
 }
+
+/* Every report warns once when ranks of the world size left no profile. */
+Test(ident, missing_ranks_are_warned_about_once_per_job)
+{
+	struct pa_warnings warn = { 0 };
+
+	cr_assert_eq(pa_ident_warn_missing_ranks(tst_hosts_run, &warn), 0);
+	cr_assert_eq(warn.n, 1);
+	cr_expect(strstr(warn.v[0].reason, "2 of 4 MPI ranks of job 77 have no profile (") ==
+		  warn.v[0].reason, "%s", warn.v[0].reason);
+	pa_warnings_release(&warn);
+}
