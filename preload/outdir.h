@@ -35,13 +35,17 @@
 int pp_outdir_open(const char *path, char *why);
 
 /*
- * Makes and opens the process directory <base>.<pid> under rootfd, or
- * <base>.<pid>.<k> (k from 1) when that name is taken. Returns a descriptor
- * (O_RDONLY | O_DIRECTORY, close-on-exec, the caller's) of a directory this
- * process made and owns, with its name in name (name_size bytes), or a
- * negative errno.
+ * Names the process under rootfd, the one place process names are made:
+ * <base>.<pid>, or <base>.<pid>.<k> (k from 1) when that name is taken,
+ * as a directory or as a process log <name>.log (an earlier process of the
+ * same pid, an exec'd image's or an earlier run's). The process's log is
+ * made first, create(rootfd, "<name>.log"), which must create it
+ * exclusively and return 0, -EEXIST (the next name is tried) or another
+ * negative errno; the directory <name>/ is made later, at the process's
+ * first thread log (sigsafe/threads.h). Returns 0 with the name in name
+ * (name_size bytes), or a negative errno.
  */
 int pp_outdir_make_process(int rootfd, const char *base, int pid, char *name,
-			   size_t name_size);
+			   size_t name_size, int (*create)(int rootfd, const char *file));
 
 #endif

@@ -2,7 +2,11 @@
  * The on-disk log format shared by libpprof.so (writer) and pprof-analyze
  * (reader). Nothing else lives here.
  *
- * A run writes one directory per process, <root>/<exe>.<pid>/, holding
+ * A run writes one directory per process, <root>/<exe>.<pid>/ (or
+ * <exe>.<pid>.<k>/ when the name was taken), made at the process's first
+ * thread log: until then, and for good in a process that takes no sample,
+ * its process.log is <root>/<exe>.<pid>.log (the same name with ".log"),
+ * which the first thread log moves into the directory. The directory holds
  *   process.log        header, PPF_REC_PROCESS, PPF_REC_CONFIG, PPF_REC_EVENT...,
  *                      PPF_REC_MODULE and PPF_REC_MODULE_UNLOAD as they happen
  *                      (the vDSO's PPF_REC_MODULE followed by PPF_REC_VDSO),
