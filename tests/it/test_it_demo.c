@@ -10,6 +10,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "coverage.h"
+#include "profile.h"
 #include "tst_it.h"
 #include "tst_log.h"
 
@@ -50,6 +52,30 @@ static struct pa_run *it_demo_profiled(const char *seconds, const char *truth_en
 }
 
 /*
+ * How far the kernel's overflows of the process fell short of its CPU time
+ * (0 to 1): cpu-clock's timer restarts its period when it fires, so a
+ * machine whose timer interrupts arrive late (a busy host) fires less than
+ * once per period of CPU time, for perf as for us. Every overflow is
+ * counted (samples, throttled, lost), so the shortfall is the kernel's
+ * timer, not samples the profiler dropped.
+ */
+static double it_demo_timer_shortfall(const struct pa_process *p)
+{
+	double taken = 0, cpu = 0, period = tst_period_s(p);
+
+	for (size_t i = 0; i < p->nthreads; i++) {
+		const struct pa_thread *t = p->threads[i];
+		struct pa_coverage c;
+
+		pa_coverage_thread(&PA_FILTER_ALL, p, t, &c);
+		cpu += (double)c.cpu_ns / 1e9;
+		taken += (double)(c.samples + pa_filter_count_throttled(&PA_FILTER_ALL, p, t) +
+				  pa_filter_count_lost(&PA_FILTER_ALL, p, t)) * period;
+	}
+	return cpu > 0 && taken < cpu ? 1 - taken / cpu : 0;
+}
+
+/*
  * Shares are taken among the three burn functions, on both sides: the truth
  * covers exactly the time inside the burn calls, while a process's total
  * samples also hold start-up, dlopen, the clock reads and the profiler's
@@ -57,13 +83,14 @@ static struct pa_run *it_demo_profiled(const char *seconds, const char *truth_en
  * truth unbiased by other load on the machine. The burn functions must
  * still hold nearly all samples, and samples x period must match the CPU
  * time the workload measured (what `top`'s cpu(s) column shows). Time stolen
- * by the hypervisor during the run, measured, widens the bounds by itself:
- * nothing on a calm machine, which is where the bounds are tight.
+ * by the hypervisor during the run, and how late the kernel's timer fired
+ * (up to 15%), both measured, widen the bounds by themselves: nothing on a
+ * calm machine, which is where the bounds are tight.
  */
 Test(it_demo, shares_match_truth)
 {
 	char truth_env[TST_PATH_MAX + 16], truth[TST_PATH_MAX];
-	double t[IT_DEMO_NFUNCS], t_sum = 0, period, steal;
+	double t[IT_DEMO_NFUNCS], t_sum = 0, period, steal, late;
 	uint64_t s[IT_DEMO_NFUNCS], s_sum = 0;
 	struct pa_profile *prof;
 	struct pa_run *run;
@@ -76,6 +103,9 @@ Test(it_demo, shares_match_truth)
 	steal = tst_steal_s() - steal;
 	prof = tst_profile(run, 0, 0);
 	period = tst_period_s(run->processes[0]);
+	/* At most 15%: a larger gap is samples missing, not a late timer. */
+	late = it_demo_timer_shortfall(run->processes[0]);
+	late = late < 0.15 ? late : 0.15;
 	for (size_t i = 0; i < IT_DEMO_NFUNCS; i++) {
 		t[i] = tst_truth(truth, it_demo_funcs[i]);
 		s[i] = tst_self(prof, it_demo_funcs[i]);
@@ -92,10 +122,12 @@ Test(it_demo, shares_match_truth)
 		cr_expect_leq(fabs(got - want), 0.02 + steal / t_sum,
 			      "%s: %.2f%% of the burn samples, truth %.2f%% (%.3f s stolen)",
 			      it_demo_funcs[i], 100 * got, 100 * want, steal);
-		cr_expect_leq(fabs((double)s[i] * period - t[i]), 0.05 * t[i] + 0.01 + steal,
-			      "%s: %llu samples = %.3f s, truth %.3f s (%.3f s stolen)",
+		cr_expect_leq(fabs((double)s[i] * period - t[i]),
+			      (0.05 + late) * t[i] + 0.01 + steal,
+			      "%s: %llu samples = %.3f s, truth %.3f s (%.3f s stolen, the "
+			      "timer fired %.1f%% short of the CPU time)",
 			      it_demo_funcs[i], (unsigned long long)s[i], (double)s[i] * period,
-			      t[i], steal);
+			      t[i], steal, 100 * late);
 	}
 	/* The dlopen'd library's function is symbolised, in its own module. */
 	gamma = pa_profile_find(prof, "burn_gamma");
