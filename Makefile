@@ -100,7 +100,8 @@ TEST_PRELOAD_OBJS := $(OBJ)/preload/sigsafe/logfile.o $(OBJ)/preload/sigsafe/fd.
 	$(OBJ)/preload/sigsafe/share.o $(OBJ)/preload/sigsafe/records.o $(OBJ)/preload/warn.o \
 	$(OBJ)/preload/config.o $(OBJ)/preload/evname.o $(OBJ)/preload/strdist.o \
 	$(OBJ)/preload/outdir.o $(OBJ)/preload/sigsafe/sampsig.o \
-	$(OBJ)/preload/sigsafe/stacks.o $(OBJ)/preload/respath.o
+	$(OBJ)/preload/sigsafe/stacks.o $(OBJ)/preload/respath.o \
+	$(OBJ)/preload/sigsafe/unwmask.o
 WORKLOAD_SRCS := $(filter-out tests/workloads/lib%.c,$(wildcard tests/workloads/*.c))
 WORKLOAD_CXX_SRCS := $(filter-out tests/workloads/lib%.cc,$(wildcard tests/workloads/*.cc))
 WORKLOAD_LIB_SRCS := $(wildcard tests/workloads/lib*.c tests/workloads/lib*.cc)
@@ -374,7 +375,7 @@ bench: bench-deps
 	@$(MAKE) --no-print-directory all $(OUT)/workloads/deepstack \
 		$(OUT)/workloads/demo $(OUT)/workloads/libburn.so \
 		$(OUT)/workloads/widethreads $(OUT)/bench/sigcost $(OUT)/bench/symspeed \
-		$(OUT)/bench/maskcost $(OUT)/workloads/bornblocked
+		$(OUT)/bench/maskcost $(OUT)/workloads/bornblocked $(OUT)/workloads/wideleaf
 	tests/bench/overhead.sh $(OUT)
 	tests/bench/logsize.sh $(OUT)
 	$(OUT)/bench/sigcost
@@ -383,6 +384,7 @@ bench: bench-deps
 	tests/bench/analyze.sh $(OUT)
 	$(OUT)/bench/symspeed
 	tests/bench/masks.sh $(OUT)
+	tests/bench/unwind.sh $(OUT)
 	tests/bench/compare.sh $(OUT)
 	tests/bench/startup.sh $(OUT)
 	tests/bench/make.sh $(OUT)

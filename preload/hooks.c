@@ -23,6 +23,7 @@
 #include "sigsafe/records.h"
 #include "sigsafe/sampler.h"
 #include "sigsafe/sampsig.h"
+#include "sigsafe/unwmask.h"
 #include "thread.h"
 
 #define PP_EXPORT __attribute__((visibility("default")))
@@ -135,10 +136,12 @@ int pp_hooks_install_handler(void)
 	 * (glibc's SIGCANCEL) that unwound the thread from inside it would
 	 * leave its slot busy and its log unfinished, or libunwind's lock held.
 	 * sigfillset() leaves glibc's internal signals out, so set every bit.
-	 * libunwind unblocks SIGCANCEL again (through glibc's sigprocmask):
-	 * the sampler also holds the thread's cancellation off (sampler.c).
+	 * libunwind's own mask calls there change a view, not the kernel's
+	 * mask (sigsafe/unwmask.h); the sampler also holds the thread's
+	 * cancellation off (sampler.c).
 	 */
 	memset(&sa.sa_mask, 0xff, sizeof(sa.sa_mask));
+	pp_unwmask_handler_mask_sigsafe(&sa.sa_mask);
 	pthread_mutex_lock(&pp_hooks_app_action_mutex);
 	if (pp_real.sigaction(pp_sampsig_number_sigsafe(), &sa, &old) != 0) {
 		pthread_mutex_unlock(&pp_hooks_app_action_mutex);

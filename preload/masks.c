@@ -19,6 +19,7 @@
 #include "sigsafe/appmask.h"
 #include "sigsafe/sampler.h"
 #include "sigsafe/sampsig.h"
+#include "sigsafe/unwmask.h"
 
 #define PP_EXPORT __attribute__((visibility("default")))
 
@@ -146,6 +147,9 @@ static int pp_masks_change(int how, const sigset_t *set, sigset_t *old)
 	int was = pp_appmask_blocked_sigsafe(), now = was, held, err;
 	sigset_t mine, prev;
 
+	/* libunwind's, inside the handler's unwind: no system call (unwmask.h). */
+	if (pp_unwmask_active_sigsafe())
+		return pp_unwmask_change_sigsafe(how, set, old);
 	if (!pp_appmask_on_sigsafe() || pp_appmask_inside_sigsafe() ||
 	    (set && how != SIG_BLOCK && how != SIG_UNBLOCK && how != SIG_SETMASK))
 		return pp_masks_real(how, set, old);

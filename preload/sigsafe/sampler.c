@@ -26,6 +26,7 @@
 #include "sampsig.h"
 #include "stacks.h"
 #include "threads.h"
+#include "unwmask.h"
 
 #ifndef TRAP_PERF
 #define TRAP_PERF 6
@@ -616,8 +617,10 @@ static void pp_sampler_record_sigsafe(struct pp_thread *t, unsigned event, int l
 		goto out_lost;
 	if (!t->leaf_only && !__atomic_load_n(&pp_sampler_in_dl, __ATOMIC_ACQUIRE)) {
 		pp_dlsnap_enter_handler_sigsafe();
+		pp_unwmask_enter_sigsafe(&uc->uc_sigmask, pp_sampsig_number_sigsafe());
 		n = pp_sampler_unwind_sigsafe(rip, &f, pp_sampler_cfg.max_frames, &first,
 					      &truncated);
+		pp_unwmask_leave_sigsafe();
 		pp_dlsnap_leave_handler_sigsafe();
 	}
 	if (n == 0) {
@@ -835,10 +838,11 @@ int pp_sampler_taken_sigsafe(int sig, const siginfo_t *si)
  * handler would leave its slot busy for good, and its log without an END
  * record. Two ways in: libunwind's slow path reads and writes a pipe to
  * validate addresses, and read/write are cancellation points (seen with
- * 1,000 cancelled threads); and glibc's SIGCANCEL, which our sa_mask blocks
- * only until libunwind's first sigprocmask(): glibc's drops SIGCANCEL from
- * the mask libunwind restores. A SIGCANCEL sent while the thread was
- * asynchronously cancelable then runs inside unw_backtrace, and glibc's
+ * 1,000 cancelled threads); and glibc's SIGCANCEL, which our sa_mask
+ * blocks. libunwind's own sigprocmask() calls no longer reach glibc inside
+ * the unwind (unwmask.h), but they did: glibc's drops SIGCANCEL from the
+ * mask libunwind restores, and a SIGCANCEL sent while the thread was
+ * asynchronously cancelable then ran inside unw_backtrace, where glibc's
  * handler cancels whenever the type is asynchronous, whatever the state
  * (checked on glibc 2.36; seen as 1 log in 1,001 without END under load).
  * So both the state (disabled) and the type (deferred) are held while the
