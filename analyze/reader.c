@@ -409,6 +409,7 @@ static int pa_reader_other_type(struct pa_log_buf *buf, uint64_t off, uint32_t t
 				const char *kind, struct pa_error *err)
 {
 	if ((type >= PPF_REC_PROCESS && type <= PPF_REC_THREAD_QUIET) || type == PPF_REC_VDSO ||
+	    type == PPF_REC_IDENTITY ||
 	    (type >= PPF_REC_THREAD && type <= PPF_REC_THREAD_EVENT) ||
 	    type == PPF_REC_STACK || type == PPF_REC_SAMPLE_BLOCK)
 		return pa_error_set(err, -EINVAL, buf->path, true, off,
@@ -439,6 +440,7 @@ struct pa_process_ctx {
 	size_t quiet_cap;
 	bool saw_process;
 	bool saw_config;
+	bool saw_identity;
 	bool last_exec; /* the latest record was PPF_REC_EXEC */
 };
 
@@ -496,6 +498,50 @@ static int pa_reader_process_rec(struct pa_process_ctx *c, struct pa_log_buf *bu
 	proc->exe = strdup(exe);
 	if (!proc->exe || pa_reader_split_cmdline(proc, cmd, p.cmdline_len) < 0)
 		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
+	return 0;
+}
+
+/* A string of len bytes at p, NUL-terminated (its last byte), copied into *out. */
+static int pa_reader_string_dup(struct pa_log_buf *buf, uint64_t off, const char *what,
+				const char *p, uint32_t len, char **out, struct pa_error *err)
+{
+	if (len == 0 || p[len - 1] != '\0')
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "identity record: %s is not NUL-terminated", what);
+	*out = strdup(p);
+	return *out ? 0 : pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
+}
+
+/* A PPF_REC_IDENTITY: the host, boot, rank and job, and a wall-clock anchor. */
+static int pa_reader_identity_rec(struct pa_process_ctx *c, struct pa_log_buf *buf,
+				  uint64_t off, const char *rec, uint32_t size,
+				  struct pa_error *err)
+{
+	struct pa_identity *id = &c->proc->id;
+	struct ppf_identity r;
+	const char *host = rec + sizeof(r);
+
+	if (pa_reader_fixed(buf, off, rec, size, &r, sizeof(r), "identity", err) < 0)
+		return -EINVAL;
+	if (c->saw_identity)
+		return pa_error_set(err, -EINVAL, buf->path, true, off, "second identity record");
+	if ((uint64_t)r.host_len + r.job_len > size - sizeof(r))
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "identity record: host_len %u + job_len %u exceed the %zu "
+				    "bytes after the fixed part", r.host_len, r.job_len,
+				    size - sizeof(r));
+	c->saw_identity = true;
+	if (pa_reader_string_dup(buf, off, "host", host, r.host_len, &id->host, err) < 0 ||
+	    pa_reader_string_dup(buf, off, "job", host + r.host_len, r.job_len, &id->job,
+				 err) < 0)
+		return -EINVAL;
+	id->known = true;
+	memcpy(id->boot_id, r.boot_id, sizeof(id->boot_id));
+	id->rank = r.rank < 0 ? -1 : r.rank;
+	id->world_size = r.world_size < 1 ? -1 : r.world_size;
+	id->rank_source = r.rank_source;
+	id->anchor_mono_ns = r.anchor_mono_ns;
+	id->anchor_real_ns = r.anchor_real_ns;
 	return 0;
 }
 
@@ -882,6 +928,8 @@ static int pa_reader_process_cb(void *ctx, struct pa_log_buf *buf, uint64_t off,
 		return pa_reader_process_rec(c, buf, off, rec, size, err);
 	case PPF_REC_EVENT:
 		return pa_reader_event_rec(c, buf, off, rec, size, err);
+	case PPF_REC_IDENTITY:
+		return pa_reader_identity_rec(c, buf, off, rec, size, err);
 	case PPF_REC_CONFIG:
 		return pa_reader_config_rec(c, buf, off, rec, size, err);
 	case PPF_REC_MODULE:
@@ -976,6 +1024,8 @@ void pa_process_free(struct pa_process *proc)
 	if (!proc)
 		return;
 	free(proc->exe);
+	free(proc->id.host);
+	free(proc->id.job);
 	free(proc->run_dir);
 	free(proc->config.source);
 	free(proc->config.text);
@@ -1034,6 +1084,7 @@ static int pa_reader_process_parse(struct pa_log_buf *buf, bool quiet, struct pa
 	if (c.proc) {
 		c.proc->path = strdup(path);
 		c.proc->dir = strdup("");
+		c.proc->id.rank = c.proc->id.world_size = -1;
 	}
 	ret = !c.proc || !c.proc->path || !c.proc->dir ?
 		pa_error_set(err, -ENOMEM, path, false, 0, "out of memory") :
@@ -1728,8 +1779,14 @@ static int pa_reader_cmp_process(const void *a, const void *b)
 	const struct pa_process *x = *(struct pa_process *const *)a;
 	const struct pa_process *y = *(struct pa_process *const *)b;
 
+	int space;
+
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
+	/* Processes of several hosts: their clocks are not comparable. */
+	space = pa_process_cmp_pid_space(x, y);
+	if (space)
+		return space;
 	return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
 }
 
@@ -1790,6 +1847,33 @@ static bool pa_reader_keep_thread_log(const char *dir, const char *name)
  * A process directory is a directory holding a process.log, whatever that
  * is: one that is not a regular file is said when it is read.
  */
+/*
+ * Whether name in dir is the log of a process that took no sample, at the
+ * run's root: <exe>@<host>.<pid>.log, a regular file that starts as a process log.
+ */
+static bool pa_reader_is_root_log(const char *dir, const char *name)
+{
+	size_t len = strlen(name), sl = strlen(PPF_LOG_SUFFIX);
+	struct ppf_file_header h;
+	char *p = NULL;
+	struct stat st;
+	bool ok = false;
+	FILE *f;
+
+	if (len <= sl || name[0] == '.' || strcmp(name + len - sl, PPF_LOG_SUFFIX) != 0 ||
+	    asprintf(&p, "%s/%s", dir, name) < 0)
+		return false;
+	if (lstat(p, &st) == 0 && S_ISREG(st.st_mode) && (f = fopen(p, "rbe")) != NULL) {
+		ok = fread(&h, sizeof(h), 1, f) == 1 &&
+		     memcmp(h.magic, PPF_MAGIC, PPF_MAGIC_LEN) == 0 &&
+		     (h.kind == PPF_FILE_PROCESS ||
+		      __builtin_bswap16(h.kind) == PPF_FILE_PROCESS);
+		fclose(f);
+	}
+	free(p);
+	return ok;
+}
+
 static bool pa_reader_keep_process_dir(const char *dir, const char *name)
 {
 	char *p = NULL;
@@ -1800,7 +1884,7 @@ static bool pa_reader_keep_process_dir(const char *dir, const char *name)
 		return false;
 	ok = lstat(p, &st) == 0;
 	free(p);
-	return ok;
+	return ok || pa_reader_is_root_log(dir, name);
 }
 
 /* Warn about what in a thread log does not fit its process. */
@@ -2050,9 +2134,13 @@ int pa_process_load_opts(const char *dir, const struct pa_load_opts *opts,
 {
 	struct pa_reader_topts o = { 0 };
 	struct pa_process *proc = NULL;
-	char *path = pa_reader_join(dir, PPF_PROCESS_LOG);
+	size_t n = 0, len = strlen(dir), sl = strlen(PPF_LOG_SUFFIX);
+	/* A process that took no sample: its log alone, <exe>@<host>.<pid>.log, no directory. */
+	struct stat st;
+	bool alone = len > sl && strcmp(dir + len - sl, PPF_LOG_SUFFIX) == 0 &&
+		     lstat(dir, &st) == 0 && S_ISREG(st.st_mode);
+	char *path = alone ? strdup(dir) : pa_reader_join(dir, PPF_PROCESS_LOG);
 	char **names = NULL;
-	size_t n = 0;
 	int ret;
 
 	*out = NULL;
@@ -2063,9 +2151,11 @@ int pa_process_load_opts(const char *dir, const struct pa_load_opts *opts,
 	if (ret < 0)
 		return ret;
 	free(proc->dir);
-	proc->dir = strdup(dir);
-	ret = proc->dir ? pa_reader_list_dir(dir, pa_reader_keep_thread_log, &names, &n, err) :
-		pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
+	proc->dir = alone ? strndup(dir, len - sl) : strdup(dir);
+	if (!proc->dir)
+		ret = pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
+	else if (!alone)
+		ret = pa_reader_list_dir(dir, pa_reader_keep_thread_log, &names, &n, err);
 	if (ret == 0 && n) {
 		proc->threads = calloc(n, sizeof(*proc->threads));
 		if (!proc->threads)
@@ -2336,7 +2426,10 @@ static void pa_reader_warn_unprofiled(struct pa_run *run)
 				n > PA_READER_UNENDED_NAMED ? ", ..." : "");
 }
 
-/* The image exec replaced just before proc started: same pid, replaced, started before. */
+/*
+ * The image exec replaced just before proc started: same pid of the same
+ * host and boot, replaced, started before.
+ */
 static const struct pa_process *pa_reader_previous_image(const struct pa_run *run,
 						  const struct pa_process *proc)
 {
@@ -2346,7 +2439,7 @@ static const struct pa_process *pa_reader_previous_image(const struct pa_run *ru
 		const struct pa_process *q = run->processes[i];
 
 		if (q != proc && q->pid == proc->pid && q->replaced && q->start_ns < proc->start_ns &&
-		    (!best || q->start_ns > best->start_ns))
+		    pa_process_same_pid_space(q, proc) && (!best || q->start_ns > best->start_ns))
 			best = q;
 	}
 	return best;
@@ -2425,8 +2518,9 @@ int pa_run_load_opts(const char *dir, const struct pa_load_opts *opts, struct pa
 				ret = pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
 		} else
 			ret = pa_error_set(err, -ENOENT, dir, false, 0,
-					   "no process directory (<exe>.<pid>/%s) here; %s",
-					   PPF_PROCESS_LOG, PA_READER_NO_PROFILE);
+					   "no process directory (<exe>@<host>.<pid>/%s) or process "
+					   "log (<exe>@<host>.<pid>%s) here; %s", PPF_PROCESS_LOG,
+					   PPF_LOG_SUFFIX, PA_READER_NO_PROFILE);
 	}
 	if (ret == 0 && n) {
 		run->processes = calloc(n, sizeof(*run->processes));
@@ -2494,4 +2588,17 @@ bool pa_process_runs(const struct pa_process *proc, const char *name)
 {
 	return strcmp(pa_process_exe_base(proc), name) == 0 ||
 	       (proc->exe && strcmp(proc->exe, name) == 0);
+}
+
+int pa_process_cmp_pid_space(const struct pa_process *a, const struct pa_process *b)
+{
+	const char *ha = a->id.host ? a->id.host : "", *hb = b->id.host ? b->id.host : "";
+	int c = strcmp(ha, hb);
+
+	return c ? c : memcmp(a->id.boot_id, b->id.boot_id, sizeof(a->id.boot_id));
+}
+
+bool pa_process_same_pid_space(const struct pa_process *a, const struct pa_process *b)
+{
+	return pa_process_cmp_pid_space(a, b) == 0;
 }

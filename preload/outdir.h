@@ -35,13 +35,30 @@
 int pp_outdir_open(const char *path, char *why);
 
 /*
- * Makes and opens the process directory <base>.<pid> under rootfd, or
- * <base>.<pid>.<k> (k from 1) when that name is taken. Returns a descriptor
- * (O_RDONLY | O_DIRECTORY, close-on-exec, the caller's) of a directory this
- * process made and owns, with its name in name (name_size bytes), or a
- * negative errno.
+ * The name of a process, the one place it is made: base (the
+ * executable's basename), '@' and host (pp_identity_dir_host; left out
+ * with its '@' when ""), '.' and pid, then '.' and k when k > 0 (the k-th
+ * name tried after that one was taken). A host in the name keeps processes
+ * of several hosts writing into one shared output root apart (their pids
+ * may be the same); the name ends in ".PID" or ".PID.K" either way. Into
+ * name (size bytes). Returns 0 or -ENAMETOOLONG.
  */
-int pp_outdir_make_process(int rootfd, const char *base, int pid, char *name,
-			   size_t name_size);
+int pp_outdir_process_name(char *name, size_t size, const char *base, const char *host,
+			   int pid, int k);
+
+/*
+ * Names the process under rootfd: pp_outdir_process_name's name with k
+ * from 0 until one is taken neither as a directory nor as a process log
+ * <name>.log (an earlier process of the same pid, an exec'd image's or an
+ * earlier run's). The process's log is made first, create(rootfd,
+ * "<name>.log"), which must create it exclusively and return 0, -EEXIST
+ * (the next name is tried) or another negative errno; the directory
+ * <name>/ is made later, at the process's first thread log
+ * (sigsafe/threads.h). Returns 0 with the name in name (name_size bytes),
+ * or a negative errno.
+ */
+int pp_outdir_make_process(int rootfd, const char *base, const char *host, int pid,
+			   char *name, size_t name_size,
+			   int (*create)(int rootfd, const char *file));
 
 #endif

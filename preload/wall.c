@@ -926,7 +926,7 @@ void pp_wall_thread_begin(void)
 
 /* ---- the process ---------------------------------------------------------------- */
 
-void pp_wall_start(uint64_t period_ns, int dirfd)
+void pp_wall_start(uint64_t period_ns, struct pp_thread_dir *dir)
 {
 	struct ppf_wall_start r = { 0 };
 	int err;
@@ -941,8 +941,10 @@ void pp_wall_start(uint64_t period_ns, int dirfd)
 	pp_wall.looks_limit = PP_WALL_LOOKS_PER_TICK;
 	if (!pp_wall.threads)
 		pp_wall.threads = calloc(PP_WALL_MAX_THREADS, sizeof(*pp_wall.threads));
-	err = pp_wall.threads ? pp_logfile_create_sigsafe(&pp_wall.log, dirfd, PPF_WALL_LOG,
-							    PPF_FILE_WALL) : -ENOMEM;
+	/* The process directory is made at its first log: this is one. */
+	err = !pp_wall.threads ? -ENOMEM : pp_threads_dir_sigsafe(dir);
+	if (!err)
+		err = pp_logfile_create_sigsafe(&pp_wall.log, dir->fd, PPF_WALL_LOG, PPF_FILE_WALL);
 	if (err) {
 		pp_warn("cannot create %s for the wall event: %s; the program runs "
 			"without it", PPF_WALL_LOG, strerror(-err));

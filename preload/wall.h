@@ -24,11 +24,13 @@
 
 /*
  * Starts the event in this process (the constructor, and a fork child):
- * wall.log in dirfd, the calling thread's ring and the helper thread.
+ * wall.log in the process directory dir (made now if it is not yet:
+ * sigsafe/threads.h), the calling thread's ring and the helper thread.
  * period_ns 0: does nothing. When it cannot, says why in one line and the
  * program runs on without it.
  */
-void pp_wall_start(uint64_t period_ns, int dirfd);
+struct pp_thread_dir;
+void pp_wall_start(uint64_t period_ns, struct pp_thread_dir *dir);
 
 /* The calling thread starts (the pthread_create hook): its ring. */
 void pp_wall_thread_begin(void);
