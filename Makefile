@@ -52,8 +52,9 @@ DEB_PKGS := gcc g++ make pkg-config binutils gdb strace python3 e2fsprogs mount 
 	libcriterion-dev libdw-dev libelf-dev libpfm4-dev zlib1g-dev libc6-dbg \
 	protobuf-c-compiler libprotobuf-c-dev golang-go golang-github-google-pprof-dev \
 	chromium clang-14 libclang-rt-14-dev \
-	libc6-arm64-cross binutils-aarch64-linux-gnu
-# (the last two: an aarch64 libc and its objdump, for tests/analyze/test_plt.c)
+	libc6-arm64-cross binutils-aarch64-linux-gnu openmpi-bin libopenmpi-dev
+# (an aarch64 libc and its objdump, for tests/analyze/test_plt.c; Open MPI's
+# mpirun and mpicc for tests/it/test_it_mpi.c)
 # npm installs speedscope for the tests; nodesource's nodejs has its own npm
 # (and conflicts with Debian's).
 DEB_PKGS += $(if $(shell command -v npm),,npm)
@@ -101,7 +102,7 @@ TEST_PRELOAD_OBJS := $(OBJ)/preload/sigsafe/logfile.o $(OBJ)/preload/sigsafe/fd.
 	$(OBJ)/preload/config.o $(OBJ)/preload/evname.o $(OBJ)/preload/strdist.o \
 	$(OBJ)/preload/outdir.o $(OBJ)/preload/sigsafe/sampsig.o \
 	$(OBJ)/preload/sigsafe/stacks.o $(OBJ)/preload/respath.o \
-	$(OBJ)/preload/sigsafe/unwmask.o
+	$(OBJ)/preload/sigsafe/unwmask.o $(OBJ)/preload/identity.o
 WORKLOAD_SRCS := $(filter-out tests/workloads/lib%.c,$(wildcard tests/workloads/*.c))
 WORKLOAD_CXX_SRCS := $(filter-out tests/workloads/lib%.cc,$(wildcard tests/workloads/*.cc))
 WORKLOAD_LIB_SRCS := $(wildcard tests/workloads/lib*.c tests/workloads/lib*.cc)
@@ -207,7 +208,7 @@ $(OUT)/pprof-analyze: $(ANALYZE_OBJS)
 
 $(OUT)/tests/run-tests: $(TEST_OBJS) $(ANALYZE_LIB_OBJS) $(TEST_PRELOAD_OBJS)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $^ $(LDFLAGS_ALL) -lcriterion $(ANALYZE_LIBS) -linih -ldl -pthread
+	$(CC) -o $@ $^ $(LDFLAGS_ALL) -lcriterion $(ANALYZE_LIBS) -linih -ldl -lm -pthread
 
 $(OUT)/workloads/lib%.so: tests/workloads/lib%.c
 	@mkdir -p $(@D)
@@ -281,10 +282,22 @@ $(SPEEDSCOPE_HTML):
 		speedscope@$(SPEEDSCOPE_VERSION)
 	touch $@
 
+# The MPI workload (tests/workloads/mpi/) is built with Open MPI's mpicc
+# where it is installed (make test installs it); test_it_mpi.c says it
+# cannot run where it is not.
+MPICC := $(shell command -v mpicc 2>/dev/null)
+ifneq ($(MPICC),)
+WORKLOADS += $(OUT)/workloads/mpi-imbalance
+endif
+$(OUT)/workloads/mpi-%: tests/workloads/mpi/%.c tests/workloads/wl.h
+	@mkdir -p $(@D)
+	$(MPICC) $(WORKLOAD_CFLAGS) -o $@ $<
+
 # The bench programs are built (not run) too, so that make test catches a
 # bench that no longer links.
 tests-build: all $(OUT)/tests/run-tests $(WORKLOADS) $(WORKLOAD_LIBS) $(TOOLS)/go-pprof \
-	$(SPEEDSCOPE_HTML) $(OUT)/bench/sigcost $(OUT)/bench/symspeed $(OUT)/bench/maskcost
+	$(SPEEDSCOPE_HTML) $(OUT)/bench/sigcost $(OUT)/bench/symspeed $(OUT)/bench/maskcost \
+	$(OUT)/bench/rankgen
 
 # Every function that runs in the signal handler is in preload/sigsafe/, and
 # may call only the folder's own functions and what
@@ -365,6 +378,12 @@ $(OUT)/bench/maskcost: tests/bench/maskcost.c
 	@mkdir -p $(@D)
 	$(CC) $(WORKLOAD_CFLAGS) -o $@ $<
 
+# The logs of an MPI run of many ranks, written with the profiler's own
+# writers (tests/bench/ranks.sh times the analyzer on them).
+$(OUT)/bench/rankgen: tests/bench/rankgen.c $(OBJ)/preload-tested.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_ALL) -Ipreload $(CFLAGS_ALL) -o $@ $^ $(LDFLAGS_ALL) -linih -ldl
+
 # Symbolisation speed: 20,000 libc addresses with lines (libc6-dbg's).
 # The analyzer's objects come from its archive: the linker takes what it needs.
 $(OUT)/bench/symspeed: tests/bench/symspeed.c $(OBJ)/analyze.a
@@ -375,13 +394,15 @@ bench: bench-deps
 	@$(MAKE) --no-print-directory all $(OUT)/workloads/deepstack \
 		$(OUT)/workloads/demo $(OUT)/workloads/libburn.so \
 		$(OUT)/workloads/widethreads $(OUT)/bench/sigcost $(OUT)/bench/symspeed \
-		$(OUT)/bench/maskcost $(OUT)/workloads/bornblocked $(OUT)/workloads/wideleaf
+		$(OUT)/bench/maskcost $(OUT)/workloads/bornblocked $(OUT)/workloads/wideleaf \
+		$(OUT)/bench/rankgen
 	tests/bench/overhead.sh $(OUT)
 	tests/bench/logsize.sh $(OUT)
 	$(OUT)/bench/sigcost
 	tests/bench/modes.sh $(OUT)
 	tests/bench/rate.sh $(OUT)
 	tests/bench/analyze.sh $(OUT)
+	tests/bench/ranks.sh $(OUT)
 	$(OUT)/bench/symspeed
 	tests/bench/masks.sh $(OUT)
 	tests/bench/unwind.sh $(OUT)

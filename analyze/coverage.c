@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "eventinfo.h"
+#include "ident.h"
 
 /* How many poorly covered threads the note names; the others are counted. */
 #define PA_COVERAGE_NAMED 3
@@ -233,6 +234,7 @@ struct pa_coverage_list {
 /* What the notes say, gathered over the threads a report covers. */
 struct pa_coverage_tally {
 	const struct pa_filter *f;
+	struct pa_ident_run id;      /* where the run's processes ran (their tags) */
 	size_t nbusy;                /* threads with more CPU time than
 					PA_COVERAGE_NOTE_CPU_NS */
 	struct pa_coverage_list poor; /* of those, covered below
@@ -414,11 +416,18 @@ static void pa_coverage_why(FILE *out, const struct pa_filter *f,
 	fputc(')', out);
 }
 
-/* "PID/TID NAME" of p. */
-static void pa_coverage_name(FILE *out, const struct pa_coverage_named *p)
+/*
+ * "PID/TID NAME" of p; "TAG:PID/TID NAME" with processes of several hosts
+ * or MPI ranks (ident.h), whose pids may clash.
+ */
+static void pa_coverage_name(FILE *out, const struct pa_coverage_tally *tally,
+			     const struct pa_coverage_named *p)
 {
-	fprintf(out, "%" PRIu32 "/%" PRIu32 " %s", p->t->pid, p->t->tid,
-		p->t->name[0] ? p->t->name : "-");
+	char tag[96];
+
+	pa_ident_tag(&tally->id, p->proc, tag, sizeof(tag));
+	fprintf(out, "%s%s%" PRIu32 "/%" PRIu32 " %s", tag, tag[0] ? ":" : "", p->t->pid,
+		p->t->tid, p->t->name[0] ? p->t->name : "-");
 }
 
 /* How a note names one of its entries. */
@@ -448,7 +457,7 @@ static void pa_coverage_entry_poor(FILE *out, const struct pa_coverage_tally *ta
 {
 	const struct pa_event *e = pa_filter_find_event(tally->f, p->proc);
 
-	pa_coverage_name(out, p);
+	pa_coverage_name(out, tally, p);
 	fprintf(out, " %.1f%% of its %.3f s of %s time sampled", p->c.share * 100,
 		(double)p->c.counted_ns / 1e9,
 		pa_coverage_user_only(e) ? "user" : pa_event_scope(e));
@@ -473,8 +482,7 @@ static size_t pa_coverage_note_poor(FILE *out, const char *prefix,
 static void pa_coverage_entry_kernel(FILE *out, const struct pa_coverage_tally *tally,
 				     const struct pa_coverage_named *p)
 {
-	(void)tally;
-	pa_coverage_name(out, p);
+	pa_coverage_name(out, tally, p);
 	fprintf(out, " %.3f s (%.0f%%)", (double)p->c.system_ns / 1e9,
 		100.0 * (double)p->c.system_ns / (double)(p->c.user_ns + p->c.system_ns));
 }
@@ -508,9 +516,11 @@ static void pa_coverage_entry_unlogged(FILE *out, const struct pa_coverage_tally
 				       const struct pa_coverage_named *p)
 {
 	const char *exe = pa_process_exe_base(p->proc);
+	char tag[96];
 
-	(void)tally;
-	fprintf(out, "%" PRIu32 " %s %.3f s of %.3f s", p->proc->pid, exe[0] ? exe : "?",
+	pa_ident_tag(&tally->id, p->proc, tag, sizeof(tag));
+	fprintf(out, "%s%s%" PRIu32 " %s %.3f s of %.3f s", tag, tag[0] ? ":" : "", p->proc->pid,
+		exe[0] ? exe : "?",
 		(double)p->weight_ns / 1e9, (double)p->c.cpu_ns / 1e9);
 }
 
@@ -541,6 +551,7 @@ size_t pa_coverage_notes(FILE *out, const char *prefix, const struct pa_run *run
 	struct pa_filter g = *f;
 	struct pa_coverage_tally tally = { .f = &g };
 
+	pa_ident_scan(run, &tally.id);
 	/* Every event (events, counters): the first sampling event's samples. */
 	if (!g.event_name && g.event == -1 &&
 	    pa_events_choose(run, &g, NULL, PA_EVENTS_SAMPLES, NULL) < 0)

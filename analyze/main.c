@@ -15,6 +15,7 @@
 
 #include "coverage.h"
 #include "eventinfo.h"
+#include "ident.h"
 #include "openguard.h"
 #include "profile.h"
 #include "reader.h"
@@ -37,8 +38,9 @@ static const char pa_main_help_dirs[] =
 "    pprof-analyze -h | --help\n"
 "\n"
 "    DIR is a run's output directory (./pprof-data by default when\n"
-"    profiling), holding one <exe>.<pid>/ directory per process, or one\n"
-"    such process directory. Options may come before or after DIR.\n"
+"    profiling), holding one <exe>@<host>.<pid>/ directory per process\n"
+"    (<exe>.<pid>/ in older runs), or one such process directory.\n"
+"    Options may come before or after DIR.\n"
 "    Every command but diff takes several DIRs (DIR...): their processes\n"
 "    are read as one profile (a pid two runs share is listed twice).\n"
 "\n"
@@ -72,6 +74,11 @@ static const char pa_main_help_options[] =
 "                   path) is NAME; a warning when no process runs it.\n"
 "    --thread NAME  Only threads named NAME (as threads shows it; '-' for\n"
 "                   a thread without a name).\n"
+"    --host NAME    Only processes that ran on host NAME (its name or its\n"
+"                   short name, up to the first '.'); a warning when none\n"
+"                   did.\n"
+"    --rank R       Only processes of MPI rank R (as the launcher's\n"
+"                   environment said); a warning when none has it.\n"
 "    --from S, --to S\n"
 "                   Only samples taken from S seconds (default 0) to S\n"
 "                   seconds (default: the end) after their process started.\n"
@@ -127,7 +134,8 @@ static const char pa_main_help_tail[] =
 "    pprof-analyze diff before after --limit 20\n"
 "    pprof-analyze top pprof-data --event page-faults\n"
 "    pprof-analyze events pprof-data\n"
-"    pprof-analyze counters pprof-data --pid 4242\n";
+"    pprof-analyze counters pprof-data --pid 4242\n"
+"    pprof-analyze ranks pprof-data\n";
 
 struct pa_main_opts {
 	const struct pa_report *report; /* the command's (its variant for the options) */
@@ -233,6 +241,7 @@ static const struct pa_main_report {
 	{ &pa_report_events, 12, 4 },
 	{ &pa_report_counters, 13, 5 },
 	{ &pa_report_diff, 14, 14 },
+	{ &pa_report_ranks, 15, 15 },
 };
 
 #define PA_MAIN_NREPORTS (sizeof(pa_main_reports) / sizeof(pa_main_reports[0]))
@@ -480,7 +489,7 @@ static int pa_main_parse(int argc, char **argv, struct pa_main_opts *o)
 {
 	enum { OPT_PID = 256, OPT_TID, OPT_EVENT, OPT_LIMIT, OPT_EXE, OPT_PER_THREAD, OPT_MIN_PERCENT,
 	       OPT_LINES, OPT_INLINES, OPT_NO_DEMANGLE, OPT_FROM, OPT_TO, OPT_THREAD,
-	       OPT_FORMAT, OPT_BINARY_PATH };
+	       OPT_FORMAT, OPT_BINARY_PATH, OPT_HOST, OPT_RANK };
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, OPT_PID },
 		{ "tid", required_argument, NULL, OPT_TID },
@@ -496,6 +505,8 @@ static int pa_main_parse(int argc, char **argv, struct pa_main_opts *o)
 		{ "from", required_argument, NULL, OPT_FROM },
 		{ "to", required_argument, NULL, OPT_TO },
 		{ "thread", required_argument, NULL, OPT_THREAD },
+		{ "host", required_argument, NULL, OPT_HOST },
+		{ "rank", required_argument, NULL, OPT_RANK },
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
@@ -563,6 +574,22 @@ static int pa_main_parse(int argc, char **argv, struct pa_main_opts *o)
 			break;
 		case OPT_THREAD:
 			o->filter.thread = optarg;
+			break;
+		case OPT_HOST:
+			if (!optarg[0]) {
+				pa_main_usage_error("bad --host '': expected a host name");
+				return PA_EXIT_USAGE;
+			}
+			o->filter.host = optarg;
+			break;
+		case OPT_RANK:
+			if (!pa_main_number(optarg, 0, INT32_MAX, &v)) {
+				pa_main_usage_error("bad --rank '%s': expected an MPI rank (a "
+						    "number from 0)", optarg);
+				return PA_EXIT_USAGE;
+			}
+			o->filter.by_rank = true;
+			o->filter.rank = (int32_t)v;
 			break;
 		case OPT_FORMAT:
 			if (strcmp(optarg, "text") != 0 && strcmp(optarg, "json") != 0) {
@@ -642,15 +669,29 @@ static int pa_main_report(FILE *out, const struct pa_main_opts *o, struct pa_run
 	return ret;
 }
 
-/* --exe NAME that no process runs: an empty report, and a warning saying why. */
+/*
+ * --exe NAME that no process runs, --host or --rank that no process has:
+ * an empty report, and a warning saying why.
+ */
 static void pa_main_check_exe(const struct pa_main_opts *o, const struct pa_run *run)
 {
-	if (!o->filter.exe)
-		return;
-	for (size_t i = 0; i < run->nprocesses; i++)
-		if (pa_process_runs(run->processes[i], o->filter.exe))
-			return;
-	fprintf(stderr, PA_PROG ": warning: no process runs %s\n", o->filter.exe);
+	bool exe = !o->filter.exe, host = !o->filter.host, rank = !o->filter.by_rank;
+
+	for (size_t i = 0; i < run->nprocesses; i++) {
+		const struct pa_process *p = run->processes[i];
+
+		exe |= pa_process_runs(p, o->filter.exe ? o->filter.exe : "");
+		host |= pa_ident_on_host(p, o->filter.host ? o->filter.host : "");
+		rank |= p->id.rank == o->filter.rank;
+	}
+	if (!exe)
+		fprintf(stderr, PA_PROG ": warning: no process runs %s\n", o->filter.exe);
+	if (!host)
+		fprintf(stderr, PA_PROG ": warning: no process ran on host %s (processes of "
+			"logs that do not name their host never match)\n", o->filter.host);
+	if (!rank)
+		fprintf(stderr, PA_PROG ": warning: no process has MPI rank %" PRId32 "\n",
+			o->filter.rank);
 }
 
 /* Report into o->ropts.output through a temporary file, renamed once complete. */
@@ -761,8 +802,15 @@ static int pa_main_load_run(const struct pa_main_opts *o, char *const *dirs, siz
 
 	if (shown)
 		pa_main_progress_stop(&progress);
-	if (ret < 0)
+	if (ret == 0)
+		ret = pa_ident_warn_missing_ranks(*run, &(*run)->warnings);
+	if (ret < 0) {
+		if (*run)
+			pa_error_set(err, ret, (*run)->dir, false, 0, "out of memory");
+		pa_run_free(*run);
+		*run = NULL;
 		return ret;
+	}
 	pa_main_print_warnings(&(*run)->warnings, 0);
 	pa_main_check_exe(o, *run);
 	ret = pa_events_choose(*run, f, o->event, r->use, err);

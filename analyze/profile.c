@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ident.h"
 #include "samples.h"
 #include "symbols.h"
 
@@ -549,7 +550,9 @@ void pa_profile_free(struct pa_profile *prof)
 
 bool pa_filter_selects(const struct pa_filter *f, const struct pa_process *proc)
 {
-	return (!f->pid || proc->pid == f->pid) && (!f->exe || pa_process_runs(proc, f->exe));
+	return (!f->pid || proc->pid == f->pid) && (!f->exe || pa_process_runs(proc, f->exe)) &&
+	       (!f->host || pa_ident_on_host(proc, f->host)) &&
+	       (!f->by_rank || proc->id.rank == f->rank);
 }
 
 static bool pa_filter_selects_tid(const struct pa_filter *f, uint32_t tid, const char *name)

@@ -39,6 +39,10 @@ struct pa_filter {
 			    (pa_process_runs: basename or full path); not owned */
 	const char *thread; /* NULL: every thread; else only threads of that name
 			       (struct pa_thread.name; "-" for a nameless one); not owned */
+	const char *host; /* NULL: every host; else only processes that ran on it
+			     (pa_ident_on_host: its name or short name); not owned */
+	bool by_rank;     /* only processes of MPI rank rank (struct pa_identity) */
+	int32_t rank;
 	struct pa_window window; /* only samples in it (from their process's
 				    start, struct pa_process.start_ns) */
 };
@@ -50,7 +54,7 @@ struct pa_filter {
 /* No event: pa_filter_event's answer when proc has none by f's name. */
 #define PA_FILTER_NO_EVENT (-2)
 
-/* Whether f's pid and exe select proc (tid and event select within it). */
+/* Whether f's pid, exe, host and rank select proc (tid and event select within it). */
 bool pa_filter_selects(const struct pa_filter *f, const struct pa_process *proc);
 
 /* Whether f's tid and thread name select thread t. */

@@ -407,6 +407,7 @@ static int pa_reader_other_type(struct pa_log_buf *buf, uint64_t off, uint32_t t
 				const char *kind, struct pa_error *err)
 {
 	if ((type >= PPF_REC_PROCESS && type <= PPF_REC_THREAD_QUIET) || type == PPF_REC_VDSO ||
+	    type == PPF_REC_IDENTITY ||
 	    (type >= PPF_REC_THREAD && type <= PPF_REC_THREAD_EVENT) ||
 	    type == PPF_REC_STACK || type == PPF_REC_SAMPLE_BLOCK)
 		return pa_error_set(err, -EINVAL, buf->path, true, off,
@@ -437,6 +438,7 @@ struct pa_process_ctx {
 	size_t quiet_cap;
 	bool saw_process;
 	bool saw_config;
+	bool saw_identity;
 	bool last_exec; /* the latest record was PPF_REC_EXEC */
 };
 
@@ -494,6 +496,50 @@ static int pa_reader_process_rec(struct pa_process_ctx *c, struct pa_log_buf *bu
 	proc->exe = strdup(exe);
 	if (!proc->exe || pa_reader_split_cmdline(proc, cmd, p.cmdline_len) < 0)
 		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
+	return 0;
+}
+
+/* A string of len bytes at p, NUL-terminated (its last byte), copied into *out. */
+static int pa_reader_string_dup(struct pa_log_buf *buf, uint64_t off, const char *what,
+				const char *p, uint32_t len, char **out, struct pa_error *err)
+{
+	if (len == 0 || p[len - 1] != '\0')
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "identity record: %s is not NUL-terminated", what);
+	*out = strdup(p);
+	return *out ? 0 : pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
+}
+
+/* A PPF_REC_IDENTITY: the host, boot, rank and job, and a wall-clock anchor. */
+static int pa_reader_identity_rec(struct pa_process_ctx *c, struct pa_log_buf *buf,
+				  uint64_t off, const char *rec, uint32_t size,
+				  struct pa_error *err)
+{
+	struct pa_identity *id = &c->proc->id;
+	struct ppf_identity r;
+	const char *host = rec + sizeof(r);
+
+	if (pa_reader_fixed(buf, off, rec, size, &r, sizeof(r), "identity", err) < 0)
+		return -EINVAL;
+	if (c->saw_identity)
+		return pa_error_set(err, -EINVAL, buf->path, true, off, "second identity record");
+	if ((uint64_t)r.host_len + r.job_len > size - sizeof(r))
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "identity record: host_len %u + job_len %u exceed the %zu "
+				    "bytes after the fixed part", r.host_len, r.job_len,
+				    size - sizeof(r));
+	c->saw_identity = true;
+	if (pa_reader_string_dup(buf, off, "host", host, r.host_len, &id->host, err) < 0 ||
+	    pa_reader_string_dup(buf, off, "job", host + r.host_len, r.job_len, &id->job,
+				 err) < 0)
+		return -EINVAL;
+	id->known = true;
+	memcpy(id->boot_id, r.boot_id, sizeof(id->boot_id));
+	id->rank = r.rank < 0 ? -1 : r.rank;
+	id->world_size = r.world_size < 1 ? -1 : r.world_size;
+	id->rank_source = r.rank_source;
+	id->anchor_mono_ns = r.anchor_mono_ns;
+	id->anchor_real_ns = r.anchor_real_ns;
 	return 0;
 }
 
@@ -880,6 +926,8 @@ static int pa_reader_process_cb(void *ctx, struct pa_log_buf *buf, uint64_t off,
 		return pa_reader_process_rec(c, buf, off, rec, size, err);
 	case PPF_REC_EVENT:
 		return pa_reader_event_rec(c, buf, off, rec, size, err);
+	case PPF_REC_IDENTITY:
+		return pa_reader_identity_rec(c, buf, off, rec, size, err);
 	case PPF_REC_CONFIG:
 		return pa_reader_config_rec(c, buf, off, rec, size, err);
 	case PPF_REC_MODULE:
@@ -974,6 +1022,8 @@ void pa_process_free(struct pa_process *proc)
 	if (!proc)
 		return;
 	free(proc->exe);
+	free(proc->id.host);
+	free(proc->id.job);
 	free(proc->run_dir);
 	free(proc->config.source);
 	free(proc->config.text);
@@ -1031,6 +1081,7 @@ static int pa_reader_process_parse(struct pa_log_buf *buf, bool quiet, struct pa
 	if (c.proc) {
 		c.proc->path = strdup(path);
 		c.proc->dir = strdup("");
+		c.proc->id.rank = c.proc->id.world_size = -1;
 	}
 	ret = !c.proc || !c.proc->path || !c.proc->dir ?
 		pa_error_set(err, -ENOMEM, path, false, 0, "out of memory") :
@@ -1720,8 +1771,14 @@ static int pa_reader_cmp_process(const void *a, const void *b)
 	const struct pa_process *x = *(struct pa_process *const *)a;
 	const struct pa_process *y = *(struct pa_process *const *)b;
 
+	int space;
+
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
+	/* Processes of several hosts: their clocks are not comparable. */
+	space = pa_process_cmp_pid_space(x, y);
+	if (space)
+		return space;
 	return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
 }
 
@@ -2291,7 +2348,10 @@ static void pa_reader_warn_unprofiled(struct pa_run *run)
 				n > PA_READER_UNENDED_NAMED ? ", ..." : "");
 }
 
-/* The image exec replaced just before proc started: same pid, replaced, started before. */
+/*
+ * The image exec replaced just before proc started: same pid of the same
+ * host and boot, replaced, started before.
+ */
 static const struct pa_process *pa_reader_previous_image(const struct pa_run *run,
 						  const struct pa_process *proc)
 {
@@ -2301,7 +2361,7 @@ static const struct pa_process *pa_reader_previous_image(const struct pa_run *ru
 		const struct pa_process *q = run->processes[i];
 
 		if (q != proc && q->pid == proc->pid && q->replaced && q->start_ns < proc->start_ns &&
-		    (!best || q->start_ns > best->start_ns))
+		    pa_process_same_pid_space(q, proc) && (!best || q->start_ns > best->start_ns))
 			best = q;
 	}
 	return best;
@@ -2380,7 +2440,7 @@ int pa_run_load_opts(const char *dir, const struct pa_load_opts *opts, struct pa
 				ret = pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
 		} else
 			ret = pa_error_set(err, -ENOENT, dir, false, 0,
-					   "no process directory (<exe>.<pid>/%s) here; %s",
+					   "no process directory (<exe>@<host>.<pid>/%s) here; %s",
 					   PPF_PROCESS_LOG, PA_READER_NO_PROFILE);
 	}
 	if (ret == 0 && n) {
@@ -2449,4 +2509,17 @@ bool pa_process_runs(const struct pa_process *proc, const char *name)
 {
 	return strcmp(pa_process_exe_base(proc), name) == 0 ||
 	       (proc->exe && strcmp(proc->exe, name) == 0);
+}
+
+int pa_process_cmp_pid_space(const struct pa_process *a, const struct pa_process *b)
+{
+	const char *ha = a->id.host ? a->id.host : "", *hb = b->id.host ? b->id.host : "";
+	int c = strcmp(ha, hb);
+
+	return c ? c : memcmp(a->id.boot_id, b->id.boot_id, sizeof(a->id.boot_id));
+}
+
+bool pa_process_same_pid_space(const struct pa_process *a, const struct pa_process *b)
+{
+	return pa_process_cmp_pid_space(a, b) == 0;
 }

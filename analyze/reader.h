@@ -231,6 +231,24 @@ struct pa_paused {
 	uint32_t flags;     /* enum ppf_paused_flags */
 };
 
+/*
+ * The PPF_REC_IDENTITY record: who and where a process ran. known is false
+ * in logs written before it (then host and job are NULL, rank and
+ * world_size -1, the rest 0): such processes are taken to be of one host
+ * and boot (pa_identity_same_pid_space).
+ */
+struct pa_identity {
+	bool known;
+	char *host;            /* uname's nodename, as recorded (may be "") */
+	char *job;             /* the launcher's job id; "" when none */
+	uint8_t boot_id[16];   /* all zero when the writer could not read it */
+	int32_t rank;          /* MPI rank, -1 when none */
+	int32_t world_size;    /* -1 when none */
+	uint32_t rank_source;  /* enum ppf_rank_source, as recorded */
+	uint64_t anchor_mono_ns; /* CLOCK_MONOTONIC ... */
+	uint64_t anchor_real_ns; /* ... and CLOCK_REALTIME at one moment */
+};
+
 /* One thread-<tid>.log. */
 struct pa_thread {
 	uint32_t pid;
@@ -288,6 +306,7 @@ struct pa_process {
 	uint32_t mode;   /* enum ppf_mode: the sampling mode in force */
 	uint32_t signal; /* the signal samples came on (0: off, or not recorded) */
 	struct pa_config config; /* what the configuration asked for */
+	struct pa_identity id;   /* host, boot, rank (PPF_REC_IDENTITY) */
 	uint64_t start_ns;
 	uint64_t start_realtime_ns;
 	bool ended;      /* PPF_REC_PROCESS_END was read; the fields below come from it */
@@ -457,6 +476,15 @@ const char *pa_process_exe_base(const struct pa_process *proc);
 
 /* Whether proc runs name: its executable's basename or full path equals name. */
 bool pa_process_runs(const struct pa_process *proc, const char *name);
+
+/*
+ * Whether a and b ran in one pid space: the same host and boot
+ * (struct pa_identity; processes of logs without it count as one host), so
+ * that their pids, ppids and monotonic times can be compared.
+ * pa_process_cmp_pid_space orders pid spaces (host name, then boot id).
+ */
+bool pa_process_same_pid_space(const struct pa_process *a, const struct pa_process *b);
+int pa_process_cmp_pid_space(const struct pa_process *a, const struct pa_process *b);
 
 /* Append a warning (copies path and reason). Returns 0 or -ENOMEM. */
 int pa_warnings_add(struct pa_warnings *warn, const char *path, bool has_offset,

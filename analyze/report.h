@@ -113,5 +113,6 @@ extern const struct pa_report pa_report_processes;
 extern const struct pa_report pa_report_events;
 extern const struct pa_report pa_report_counters;
 extern const struct pa_report pa_report_diff;
+extern const struct pa_report pa_report_ranks;
 
 #endif /* PA_REPORT_H */

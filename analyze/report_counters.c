@@ -7,6 +7,7 @@
 
 #include "counters.h"
 #include "eventinfo.h"
+#include "ident.h"
 #include "jsondoc.h"
 
 #define PA_REPORT_COUNTERS_LABEL_MAX (2 * PPF_NAME_MAX + 4)
@@ -217,13 +218,17 @@ static size_t pa_report_counters_nthreads(const struct pa_process *proc,
 
 /* One process: its total, then each selected thread. */
 static void pa_report_counters_block(FILE *out, const struct pa_process *proc,
-				     const struct pa_filter *f, int width)
+				     const struct pa_filter *f, int width,
+				     const struct pa_ident_run *id)
 {
 	struct pa_report_counters_scope s = { .proc = proc, .f = f, .width = width };
 	size_t n = pa_report_counters_nthreads(proc, f);
+	char tag[96];
 
-	fprintf(out, "pid %" PRIu32 " (%s), %zu thread%s:\n", proc->pid,
-		pa_process_exe_base(proc), n, n == 1 ? "" : "s");
+	/* "pid 6 (app, rank2@node2)": the pid alone may be another host's. */
+	pa_ident_tag(id, proc, tag, sizeof(tag));
+	fprintf(out, "pid %" PRIu32 " (%s%s%s), %zu thread%s:\n", proc->pid,
+		pa_process_exe_base(proc), tag[0] ? ", " : "", tag, n, n == 1 ? "" : "s");
 	pa_report_counters_lines(out, &s);
 	for (size_t i = 0; i < proc->nthreads; i++) {
 		const struct pa_thread *t = proc->threads[i];
@@ -407,6 +412,7 @@ static int pa_report_counters_write(const struct pa_report_ctx *ctx)
 	const struct pa_filter *filter = ctx->filter;
 	struct pa_filter f = filter ? *filter : PA_FILTER_ALL;
 	struct pa_report_counters_totals tot;
+	struct pa_ident_run id;
 
 	pa_report_counters_sum(run, &f, &tot);
 	if (!tot.nevents) {
@@ -422,10 +428,11 @@ static int pa_report_counters_write(const struct pa_report_ctx *ctx)
 		tot.nevents == 1 ? "" : "s", tot.nprocesses, tot.nprocesses == 1 ? "" : "es",
 		tot.nthreads, tot.nthreads == 1 ? "" : "s");
 	pa_report_counters_unavailable(out, run, &f);
+	pa_ident_scan(run, &id);
 	for (size_t p = 0; p < run->nprocesses; p++)
 		if (pa_filter_selects(&f, run->processes[p]) &&
 		    pa_report_counters_has(run->processes[p], &f))
-			pa_report_counters_block(out, run->processes[p], &f, tot.width);
+			pa_report_counters_block(out, run->processes[p], &f, tot.width, &id);
 	pa_report_counters_notes(out, &tot.tally);
 	return ferror(out) ? -EIO : 0;
 }
@@ -477,6 +484,7 @@ static void pa_report_counters_json_row(struct pa_json *j, const struct pa_repor
 		pa_json_key_null(j, "ratio_of");
 		pa_json_key_null(j, "ratio_percent");
 	}
+	pa_ident_json(j, s->proc);
 	pa_json_object_end(j);
 }
 

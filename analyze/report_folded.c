@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ident.h"
 #include "intern.h"
 #include "samples.h"
 
@@ -38,6 +39,7 @@ struct pa_folded_threads {
 	size_t cap;
 	char *buf;   /* the line being built */
 	size_t size;
+	struct pa_ident_run id; /* where the run's processes ran (their tags) */
 };
 
 /* Append s (and a ';' before it unless at 0) at *at, growing the buffer. */
@@ -81,12 +83,14 @@ static int pa_folded_thread_sample(void *ctx, const struct pa_samples_item *item
 {
 	struct pa_folded_threads *ft = ctx;
 	const char *exe = pa_process_exe_base(item->proc);
-	char root[2][PPF_THREAD_NAME_MAX + 64];
+	char root[2][PPF_THREAD_NAME_MAX + 160], tag[96];
 	size_t at = 0;
 	int ret = 0;
 
-	snprintf(root[0], sizeof(root[0]), "%.*s (%" PRIu32 ")", PPF_THREAD_NAME_MAX,
-		 exe, item->proc->pid);
+	/* "EXE (PID, rank3@node2)": the pid alone may be another host's. */
+	pa_ident_tag(&ft->id, item->proc, tag, sizeof(tag));
+	snprintf(root[0], sizeof(root[0]), "%.*s (%" PRIu32 "%s%s)", PPF_THREAD_NAME_MAX,
+		 exe, item->proc->pid, tag[0] ? ", " : "", tag);
 	snprintf(root[1], sizeof(root[1]), "%.*s (%" PRIu32 ")", PPF_THREAD_NAME_MAX,
 		 item->thread->name[0] ? item->thread->name : exe, item->thread->tid);
 	if (item->proc->run_dir)
@@ -144,6 +148,7 @@ static int pa_report_folded_threads_write(const struct pa_report_ctx *ctx)
 	struct pa_folded_threads ft = { .lines = pa_intern_new() };
 	int ret = -ENOMEM;
 
+	pa_ident_scan(ctx->run, &ft.id);
 	if (ft.lines)
 		ret = pa_samples_walk(ctx->run, ctx->filter, pa_folded_thread_sample, &ft,
 				      ctx->warn, ctx->err);

@@ -31,6 +31,7 @@
 
 #include "before.h"
 #include "eventinfo.h"
+#include "ident.h"
 #include "intern.h"
 #include "profile.pb-c.h"
 #include "samples.h"
@@ -83,6 +84,42 @@ static int64_t pa_pprof_mapping(struct pa_pprof *pp, size_t p, const struct pa_m
 		return 0;
 	i = pa_intern_add(pp->mappings, key, sizeof(key));
 	return i < 0 ? i : i + 1;
+}
+
+/*
+ * Makes the executable of the selected process with the most samples the
+ * first mapping, which Go pprof names in its header ("File: ..."): an MPI
+ * job's program, not its launcher nor the first library a sample was in.
+ * The executable is the module at proc->exe's path (or without a path).
+ */
+static int pa_pprof_main_mapping(struct pa_pprof *pp, const struct pa_filter *f)
+{
+	const struct pa_process *best = NULL;
+	size_t best_p = 0;
+	uint64_t most = 0;
+
+	for (size_t p = 0; p < pp->run->nprocesses; p++) {
+		const struct pa_process *proc = pp->run->processes[p];
+		uint64_t n = 0;
+
+		if (!pa_filter_selects(f, proc))
+			continue;
+		for (size_t i = 0; i < proc->nthreads; i++)
+			if (pa_filter_selects_thread(f, proc->threads[i]))
+				n += pa_filter_count_samples(f, proc, proc->threads[i]);
+		if (!best || n > most) {
+			best = proc;
+			best_p = p;
+			most = n;
+		}
+	}
+	for (size_t k = 0; best && k < best->nmodules; k++) {
+		const struct pa_module *m = &best->modules[k];
+
+		if (!m->path[0] || (best->exe && strcmp(m->path, best->exe) == 0))
+			return pa_pprof_mapping(pp, best_p, m) < 0 ? -ENOMEM : 0;
+	}
+	return 0;
 }
 
 /* The function id of name in file (NULL: none) starting at start_line (0: unknown). */
@@ -356,7 +393,13 @@ static int pa_pprof_msg_locations(struct pa_pprof *pp, struct pa_pprof_msg *m)
 	return 0;
 }
 
-#define PA_PPROF_LABELS 4 /* pid, tid, thread; run when several (struct pa_process.run_dir) */
+/*
+ * The labels of a sample: pid, tid, thread; then run when several were
+ * given (struct pa_process.run_dir), host when the run has several hosts
+ * or ranks (ident.h), rank when its process has one.
+ */
+enum pa_pprof_label { PA_PPROF_PID, PA_PPROF_TID, PA_PPROF_THREAD, PA_PPROF_RUN,
+		      PA_PPROF_HOST, PA_PPROF_RANK, PA_PPROF_LABELS };
 
 /* Sample i: its locations, values and labels (key strings in lk). */
 static int pa_pprof_msg_sample(struct pa_pprof *pp, struct pa_pprof_msg *m, size_t i,
@@ -365,10 +408,14 @@ static int pa_pprof_msg_sample(struct pa_pprof *pp, struct pa_pprof_msg *m, size
 	size_t len;
 	const uint64_t *key = pa_intern_key(pp->samples, i, &len);
 	const struct pa_thread *th = (const struct pa_thread *)(uintptr_t)key[0];
+	const struct pa_process *proc = pp->run->processes[pp->procs.v[i]];
 	Perftools__Profiles__Sample *x = &m->smp[i];
 	Perftools__Profiles__Label *lab = &m->lab[PA_PPROF_LABELS * i];
-	size_t nloc = len / sizeof(*key) - 1;
-	const char *run_dir = pp->run->processes[pp->procs.v[i]]->run_dir;
+	size_t nloc = len / sizeof(*key) - 1, nlab = 0;
+	bool has[PA_PPROF_LABELS] = { true, true, true, proc->run_dir != NULL,
+				      lk[PA_PPROF_HOST] != 0 && proc->id.host,
+				      proc->id.rank >= 0 };
+	int64_t str[PA_PPROF_LABELS] = { 0 }, num[PA_PPROF_LABELS] = { 0 };
 
 	perftools__profiles__sample__init(x);
 	x->location_id = (uint64_t *)key + 1;
@@ -377,20 +424,27 @@ static int pa_pprof_msg_sample(struct pa_pprof *pp, struct pa_pprof_msg *m, size
 	x->n_value = t->n;
 	x->value[0] = (int64_t)pp->counts.v[i];
 	x->value[1] = (int64_t)pp->counts.v[i] * t->period;
+	num[PA_PPROF_PID] = th->pid;
+	num[PA_PPROF_TID] = th->tid;
+	num[PA_PPROF_RANK] = proc->id.rank;
+	str[PA_PPROF_THREAD] = pa_pprof_str(pp, th == proc->before_thread ? PA_BEFORE_NAME :
+					    th->name);
+	str[PA_PPROF_RUN] = has[PA_PPROF_RUN] ? pa_pprof_str(pp, proc->run_dir) : 0;
+	str[PA_PPROF_HOST] = has[PA_PPROF_HOST] ? pa_pprof_str(pp, proc->id.host) : 0;
 	for (size_t k = 0; k < PA_PPROF_LABELS; k++) {
-		perftools__profiles__label__init(&lab[k]);
-		lab[k].key = lk[k];
-		m->labp[PA_PPROF_LABELS * i + k] = &lab[k];
+		if (str[k] < 0)
+			return -ENOMEM;
+		if (!has[k])
+			continue;
+		perftools__profiles__label__init(&lab[nlab]);
+		lab[nlab].key = lk[k];
+		lab[nlab].str = str[k];
+		lab[nlab].num = num[k];
+		m->labp[PA_PPROF_LABELS * i + nlab] = &lab[nlab];
+		nlab++;
 	}
-	lab[0].num = th->pid;
-	lab[1].num = th->tid;
-	lab[2].str = pa_pprof_str(pp, th == pp->run->processes[pp->procs.v[i]]->before_thread ?
-				      PA_BEFORE_NAME : th->name);
-	lab[3].str = pa_pprof_str(pp, run_dir);
-	if (lab[2].str < 0 || lab[3].str < 0)
-		return -ENOMEM;
 	x->label = &m->labp[PA_PPROF_LABELS * i];
-	x->n_label = run_dir ? PA_PPROF_LABELS : PA_PPROF_LABELS - 1;
+	x->n_label = nlab;
 	m->smpp[i] = x;
 	return 0;
 }
@@ -400,17 +454,26 @@ static int pa_pprof_msg_samples(struct pa_pprof *pp, struct pa_pprof_msg *m,
 {
 	size_t n = pa_intern_count(pp->samples);
 	bool runs = pp->run->nprocesses && pp->run->processes[0]->run_dir;
-	int64_t lk[PA_PPROF_LABELS] = { pa_pprof_str(pp, "pid"), pa_pprof_str(pp, "tid"),
-					pa_pprof_str(pp, "thread"), runs ? pa_pprof_str(pp, "run") : 0 };
+	struct pa_ident_run id;
+	int64_t lk[PA_PPROF_LABELS];
 
+	pa_ident_scan(pp->run, &id);
+	lk[PA_PPROF_PID] = pa_pprof_str(pp, "pid");
+	lk[PA_PPROF_TID] = pa_pprof_str(pp, "tid");
+	lk[PA_PPROF_THREAD] = pa_pprof_str(pp, "thread");
+	lk[PA_PPROF_RUN] = runs ? pa_pprof_str(pp, "run") : 0;
+	lk[PA_PPROF_HOST] = pa_ident_shown(&id) ? pa_pprof_str(pp, "host") : 0;
+	lk[PA_PPROF_RANK] = id.any_rank ? pa_pprof_str(pp, "rank") : 0;
 	m->smp = calloc(n + 1, sizeof(*m->smp));
 	m->smpp = calloc(n + 1, sizeof(*m->smpp));
 	m->values = calloc(2 * n + 1, sizeof(*m->values));
 	m->lab = calloc(PA_PPROF_LABELS * n + 1, sizeof(*m->lab));
 	m->labp = calloc(PA_PPROF_LABELS * n + 1, sizeof(*m->labp));
-	if (!m->smp || !m->smpp || !m->values || !m->lab || !m->labp ||
-	    lk[0] < 0 || lk[1] < 0 || lk[2] < 0 || lk[3] < 0)
+	if (!m->smp || !m->smpp || !m->values || !m->lab || !m->labp)
 		return -ENOMEM;
+	for (size_t k = 0; k < PA_PPROF_LABELS; k++)
+		if (lk[k] < 0)
+			return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
 		if (pa_pprof_msg_sample(pp, m, i, t, lk) < 0)
 			return -ENOMEM;
@@ -569,6 +632,8 @@ static int pa_report_pprof_write(const struct pa_report_ctx *ctx)
 	/* string_table[0] must be "" */
 	if (pp->strings && pp->mappings && pp->functions && pp->locations && pp->samples &&
 	    pa_pprof_str(pp, "") == 0)
+		ret = pa_pprof_main_mapping(pp, f);
+	if (ret == 0)
 		ret = pa_samples_walk(run, f, pa_pprof_add, pp, ctx->warn, err);
 	if (ret == 0)
 		ret = pa_pprof_write(ctx->out, pp, f);

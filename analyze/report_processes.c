@@ -9,6 +9,7 @@
 #include "before.h"
 #include "coverage.h"
 #include "eventinfo.h"
+#include "ident.h"
 #include "jsondoc.h"
 
 #define PA_REPORT_PROCESSES_NONE SIZE_MAX
@@ -36,14 +37,18 @@ static bool pa_report_processes_has_thread(const struct pa_process *proc,
 	return pa_filter_count_unsampled(f, proc) > 0;
 }
 
-/* The parent of v[k]: pid = its ppid, started last but not after it. */
+/*
+ * The parent of v[k]: pid = its ppid on the same host and boot (another
+ * host's pids are another pid space), started last but not after it.
+ */
 static size_t pa_report_processes_parent(const struct pa_report_processes_tree *t, size_t k)
 {
 	size_t best = PA_REPORT_PROCESSES_NONE;
 
 	for (size_t j = 0; j < t->n; j++) {
 		if (j == k || t->v[j]->pid != t->v[k]->ppid ||
-		    t->v[j]->start_ns > t->v[k]->start_ns)
+		    t->v[j]->start_ns > t->v[k]->start_ns ||
+		    !pa_process_same_pid_space(t->v[j], t->v[k]))
 			continue;
 		if (best == PA_REPORT_PROCESSES_NONE || t->v[j]->start_ns > t->v[best]->start_ns)
 			best = j;
@@ -247,8 +252,41 @@ static size_t pa_report_processes_indent(size_t depth)
 	return 2 * (depth < PA_REPORT_PROCESSES_MAX_INDENT ? depth : PA_REPORT_PROCESSES_MAX_INDENT);
 }
 
+/* Where the rows' processes ran, and the HOST and RANK columns' width (0: not shown). */
+struct pa_report_processes_where {
+	struct pa_ident_run id;
+	int host_width;
+	uint64_t t0;      /* the run's first start, on pa_ident_start's clock */
+};
+
+static void pa_report_processes_where(const struct pa_run *run,
+				      struct pa_report_processes_where *w)
+{
+	pa_ident_scan(run, &w->id);
+	w->host_width = 0;
+	w->t0 = UINT64_MAX;
+	/* Times from the run's first process, whatever the filter. */
+	for (size_t i = 0; i < run->nprocesses; i++) {
+		uint64_t s = pa_ident_start(&w->id, run->processes[i]);
+
+		if ((s || !w->id.several_hosts) && s < w->t0)
+			w->t0 = s;
+	}
+	w->host_width = pa_ident_host_width(&w->id, run);
+}
+
+/* proc's start in seconds after w's first, 0 when unknown or before it. */
+static double pa_report_processes_start(const struct pa_report_processes_where *w,
+					const struct pa_process *proc)
+{
+	uint64_t s = pa_ident_start(&w->id, proc);
+
+	return s >= w->t0 && w->t0 != UINT64_MAX ? (double)(s - w->t0) / 1e9 : 0.0;
+}
+
 static void pa_report_processes_row(FILE *out, const struct pa_process *proc, size_t depth,
-				    int exe_width, uint64_t t0, const struct pa_filter *f)
+				    int exe_width, const struct pa_report_processes_where *w,
+				    const struct pa_filter *f)
 {
 	const char *exe = pa_process_exe_base(proc);
 	char how[PA_ERROR_PATH_MAX + 64], dur[32], before[32], cpu[PA_COVERAGE_TEXT_MAX];
@@ -263,9 +301,10 @@ static void pa_report_processes_row(FILE *out, const struct pa_process *proc, si
 	pa_report_processes_before(proc, f, before, sizeof(before));
 	pa_coverage_process(f, proc, &c);
 	pa_coverage_paused(&proc->paused, false, paused, sizeof(paused));
-	fprintf(out, "%8" PRIu32 " %8" PRIu32 " %9.3f %9s %9" PRIu64 " %7zu %s %9s  %*s%-*s  %s"
-		"%s%s%s\n", proc->pid, proc->ppid,
-		proc->start_ns >= t0 ? (double)(proc->start_ns - t0) / 1e9 : 0.0, dur,
+	fprintf(out, "%8" PRIu32 " %8" PRIu32, proc->pid, proc->ppid);
+	pa_ident_columns(out, w->host_width, proc);
+	fprintf(out, " %9.3f %9s %9" PRIu64 " %7zu %s %9s  %*s%-*s  %s"
+		"%s%s%s\n", pa_report_processes_start(w, proc), dur,
 		samples, nthreads, pa_coverage_format(&c, cpu, sizeof(cpu)), before, indent, "",
 		exe_width - indent, exe[0] ? exe : "?", how, paused[0] ? "  (" : "", paused,
 		paused[0] ? ")" : "");
@@ -305,7 +344,7 @@ static int pa_report_processes_write(const struct pa_report_ctx *ctx)
 	const struct pa_filter *filter = ctx->filter;
 	struct pa_filter f = filter ? *filter : PA_FILTER_ALL;
 	struct pa_report_processes_tree t;
-	uint64_t t0 = UINT64_MAX;
+	struct pa_report_processes_where wh;
 	size_t width = strlen("EXE");
 	int ret = pa_report_processes_tree_init(&t, run, &f);
 
@@ -313,10 +352,7 @@ static int pa_report_processes_write(const struct pa_report_ctx *ctx)
 		pa_report_processes_tree_release(&t);
 		return ret;
 	}
-	/* Times from the run's first process, whatever the filter. */
-	for (size_t i = 0; i < run->nprocesses; i++)
-		if (run->processes[i]->start_ns < t0)
-			t0 = run->processes[i]->start_ns;
+	pa_report_processes_where(run, &wh);
 	for (size_t r = 0; r < t.nrows; r++) {
 		size_t w = pa_report_processes_indent(t.depth[r]) +
 			   strlen(pa_process_exe_base(t.v[t.order[r]]));
@@ -325,11 +361,13 @@ static int pa_report_processes_write(const struct pa_report_ctx *ctx)
 			width = w;
 	}
 	pa_events_header(out, run, &f, pa_report_processes_total(&t, &f), false, 0, 0, 0);
-	fprintf(out, "%8s %8s %9s %9s %9s %7s %s %9s  %-*s  %s\n", "PID", "PPID", "START(s)",
+	fprintf(out, "%8s %8s", "PID", "PPID");
+	pa_ident_columns(out, wh.host_width, NULL);
+	fprintf(out, " %9s %9s %9s %7s %s %9s  %-*s  %s\n", "START(s)",
 		"WALL(s)", "SAMPLES", "THREADS", PA_COVERAGE_HEAD, "BEFORE(s)", (int)width, "EXE",
 		"ENDED");
 	for (size_t r = 0; r < t.nrows; r++)
-		pa_report_processes_row(out, t.v[t.order[r]], t.depth[r], (int)width, t0, &f);
+		pa_report_processes_row(out, t.v[t.order[r]], t.depth[r], (int)width, &wh, &f);
 	pa_report_processes_tree_release(&t);
 	return ferror(out) ? -EIO : 0;
 }
@@ -399,7 +437,8 @@ static void pa_report_processes_json_before(struct pa_json *j, const struct pa_p
 }
 
 static void pa_report_processes_json_row(struct pa_json *j, const struct pa_process *proc,
-					 size_t depth, int64_t parent, uint64_t t0,
+					 size_t depth, int64_t parent,
+					 const struct pa_report_processes_where *w,
 					 const struct pa_filter *f)
 {
 	uint64_t end = proc->ended ? proc->end_ns :
@@ -421,8 +460,7 @@ static void pa_report_processes_json_row(struct pa_json *j, const struct pa_proc
 		pa_json_int(j, parent);
 	else
 		pa_json_null(j);
-	pa_json_key_double(j, "start_s", proc->start_ns >= t0 ?
-			   (double)(proc->start_ns - t0) / 1e9 : 0.0);
+	pa_json_key_double(j, "start_s", pa_report_processes_start(w, proc));
 	pa_json_key(j, "wall_s");
 	if (end >= proc->start_ns && (proc->ended || proc->replaced))
 		pa_json_double(j, (double)(end - proc->start_ns) / 1e9);
@@ -448,13 +486,15 @@ static void pa_report_processes_json_row(struct pa_json *j, const struct pa_proc
 	else
 		pa_json_null(j);
 	pa_json_key_uint(j, "pauses", proc->paused.pauses);
+	pa_ident_json(j, proc);
 	pa_json_object_end(j);
 }
 
 /* The rows of t; row_of maps an index of t.v to its row. */
 static void pa_report_processes_json_rows(struct pa_json *j,
 					  const struct pa_report_processes_tree *t,
-					  size_t *row_of, uint64_t t0, const struct pa_filter *f)
+					  size_t *row_of, const struct pa_report_processes_where *w,
+					  const struct pa_filter *f)
 {
 	for (size_t r = 0; r < t->nrows; r++)
 		row_of[t->order[r]] = r;
@@ -463,7 +503,7 @@ static void pa_report_processes_json_rows(struct pa_json *j,
 
 		pa_report_processes_json_row(j, t->v[k], t->depth[r],
 					     p == PA_REPORT_PROCESSES_NONE ? -1 :
-					     (int64_t)row_of[p], t0, f);
+					     (int64_t)row_of[p], w, f);
 	}
 }
 
@@ -490,16 +530,14 @@ static int pa_report_processes_write_json(const struct pa_report_ctx *ctx)
 	struct pa_filter f = filter ? *filter : PA_FILTER_ALL;
 	struct pa_jsondoc_counts c = { 0 };
 	struct pa_report_processes_tree t;
+	struct pa_report_processes_where w;
 	struct pa_json *j = NULL;
-	uint64_t t0 = UINT64_MAX;
 	size_t *row_of = NULL;
 	int ret = pa_report_processes_tree_init(&t, run, &f);
 
 	if (ret == 0 && !(row_of = calloc(t.n + 1, sizeof(*row_of))))
 		ret = -ENOMEM;
-	for (size_t i = 0; i < run->nprocesses; i++)
-		if (run->processes[i]->start_ns < t0)
-			t0 = run->processes[i]->start_ns;
+	pa_report_processes_where(run, &w);
 	for (size_t k = 0; ret == 0 && k < t.n; k++) {
 		size_t nthreads;
 
@@ -511,7 +549,7 @@ static int pa_report_processes_write_json(const struct pa_report_ctx *ctx)
 		ret = pa_jsondoc_begin(out, "processes", run, &f, &c, &j);
 	if (ret == 0) {
 		pa_json_key_array(j, "rows");
-		pa_report_processes_json_rows(j, &t, row_of, t0, &f);
+		pa_report_processes_json_rows(j, &t, row_of, &w, &f);
 		pa_json_array_end(j);
 		ret = pa_jsondoc_end(j);
 	}

@@ -30,7 +30,7 @@
 #include "before.h"
 #include "eventinfo.h"
 #include "grow.h"
-
+#include "ident.h"
 #include "samples.h"
 
 /*
@@ -51,6 +51,7 @@ struct pa_script {
 	size_t ntexts, cap;
 	char *buf;          /* PA_SCRIPT_BUF bytes */
 	size_t len;
+	struct pa_ident_run id; /* where the run's processes ran (their tags) */
 };
 
 #define PA_SCRIPT_BUF (1u << 20)
@@ -136,6 +137,7 @@ static int pa_script_sample(void *ctx, const struct pa_samples_item *item)
 	uint64_t period = (e && pa_event_sample_period(e) ? pa_event_sample_period(e) : 1) *
 			  item->sample->count;
 	const char *dir = item->proc->run_dir ? item->proc->run_dir : "";
+	char tag[96];
 	const char *comm = item->thread->name[0] ? item->thread->name :
 						   pa_process_exe_base(item->proc);
 	const char *ev = e ? e->name : "unknown";
@@ -148,16 +150,20 @@ static int pa_script_sample(void *ctx, const struct pa_samples_item *item)
 		return 0;
 	/*
 	 * Readers tell threads apart by COMM and TID: with several runs, which
-	 * can share tids, COMM starts with the run's directory ("DIR:COMM").
+	 * can share tids, COMM starts with the run's directory ("DIR:COMM");
+	 * with several hosts, which can too, or ranks, with its tag
+	 * ("rank3@node2:COMM").
 	 */
-#define PA_SCRIPT_HEAD "%s%s%s %" PRIu32 " %" PRIu64 ".%06" PRIu64 ": %10" PRIu64 " %s: \n"
-	n = snprintf(head, sizeof(head), PA_SCRIPT_HEAD, dir, *dir ? ":" : "", comm, tid,
-		     t / 1000000000u, t % 1000000000u / 1000u, period, ev);
+	pa_ident_tag(&sc->id, item->proc, tag, sizeof(tag));
+#define PA_SCRIPT_HEAD "%s%s%s%s%s %" PRIu32 " %" PRIu64 ".%06" PRIu64 ": %10" PRIu64 " %s: \n"
+#define PA_SCRIPT_ARGS dir, *dir ? ":" : "", tag, *tag ? ":" : "", comm, tid, \
+	t / 1000000000u, t % 1000000000u / 1000u, period, ev
+	n = snprintf(head, sizeof(head), PA_SCRIPT_HEAD, PA_SCRIPT_ARGS);
 	if (n < 0 || ((size_t)n >= sizeof(head) &&
-		      asprintf(&big, PA_SCRIPT_HEAD, dir, *dir ? ":" : "", comm, tid,
-			       t / 1000000000u, t % 1000000000u / 1000u, period, ev) < 0))
+		      asprintf(&big, PA_SCRIPT_HEAD, PA_SCRIPT_ARGS) < 0))
 		return -ENOMEM;
 #undef PA_SCRIPT_HEAD
+#undef PA_SCRIPT_ARGS
 	pa_script_put(sc, big ? big : head, (size_t)n);
 	free(big);
 	if (pa_script_frames(sc, item) < 0)
@@ -174,7 +180,10 @@ static int pa_script_sample(void *ctx, const struct pa_samples_item *item)
 static int pa_report_script_write(const struct pa_report_ctx *ctx)
 {
 	struct pa_script sc = { .out = ctx->out, .buf = malloc(PA_SCRIPT_BUF) };
-	int ret = !sc.buf ? -ENOMEM : pa_samples_walk_opts(ctx->run, ctx->filter,
+	int ret;
+
+	pa_ident_scan(ctx->run, &sc.id);
+	ret = !sc.buf ? -ENOMEM : pa_samples_walk_opts(ctx->run, ctx->filter,
 				       &(struct pa_samples_opts){ .frames_of_new = true },
 				       pa_script_sample, &sc, ctx->warn, ctx->err);
 

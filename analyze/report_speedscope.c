@@ -24,6 +24,7 @@
 #include "before.h"
 #include "eventinfo.h"
 #include "grow.h"
+#include "ident.h"
 #include "json.h"
 #include "intern.h"
 #include "samples.h"
@@ -47,6 +48,7 @@ struct pa_speedscope {
 	const struct pa_thread *thread; /* whose profile is open */
 	size_t nsamples;            /* in it */
 	struct pa_speedscope_run *counts; /* its samples' counts, run by run */
+	struct pa_ident_run id;     /* where the run's processes ran (their tags) */
 	size_t nruns, runs_cap;
 	uint64_t weight;            /* per sample */
 	size_t nprofiles;
@@ -68,7 +70,7 @@ static void pa_speedscope_open(struct pa_speedscope *ss, const struct pa_samples
 			       uint64_t n)
 {
 	FILE *out = ss->out;
-	char name[512];
+	char name[512], tag[96];
 
 	if (item->thread == item->proc->before_thread)
 		snprintf(name, sizeof(name), "%s (%" PRIu32 ") %s", pa_process_exe_base(item->proc),
@@ -82,6 +84,11 @@ static void pa_speedscope_open(struct pa_speedscope *ss, const struct pa_samples
 	fputc('"', out);
 	if (item->proc->run_dir) {
 		pa_json_put_chars(out, item->proc->run_dir, strlen(item->proc->run_dir), 0);
+		fputs(": ", out);
+	}
+	/* "rank3@node2: EXE (PID) ...": the pid alone may be another host's */
+	if (pa_ident_tag(&ss->id, item->proc, tag, sizeof(tag))[0]) {
+		pa_json_put_chars(out, tag, strlen(tag), 0);
 		fputs(": ", out);
 	}
 	pa_json_put_chars(out, name, strlen(name), 0);
@@ -328,6 +335,7 @@ static int pa_report_speedscope_write(const struct pa_report_ctx *ctx)
 	const char *base = strrchr(run->dir, '/');
 	int ret;
 
+	pa_ident_scan(run, &ss.id);
 	ss.frames = pa_intern_new();
 	if (!ss.frames)
 		return pa_error_set(err, -ENOMEM, run->dir, false, 0, "out of memory");

@@ -6,6 +6,7 @@
 
 #include "coverage.h"
 #include "eventinfo.h"
+#include "ident.h"
 #include "jsondoc.h"
 
 /*
@@ -67,18 +68,27 @@ static void pa_report_threads_each(const struct pa_run *run, const struct pa_fil
 	}
 }
 
+/* Where the text rows go, and the HOST column's width (0: no HOST and RANK). */
+struct pa_report_threads_text {
+	FILE *out;
+	int host_width;
+};
+
 static void pa_report_threads_row(const struct pa_process *proc, const struct pa_thread *t,
 				  const struct pa_filter *f, void *arg)
 {
-	FILE *out = arg;
+	const struct pa_report_threads_text *txt = arg;
+	FILE *out = txt->out;
 	struct pa_coverage c;
 	char cpu[PA_COVERAGE_TEXT_MAX], why[96], paused[96];
 
 	pa_coverage_thread(f, proc, t, &c);
 	pa_coverage_blocked(t, why, sizeof(why));
 	pa_coverage_paused(&t->paused, true, paused, sizeof(paused));
-	fprintf(out, "%8" PRIu32 " %8" PRIu32 "  %-16s %9" PRIu64 " %7" PRIu64
-		" %9" PRIu64 " %6" PRIu64 " %5s %s  %s%s%s%s%s%s\n", t->pid, t->tid,
+	fprintf(out, "%8" PRIu32 " %8" PRIu32, t->pid, t->tid);
+	pa_ident_columns(out, txt->host_width, proc);
+	fprintf(out, "  %-16s %9" PRIu64 " %7" PRIu64
+		" %9" PRIu64 " %6" PRIu64 " %5s %s  %s%s%s%s%s%s\n",
 		t->name[0] ? t->name : "-", pa_filter_count_samples(f, proc, t),
 		pa_filter_count_lost(f, proc, t), pa_filter_count_throttled(f, proc, t),
 		pa_report_threads_late(f, proc, t), pa_report_threads_ended(proc, t),
@@ -107,12 +117,15 @@ static void pa_report_threads_json_paused(struct pa_json *j, const struct pa_pau
 static void pa_report_threads_unsampled_row(const struct pa_process *proc,
 					    const struct pa_unsampled *u, void *arg)
 {
-	FILE *out = arg;
+	const struct pa_report_threads_text *txt = arg;
+	FILE *out = txt->out;
 	char why[128], cpu[PA_COVERAGE_TEXT_MAX];
 
 	pa_unsampled_reason(u, why, sizeof(why));
-	fprintf(out, "%8" PRIu32 " %8" PRIu32 "  %-16s %9d %7s %9s %6s %5s %s  %s  "
-		"(unsampled: %s)\n", proc->pid, u->tid, u->name[0] ? u->name : "-", 0, "-",
+	fprintf(out, "%8" PRIu32 " %8" PRIu32, proc->pid, u->tid);
+	pa_ident_columns(out, txt->host_width, proc);
+	fprintf(out, "  %-16s %9d %7s %9s %6s %5s %s  %s  "
+		"(unsampled: %s)\n", u->name[0] ? u->name : "-", 0, "-",
 		"-", "-", "-", pa_coverage_format(NULL, cpu, sizeof(cpu)),
 		pa_process_exe_base(proc), why);
 }
@@ -187,12 +200,18 @@ static int pa_report_threads_write(const struct pa_report_ctx *ctx)
 		pa_report_threads_row, pa_report_threads_unsampled_row,
 	};
 	struct pa_filter f = filter ? *filter : PA_FILTER_ALL;
+	struct pa_report_threads_text txt = { .out = out };
+	struct pa_ident_run id;
 
+	pa_ident_scan(run, &id);
+	txt.host_width = pa_ident_host_width(&id, run);
 	pa_events_header(out, run, &f, pa_report_threads_counts(run, &f).samples, false, 0, 0,
 			 0);
-	fprintf(out, "%8s %8s  %-16s %9s %7s %9s %6s %5s %s  %s\n", "PID", "TID", "NAME",
+	fprintf(out, "%8s %8s", "PID", "TID");
+	pa_ident_columns(out, txt.host_width, NULL);
+	fprintf(out, "  %-16s %9s %7s %9s %6s %5s %s  %s\n", "NAME",
 		"SAMPLES", "LOST", "THROTTLED", "LATE", "ENDED", PA_COVERAGE_HEAD, "EXE");
-	pa_report_threads_each(run, &f, &ops, out);
+	pa_report_threads_each(run, &f, &ops, &txt);
 	return ferror(out) ? -EIO : 0;
 }
 
@@ -231,6 +250,7 @@ static void pa_report_threads_json_row(const struct pa_process *proc,
 	pa_coverage_blocked(t, why, sizeof(why));
 	pa_json_key_string(j, "blocked", why[0] ? why : NULL);
 	pa_report_threads_json_paused(j, &t->paused);
+	pa_ident_json(j, proc);
 	pa_json_object_end(j);
 }
 
@@ -257,6 +277,7 @@ static void pa_report_threads_json_unsampled(const struct pa_process *proc,
 	pa_json_key_null(j, "cpu_at_end");
 	pa_json_key_null(j, "blocked");
 	pa_report_threads_json_paused(j, NULL);
+	pa_ident_json(j, proc);
 	pa_json_object_end(j);
 }
 

@@ -20,7 +20,7 @@
 
 /* Links followed at most in one walk, the kernel's own limit (MAXSYMLINKS). */
 #define PP_OUTDIR_MAX_LINKS 40
-/* Names tried for a process directory: EXE.PID, then EXE.PID.1 ... */
+/* Names tried for a process directory: EXE@HOST.PID, then EXE@HOST.PID.1 ... */
 #define PP_OUTDIR_MAX_TRIES 100
 
 /* What is wrong with a directory or link someone else could change. */
@@ -282,18 +282,27 @@ int pp_outdir_open(const char *path, char *why)
 	return w.fd;
 }
 
-int pp_outdir_make_process(int rootfd, const char *base, int pid, char *name,
-			   size_t name_size)
+int pp_outdir_process_name(char *name, size_t size, const char *base, const char *host,
+			   int pid, int k)
+{
+	int len = snprintf(name, size, "%s%s%s.%d", base, host[0] ? "@" : "", host, pid);
+
+	if (len >= 0 && (size_t)len < size && k)
+		len += snprintf(name + len, size - (size_t)len, ".%d", k);
+	return len < 0 || (size_t)len >= size ? -ENAMETOOLONG : 0;
+}
+
+int pp_outdir_make_process(int rootfd, const char *base, const char *host, int pid,
+			   char *name, size_t name_size)
 {
 	struct stat st;
 
 	for (int k = 0; k < PP_OUTDIR_MAX_TRIES; k++) {
-		int len = k ? snprintf(name, name_size, "%s.%d.%d", base, pid, k)
-			    : snprintf(name, name_size, "%s.%d", base, pid);
+		int err = pp_outdir_process_name(name, name_size, base, host, pid, k);
 		int fd;
 
-		if (len < 0 || (size_t)len >= name_size)
-			return -ENAMETOOLONG;
+		if (err)
+			return err;
 		if (mkdirat(rootfd, name, 0700) != 0) {
 			if (errno != EEXIST)
 				return -errno;

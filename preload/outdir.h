@@ -35,13 +35,25 @@
 int pp_outdir_open(const char *path, char *why);
 
 /*
- * Makes and opens the process directory <base>.<pid> under rootfd, or
- * <base>.<pid>.<k> (k from 1) when that name is taken. Returns a descriptor
+ * The name of a process directory, the one place it is made: base (the
+ * executable's basename), '@' and host (pp_identity_dir_host; left out
+ * with its '@' when ""), '.' and pid, then '.' and k when k > 0 (the k-th
+ * name tried after that one was taken). A host in the name keeps processes
+ * of several hosts writing into one shared output root apart (their pids
+ * may be the same); the name ends in ".PID" or ".PID.K" either way. Into
+ * name (size bytes). Returns 0 or -ENAMETOOLONG.
+ */
+int pp_outdir_process_name(char *name, size_t size, const char *base, const char *host,
+			   int pid, int k);
+
+/*
+ * Makes and opens the process directory pp_outdir_process_name names under
+ * rootfd, with k from 0 until a name is free. Returns a descriptor
  * (O_RDONLY | O_DIRECTORY, close-on-exec, the caller's) of a directory this
  * process made and owns, with its name in name (name_size bytes), or a
  * negative errno.
  */
-int pp_outdir_make_process(int rootfd, const char *base, int pid, char *name,
-			   size_t name_size);
+int pp_outdir_make_process(int rootfd, const char *base, const char *host, int pid,
+			   char *name, size_t name_size);
 
 #endif

@@ -25,6 +25,7 @@
 #include "control.h"
 #include "events.h"
 #include "hooks.h"
+#include "identity.h"
 #include "init.h"
 #include "maps.h"
 #include "masks.h"
@@ -123,12 +124,13 @@ static void pp_process_full_line(void)
 }
 
 /*
- * Makes <root>/<exe>.<pid>/ (or .<pid>.<k> if a stale one is there) below
- * rootfd, the output root opened by pp_outdir_open.
+ * Makes <root>/<exe>@<host>.<pid>/ (or .<pid>.<k> if a stale one is there;
+ * pp_outdir_process_name) below rootfd, the output root opened by
+ * pp_outdir_open.
  */
 static int pp_process_dir(int rootfd)
 {
-	char exe[PATH_MAX];
+	char exe[PATH_MAX], host[PPF_NAME_MAX];
 	const char *base;
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	int len = snprintf(pp_process.dir, sizeof(pp_process.dir), "%s/",
@@ -140,7 +142,8 @@ static int pp_process_dir(int rootfd)
 	/* The name goes after "<root>/": the whole path must fit in dir. */
 	if (len < 0 || len >= (int)sizeof(pp_process.dir))
 		return -ENAMETOOLONG;
-	fd = pp_outdir_make_process(rootfd, base, (int)pp_process.pid,
+	pp_identity_dir_host(host, sizeof(host));
+	fd = pp_outdir_make_process(rootfd, base, host, (int)pp_process.pid,
 				    pp_process.dir + len, sizeof(pp_process.dir) - (size_t)len);
 	if (fd < 0)
 		return fd;
@@ -190,6 +193,7 @@ static void pp_process_write_start(uint32_t mode)
 	pp_records_process_sigsafe(log, mode, mode == PPF_MODE_OFF ? 0 :
 				   pp_sampsig_number_sigsafe(), exe, cmdline,
 				   cmdline ? cmdline_len : 0);
+	pp_records_identity_sigsafe(log, pp_identity_get());
 	pp_records_config_sigsafe(log, pp_process.cfg);
 	for (unsigned i = 0; i < pp_process.cfg->nevents; i++)
 		pp_records_event_sigsafe(log, i, &pp_process.cfg->events[i],
@@ -384,8 +388,8 @@ static uint64_t pp_process_start_ns(int pid)
 }
 
 /*
- * Whether name is a process directory's of pid: EXE.PID, or EXE.PID.K when
- * EXE.PID was taken. Matched from the end, as pp_process_dir makes it:
+ * Whether name is a process directory's of pid: EXE@HOST.PID (EXE.PID in
+ * runs before the host was in the name), or that and .K when it was taken. Matched from the end, as pp_process_dir makes it:
  * an EXE with dots and digits of its own (python3.11) does not mislead.
  */
 static int pp_process_dir_of(const char *name, int pid)

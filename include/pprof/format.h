@@ -2,8 +2,9 @@
  * The on-disk log format shared by libpprof.so (writer) and pprof-analyze
  * (reader). Nothing else lives here.
  *
- * A run writes one directory per process, <root>/<exe>.<pid>/, holding
- *   process.log        header, PPF_REC_PROCESS, PPF_REC_CONFIG, PPF_REC_EVENT...,
+ * A run writes one directory per process, <root>/<exe>@<host>.<pid>/, holding
+ *   process.log        header, PPF_REC_PROCESS, PPF_REC_IDENTITY (logs before
+ *                      it have none), PPF_REC_CONFIG, PPF_REC_EVENT...,
  *                      PPF_REC_MODULE and PPF_REC_MODULE_UNLOAD as they happen
  *                      (the vDSO's PPF_REC_MODULE followed by PPF_REC_VDSO),
  *                      PPF_REC_PROCESS_CPU (at the constructor, when
@@ -104,6 +105,7 @@ enum ppf_record_type {
 	PPF_REC_THREAD_QUIET = 11,
 	PPF_REC_VDSO = 13,
 	PPF_REC_PROCESS_PAUSED = 14,
+	PPF_REC_IDENTITY = 43,
 	/* thread-<tid>.log */
 	PPF_REC_THREAD = 16,
 	PPF_REC_SAMPLE = 17,
@@ -143,6 +145,42 @@ struct ppf_process {
 	uint32_t signal;            /* the signal samples arrive on (SIGTRAP in
 				       the sigtrap mode); 0 when off, or in logs
 				       written before it was recorded */
+};
+
+/* Where a process's MPI rank came from (PPF_REC_IDENTITY.rank_source). */
+enum ppf_rank_source {
+	PPF_RANK_NONE = 0,  /* no launcher variable: rank and world_size are -1 */
+	PPF_RANK_OMPI = 1,  /* Open MPI: OMPI_COMM_WORLD_RANK, OMPI_COMM_WORLD_SIZE */
+	PPF_RANK_PMI = 2,   /* MPICH/Hydra, Intel MPI (PMI): PMI_RANK, PMI_SIZE */
+	PPF_RANK_PMIX = 3,  /* PMIx: PMIX_RANK (no size: world_size -1 unless
+			       another variable gave it) */
+	PPF_RANK_SLURM = 4, /* srun: SLURM_PROCID, SLURM_NTASKS */
+};
+
+/*
+ * Who and where the process is, written right after PPF_REC_PROCESS: the
+ * host (uname's nodename), the host's boot (the kernel's boot_id, so that
+ * pids of one host and boot are one pid space: a reboot or another machine
+ * starts another), the MPI rank and world size and the job, when a launcher
+ * set them in the environment, and a wall-clock anchor: CLOCK_REALTIME
+ * read between two CLOCK_MONOTONIC readings (anchor_mono_ns is their
+ * middle), so that the monotonic times of processes on several hosts line
+ * up as realtime = anchor_real_ns + (t - anchor_mono_ns).
+ * Followed by host_len bytes of the host name (NUL included) and job_len
+ * bytes of the job id (NUL included; 1 when none), then padding.
+ */
+struct ppf_identity {
+	struct ppf_record h;
+	uint64_t anchor_mono_ns;
+	uint64_t anchor_real_ns;
+	uint8_t boot_id[16];    /* /proc/sys/kernel/random/boot_id as bytes;
+				   all zero when it could not be read */
+	int32_t rank;           /* -1 when none */
+	int32_t world_size;     /* -1 when none */
+	uint32_t rank_source;   /* enum ppf_rank_source */
+	uint32_t host_len;
+	uint32_t job_len;
+	uint32_t reserved;
 };
 
 /* The sampling mode the configuration asked for (PPF_REC_CONFIG). */
@@ -269,7 +307,7 @@ struct ppf_module_unload {
  * Written just before the process calls exec. If more records follow, the
  * exec failed and the process went on; if it is the last record (no
  * PPF_REC_PROCESS_END), the process image was replaced: the new image
- * writes its own <exe>.<pid>/ directory, with the same pid, and the logs of
+ * writes its own <exe>@<host>.<pid>/ directory, with the same pid, and the logs of
  * this one end here without END records. Followed by path_len bytes of the
  * path passed to exec (NUL included) and padding.
  */
@@ -714,6 +752,7 @@ struct ppf_log_full {
 _Static_assert(sizeof(struct ppf_file_header) == 24, "ppf_file_header");
 _Static_assert(sizeof(struct ppf_record) == 8, "ppf_record");
 _Static_assert(sizeof(struct ppf_process) == 48, "ppf_process");
+_Static_assert(sizeof(struct ppf_identity) == 64, "ppf_identity");
 _Static_assert(sizeof(struct ppf_config) == 32, "ppf_config");
 _Static_assert(sizeof(struct ppf_event) == 192, "ppf_event");
 _Static_assert(offsetof(struct ppf_event, config1) == PPF_EVENT_V1_SIZE, "ppf_event v1");

@@ -158,6 +158,39 @@ int pp_records_process_sigsafe(struct pp_logfile *log, uint32_t mode, int signal
 	return pp_records_put_sigsafe(log, &rec, sizeof(rec), tails, 2);
 }
 
+/* Runs in signal context. A clock's reading in ns. */
+static uint64_t pp_records_clock_sigsafe(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Async-signal-safe. */
+int pp_records_identity_sigsafe(struct pp_logfile *log, const struct pp_records_identity *id)
+{
+	struct pp_records_tail tails[2] = {
+		pp_records_string_sigsafe(id->host, 255),
+		pp_records_string_sigsafe(id->job, 255),
+	};
+	struct ppf_identity rec;
+	uint64_t before, after;
+
+	pp_records_head_sigsafe(&rec, sizeof(rec), PPF_REC_IDENTITY);
+	before = pp_records_clock_sigsafe(CLOCK_MONOTONIC);
+	rec.anchor_real_ns = pp_records_clock_sigsafe(CLOCK_REALTIME);
+	after = pp_records_clock_sigsafe(CLOCK_MONOTONIC);
+	rec.anchor_mono_ns = before + (after - before) / 2;
+	memcpy(rec.boot_id, id->boot_id, sizeof(rec.boot_id));
+	rec.rank = id->rank;
+	rec.world_size = id->world_size;
+	rec.rank_source = id->rank_source;
+	rec.host_len = tails[0].space;
+	rec.job_len = tails[1].space;
+	return pp_records_put_sigsafe(log, &rec, sizeof(rec), tails, 2);
+}
+
 /* Async-signal-safe. */
 int pp_records_config_sigsafe(struct pp_logfile *log, const struct pp_config *cfg)
 {

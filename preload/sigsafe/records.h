@@ -55,6 +55,16 @@ struct pp_records_module {
 				    root (PPF_REC_VDSO), else NULL */
 };
 
+/* Who and where a process is, as PPF_REC_IDENTITY records it. */
+struct pp_records_identity {
+	const char *host;        /* uname's nodename; "" when unknown */
+	const char *job;         /* the job id; "" when none */
+	uint8_t boot_id[16];     /* all zero when unknown */
+	int32_t rank;            /* -1 when none */
+	int32_t world_size;      /* -1 when none */
+	uint32_t rank_source;    /* enum ppf_rank_source */
+};
+
 /* Runs in signal context. CLOCK_MONOTONIC in ns, the clock of the logs' times. */
 uint64_t pp_records_now_sigsafe(void);
 
@@ -74,6 +84,12 @@ void pp_records_cpu_sigsafe(int who, struct pp_records_cpu *out);
  */
 int pp_records_process_sigsafe(struct pp_logfile *log, uint32_t mode, int signal,
 			       const char *exe, const char *cmdline, uint32_t cmdline_len);
+
+/*
+ * Async-signal-safe. PPF_REC_IDENTITY: id, with a wall-clock anchor taken
+ * now (CLOCK_REALTIME between two CLOCK_MONOTONIC readings).
+ */
+int pp_records_identity_sigsafe(struct pp_logfile *log, const struct pp_records_identity *id);
 
 /*
  * Async-signal-safe. PPF_REC_CONFIG: the configuration in force, with its

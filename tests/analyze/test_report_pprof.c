@@ -251,3 +251,87 @@ Test(report_pprof, several_runs_label_theirs)
 	perftools__profiles__profile__free_unpacked(p, NULL);
 	pa_run_free(both);
 }
+
+/*
+ * The hosts run (tst_run.h): every sample is labelled with its host, and
+ * with its rank when its process has one, so that pprof -tagfocus tells
+ * the two pid 6 apart.
+ */
+Test(report_pprof_hosts, labels_host_and_rank, .init = tst_hosts_setup,
+     .fini = tst_hosts_teardown, .timeout = 30)
+{
+	Perftools__Profiles__Profile *p = pp_decode(tst_hosts_run, NULL);
+	uint64_t by[3] = { 0 }; /* rank 0 on node1, rank 2 on node2, no rank */
+
+	for (size_t i = 0; i < p->n_sample; i++) {
+		const char *host = NULL;
+		int64_t rank = -1;
+
+		for (size_t k = 0; k < p->sample[i]->n_label; k++) {
+			const Perftools__Profiles__Label *l = p->sample[i]->label[k];
+
+			if (strcmp(pp_str(p, l->key), "host") == 0)
+				host = pp_str(p, l->str);
+			if (strcmp(pp_str(p, l->key), "rank") == 0)
+				rank = l->num;
+		}
+		cr_assert_not_null(host, "sample %zu has no host label", i);
+		if (rank == 0 && strcmp(host, "node1.cluster") == 0)
+			by[0] += (uint64_t)p->sample[i]->value[0];
+		else if (rank == 2 && strcmp(host, "node2.cluster") == 0)
+			by[1] += (uint64_t)p->sample[i]->value[0];
+		else if (rank == -1 && strcmp(host, "node1.cluster") == 0)
+			by[2] += (uint64_t)p->sample[i]->value[0];
+		else
+			cr_assert_fail("sample %zu: host %s, rank %lld", i, host, (long long)rank);
+	}
+	cr_expect(by[0] == 6 && by[1] == 9 && by[2] == 1, "%llu %llu %llu",
+		  (unsigned long long)by[0], (unsigned long long)by[1], (unsigned long long)by[2]);
+	perftools__profiles__profile__free_unpacked(p, NULL);
+}
+
+/*
+ * Go pprof names the first mapping in its header ("File: ..."): it is the
+ * executable of the process with the most samples, here the test binary,
+ * although every sample's innermost frame is in libc and a launcher process
+ * with fewer samples comes first.
+ */
+Test(report_pprof_main, first_mapping_is_the_busiest_executable, .timeout = 30)
+{
+	struct tst_log_self self, libc;
+	char *dir = tst_log_tmpdir(), *pdir;
+	struct pa_error err = { 0 };
+	struct pa_run *run;
+	Perftools__Profiles__Profile *p;
+	uint64_t stack[2];
+	struct tst_log l;
+
+	tst_log_self_module((const void *)pa_proftest_main, &self);
+	tst_log_self_module((const void *)getpid, &libc);
+	stack[0] = (uint64_t)(uintptr_t)getpid + 4;
+	stack[1] = tst_run_in(pa_proftest_main);
+	for (uint32_t pid = 70; pid <= 71; pid++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "app.%u", pid);
+		pdir = tst_log_subdir(dir, name);
+		tst_log_begin(&l, PPF_FILE_PROCESS);
+		tst_log_process(&l, pid, 1, pid == 70 ? libc.path : self.path, NULL);
+		tst_log_event(&l, 0, "cpu-clock", 1000000, PPF_EVENT_TIME_NS);
+		tst_log_module(&l, 1, libc.bias, libc.start, libc.end, 0, libc.path,
+			       libc.build_id, libc.build_id_len);
+		tst_log_module(&l, 2, self.bias, self.start, self.end, 0, self.path,
+			       self.build_id, self.build_id_len);
+		tst_log_process_end(&l, 9000, 0, 0, PPF_EXIT_NORMAL, 0);
+		tst_log_write(&l, pdir, PPF_PROCESS_LOG);
+		tst_prof_add_thread(pdir, pid, pid == 70 ? 1 : 5, 2, stack);
+		free(pdir);
+	}
+	cr_assert_eq(pa_run_load(dir, &run, &err), 0, "%s", err.reason);
+	p = pp_decode(run, NULL);
+	cr_assert_gt(p->n_mapping, 0);
+	cr_expect_str_eq(pp_str(p, p->mapping[0]->filename), self.path);
+	perftools__profiles__profile__free_unpacked(p, NULL);
+	pa_run_free(run);
+	tst_log_rmdir(dir);
+}

@@ -90,7 +90,8 @@ Test(report_threads, unsampled_threads_are_listed_and_counted)
 			 "\"exe\": \"make\", \"unsampled\": \"over the profiler's share of "
 			 "RLIMIT_AS\", \"user_s\": null, \"system_s\": null, \"coverage\": null, "
 			 "\"cpu_at_end\": null, \"blocked\": null, \"paused_s\": null, "
-			 "\"paused_cpu_s\": null, \"pauses\": 0}"), "%s", text);
+			 "\"paused_cpu_s\": null, \"pauses\": 0, \"host\": null, \"rank\": null, "
+			 "\"world_size\": null, \"job\": null}"), "%s", text);
 	free(text);
 	f.thread = "pool";
 	text = threads_report_of(run, &f, "processes");

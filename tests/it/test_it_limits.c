@@ -56,7 +56,8 @@ static bool it_limits_profiled(const char *data)
 	bool any = false;
 
 	while (d && !any && (e = readdir(d)) != NULL)
-		any = strncmp(e->d_name, "tightthreads.", 13) == 0;
+		any = strncmp(e->d_name, "tightthreads@", 13) == 0 ||
+		      strncmp(e->d_name, "tightthreads.", 13) == 0;
 	if (d)
 		closedir(d);
 	return any;

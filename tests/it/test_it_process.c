@@ -274,7 +274,8 @@ Test(it_process, fork_child_has_own_directory)
 	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "forker: %s", r.err);
 	cr_assert_eq(sscanf(r.out, "parent %d child %d", &ppid, &cpid), 2, "%s", r.out);
 	tst_result_release(&r);
-	snprintf(dir, sizeof(dir), "%s/forker.%d/process.log", it_proc.data, cpid);
+	tst_process_dir(&it_proc, "forker", cpid, dir);
+	strcat(dir, "/process.log");
 	cr_expect_eq(access(dir, R_OK), 0, "no %s", dir);
 	run = tst_load(&it_proc);
 	cr_assert_eq(run->nprocesses, 2);

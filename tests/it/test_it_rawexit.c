@@ -113,7 +113,7 @@ Test(it_rawexit, one_line_for_the_run_samples_and_cpu_reported)
 	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
 	cr_expect_eq(tst_count_lines(r.err, "pprof-analyze: "), 1, "stderr:\n%s", r.err);
 	cr_expect(strstr(r.err, ": 2 processes ended without an end record (raw exit_group or "
-			 "killed): rawexit."), "stderr:\n%s", r.err);
+			 "killed): rawexit"), "stderr:\n%s", r.err);
 	cr_expect_null(strstr(r.err, "not finalised"), "stderr:\n%s", r.err);
 	cr_expect_eq(tst_count_lines(r.out, "# event cpu-clock"), 1, "%s", r.out);
 	cr_expect_eq(tst_count_lines(r.out, "# CPU time in no thread's log: 2 processes used "),

@@ -16,6 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "identity.h"
+#include "outdir.h"
 #include "tst_log.h"
 
 /* What make test-asan preloads before libpprof.so (libasan.so); else nothing. */
@@ -356,6 +358,15 @@ size_t tst_count_lines(const char *text, const char *prefix)
 	for (; p; p = strchr(p, '\n'), p = p ? tst_find_line(p + 1, prefix) : NULL)
 		n++;
 	return n;
+}
+
+void tst_process_dir(const struct tst_it *it, const char *exe, int pid, char *out)
+{
+	char host[64], name[256];
+
+	pp_identity_dir_host(host, sizeof(host));
+	cr_assert_eq(pp_outdir_process_name(name, sizeof(name), exe, host, pid, 0), 0);
+	cr_assert_lt(snprintf(out, TST_PATH_MAX, "%s/%s", it->data, name), TST_PATH_MAX);
 }
 
 struct pa_run *tst_load(const struct tst_it *it)

@@ -151,6 +151,13 @@ const char *tst_find_line(const char *text, const char *prefix);
 /* How many lines of text start with prefix. */
 size_t tst_count_lines(const char *text, const char *prefix);
 
+/*
+ * The path of the directory a process of executable exe (its basename) and
+ * pid profiled on this host writes into it->data, as the preload names it
+ * (preload/outdir.h: EXE@HOST.PID), into out (TST_PATH_MAX bytes).
+ */
+void tst_process_dir(const struct tst_it *it, const char *exe, int pid, char *out);
+
 /* Load it->data; there must be no error. Free with pa_run_free. */
 struct pa_run *tst_load(const struct tst_it *it);
 /* Profile of one process (pid 0: all) and thread (tid 0: all), event 0. */

@@ -90,6 +90,24 @@ size_t tst_log_process(struct tst_log *l, uint32_t pid, uint32_t ppid,
 	return tst_log_rec_add(l, PPF_REC_PROCESS, &p, sizeof(p), tail, n);
 }
 
+size_t tst_log_identity(struct tst_log *l, const char *host, uint8_t boot, int32_t rank,
+			int32_t world_size, const char *job, uint64_t mono_ns, uint64_t real_ns)
+{
+	struct ppf_identity r = { .anchor_mono_ns = mono_ns, .anchor_real_ns = real_ns,
+				  .rank = rank, .world_size = world_size,
+				  .rank_source = rank >= 0 ? PPF_RANK_OMPI : PPF_RANK_NONE };
+	char tail[512];
+	size_t hn = strlen(host) + 1, jn = strlen(job) + 1;
+
+	cr_assert_lt(hn + jn, sizeof(tail));
+	memset(r.boot_id, boot, sizeof(r.boot_id));
+	memcpy(tail, host, hn);
+	memcpy(tail + hn, job, jn);
+	r.host_len = (uint32_t)hn;
+	r.job_len = (uint32_t)jn;
+	return tst_log_rec_add(l, PPF_REC_IDENTITY, &r, sizeof(r), tail, hn + jn);
+}
+
 size_t tst_log_event(struct tst_log *l, uint32_t index, const char *name,
 			uint64_t period, uint32_t flags)
 {

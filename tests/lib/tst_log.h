@@ -27,6 +27,13 @@ size_t tst_log_raw(struct tst_log *l, const void *p, size_t n);
 /* Each returns the offset of the record it appended. */
 size_t tst_log_process(struct tst_log *l, uint32_t pid, uint32_t ppid,
 			  const char *exe, const char *const *argv);
+/*
+ * A PPF_REC_IDENTITY: host, boot id (its 16 bytes all boot), rank and
+ * world size (-1: none), job; the anchor says CLOCK_REALTIME was real_ns
+ * when CLOCK_MONOTONIC was mono_ns.
+ */
+size_t tst_log_identity(struct tst_log *l, const char *host, uint8_t boot, int32_t rank,
+			int32_t world_size, const char *job, uint64_t mono_ns, uint64_t real_ns);
 size_t tst_log_event(struct tst_log *l, uint32_t index, const char *name,
 			uint64_t period, uint32_t flags);
 /* e's fields from index on as given; its record header is filled in. */

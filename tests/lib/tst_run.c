@@ -868,3 +868,92 @@ struct pa_profile *tst_run_profile(const struct pa_run *run, struct pa_filter f)
 					 &prof, NULL, &err), 0, "%s", err.reason);
 	return prof;
 }
+
+/* ---- the "hosts" run ------------------------------------------------------ */
+
+char *tst_hosts_dir;
+struct pa_run *tst_hosts_run;
+
+__attribute__((noinline)) int PMPI_Tst_wait(int x)
+{
+	volatile int v = x;
+
+	return v * 5 + 3;
+}
+
+/* One process of the hosts run: where it ran, and its thread's samples. */
+struct tst_hosts_proc {
+	const char *host;
+	uint8_t boot;
+	uint32_t pid, ppid;
+	int32_t rank;
+	uint64_t start_ns;
+	uint64_t mono_anchor; /* its host's CLOCK_MONOTONIC when CLOCK_REALTIME was 1e18 */
+	int leaf, wait_leaf, wait, main_only; /* samples of each stack */
+};
+
+static void tst_hosts_process(const struct tst_hosts_proc *hp)
+{
+	const uint64_t leaf[] = { tst_run_in(pa_proftest_leaf), tst_run_in(pa_proftest_main) };
+	const uint64_t wait_leaf[] = { tst_run_in(pa_proftest_leaf), tst_run_in(PMPI_Tst_wait),
+				       tst_run_in(pa_proftest_main) };
+	const uint64_t wait[] = { tst_run_in(PMPI_Tst_wait), tst_run_in(pa_proftest_main) };
+	const uint64_t main_only[] = { tst_run_in(pa_proftest_main) };
+	int total = hp->leaf + hp->wait_leaf + hp->wait + hp->main_only;
+	struct tst_log_self self;
+	struct ppf_process *p;
+	struct tst_log l;
+	char name[128], *pdir;
+
+	tst_log_self_module((const void *)pa_proftest_main, &self);
+	snprintf(name, sizeof(name), "%s@%.5s.%u", strrchr(self.path, '/') + 1, hp->host, hp->pid);
+	pdir = tst_log_subdir(tst_hosts_dir, name);
+	tst_log_begin(&l, PPF_FILE_PROCESS);
+	p = (struct ppf_process *)(void *)tst_log_rec(&l, tst_log_process(&l, hp->pid, hp->ppid,
+									 self.path, NULL));
+	p->start_ns = hp->start_ns;
+	p->start_realtime_ns = 0;
+	tst_log_identity(&l, hp->host, hp->boot, hp->rank, hp->rank >= 0 ? 4 : -1,
+			 hp->rank >= 0 ? "77" : "", hp->mono_anchor, 1000000000000000000ull);
+	tst_log_event(&l, 0, "cpu-clock", 1000000, PPF_EVENT_TIME_NS);
+	tst_log_module(&l, 1, self.bias, self.start, self.end, 0, self.path, self.build_id,
+		       self.build_id_len);
+	tst_log_process_end(&l, hp->start_ns + 500000000, (uint64_t)total, 0, PPF_EXIT_NORMAL, 0);
+	tst_log_write(&l, pdir, PPF_PROCESS_LOG);
+	tst_log_begin(&l, PPF_FILE_THREAD);
+	tst_log_thread(&l, hp->pid, hp->pid, hp->start_ns, "main");
+	tst_prof_samples(&l, hp->leaf, 0, 2, leaf);
+	tst_prof_samples(&l, hp->wait_leaf, 0, 3, wait_leaf);
+	tst_prof_samples(&l, hp->wait, 0, 2, wait);
+	tst_prof_samples(&l, hp->main_only, 0, 1, main_only);
+	/* Rank 2's thread used 0.5 s of CPU: its 9 samples cover it poorly (a note). */
+	tst_log_thread_end(&l, hp->start_ns + 500000000, (uint64_t)total, 0,
+			   hp->rank == 2 ? 500000000ull : (uint64_t)total * 1000000);
+	snprintf(name, sizeof(name), "thread-%u.log", hp->pid);
+	tst_log_write(&l, pdir, name);
+	free(pdir);
+}
+
+void tst_hosts_setup(void)
+{
+	static const struct tst_hosts_proc procs[] = {
+		{ "node1.cluster", 0x11, 5, 1, -1, 1000000, 0, 0, 0, 0, 1 },
+		{ "node1.cluster", 0x11, 6, 5, 0, 2000000, 0, 2, 4, 0, 0 },
+		{ "node2.cluster", 0x22, 6, 5, 2, 1003000000, 1000000000, 8, 0, 1, 0 },
+	};
+	struct pa_error err = { 0 };
+
+	tst_hosts_dir = tst_log_tmpdir();
+	for (size_t i = 0; i < sizeof(procs) / sizeof(procs[0]); i++)
+		tst_hosts_process(&procs[i]);
+	cr_assert_eq(pa_run_load(tst_hosts_dir, &tst_hosts_run, &err), 0, "%s: %s", err.path,
+		     err.reason);
+}
+
+void tst_hosts_teardown(void)
+{
+	pa_run_free(tst_hosts_run);
+	tst_hosts_run = NULL;
+	tst_log_rmdir(tst_hosts_dir);
+	tst_hosts_dir = NULL;
+}

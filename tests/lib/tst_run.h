@@ -179,6 +179,28 @@ extern char *tst_diff_dirs[2];
 void tst_diff_setup(void);
 void tst_diff_teardown(void);
 
+/*
+ * The "hosts" run, in tst_hosts_dir: an MPI job of world size 4 (job
+ * "77") on two hosts whose pids clash, of which ranks 0 and 2 were
+ * profiled; every process is this test binary, sampled on cpu-clock (1 ms).
+ *   node1.cluster (boot 0x11): pid 5 "mpirun" (no rank, ppid 1, at 1 ms),
+ *     1 x main; pid 6 rank 0 (ppid 5, at 2 ms): 2 x main>leaf,
+ *     4 x main>PMPI_Tst_wait>leaf (in the MPI library: PMPI_ name).
+ *   node2.cluster (boot 0x22, its monotonic clock 1 s behind node1's, as
+ *     its anchor says): pid 6 rank 2 (ppid 5, not profiled there, at
+ *     1.001 s of its clock, 2 ms after node1's mpirun started): 8 x
+ *     main>leaf, 1 x main>PMPI_Tst_wait; its thread used 0.5 s of CPU (a
+ *     coverage note names it).
+ * Directories are named EXE@HOST.PID, as the preload names them.
+ */
+int PMPI_Tst_wait(int x);
+
+extern char *tst_hosts_dir;
+extern struct pa_run *tst_hosts_run;
+
+void tst_hosts_setup(void);
+void tst_hosts_teardown(void);
+
 /* The profile of run under f (by function), for the sampling event chosen by default. */
 struct pa_profile *tst_run_profile(const struct pa_run *run, struct pa_filter f);
 

@@ -215,16 +215,41 @@ Test(outdir, process_directory_gets_a_fresh_name)
 	char name[64];
 	struct stat st;
 
-	a = pp_outdir_make_process(root, "app", 42, name, sizeof(name));
+	a = pp_outdir_make_process(root, "app", "", 42, name, sizeof(name));
 	cr_assert_geq(a, 0, "%s", strerror(-a));
 	cr_expect_str_eq(name, "app.42");
-	b = pp_outdir_make_process(root, "app", 42, name, sizeof(name));
+	b = pp_outdir_make_process(root, "app", "", 42, name, sizeof(name));
 	cr_assert_geq(b, 0, "%s", strerror(-b));
 	cr_expect_str_eq(name, "app.42.1");
 	cr_assert_eq(fstatat(root, "app.42.1", &st, AT_SYMLINK_NOFOLLOW), 0);
 	cr_expect(S_ISDIR(st.st_mode) && (st.st_mode & 07777) == 0700);
 	cr_expect(fcntl(b, F_GETFD) & FD_CLOEXEC);
-	cr_expect_eq(pp_outdir_make_process(root, "app", 42, name, 8), -ENAMETOOLONG);
+	cr_expect_eq(pp_outdir_make_process(root, "app", "", 42, name, 8), -ENAMETOOLONG);
+	close(a);
+	close(b);
+	close(root);
+}
+
+/*
+ * Two hosts writing into one shared root with the same pid: each gets a
+ * name of its own (EXE@HOST.PID), not EXE.PID and, by the timing, EXE.PID.1.
+ */
+Test(outdir, process_dir_names_the_host)
+{
+	int root = od_open("root"), a, b;
+	char name[64];
+
+	a = pp_outdir_make_process(root, "app", "node1", 6, name, sizeof(name));
+	cr_assert_geq(a, 0, "%s", strerror(-a));
+	cr_expect_str_eq(name, "app@node1.6");
+	b = pp_outdir_make_process(root, "app", "node2", 6, name, sizeof(name));
+	cr_assert_geq(b, 0, "%s", strerror(-b));
+	cr_expect_str_eq(name, "app@node2.6");
+	close(b);
+	b = pp_outdir_make_process(root, "app", "node2", 6, name, sizeof(name));
+	cr_assert_geq(b, 0, "%s", strerror(-b));
+	cr_expect_str_eq(name, "app@node2.6.1");
+	cr_expect_eq(pp_outdir_process_name(name, 11, "app", "node2", 6, 0), -ENAMETOOLONG);
 	close(a);
 	close(b);
 	close(root);

@@ -1,0 +1,294 @@
+/*
+ * Integration: MPI and several hosts. A real 4-rank Open MPI program
+ * (tests/workloads/mpi/imbalance.c) under mpirun -x LD_PRELOAD, every rank
+ * named and its compute matched against its own figures; and two "hosts"
+ * (UTS, network and pid namespaces, a shared output root) whose pids
+ * clash, kept apart by every report.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ident.h"
+#include "tst_it.h"
+#include "tst_log.h"
+
+static struct tst_it it_mpi;
+
+static void it_mpi_setup(void)
+{
+	tst_init(&it_mpi);
+}
+
+static void it_mpi_teardown(void)
+{
+	tst_release(&it_mpi);
+}
+
+TestSuite(it_mpi, .init = it_mpi_setup, .fini = it_mpi_teardown, .timeout = 600);
+
+#define IT_MPI_RANKS 4
+/* CPU seconds of one unit of work: rank r burns (r + 1) units a round. */
+#define IT_MPI_UNIT "0.03"
+#define IT_MPI_ROUNDS "6"
+
+/* The first of paths that is an executable file, or NULL. */
+static const char *it_mpi_which(const char *const *paths)
+{
+	for (size_t i = 0; paths[i]; i++)
+		if (access(paths[i], X_OK) == 0)
+			return paths[i];
+	return NULL;
+}
+
+/* Runs pprof-analyze with args (NULL-terminated) on the run; its stdout, malloc'd. */
+static char *it_mpi_analyze(const char *tag, const char *const *args)
+{
+	const char *argv[16] = { "pprof-analyze" };
+	struct tst_result r;
+	size_t n = 1;
+	char *out;
+
+	for (; args[n - 1]; n++) {
+		cr_assert_lt(n, 15);
+		argv[n] = args[n - 1];
+	}
+	argv[n++] = it_mpi.data;
+	argv[n] = NULL;
+	tst_run(&it_mpi, tag, argv, NULL, &r);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0,
+		  "pprof-analyze %s: status 0x%x: %s", args[0], r.status, r.err);
+	out = r.out;
+	r.out = NULL;
+	tst_result_release(&r);
+	return out;
+}
+
+/* The samples of burn_rank (in its stacks, self or not) of rank r. */
+static uint64_t it_mpi_burn_samples(const struct pa_run *run, int32_t rank)
+{
+	struct pa_filter f = PA_FILTER_ALL;
+	struct pa_error err = { 0 };
+	struct pa_profile *prof;
+	const struct pa_func *fn;
+	uint64_t n;
+
+	f.event = 0;
+	f.by_rank = true;
+	f.rank = rank;
+	cr_assert_eq(pa_profile_build_by(run, &f, PA_PROFILE_BY_FUNCTION, &prof, NULL, &err), 0,
+		     "%s", err.reason);
+	fn = pa_profile_find(prof, "burn_rank");
+	n = fn ? fn->total : 0;
+	pa_profile_free(prof);
+	return n;
+}
+
+/*
+ * mpirun -np 4 -x LD_PRELOAD -x PPROF_OUTPUT imbalance: each rank is
+ * profiled and named (RANK in processes, a row in ranks, nothing missing),
+ * and the samples of each rank's burn_rank match the CPU time the rank
+ * measured there, within what sampling explains: 4 standard deviations of
+ * a count of that many periods, 5% for the kernel's split of ticks, and
+ * the CPU time the hypervisor took meanwhile.
+ */
+Test(it_mpi, every_rank_named_and_its_compute_matches_its_own_figures)
+{
+	static const char *const mpiruns[] = { "/usr/bin/mpirun", "/usr/local/bin/mpirun", NULL };
+	const char *mpirun = it_mpi_which(mpiruns);
+	char prog[TST_PATH_MAX], truth[TST_PATH_MAX], file[TST_PATH_MAX + 32];
+	const char *mode_env = tst_mode() == PPF_MODE_SIGNAL ? "PPROF_MODE" : NULL;
+	const char *argv[24] = { mpirun, "--allow-run-as-root", "--oversubscribe", "-np", "4",
+				 "-x", "LD_PRELOAD", "-x", "PPROF_OUTPUT" };
+	const char *ranks_args[] = { "ranks", NULL }, *procs_args[] = { "processes", NULL };
+	size_t n = 9;
+	struct tst_result r;
+	struct pa_run *run;
+	double steal, period = 0.001;
+	char *text;
+
+	tst_skip_under_asan("mpirun starts its ranks itself, without libasan.so first");
+	tst_build_path(prog, "workloads/mpi-imbalance");
+	if (!mpirun || access(prog, X_OK) != 0)
+		cr_skip_test("Open MPI is not installed here (no mpirun, or no %s: built where "
+			     "mpicc is); make test installs openmpi-bin and libopenmpi-dev", prog);
+	snprintf(truth, sizeof(truth), "%s/truth", it_mpi.tmp);
+	cr_assert_eq(mkdir(truth, 0700), 0);
+	if (mode_env) {
+		argv[n++] = "-x";
+		argv[n++] = mode_env;
+	}
+	argv[n++] = prog;
+	argv[n++] = IT_MPI_UNIT;
+	argv[n++] = IT_MPI_ROUNDS;
+	argv[n++] = truth;
+	argv[n] = NULL;
+	steal = tst_steal_s();
+	tst_run(&it_mpi, "mpirun", argv,
+		(const char *const[]){ it_mpi.env_preload, it_mpi.env_output, NULL }, &r);
+	steal = tst_steal_s() - steal;
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "mpirun: status 0x%x: %s",
+		  r.status, r.err);
+	cr_assert_eq(tst_count_lines(r.out, "rank "), IT_MPI_RANKS, "%s", r.out);
+	cr_expect(!strstr(r.err, "libpprof:"), "%s", r.err);
+	tst_result_release(&r);
+
+	text = it_mpi_analyze("ranks", ranks_args);
+	cr_expect(strstr(text, " 4 ranks of world size 4\n"), "%s", text);
+	cr_expect(!strstr(text, "have no profile"), "%s", text);
+	for (int k = 0; k < IT_MPI_RANKS; k++) {
+		char row[16];
+
+		snprintf(row, sizeof(row), "%6d  ", k);
+		cr_expect(tst_find_line(text, row), "rank %d has no row:\n%s", k, text);
+	}
+	free(text);
+	text = it_mpi_analyze("processes", procs_args);
+	cr_expect(strstr(text, " RANK "), "%s", text);
+	free(text);
+
+	run = tst_load(&it_mpi);
+	for (int k = 0; k < IT_MPI_RANKS; k++) {
+		double want, got, tol;
+
+		snprintf(file, sizeof(file), "%s/rank-%d.truth", truth, k);
+		want = tst_truth(file, "burn_rank") / period;
+		got = (double)it_mpi_burn_samples(run, k);
+		tol = 4 * sqrt(want) + 0.05 * want + (steal + 0.005) / period;
+		cr_expect(fabs(got - want) <= tol,
+			  "rank %d: %.0f samples of burn_rank, its own figure %.0f periods "
+			  "(tolerance %.0f, steal %.3f s)", k, got, want, tol, steal);
+	}
+	pa_run_free(run);
+}
+
+/* Whether this process may make namespaces (root, and unshare works here). */
+static bool it_mpi_can_unshare(char *why, size_t size)
+{
+	const char *argv[] = { "/usr/bin/unshare", "--uts", "--net", "--pid", "--fork",
+			       "--mount-proc", "/bin/true", NULL };
+	struct tst_result r;
+	bool ok;
+
+	if (geteuid() != 0) {
+		snprintf(why, size, "not root: cannot make UTS, network and pid namespaces");
+		return false;
+	}
+	if (access(argv[0], X_OK) != 0) {
+		snprintf(why, size, "no %s (util-linux)", argv[0]);
+		return false;
+	}
+	tst_run(&it_mpi, "unshare-check", argv, NULL, &r);
+	ok = WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0;
+	if (!ok)
+		snprintf(why, size, "unshare cannot make namespaces here (status 0x%x): %.200s",
+			 r.status, r.err);
+	tst_result_release(&r);
+	return ok;
+}
+
+/* Runs forker as host (its UTS namespace's name), in a pid namespace of its own. */
+static void it_mpi_host(const char *host)
+{
+	char forker[TST_PATH_MAX], script[4 * TST_PATH_MAX];
+	const char *argv[] = { "/usr/bin/unshare", "--uts", "--net", "--pid", "--fork",
+			       "--mount-proc", "/bin/sh", "-c", script, NULL };
+	struct tst_result r;
+
+	tst_build_path(forker, "workloads/forker");
+	/* sh is pid 1 and hostname pid 2: forker is pid 3, its child 4, on every host. */
+	snprintf(script, sizeof(script), "hostname %s && %s %s 0.1; status=$?; exit $status",
+		 host, it_mpi.env_preload, forker);
+	tst_run(&it_mpi, host, argv, (const char *const[]){ it_mpi.env_output, NULL }, &r);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s: status 0x%x: %s",
+		  host, r.status, r.err);
+	cr_assert_str_eq(r.out, "parent 3 child 4\n", "%s", r.out);
+	tst_result_release(&r);
+}
+
+/*
+ * Two hosts (UTS, network and pid namespaces) write into one output root;
+ * on each, forker (pid 3) forks a child (pid 4). Every report keeps the four
+ * processes apart, and each child under its own host's parent.
+ */
+Test(it_mpi, two_hosts_with_clashing_pids_are_kept_apart)
+{
+	const char *const reports[][4] = {
+		{ "processes", NULL }, { "threads", NULL }, { "folded", "--per-thread", NULL },
+		{ "script", NULL }, { "processes", "--pid", "4", NULL },
+	};
+	struct pa_run *run;
+	char why[512], dir[TST_PATH_MAX + 64], *text;
+
+	if (!it_mpi_can_unshare(why, sizeof(why)))
+		cr_skip_test("cannot simulate two hosts: %s", why);
+	it_mpi_host("ppfhosta");
+	it_mpi_host("ppfhostb");
+	/* Directories of their own, named for their hosts. */
+	snprintf(dir, sizeof(dir), "%s/forker@ppfhosta.3/process.log", it_mpi.data);
+	cr_expect_eq(access(dir, R_OK), 0, "no %s", dir);
+	snprintf(dir, sizeof(dir), "%s/forker@ppfhostb.4/process.log", it_mpi.data);
+	cr_expect_eq(access(dir, R_OK), 0, "no %s", dir);
+
+	run = tst_load(&it_mpi);
+	cr_assert_eq(run->nprocesses, 4);
+	for (size_t i = 0; i < run->nprocesses; i++) {
+		const struct pa_process *p = run->processes[i];
+
+		cr_expect(p->id.known && (strcmp(p->id.host, "ppfhosta") == 0 ||
+					  strcmp(p->id.host, "ppfhostb") == 0),
+			  "pid %u: host %s", p->pid, p->id.host ? p->id.host : "(none)");
+	}
+	pa_run_free(run);
+
+	text = it_mpi_analyze("processes", reports[0]);
+	/* Each child (pid 4) is indented under its own host's parent (pid 3). */
+	for (int h = 0; h < 2; h++) {
+		char parent[128], child[128];
+		const char *host = h ? "ppfhostb" : "ppfhosta";
+		const char *p, *c;
+
+		snprintf(parent, sizeof(parent), "       3        1 %s ", host);
+		snprintf(child, sizeof(child), "       4        3 %s ", host);
+		p = tst_find_line(text, parent);
+		c = tst_find_line(text, child);
+		cr_expect(p && c, "%s", text);
+		cr_expect(c && strstr(c, "    forker  exit 0"), "%s", text);
+		cr_expect(p && c && strchr(p, '\n') + 1 == c, "the child of %s is not under its "
+			  "parent:\n%s", host, text);
+	}
+	free(text);
+	text = it_mpi_analyze("threads", reports[1]);
+	cr_expect_eq(tst_count_lines(text, "       3        3 ppfhost"), 2, "%s", text);
+	cr_expect_eq(tst_count_lines(text, "       4        4 ppfhost"), 2, "%s", text);
+	free(text);
+	text = it_mpi_analyze("folded", reports[2]);
+	cr_expect(strstr(text, "forker (3, ppfhosta);forker (3);") &&
+		  strstr(text, "forker (3, ppfhostb);forker (3);") &&
+		  strstr(text, "forker (4, ppfhosta);forker (4);") &&
+		  strstr(text, "forker (4, ppfhostb);forker (4);"), "%s", text);
+	free(text);
+	text = it_mpi_analyze("script", reports[3]);
+	cr_expect(tst_count_lines(text, "ppfhosta:forker 3 ") > 0 &&
+		  tst_count_lines(text, "ppfhostb:forker 3 ") > 0 &&
+		  tst_count_lines(text, "ppfhosta:forker 4 ") > 0 &&
+		  tst_count_lines(text, "ppfhostb:forker 4 ") > 0, "script: COMM without the host");
+	free(text);
+	text = it_mpi_analyze("processes-pid", reports[4]);
+	cr_expect_eq(tst_count_lines(text, "       4        3 ppfhost"), 2, "%s", text);
+	free(text);
+	{
+		const char *args[] = { "processes", "--pid", "4", "--host", "ppfhostb", NULL };
+
+		text = it_mpi_analyze("processes-host", args);
+		cr_expect_eq(tst_count_lines(text, "       4        3 ppfhostb"), 1, "%s", text);
+		cr_expect_eq(tst_count_lines(text, "       4        3 ppfhosta"), 0, "%s", text);
+		free(text);
+	}
+}
