@@ -204,7 +204,7 @@ Test(ident, missing_ranks_are_warned_about_once_per_job)
 Test(ident, events_names_processes_by_host_and_rank)
 {
 	const struct tst_hosts_proc rank3 = { "node2.cluster", 0x22, 7, 5, 3, 1004000000,
-					      1000000000, 1, 0, 0, 0, 2000000 };
+					      1000000000, 1, 0, 0, 0, 2000000, NULL };
 	struct pa_error err = { 0 };
 	struct pa_filter f;
 	char *text;

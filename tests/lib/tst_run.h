@@ -208,6 +208,7 @@ struct tst_hosts_proc {
 	uint64_t mono_anchor; /* its host's CLOCK_MONOTONIC when CLOCK_REALTIME was 1e18 */
 	int leaf, wait_leaf, wait, main_only; /* samples of each stack */
 	uint64_t period_ns; /* cpu-clock's period; 0: 1 ms */
+	const char *exec_path; /* not NULL: the image ends by exec of it (no END) */
 };
 
 /*
