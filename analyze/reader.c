@@ -1847,6 +1847,33 @@ static bool pa_reader_keep_thread_log(const char *dir, const char *name)
  * A process directory is a directory holding a process.log, whatever that
  * is: one that is not a regular file is said when it is read.
  */
+/*
+ * Whether name in dir is the log of a process that took no sample, at the
+ * run's root: <exe>@<host>.<pid>.log, a regular file that starts as a process log.
+ */
+static bool pa_reader_is_root_log(const char *dir, const char *name)
+{
+	size_t len = strlen(name), sl = strlen(PPF_LOG_SUFFIX);
+	struct ppf_file_header h;
+	char *p = NULL;
+	struct stat st;
+	bool ok = false;
+	FILE *f;
+
+	if (len <= sl || name[0] == '.' || strcmp(name + len - sl, PPF_LOG_SUFFIX) != 0 ||
+	    asprintf(&p, "%s/%s", dir, name) < 0)
+		return false;
+	if (lstat(p, &st) == 0 && S_ISREG(st.st_mode) && (f = fopen(p, "rbe")) != NULL) {
+		ok = fread(&h, sizeof(h), 1, f) == 1 &&
+		     memcmp(h.magic, PPF_MAGIC, PPF_MAGIC_LEN) == 0 &&
+		     (h.kind == PPF_FILE_PROCESS ||
+		      __builtin_bswap16(h.kind) == PPF_FILE_PROCESS);
+		fclose(f);
+	}
+	free(p);
+	return ok;
+}
+
 static bool pa_reader_keep_process_dir(const char *dir, const char *name)
 {
 	char *p = NULL;
@@ -1857,7 +1884,7 @@ static bool pa_reader_keep_process_dir(const char *dir, const char *name)
 		return false;
 	ok = lstat(p, &st) == 0;
 	free(p);
-	return ok;
+	return ok || pa_reader_is_root_log(dir, name);
 }
 
 /* Warn about what in a thread log does not fit its process. */
@@ -2107,9 +2134,13 @@ int pa_process_load_opts(const char *dir, const struct pa_load_opts *opts,
 {
 	struct pa_reader_topts o = { 0 };
 	struct pa_process *proc = NULL;
-	char *path = pa_reader_join(dir, PPF_PROCESS_LOG);
+	size_t n = 0, len = strlen(dir), sl = strlen(PPF_LOG_SUFFIX);
+	/* A process that took no sample: its log alone, <exe>@<host>.<pid>.log, no directory. */
+	struct stat st;
+	bool alone = len > sl && strcmp(dir + len - sl, PPF_LOG_SUFFIX) == 0 &&
+		     lstat(dir, &st) == 0 && S_ISREG(st.st_mode);
+	char *path = alone ? strdup(dir) : pa_reader_join(dir, PPF_PROCESS_LOG);
 	char **names = NULL;
-	size_t n = 0;
 	int ret;
 
 	*out = NULL;
@@ -2120,9 +2151,11 @@ int pa_process_load_opts(const char *dir, const struct pa_load_opts *opts,
 	if (ret < 0)
 		return ret;
 	free(proc->dir);
-	proc->dir = strdup(dir);
-	ret = proc->dir ? pa_reader_list_dir(dir, pa_reader_keep_thread_log, &names, &n, err) :
-		pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
+	proc->dir = alone ? strndup(dir, len - sl) : strdup(dir);
+	if (!proc->dir)
+		ret = pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
+	else if (!alone)
+		ret = pa_reader_list_dir(dir, pa_reader_keep_thread_log, &names, &n, err);
 	if (ret == 0 && n) {
 		proc->threads = calloc(n, sizeof(*proc->threads));
 		if (!proc->threads)
@@ -2465,8 +2498,9 @@ int pa_run_load_opts(const char *dir, const struct pa_load_opts *opts, struct pa
 				ret = pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
 		} else
 			ret = pa_error_set(err, -ENOENT, dir, false, 0,
-					   "no process directory (<exe>@<host>.<pid>/%s) here; %s",
-					   PPF_PROCESS_LOG, PA_READER_NO_PROFILE);
+					   "no process directory (<exe>@<host>.<pid>/%s) or process "
+					   "log (<exe>@<host>.<pid>%s) here; %s", PPF_PROCESS_LOG,
+					   PPF_LOG_SUFFIX, PA_READER_NO_PROFILE);
 	}
 	if (ret == 0 && n) {
 		run->processes = calloc(n, sizeof(*run->processes));

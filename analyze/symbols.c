@@ -895,15 +895,22 @@ void pa_symbols_files_release(void)
 
 /*
  * Where the vDSO's image of rec is now, into *file (malloc'd): beside the
- * process directory at the run's root (where it was written when the
- * process log is read alone), or the process's own copy in logs written
- * before. Returns 0 or -ENOMEM.
+ * process directory at the run's root, or beside the process's log when
+ * that is alone at the root (a process that took no sample; rec's path,
+ * where it was written, when the process log is read alone), or the
+ * process's own copy in logs written before. Returns 0 or -ENOMEM.
  */
 static int pa_symbols_vdso_file(const struct pa_process *proc, const struct pa_module *rec,
 				char **file)
 {
+	const char *slash = proc->path ? strrchr(proc->path, '/') : NULL;
+
 	if (!proc->dir || !proc->dir[0])
 		return (*file = strdup(rec->path)) ? 0 : -ENOMEM;
+	/* A process log alone at the root (<exe>@<host>.<pid>.log): the image is beside it. */
+	if (rec->vdso_image && slash && strcmp(slash + 1, PPF_PROCESS_LOG) != 0)
+		return asprintf(file, "%.*s/%s", (int)(slash - proc->path), proc->path,
+				rec->vdso_image) < 0 ? -ENOMEM : 0;
 	if (rec->vdso_image)
 		return asprintf(file, "%s/../%s", proc->dir, rec->vdso_image) < 0 ? -ENOMEM : 0;
 	return asprintf(file, "%s/%s", proc->dir, PPF_VDSO_COPY) < 0 ? -ENOMEM : 0;

@@ -26,6 +26,7 @@
 #include "sigsafe/dlsnap.h"
 #include "sigsafe/records.h"
 #include "sigsafe/sampler.h"
+#include "sigsafe/threads.h"
 
 struct pp_maps_entry {
 	uint64_t id;
@@ -52,15 +53,13 @@ static pthread_mutex_t pp_maps_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct pp_maps_entry *pp_maps;
 static size_t pp_maps_n, pp_maps_cap;
 static uint64_t pp_maps_next_id = 1;
-static int pp_maps_dirfd = -1;
-static char pp_maps_dir[PATH_MAX];
+static struct pp_thread_dir *pp_maps_dir;
 static int pp_maps_rootfd = -1;
 static char pp_maps_root[PATH_MAX];
 
-void pp_maps_set_dir(int dirfd, const char *dir)
+void pp_maps_set_dir(struct pp_thread_dir *dir)
 {
-	pp_maps_dirfd = dirfd;
-	snprintf(pp_maps_dir, sizeof(pp_maps_dir), "%s", dir);
+	pp_maps_dir = dir;
 }
 
 void pp_maps_set_root(int rootfd, const char *root)
@@ -204,7 +203,7 @@ static int pp_maps_vdso(const struct dl_phdr_info *info, uint64_t start,
 	uint64_t size;
 
 	image[0] = '\0';
-	if (!eh || pp_maps_dirfd < 0 || (uint64_t)(uintptr_t)eh < start ||
+	if (!eh || !pp_maps_dir || (uint64_t)(uintptr_t)eh < start ||
 	    (uint64_t)(uintptr_t)eh >= end ||
 	    memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0)
 		return 0;
@@ -216,9 +215,10 @@ static int pp_maps_vdso(const struct dl_phdr_info *info, uint64_t start,
 	    snprintf(path, PATH_MAX, "%s/%s", pp_maps_root, image) < PATH_MAX)
 		return 1;
 	image[0] = '\0';
-	if (pp_maps_vdso_write(pp_maps_dirfd, PPF_VDSO_COPY, eh, size) != 0)
+	if (pp_threads_dir_sigsafe(pp_maps_dir) != 0 ||
+	    pp_maps_vdso_write(pp_maps_dir->fd, PPF_VDSO_COPY, eh, size) != 0)
 		return 0;
-	return snprintf(path, PATH_MAX, "%.*s/%s", PATH_MAX - 16, pp_maps_dir,
+	return snprintf(path, PATH_MAX, "%.*s/%s", PATH_MAX - 16, pp_maps_dir->path,
 			PPF_VDSO_COPY) < PATH_MAX;
 }
 
@@ -447,7 +447,7 @@ int pp_maps_glibc_iterate(int (*cb)(struct dl_phdr_info *, size_t, void *), void
 
 void pp_maps_reset(void)
 {
-	pp_maps_dirfd = -1;
+	pp_maps_dir = NULL;
 	pp_maps_rootfd = -1;
 	pthread_mutex_init(&pp_maps_mutex, NULL);
 	pp_maps_n = 0;

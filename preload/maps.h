@@ -10,12 +10,15 @@
 #include <link.h>
 #include <stdint.h>
 
+struct pp_thread_dir;
+
 /*
  * The process directory, where a copy of the vDSO goes when the output
- * root cannot take its image (it has no file of its own). dirfd stays
- * owned by the caller.
+ * root cannot take its image (it has no file of its own): made then if it
+ * is not yet (sigsafe/threads.h). dir stays owned by the caller; NULL:
+ * none.
  */
-void pp_maps_set_dir(int dirfd, const char *dir);
+void pp_maps_set_dir(struct pp_thread_dir *dir);
 
 /*
  * The output root (absolute path, and a descriptor of it, O_PATH will do),

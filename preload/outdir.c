@@ -18,6 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pprof/format.h"
+
 /* Links followed at most in one walk, the kernel's own limit (MAXSYMLINKS). */
 #define PP_OUTDIR_MAX_LINKS 40
 /* Names tried for a process directory: EXE@HOST.PID, then EXE@HOST.PID.1 ... */
@@ -293,28 +295,26 @@ int pp_outdir_process_name(char *name, size_t size, const char *base, const char
 }
 
 int pp_outdir_make_process(int rootfd, const char *base, const char *host, int pid,
-			   char *name, size_t name_size)
+			   char *name, size_t name_size,
+			   int (*create)(int rootfd, const char *file))
 {
+	char file[NAME_MAX + 1];
 	struct stat st;
 
 	for (int k = 0; k < PP_OUTDIR_MAX_TRIES; k++) {
 		int err = pp_outdir_process_name(name, name_size, base, host, pid, k);
-		int fd;
 
 		if (err)
 			return err;
-		if (mkdirat(rootfd, name, 0700) != 0) {
-			if (errno != EEXIST)
-				return -errno;
+		if (snprintf(file, sizeof(file), "%s%s", name, PPF_LOG_SUFFIX) >= (int)sizeof(file))
+			return -ENAMETOOLONG;
+		if (fstatat(rootfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
 			continue;
-		}
-		fd = openat(rootfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0)
+		if (errno != ENOENT)
 			return -errno;
-		/* Made by us a moment ago: anything else was put in its place. */
-		if (fstat(fd, &st) == 0 && st.st_uid == geteuid())
-			return fd;
-		close(fd);
+		err = create(rootfd, file);
+		if (err != -EEXIST)
+			return err;
 	}
 	return -EEXIST;
 }

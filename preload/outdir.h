@@ -35,7 +35,7 @@
 int pp_outdir_open(const char *path, char *why);
 
 /*
- * The name of a process directory, the one place it is made: base (the
+ * The name of a process, the one place it is made: base (the
  * executable's basename), '@' and host (pp_identity_dir_host; left out
  * with its '@' when ""), '.' and pid, then '.' and k when k > 0 (the k-th
  * name tried after that one was taken). A host in the name keeps processes
@@ -47,13 +47,18 @@ int pp_outdir_process_name(char *name, size_t size, const char *base, const char
 			   int pid, int k);
 
 /*
- * Makes and opens the process directory pp_outdir_process_name names under
- * rootfd, with k from 0 until a name is free. Returns a descriptor
- * (O_RDONLY | O_DIRECTORY, close-on-exec, the caller's) of a directory this
- * process made and owns, with its name in name (name_size bytes), or a
- * negative errno.
+ * Names the process under rootfd: pp_outdir_process_name's name with k
+ * from 0 until one is taken neither as a directory nor as a process log
+ * <name>.log (an earlier process of the same pid, an exec'd image's or an
+ * earlier run's). The process's log is made first, create(rootfd,
+ * "<name>.log"), which must create it exclusively and return 0, -EEXIST
+ * (the next name is tried) or another negative errno; the directory
+ * <name>/ is made later, at the process's first thread log
+ * (sigsafe/threads.h). Returns 0 with the name in name (name_size bytes),
+ * or a negative errno.
  */
 int pp_outdir_make_process(int rootfd, const char *base, const char *host, int pid,
-			   char *name, size_t name_size);
+			   char *name, size_t name_size,
+			   int (*create)(int rootfd, const char *file));
 
 #endif

@@ -1,6 +1,7 @@
 /*
  * The process's profiling life. At its start (the constructor, and a fork
- * child) it makes <root>/<exe>.<pid>/ and process.log, installs the
+ * child) it makes <root>/<exe>@<host>.<pid>.log (its process.log, moved
+ * into <root>/<exe>@<host>.<pid>/ at the first thread log), installs the
  * sampling signal's handler, opens the events and sets the main thread up
  * (thread.h); exec stops sampling, and a failed exec starts it again; at
  * its end (exit, _exit, abort, or the destructor) every log gets its END
@@ -55,11 +56,10 @@ static struct {
 	int mode;            /* PPF_MODE_SIGTRAP or PPF_MODE_SIGNAL (its
 				signal: sigsafe/sampsig.h) */
 	pp_unwlib_backtrace_fn backtrace; /* libunwind's */
-	int rootfd;          /* the output root (O_PATH) while the process
-				starts (pp_process_setup), else -1 */
-	int dirfd;
-	struct pp_thread_dir tdir; /* dirfd, for thread logs */
-	char dir[PATH_MAX];
+	int rootfd;          /* the output root (O_PATH), -1 when none */
+	struct pp_thread_dir tdir; /* the process directory, made at the first
+				      thread log (sigsafe/threads.h) */
+	char dir[PATH_MAX];  /* its path, <root>/<name> */
 	struct pp_events events;
 	uint32_t exit_how;   /* enum ppf_exit_how, once known */
 	int exit_status;
@@ -70,7 +70,7 @@ static struct {
 					handler) began: pp_process_cpu_at_entry;
 					the process's, and its thread's */
 	struct pp_records_cpu entry_thread;
-} pp_process = { .rootfd = -1, .dirfd = -1 };
+} pp_process = { .rootfd = -1, .tdir = { .fd = -1, .rootfd = -1 } };
 
 void pp_process_cpu_at_entry(void)
 {
@@ -100,9 +100,9 @@ void pp_process_unprofiled(int pid, uint32_t why, const char *path)
 	errno = saved;
 }
 
-int pp_process_dirfd(void)
+int pp_process_rootfd(void)
 {
-	return pp_process.dirfd;
+	return pp_process.rootfd;
 }
 
 int pp_process_active(void)
@@ -124,9 +124,12 @@ static void pp_process_full_line(void)
 }
 
 /*
- * Makes <root>/<exe>@<host>.<pid>/ (or .<pid>.<k> if a stale one is there;
- * pp_outdir_process_name) below rootfd, the output root opened by
- * pp_outdir_open.
+ * Names the process's logs under rootfd, the output root opened by
+ * pp_outdir_open: creates process.log as <root>/<exe>@<host>.<pid>.log (or
+ * .<pid>.<k>.log when that name or the directory's is taken:
+ * pp_outdir_make_process), and sets the process directory
+ * <root>/<exe>@<host>.<pid>/ up to be made at the first thread log (and
+ * process.log moved into it: sigsafe/threads.h).
  */
 static int pp_process_dir(int rootfd)
 {
@@ -135,7 +138,7 @@ static int pp_process_dir(int rootfd)
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	int len = snprintf(pp_process.dir, sizeof(pp_process.dir), "%s/",
 			   pp_process.cfg->output);
-	int fd;
+	int err;
 
 	exe[n > 0 ? n : 0] = '\0';
 	base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : "unknown";
@@ -143,16 +146,19 @@ static int pp_process_dir(int rootfd)
 	if (len < 0 || len >= (int)sizeof(pp_process.dir))
 		return -ENAMETOOLONG;
 	pp_identity_dir_host(host, sizeof(host));
-	fd = pp_outdir_make_process(rootfd, base, host, (int)pp_process.pid,
-				    pp_process.dir + len, sizeof(pp_process.dir) - (size_t)len);
-	if (fd < 0)
-		return fd;
-	pp_process.dirfd = pp_fd_move_high_sigsafe(fd);
-	pp_process.tdir = (struct pp_thread_dir){ .fd = pp_process.dirfd,
+	err = pp_outdir_make_process(rootfd, base, host, (int)pp_process.pid,
+				     pp_process.dir + len, sizeof(pp_process.dir) - (size_t)len,
+				     pp_proclog_create);
+	if (err)
+		return err;
+	pp_process.tdir = (struct pp_thread_dir){ .fd = -1,
 						  .pid = (int)pp_process.pid,
-						  .path = pp_process.dir };
-	pp_logfile_same_file_sigsafe(pp_process.dirfd, &pp_process.tdir.dev,
-				     &pp_process.tdir.ino);
+						  .path = pp_process.dir,
+						  .rootfd = rootfd,
+						  .root = pp_process.cfg->output,
+						  .name = pp_process.dir + len };
+	pp_logfile_same_file_sigsafe(rootfd, &pp_process.tdir.root_dev,
+				     &pp_process.tdir.root_ino);
 	return 0;
 }
 
@@ -389,14 +395,24 @@ static uint64_t pp_process_start_ns(int pid)
 
 /*
  * Whether name is a process directory's of pid: EXE@HOST.PID (EXE.PID in
- * runs before the host was in the name), or that and .K when it was taken. Matched from the end, as pp_process_dir makes it:
- * an EXE with dots and digits of its own (python3.11) does not mislead.
+ * runs before the host was in the name), or that and .K when it was taken;
+ * or that of its log at the root, with ".log" after (a process that took
+ * no sample). Matched from the end, as pp_process_dir makes it: an EXE
+ * with dots and digits of its own (python3.11) does not mislead.
  */
 static int pp_process_dir_of(const char *name, int pid)
 {
 	char tail[24];
-	size_t len = strlen(name), tl;
+	size_t len = strlen(name), tl, sl = strlen(PPF_LOG_SUFFIX);
 	const char *k;
+
+	if (len > sl && strcmp(name + len - sl, PPF_LOG_SUFFIX) == 0) {
+		char *base = strndup(name, len - sl);
+		int of = base && pp_process_dir_of(base, pid);
+
+		free(base);
+		return of;
+	}
 
 	tl = (size_t)snprintf(tail, sizeof(tail), ".%d", pid);
 	if (len > tl && strcmp(name + len - tl, tail) == 0)
@@ -420,8 +436,8 @@ static int pp_process_dir_of(const char *name, int pid)
  */
 static int pp_process_run_said(void)
 {
-	const char *mine = strrchr(pp_process.dir, '/') ? strrchr(pp_process.dir, '/') + 1 :
-			   pp_process.dir;
+	const char *mine = pp_process.tdir.name;
+	size_t mlen = strlen(mine);
 	int pids[2] = { (int)getppid(), (int)pp_process.pid };
 	uint64_t since[2] = { pp_process_start_ns(pids[0]), pp_process_start_ns(pids[1]) };
 	int fd = openat(pp_process.rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -437,12 +453,14 @@ static int pp_process_run_said(void)
 	while (!said && (e = readdir(d)) != NULL) {
 		struct stat st;
 
-		if (strcmp(e->d_name, mine) == 0)
+		/* Our own directory, or log (name.log). */
+		if (strncmp(e->d_name, mine, mlen) == 0 &&
+		    (!e->d_name[mlen] || strcmp(e->d_name + mlen, PPF_LOG_SUFFIX) == 0))
 			continue;
 		for (int i = 0; i < 2 && !said; i++)
 			said = since[i] && pp_process_dir_of(e->d_name, pids[i]) &&
 			       fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-			       S_ISDIR(st.st_mode) &&
+			       (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)) &&
 			       (uint64_t)st.st_mtim.tv_sec * 1000000000ull +
 					       (uint64_t)st.st_mtim.tv_nsec >= since[i];
 	}
@@ -526,11 +544,9 @@ static int pp_process_open_output(void)
 	int err;
 
 	pp_process.rootfd = pp_outdir_open(pp_process.cfg->output, why);
+	if (pp_process.rootfd >= 0)
+		pp_process.rootfd = pp_fd_move_high_sigsafe(pp_process.rootfd);
 	err = pp_process.rootfd < 0 ? pp_process.rootfd : pp_process_dir(pp_process.rootfd);
-	if (!err && (err = pp_proclog_create(pp_process.dirfd)) != 0) {
-		pp_fd_close_sigsafe(pp_process.dirfd);
-		pp_process.dirfd = -1;
-	}
 	if (!err)
 		return 0;
 	if (why[0])
@@ -582,7 +598,7 @@ static void pp_process_start_profiling(void)
 		.max_frames = pp_process.cfg->max_frames,
 		.whole_stacks = pp_process.cfg->whole_stacks,
 		.backtrace = pp_process.backtrace,
-		.dir = pp_process.tdir,
+		.dir = &pp_process.tdir,
 	};
 	struct pp_thread *main_thread, *slot;
 
@@ -608,7 +624,7 @@ static void pp_process_start_profiling(void)
 	/* Threads started before us (by a library's constructor). */
 	pp_events_open_others(&pp_process.events, pp_process.cfg);
 	pp_process_write_start((uint32_t)pp_process.mode);
-	pp_maps_set_dir(pp_process.dirfd, pp_process.dir);
+	pp_maps_set_dir(&pp_process.tdir);
 	pp_maps_set_root(pp_process.rootfd, pp_process.cfg->output);
 	pp_maps_scan(pp_records_now_sigsafe());
 	if (slot)
@@ -648,8 +664,6 @@ static void pp_process_setup(void)
 	pp_process_full_line();
 	pp_process_start_profiling();
 	pp_maps_set_root(-1, NULL);
-	close(pp_process.rootfd);
-	pp_process.rootfd = -1;
 }
 
 /*
@@ -671,9 +685,13 @@ static void pp_process_fork_child(void)
 	pp_process.events.n = 0;
 	pp_proclog_forget();
 	pp_maps_reset();
-	if (pp_process.dirfd >= 0)
-		pp_fd_close_sigsafe(pp_process.dirfd);
-	pp_process.dirfd = -1;
+	if (pp_process.tdir.fd >= 0)
+		pp_fd_close_sigsafe(pp_process.tdir.fd);
+	pp_process.tdir.fd = -1;
+	/* The parent's: the child opens the root again from its path. */
+	if (pp_process.rootfd >= 0)
+		pp_fd_close_sigsafe(pp_process.rootfd);
+	pp_process.rootfd = -1;
 	pp_process.exit_how = PPF_EXIT_UNKNOWN;
 	pp_process_setup();
 	errno = saved;

@@ -46,10 +46,10 @@ void pp_process_cpu_at_entry(void);
 void pp_process_unprofiled(int pid, uint32_t why, const char *path);
 
 /*
- * The process's output directory's descriptor (O_PATH, the process's own
- * directory under the output root), or -1 when there is none. Read only.
+ * The output root's descriptor (O_PATH: the directory that holds the
+ * process directories and logs), or -1 when there is none. Read only.
  */
-int pp_process_dirfd(void);
+int pp_process_rootfd(void);
 
 /* Nonzero while this process is being profiled. */
 int pp_process_active(void);

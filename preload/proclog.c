@@ -9,10 +9,9 @@
 static pthread_mutex_t pp_proclog_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct pp_logfile pp_proclog = { .fd = -1 };
 
-int pp_proclog_create(int dirfd)
+int pp_proclog_create(int dirfd, const char *name)
 {
-	return pp_logfile_create_sigsafe(&pp_proclog, dirfd, PPF_PROCESS_LOG,
-					 PPF_FILE_PROCESS);
+	return pp_logfile_create_sigsafe(&pp_proclog, dirfd, name, PPF_FILE_PROCESS);
 }
 
 struct pp_logfile *pp_proclog_hold(void)

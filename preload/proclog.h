@@ -10,8 +10,11 @@
 
 struct pp_logfile;
 
-/* Creates dirfd/process.log. Returns 0 or a negative errno. */
-int pp_proclog_create(int dirfd);
+/*
+ * Creates the process log as dirfd/name (O_EXCL: -EEXIST when it is
+ * there). Returns 0 or a negative errno.
+ */
+int pp_proclog_create(int dirfd, const char *name);
 
 /*
  * Takes the log's lock and returns the log, for the records the caller

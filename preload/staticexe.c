@@ -21,7 +21,7 @@
 /* Program headers and dynamic entries looked at, at the most. */
 #define PP_STATICEXE_MAX_PHDRS 256
 #define PP_STATICEXE_MAX_DYN 4096
-#define PP_STATICEXE_MARKER "../.libpprof-static-"
+#define PP_STATICEXE_MARKER ".libpprof-static-"
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 #define PP_STATICEXE_DATA ELFDATA2MSB
 #else
@@ -225,7 +225,7 @@ static int pp_staticexe_first(void)
 {
 	const char *run = getenv("PPROF_RUN");
 	char name[sizeof(PP_STATICEXE_MARKER) + 64];
-	int dirfd = pp_process_dirfd(), fd;
+	int dirfd = pp_process_rootfd(), fd;
 
 	if (dirfd < 0 || !run || !run[0] || strlen(run) > 63 || strchr(run, '/'))
 		return 1;

@@ -24,7 +24,7 @@ struct pp_thread_env {
 	const struct pp_config *cfg;
 	const struct pp_events *events;  /* which events run (error[]) */
 	int mode;                        /* PPF_MODE_SIGTRAP or PPF_MODE_SIGNAL */
-	const struct pp_thread_dir *dir; /* where thread logs go */
+	struct pp_thread_dir *dir; /* where thread logs go */
 	pp_unwlib_backtrace_fn backtrace;
 };
 

@@ -2,7 +2,12 @@
  * The on-disk log format shared by libpprof.so (writer) and pprof-analyze
  * (reader). Nothing else lives here.
  *
- * A run writes one directory per process, <root>/<exe>@<host>.<pid>/, holding
+ * A run writes one directory per process, <root>/<exe>@<host>.<pid>/ (or
+ * <exe>@<host>.<pid>.<k>/ when the name was taken; <exe>.<pid>/ in runs
+ * before the host was in the name), made at the process's first thread
+ * log: until then, and for good in a process that takes no sample, its
+ * process.log is <root>/<exe>@<host>.<pid>.log (the same name with ".log"),
+ * which the first thread log moves into the directory. The directory holds
  *   process.log        header, PPF_REC_PROCESS, PPF_REC_IDENTITY (logs before
  *                      it have none), PPF_REC_CONFIG, PPF_REC_EVENT...,
  *                      PPF_REC_MODULE and PPF_REC_MODULE_UNLOAD as they happen

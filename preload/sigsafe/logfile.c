@@ -563,13 +563,34 @@ void pp_logfile_forget_sigsafe(struct pp_logfile *log)
 }
 
 /*
- * Runs in signal context. The file keeps its allocated tail (zeros, less
- * than a step): trimming it would free blocks, and on ext4 that waits for a
- * journal commit, about 4 ms for every thread that ends.
+ * Runs in signal context. Cuts the file at its last record: the allocated
+ * tail (zeros, up to a step and the room kept for closing records) is
+ * given back, so a finished log is as long as what it holds. Measured per
+ * file: ~4 us on tmpfs, ~35 us of CPU (~57 us of wall time) on ext4, where
+ * freeing blocks waits for no journal commit unless one is writing the
+ * file's data at that moment. A log that cannot be opened again (its
+ * directory gone, out of descriptors) keeps its tail: readers stop at a
+ * zero record header or at the end of the file alike.
  */
+static void pp_logfile_trim_sigsafe(struct pp_logfile *log)
+{
+	int fd;
+
+	if (!log->map || log->used >= log->size)
+		return;
+	fd = pp_logfile_get_fd_sigsafe(log);
+	if (fd < 0)
+		return;
+	if (syscall(SYS_ftruncate, fd, (off_t)log->used) == 0)
+		log->size = log->used;
+	pp_logfile_put_fd_sigsafe(log, fd);
+}
+
+/* Runs in signal context. */
 void pp_logfile_close_sigsafe(struct pp_logfile *log)
 {
 	pp_logfile_close_open_sigsafe(log);
+	pp_logfile_trim_sigsafe(log);
 	pp_logfile_forget_sigsafe(log);
 }
 

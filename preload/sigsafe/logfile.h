@@ -161,8 +161,11 @@ void pp_logfile_set_full_line_sigsafe(const char *what, const char *then);
 int pp_logfile_full_said_sigsafe(void);
 
 /*
- * Unmaps and closes. The file ends in zeros after the last record, less
- * than PP_LOGFILE_STEP of them (readers stop at a zero record header).
+ * Unmaps and closes, the file cut at the end of its last record (its
+ * allocated tail given back). When the file cannot be opened again to be
+ * cut (a detached log whose directory is gone), it ends in zeros after the
+ * last record, as a killed process's logs do (readers stop at a zero
+ * record header).
  */
 void pp_logfile_close_sigsafe(struct pp_logfile *log);
 

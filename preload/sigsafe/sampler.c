@@ -591,8 +591,8 @@ struct pp_sampler_got {
 static int pp_sampler_log_sigsafe(struct pp_thread *t)
 {
 	if (__atomic_load_n(&t->log_pending, __ATOMIC_ACQUIRE) &&
-	    pp_sampler_cfg.dir.pid == (int)getpid())
-		pp_threads_lazy_log_sigsafe(t, &pp_sampler_cfg.dir, NULL);
+	    pp_sampler_cfg.dir && pp_sampler_cfg.dir->pid == (int)getpid())
+		pp_threads_lazy_log_sigsafe(t, pp_sampler_cfg.dir, NULL);
 	return pp_logfile_takes_records_sigsafe(&t->log);
 }
 
@@ -796,12 +796,12 @@ static struct pp_thread *pp_sampler_adopt_sigsafe(int tid)
 {
 	struct pp_thread *t;
 
-	if (pp_sampler_cfg.dir.pid != (int)getpid())
+	if (!pp_sampler_cfg.dir || pp_sampler_cfg.dir->pid != (int)getpid())
 		return NULL;
 	t = pp_threads_claim_sigsafe(tid);
 	if (!t)
 		return NULL;
-	if (pp_threads_open_log_sigsafe(t, &pp_sampler_cfg.dir, NULL) != 0) {
+	if (pp_threads_open_log_sigsafe(t, pp_sampler_cfg.dir, NULL) != 0) {
 		pp_threads_release_sigsafe(t);
 		return NULL;
 	}

@@ -21,7 +21,8 @@ struct pp_sampler_config {
 	unsigned max_frames; /* 1..PPF_MAX_FRAMES */
 	int whole_stacks;    /* every sample a PPF_REC_SAMPLE with its whole
 				stack (`stacks = whole`), else stacks.h */
-	struct pp_thread_dir dir; /* for the logs of threads adopted here */
+	struct pp_thread_dir *dir; /* for the logs of threads adopted here (and
+				      the lazy logs), the caller's, kept */
 	pp_unwlib_backtrace_fn backtrace; /* libunwind's unw_backtrace */
 	/*
 	 * Per event: its period in ns of the thread's CPU time when it is a

@@ -14,7 +14,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -295,6 +297,112 @@ int pp_threads_tcb_shared_sigsafe(uintptr_t tcb, int tid)
 /* The process directory's descriptor, while it is open again by path. */
 static const struct pp_share_cost pp_threads_dir_fd = { .fds = 1 };
 
+/* Yields while waiting for another thread to make the process directory. */
+#define PP_THREADS_DIR_SPINS 2000
+
+/*
+ * Runs in signal context. A descriptor of dir's root: its own, checked to
+ * name it still, else opened again by its path (*again set; close it).
+ * Returns it, or a negative errno.
+ */
+static int pp_threads_root_fd_sigsafe(struct pp_thread_dir *dir, int *again)
+{
+	int fd;
+
+	*again = 0;
+	if (pp_logfile_same_file_sigsafe(dir->rootfd, &dir->root_dev, &dir->root_ino))
+		return dir->rootfd;
+	if (!dir->root)
+		return -EBADF;
+	fd = (int)syscall(SYS_openat, AT_FDCWD, dir->root,
+			  O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (!pp_logfile_same_file_sigsafe(fd, &dir->root_dev, &dir->root_ino)) {
+		pp_fd_close_sigsafe(fd);
+		return -EBADF;
+	}
+	*again = 1;
+	return fd;
+}
+
+/*
+ * Runs in signal context. Makes <root>/<name>/ (mode 0700, checked to be
+ * the one made, this user's) and moves <root>/<name>.log into it as
+ * process.log; the process's log is written through its own descriptor
+ * and mapping, which a rename leaves as they are. Fills dir's fd, dev and
+ * ino. Returns 0 or a negative errno (nothing is left made).
+ */
+static int pp_threads_dir_make_sigsafe(struct pp_thread_dir *dir)
+{
+	char log[256];
+	struct stat st;
+	int again, err = 0, fd, rootfd = pp_threads_root_fd_sigsafe(dir, &again);
+	size_t len = dir->name ? strlen(dir->name) : sizeof(log);
+
+	if (rootfd < 0)
+		return rootfd;
+	if (len + sizeof(PPF_LOG_SUFFIX) > sizeof(log)) {
+		err = -ENAMETOOLONG;
+		goto out_root;
+	}
+	memcpy(log, dir->name, len);
+	memcpy(log + len, PPF_LOG_SUFFIX, sizeof(PPF_LOG_SUFFIX));
+	if (syscall(SYS_mkdirat, rootfd, dir->name, 0700) != 0) {
+		err = -errno;
+		goto out_root;
+	}
+	fd = (int)syscall(SYS_openat, rootfd, dir->name,
+			  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		goto out_rmdir;
+	}
+	/* Made by us a moment ago: anything else was put in its place. */
+	if (fstat(fd, &st) != 0 || st.st_uid != (uid_t)syscall(SYS_geteuid))
+		err = -EEXIST;
+	else if (syscall(SYS_renameat, rootfd, log, fd, PPF_PROCESS_LOG) != 0)
+		err = -errno;
+	if (err) {
+		pp_fd_close_sigsafe(fd);
+		goto out_rmdir;
+	}
+	dir->dev = (uint64_t)st.st_dev;
+	dir->ino = (uint64_t)st.st_ino;
+	dir->fd = pp_fd_move_high_sigsafe(fd);
+	goto out_root;
+out_rmdir:
+	syscall(SYS_unlinkat, rootfd, dir->name, AT_REMOVEDIR);
+out_root:
+	if (again)
+		pp_fd_close_sigsafe(rootfd);
+	return err;
+}
+
+/* Runs in signal context. */
+int pp_threads_dir_sigsafe(struct pp_thread_dir *dir)
+{
+	int state = __atomic_load_n(&dir->state, __ATOMIC_ACQUIRE), err;
+
+	for (int i = 0; state == PP_THREADS_DIR_MAKING && i < PP_THREADS_DIR_SPINS; i++) {
+		syscall(SYS_sched_yield);
+		state = __atomic_load_n(&dir->state, __ATOMIC_ACQUIRE);
+	}
+	if (state == PP_THREADS_DIR_MADE)
+		return 0;
+	if (state == PP_THREADS_DIR_FAILED)
+		return -dir->err;
+	if (state == PP_THREADS_DIR_MAKING ||
+	    !__atomic_compare_exchange_n(&dir->state, &state, PP_THREADS_DIR_MAKING, 0,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return -EAGAIN;
+	err = pp_threads_dir_make_sigsafe(dir);
+	dir->err = -err;
+	__atomic_store_n(&dir->state, err ? PP_THREADS_DIR_FAILED : PP_THREADS_DIR_MADE,
+			 __ATOMIC_RELEASE);
+	return err;
+}
+
 /*
  * Runs in signal context. A descriptor of dir: its own, checked to name it
  * still; else, the program having closed it, the directory opened again
@@ -302,12 +410,16 @@ static const struct pp_share_cost pp_threads_dir_fd = { .fds = 1 };
  * set) and checked to be the same, from the profiler's share: give it
  * back with pp_threads_dir_put_sigsafe. Returns it, or a negative errno.
  */
-static int pp_threads_dir_fd_sigsafe(const struct pp_thread_dir *dir, int *again)
+static int pp_threads_dir_fd_sigsafe(struct pp_thread_dir *dir, int *again)
 {
-	uint64_t dev = dir->dev, ino = dir->ino;
-	int fd;
+	uint64_t dev, ino;
+	int fd = pp_threads_dir_sigsafe(dir);
 
 	*again = 0;
+	if (fd < 0)
+		return fd;
+	dev = dir->dev;
+	ino = dir->ino;
 	if (pp_logfile_same_file_sigsafe(dir->fd, &dev, &ino))
 		return dir->fd;
 	if (!dir->path || pp_share_take_sigsafe(&pp_threads_dir_fd) != 0)
@@ -333,7 +445,7 @@ static void pp_threads_dir_put_sigsafe(int fd)
 }
 
 /* Runs in signal context. */
-int pp_threads_open_log_sigsafe(struct pp_thread *t, const struct pp_thread_dir *dir,
+int pp_threads_open_log_sigsafe(struct pp_thread *t, struct pp_thread_dir *dir,
 				const char *name)
 {
 	char file[64];
@@ -358,7 +470,7 @@ int pp_threads_open_log_sigsafe(struct pp_thread *t, const struct pp_thread_dir 
 static const struct pp_share_cost pp_threads_log_fd = { .fds = 1 };
 
 /* Runs in signal context. */
-int pp_threads_lazy_log_sigsafe(struct pp_thread *t, const struct pp_thread_dir *dir,
+int pp_threads_lazy_log_sigsafe(struct pp_thread *t, struct pp_thread_dir *dir,
 				const char *name)
 {
 	int err;
@@ -379,7 +491,7 @@ int pp_threads_lazy_log_sigsafe(struct pp_thread *t, const struct pp_thread_dir 
 		t->charge.fds -= pp_threads_log_fd.fds;
 		t->log_fd_kept = 0;
 	}
-	if (err == -EMFILE || err == -ENFILE)
+	if (err == -EMFILE || err == -ENFILE || err == -EAGAIN)
 		return -EMFILE;
 	t->log_err = -err;
 	__atomic_store_n(&t->log_pending, 0, __ATOMIC_RELEASE);

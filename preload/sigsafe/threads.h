@@ -84,15 +84,46 @@ struct pp_thread {
 	struct pp_thread_pause pause; /* pause.h */
 };
 
-/* Where thread logs go: the process directory, as it was opened. */
+/* pp_thread_dir.state: whether the process directory was made. */
+enum pp_threads_dir_state {
+	PP_THREADS_DIR_NONE = 0,   /* not yet: the process's log is <root>/<name>.log */
+	PP_THREADS_DIR_MAKING = 1, /* a thread makes it now */
+	PP_THREADS_DIR_MADE = 2,   /* fd, dev, ino name it; process.log is in it */
+	PP_THREADS_DIR_FAILED = 3, /* it could not be made (err): no thread log */
+};
+
+/*
+ * Where thread logs go: the process directory. It is made at the
+ * process's first thread log (pp_threads_dir_sigsafe), so that a process
+ * that takes no sample leaves its process log alone at the output root,
+ * <root>/<name>.log, and no directory; the first thread log makes
+ * <root>/<name>/ and moves that log into it as process.log.
+ */
 struct pp_thread_dir {
-	int fd;       /* -1 when there is none */
+	int fd;       /* -1 while there is none */
 	int pid;      /* the process it belongs to */
 	const char *path; /* its absolute path (NULL: none), to open it again by
 			     when the program closed fd (threads.c) */
 	uint64_t dev; /* what fd must still name (the app may reuse the number) */
 	uint64_t ino;
+	int rootfd;   /* the output root, where it is made; -1: none */
+	const char *root; /* the root's absolute path, to open it again by */
+	uint64_t root_dev, root_ino; /* what rootfd must still name */
+	const char *name; /* its name in the root (and <name>.log's) */
+	int state;    /* enum pp_threads_dir_state, atomic */
+	int err;      /* with PP_THREADS_DIR_FAILED: why, an errno */
 };
+
+/*
+ * Runs in signal context. Makes dir's directory if it is not made yet
+ * (mkdir under the root, checked to be this user's, and the process's
+ * log moved into it): once per process, by the first thread that asks;
+ * another asking meanwhile waits for it a moment (bounded). Returns 0 when
+ * the directory is there (dir->fd), or a negative errno: -EAGAIN when
+ * another thread was still making it, else why it could not be made
+ * (then for good).
+ */
+int pp_threads_dir_sigsafe(struct pp_thread_dir *dir);
 
 /*
  * Runs in signal context. Creates t's thread-<tid>.log in dir and writes its
@@ -102,10 +133,12 @@ struct pp_thread_dir {
  * has closed dir's descriptor (as daemons close every descriptor they did
  * not open), the directory is opened again by its path a moment, and the
  * log made there grows only while dir's descriptor is ours again, as a log
- * made before the close does. Returns 0 or a negative errno (-EBADF when
- * the directory cannot be found again).
+ * made before the close does. The directory is made first when it is not
+ * yet (pp_threads_dir_sigsafe). Returns 0 or a negative errno (-EBADF when
+ * the directory cannot be found again, -EAGAIN while another thread makes
+ * it).
  */
-int pp_threads_open_log_sigsafe(struct pp_thread *t, const struct pp_thread_dir *dir,
+int pp_threads_open_log_sigsafe(struct pp_thread *t, struct pp_thread_dir *dir,
 				const char *name);
 
 /*
@@ -116,11 +149,12 @@ int pp_threads_open_log_sigsafe(struct pp_thread *t, const struct pp_thread_dir 
  * the profiler's share (share.h) while it is made. A thread's log is made
  * so at its first sample, in the handler, or at its end when it has more
  * to say than PPF_REC_THREAD_QUIET holds. Returns 0 (the log is open), or
- * a negative errno: -EMFILE, out of descriptors now (still pending: tried
- * again at the next sample); else the log is no longer pending and
+ * a negative errno: -EMFILE, out of descriptors now, or another thread
+ * making the process directory (still pending: tried again at the next
+ * sample); else the log is no longer pending and
  * t->log_err says why.
  */
-int pp_threads_lazy_log_sigsafe(struct pp_thread *t, const struct pp_thread_dir *dir,
+int pp_threads_lazy_log_sigsafe(struct pp_thread *t, struct pp_thread_dir *dir,
 				const char *name);
 
 /* Runs in signal context. The thread's slot, or NULL. */

@@ -142,7 +142,11 @@ static int rankgen_rank(int rootfd, int r, int ranks, int threads, uint32_t samp
 	memset(id.boot_id, r / RANKGEN_PER_HOST + 1, sizeof(id.boot_id));
 	if (pp_config_default(&cfg, &errs) != 0)
 		return -1;
-	dirfd = pp_outdir_make_process(rootfd, "rankgen", host, (int)getpid(), dir, sizeof(dir));
+	/* Each rank samples, so it has its directory, named as the preload names it. */
+	if (pp_outdir_process_name(dir, sizeof(dir), "rankgen", host, (int)getpid(), 0) != 0 ||
+	    mkdirat(rootfd, dir, 0700) != 0)
+		return -1;
+	dirfd = openat(rootfd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0)
 		return -1;
 	pp_logfile_init_sigsafe(&log);

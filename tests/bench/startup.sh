@@ -63,15 +63,17 @@ samples() {
 }
 
 # disk MODE COUNT: "ALONE SHARED SAMPLES" bytes left by COUNT /bin/true started together:
-# the first process directory plus every file at the root, and the whole
+# the first process directory (none for a process that took no sample: its
+# log is a file at the root) plus every file at the root, and the whole
 # output divided by COUNT.
 disk() {
-	local dir=$work/disk.$1.$2 first
+	local dir=$work/disk.$1.$2 first first_b=0
 	rm -rf "$dir"
 	# The shell unprofiled: env profiles each /bin/true alone.
 	sh -c "for i in \$(seq $2); do env $(profiled "$1" "$dir") /bin/true & done; wait"
 	first=$(find "$dir" -mindepth 1 -maxdepth 1 -type d -name 'true.*' | head -1)
-	echo $(($(du -sb "$first" | cut -f1) + $(find "$dir" -maxdepth 1 -type f -printf '%s\n' |
+	[ -z "$first" ] || first_b=$(du -sb "$first" | cut -f1)
+	echo $((first_b + $(find "$dir" -maxdepth 1 -type f -printf '%s\n' |
 		awk '{ s += $1 } END { print s + 0 }'))) \
 		$(($(du -sb "$dir" | cut -f1) / $2)) "$(samples "$dir")"
 }

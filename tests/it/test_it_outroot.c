@@ -93,10 +93,11 @@ static void it_root_symlink(const char *target, const char *path, uid_t uid)
 
 /*
  * Entries of directory path besides . and .. (-1: it cannot be read); with
- * dirs_only, its directories only (the process directories of a root,
- * beside the run's image of the vDSO).
+ * processes_only, its processes only: directories, and the logs alone at
+ * the root (<exe>.<pid>.log) of processes that took no sample, beside the
+ * run's image of the vDSO.
  */
-static int it_root_count(const char *path, bool dirs_only)
+static int it_root_count(const char *path, bool processes_only)
 {
 	DIR *d = opendir(path);
 	struct dirent *e;
@@ -104,9 +105,13 @@ static int it_root_count(const char *path, bool dirs_only)
 
 	if (!d)
 		return -1;
-	while ((e = readdir(d)) != NULL)
+	while ((e = readdir(d)) != NULL) {
+		size_t len = strlen(e->d_name);
+		bool log = e->d_type == DT_REG && len > 4 && !strcmp(e->d_name + len - 4, ".log");
+
 		n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 &&
-		     (!dirs_only || e->d_type == DT_DIR);
+		     (!processes_only || e->d_type == DT_DIR || log);
+	}
 	closedir(d);
 	return n;
 }
@@ -116,7 +121,7 @@ static int it_root_entries(const char *path)
 	return it_root_count(path, false);
 }
 
-/* The process directories in root. */
+/* The processes in root: their directories, or their logs alone. */
 static int it_root_dirs(const char *root)
 {
 	return it_root_count(root, true);

@@ -208,25 +208,45 @@ Test(outdir, refuses_where_your_link_leads)
 			  "you (uid %u)", TST_NOBODY, (unsigned)geteuid());
 }
 
-/* EXE.PID, then EXE.PID.1 when a process of the same pid (an earlier run) took it. */
-Test(outdir, process_directory_gets_a_fresh_name)
+/* Makes the process log under rootfd as the preload does (O_EXCL), mode 0600. */
+static int od_create_log(int rootfd, const char *file)
 {
-	int root = od_open("root"), a, b;
+	int fd = openat(rootfd, file, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+/*
+ * EXE.PID (its log EXE.PID.log; no host given), then EXE.PID.1 when a process of the same
+ * pid (an earlier run, an earlier image) took the log's name or made the
+ * directory.
+ */
+Test(outdir, process_gets_a_fresh_name)
+{
+	int root = od_open("root");
 	char name[64];
 	struct stat st;
 
-	a = pp_outdir_make_process(root, "app", "", 42, name, sizeof(name));
-	cr_assert_geq(a, 0, "%s", strerror(-a));
+	cr_assert_eq(pp_outdir_make_process(root, "app", "", 42, name, sizeof(name),
+					    od_create_log), 0);
 	cr_expect_str_eq(name, "app.42");
-	b = pp_outdir_make_process(root, "app", "", 42, name, sizeof(name));
-	cr_assert_geq(b, 0, "%s", strerror(-b));
+	cr_assert_eq(fstatat(root, "app.42.log", &st, AT_SYMLINK_NOFOLLOW), 0);
+	cr_expect(S_ISREG(st.st_mode) && (st.st_mode & 07777) == 0600);
+	cr_expect_neq(fstatat(root, "app.42", &st, AT_SYMLINK_NOFOLLOW), 0,
+		      "the directory is made at the first thread log, not now");
+	cr_assert_eq(pp_outdir_make_process(root, "app", "", 42, name, sizeof(name),
+					    od_create_log), 0);
 	cr_expect_str_eq(name, "app.42.1");
-	cr_assert_eq(fstatat(root, "app.42.1", &st, AT_SYMLINK_NOFOLLOW), 0);
-	cr_expect(S_ISDIR(st.st_mode) && (st.st_mode & 07777) == 0700);
-	cr_expect(fcntl(b, F_GETFD) & FD_CLOEXEC);
-	cr_expect_eq(pp_outdir_make_process(root, "app", "", 42, name, 8), -ENAMETOOLONG);
-	close(a);
-	close(b);
+	/* A directory of that name (the process log moved into it) takes the name too. */
+	cr_assert_eq(mkdirat(root, "app.42.2", 0700), 0);
+	cr_assert_eq(pp_outdir_make_process(root, "app", "", 42, name, sizeof(name),
+					    od_create_log), 0);
+	cr_expect_str_eq(name, "app.42.3");
+	cr_expect_eq(pp_outdir_make_process(root, "app", "", 42, name, 8, od_create_log),
+		     -ENAMETOOLONG);
 	close(root);
 }
 
@@ -236,21 +256,18 @@ Test(outdir, process_directory_gets_a_fresh_name)
  */
 Test(outdir, process_dir_names_the_host)
 {
-	int root = od_open("root"), a, b;
+	int root = od_open("root");
 	char name[64];
 
-	a = pp_outdir_make_process(root, "app", "node1", 6, name, sizeof(name));
-	cr_assert_geq(a, 0, "%s", strerror(-a));
+	cr_assert_eq(pp_outdir_make_process(root, "app", "node1", 6, name, sizeof(name),
+					    od_create_log), 0);
 	cr_expect_str_eq(name, "app@node1.6");
-	b = pp_outdir_make_process(root, "app", "node2", 6, name, sizeof(name));
-	cr_assert_geq(b, 0, "%s", strerror(-b));
+	cr_assert_eq(pp_outdir_make_process(root, "app", "node2", 6, name, sizeof(name),
+					    od_create_log), 0);
 	cr_expect_str_eq(name, "app@node2.6");
-	close(b);
-	b = pp_outdir_make_process(root, "app", "node2", 6, name, sizeof(name));
-	cr_assert_geq(b, 0, "%s", strerror(-b));
+	cr_assert_eq(pp_outdir_make_process(root, "app", "node2", 6, name, sizeof(name),
+					    od_create_log), 0);
 	cr_expect_str_eq(name, "app@node2.6.1");
 	cr_expect_eq(pp_outdir_process_name(name, 11, "app", "node2", 6, 0), -ENAMETOOLONG);
-	close(a);
-	close(b);
 	close(root);
 }

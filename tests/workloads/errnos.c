@@ -17,7 +17,8 @@
  *     burn about 10 ms of CPU in burn_errno (sampled many times) and read
  *     errno back, SECONDS x 100 + 1 times (default 0.3: 31 bursts; a fixed
  *     count, not measured); each prints how many bursts kept the value.
- *     The third thread first closes every descriptor it did not open except
+ *     The third thread first burns a few bursts (so that it has taken
+ *     samples, and has its log), then closes every descriptor it did not open except
  *     perf events, with raw system calls, and burns 100 frames deep: its
  *     log soon fills the space allocated before the close, and from then on
  *     the profiler's signal handler meets failing system calls at every
@@ -45,6 +46,8 @@
 /* Iterations of one burst: about 10 ms of CPU. */
 #define ERRNOS_BURST (10 * (uint64_t)WL_CHUNK)
 #define ERRNOS_MISSING "/nonexistent-errnos/prog"
+/* Bursts the closer burns before it closes (about 30 ms of CPU). */
+#define ERRNOS_WARM_BURSTS 3
 /* Frames under the closer's bursts: a sample of them takes about 1 KiB. */
 #define ERRNOS_DEEP 100
 
@@ -167,8 +170,17 @@ static void *errnos_thread(void *arg)
 	job->start_errno = errno;
 	if (job->start)
 		pthread_barrier_wait(job->start);
-	if (job->closer)
+	if (job->closer) {
+		/*
+		 * Sampled first, so that its log and the process directory
+		 * (made at a process's first thread log) are there before the
+		 * close: made after it, they would hold fresh descriptors and
+		 * the handler would meet no failing call.
+		 */
+		for (int i = 0; i < ERRNOS_WARM_BURSTS; i++)
+			errnos_sink += errnos_deep(ERRNOS_DEEP);
 		errnos_close_all();
+	}
 	errnos_bursts(job);
 	return NULL;
 }
