@@ -65,6 +65,9 @@ static const struct perf_event_attr *pp_sampler_count_attrs;
 static struct sigaction pp_sampler_app[2];
 static int pp_sampler_app_cur;
 static int pp_sampler_in_dl;
+/* Threads inside dlopen now, and a count bumped as one enters or leaves. */
+static int pp_sampler_in_dlopen;
+static unsigned pp_sampler_dlopen_gen;
 static uint64_t pp_sampler_unowned;
 /* CLOCK_MONOTONIC of the process's last CPU time in a progress record. */
 static uint64_t pp_sampler_proc_progress_ns;
@@ -154,6 +157,45 @@ void pp_sampler_dl_enter_sigsafe(void)
 void pp_sampler_dl_leave_sigsafe(void)
 {
 	__atomic_sub_fetch(&pp_sampler_in_dl, 1, __ATOMIC_ACQ_REL);
+}
+
+/* Runs in signal context. */
+void pp_sampler_dlopen_enter_sigsafe(void)
+{
+	__atomic_add_fetch(&pp_sampler_dlopen_gen, 1, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&pp_sampler_in_dlopen, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Runs in signal context. */
+void pp_sampler_dlopen_leave_sigsafe(void)
+{
+	__atomic_sub_fetch(&pp_sampler_in_dlopen, 1, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&pp_sampler_dlopen_gen, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Runs in signal context. */
+unsigned pp_sampler_dlopen_state_sigsafe(int *inside)
+{
+	unsigned gen = __atomic_load_n(&pp_sampler_dlopen_gen, __ATOMIC_SEQ_CST);
+
+	*inside = __atomic_load_n(&pp_sampler_in_dlopen, __ATOMIC_SEQ_CST);
+	return gen;
+}
+
+/*
+ * Runs in signal context. Whether a sample may be unwound now: not while a
+ * thread is in dlclose or a module-map scan (the snapshot may list what is
+ * being unmapped), nor in dlopen when the snapshot was built while one was
+ * under way (it may list an object a failing dlopen unmaps again). A dlopen
+ * that only maps new objects leaves every object of a clean snapshot
+ * mapped: its samples unwind through the loader to the caller.
+ */
+static int pp_sampler_may_unwind_sigsafe(void)
+{
+	if (__atomic_load_n(&pp_sampler_in_dl, __ATOMIC_ACQUIRE))
+		return 0;
+	return !__atomic_load_n(&pp_sampler_in_dlopen, __ATOMIC_SEQ_CST) ||
+	       !pp_dlsnap_partial_sigsafe();
 }
 
 /* Runs in signal context. */
@@ -615,7 +657,7 @@ static void pp_sampler_record_sigsafe(struct pp_thread *t, unsigned event, int l
 	 */
 	if (!pp_sampler_log_sigsafe(t))
 		goto out_lost;
-	if (!t->leaf_only && !__atomic_load_n(&pp_sampler_in_dl, __ATOMIC_ACQUIRE)) {
+	if (!t->leaf_only && pp_sampler_may_unwind_sigsafe()) {
 		pp_dlsnap_enter_handler_sigsafe();
 		pp_unwmask_enter_sigsafe(&uc->uc_sigmask, pp_sampsig_number_sigsafe());
 		n = pp_sampler_unwind_sigsafe(rip, &f, pp_sampler_cfg.max_frames, &first,
