@@ -24,3 +24,16 @@ int pa_grow(void **v, size_t *cap, size_t n, size_t elem)
 	*cap = ncap;
 	return 0;
 }
+
+void pa_grow_fit(void **v, size_t *cap, size_t n, size_t elem)
+{
+	void *nv;
+
+	if (!*v || n >= *cap)
+		return;
+	nv = realloc(*v, (n ? n : 1) * elem);
+	if (!nv)
+		return;
+	*v = nv;
+	*cap = n ? n : 1;
+}

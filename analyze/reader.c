@@ -1096,6 +1096,10 @@ static int pa_reader_process_parse(struct pa_log_buf *buf, bool quiet, struct pa
 		return ret;
 	}
 	c.proc->unknown_records = buf->unknown;
+	pa_grow_fit((void **)&c.proc->events, &c.events_cap, c.proc->nevents,
+		    sizeof(*c.proc->events));
+	pa_grow_fit((void **)&c.proc->modules, &c.modules_cap, c.proc->nmodules,
+		    sizeof(*c.proc->modules));
 	if (c.proc->nunsampled)
 		qsort(c.proc->unsampled, c.proc->nunsampled, sizeof(*c.proc->unsampled),
 		      pa_reader_cmp_unsampled);
@@ -1153,7 +1157,7 @@ struct pa_reader_block {
 	uint64_t v[];
 };
 
-#define PA_READER_BLOCK_MIN 512        /* addresses: small threads stay small */
+#define PA_READER_BLOCK_MIN 32         /* addresses: small threads stay small */
 #define PA_READER_BLOCK_MAX (1u << 17) /* addresses: 1 MiB */
 #define PA_READER_RELEASE (4u << 20)   /* bytes of a mapping read before they are released */
 
@@ -1721,6 +1725,10 @@ static int pa_reader_thread_parse(struct pa_log_buf *buf, bool expect_end,
 		return ret;
 	}
 	c.thread->unknown_records = buf->unknown;
+	pa_grow_fit((void **)&c.thread->samples, &c.samples_cap, c.thread->nsamples,
+		    sizeof(*c.thread->samples));
+	pa_grow_fit((void **)&c.thread->events, &c.events_cap, c.thread->nevents,
+		    sizeof(*c.thread->events));
 	pa_reader_check_end(buf, expect_end, warn);
 	*out = c.thread;
 	return 0;
@@ -2312,7 +2320,7 @@ struct pa_reader_pjobs {
 	const struct pa_load_opts *opts;
 	struct pa_process **procs;  /* per directory, NULL until loaded */
 	struct pa_warnings *warns;  /* per directory, merged in order afterwards */
-	struct pa_error *errs;
+	struct pa_error **errs;     /* per directory that failed (malloc'd; NULL: no memory) */
 	int *rets;
 };
 
@@ -2323,11 +2331,23 @@ static void pa_reader_pjob(void *arg, size_t i)
 	struct pa_reader_pjobs *j = arg;
 	char *pdir = strcmp(j->names[i], ".") ? pa_reader_join(j->dir, j->names[i]) :
 						 strdup(j->dir);
+	/* Kept only on failure: a pa_error is 4 KiB, and a run may have 100,000 processes. */
+	struct pa_error err = { 0 };
 
-	j->rets[i] = pdir ? pa_process_load_opts(pdir, j->opts, &j->procs[i], &j->warns[i],
-						 &j->errs[i]) :
-			    pa_error_set(&j->errs[i], -ENOMEM, j->dir, false, 0, "out of memory");
+	j->rets[i] = pdir ? pa_process_load_opts(pdir, j->opts, &j->procs[i], &j->warns[i], &err) :
+			    pa_error_set(&err, -ENOMEM, j->dir, false, 0, "out of memory");
+	if (j->rets[i] != 0 && (j->errs[i] = malloc(sizeof(err))) != NULL)
+		*j->errs[i] = err;
 	free(pdir);
+}
+
+/* The error job i of j failed with, into out (out of memory when it could not be kept). */
+static void pa_reader_pjob_error(const struct pa_reader_pjobs *j, size_t i, struct pa_error *out)
+{
+	if (j->errs[i])
+		*out = *j->errs[i];
+	else
+		pa_error_set(out, -ENOMEM, j->dir, false, 0, "out of memory");
 }
 
 /*
@@ -2361,10 +2381,13 @@ static int pa_reader_load_processes(struct pa_run *run, char **names, size_t n,
 			j.procs[i] = NULL;
 		} else if (ret == PA_REGFILE_NOT_REGULAR && (i + 1 < n || run->nprocesses)) {
 			/* Skipped; unless nothing at all could be read: then it is the error. */
-			pa_reader_skipped(&run->warnings, &j.errs[i], "that process is skipped");
+			struct pa_error skipped;
+
+			pa_reader_pjob_error(&j, i, &skipped);
+			pa_reader_skipped(&run->warnings, &skipped, "that process is skipped");
 			ret = 0;
 		} else {
-			*err = j.errs[i];
+			pa_reader_pjob_error(&j, i, err);
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -2372,6 +2395,8 @@ static int pa_reader_load_processes(struct pa_run *run, char **names, size_t n,
 			pa_process_free(j.procs[i]);
 		if (j.warns)
 			pa_warnings_release(&j.warns[i]);
+		if (j.errs)
+			free(j.errs[i]);
 	}
 	free(j.procs);
 	free(j.warns);

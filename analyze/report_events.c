@@ -8,9 +8,10 @@
 #include <string.h>
 
 #include "eventinfo.h"
+#include "ident.h"
 #include "jsondoc.h"
 
-#define PA_REPORT_EVENTS_PIDS 3 /* pids named in the PROCESSES column */
+#define PA_REPORT_EVENTS_PIDS 3 /* processes named in the PROCESSES column */
 
 /* Events of the selected processes that share name, spec, settings and status. */
 struct pa_report_events_row {
@@ -19,7 +20,7 @@ struct pa_report_events_row {
 	uint64_t lost;
 	uint64_t throttled;
 	size_t nprocesses;
-	uint32_t pids[PA_REPORT_EVENTS_PIDS];
+	const struct pa_process *procs[PA_REPORT_EVENTS_PIDS];
 };
 
 /* A row's columns as text. */
@@ -29,7 +30,7 @@ struct pa_report_events_text {
 	char samples[32];
 	char lost[32];
 	char throttled[32];
-	char procs[64];
+	char procs[PA_REPORT_EVENTS_PIDS * 112 + 16];
 	char status[96];
 };
 
@@ -38,6 +39,7 @@ struct pa_report_events_table {
 	struct pa_report_events_row *rows;
 	size_t nrows;
 	size_t nprocesses;
+	struct pa_ident_run id; /* whether processes are named by host and rank */
 };
 
 static const char *pa_report_events_mode(uint32_t mode, char *buf, size_t size)
@@ -114,9 +116,9 @@ static void pa_report_events_config(const struct pa_process *proc, char *buf, si
 
 /* The configuration lines: one when every selected process agrees, else one each. */
 static void pa_report_events_configs(FILE *out, const struct pa_run *run,
-				     const struct pa_filter *f)
+				     const struct pa_filter *f, const struct pa_ident_run *id)
 {
-	char first[PA_ERROR_PATH_MAX + 256], line[PA_ERROR_PATH_MAX + 256];
+	char first[PA_ERROR_PATH_MAX + 256], line[PA_ERROR_PATH_MAX + 256], tag[96];
 	bool agree = true, any = false;
 
 	for (size_t p = 0; p < run->nprocesses; p++) {
@@ -137,8 +139,10 @@ static void pa_report_events_configs(FILE *out, const struct pa_run *run,
 		if (!pa_filter_selects(f, proc))
 			continue;
 		pa_report_events_config(proc, line, sizeof(line));
-		fprintf(out, "# pid %" PRIu32 " (%s): %s\n", proc->pid, pa_process_exe_base(proc),
-			line);
+		/* "pid 6 (app, rank2@node2)": the pid alone may be another host's. */
+		pa_ident_tag(id, proc, tag, sizeof(tag));
+		fprintf(out, "# pid %" PRIu32 " (%s%s%s): %s\n", proc->pid,
+			pa_process_exe_base(proc), tag[0] ? ", " : "", tag, line);
 	}
 }
 
@@ -165,7 +169,7 @@ static void pa_report_events_add(struct pa_report_events_table *t, const struct 
 		r->e = e;
 	}
 	if (r->nprocesses < PA_REPORT_EVENTS_PIDS)
-		r->pids[r->nprocesses] = proc->pid;
+		r->procs[r->nprocesses] = proc;
 	r->nprocesses++;
 	g.event_name = NULL;
 	g.event = e->index;
@@ -184,6 +188,7 @@ static int pa_report_events_table_init(struct pa_report_events_table *t,
 	size_t cap = 1;
 
 	memset(t, 0, sizeof(*t));
+	pa_ident_scan(run, &t->id);
 	for (size_t p = 0; p < run->nprocesses; p++)
 		cap += run->processes[p]->nevents;
 	t->rows = malloc(cap * sizeof(*t->rows));
@@ -203,31 +208,38 @@ static int pa_report_events_table_init(struct pa_report_events_table *t,
 	return 0;
 }
 
-/* "all", or "101,102,103,+2". */
-static void pa_report_events_procs(const struct pa_report_events_row *r, size_t nprocesses,
-				   char *buf, size_t size)
+/*
+ * "all", or "101,102,103,+2"; when the run spans hosts or has ranks, each
+ * pid after its tag as the coverage notes write it: "rank0@node1:6,node1:5".
+ */
+static void pa_report_events_procs(const struct pa_report_events_row *r,
+				   const struct pa_report_events_table *t, char *buf, size_t size)
 {
 	size_t len = 0;
+	char tag[96];
 
-	if (r->nprocesses == nprocesses) {
+	if (r->nprocesses == t->nprocesses) {
 		snprintf(buf, size, "all");
 		return;
 	}
 	buf[0] = '\0';
-	for (size_t i = 0; i < r->nprocesses && i < PA_REPORT_EVENTS_PIDS && len < size; i++)
-		len += (size_t)snprintf(buf + len, size - len, "%s%" PRIu32, i ? "," : "",
-					r->pids[i]);
+	for (size_t i = 0; i < r->nprocesses && i < PA_REPORT_EVENTS_PIDS && len < size; i++) {
+		pa_ident_tag(&t->id, r->procs[i], tag, sizeof(tag));
+		len += (size_t)snprintf(buf + len, size - len, "%s%s%s%" PRIu32, i ? "," : "",
+					tag, tag[0] ? ":" : "", r->procs[i]->pid);
+	}
 	if (r->nprocesses > PA_REPORT_EVENTS_PIDS && len < size)
 		snprintf(buf + len, size - len, ",+%zu", r->nprocesses - PA_REPORT_EVENTS_PIDS);
 }
 
-static void pa_report_events_text(const struct pa_report_events_row *r, size_t nprocesses,
+static void pa_report_events_text(const struct pa_report_events_row *r,
+				  const struct pa_report_events_table *t,
 				  struct pa_report_events_text *x)
 {
 	pa_event_format_encoding(r->e, x->encoding, sizeof(x->encoding));
 	pa_event_format_period(r->e, x->period, sizeof(x->period));
 	pa_event_format_status(r->e, x->status, sizeof(x->status));
-	pa_report_events_procs(r, nprocesses, x->procs, sizeof(x->procs));
+	pa_report_events_procs(r, t, x->procs, sizeof(x->procs));
 	if (pa_event_samples(r->e)) {
 		pa_events_format_count(r->samples, x->samples, sizeof(x->samples));
 		pa_events_format_count(r->lost, x->lost, sizeof(x->lost));
@@ -253,7 +265,7 @@ static void pa_report_events_widths(const struct pa_report_events_table *t, int 
 
 	w[0] = 4, w[1] = 5, w[2] = 8, w[3] = 6, w[4] = 7, w[5] = 4, w[6] = 9, w[7] = 9;
 	for (size_t i = 0; i < t->nrows; i++) {
-		pa_report_events_text(&t->rows[i], t->nprocesses, &x);
+		pa_report_events_text(&t->rows[i], t, &x);
 		w[0] = pa_report_events_max(w[0], t->rows[i].e->name);
 		w[1] = pa_report_events_max(w[1], t->rows[i].e->spec);
 		w[2] = pa_report_events_max(w[2], x.encoding);
@@ -278,7 +290,7 @@ static void pa_report_events_rows(FILE *out, const struct pa_report_events_table
 	for (size_t i = 0; i < t->nrows; i++) {
 		const struct pa_event *e = t->rows[i].e;
 
-		pa_report_events_text(&t->rows[i], t->nprocesses, &x);
+		pa_report_events_text(&t->rows[i], t, &x);
 		fprintf(out, "%-*s  %-*s  %-6s  %-*s  %-*s  %-11s  %7" PRIu32 "  %*s  %*s  "
 			"%*s  %-*s  %s\n", w[0], e->name, w[1], e->spec, pa_event_kind(e), w[2],
 			x.encoding, w[3], x.period, pa_event_scope(e), e->precise_ip, w[4],
@@ -312,7 +324,7 @@ static int pa_report_events_write(const struct pa_report_ctx *ctx)
 	int ret = pa_report_events_table_init(&t, run, &f);
 
 	if (ret == 0) {
-		pa_report_events_configs(out, run, &f);
+		pa_report_events_configs(out, run, &f, &t.id);
 		if (t.nrows)
 			pa_report_events_rows(out, &t);
 		else
@@ -354,6 +366,7 @@ static void pa_report_events_json_config(struct pa_json *j, const struct pa_proc
 	pa_json_object_begin(j);
 	pa_json_key_uint(j, "pid", proc->pid);
 	pa_json_key_string(j, "exe", pa_process_exe_base(proc));
+	pa_ident_json(j, proc);
 	pa_json_key_string(j, "mode", pa_report_events_mode(proc->mode, mode, sizeof(mode)));
 	pa_json_key(j, "signal");
 	if (proc->mode == PPF_MODE_SIGNAL && proc->signal) {
@@ -415,7 +428,7 @@ static void pa_report_events_json_row(struct pa_json *j, const struct pa_run *ru
 	const struct pa_event *e = r->e;
 	struct pa_report_events_text x;
 
-	pa_report_events_text(r, t->nprocesses, &x);
+	pa_report_events_text(r, t, &x);
 	pa_json_object_begin(j);
 	pa_json_key_string(j, "name", e->name);
 	pa_json_key_string(j, "event", e->spec);
@@ -467,7 +480,7 @@ static void pa_report_events_json_counts(const struct pa_run *run, const struct 
  * The same as a JSON document (jsondoc.h; "header" and "lost" are
  * null, "samples" sums the rows', "processes" and "threads" count the
  * selected ones) with "configs", one object per selected process: {"pid",
- * "exe", "mode", "signal" (the signal mode's, else null), "requested",
+ * "exe", "host", "rank", "world_size", "job" (pa_ident_json), "mode", "signal" (the signal mode's, else null), "requested",
  * "source", "max_frames", "follow_exec", "unavailable", "strict" (null
  * when the log has no configuration record), "text" (the text report's
  * line)}; and one row per event row: {"name", "event", "kind",

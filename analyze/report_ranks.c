@@ -56,7 +56,9 @@ struct pa_ranks {
 	size_t row;                    /* its row, or SIZE_MAX: no rank */
 	signed char *stack_mpi;        /* per distinct stack of proc: -1 unknown, 0, 1 */
 	size_t nstacks;
-	size_t without_rank;           /* selected processes without a rank */
+	size_t without_rank;           /* selected processes without a rank, not exec'd */
+	size_t replaced;               /* selected images without a rank replaced by exec */
+	size_t replaced_by_rank;       /* of those, ones a rank's image replaced */
 };
 
 /* Whether a frame is in the MPI library (pa_ranks_mpi_*). */
@@ -156,8 +158,26 @@ static int pa_ranks_sample(void *ctx, const struct pa_samples_item *item)
 }
 
 /*
+ * Whether the image p (replaced by exec) was followed by a rank: an image
+ * of its pid on its host, started no earlier, that has a rank (a
+ * launcher's fork child that exec'd the program).
+ */
+static bool pa_ranks_became_rank(const struct pa_run *run, const struct pa_process *p)
+{
+	for (size_t i = 0; i < run->nprocesses; i++) {
+		const struct pa_process *q = run->processes[i];
+
+		if (q != p && q->pid == p->pid && q->id.rank >= 0 &&
+		    q->start_ns >= p->start_ns && pa_process_same_pid_space(p, q))
+			return true;
+	}
+	return false;
+}
+
+/*
  * Processes the filter selects that took no sample still name their rank;
- * those without one are counted.
+ * those without one are counted: images replaced by exec (a launcher's
+ * fork children before they run the program) apart from the others.
  */
 static int pa_ranks_quiet(struct pa_ranks *r, const struct pa_run *run, const struct pa_filter *f)
 {
@@ -167,6 +187,11 @@ static int pa_ranks_quiet(struct pa_ranks *r, const struct pa_run *run, const st
 
 		if (!pa_filter_selects(f, p))
 			continue;
+		if (p->id.rank < 0 && p->replaced) {
+			r->replaced++;
+			r->replaced_by_rank += pa_ranks_became_rank(run, p);
+			continue;
+		}
 		if (p->id.rank < 0) {
 			r->without_rank++;
 			continue;
@@ -327,7 +352,9 @@ static void pa_ranks_row_text(FILE *out, const struct pa_ranks_row *row, int hos
  * then one row per rank: RANK, HOST (its first process's), PROCS, SAMPLES,
  * MPI (samples with a frame in the MPI library), MPI%, COMPUTE (the others)
  * and CPU(s) (samples x period for a time event, else "-"). Processes
- * without a rank (the launcher) are counted on a last line. Returns 0, or
+ * without a rank that ran without exec (the launcher) are counted on a
+ * line, and images replaced by exec (how many of them by a rank) on
+ * another. Returns 0, or
  * a negative errno (-EIO on a write error).
  */
 static int pa_report_ranks_write(const struct pa_report_ctx *ctx)
@@ -365,6 +392,10 @@ static int pa_report_ranks_write(const struct pa_report_ctx *ctx)
 	if (r.without_rank)
 		fprintf(out, "# %zu process%s without a rank (launchers, helpers) left out\n",
 			r.without_rank, r.without_rank == 1 ? "" : "es");
+	if (r.replaced)
+		fprintf(out, "# %zu image%s without a rank that exec replaced left out (%zu by a "
+			"rank: the launcher's children before they ran the program)\n", r.replaced,
+			r.replaced == 1 ? "" : "s", r.replaced_by_rank);
 	pa_ranks_release(&r);
 	return ferror(out) ? -EIO : 0;
 }
@@ -433,7 +464,10 @@ static void pa_ranks_json_job(struct pa_json *j, const struct pa_ranks *r,
  * "processes", "samples", "mpi", "mpi_percent", "compute", "cpu_s" (null
  * unless a time event)}; "jobs", one per job {"job", "world_size", "ranks",
  * "missing", "missing_ranks" (every one), "imbalance" (null when no rank
- * computed), "slowest_rank", "mean_compute"}; "without_rank".
+ * computed), "slowest_rank", "mean_compute"}; "without_rank" (processes
+ * that ran without exec), "replaced_by_exec" (images without a rank that
+ * exec replaced) and "replaced_by_rank" (of those, the ones a rank's
+ * image replaced).
  */
 static int pa_report_ranks_write_json(const struct pa_report_ctx *ctx)
 {
@@ -470,6 +504,8 @@ static int pa_report_ranks_write_json(const struct pa_report_ctx *ctx)
 		}
 		pa_json_array_end(j);
 		pa_json_key_uint(j, "without_rank", r.without_rank);
+		pa_json_key_uint(j, "replaced_by_exec", r.replaced);
+		pa_json_key_uint(j, "replaced_by_rank", r.replaced_by_rank);
 		ret = pa_jsondoc_end(j);
 	}
 	pa_ranks_release(&r);

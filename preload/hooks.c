@@ -19,6 +19,7 @@
 #include "pprof/format.h"
 #include "process.h"
 #include "sigsafe/appmask.h"
+#include "sigsafe/dlsnap.h"
 #include "sigsafe/fd.h"
 #include "sigsafe/records.h"
 #include "sigsafe/sampler.h"
@@ -426,15 +427,22 @@ PP_EXPORT void *dlopen(const char *file, int mode)
 
 	if (!pp_real.dlopen)
 		pp_hooks_resolve();
-	pp_sampler_dl_enter_sigsafe();
+	pp_sampler_dlopen_enter_sigsafe();
 	h = pp_real.dlopen(file, mode);
-	pp_sampler_dl_leave_sigsafe();
-	if (h && pp_process_active()) {
+	/* To the leaf from here until the snapshot lists what it loaded. */
+	pp_sampler_dl_enter_sigsafe();
+	pp_sampler_dlopen_leave_sigsafe();
+	/*
+	 * A failed dlopen unmaps what it had mapped, which a partial snapshot
+	 * (dlsnap.h) may list: rebuild it then too.
+	 */
+	if ((h || pp_dlsnap_partial_sigsafe()) && pp_process_active()) {
 		int saved = errno; /* the app sees dlopen's errno */
 
 		pp_maps_scan(pp_records_now_sigsafe());
 		errno = saved;
 	}
+	pp_sampler_dl_leave_sigsafe();
 	return h;
 }
 

@@ -417,15 +417,20 @@ static pp_maps_iterate_fn pp_maps_real(void)
 int pp_maps_scan(uint64_t now_ns)
 {
 	struct pp_maps_scan_ctx ctx = { .now_ns = now_ns, .first = 1 };
+	unsigned gen;
+	int inside, after;
 
 	/* While the list is read and the snapshot replaced: leaf-only samples. */
 	pp_sampler_dl_enter_sigsafe();
 	pthread_mutex_lock(&pp_maps_mutex);
 	for (size_t i = 0; i < pp_maps_n; i++)
 		pp_maps[i].seen = 0;
+	gen = pp_sampler_dlopen_state_sigsafe(&inside);
 	pp_maps_real()(pp_maps_visit, &ctx);
 	pp_maps_sweep(&ctx);
 	pp_respath_release(&ctx.respath);
+	if (ctx.snap)
+		ctx.snap->partial = inside || pp_sampler_dlopen_state_sigsafe(&after) != gen;
 	if (ctx.snap && !ctx.err)
 		pp_maps_publish(ctx.snap);
 	else

@@ -47,6 +47,19 @@ struct pp_dlsnap *pp_dlsnap_swap_sigsafe(struct pp_dlsnap *snap)
 }
 
 /* Runs in signal context. */
+int pp_dlsnap_partial_sigsafe(void)
+{
+	struct pp_dlsnap *s;
+	int partial;
+
+	__atomic_add_fetch(&pp_dlsnap_readers, 1, __ATOMIC_ACQ_REL);
+	s = __atomic_load_n(&pp_dlsnap_cur, __ATOMIC_ACQUIRE);
+	partial = s && s->partial;
+	__atomic_sub_fetch(&pp_dlsnap_readers, 1, __ATOMIC_ACQ_REL);
+	return partial;
+}
+
+/* Runs in signal context. */
 int pp_dlsnap_readers_sigsafe(void)
 {
 	return __atomic_load_n(&pp_dlsnap_readers, __ATOMIC_ACQUIRE);

@@ -6,8 +6,12 @@
  * dlclose) deadlocks. Ours, inside our handler, walks this snapshot without
  * any lock; everywhere else it is glibc's (maps.h). The snapshot is
  * refreshed by the module-map scans (maps.c), all of which happen while
- * pp_sampler_dl_enter_sigsafe() holds samples to the leaf, so a snapshot is
- * never used while it could be stale.
+ * pp_sampler_dl_enter_sigsafe() holds samples to the leaf, as does dlclose,
+ * so a snapshot never lists an object being unmapped. Inside dlopen it may
+ * lack the objects being loaded (an unwind stops there), and a snapshot
+ * built while a dlopen was under way is partial: it may list an object that
+ * dlopen unmaps again if it fails, so no sample is unwound inside dlopen
+ * while it is in use, and the failing dlopen rebuilds it (hooks.c).
  */
 #ifndef PP_DLSNAP_H
 #define PP_DLSNAP_H
@@ -16,6 +20,7 @@
 #include <stddef.h>
 
 struct pp_dlsnap {
+	int partial; /* built while a dlopen was under way */
 	size_t n;
 	struct dl_phdr_info info[];
 };
@@ -40,6 +45,9 @@ int pp_dlsnap_iterate_sigsafe(int (*cb)(struct dl_phdr_info *, size_t, void *),
  * reading: free it once pp_dlsnap_readers_sigsafe() has come down to 0.
  */
 struct pp_dlsnap *pp_dlsnap_swap_sigsafe(struct pp_dlsnap *snap);
+
+/* Runs in signal context. Whether the snapshot now in use is partial. */
+int pp_dlsnap_partial_sigsafe(void);
 
 /* Runs in signal context. How many handlers are walking a snapshot now. */
 int pp_dlsnap_readers_sigsafe(void);

@@ -63,12 +63,28 @@ void pp_sampler_set_counters_sigsafe(uint32_t mask, const struct perf_event_attr
 void pp_sampler_handle_sigsafe(int sig, siginfo_t *si, void *uc);
 
 /*
- * Runs in signal context. Called by the dlopen/dlclose hooks around the real
- * call: while any thread is inside, samples keep the leaf only (libunwind
- * would call dl_iterate_phdr and could deadlock on the loader lock).
+ * Runs in signal context. Called by the dlclose hook around the real call
+ * and around module-map scans: while any thread is inside, samples keep the
+ * leaf only (the handler's snapshot, dlsnap.h, may list what is being
+ * unmapped).
  */
 void pp_sampler_dl_enter_sigsafe(void);
 void pp_sampler_dl_leave_sigsafe(void);
+
+/*
+ * Runs in signal context. Called by the dlopen hook around the real call:
+ * samples taken meanwhile unwind with the snapshot (through the loader to
+ * dlopen's caller) unless the snapshot is partial (dlsnap.h).
+ */
+void pp_sampler_dlopen_enter_sigsafe(void);
+void pp_sampler_dlopen_leave_sigsafe(void);
+
+/*
+ * Runs in signal context. A count bumped whenever a thread enters or leaves
+ * dlopen; *inside gets how many threads are inside now. A module-map scan
+ * that saw none inside and the same count after is not partial.
+ */
+unsigned pp_sampler_dlopen_state_sigsafe(int *inside);
 
 /*
  * Runs in signal context. Before exec, once the calling thread's sampling

@@ -45,8 +45,8 @@ struct pp_thread {
 	uint64_t ev_lost[PP_CONFIG_MAX_EVENTS];    /* atomic; per event, lost */
 	uint64_t throttled; /* overflows not taken: the handler's own cost */
 	uint64_t ev_throttled[PP_CONFIG_MAX_EVENTS]; /* per event, throttled */
-	uint64_t next_ns; /* CLOCK_MONOTONIC: no sample is taken before this */
-	uint64_t cost_ns; /* what the last sample taken cost (wall time) */
+	uint64_t next_ns; /* its CPU time: no sample is taken before this */
+	uint64_t cost_ns; /* what the last sample taken cost (its CPU time) */
 	uint64_t held_since_ns; /* its CPU time when it began to hold the
 				   program's own signal (appmask.h), 0 when
 				   it holds none */

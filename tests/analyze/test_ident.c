@@ -195,3 +195,27 @@ Test(ident, missing_ranks_are_warned_about_once_per_job)
 		  warn.v[0].reason, "%s", warn.v[0].reason);
 	pa_warnings_release(&warn);
 }
+
+/*
+ * events names the processes of a row by tag and pid: with rank 3 on node2
+ * sampled at another period (a row of its own), the 1 ms row lists both
+ * hosts' pid 6 apart.
+ */
+Test(ident, events_names_processes_by_host_and_rank)
+{
+	const struct tst_hosts_proc rank3 = { "node2.cluster", 0x22, 7, 5, 3, 1004000000,
+					      1000000000, 1, 0, 0, 0, 2000000, NULL };
+	struct pa_error err = { 0 };
+	struct pa_filter f;
+	char *text;
+
+	tst_hosts_process(&rank3);
+	pa_run_free(tst_hosts_run);
+	cr_assert_eq(pa_run_load(tst_hosts_dir, &tst_hosts_run, &err), 0, "%s", err.reason);
+	f = ident_filter();
+	text = tst_run_report(&pa_report_events, tst_hosts_run, &f, NULL, NULL);
+	/* The run's order of processes: node1's by pid, then node2's. */
+	cr_expect(strstr(text, "  node1:5,rank0@node1:6,rank2@node2:6  "), "%s", text);
+	cr_expect(strstr(text, "  rank3@node2:7  "), "%s", text);
+	free(text);
+}

@@ -99,3 +99,37 @@ Test(report_ranks, run_without_ranks_says_so, .init = tst_prof_setup, .fini = ts
 	cr_expect(tst_find_line(text, "# no process has an MPI rank"), "%s", text);
 	free(text);
 }
+
+/*
+ * The launcher's fork children, which exec the program and become ranks,
+ * are no "processes without a rank": on node1, pid 9's first image exec'd
+ * into rank 1; pid 10's exec'd into another program (no rank, no log).
+ */
+Test(report_ranks, images_replaced_by_exec_are_not_processes_without_a_rank)
+{
+	const struct tst_hosts_proc procs[] = {
+		{ "node1.cluster", 0x11, 9, 5, -1, 3000000, 0, 0, 0, 0, 0, 0, "/bin/rankprog" },
+		{ "node1.cluster", 0x11, 9, 5, 1, 4000000, 0, 1, 0, 0, 0, 0, NULL },
+		{ "node1.cluster", 0x11, 10, 5, -1, 3000000, 0, 0, 0, 0, 0, 0, "/bin/other" },
+	};
+	struct pa_error err = { 0 };
+	struct pa_filter f;
+	char *text;
+
+	for (size_t i = 0; i < sizeof(procs) / sizeof(procs[0]); i++)
+		tst_hosts_process(&procs[i]);
+	pa_run_free(tst_hosts_run);
+	cr_assert_eq(pa_run_load(tst_hosts_dir, &tst_hosts_run, &err), 0, "%s", err.reason);
+	f = ranks_filter();
+	text = ranks_text(&f, false);
+	cr_expect(tst_find_line(text, "# job 77: 3 ranks of world size 4\n"), "%s", text);
+	cr_expect(tst_find_line(text, "# 1 process without a rank (launchers, helpers) left out\n"),
+		  "%s", text);
+	cr_expect(tst_find_line(text, "# 2 images without a rank that exec replaced left out (1 by "
+				"a rank: "), "%s", text);
+	free(text);
+	text = ranks_text(&f, true);
+	cr_expect(strstr(text, "\"without_rank\": 1,") && strstr(text, "\"replaced_by_exec\": 2,") &&
+		  strstr(text, "\"replaced_by_rank\": 1"), "%s", text);
+	free(text);
+}

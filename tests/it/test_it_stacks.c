@@ -5,6 +5,8 @@
  * stacks were written once (tests/golden/oldlogs) still reads as it did.
  */
 #include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -276,6 +278,31 @@ Test(it_stacks, run_of_the_old_format_reads_as_before)
 }
 
 /*
+ * Waits until the output root holds something (the process's log, made by
+ * the constructor) or child pid is gone.
+ */
+static void it_st_wait_for_log(pid_t pid)
+{
+	for (;;) {
+		DIR *d = opendir(it_st.data);
+		struct dirent *e;
+		bool any = false;
+
+		while (d && (e = readdir(d)))
+			any = any || e->d_name[0] != '.';
+		if (d)
+			closedir(d);
+		siginfo_t info = { .si_pid = 0 };
+
+		/* Ended (left for tst_wait to reap), or the log is there. */
+		if (any || waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT) != 0 ||
+		    info.si_pid)
+			return;
+		usleep(2000);
+	}
+}
+
+/*
  * deepstack killed with SIGKILL at random moments, many times: whatever
  * the handler was writing (a stack record, a block's entry, a new block),
  * each run loads without an error and without a record cut short (a killed
@@ -297,7 +324,9 @@ Test(it_stacks, killed_at_random_moments_reads_to_the_last_whole_sample)
 		struct tst_result r;
 		struct pa_run *run;
 
-		usleep((useconds_t)(50000 + rand() % 350000));
+		/* From when its log exists (a loaded machine may take longer to get there). */
+		it_st_wait_for_log(pid);
+		usleep((useconds_t)(rand() % 350000));
 		kill(pid, SIGKILL);
 		tst_wait(&it_st, "deep", pid, &r);
 		tst_result_release(&r);

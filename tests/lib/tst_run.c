@@ -881,18 +881,7 @@ __attribute__((noinline)) int PMPI_Tst_wait(int x)
 	return v * 5 + 3;
 }
 
-/* One process of the hosts run: where it ran, and its thread's samples. */
-struct tst_hosts_proc {
-	const char *host;
-	uint8_t boot;
-	uint32_t pid, ppid;
-	int32_t rank;
-	uint64_t start_ns;
-	uint64_t mono_anchor; /* its host's CLOCK_MONOTONIC when CLOCK_REALTIME was 1e18 */
-	int leaf, wait_leaf, wait, main_only; /* samples of each stack */
-};
-
-static void tst_hosts_process(const struct tst_hosts_proc *hp)
+void tst_hosts_process(const struct tst_hosts_proc *hp)
 {
 	const uint64_t leaf[] = { tst_run_in(pa_proftest_leaf), tst_run_in(pa_proftest_main) };
 	const uint64_t wait_leaf[] = { tst_run_in(pa_proftest_leaf), tst_run_in(PMPI_Tst_wait),
@@ -906,7 +895,8 @@ static void tst_hosts_process(const struct tst_hosts_proc *hp)
 	char name[128], *pdir;
 
 	tst_log_self_module((const void *)pa_proftest_main, &self);
-	snprintf(name, sizeof(name), "%s@%.5s.%u", strrchr(self.path, '/') + 1, hp->host, hp->pid);
+	snprintf(name, sizeof(name), "%s@%.5s.%u%s", strrchr(self.path, '/') + 1, hp->host, hp->pid,
+		 hp->exec_path ? ".exec" : "");
 	pdir = tst_log_subdir(tst_hosts_dir, name);
 	tst_log_begin(&l, PPF_FILE_PROCESS);
 	p = (struct ppf_process *)(void *)tst_log_rec(&l, tst_log_process(&l, hp->pid, hp->ppid,
@@ -915,10 +905,15 @@ static void tst_hosts_process(const struct tst_hosts_proc *hp)
 	p->start_realtime_ns = 0;
 	tst_log_identity(&l, hp->host, hp->boot, hp->rank, hp->rank >= 0 ? 4 : -1,
 			 hp->rank >= 0 ? "77" : "", hp->mono_anchor, 1000000000000000000ull);
-	tst_log_event(&l, 0, "cpu-clock", 1000000, PPF_EVENT_TIME_NS);
+	tst_log_event(&l, 0, "cpu-clock", hp->period_ns ? hp->period_ns : 1000000,
+		      PPF_EVENT_TIME_NS);
 	tst_log_module(&l, 1, self.bias, self.start, self.end, 0, self.path, self.build_id,
 		       self.build_id_len);
-	tst_log_process_end(&l, hp->start_ns + 500000000, (uint64_t)total, 0, PPF_EXIT_NORMAL, 0);
+	if (hp->exec_path)
+		tst_log_exec(&l, hp->start_ns + 500000000, hp->exec_path);
+	else
+		tst_log_process_end(&l, hp->start_ns + 500000000, (uint64_t)total, 0,
+				    PPF_EXIT_NORMAL, 0);
 	tst_log_write(&l, pdir, PPF_PROCESS_LOG);
 	tst_log_begin(&l, PPF_FILE_THREAD);
 	tst_log_thread(&l, hp->pid, hp->pid, hp->start_ns, "main");
@@ -937,9 +932,9 @@ static void tst_hosts_process(const struct tst_hosts_proc *hp)
 void tst_hosts_setup(void)
 {
 	static const struct tst_hosts_proc procs[] = {
-		{ "node1.cluster", 0x11, 5, 1, -1, 1000000, 0, 0, 0, 0, 1 },
-		{ "node1.cluster", 0x11, 6, 5, 0, 2000000, 0, 2, 4, 0, 0 },
-		{ "node2.cluster", 0x22, 6, 5, 2, 1003000000, 1000000000, 8, 0, 1, 0 },
+		{ "node1.cluster", 0x11, 5, 1, -1, 1000000, 0, 0, 0, 0, 1, 0, NULL },
+		{ "node1.cluster", 0x11, 6, 5, 0, 2000000, 0, 2, 4, 0, 0, 0, NULL },
+		{ "node2.cluster", 0x22, 6, 5, 2, 1003000000, 1000000000, 8, 0, 1, 0, 0, NULL },
 	};
 	struct pa_error err = { 0 };
 

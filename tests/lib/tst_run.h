@@ -207,6 +207,25 @@ int PMPI_Tst_wait(int x);
 extern char *tst_hosts_dir;
 extern struct pa_run *tst_hosts_run;
 
+/* One process of the hosts run: where it ran, and its thread's samples. */
+struct tst_hosts_proc {
+	const char *host;
+	uint8_t boot;
+	uint32_t pid, ppid;
+	int32_t rank;
+	uint64_t start_ns;
+	uint64_t mono_anchor; /* its host's CLOCK_MONOTONIC when CLOCK_REALTIME was 1e18 */
+	int leaf, wait_leaf, wait, main_only; /* samples of each stack */
+	uint64_t period_ns; /* cpu-clock's period; 0: 1 ms */
+	const char *exec_path; /* not NULL: the image ends by exec of it (no END) */
+};
+
+/*
+ * Writes the logs of one more process into tst_hosts_dir (reload
+ * tst_hosts_run after it).
+ */
+void tst_hosts_process(const struct tst_hosts_proc *hp);
+
 void tst_hosts_setup(void);
 void tst_hosts_teardown(void);
 
