@@ -1734,6 +1734,27 @@ static int pa_reader_thread_parse(struct pa_log_buf *buf, bool expect_end,
 	return 0;
 }
 
+/*
+ * What pa_reader_thread_load returns for a log of a process that did not
+ * end (killed, or replaced by an exec) whose header was never written: the
+ * profiler made the file (in the handler, at the thread's first sample)
+ * and the process died before the header went in. Skipped with a warning.
+ */
+#define PA_READER_NO_HEADER (-ENODATA)
+
+/* Whether buf holds no header: shorter than one, or zeros where it goes (allocated, unwritten). */
+static bool pa_reader_no_header(const struct pa_log_buf *buf)
+{
+	const unsigned char *d = (const unsigned char *)buf->data;
+	size_t n = buf->size < sizeof(struct ppf_file_header) ? buf->size :
+		   sizeof(struct ppf_file_header);
+
+	for (size_t i = 0; i < n; i++)
+		if (d[i])
+			return false;
+	return true;
+}
+
 /* pa_thread_log_load, with expect_end and o as for pa_reader_thread_parse. */
 static int pa_reader_thread_load(const char *path, bool expect_end,
 				 const struct pa_reader_topts *o, struct pa_thread **out,
@@ -1744,7 +1765,16 @@ static int pa_reader_thread_load(const char *path, bool expect_end,
 
 	*out = NULL;
 	ret = pa_reader_read_file(path, &buf, err);
-	return ret < 0 ? ret : pa_reader_thread_parse(&buf, expect_end, o, out, warn, err);
+	if (ret < 0)
+		return ret;
+	if (!expect_end && pa_reader_no_header(&buf)) {
+		pa_error_set(err, PA_READER_NO_HEADER, path, false, 0,
+			     "no header: the log was being made when its process was killed "
+			     "(or replaced by an exec)");
+		pa_reader_buf_release(&buf);
+		return PA_READER_NO_HEADER;
+	}
+	return pa_reader_thread_parse(&buf, expect_end, o, out, warn, err);
 }
 
 int pa_thread_log_load(const char *path, struct pa_thread **out,
@@ -1994,7 +2024,7 @@ static int pa_reader_load_threads(struct pa_process *proc, const char *dir, char
 		for (size_t k = 0; k < jobs.warns[i].n; k++)
 			pa_warnings_add(warn, jobs.warns[i].v[k].path, jobs.warns[i].v[k].has_offset,
 					jobs.warns[i].v[k].offset, "%s", jobs.warns[i].v[k].reason);
-		if (jobs.rets[i] == PA_REGFILE_NOT_REGULAR) {
+		if (jobs.rets[i] == PA_REGFILE_NOT_REGULAR || jobs.rets[i] == PA_READER_NO_HEADER) {
 			pa_reader_skipped(warn, &jobs.errs[i], "skipped");
 			continue;
 		}

@@ -189,10 +189,10 @@ static int pp_unsampled_cause_text(char *buf, size_t size, uint32_t key, uint64_
 				(unsigned long long)n,
 				err == EMFILE ? "RLIMIT_NOFILE" : "RLIMIT_AS");
 	if (what < sizeof(names) / sizeof(names[0]) && names[what])
-		return snprintf(buf, size, "%llu %s (%s)", (unsigned long long)n,
-				names[what], strerror(err));
-	return snprintf(buf, size, "%llu without a slot in the thread table (%s)",
-			(unsigned long long)n, strerror(err));
+		return snprintf(buf, size, "%llu %s (%s)%s", (unsigned long long)n,
+				names[what], strerror(err), pp_unsampled_hint(err));
+	return snprintf(buf, size, "%llu without a slot in the thread table (%s)%s",
+			(unsigned long long)n, strerror(err), pp_unsampled_hint(err));
 }
 
 void pp_unsampled_summary(void)
