@@ -114,26 +114,6 @@ Test(it_filters, window_selects_a_phase)
 	pa_run_free(run);
 }
 
-/* Runs pprof-analyze args (NULL-terminated) in it; expects exit 0; returns stdout. */
-static char *it_filters_analyze(const struct tst_it *it, const char *const *args)
-{
-	const char *argv[16] = { "pprof-analyze" };
-	struct tst_result r;
-	char *out;
-
-	for (size_t i = 0; args[i]; i++) {
-		cr_assert_lt(i, 14);
-		argv[i + 1] = args[i];
-	}
-	tst_run(it, "analyze", argv, NULL, &r);
-	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0,
-		  "pprof-analyze %s: status 0x%x: %s", args[0], r.status, r.err);
-	out = r.out;
-	r.out = NULL;
-	tst_result_release(&r);
-	return out;
-}
-
 /* The first function line of top's output (after the two header lines). */
 static const char *it_filters_top_first(const char *out)
 {
@@ -179,7 +159,8 @@ Test(it_filters, cli_from_to)
 	snprintf(from, sizeof(from), "%.3f",
 		 (double)(ph.b - run->processes[0]->start_ns) / 1e9 + 0.01);
 	pa_run_free(run);
-	out = it_filters_analyze(&it_f1, (const char *[]){ "top", it_f1.data, "--to", to, NULL });
+	out = tst_analyze(&it_f1, "analyze",
+			  (const char *[]){ "top", it_f1.data, "--to", to, NULL }, NULL);
 	cr_expect(strstr(it_filters_top_first(out), "burn_phase_a (phases)\n"), "%s", out);
 	/* The header says the report is of a window, not of the whole run. */
 	cr_expect(strstr(out, ", from 0.000 s to ") &&
@@ -187,8 +168,8 @@ Test(it_filters, cli_from_to)
 	/* A sample stamped just after the phase changed may still be burn_phase_b's. */
 	cr_expect_leq(it_filters_top_self(out, "burn_phase_b (phases)"), 3, "%s", out);
 	free(out);
-	out = it_filters_analyze(&it_f1, (const char *[]){ "top", "--from", from, it_f1.data,
-							  NULL });
+	out = tst_analyze(&it_f1, "analyze", (const char *[]){ "top", "--from", from, it_f1.data,
+							  NULL }, NULL);
 	cr_expect(strstr(it_filters_top_first(out), "burn_phase_b (phases)\n"), "%s", out);
 	/* The event's line (other header notes may say "to sample it"). */
 	cr_expect(it_filters_line_has(out, ", from ") && !it_filters_line_has(out, " to "), "%s",
@@ -232,13 +213,13 @@ Test(it_filters, thread_name)
 	pa_profile_free(by_name);
 	pa_profile_free(by_tid);
 	pa_run_free(run);
-	out = it_filters_analyze(&it_f1, (const char *[]){ "threads", it_f1.data, "--thread",
-							  "gamma", NULL });
+	out = tst_analyze(&it_f1, "analyze", (const char *[]){ "threads", it_f1.data, "--thread",
+							  "gamma", NULL }, NULL);
 	cr_expect_eq(tst_count_lines(out, " "), 2, "one thread row: %s", out);
 	cr_expect(strstr(out, " gamma "), "%s", out);
 	free(out);
-	out = it_filters_analyze(&it_f1, (const char *[]){ "top", it_f1.data, "--thread",
-							  "no-such-thread", NULL });
+	out = tst_analyze(&it_f1, "analyze", (const char *[]){ "top", it_f1.data, "--thread",
+							  "no-such-thread", NULL }, NULL);
 	cr_expect(strstr(out, " 0 samples"), "%s", out);
 	free(out);
 }
@@ -263,8 +244,8 @@ Test(it_filters, several_directories_add_up)
 	pb = tst_profile(both, 0, 0);
 	cr_expect_eq(pb->samples, p1->samples + p2->samples);
 	cr_expect_eq(pb->nprocesses, 2);
-	out = it_filters_analyze(&it_f1, (const char *[]){ "top", it_f1.data, it_f2.data,
-							  NULL });
+	out = tst_analyze(&it_f1, "analyze", (const char *[]){ "top", it_f1.data, it_f2.data,
+							  NULL }, NULL);
 	for (size_t i = 0; i < 2; i++) {
 		const char *fn = i ? "burn_phase_b (phases)" : "burn_phase_a (phases)";
 		const char *name = i ? "burn_phase_b" : "burn_phase_a";
@@ -274,8 +255,8 @@ Test(it_filters, several_directories_add_up)
 			     "%s: %s", fn, out);
 	}
 	free(out);
-	out = it_filters_analyze(&it_f1, (const char *[]){ "processes", it_f1.data, it_f2.data,
-							  NULL });
+	out = tst_analyze(&it_f1, "analyze", (const char *[]){ "processes", it_f1.data, it_f2.data,
+							  NULL }, NULL);
 	cr_expect_eq(tst_count_lines(out, " "), 3, "two process rows: %s", out);
 	free(out);
 	pa_profile_free(p1);
@@ -343,8 +324,8 @@ Test(it_filters, diff_follows_the_shares)
 	cr_expect_lt(it_filters_row(rows, n, "burn_phase_b")->cur_self -
 		     it_filters_row(rows, n, "burn_phase_b")->base_self, -25.0);
 	free(rows);
-	out = it_filters_analyze(&it_f1, (const char *[]){ "diff", it_f1.data, it_f2.data,
-							  "--limit", "2", NULL });
+	out = tst_analyze(&it_f1, "analyze", (const char *[]){ "diff", it_f1.data, it_f2.data,
+							  "--limit", "2", NULL }, NULL);
 	cr_expect_eq(tst_count_lines(out, "#"), 5, "%s", out);
 	cr_expect_eq(tst_count_lines(out, " "), 3, "header and two rows: %s", out);
 	cr_expect(tst_find_line(out, " ") && strstr(out, "burn_phase_a (phases)") &&

@@ -47,29 +47,6 @@ static const char *it_mpi_which(const char *const *paths)
 	return NULL;
 }
 
-/* Runs pprof-analyze with args (NULL-terminated) on the run; its stdout, malloc'd. */
-static char *it_mpi_analyze(const char *tag, const char *const *args)
-{
-	const char *argv[16] = { "pprof-analyze" };
-	struct tst_result r;
-	size_t n = 1;
-	char *out;
-
-	for (; args[n - 1]; n++) {
-		cr_assert_lt(n, 15);
-		argv[n] = args[n - 1];
-	}
-	argv[n++] = it_mpi.data;
-	argv[n] = NULL;
-	tst_run(&it_mpi, tag, argv, NULL, &r);
-	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0,
-		  "pprof-analyze %s: status 0x%x: %s", args[0], r.status, r.err);
-	out = r.out;
-	r.out = NULL;
-	tst_result_release(&r);
-	return out;
-}
-
 /* The samples of burn_rank (in its stacks, self or not) of rank r. */
 static uint64_t it_mpi_burn_samples(const struct pa_run *run, int32_t rank)
 {
@@ -139,7 +116,7 @@ Test(it_mpi, every_rank_named_and_its_compute_matches_its_own_figures)
 	cr_expect(!strstr(r.err, "libpprof:"), "%s", r.err);
 	tst_result_release(&r);
 
-	text = it_mpi_analyze("ranks", ranks_args);
+	text = tst_analyze(&it_mpi, "ranks", ranks_args, it_mpi.data);
 	cr_expect(strstr(text, " 4 ranks of world size 4\n"), "%s", text);
 	cr_expect(!strstr(text, "have no profile"), "%s", text);
 	for (int k = 0; k < IT_MPI_RANKS; k++) {
@@ -149,7 +126,7 @@ Test(it_mpi, every_rank_named_and_its_compute_matches_its_own_figures)
 		cr_expect(tst_find_line(text, row), "rank %d has no row:\n%s", k, text);
 	}
 	free(text);
-	text = it_mpi_analyze("processes", procs_args);
+	text = tst_analyze(&it_mpi, "processes", procs_args, it_mpi.data);
 	cr_expect(strstr(text, " RANK "), "%s", text);
 	free(text);
 
@@ -247,7 +224,7 @@ Test(it_mpi, two_hosts_with_clashing_pids_are_kept_apart)
 	}
 	pa_run_free(run);
 
-	text = it_mpi_analyze("processes", reports[0]);
+	text = tst_analyze(&it_mpi, "processes", reports[0], it_mpi.data);
 	/* Each child (pid 4) is indented under its own host's parent (pid 3). */
 	for (int h = 0; h < 2; h++) {
 		char parent[128], child[128];
@@ -264,29 +241,29 @@ Test(it_mpi, two_hosts_with_clashing_pids_are_kept_apart)
 			  "parent:\n%s", host, text);
 	}
 	free(text);
-	text = it_mpi_analyze("threads", reports[1]);
+	text = tst_analyze(&it_mpi, "threads", reports[1], it_mpi.data);
 	cr_expect_eq(tst_count_lines(text, "       3        3 ppfhost"), 2, "%s", text);
 	cr_expect_eq(tst_count_lines(text, "       4        4 ppfhost"), 2, "%s", text);
 	free(text);
-	text = it_mpi_analyze("folded", reports[2]);
+	text = tst_analyze(&it_mpi, "folded", reports[2], it_mpi.data);
 	cr_expect(strstr(text, "forker (3, ppfhosta);forker (3);") &&
 		  strstr(text, "forker (3, ppfhostb);forker (3);") &&
 		  strstr(text, "forker (4, ppfhosta);forker (4);") &&
 		  strstr(text, "forker (4, ppfhostb);forker (4);"), "%s", text);
 	free(text);
-	text = it_mpi_analyze("script", reports[3]);
+	text = tst_analyze(&it_mpi, "script", reports[3], it_mpi.data);
 	cr_expect(tst_count_lines(text, "ppfhosta:forker 3 ") > 0 &&
 		  tst_count_lines(text, "ppfhostb:forker 3 ") > 0 &&
 		  tst_count_lines(text, "ppfhosta:forker 4 ") > 0 &&
 		  tst_count_lines(text, "ppfhostb:forker 4 ") > 0, "script: COMM without the host");
 	free(text);
-	text = it_mpi_analyze("processes-pid", reports[4]);
+	text = tst_analyze(&it_mpi, "processes-pid", reports[4], it_mpi.data);
 	cr_expect_eq(tst_count_lines(text, "       4        3 ppfhost"), 2, "%s", text);
 	free(text);
 	{
 		const char *args[] = { "processes", "--pid", "4", "--host", "ppfhostb", NULL };
 
-		text = it_mpi_analyze("processes-host", args);
+		text = tst_analyze(&it_mpi, "processes-host", args, it_mpi.data);
 		cr_expect_eq(tst_count_lines(text, "       4        3 ppfhostb"), 1, "%s", text);
 		cr_expect_eq(tst_count_lines(text, "       4        3 ppfhosta"), 0, "%s", text);
 		free(text);

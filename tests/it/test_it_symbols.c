@@ -40,26 +40,6 @@ static void it_sym_record(const char *const *argv)
 	tst_result_release(&r);
 }
 
-/* pprof-analyze args (NULL-terminated); expects exit 0; its stdout, malloc'd. */
-static char *it_sym_analyze(const char *const *args)
-{
-	const char *argv[12] = { "pprof-analyze" };
-	struct tst_result r;
-	char *out;
-
-	for (size_t i = 0; args[i]; i++) {
-		cr_assert_lt(i, 10);
-		argv[i + 1] = args[i];
-	}
-	tst_run(&it_sym, "analyze", argv, NULL, &r);
-	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0,
-		  "pprof-analyze %s: status 0x%x, stderr: %s", args[0], r.status, r.err);
-	out = r.out;
-	r.out = NULL;
-	tst_result_release(&r);
-	return out;
-}
-
 /* The self samples on top's line for name (module inlines), -1 if none. */
 static long it_sym_self(const char *top, const char *name)
 {
@@ -86,9 +66,9 @@ Test(it_symbols, top_inlines_and_lines_show_inlined_code)
 	char *a, *b, *c;
 
 	it_sym_record(argv);
-	a = it_sym_analyze(plain);
-	b = it_sym_analyze(inl);
-	c = it_sym_analyze(lines);
+	a = tst_analyze(&it_sym, "analyze", plain, NULL);
+	b = tst_analyze(&it_sym, "analyze", inl, NULL);
+	c = tst_analyze(&it_sym, "analyze", lines, NULL);
 	/* without --inlines the inlined functions are part of inl_outer */
 	cr_expect_gt(it_sym_self(a, "inl_outer"), 0, "%s", a);
 	cr_expect_eq(it_sym_self(a, "inl_square"), -1, "%s", a);
@@ -110,7 +90,7 @@ Test(it_symbols, annotate_prints_source_with_counts)
 	char *out;
 
 	it_sym_record(argv);
-	out = it_sym_analyze(ann);
+	out = tst_analyze(&it_sym, "analyze", ann, NULL);
 	cr_expect(strstr(out, "# annotate inl_outer: "), "%s", out);
 	cr_expect(strstr(out, "/tests/workloads/inlines.c\n"), "%s", out);
 	/* the call of the inlined code, with its samples, and the source text */
@@ -127,8 +107,8 @@ Test(it_symbols, demangles_cxx_unless_asked_not_to)
 	char *a, *b;
 
 	it_sym_record(argv);
-	a = it_sym_analyze(top);
-	b = it_sym_analyze(raw);
+	a = tst_analyze(&it_sym, "analyze", top, NULL);
+	b = tst_analyze(&it_sym, "analyze", raw, NULL);
 	cr_expect(strstr(a, "cxx_throw_deep(unsigned long, int)"), "%s", a);
 	cr_expect_null(strstr(a, "_ZL14cxx_throw_deep"), "%s", a);
 	cr_expect(strstr(b, "_ZL14cxx_throw_deepmi"), "%s", b);

@@ -485,3 +485,26 @@ void tst_config_env(const struct tst_it *it, const char *name, const char *text,
 	cr_assert_eq(fclose(f), 0, "cannot write %s", path);
 	snprintf(env, TST_CONFIG_ENV_MAX, "PPROF_CONFIG=%s", path);
 }
+
+char *tst_analyze(const struct tst_it *it, const char *tag, const char *const *args,
+		  const char *dir)
+{
+	const char *argv[17] = { "pprof-analyze" };
+	struct tst_result r;
+	size_t n = 1;
+	char *out;
+
+	for (; args[n - 1]; n++) {
+		cr_assert_lt(n, 15, "more than 14 arguments");
+		argv[n] = args[n - 1];
+	}
+	if (dir)
+		argv[n++] = dir;
+	tst_run(it, tag, argv, NULL, &r);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0,
+		  "pprof-analyze %s: status 0x%x: %s", args[0], r.status, r.err);
+	out = r.out;
+	r.out = NULL;
+	tst_result_release(&r);
+	return out;
+}

@@ -144,6 +144,14 @@ void tst_run_user(const struct tst_it *it, const char *tag, bool nobody,
 void tst_config_env(const struct tst_it *it, const char *name, const char *text,
 		      char *env);
 
+/*
+ * Runs pprof-analyze with args (NULL-terminated, at most 14), then dir when
+ * not NULL, in it; expects exit 0 (the test fails otherwise, with its
+ * stderr). Returns its stdout, malloc'd.
+ */
+char *tst_analyze(const struct tst_it *it, const char *tag, const char *const *args,
+		  const char *dir);
+
 /* The whole file, malloc'd and NUL-terminated; *len (may be NULL) gets its size. */
 char *tst_slurp(const char *path, size_t *len);
 /* The first line of text that starts with prefix (a pointer into text), or NULL. */
