@@ -470,7 +470,7 @@ $(OBJ)/preload-tested.a: $(TEST_PRELOAD_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
 $(OUT)/fuzz-reader: $(OBJ)/tests/fuzz/fuzz_reader.o $(OBJ)/analyze.a
-	$(CC) -o $@ $^ $(FUZZ_LINK) -pthread
+	$(CC) -o $@ $^ $(FUZZ_LINK) $(ANALYZE_LIBS) -pthread
 
 $(OUT)/fuzz-config: $(OBJ)/tests/fuzz/fuzz_config.o $(OBJ)/preload-tested.a
 	$(CC) -o $@ $^ $(FUZZ_LINK) -linih -ldl
