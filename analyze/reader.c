@@ -243,6 +243,15 @@ typedef int (*pa_reader_record_fn)(void *ctx, struct pa_log_buf *buf, uint64_t o
 				   const char *rec, uint32_t type, uint32_t size,
 				   struct pa_warnings *warn, struct pa_error *err);
 
+/* Whether the n bytes at p are all zero (written space the writer had not reached). */
+static bool pa_reader_all_zero(const char *p, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
 /*
  * Walk the records of buf from first, checking every size, and call fn for
  * each. Stops at an all-zero header or the end; a record past the end is a
@@ -259,10 +268,8 @@ static int pa_reader_walk(struct pa_log_buf *buf, uint64_t first, pa_reader_reco
 		int ret;
 
 		if (left < sizeof(r)) {
-			bool zero = true;
+			bool zero = pa_reader_all_zero(buf->data + off, left);
 
-			for (uint64_t i = 0; i < left; i++)
-				zero = zero && buf->data[off + i] == 0;
 			if (!zero)
 				pa_warnings_add(warn, buf->path, true, off,
 						"truncated: %llu bytes left, too few for a record header",
@@ -1745,14 +1752,8 @@ static int pa_reader_thread_parse(struct pa_log_buf *buf, bool expect_end,
 /* Whether buf holds no header: shorter than one, or zeros where it goes (allocated, unwritten). */
 static bool pa_reader_no_header(const struct pa_log_buf *buf)
 {
-	const unsigned char *d = (const unsigned char *)buf->data;
-	size_t n = buf->size < sizeof(struct ppf_file_header) ? buf->size :
-		   sizeof(struct ppf_file_header);
-
-	for (size_t i = 0; i < n; i++)
-		if (d[i])
-			return false;
-	return true;
+	return pa_reader_all_zero(buf->data, buf->size < sizeof(struct ppf_file_header) ?
+					     buf->size : sizeof(struct ppf_file_header));
 }
 
 /* pa_thread_log_load, with expect_end and o as for pa_reader_thread_parse. */
