@@ -747,9 +747,10 @@ static bool pa_symbols_build_id_is(int fd, const struct pa_module *rec)
 }
 
 /*
- * Open candidate (DIR, then the parts of rest) when it is a regular file
- * and, if rec has a build-id, has that one. Returns the descriptor and
- * fills *st (may be NULL), or -1.
+ * Open dir's first dlen bytes, '/', a (no '/' when a is absolute), then
+ * '/' and b when b is not "", when it is a regular file and, if rec has a
+ * build-id, has that one. Returns the descriptor and fills *st (may be
+ * NULL), or -1.
  */
 static int pa_symbols_try(const char *dir, size_t dlen, const char *a, const char *b,
 			  const struct pa_module *rec, struct stat *st)
@@ -781,22 +782,17 @@ static int pa_symbols_search(const char *bpath, const char *path, const struct p
 {
 	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
 	char hex[2 * sizeof(rec->build_id) + 1] = "";
+	/* DIR/BUILDID/NAME, DIR/BUILDID, DIR/PATH, DIR/NAME: the first two with a build-id only. */
+	const char *const cand[][2] = { { hex, base }, { hex, "" }, { path, "" }, { base, "" } };
+	size_t dlen;
 	int fd = -1;
 
 	for (size_t i = 0; i < rec->build_id_len && i < sizeof(rec->build_id); i++)
 		snprintf(hex + 2 * i, 3, "%02x", rec->build_id[i]);
-	for (const char *d = bpath; fd < 0 && d && *d; d = strchr(d, ':') ? strchr(d, ':') + 1 : NULL) {
-		size_t dlen = strcspn(d, ":");
-
-		if (!dlen)
-			continue;
-		if (hex[0] && (fd = pa_symbols_try(d, dlen, hex, base, rec, st)) >= 0)
-			break;
-		if (hex[0] && (fd = pa_symbols_try(d, dlen, hex, "", rec, st)) >= 0)
-			break;
-		if ((fd = pa_symbols_try(d, dlen, path, "", rec, st)) >= 0)
-			break;
-		fd = pa_symbols_try(d, dlen, base, "", rec, st);
+	for (const char *d = bpath; fd < 0 && *d; d += dlen + (d[dlen] == ':')) {
+		dlen = strcspn(d, ":");
+		for (size_t k = hex[0] ? 0 : 2; dlen && fd < 0 && k < 4; k++)
+			fd = pa_symbols_try(d, dlen, cand[k][0], cand[k][1], rec, st);
 	}
 	return fd;
 }
