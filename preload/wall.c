@@ -99,6 +99,7 @@ struct pp_wall_look {
 	} blocks[PP_WALL_BLOCKS];
 	unsigned next;
 	int failed;              /* a read failed: the memory went away */
+	uint64_t frame_sp;       /* the sp of the frame being stepped from (0: the first) */
 };
 
 static struct {
@@ -393,6 +394,65 @@ static int pp_wall_access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *
 	return pp_wall_word(arg, addr, (uint64_t *)val) < 0 ? -UNW_EINVAL : 0;
 }
 
+/* Whether addr is in an executable segment of a loaded object. */
+static int pp_wall_in_code(uint64_t addr)
+{
+	for (unsigned i = 0; i < pp_wall.nmodules; i++)
+		if (addr >= pp_wall.modules[i].start && addr < pp_wall.modules[i].end)
+			return 1;
+	return 0;
+}
+
+/*
+ * Whether addr is a return address: in code, right after a call (e8
+ * rel32, or ff /2 of 2 to 7 bytes: through a register or memory).
+ */
+static int pp_wall_return_address(struct pp_wall_look *l, uint64_t addr)
+{
+	uint64_t w;
+	uint8_t b[8];
+
+	if (addr < 8 || !pp_wall_in_code(addr) || pp_wall_word(l, addr - 8, &w) < 0)
+		return 0;
+	memcpy(b, &w, 8); /* b[8 - k] is the byte k before addr */
+	if (b[3] == 0xe8)
+		return 1;
+	for (unsigned k = 2; k <= 7; k++)
+		if (b[8 - k] == 0xff && ((b[9 - k] >> 3) & 7) == 2)
+			return 1;
+	return 0;
+}
+
+/*
+ * The frame pointer of a blocked thread, which /proc does not give: the
+ * system call's wrappers leave rbp alone, so it is that of the innermost
+ * caller built with frame pointers, which libunwind asks for when it steps
+ * from that caller (its CFA is rbp + 16). That caller's rbp is where its
+ * caller's rbp is saved, right under its return address: the first slot
+ * at or above the caller's sp holding a saved rbp (0, or an address above
+ * it in the stack) followed by a return address. -1: none within
+ * PP_WALL_FP_SCAN bytes.
+ */
+#define PP_WALL_FP_SCAN 2048
+static int pp_wall_guess_fp(struct pp_wall_look *l, uint64_t *val)
+{
+	uint64_t from = l->frame_sp ? l->frame_sp : l->sp;
+
+	for (uint64_t at = from & ~7ull; at < from + PP_WALL_FP_SCAN; at += 8) {
+		uint64_t saved, ret;
+
+		if (pp_wall_word(l, at, &saved) < 0 || pp_wall_word(l, at + 8, &ret) < 0)
+			break;
+		if ((saved == 0 || (saved > at && saved - at < (1u << 20))) &&
+		    pp_wall_return_address(l, ret)) {
+			*val = at;
+			return 0;
+		}
+	}
+	l->failed = 0; /* a read past the stack's end is not the look's failure */
+	return -1;
+}
+
 static int pp_wall_access_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *val, int write,
 			      void *arg)
 {
@@ -405,8 +465,8 @@ static int pp_wall_access_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t 
 		*val = l->pc;
 	else if (reg == UNW_X86_64_RSP)
 		*val = l->sp;
-	else
-		return -UNW_EBADREG; /* only sp and pc are known (frame-pointer callers stop) */
+	else if (reg != UNW_X86_64_RBP || pp_wall_guess_fp(l, (uint64_t *)val) < 0)
+		return -UNW_EBADREG; /* only sp and pc are known, and rbp guessed */
 	return 0;
 }
 
@@ -644,12 +704,14 @@ static unsigned pp_wall_unwind(struct pp_wall_look *l, uint64_t *ips)
 	ips[n++] = l->pc;
 	if (!pp_wall.unw.as || pp_wall.unw.init_remote(&c, pp_wall.unw.as, l) < 0)
 		return n;
+	l->frame_sp = 0;
 	while (n < PP_WALL_MAX_FRAMES && pp_wall.unw.step(&c) > 0 && !l->failed) {
-		unw_word_t ip;
+		unw_word_t ip, sp;
 
 		if (pp_wall.unw.get_reg(&c, UNW_REG_IP, &ip) < 0 || !ip)
 			break;
 		ips[n++] = ip;
+		l->frame_sp = pp_wall.unw.get_reg(&c, UNW_REG_SP, &sp) < 0 ? 0 : sp;
 	}
 	return n;
 }
