@@ -141,6 +141,8 @@ struct pa_wall_read {
 	size_t nstacks, stacks_cap;
 	struct ppf_wall_interval *iv;
 	size_t niv, iv_cap;
+	struct ppf_wall_interval *open; /* PPF_REC_WALL_OPEN */
+	size_t nopen, open_cap;
 };
 
 static int pa_wall_bad(const char *path, uint64_t off, struct pa_error *err, const char *what)
@@ -174,10 +176,12 @@ static int pa_wall_stack_rec(struct pa_wall_read *r, const char *path, uint64_t 
 	return 0;
 }
 
+/* A PPF_REC_WALL_INTERVAL, or a PPF_REC_WALL_OPEN when open. */
 static int pa_wall_interval_rec(struct pa_wall_read *r, const char *path, uint64_t off,
-				const char *rec, uint32_t size, struct pa_error *err)
+				const char *rec, uint32_t size, bool open, struct pa_error *err)
 {
-	struct ppf_wall_interval iv;
+	struct ppf_wall_interval iv, **v = open ? &r->open : &r->iv;
+	size_t *n = open ? &r->nopen : &r->niv, *cap = open ? &r->open_cap : &r->iv_cap;
 
 	if (size < sizeof(iv))
 		return pa_wall_bad(path, off, err, "wall interval record too short");
@@ -190,9 +194,9 @@ static int pa_wall_interval_rec(struct pa_wall_read *r, const char *path, uint64
 				    "stack %u of %zu: out of range", iv.tid, iv.state,
 				    (unsigned long long)iv.out_ns, (unsigned long long)iv.in_ns,
 				    iv.stack, r->nstacks);
-	if (pa_grow((void **)&r->iv, &r->iv_cap, r->niv, sizeof(*r->iv)) < 0)
+	if (pa_grow((void **)v, cap, *n, sizeof(**v)) < 0)
 		return pa_error_set(err, -ENOMEM, path, false, 0, "out of memory");
-	r->iv[r->niv++] = iv;
+	(*v)[(*n)++] = iv;
 	return 0;
 }
 
@@ -242,7 +246,14 @@ static int pa_wall_record(void *ctx, const char *path, uint64_t off, const char 
 	case PPF_REC_STACK:
 		return pa_wall_stack_rec(r, path, off, rec, size, err);
 	case PPF_REC_WALL_INTERVAL:
-		return pa_wall_interval_rec(r, path, off, rec, size, err);
+	case PPF_REC_WALL_OPEN:
+		return pa_wall_interval_rec(r, path, off, rec, size, type == PPF_REC_WALL_OPEN,
+					    err);
+	case PPF_REC_WALL_ALIVE:
+		if (size < sizeof(struct ppf_wall_alive))
+			return pa_wall_bad(path, off, err, "wall alive record too short");
+		memcpy(&r->info->alive_ns, rec + offsetof(struct ppf_wall_alive, alive_ns), 8);
+		return 0;
 	case PPF_REC_WALL_END:
 		return pa_wall_end_rec(r, path, off, rec, size, err);
 	default:
@@ -693,9 +704,10 @@ static int pa_wall_thread(struct pa_wall_build *b, const struct ppf_wall_interva
 	return ret == 0 ? pa_wall_merge(b) : ret;
 }
 
-static struct pa_thread *pa_wall_find_thread(struct pa_process *proc, uint32_t tid)
+/* The thread tid among proc's first n (sorted by tid), or NULL. */
+static struct pa_thread *pa_wall_find_thread(struct pa_process *proc, size_t n, uint32_t tid)
 {
-	size_t lo = 0, hi = proc->nthreads;
+	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -705,7 +717,7 @@ static struct pa_thread *pa_wall_find_thread(struct pa_process *proc, uint32_t t
 		else
 			hi = mid;
 	}
-	return lo < proc->nthreads && proc->threads[lo]->tid == tid ? proc->threads[lo] : NULL;
+	return lo < n && proc->threads[lo]->tid == tid ? proc->threads[lo] : NULL;
 }
 
 static int pa_wall_cmp_iv(const void *a, const void *b)
@@ -715,6 +727,63 @@ static int pa_wall_cmp_iv(const void *a, const void *b)
 	if (x->tid != y->tid)
 		return x->tid < y->tid ? -1 : 1;
 	return x->in_ns < y->in_ns ? -1 : x->in_ns > y->in_ns;
+}
+
+/* By thread, then by when the wait began. */
+static int pa_wall_cmp_iv_out(const void *a, const void *b)
+{
+	const struct ppf_wall_interval *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->out_ns < y->out_ns ? -1 : x->out_ns > y->out_ns;
+}
+
+static int pa_wall_cmp_thread(const void *a, const void *b)
+{
+	const struct pa_thread *x = *(struct pa_thread *const *)a;
+	const struct pa_thread *y = *(struct pa_thread *const *)b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
+}
+
+/*
+ * Threads that wall.log alone knows of: a process killed before they took
+ * a sample left no log of theirs (nor a quiet record), yet they waited.
+ * Each becomes a nameless thread, started at its first wait, not ended.
+ * r's intervals are sorted by thread. -ENOMEM.
+ */
+static int pa_wall_add_threads(struct pa_process *proc, const struct pa_wall_read *r,
+			       const char *path)
+{
+	size_t n0 = proc->nthreads;
+
+	for (size_t i = 0; i < r->niv; i++) {
+		struct pa_thread **all, *t;
+
+		/* Intervals by thread: a tid new here is new in proc too. */
+		if ((i && r->iv[i].tid == r->iv[i - 1].tid) ||
+		    pa_wall_find_thread(proc, n0, r->iv[i].tid))
+			continue;
+		all = realloc(proc->threads, (proc->nthreads + 1) * sizeof(*all));
+		if (!all)
+			return -ENOMEM;
+		proc->threads = all;
+		t = calloc(1, sizeof(*t));
+		if (!t || !(t->path = strdup(path))) {
+			free(t);
+			return -ENOMEM;
+		}
+		t->pid = proc->pid;
+		t->tid = r->iv[i].tid;
+		t->start_ns = r->iv[i].out_ns;
+		all[proc->nthreads++] = t;
+	}
+	if (proc->nthreads > n0)
+		qsort(proc->threads, proc->nthreads, sizeof(*proc->threads), pa_wall_cmp_thread);
+	return 0;
 }
 
 /* The "wall" event, added to proc's events. -ENOMEM. */
@@ -754,7 +823,7 @@ static int pa_wall_samples(struct pa_process *proc, const struct pa_wall_read *r
 
 		while (j < r->niv && r->iv[j].tid == r->iv[i].tid)
 			j++;
-		b.t = pa_wall_find_thread(proc, r->iv[i].tid);
+		b.t = pa_wall_find_thread(proc, proc->nthreads, r->iv[i].tid);
 		if (b.t)
 			ret = pa_wall_thread(&b, &r->iv[i], j - i);
 		free(b.keys);
@@ -789,12 +858,42 @@ static int pa_wall_busy_threads(struct pa_process *proc, const struct pa_wall_re
 	return ret;
 }
 
+/*
+ * A log without its end (the process was killed): every wait said to be
+ * open that no interval closed lasted until the helper's last tick.
+ * -ENOMEM.
+ */
+static int pa_wall_cut_waits(struct pa_wall_read *r)
+{
+	size_t niv = r->niv;
+
+	if (r->info->ended)
+		return 0;
+	qsort(r->iv, niv, sizeof(*r->iv), pa_wall_cmp_iv_out);
+	for (size_t i = 0; i < r->nopen; i++) {
+		struct ppf_wall_interval w = r->open[i];
+
+		if (bsearch(&w, r->iv, niv, sizeof(*r->iv), pa_wall_cmp_iv_out))
+			continue;
+		if (r->info->alive_ns > w.in_ns &&
+		    r->info->alive_ns - w.out_ns <= PA_WALL_MAX_INTERVAL)
+			w.in_ns = r->info->alive_ns;
+		w.flags |= PPF_WALL_OPEN_AT_END;
+		if (pa_grow((void **)&r->iv, &r->iv_cap, r->niv, sizeof(*r->iv)) < 0)
+			return -ENOMEM;
+		r->iv[r->niv++] = w;
+		r->info->cut_waits++;
+	}
+	return 0;
+}
+
 static void pa_wall_read_release(struct pa_wall_read *r)
 {
 	for (size_t i = 0; i < r->nstacks; i++)
 		free(r->stacks[i].ips);
 	free(r->stacks);
 	free(r->iv);
+	free(r->open);
 }
 
 int pa_wall_load(struct pa_process *proc, const char *dir, struct pa_warnings *warn,
@@ -816,8 +915,13 @@ int pa_wall_load(struct pa_process *proc, const char *dir, struct pa_warnings *w
 		ret = pa_wall_bad(path, 0, err, "wall log without its start record");
 	if (ret == 0) {
 		r.info->intervals = r.niv;
-		qsort(r.iv, r.niv, sizeof(*r.iv), pa_wall_cmp_iv);
-		ret = pa_wall_add_event(proc, r.info);
+		ret = pa_wall_cut_waits(&r);
+		if (ret == 0) {
+			qsort(r.iv, r.niv, sizeof(*r.iv), pa_wall_cmp_iv);
+			ret = pa_wall_add_threads(proc, &r, path);
+		}
+		if (ret == 0)
+			ret = pa_wall_add_event(proc, r.info);
 		if (ret == 0)
 			ret = pa_wall_samples(proc, &r);
 		if (ret == 0)

@@ -17,6 +17,9 @@
  * - A preempted thread (runnable, waiting for a CPU) cannot be looked at:
  *   its time goes under "[off-cpu: runnable]" above the stack of the
  *   thread's last CPU sample before it.
+ * - A process killed while threads waited (wall.log without its end): each
+ *   wait the helper said was still open (PPF_REC_WALL_OPEN) lasted until
+ *   its last tick (PPF_REC_WALL_ALIVE), as far as is known.
  * - Time on the CPU: each sample of the process's first CPU-time event
  *   (cpu-clock, task-clock) is also a wall sample, weighing its period
  *   over the wall period.
@@ -63,6 +66,9 @@ struct pa_wall_info {
 	uint64_t looks_only;    /* looks at threads without a ring */
 	uint32_t event;         /* the wall event's pa_event.index */
 	uint64_t intervals;     /* read */
+	uint64_t alive_ns;      /* PPF_REC_WALL_ALIVE: the helper's last tick (0: none) */
+	uint64_t cut_waits;     /* without PPF_REC_WALL_END (killed): waits still open
+				   (PPF_REC_WALL_OPEN) taken to have lasted until alive_ns */
 };
 
 /*

@@ -66,6 +66,7 @@ struct pp_wall_thread {
 	uint64_t out_ns;         /* off the CPU since, 0: on it (or not known) */
 	int preempted;           /* the last switch-out was a preemption */
 	int looked;              /* this wait has a stack (or was looked at in vain) */
+	int open_said;           /* its PPF_REC_WALL_OPEN is written */
 	uint32_t stack;          /* PPF_WALL_NO_STACK when none */
 	int32_t nr;
 	uint64_t lost, intervals;
@@ -114,6 +115,7 @@ static struct {
 	unsigned look_only_next; /* round robin over the threads without a ring */
 	int ring_busy;           /* a ring was over half full at its last drain */
 	struct pp_logfile log;
+	uint64_t alive_off;      /* where PPF_REC_WALL_ALIVE's time is in the log, 0: nowhere */
 	struct pp_wall_thread *threads;
 	unsigned nthreads;       /* slots used so far (some may be free again) */
 	uint32_t seen, no_ring;
@@ -196,9 +198,12 @@ static void pp_wall_ring_close(struct pp_wall_thread *t)
 	t->fd = -1;
 }
 
-/* Writes t's interval that ends at in_ns (flags: enum ppf_wall_flags). */
-static void pp_wall_write_interval(struct pp_wall_thread *t, uint64_t out_ns, uint64_t in_ns,
-				   uint16_t state, uint16_t flags)
+/*
+ * Writes t's interval that ends at in_ns (flags: enum ppf_wall_flags), or
+ * with type PPF_REC_WALL_OPEN, that its wait was still open at in_ns.
+ */
+static void pp_wall_write_record(struct pp_wall_thread *t, uint32_t type, uint64_t out_ns,
+				 uint64_t in_ns, uint16_t state, uint16_t flags)
 {
 	struct ppf_wall_interval r = {
 		.tid = (uint32_t)t->tid,
@@ -212,8 +217,14 @@ static void pp_wall_write_interval(struct pp_wall_thread *t, uint64_t out_ns, ui
 
 	if (in_ns <= out_ns)
 		return;
-	t->intervals++;
-	pp_records_wall_sigsafe(&pp_wall.log, PPF_REC_WALL_INTERVAL, &r, sizeof(r));
+	t->intervals += type == PPF_REC_WALL_INTERVAL;
+	pp_records_wall_sigsafe(&pp_wall.log, type, &r, sizeof(r));
+}
+
+static void pp_wall_write_interval(struct pp_wall_thread *t, uint64_t out_ns, uint64_t in_ns,
+				   uint16_t state, uint16_t flags)
+{
+	pp_wall_write_record(t, PPF_REC_WALL_INTERVAL, out_ns, in_ns, state, flags);
 }
 
 /* The state of a wait in system call nr (-1: blocked outside one). */
@@ -272,6 +283,7 @@ static void pp_wall_record(struct pp_wall_thread *t, const struct perf_event_hea
 		t->out_ns = body[1];
 		t->preempted = !!(h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
 		t->looked = 0;
+		t->open_said = 0;
 		t->stack = PPF_WALL_NO_STACK;
 		t->nr = -1;
 		return;
@@ -809,9 +821,21 @@ static void pp_wall_tick(void)
 		pp_wall_drain(t);
 		if (t->out_ns && !t->preempted && !t->looked && looks < pp_wall.looks_limit)
 			looks += (unsigned)pp_wall_look_at(t);
+		/*
+		 * A wait that lasts: said once, so that a process killed
+		 * meanwhile still has it (up to its last tick).
+		 */
+		if (t->out_ns && !t->preempted && t->looked && !t->open_said &&
+		    now - t->out_ns >= pp_wall.tick_ns) {
+			pp_wall_write_record(t, PPF_REC_WALL_OPEN, t->out_ns, now,
+					     pp_wall_state(t), 0);
+			t->open_said = 1;
+		}
 	}
 	if (pp_wall.no_ring)
 		pp_wall_looks_only(now);
+	if (pp_wall.alive_off)
+		pp_logfile_rewrite_sigsafe(&pp_wall.log, pp_wall.alive_off, &now, sizeof(now));
 }
 
 /* ---- the helper thread -------------------------------------------------------- */
@@ -1017,6 +1041,14 @@ void pp_wall_start(uint64_t period_ns, struct pp_thread_dir *dir)
 	r.start_ns = pp_wall_clock(CLOCK_MONOTONIC);
 	r.ring_pages = PP_WALL_RING_PAGES;
 	pp_records_wall_sigsafe(&pp_wall.log, PPF_REC_WALL_START, &r, sizeof(r));
+	{
+		struct ppf_wall_alive a = { .alive_ns = r.start_ns };
+		uint64_t at = pp_wall.log.used;
+
+		pp_wall.alive_off = pp_records_wall_sigsafe(&pp_wall.log, PPF_REC_WALL_ALIVE, &a,
+							    sizeof(a)) == 0 ?
+				    at + offsetof(struct ppf_wall_alive, alive_ns) : 0;
+	}
 	if (!pp_wall.key_ok)
 		pp_wall.key_ok = pthread_key_create(&pp_wall.key, pp_wall_thread_end) == 0;
 	pthread_mutex_lock(&pp_wall.mutex);
@@ -1099,6 +1131,7 @@ void pp_wall_fork_child(void)
 	memset(pp_wall.threads, 0, PP_WALL_MAX_THREADS * sizeof(*pp_wall.threads));
 	pp_wall.nthreads = 0;
 	pp_logfile_forget_sigsafe(&pp_wall.log);
+	pp_wall.alive_off = 0;
 	pp_wall.on = 0;
 	pp_wall.stopping = 0;
 	pp_wall.helper_running = 0;

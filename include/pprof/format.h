@@ -41,8 +41,11 @@
  *                      PPF_REC_WALL_START, then as they are known: the
  *                      stacks of blocked threads (PPF_REC_STACK, numbered
  *                      in this log), PPF_REC_WALL_INTERVAL for each time a
- *                      thread was off the CPU, PPF_REC_WALL_THREAD for each
- *                      thread at its end; PPF_REC_WALL_END
+ *                      thread was off the CPU, PPF_REC_WALL_OPEN for a
+ *                      wait still open a tick after it began,
+ *                      PPF_REC_WALL_THREAD for each thread at its end;
+ *                      PPF_REC_WALL_END. One PPF_REC_WALL_ALIVE right after
+ *                      the start, rewritten in place at every tick
  * and in any file PPF_REC_LOG_FULL when the file could not grow (a full
  * disk): only the closing records (the END records and a thread's name and
  * totals) follow it.
@@ -138,6 +141,8 @@ enum ppf_record_type {
 	PPF_REC_WALL_INTERVAL = 51,
 	PPF_REC_WALL_THREAD = 52,
 	PPF_REC_WALL_END = 53,
+	PPF_REC_WALL_OPEN = 57,
+	PPF_REC_WALL_ALIVE = 58,
 	/* any file */
 	PPF_REC_LOG_FULL = 21,
 };
@@ -817,6 +822,22 @@ struct ppf_wall_interval {
 };
 
 /*
+ * PPF_REC_WALL_OPEN, a struct ppf_wall_interval: a wait of the thread that
+ * began at out_ns was still going on at in_ns, a tick or more later (one
+ * such record per wait, written after the helper looked at it: stack and
+ * nr as in its interval). Its PPF_REC_WALL_INTERVAL follows when it ends;
+ * in a log without PPF_REC_WALL_END (the process was killed) the wait
+ * lasted until the log's PPF_REC_WALL_ALIVE time, as far as is known.
+ *
+ * PPF_REC_WALL_ALIVE: the helper was still running at alive_ns; rewritten
+ * in place at each of its ticks (the last one a killed process made).
+ */
+struct ppf_wall_alive {
+	struct ppf_record h;
+	uint64_t alive_ns;
+};
+
+/*
  * A thread's wall-clock bookkeeping, at its end (or the log's): error is
  * the errno its ring could not be made with (0: it had one; EPERM: the
  * locked-memory limit), lost the switch records the kernel dropped.
@@ -905,6 +926,7 @@ _Static_assert(sizeof(struct ppf_wall_start) == 40, "ppf_wall_start");
 _Static_assert(sizeof(struct ppf_wall_interval) == 40, "ppf_wall_interval");
 _Static_assert(sizeof(struct ppf_wall_thread) == 40, "ppf_wall_thread");
 _Static_assert(sizeof(struct ppf_wall_end) == 80, "ppf_wall_end");
+_Static_assert(sizeof(struct ppf_wall_alive) == 16, "ppf_wall_alive");
 
 /* Round n up to the record alignment. */
 static inline uint32_t ppf_align(uint32_t n)
