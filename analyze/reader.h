@@ -293,6 +293,8 @@ struct pa_thread {
 	 * in ns; all 0 without one.
 	 */
 	uint64_t off_ns[PPF_WALL_STATES];
+	/* Its time wall.log cannot tell on or off the CPU: switch records lost. */
+	uint64_t wall_lost_ns;
 	struct pa_thread_event *events; /* per-event totals, in file order */
 	size_t nevents;
 	size_t unknown_records; /* records of unknown type skipped */

@@ -106,6 +106,7 @@ void pa_wall_notes(FILE *out, const char *prefix, const struct pa_run *run,
 		sum.threads += w->threads;
 		sum.no_ring += w->no_ring;
 		sum.lost += w->lost;
+		sum.lost_ns += w->lost_ns;
 		sum.degraded += w->degraded;
 	}
 	if (!n)
@@ -118,7 +119,8 @@ void pa_wall_notes(FILE *out, const char *prefix, const struct pa_run *run,
 		fprintf(out, "; %" PRIu32 " of %" PRIu32 " threads had no ring (locked-memory "
 			"limit) and were looked at instead", sum.no_ring, sum.threads);
 	if (sum.lost)
-		fprintf(out, "; %" PRIu64 " switch records lost", sum.lost);
+		fprintf(out, "; %" PRIu64 " switch records lost: %.3f s of threads' time not known "
+			"on or off the CPU", sum.lost, (double)sum.lost_ns / 1e9);
 	if (sum.degraded)
 		fprintf(out, "; its cost cap stepped in %" PRIu64 "x", sum.degraded);
 	fprintf(out, ")\n");
@@ -143,6 +145,8 @@ struct pa_wall_read {
 	size_t niv, iv_cap;
 	struct ppf_wall_interval *open; /* PPF_REC_WALL_OPEN */
 	size_t nopen, open_cap;
+	struct ppf_wall_lost *lost;     /* PPF_REC_WALL_LOST */
+	size_t nlost, lost_cap;
 };
 
 static int pa_wall_bad(const char *path, uint64_t off, struct pa_error *err, const char *what)
@@ -222,6 +226,25 @@ static int pa_wall_end_rec(struct pa_wall_read *r, const char *path, uint64_t of
 	return 0;
 }
 
+static int pa_wall_lost_rec(struct pa_wall_read *r, const char *path, uint64_t off,
+			    const char *rec, uint32_t size, struct pa_error *err)
+{
+	struct ppf_wall_lost l;
+
+	if (size < sizeof(l))
+		return pa_wall_bad(path, off, err, "wall lost record too short");
+	memcpy(&l, rec, sizeof(l));
+	if (l.to_ns < l.from_ns || l.to_ns - l.from_ns > PA_WALL_MAX_INTERVAL)
+		return pa_error_set(err, -EINVAL, path, true, off,
+				    "wall records lost of thread %u: %llu..%llu ns: out of range",
+				    l.tid, (unsigned long long)l.from_ns,
+				    (unsigned long long)l.to_ns);
+	if (pa_grow((void **)&r->lost, &r->lost_cap, r->nlost, sizeof(*r->lost)) < 0)
+		return pa_error_set(err, -ENOMEM, path, false, 0, "out of memory");
+	r->lost[r->nlost++] = l;
+	return 0;
+}
+
 /* One record of wall.log (a flat switch). */
 static int pa_wall_record(void *ctx, const char *path, uint64_t off, const char *rec,
 			  uint32_t type, uint32_t size, struct pa_error *err)
@@ -249,6 +272,8 @@ static int pa_wall_record(void *ctx, const char *path, uint64_t off, const char 
 	case PPF_REC_WALL_OPEN:
 		return pa_wall_interval_rec(r, path, off, rec, size, type == PPF_REC_WALL_OPEN,
 					    err);
+	case PPF_REC_WALL_LOST:
+		return pa_wall_lost_rec(r, path, off, rec, size, err);
 	case PPF_REC_WALL_ALIVE:
 		if (size < sizeof(struct ppf_wall_alive))
 			return pa_wall_bad(path, off, err, "wall alive record too short");
@@ -894,6 +919,25 @@ static void pa_wall_read_release(struct pa_wall_read *r)
 	free(r->stacks);
 	free(r->iv);
 	free(r->open);
+	free(r->lost);
+}
+
+/* The time each thread's lost records leave unknown; a log without its end counts them too. */
+static void pa_wall_lost_time(struct pa_process *proc, const struct pa_wall_read *r)
+{
+	uint64_t lost = 0;
+
+	for (size_t i = 0; i < r->nlost; i++) {
+		struct pa_thread *t = pa_wall_find_thread(proc, proc->nthreads, r->lost[i].tid);
+		uint64_t ns = r->lost[i].to_ns - r->lost[i].from_ns;
+
+		if (t)
+			t->wall_lost_ns += ns;
+		r->info->lost_ns += ns;
+		lost += r->lost[i].lost;
+	}
+	if (!r->info->ended)
+		r->info->lost = lost;
 }
 
 int pa_wall_load(struct pa_process *proc, const char *dir, struct pa_warnings *warn,
@@ -920,8 +964,10 @@ int pa_wall_load(struct pa_process *proc, const char *dir, struct pa_warnings *w
 			qsort(r.iv, r.niv, sizeof(*r.iv), pa_wall_cmp_iv);
 			ret = pa_wall_add_threads(proc, &r, path);
 		}
-		if (ret == 0)
+		if (ret == 0) {
+			pa_wall_lost_time(proc, &r);
 			ret = pa_wall_add_event(proc, r.info);
+		}
 		if (ret == 0)
 			ret = pa_wall_samples(proc, &r);
 		if (ret == 0)

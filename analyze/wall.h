@@ -69,6 +69,7 @@ struct pa_wall_info {
 	uint64_t alive_ns;      /* PPF_REC_WALL_ALIVE: the helper's last tick (0: none) */
 	uint64_t cut_waits;     /* without PPF_REC_WALL_END (killed): waits still open
 				   (PPF_REC_WALL_OPEN) taken to have lasted until alive_ns */
+	uint64_t lost_ns;       /* threads' time not known (PPF_REC_WALL_LOST), all threads */
 };
 
 /*

@@ -64,6 +64,7 @@ struct pp_wall_thread {
 	struct perf_event_mmap_page *ring;
 	size_t ring_len;
 	uint64_t out_ns;         /* off the CPU since, 0: on it (or not known) */
+	uint64_t last_ns;        /* the time of its last switch record */
 	int preempted;           /* the last switch-out was a preemption */
 	int looked;              /* this wait has a stack (or was looked at in vain) */
 	int open_said;           /* its PPF_REC_WALL_OPEN is written */
@@ -137,6 +138,8 @@ static struct {
 	unsigned nro;
 	struct { uint64_t addr; uint8_t data[PP_WALL_BLOCK]; } ro_blocks[PP_WALL_RO_BLOCKS];
 	unsigned long long dl_adds, dl_subs;
+	int forking;             /* a thread forks: no dl_iterate_phdr now */
+	int in_loader;           /* the helper is in dl_iterate_phdr */
 	struct pp_wall_look look;
 } pp_wall = { .mutex = PTHREAD_MUTEX_INITIALIZER, .log = { .fd = -1 } };
 
@@ -270,14 +273,28 @@ static void pp_wall_record(struct pp_wall_thread *t, const struct perf_event_hea
 			   const uint64_t *body)
 {
 	if (h->type == PERF_RECORD_LOST) {
-		/* body: id, lost, then the sample id; the waits around it are not known. */
+		/*
+		 * body: id, lost, then the sample id (pid and tid, time): the
+		 * thread's time since its last record is not known.
+		 */
+		struct ppf_wall_lost r = {
+			.tid = (uint32_t)t->tid,
+			.lost = body[1],
+			.to_ns = h->size >= sizeof(*h) + 32 ? body[3] : 0,
+		};
+
+		r.from_ns = t->last_ns && t->last_ns < r.to_ns ? t->last_ns : r.to_ns;
 		t->lost += body[1];
 		pp_wall.lost += body[1];
 		t->out_ns = 0;
+		if (r.to_ns)
+			t->last_ns = r.to_ns;
+		pp_records_wall_sigsafe(&pp_wall.log, PPF_REC_WALL_LOST, &r, sizeof(r));
 		return;
 	}
 	if (h->type != PERF_RECORD_SWITCH || h->size < sizeof(*h) + 16)
 		return;
+	t->last_ns = body[1];
 	/* body: pid and tid (u32 each), time */
 	if (h->misc & PERF_RECORD_MISC_SWITCH_OUT) {
 		t->out_ns = body[1];
@@ -619,10 +636,43 @@ static int pp_wall_dl_counts_cb(struct dl_phdr_info *info, size_t size, void *da
  * or went. Called by the helper holding no lock of ours: dl_iterate_phdr
  * takes the loader's lock, which a thread in dlopen holds while it starts.
  */
+static void pp_wall_modules_scan(unsigned long long *c);
 static void pp_wall_modules_refresh(void)
 {
 	unsigned long long c[2] = { 0, 0 };
 
+	/* Not while a thread forks (pp_wall_fork_prepare): the next tick will. */
+	__atomic_store_n(&pp_wall.in_loader, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&pp_wall.forking, __ATOMIC_SEQ_CST)) {
+		__atomic_store_n(&pp_wall.in_loader, 0, __ATOMIC_SEQ_CST);
+		return;
+	}
+	pp_wall_modules_scan(c);
+	__atomic_store_n(&pp_wall.in_loader, 0, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * Waits (100 ms at the most: the helper may itself wait for the loader's
+ * lock, which the forking thread may hold) until the helper is out of
+ * dl_iterate_phdr, and keeps it out until the fork is done.
+ */
+void pp_wall_fork_prepare(void)
+{
+	struct timespec nap = { 0, 100000 };
+
+	__atomic_add_fetch(&pp_wall.forking, 1, __ATOMIC_SEQ_CST);
+	for (int i = 0; i < 1000 && __atomic_load_n(&pp_wall.in_loader, __ATOMIC_SEQ_CST); i++)
+		nanosleep(&nap, NULL);
+}
+
+void pp_wall_fork_parent(void)
+{
+	__atomic_sub_fetch(&pp_wall.forking, 1, __ATOMIC_SEQ_CST);
+}
+
+/* The modules' part of pp_wall_modules_refresh: c gets the loader's counts. */
+static void pp_wall_modules_scan(unsigned long long *c)
+{
 	dl_iterate_phdr(pp_wall_dl_counts_cb, c);
 	if (pp_wall.nmodules && c[0] == pp_wall.dl_adds && c[1] == pp_wall.dl_subs)
 		return;
@@ -1121,6 +1171,8 @@ void pp_wall_stop(void)
 
 void pp_wall_fork_child(void)
 {
+	pp_wall.forking = 0;
+	pp_wall.in_loader = 0;
 	if (!pp_wall.threads)
 		return;
 	/* The helper and the lock's holder, if any, stayed in the parent. */

@@ -43,6 +43,8 @@
  *                      in this log), PPF_REC_WALL_INTERVAL for each time a
  *                      thread was off the CPU, PPF_REC_WALL_OPEN for a
  *                      wait still open a tick after it began,
+ *                      PPF_REC_WALL_LOST when a thread's switch records
+ *                      were lost,
  *                      PPF_REC_WALL_THREAD for each thread at its end;
  *                      PPF_REC_WALL_END. One PPF_REC_WALL_ALIVE right after
  *                      the start, rewritten in place at every tick
@@ -143,6 +145,7 @@ enum ppf_record_type {
 	PPF_REC_WALL_END = 53,
 	PPF_REC_WALL_OPEN = 57,
 	PPF_REC_WALL_ALIVE = 58,
+	PPF_REC_WALL_LOST = 59,
 	/* any file */
 	PPF_REC_LOG_FULL = 21,
 };
@@ -838,6 +841,20 @@ struct ppf_wall_alive {
 };
 
 /*
+ * The kernel dropped lost switch records of thread tid (its ring was
+ * full): from from_ns (its last record before them) to to_ns (when the
+ * kernel could write again) its time on and off the CPU is not known.
+ */
+struct ppf_wall_lost {
+	struct ppf_record h;
+	uint32_t tid;
+	uint32_t reserved;
+	uint64_t lost;
+	uint64_t from_ns;
+	uint64_t to_ns;
+};
+
+/*
  * A thread's wall-clock bookkeeping, at its end (or the log's): error is
  * the errno its ring could not be made with (0: it had one; EPERM: the
  * locked-memory limit), lost the switch records the kernel dropped.
@@ -927,6 +944,7 @@ _Static_assert(sizeof(struct ppf_wall_interval) == 40, "ppf_wall_interval");
 _Static_assert(sizeof(struct ppf_wall_thread) == 40, "ppf_wall_thread");
 _Static_assert(sizeof(struct ppf_wall_end) == 80, "ppf_wall_end");
 _Static_assert(sizeof(struct ppf_wall_alive) == 16, "ppf_wall_alive");
+_Static_assert(sizeof(struct ppf_wall_lost) == 40, "ppf_wall_lost");
 
 /* Round n up to the record alignment. */
 static inline uint32_t ppf_align(uint32_t n)

@@ -15,15 +15,18 @@
  *       a thread reads a pipe in park_inner (called by park_outer), main
  *       writes to it every MS ms, ROUNDS times; truth "park_inner OFF"
  *   waitedge pingpong N
- *       two threads pass a byte through two pipes N times (ping_wait and
- *       pong_wait block in read() for each other: 2 N waits); truth
- *       "ping_wait OFF", "pong_wait OFF" and their ".calls"
+ *       two threads pass a byte through two pipes N times (ping_loop and
+ *       pong_loop block in read() for each other: 2 N waits); truth
+ *       "ping_loop OFF", "pong_loop OFF" (each loop's wall minus CPU
+ *       time), their ".calls", and "switches_per_s" (waits per second)
  *   waitedge pause N
  *       main calls pause() until N SIGUSR1 were handled, which a thread of
  *       its own sends to the process with kill() every 5 ms, each after the
  *       previous one was handled; stdout "waitedge: signals sent ==
  *       handled; pause() returned EINTR every time; enough pauses", exit
  *       status 7 (the program's own)
+ *   waitedge forks N
+ *       forks N children one after the other, each exits at once
  *
  * The truth goes to the file PPROF_TRUTH names, if any. stdout ends with
  * "waitedge: done" (but for term, which dies first). Errors: a line on
@@ -37,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "wl.h"
@@ -182,36 +186,40 @@ static int we_callers(void)
 
 /* ---- a high switch rate ------------------------------------------------------ */
 
-static double we_ping_off, we_pong_off;
+static volatile double we_ping_off, we_pong_off;
 
-static __attribute__((noinline)) double ping_wait(void)
+/* Off the CPU in the loop: wall minus CPU time from t0/c0 to now. */
+static double we_off_since(double t0, double c0)
 {
-	double wall0 = we_now(), cpu0 = wl_thread_cpu();
-	char c;
-
-	if (read(we_back[0], &c, 1) != 1)
-		we_fail("read", errno);
-	return we_now() - wall0 - (wl_thread_cpu() - cpu0);
+	return we_now() - t0 - (wl_thread_cpu() - c0);
 }
 
-static __attribute__((noinline)) double pong_wait(void)
+static __attribute__((noinline)) void pong_loop(void)
 {
-	double wall0 = we_now(), cpu0 = wl_thread_cpu();
+	double t0 = we_now(), c0 = wl_thread_cpu();
 	char c;
 
-	if (read(we_pipe[0], &c, 1) != 1)
-		we_fail("read", errno);
-	return we_now() - wall0 - (wl_thread_cpu() - cpu0);
+	for (long i = 0; i < we_rounds; i++)
+		if (read(we_pipe[0], &c, 1) != 1 || write(we_back[1], "y", 1) != 1)
+			we_fail("pong", errno);
+	we_pong_off = we_off_since(t0, c0);
+}
+
+static __attribute__((noinline)) void ping_loop(void)
+{
+	double t0 = we_now(), c0 = wl_thread_cpu();
+	char c;
+
+	for (long i = 0; i < we_rounds; i++)
+		if (write(we_pipe[1], "x", 1) != 1 || read(we_back[0], &c, 1) != 1)
+			we_fail("ping", errno);
+	we_ping_off = we_off_since(t0, c0);
 }
 
 static void *we_pong(void *arg)
 {
 	(void)arg;
-	for (long i = 0; i < we_rounds; i++) {
-		we_pong_off += pong_wait();
-		if (write(we_back[1], "y", 1) != 1)
-			we_fail("write", errno);
-	}
+	pong_loop();
 	return NULL;
 }
 
@@ -222,13 +230,9 @@ static int we_pingpong(void)
 
 	if (pipe(we_back) != 0 || pthread_create(&th, NULL, we_pong, NULL) != 0)
 		return 2;
-	for (long i = 0; i < we_rounds; i++) {
-		if (write(we_pipe[1], "x", 1) != 1)
-			we_fail("write", errno);
-		we_ping_off += ping_wait();
-	}
+	ping_loop();
 	pthread_join(th, NULL);
-	we_truth("ping_wait %.9f\nping_wait.calls %ld\npong_wait %.9f\npong_wait.calls %ld\n"
+	we_truth("ping_loop %.9f\nping_loop.calls %ld\npong_loop %.9f\npong_loop.calls %ld\n"
 		 "switches_per_s %.0f\n", we_ping_off, we_rounds, we_pong_off, we_rounds,
 		 2.0 * (double)we_rounds / (we_now() - t0));
 	printf("waitedge: done\n");
@@ -299,6 +303,25 @@ static int we_pause(void)
 	return 7;
 }
 
+/* ---- forks while the profiler's helper runs ------------------------------------- */
+
+static int we_forks(void)
+{
+	for (long i = 0; i < we_rounds; i++) {
+		pid_t pid = fork();
+		int status;
+
+		if (pid < 0)
+			we_fail("fork", errno);
+		if (pid == 0)
+			_exit(0);
+		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+			we_fail("waitpid", errno ? errno : EIO);
+	}
+	printf("waitedge: done\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *what = argc > 1 ? argv[1] : "";
@@ -315,7 +338,9 @@ int main(int argc, char **argv)
 		return we_pingpong();
 	if (!strcmp(what, "pause") && we_rounds > 0)
 		return we_pause();
+	if (!strcmp(what, "forks") && we_rounds > 0)
+		return we_forks();
 	fprintf(stderr, "usage: waitedge return|exit|term SECONDS | callers ROUNDS MS | "
-		"pingpong N | pause N\n");
+		"pingpong N | pause N | forks N\n");
 	return 2;
 }
