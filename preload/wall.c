@@ -636,17 +636,28 @@ static int pp_wall_dl_counts_cb(struct dl_phdr_info *info, size_t size, void *da
  * or went. Called by the helper holding no lock of ours: dl_iterate_phdr
  * takes the loader's lock, which a thread in dlopen holds while it starts.
  */
+/*
+ * Before the helper takes the loader's locks (dl_iterate_phdr, dlopen):
+ * 1 when it may (then pp_wall.in_loader is set until it is done), 0 while
+ * a thread forks (pp_wall_fork_prepare).
+ */
+static int pp_wall_loader_enter(void)
+{
+	__atomic_store_n(&pp_wall.in_loader, 1, __ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&pp_wall.forking, __ATOMIC_SEQ_CST))
+		return 1;
+	__atomic_store_n(&pp_wall.in_loader, 0, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
 static void pp_wall_modules_scan(unsigned long long *c);
 static void pp_wall_modules_refresh(void)
 {
 	unsigned long long c[2] = { 0, 0 };
 
-	/* Not while a thread forks (pp_wall_fork_prepare): the next tick will. */
-	__atomic_store_n(&pp_wall.in_loader, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&pp_wall.forking, __ATOMIC_SEQ_CST)) {
-		__atomic_store_n(&pp_wall.in_loader, 0, __ATOMIC_SEQ_CST);
+	/* Not while a thread forks: the next tick will. */
+	if (!pp_wall_loader_enter())
 		return;
-	}
 	pp_wall_modules_scan(c);
 	__atomic_store_n(&pp_wall.in_loader, 0, __ATOMIC_SEQ_CST);
 }
@@ -931,7 +942,10 @@ static void *pp_wall_helper_main(void *arg)
 
 	(void)arg;
 	pthread_setname_np(pthread_self(), "pprof-wall");
+	while (!pp_wall_loader_enter())
+		nanosleep(&(struct timespec){ 0, 100000 }, NULL);
 	pp_wall_unw_load();
+	__atomic_store_n(&pp_wall.in_loader, 0, __ATOMIC_SEQ_CST);
 	for (;;) {
 		struct timespec until;
 		uint64_t next;

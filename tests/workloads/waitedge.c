@@ -271,7 +271,7 @@ static void *we_waker(void *arg)
 	return NULL;
 }
 
-static int we_pause(void)
+static __attribute__((noinline)) int we_pause(void)
 {
 	struct sigaction sa = { .sa_handler = we_on_usr1 };
 	pthread_t th;
