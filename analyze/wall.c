@@ -892,13 +892,14 @@ static int pa_wall_cut_waits(struct pa_wall_read *r)
 {
 	size_t niv = r->niv;
 
-	if (r->info->ended)
+	if (r->info->ended || !r->nopen)
 		return 0;
-	qsort(r->iv, niv, sizeof(*r->iv), pa_wall_cmp_iv_out);
+	if (niv)
+		qsort(r->iv, niv, sizeof(*r->iv), pa_wall_cmp_iv_out);
 	for (size_t i = 0; i < r->nopen; i++) {
 		struct ppf_wall_interval w = r->open[i];
 
-		if (bsearch(&w, r->iv, niv, sizeof(*r->iv), pa_wall_cmp_iv_out))
+		if (niv && bsearch(&w, r->iv, niv, sizeof(*r->iv), pa_wall_cmp_iv_out))
 			continue;
 		if (r->info->alive_ns > w.in_ns &&
 		    r->info->alive_ns - w.out_ns <= PA_WALL_MAX_INTERVAL)
@@ -940,27 +941,25 @@ static void pa_wall_lost_time(struct pa_process *proc, const struct pa_wall_read
 		r->info->lost = lost;
 }
 
-int pa_wall_load(struct pa_process *proc, const char *dir, struct pa_warnings *warn,
-		 struct pa_error *err)
+/* Reads wall.log at path, or from data when not NULL, into proc (pa_wall_load). */
+static int pa_wall_read(struct pa_process *proc, const char *path, const void *data, size_t size,
+			struct pa_warnings *warn, struct pa_error *err)
 {
 	struct pa_wall_read r = { 0 };
-	char path[4096];
 	int ret;
 
-	if (snprintf(path, sizeof(path), "%s/%s", dir, PPF_WALL_LOG) >= (int)sizeof(path) ||
-	    access(path, F_OK) != 0)
-		return 0;
 	r.info = calloc(1, sizeof(*r.info));
 	if (!r.info)
 		return pa_error_set(err, -ENOMEM, path, false, 0, "out of memory");
 	proc->wall = r.info;
-	ret = pa_log_walk_file(path, PPF_FILE_WALL, pa_wall_record, &r, warn, err);
+	ret = data ? pa_log_walk_data(path, data, size, PPF_FILE_WALL, pa_wall_record, &r, warn, err) :
+		     pa_log_walk_file(path, PPF_FILE_WALL, pa_wall_record, &r, warn, err);
 	if (ret == 0 && !r.started)
 		ret = pa_wall_bad(path, 0, err, "wall log without its start record");
 	if (ret == 0) {
 		r.info->intervals = r.niv;
 		ret = pa_wall_cut_waits(&r);
-		if (ret == 0) {
+		if (ret == 0 && r.niv) {
 			qsort(r.iv, r.niv, sizeof(*r.iv), pa_wall_cmp_iv);
 			ret = pa_wall_add_threads(proc, &r, path);
 		}
@@ -977,4 +976,21 @@ int pa_wall_load(struct pa_process *proc, const char *dir, struct pa_warnings *w
 	}
 	pa_wall_read_release(&r);
 	return ret;
+}
+
+int pa_wall_load(struct pa_process *proc, const char *dir, struct pa_warnings *warn,
+		 struct pa_error *err)
+{
+	char path[4096];
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, PPF_WALL_LOG) >= (int)sizeof(path) ||
+	    access(path, F_OK) != 0)
+		return 0;
+	return pa_wall_read(proc, path, NULL, 0, warn, err);
+}
+
+int pa_wall_log_parse(struct pa_process *proc, const char *name, const void *data, size_t size,
+		      struct pa_warnings *warn, struct pa_error *err)
+{
+	return pa_wall_read(proc, name, data ? data : "", size, warn, err);
 }

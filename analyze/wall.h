@@ -80,6 +80,12 @@ struct pa_wall_info {
  */
 int pa_wall_load(struct pa_process *proc, const char *dir, struct pa_warnings *warn,
 		 struct pa_error *err);
+/*
+ * The same from size bytes at data (copied), read as the wall.log named
+ * name (tests, tests/fuzz/fuzz_reader.c); proc must not have one yet.
+ */
+int pa_wall_log_parse(struct pa_process *proc, const char *name, const void *data, size_t size,
+		      struct pa_warnings *warn, struct pa_error *err);
 
 /* "[off-cpu: sleep]" for the leaf PA_WALL_IP(s); NULL for any other address. */
 const char *pa_wall_frame_name(uint64_t ip);
