@@ -18,7 +18,8 @@
  *       two threads pass a byte through two pipes N times (ping_loop and
  *       pong_loop block in read() for each other: 2 N waits); truth
  *       "ping_loop OFF", "pong_loop OFF" (each loop's wall minus CPU
- *       time), their ".calls", and "switches_per_s" (waits per second)
+ *       time), their ".cpu" and ".calls", and "switches_per_s" (waits
+ *       per second)
  *   waitedge pause N
  *       main calls pause() until N SIGUSR1 were handled, which a thread of
  *       its own sends to the process with kill() every 5 ms, each after the
@@ -186,12 +187,13 @@ static int we_callers(void)
 
 /* ---- a high switch rate ------------------------------------------------------ */
 
-static volatile double we_ping_off, we_pong_off;
+static volatile double we_ping_off, we_pong_off, we_ping_cpu, we_pong_cpu;
 
-/* Off the CPU in the loop: wall minus CPU time from t0/c0 to now. */
-static double we_off_since(double t0, double c0)
+/* Off the CPU in the loop: wall minus CPU time from t0/c0 to now; its CPU time into *cpu. */
+static double we_off_since(double t0, double c0, volatile double *cpu)
 {
-	return we_now() - t0 - (wl_thread_cpu() - c0);
+	*cpu = wl_thread_cpu() - c0;
+	return we_now() - t0 - *cpu;
 }
 
 static __attribute__((noinline)) void pong_loop(void)
@@ -202,7 +204,7 @@ static __attribute__((noinline)) void pong_loop(void)
 	for (long i = 0; i < we_rounds; i++)
 		if (read(we_pipe[0], &c, 1) != 1 || write(we_back[1], "y", 1) != 1)
 			we_fail("pong", errno);
-	we_pong_off = we_off_since(t0, c0);
+	we_pong_off = we_off_since(t0, c0, &we_pong_cpu);
 }
 
 static __attribute__((noinline)) void ping_loop(void)
@@ -213,7 +215,7 @@ static __attribute__((noinline)) void ping_loop(void)
 	for (long i = 0; i < we_rounds; i++)
 		if (write(we_pipe[1], "x", 1) != 1 || read(we_back[0], &c, 1) != 1)
 			we_fail("ping", errno);
-	we_ping_off = we_off_since(t0, c0);
+	we_ping_off = we_off_since(t0, c0, &we_ping_cpu);
 }
 
 static void *we_pong(void *arg)
@@ -232,8 +234,9 @@ static int we_pingpong(void)
 		return 2;
 	ping_loop();
 	pthread_join(th, NULL);
-	we_truth("ping_loop %.9f\nping_loop.calls %ld\npong_loop %.9f\npong_loop.calls %ld\n"
-		 "switches_per_s %.0f\n", we_ping_off, we_rounds, we_pong_off, we_rounds,
+	we_truth("ping_loop %.9f\nping_loop.cpu %.9f\nping_loop.calls %ld\n"
+		 "pong_loop %.9f\npong_loop.cpu %.9f\npong_loop.calls %ld\nswitches_per_s %.0f\n",
+		 we_ping_off, we_ping_cpu, we_rounds, we_pong_off, we_pong_cpu, we_rounds,
 		 2.0 * (double)we_rounds / (we_now() - t0));
 	printf("waitedge: done\n");
 	return 0;
