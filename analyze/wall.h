@@ -16,7 +16,9 @@
  *   "[off-cpu: blocked]" alone.
  * - A preempted thread (runnable, waiting for a CPU) cannot be looked at:
  *   its time goes under "[off-cpu: runnable]" above the stack of the
- *   thread's last CPU sample before it.
+ *   thread's CPU sample nearest to it in time (the last before it or the
+ *   first after it); the reader keeps the samples of a process with a
+ *   wall.log in time order for this (pa_wall_present).
  * - A process killed while threads waited (wall.log without its end): each
  *   wait the helper said was still open (PPF_REC_WALL_OPEN) lasted until
  *   its last tick (PPF_REC_WALL_ALIVE), as far as is known.
@@ -86,6 +88,9 @@ int pa_wall_load(struct pa_process *proc, const char *dir, struct pa_warnings *w
  */
 int pa_wall_log_parse(struct pa_process *proc, const char *name, const void *data, size_t size,
 		      struct pa_warnings *warn, struct pa_error *err);
+
+/* Whether the process directory dir has a wall.log. */
+bool pa_wall_present(const char *dir);
 
 /* "[off-cpu: sleep]" for the leaf PA_WALL_IP(s); NULL for any other address. */
 const char *pa_wall_frame_name(uint64_t ip);
