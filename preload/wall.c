@@ -114,6 +114,8 @@ static struct {
 	uint64_t tick_base;      /* the tick the period asks for */
 	unsigned looks_limit;    /* looks per tick, lowered by the cost cap */
 	unsigned look_only_next; /* round robin over the threads without a ring */
+	unsigned look_next;      /* where a tick starts: the first thread the last one
+				    left unlooked at (its looks ran out) */
 	int ring_busy;           /* a ring was over half full at its last drain */
 	struct pp_logfile log;
 	uint64_t alive_off;      /* where PPF_REC_WALL_ALIVE's time is in the log, 0: nowhere */
@@ -869,30 +871,40 @@ static void pp_wall_looks_only(uint64_t now)
 /* One tick of the helper (under the mutex): drain every ring, look at new waits. */
 static void pp_wall_tick(void)
 {
-	unsigned looks = 0;
+	unsigned looks = 0, n = pp_wall.nthreads, start = n ? pp_wall.look_next % n : 0;
 	uint64_t now = pp_wall_clock(CLOCK_MONOTONIC);
+	int skipped = 0;
 
 	pp_wall.ticks++;
 	pp_wall.ring_busy = 0;
-	for (unsigned i = 0; i < pp_wall.nthreads; i++) {
+	/* From where the last tick's looks ran out: a thread early in the table cannot starve later ones. */
+	for (unsigned k = 0; k < n; k++) {
+		unsigned i = (start + k) % n;
 		struct pp_wall_thread *t = &pp_wall.threads[i];
 
 		if (!t->tid || !t->ring)
 			continue;
 		pp_wall_drain(t);
-		if (t->out_ns && !t->preempted && !t->looked && looks < pp_wall.looks_limit)
-			looks += (unsigned)pp_wall_look_at(t);
+		if (t->out_ns && !t->preempted && !t->looked) {
+			if (looks < pp_wall.looks_limit)
+				looks += (unsigned)pp_wall_look_at(t);
+			else if (!skipped++)
+				pp_wall.look_next = i;
+		}
 		/*
 		 * A wait that lasts: said once, so that a process killed
-		 * meanwhile still has it (up to its last tick).
+		 * meanwhile still has it (up to its last tick); with its
+		 * stack when it was looked at by then.
 		 */
-		if (t->out_ns && !t->preempted && t->looked && !t->open_said &&
-		    now - t->out_ns >= pp_wall.tick_ns) {
+		if (t->out_ns && !t->preempted && !t->open_said &&
+		    now - t->out_ns >= (t->looked ? 1 : 2) * pp_wall.tick_ns) {
 			pp_wall_write_record(t, PPF_REC_WALL_OPEN, t->out_ns, now,
 					     pp_wall_state(t), 0);
 			t->open_said = 1;
 		}
 	}
+	if (!skipped)
+		pp_wall.look_next = 0;
 	if (pp_wall.no_ring)
 		pp_wall_looks_only(now);
 	if (pp_wall.alive_off)
