@@ -136,11 +136,14 @@ struct pa_wall_stack {
 /* What the walk over wall.log gathers. */
 struct pa_wall_read {
 	struct pa_wall_info *info;
+	const char *path;
 	bool started;
 	struct pa_wall_stack *stacks;
 	size_t nstacks, stacks_cap;
 	struct ppf_wall_interval *iv;
 	size_t niv, iv_cap;
+	struct ppf_wall_older *older; /* threads older than the profiler */
+	size_t nolder, older_cap;
 };
 
 static int pa_wall_bad(const char *path, uint64_t off, struct pa_error *err, const char *what)
@@ -245,6 +248,13 @@ static int pa_wall_record(void *ctx, const char *path, uint64_t off, const char 
 		return pa_wall_interval_rec(r, path, off, rec, size, err);
 	case PPF_REC_WALL_END:
 		return pa_wall_end_rec(r, path, off, rec, size, err);
+	case PPF_REC_WALL_OLDER:
+		if (size < sizeof(*r->older))
+			return pa_wall_bad(path, off, err, "wall log: older thread record too short");
+		if (pa_grow((void **)&r->older, &r->older_cap, r->nolder, sizeof(*r->older)) < 0)
+			return pa_error_set(err, -ENOMEM, path, false, 0, "out of memory");
+		memcpy(&r->older[r->nolder++], rec, sizeof(*r->older));
+		return 0;
 	default:
 		return 0; /* PPF_REC_WALL_THREAD, PPF_REC_LOG_FULL, types of later writers */
 	}
@@ -708,6 +718,45 @@ static struct pa_thread *pa_wall_find_thread(struct pa_process *proc, uint32_t t
 	return lo < proc->nthreads && proc->threads[lo]->tid == tid ? proc->threads[lo] : NULL;
 }
 
+/*
+ * A thread older than the profiler (PPF_REC_WALL_OLDER) that no other log
+ * names: made a pa_thread of its own for its wall samples, from the first
+ * of its intervals iv; NULL when r does not name it, or out of memory
+ * (*ret -ENOMEM).
+ */
+static struct pa_thread *pa_wall_older_thread(struct pa_process *proc,
+					      const struct pa_wall_read *r,
+					      const struct ppf_wall_interval *iv, int *ret)
+{
+	struct pa_thread *t, **all;
+	size_t i, at;
+
+	for (i = 0; i < r->nolder && r->older[i].tid != iv->tid; i++)
+		;
+	if (i == r->nolder)
+		return NULL;
+	t = calloc(1, sizeof(*t));
+	all = realloc(proc->threads, (proc->nthreads + 1) * sizeof(*all));
+	if (all)
+		proc->threads = all;
+	if (!t || !all || !(t->path = strdup(r->path))) {
+		free(t);
+		*ret = -ENOMEM;
+		return NULL;
+	}
+	t->pid = proc->pid;
+	t->tid = iv->tid;
+	memcpy(t->name, r->older[i].name, sizeof(r->older[i].name));
+	t->name[sizeof(r->older[i].name) - 1] = '\0';
+	t->start_ns = iv->out_ns;
+	for (at = 0; at < proc->nthreads && proc->threads[at]->tid < t->tid; at++)
+		;
+	memmove(&all[at + 1], &all[at], (proc->nthreads - at) * sizeof(*all));
+	all[at] = t;
+	proc->nthreads++;
+	return t;
+}
+
 static int pa_wall_cmp_iv(const void *a, const void *b)
 {
 	const struct ppf_wall_interval *x = a, *y = b;
@@ -755,6 +804,8 @@ static int pa_wall_samples(struct pa_process *proc, const struct pa_wall_read *r
 		while (j < r->niv && r->iv[j].tid == r->iv[i].tid)
 			j++;
 		b.t = pa_wall_find_thread(proc, r->iv[i].tid);
+		if (!b.t)
+			b.t = pa_wall_older_thread(proc, r, &r->iv[i], &ret);
 		if (b.t)
 			ret = pa_wall_thread(&b, &r->iv[i], j - i);
 		free(b.keys);
@@ -795,6 +846,7 @@ static void pa_wall_read_release(struct pa_wall_read *r)
 		free(r->stacks[i].ips);
 	free(r->stacks);
 	free(r->iv);
+	free(r->older);
 }
 
 int pa_wall_load(struct pa_process *proc, const char *dir, struct pa_warnings *warn,
@@ -811,6 +863,7 @@ int pa_wall_load(struct pa_process *proc, const char *dir, struct pa_warnings *w
 	if (!r.info)
 		return pa_error_set(err, -ENOMEM, path, false, 0, "out of memory");
 	proc->wall = r.info;
+	r.path = path;
 	ret = pa_log_walk_file(path, PPF_FILE_WALL, pa_wall_record, &r, warn, err);
 	if (ret == 0 && !r.started)
 		ret = pa_wall_bad(path, 0, err, "wall log without its start record");

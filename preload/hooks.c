@@ -26,6 +26,7 @@
 #include "sigsafe/sampsig.h"
 #include "sigsafe/unwmask.h"
 #include "thread.h"
+#include "wall.h"
 
 #define PP_EXPORT __attribute__((visibility("default")))
 
@@ -418,6 +419,8 @@ PP_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 	pp_hooks_restore_mask(&old);
 	if (err)
 		pp_hooks_start_give(start);
+	else
+		pp_wall_thread_made();
 	return err;
 }
 

@@ -326,8 +326,8 @@ int pp_process_exec_begin(const char *path)
 	pp_process_write_cpu(PPF_CPU_EXEC);
 	/* Its threads that took no sample have no log to say they were there. */
 	pp_thread_quiet_all_at_exec();
-	/* The helper does not outlive the image: wall.log ends here. */
-	pp_wall_stop();
+	/* wall.log ends here, unless the exec fails. */
+	pp_wall_exec_begin();
 	/* Last: a process.log that ends with PPF_REC_EXEC was replaced. */
 	log = pp_proclog_hold();
 	pp_process_write_paused(log);
@@ -356,6 +356,7 @@ void pp_process_exec_failed(int began)
 	if (!pp_pause_paused_sigsafe())
 		pp_events_enable(&pp_process.events, pp_process_own_tevents());
 	pp_pause_resume_after_stop_sigsafe();
+	pp_wall_exec_failed();
 	errno = saved;
 }
 
@@ -615,7 +616,10 @@ static void pp_process_start_profiling(void)
 	pp_pause_configure_sigsafe(&pp_process.events, pp_process.cfg->delay_ns);
 	pp_unsampled_start(pp_process.dir);
 	main_thread = pp_thread_setup(1, &slot);
+	/* Before the events: the wall event's helper inherits none. */
+	pp_wall_prepare(pp_process.cfg->wall_ns);
 	if (pp_process_start_events(main_thread) != 0) {
+		pp_wall_stop();
 		/* The log stays open: the destructor says how the process ended. */
 		pp_process_write_start(PPF_MODE_OFF);
 		pp_process.off_log = 1;

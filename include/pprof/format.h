@@ -40,9 +40,13 @@
  *                      helper thread) header of kind PPF_FILE_WALL,
  *                      PPF_REC_WALL_START, then as they are known: the
  *                      stacks of blocked threads (PPF_REC_STACK, numbered
- *                      in this log), PPF_REC_WALL_INTERVAL for each time a
- *                      thread was off the CPU, PPF_REC_WALL_THREAD for each
- *                      thread at its end; PPF_REC_WALL_END
+ *                      in this log), PPF_REC_WALL_OLDER for each thread
+ *                      older than the profiler, PPF_REC_WALL_INTERVAL for
+ *                      each time a thread was off the CPU,
+ *                      PPF_REC_WALL_THREAD for each thread at its end;
+ *                      PPF_REC_WALL_END (at an exec too: when it fails,
+ *                      the records go on after it, and the last END holds
+ *                      the totals)
  * and in any file PPF_REC_LOG_FULL when the file could not grow (a full
  * disk): only the closing records (the END records and a thread's name and
  * totals) follow it.
@@ -138,6 +142,7 @@ enum ppf_record_type {
 	PPF_REC_WALL_INTERVAL = 51,
 	PPF_REC_WALL_THREAD = 52,
 	PPF_REC_WALL_END = 53,
+	PPF_REC_WALL_OLDER = 54,
 	/* any file */
 	PPF_REC_LOG_FULL = 21,
 };
@@ -831,6 +836,17 @@ struct ppf_wall_thread {
 	uint64_t intervals;
 };
 
+/*
+ * A thread older than the profiler (a library's constructor started it):
+ * no hook saw it start, so no other log may name it. Its name then.
+ */
+struct ppf_wall_older {
+	struct ppf_record h;
+	uint32_t tid;
+	uint32_t reserved;
+	char name[PPF_THREAD_NAME_MAX];
+};
+
 /* The helper's totals, at the end of the log. */
 struct ppf_wall_end {
 	struct ppf_record h;
@@ -905,6 +921,7 @@ _Static_assert(sizeof(struct ppf_wall_start) == 40, "ppf_wall_start");
 _Static_assert(sizeof(struct ppf_wall_interval) == 40, "ppf_wall_interval");
 _Static_assert(sizeof(struct ppf_wall_thread) == 40, "ppf_wall_thread");
 _Static_assert(sizeof(struct ppf_wall_end) == 80, "ppf_wall_end");
+_Static_assert(sizeof(struct ppf_wall_older) == 32, "ppf_wall_older");
 
 /* Round n up to the record alignment. */
 static inline uint32_t ppf_align(uint32_t n)
