@@ -603,6 +603,8 @@ static void pp_thread_end(void *arg)
 		return;
 	if (!pp_thread_hold(t))
 		return;
+	/* Its ring's end is its own CPU time, which finishing writes. */
+	pp_wall_thread_ends();
 	pp_thread_finish(t, tid, 1);
 	pp_thread_altstack_free(t, 1);
 	pp_share_give_sigsafe(&t->charge);

@@ -30,6 +30,13 @@
 #define PP_WALL_MAX_THREADS 4096
 #define PP_WALL_RING_PAGES 2            /* data pages of a ring (F1: 16k+ switches/s at 1 ms) */
 /*
+ * The process's first thread's: it is the one that most often starts the
+ * others, each of which may preempt it (1,000 threads started beside two
+ * busy loops: 2 pages lost hundreds of records while the helper, among
+ * them, waited for a CPU). 2 when these cannot be locked.
+ */
+#define PP_WALL_FIRST_RING_PAGES 8
+/*
  * The helper wakes every period (at least every 1 ms, at most every 10
  * ms): each wake-up costs 10-20 us here (a timer and two context switches
  * on a VM), 1-2% of a core at 1 ms. Waits shorter than the tick are seen
@@ -992,6 +999,8 @@ static struct pp_wall_thread *pp_wall_thread_add(int tid, unsigned pages)
 	t->nr = -1;
 	pp_wall.seen++;
 	err = pp_wall_ring_open(t, tid, pages);
+	if (err && pages > PP_WALL_RING_PAGES)
+		err = pp_wall_ring_open(t, tid, PP_WALL_RING_PAGES);
 	if (err) {
 		t->error = -err;
 		pp_wall.no_ring++;
@@ -1062,6 +1071,16 @@ void pp_wall_thread_begin(void)
 		pp_wall_thread_add(0, PP_WALL_RING_PAGES);
 	pthread_mutex_unlock(&pp_wall.mutex);
 	errno = saved;
+}
+
+void pp_wall_thread_ends(void)
+{
+	struct pp_wall_thread *t;
+
+	if (!pp_wall.key_ok || !(t = pthread_getspecific(pp_wall.key)))
+		return;
+	pthread_setspecific(pp_wall.key, NULL);
+	pp_wall_thread_end(t);
 }
 
 void pp_wall_thread_made(void)
@@ -1146,7 +1165,7 @@ void pp_wall_start(uint64_t period_ns, struct pp_thread_dir *dir)
 	pthread_mutex_lock(&pp_wall.mutex);
 	pp_wall.on = 1;
 	pp_wall.held = 0;
-	pp_wall_thread_add(0, PP_WALL_RING_PAGES);
+	pp_wall_thread_add(0, PP_WALL_FIRST_RING_PAGES);
 	pp_wall_threads_older();
 	pthread_cond_broadcast(&pp_wall.wake);
 	pthread_mutex_unlock(&pp_wall.mutex);

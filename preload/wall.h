@@ -52,6 +52,13 @@ void pp_wall_start(uint64_t period_ns, struct pp_thread_dir *dir);
 void pp_wall_thread_begin(void);
 
 /*
+ * The calling thread ends (before its CPU time is written: closing its
+ * ring costs it): its last waits, and its ring closed. Else its key's
+ * destructor does it.
+ */
+void pp_wall_thread_ends(void);
+
+/*
  * The calling thread made a thread (the pthread_create hook): when its ring
  * is over half full, it empties it itself.
  */
