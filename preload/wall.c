@@ -81,6 +81,7 @@ struct pp_wall_thread {
 	uint64_t lost, intervals;
 	uint64_t last_look_ns;   /* look-only: when it was last looked at */
 	unsigned ring_pages;
+	int older;               /* older than the profiler: no destructor of ours */
 };
 
 /* An executable segment and its .eh_frame_hdr, for find_proc_info. */
@@ -127,7 +128,7 @@ static struct {
 	struct pp_logfile log;
 	struct pp_wall_thread *threads;
 	unsigned nthreads;       /* slots used so far (some may be free again) */
-	uint32_t seen, no_ring;
+	uint32_t seen, no_ring, older;
 	uint64_t looks, dropped, lost, degraded, ticks, looks_only;
 	pthread_key_t key;
 	int key_ok;
@@ -987,14 +988,25 @@ static void pp_wall_thread_end(void *arg)
  */
 static struct pp_wall_thread *pp_wall_thread_add(int tid, unsigned pages)
 {
-	struct pp_wall_thread *t = pp_wall_slot();
-	int err;
+	struct pp_wall_thread *t;
+	int err, self = pp_threads_gettid_sigsafe();
 
+	/* An older thread's tid taken again: that thread is gone. */
+	for (unsigned i = 0; !tid && pp_wall.older && i < pp_wall.nthreads; i++)
+		if (pp_wall.threads[i].older && pp_wall.threads[i].tid == self) {
+			pp_wall_drain(&pp_wall.threads[i]);
+			pp_wall.threads[i].out_ns = 0;
+			pp_wall_thread_close(&pp_wall.threads[i]);
+			pp_wall.older--;
+		}
+	t = pp_wall_slot();
 	if (!t)
 		return NULL;
 	memset(t, 0, sizeof(*t));
 	t->fd = -1;
-	t->tid = tid ? tid : pp_threads_gettid_sigsafe();
+	t->tid = tid ? tid : self;
+	t->older = tid != 0;
+	pp_wall.older += tid != 0;
 	t->stack = PPF_WALL_NO_STACK;
 	t->nr = -1;
 	pp_wall.seen++;
@@ -1280,7 +1292,7 @@ void pp_wall_fork_child(void)
 	pp_wall.helper_tid = 0;
 	pp_wall.nmarks = pp_wall.marks_from = 0;
 	pp_wall.marks_upto = 0;
-	pp_wall.seen = pp_wall.no_ring = 0;
+	pp_wall.seen = pp_wall.no_ring = pp_wall.older = 0;
 	pp_wall.looks = pp_wall.dropped = pp_wall.lost = pp_wall.degraded = pp_wall.ticks = 0;
 	pp_wall.looks_only = 0;
 	pp_wall.helper_cpu_ns = 0;
