@@ -25,6 +25,7 @@
 #include "sigsafe/pause.h"
 #include "sigsafe/records.h"
 #include "sigsafe/threads.h"
+#include "unwlib.h"
 #include "warn.h"
 
 #define PP_WALL_MAX_THREADS 4096
@@ -552,6 +553,7 @@ static int pp_wall_unw_load(void)
 			"are not read", PP_WALL_UNWIND_LIB, dlerror());
 		return -1;
 	}
+	pp_unwlib_own_pipes(h);
 	*(void **)&u->create_addr_space = dlsym(h, "_Ux86_64_create_addr_space");
 	*(void **)&u->init_remote = dlsym(h, "_Ux86_64_init_remote");
 	*(void **)&u->step = dlsym(h, "_Ux86_64_step");
