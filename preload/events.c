@@ -241,34 +241,6 @@ static int pp_events_refuse_mode(const struct pp_config *cfg, unsigned i,
 }
 
 /*
- * The process's first sampling event as the sigtrap probe opened it (in
- * the sigtrap mode, disabled), which pp_events_open takes instead of
- * opening it again; -1 when none.
- */
-static struct {
-	int fd;
-	unsigned index;
-} pp_events_probed = { .fd = -1 };
-
-/* The fd the probe opened for event index, or -1; it is the caller's from now on. */
-static int pp_events_take_probed(unsigned index)
-{
-	int fd = pp_events_probed.fd;
-
-	if (fd < 0 || pp_events_probed.index != index)
-		return -1;
-	pp_events_probed.fd = -1;
-	return fd;
-}
-
-void pp_events_probe_release(void)
-{
-	if (pp_events_probed.fd >= 0)
-		pp_fd_close_sigsafe(pp_events_probed.fd);
-	pp_events_probed.fd = -1;
-}
-
-/*
  * Opens event i of cfg for the calling thread into te: a counter, or in the
  * signal mode a sampling event routed to it, enabled when enable is set.
  * Returns 0 or a negative errno.
@@ -320,9 +292,7 @@ int pp_events_open(struct pp_events *ev, const struct pp_config *cfg, int mode,
 		} else {
 			fd = ce->count_only || mode == PPF_MODE_SIGNAL ?
 			     pp_events_thread_add(self, cfg, i, mode, 0) :
-			     pp_events_take_probed(i);
-			if (fd < 0 && !ce->count_only && mode == PPF_MODE_SIGTRAP)
-				fd = pp_events_open_one(ce, i, 0, mode);
+			     pp_events_open_one(ce, i, 0, mode);
 		}
 		if (fd >= 0) {
 			/* The weighted event's twin: without it, its samples count once each. */
@@ -350,7 +320,7 @@ int pp_events_open(struct pp_events *ev, const struct pp_config *cfg, int mode,
 	return -ENOENT;
 }
 
-int pp_events_probe_sigtrap(const struct pp_config *cfg)
+int pp_events_probe_sigtrap(void)
 {
 	struct pp_config_event ce = {
 		.type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_DUMMY,
@@ -359,20 +329,6 @@ int pp_events_probe_sigtrap(const struct pp_config *cfg)
 	struct perf_event_attr attr;
 	int fd;
 
-	/* The real first event answers too, and is then not opened twice. */
-	for (unsigned i = 0; i < cfg->nevents; i++) {
-		if (cfg->events[i].count_only)
-			continue;
-		fd = pp_events_open_one(&cfg->events[i], i, 0, PPF_MODE_SIGTRAP);
-		if (fd >= 0) {
-			pp_events_probe_release();
-			pp_events_probed.fd = fd;
-			pp_events_probed.index = i;
-			return 0;
-		}
-		/* Its own failure, or no sigtrap: the dummy event tells which. */
-		break;
-	}
 	pp_events_attr(&attr, &ce, 0, PPF_MODE_SIGTRAP);
 	attr.disabled = 1;
 	fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);

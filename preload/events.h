@@ -71,15 +71,8 @@ struct pp_counter_value {
 /*
  * Whether the kernel takes sigtrap events (Linux 5.13 and later): 0, or the
  * negative errno of a probe event (-EINVAL when it does not know sigtrap).
- * The probe is cfg's first sampling event itself, opened in the sigtrap
- * mode (disabled), which pp_events_open then takes instead of opening it
- * again; only when that fails does a dummy event tell the event's own
- * failure from a kernel without sigtrap.
  */
-int pp_events_probe_sigtrap(const struct pp_config *cfg);
-
-/* Closes the event the probe opened, unless pp_events_open took it. */
-void pp_events_probe_release(void);
+int pp_events_probe_sigtrap(void);
 
 /*
  * Opens the process's events in mode (PPF_MODE_SIGTRAP or PPF_MODE_SIGNAL,

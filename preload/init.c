@@ -79,7 +79,7 @@ static int pp_init_choose_mode(int tracer)
 	}
 	if (req == PPF_MODE_REQUEST_SIGTRAP ||
 	    (req == PPF_MODE_REQUEST_AUTO && !tracer &&
-	     pp_events_probe_sigtrap(&pp_init.cfg) != -EINVAL)) {
+	     pp_events_probe_sigtrap() != -EINVAL)) {
 		pp_init.mode = PPF_MODE_SIGTRAP;
 		pp_sampsig_set_sigsafe(SIGTRAP);
 		return 0;
@@ -191,7 +191,5 @@ static void pp_init_constructor(int argc, char **argv, char **envp)
 	pp_exec_init(pp_init.cfg.follow_exec);
 	pp_process_start(&pp_init.cfg, pp_init.mode, backtrace, &origin);
 out:
-	/* Not taken when profiling did not start. */
-	pp_events_probe_release();
 	errno = saved;
 }

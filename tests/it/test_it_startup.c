@@ -7,9 +7,7 @@
  * for its own records. What is recorded stays what it was: the arguments
  * exactly as the program got them, a fork child's as /proc gives them.
  * A thread's alternate signal stack is kept for the next thread when it
- * ends, not unmapped and mapped again for each short thread. The sigtrap
- * probe is the first sampling event itself: when profiling then does not
- * start, that event is closed, not left open in the program.
+ * ends, not unmapped and mapped again for each short thread.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -179,35 +177,5 @@ Test(it_startup, short_threads_reuse_alternate_stacks)
 	cr_expect_eq(run->processes[0]->nthreads, 201, "%zu threads listed",
 		     run->processes[0]->nthreads);
 	pa_run_free(run);
-	tst_result_release(&r);
-}
-
-/*
- * The sigtrap probe opens the real first event, at a descriptor of 512 or
- * more as every descriptor the profiler holds; when profiling then cannot
- * start (an output root that cannot be made: a path under a regular file),
- * none of those is left open in the program (ls lists its own
- * /proc/self/fd). libunwind's own pipe, made when it is loaded, is not the
- * profiler's to close.
- */
-Test(it_startup, refused_start_leaves_no_descriptor)
-{
-	const char *argv[] = { "/bin/ls", "-1", "/proc/self/fd", NULL };
-	char file[TST_PATH_MAX + 16], bad[TST_PATH_MAX + 64];
-	const char *env[] = { it_su.env_preload, bad, NULL };
-	const char *touch[] = { "/usr/bin/touch", file, NULL };
-	struct tst_result r;
-
-	snprintf(file, sizeof(file), "%s/file", it_su.tmp);
-	snprintf(bad, sizeof(bad), "PPROF_OUTPUT=%s/data", file);
-	tst_run(&it_su, "touch", touch, NULL, &r);
-	tst_result_release(&r);
-	tst_run(&it_su, "refused", argv, env, &r);
-	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "status 0x%x, stderr: %s",
-		  r.status, r.err);
-	cr_expect(strstr(r.err, "libpprof:"), "the preload did not say why it is off: %s", r.err);
-	for (const char *p = r.out; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p))
-		cr_expect_lt(atoi(p), 512, "descriptor %d left open with the profiler off:\n%s",
-			     atoi(p), r.out);
 	tst_result_release(&r);
 }
