@@ -150,9 +150,9 @@ static void pp_init_config_errors(const struct pp_config_errors *errs)
 		pp_warn("... and %u more problems", errs->more);
 }
 
-/* glibc calls a shared object's constructors with main's arguments. */
+/* glibc calls a shared object's constructors with main's argc and argv (and envp). */
 __attribute__((constructor))
-static void pp_init_constructor(int argc, char **argv, char **envp)
+static void pp_init_constructor(int argc, char **argv)
 {
 	static struct pp_config_errors errs;
 	int saved = errno; /* main starts with the errno it would have */
@@ -161,7 +161,6 @@ static void pp_init_constructor(int argc, char **argv, char **envp)
 	char why[256];
 	int err, tracer;
 
-	(void)envp;
 	/* First: the CPU time before the profiler (relocations, other constructors). */
 	pp_process_cpu_at_entry();
 	pp_hooks_resolve();

@@ -100,7 +100,6 @@ static void pp_thread_write_events(struct pp_thread *t)
 	pp_events_thread_close(&t->tev);
 }
 
-/* Whether the calling thread has an alternate signal stack of its own. */
 /* Spare alternate stacks (PP_THREAD_ALTSTACK_SIZE bytes each), NULL where none. */
 static void *pp_thread_spare[PP_THREAD_SPARE_STACKS];
 
@@ -134,6 +133,7 @@ static void pp_thread_spare_put(void *p)
 	munmap(p, PP_THREAD_ALTSTACK_SIZE);
 }
 
+/* Whether the calling thread has an alternate signal stack of its own. */
 static int pp_thread_has_altstack(void)
 {
 	stack_t old;
