@@ -247,6 +247,12 @@ WORKLOADS += $(OUT)/workloads/pltcalls-now $(OUT)/workloads/pltcalls-ibt
 $(OUT)/workloads/oddthreads: tests/workloads/oddthreads.c $(OUT)/workloads/libearly.so
 	$(CC) $(WORKLOAD_CFLAGS) -o $@ $< -learly $(WORKLOAD_LIB_LINK)
 
+# walllife links libearly.so too (a thread older than the profiler waits) and
+# calls include/pprof/control.h.
+$(OUT)/workloads/walllife: WORKLOAD_CFLAGS += -Iinclude
+$(OUT)/workloads/walllife: tests/workloads/walllife.c $(OUT)/workloads/libearly.so
+	$(CC) $(WORKLOAD_CFLAGS) -o $@ $< -learly $(WORKLOAD_LIB_LINK)
+
 # slowinit links libslowinit.so, whose constructor burns CPU before ours runs.
 $(OUT)/workloads/slowinit: tests/workloads/slowinit.c $(OUT)/workloads/libslowinit.so
 	$(CC) $(WORKLOAD_CFLAGS) -o $@ $< -lslowinit $(WORKLOAD_LIB_LINK)

@@ -6,6 +6,7 @@
 
 #include "eventinfo.h"
 #include "ident.h"
+#include "wall.h"
 
 /* How many poorly covered threads the note names; the others are counted. */
 #define PA_COVERAGE_NAMED 3
@@ -120,6 +121,29 @@ static void pa_coverage_process_before(const struct pa_process *proc, struct pa_
 	out->before_system_ns = proc->cpu_sampling.known ? proc->cpu_sampling.system_ns : 0;
 }
 
+/*
+ * The wall event's helper thread's CPU time (wall.log) out of the process's:
+ * the profiler's own, in no thread's log; taken from user and system time
+ * in their proportion.
+ */
+static void pa_coverage_less_helper(const struct pa_process *proc, struct pa_coverage *out)
+{
+	uint64_t h = proc->wall ? proc->wall->helper_cpu_ns : 0, hs;
+
+	if (!h || !out->cpu_ns)
+		return;
+	if (h > out->cpu_ns)
+		h = out->cpu_ns;
+	hs = (uint64_t)((double)h * (double)out->system_ns / (double)out->cpu_ns);
+	if (hs > out->system_ns)
+		hs = out->system_ns;
+	if (h - hs > out->user_ns)
+		hs = h - out->user_ns;
+	out->system_ns -= hs;
+	out->user_ns -= h - hs;
+	out->cpu_ns = out->user_ns + out->system_ns;
+}
+
 void pa_coverage_process(const struct pa_filter *f, const struct pa_process *proc,
 			 struct pa_coverage *out)
 {
@@ -149,6 +173,7 @@ void pa_coverage_process(const struct pa_filter *f, const struct pa_process *pro
 		out->user_ns = proc->user_ns;
 		out->system_ns = proc->system_ns;
 		out->cpu_ns = proc->user_ns + proc->system_ns;
+		pa_coverage_less_helper(proc, out);
 		pa_coverage_process_before(proc, out);
 	} else if (!pa_filter_by_thread(f) && !proc->ended &&
 		   proc->last_user_ns + proc->last_system_ns > out->cpu_ns) {
@@ -157,6 +182,7 @@ void pa_coverage_process(const struct pa_filter *f, const struct pa_process *pro
 		out->system_ns = proc->last_system_ns;
 		out->cpu_ns = proc->last_user_ns + proc->last_system_ns;
 		out->split = true;
+		pa_coverage_less_helper(proc, out);
 		pa_coverage_process_before(proc, out);
 	}
 	out->split = out->split && out->cpu_ns;

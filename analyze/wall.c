@@ -138,6 +138,7 @@ struct pa_wall_stack {
 /* What the walk over wall.log gathers. */
 struct pa_wall_read {
 	struct pa_wall_info *info;
+	const char *path;
 	bool started;
 	struct pa_wall_stack *stacks;
 	size_t nstacks, stacks_cap;
@@ -147,6 +148,8 @@ struct pa_wall_read {
 	size_t nopen, open_cap;
 	struct ppf_wall_lost *lost;     /* PPF_REC_WALL_LOST */
 	size_t nlost, lost_cap;
+	struct ppf_wall_older *older; /* threads older than the profiler */
+	size_t nolder, older_cap;
 };
 
 static int pa_wall_bad(const char *path, uint64_t off, struct pa_error *err, const char *what)
@@ -281,6 +284,13 @@ static int pa_wall_record(void *ctx, const char *path, uint64_t off, const char 
 		return 0;
 	case PPF_REC_WALL_END:
 		return pa_wall_end_rec(r, path, off, rec, size, err);
+	case PPF_REC_WALL_OLDER:
+		if (size < sizeof(*r->older))
+			return pa_wall_bad(path, off, err, "wall log: older thread record too short");
+		if (pa_grow((void **)&r->older, &r->older_cap, r->nolder, sizeof(*r->older)) < 0)
+			return pa_error_set(err, -ENOMEM, path, false, 0, "out of memory");
+		memcpy(&r->older[r->nolder++], rec, sizeof(*r->older));
+		return 0;
 	default:
 		return 0; /* PPF_REC_WALL_THREAD, PPF_REC_LOG_FULL, types of later writers */
 	}
@@ -768,6 +778,7 @@ static struct pa_thread *pa_wall_find_thread(struct pa_process *proc, size_t n, 
 	return lo < n && proc->threads[lo]->tid == tid ? proc->threads[lo] : NULL;
 }
 
+
 static int pa_wall_cmp_iv(const void *a, const void *b)
 {
 	const struct ppf_wall_interval *x = a, *y = b;
@@ -799,9 +810,11 @@ static int pa_wall_cmp_thread(const void *a, const void *b)
 
 /*
  * Threads that wall.log alone knows of: a process killed before they took
- * a sample left no log of theirs (nor a quiet record), yet they waited.
- * Each becomes a nameless thread, started at its first wait, not ended.
- * r's intervals are sorted by thread. -ENOMEM.
+ * a sample left no log of theirs (nor a quiet record), and a thread older
+ * than the profiler (PPF_REC_WALL_OLDER) that no other log names, yet they
+ * waited. Each becomes a thread, started at its first wait, not ended,
+ * nameless but for an older thread's name. r's intervals are sorted by
+ * thread. -ENOMEM.
  */
 static int pa_wall_add_threads(struct pa_process *proc, const struct pa_wall_read *r,
 			       const char *path)
@@ -827,6 +840,12 @@ static int pa_wall_add_threads(struct pa_process *proc, const struct pa_wall_rea
 		t->pid = proc->pid;
 		t->tid = r->iv[i].tid;
 		t->start_ns = r->iv[i].out_ns;
+		/* A thread older than the profiler: named as it was then. */
+		for (size_t k = 0; k < r->nolder; k++)
+			if (r->older[k].tid == t->tid) {
+				memcpy(t->name, r->older[k].name, sizeof(r->older[k].name));
+				t->name[sizeof(r->older[k].name) - 1] = '\0';
+			}
 		all[proc->nthreads++] = t;
 	}
 	if (proc->nthreads > n0)
@@ -944,6 +963,7 @@ static void pa_wall_read_release(struct pa_wall_read *r)
 	free(r->iv);
 	free(r->open);
 	free(r->lost);
+	free(r->older);
 }
 
 /* The time each thread's lost records leave unknown; a log without its end counts them too. */
@@ -989,6 +1009,7 @@ static int pa_wall_read(struct pa_process *proc, const char *path, const void *d
 	if (!r.info)
 		return pa_error_set(err, -ENOMEM, path, false, 0, "out of memory");
 	proc->wall = r.info;
+	r.path = path;
 	ret = data ? pa_log_walk_data(path, data, size, PPF_FILE_WALL, pa_wall_record, &r, warn, err) :
 		     pa_log_walk_file(path, PPF_FILE_WALL, pa_wall_record, &r, warn, err);
 	if (ret == 0 && !r.started)

@@ -921,8 +921,9 @@ int pp_config_default(struct pp_config *cfg, struct pp_config_errors *errs)
 	errs->n = 0;
 	errs->more = 0;
 	errs->said_off = 0;
-	cfg->text = strdup(pp_config_default_ini);
-	return cfg->text ? 0 : -ENOMEM;
+	/* Never written out (process.log holds a file's text only): not copied. */
+	cfg->text = NULL;
+	return 0;
 #else
 	return pp_config_parse(cfg, PP_CONFIG_EMBEDDED, pp_config_default_ini, errs);
 #endif

@@ -15,6 +15,7 @@
 
 #include "sigsafe/fd.h"
 #include "sigsafe/sampsig.h"
+#include "wall.h"
 
 static void pp_events_attr(struct perf_event_attr *attr,
 			   const struct pp_config_event *ce, unsigned index,
@@ -398,7 +399,9 @@ int pp_events_open_others(struct pp_events *ev, const struct pp_config *cfg)
 	while ((de = readdir(dir)) != NULL) {
 		pid_t tid = (pid_t)atoi(de->d_name);
 
-		if (tid > 0 && tid != self && pp_events_open_task(ev, cfg, tid) == 0)
+		/* The wall event's helper is the profiler's, not the program's. */
+		if (tid > 0 && tid != self && tid != pp_wall_helper_tid() &&
+		    pp_events_open_task(ev, cfg, tid) == 0)
 			opened++;
 	}
 	closedir(dir);

@@ -25,7 +25,9 @@
 #include "sigsafe/sampler.h"
 #include "sigsafe/sampsig.h"
 #include "sigsafe/unwmask.h"
+#include "sigsafe/unwpipe.h"
 #include "thread.h"
+#include "wall.h"
 
 #define PP_EXPORT __attribute__((visibility("default")))
 
@@ -418,6 +420,8 @@ PP_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 	pp_hooks_restore_mask(&old);
 	if (err)
 		pp_hooks_start_give(start);
+	else
+		pp_wall_thread_made();
 	return err;
 }
 
@@ -462,6 +466,16 @@ PP_EXPORT int dlclose(void *handle)
 		errno = saved;
 	}
 	return rc;
+}
+
+/*
+ * pipe2(2), with the pipes libunwind makes for itself moved out of the
+ * program's descriptors (sigsafe/unwpipe.h). libunwind calls it from the
+ * handler too.
+ */
+PP_EXPORT int pipe2(int fds[2], int flags)
+{
+	return pp_unwpipe_pipe2_sigsafe(fds, flags, __builtin_return_address(0));
 }
 
 /*

@@ -89,19 +89,26 @@ static int pp_init_choose_mode(int tracer)
 	return 0;
 }
 
-/* The tracer's pid from /proc/self/status, 0 when none. */
-static int pp_init_tracer(void)
+/*
+ * The tracer's pid from /proc/self/status, 0 when none; *alone is set when
+ * the calling thread is the process's only one (Threads: 1), cleared when
+ * unknown. One read answers both.
+ */
+static int pp_init_tracer(int *alone)
 {
 	char buf[4096];
 	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
 	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
-	const char *p;
+	const char *p, *t;
 
+	*alone = 0;
 	if (fd >= 0)
 		close(fd);
 	if (n <= 0)
 		return 0;
 	buf[n] = '\0';
+	t = strstr(buf, "\nThreads:");
+	*alone = t && atoi(t + 9) == 1;
 	p = strstr(buf, "TracerPid:");
 	return p ? atoi(p + 10) : 0;
 }
@@ -143,11 +150,13 @@ static void pp_init_config_errors(const struct pp_config_errors *errs)
 		pp_warn("... and %u more problems", errs->more);
 }
 
+/* glibc calls a shared object's constructors with main's argc and argv (and envp). */
 __attribute__((constructor))
-static void pp_init_constructor(void)
+static void pp_init_constructor(int argc, char **argv)
 {
 	static struct pp_config_errors errs;
 	int saved = errno; /* main starts with the errno it would have */
+	struct pp_process_origin origin = { .argc = argc, .argv = argv };
 	pp_unwlib_backtrace_fn backtrace;
 	char why[256];
 	int err, tracer;
@@ -164,7 +173,7 @@ static void pp_init_constructor(void)
 				"the program runs unprofiled");
 		goto out;
 	}
-	tracer = pp_init_tracer();
+	tracer = pp_init_tracer(&origin.alone);
 	if (pp_init_choose_mode(tracer) != 0) {
 		pp_init_strict_stop();
 		goto out;
@@ -179,7 +188,7 @@ static void pp_init_constructor(void)
 	setenv("PPROF_OUTPUT", pp_init.cfg.output, 1);
 	pp_init_run_name();
 	pp_exec_init(pp_init.cfg.follow_exec);
-	pp_process_start(&pp_init.cfg, pp_init.mode, backtrace);
+	pp_process_start(&pp_init.cfg, pp_init.mode, backtrace, &origin);
 out:
 	errno = saved;
 }

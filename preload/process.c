@@ -61,6 +61,8 @@ static struct {
 	struct pp_thread_dir tdir; /* the process directory, made at the first
 				      thread log (sigsafe/threads.h) */
 	char dir[PATH_MAX];  /* its path, <root>/<name> */
+	char exe[PATH_MAX];  /* /proc/self/exe's target at the start, "" if unknown */
+	const struct pp_process_origin *origin; /* the constructor's, while it runs */
 	struct pp_events events;
 	uint32_t exit_how;   /* enum ppf_exit_how, once known */
 	int exit_status;
@@ -134,9 +136,9 @@ static void pp_process_full_line(void)
  */
 static int pp_process_dir(int rootfd)
 {
-	char exe[PATH_MAX], host[PPF_NAME_MAX];
+	char host[PPF_NAME_MAX], *exe = pp_process.exe;
 	const char *base;
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(pp_process.exe) - 1);
 	int len = snprintf(pp_process.dir, sizeof(pp_process.dir), "%s/",
 			   pp_process.cfg->output);
 	int err;
@@ -163,13 +165,44 @@ static int pp_process_dir(int rootfd)
 	return 0;
 }
 
-/* Reads /proc/self/cmdline into a malloc'd buffer; *len gets its size. */
-static char *pp_process_cmdline(uint32_t *len)
+/*
+ * The constructor's argv as /proc/self/cmdline gives it (each argument and
+ * its NUL, at most PP_PROCESS_CMDLINE_MAX bytes), into a malloc'd buffer;
+ * *len gets its size.
+ */
+static char *pp_process_cmdline_argv(int argc, char **argv, uint32_t *len)
 {
 	char *buf = malloc(PP_PROCESS_CMDLINE_MAX);
-	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	size_t n = 0;
+
+	*len = 0;
+	for (int i = 0; buf && i < argc && argv[i] && n < PP_PROCESS_CMDLINE_MAX; i++) {
+		size_t k = strlen(argv[i]) + 1;
+
+		if (k > PP_PROCESS_CMDLINE_MAX - n)
+			k = PP_PROCESS_CMDLINE_MAX - n;
+		memcpy(buf + n, argv[i], k);
+		n += k;
+	}
+	*len = (uint32_t)n;
+	return buf;
+}
+
+/*
+ * The process's command line into a malloc'd buffer (*len gets its size):
+ * the constructor's argv, else (a fork child) /proc/self/cmdline.
+ */
+static char *pp_process_cmdline(uint32_t *len)
+{
+	const struct pp_process_origin *o = pp_process.origin;
+	char *buf;
+	int fd;
 	ssize_t n = 0, r;
 
+	if (o && o->argv)
+		return pp_process_cmdline_argv(o->argc, o->argv, len);
+	buf = malloc(PP_PROCESS_CMDLINE_MAX);
+	fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
 	*len = 0;
 	if (!buf || fd < 0) {
 		if (fd >= 0)
@@ -190,15 +223,12 @@ static char *pp_process_cmdline(uint32_t *len)
  */
 static void pp_process_write_start(uint32_t mode)
 {
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	uint32_t cmdline_len;
 	char *cmdline = pp_process_cmdline(&cmdline_len);
 	struct pp_logfile *log = pp_proclog_hold();
 
-	exe[n > 0 ? n : 0] = '\0';
 	pp_records_process_sigsafe(log, mode, mode == PPF_MODE_OFF ? 0 :
-				   pp_sampsig_number_sigsafe(), exe, cmdline,
+				   pp_sampsig_number_sigsafe(), pp_process.exe, cmdline,
 				   cmdline ? cmdline_len : 0);
 	pp_records_identity_sigsafe(log, pp_identity_get());
 	pp_records_config_sigsafe(log, pp_process.cfg);
@@ -326,8 +356,8 @@ int pp_process_exec_begin(const char *path)
 	pp_process_write_cpu(PPF_CPU_EXEC);
 	/* Its threads that took no sample have no log to say they were there. */
 	pp_thread_quiet_all_at_exec();
-	/* The helper does not outlive the image: wall.log ends here. */
-	pp_wall_stop();
+	/* wall.log ends here, unless the exec fails. */
+	pp_wall_exec_begin();
 	/* Last: a process.log that ends with PPF_REC_EXEC was replaced. */
 	log = pp_proclog_hold();
 	pp_process_write_paused(log);
@@ -356,6 +386,7 @@ void pp_process_exec_failed(int began)
 	if (!pp_pause_paused_sigsafe())
 		pp_events_enable(&pp_process.events, pp_process_own_tevents());
 	pp_pause_resume_after_stop_sigsafe();
+	pp_wall_exec_failed();
 	errno = saved;
 }
 
@@ -615,7 +646,10 @@ static void pp_process_start_profiling(void)
 	pp_pause_configure_sigsafe(&pp_process.events, pp_process.cfg->delay_ns);
 	pp_unsampled_start(pp_process.dir);
 	main_thread = pp_thread_setup(1, &slot);
+	/* Before the events: the wall event's helper inherits none. */
+	pp_wall_prepare(pp_process.cfg->wall_ns);
 	if (pp_process_start_events(main_thread) != 0) {
+		pp_wall_stop();
 		/* The log stays open: the destructor says how the process ended. */
 		pp_process_write_start(PPF_MODE_OFF);
 		pp_process.off_log = 1;
@@ -625,8 +659,9 @@ static void pp_process_start_profiling(void)
 	pp_sampler_set_counters_sigsafe(pp_events_count_attrs(&pp_process.events, pp_process.cfg,
 							      pp_process.count_attrs),
 					pp_process.count_attrs);
-	/* Threads started before us (by a library's constructor). */
-	pp_events_open_others(&pp_process.events, pp_process.cfg);
+	/* Threads started before us (by a library's constructor), if any. */
+	if (!pp_process.origin || !pp_process.origin->alone)
+		pp_events_open_others(&pp_process.events, pp_process.cfg);
 	pp_process_write_start((uint32_t)pp_process.mode);
 	pp_maps_set_dir(&pp_process.tdir);
 	pp_maps_set_root(pp_process.rootfd, pp_process.cfg->output);
@@ -704,7 +739,8 @@ static void pp_process_fork_child(void)
 }
 
 void pp_process_start(const struct pp_config *cfg, int mode,
-		      pp_unwlib_backtrace_fn backtrace)
+		      pp_unwlib_backtrace_fn backtrace,
+		      const struct pp_process_origin *origin)
 {
 	struct pp_thread_env env = {
 		.cfg = cfg,
@@ -720,6 +756,8 @@ void pp_process_start(const struct pp_config *cfg, int mode,
 	pp_thread_init(&env);
 	pthread_atfork(pp_wall_fork_prepare, pp_wall_fork_parent, pp_process_fork_child);
 	pp_process.starting = 1;
+	pp_process.origin = origin;
 	pp_process_setup();
+	pp_process.origin = NULL;
 	pp_process.starting = 0;
 }

@@ -18,13 +18,28 @@
 struct pp_config;
 
 /*
+ * What the constructor already knows of the process, so that its start
+ * does not ask the kernel again: its arguments (the constructor's argc and
+ * argv, as the kernel laid them out: /proc/self/cmdline's bytes), and
+ * whether the calling thread was its only one (/proc/self/status's
+ * Threads: 1; then no thread older than the profiler needs its events).
+ */
+struct pp_process_origin {
+	int argc;
+	char **argv; /* NULL: read /proc/self/cmdline */
+	int alone;
+};
+
+/*
  * Starts profiling the process, from the constructor, once: cfg (kept, the
  * constructor's), in mode (PPF_MODE_SIGTRAP or PPF_MODE_SIGNAL) with
- * libunwind's backtrace. When it cannot, it says why in one line and the
- * program runs unprofiled (or stops, with strict = yes: init.h).
+ * libunwind's backtrace; origin is read during the call only. When it
+ * cannot, it says why in one line and the program runs unprofiled (or
+ * stops, with strict = yes: init.h).
  */
 void pp_process_start(const struct pp_config *cfg, int mode,
-		      pp_unwlib_backtrace_fn backtrace);
+		      pp_unwlib_backtrace_fn backtrace,
+		      const struct pp_process_origin *origin);
 
 /*
  * Reads the start of a /proc file (at most size - 1 bytes) into buf,

@@ -37,6 +37,14 @@
 
 #define PP_THREAD_ALTSTACK_SIZE (64 * 1024)
 /*
+ * Alternate stacks of ended threads kept for the next threads to start (at
+ * most this many: 1 MiB of address space), when RLIMIT_AS does not count
+ * them: an mmap at each thread's start and a munmap at its end (a TLB
+ * shootdown on every CPU the process runs on) were a third of the
+ * profiler's cost per short thread.
+ */
+#define PP_THREAD_SPARE_STACKS 16
+/*
  * Tries at a thread's share when its descriptors are taken a moment, and
  * the wait between them: 100 ms in all at the most, and only at a limit so
  * tight that the share is full.
@@ -92,6 +100,39 @@ static void pp_thread_write_events(struct pp_thread *t)
 	pp_events_thread_close(&t->tev);
 }
 
+/* Spare alternate stacks (PP_THREAD_ALTSTACK_SIZE bytes each), NULL where none. */
+static void *pp_thread_spare[PP_THREAD_SPARE_STACKS];
+
+/* A spare alternate stack, or NULL. */
+static void *pp_thread_spare_take(void)
+{
+	for (unsigned i = 0; i < PP_THREAD_SPARE_STACKS; i++) {
+		void *p = __atomic_exchange_n(&pp_thread_spare[i], NULL, __ATOMIC_ACQ_REL);
+
+		if (p)
+			return p;
+	}
+	return NULL;
+}
+
+/*
+ * Keeps p, an alternate stack no thread uses any more, for the next thread;
+ * unmaps it when there is no room or RLIMIT_AS is finite (the share counts
+ * only the stacks threads hold).
+ */
+static void pp_thread_spare_put(void *p)
+{
+	if (pp_share_limit_sigsafe(RLIMIT_AS) == UINT64_MAX)
+		for (unsigned i = 0; i < PP_THREAD_SPARE_STACKS; i++) {
+			void *none = NULL;
+
+			if (__atomic_compare_exchange_n(&pp_thread_spare[i], &none, p, 0,
+							__ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+				return;
+		}
+	munmap(p, PP_THREAD_ALTSTACK_SIZE);
+}
+
 /* Whether the calling thread has an alternate signal stack of its own. */
 static int pp_thread_has_altstack(void)
 {
@@ -101,18 +142,20 @@ static int pp_thread_has_altstack(void)
 }
 
 /*
- * Gives the thread our alternate signal stack unless it has one already.
- * Returns 0 or a negative errno.
+ * Gives the thread our alternate signal stack unless it has one already
+ * (has: pp_thread_has_altstack's answer). Returns 0 or a negative errno.
  */
-static int pp_thread_altstack(struct pp_thread *t)
+static int pp_thread_altstack(struct pp_thread *t, int has)
 {
 	stack_t ss;
 	void *p;
 
-	if (pp_thread_has_altstack())
+	if (has)
 		return 0;
-	p = mmap(NULL, PP_THREAD_ALTSTACK_SIZE, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	p = pp_thread_spare_take();
+	if (!p)
+		p = mmap(NULL, PP_THREAD_ALTSTACK_SIZE, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
 	if (p == MAP_FAILED)
 		return -errno;
 	ss.ss_sp = p;
@@ -121,7 +164,7 @@ static int pp_thread_altstack(struct pp_thread *t)
 	if (sigaltstack(&ss, NULL) != 0) {
 		int err = -errno;
 
-		munmap(p, PP_THREAD_ALTSTACK_SIZE);
+		pp_thread_spare_put(p);
 		return err;
 	}
 	t->altstack = p;
@@ -135,9 +178,11 @@ static void pp_thread_altstack_free(struct pp_thread *t, int self)
 
 	if (!t->altstack)
 		return;
-	if (self)
-		sigaltstack(&ss, NULL);
-	munmap(t->altstack, t->altstack_size);
+	/* Another thread's may still take a signal: only our own is kept. */
+	if (self && sigaltstack(&ss, NULL) == 0 && t->altstack_size == PP_THREAD_ALTSTACK_SIZE)
+		pp_thread_spare_put(t->altstack);
+	else
+		munmap(t->altstack, t->altstack_size);
 	t->altstack = NULL;
 }
 
@@ -567,14 +612,14 @@ static void pp_thread_unsampled(struct pp_thread *t, int tid, uint32_t what, int
 
 struct pp_thread *pp_thread_setup(int main, struct pp_thread **slot)
 {
-	int tid = pp_threads_gettid_sigsafe(), arena, err = 0;
+	int tid = pp_threads_gettid_sigsafe(), arena, err = 0, has = pp_thread_has_altstack();
 	struct pp_share_cost cost;
 	uint32_t what = 0;
 	struct pp_thread *t;
 
 	pp_logfile_fit_window_sigsafe();
 	arena = pp_thread_may_reserve_arena(main);
-	cost = pp_thread_cost(!pp_thread_has_altstack(), arena);
+	cost = pp_thread_cost(!has, arena);
 	t = pp_thread_slot(tid, &cost, slot, &what, &err);
 	if (!t) {
 		pp_thread_unsampled(*slot, tid, what, err, &cost);
@@ -583,7 +628,7 @@ struct pp_thread *pp_thread_setup(int main, struct pp_thread **slot)
 	*slot = t;
 	t->tcb = pp_threads_tcb_sigsafe();
 	t->leaf_only = 0;
-	if ((err = -pp_thread_altstack(t)) != 0) {
+	if ((err = -pp_thread_altstack(t, has)) != 0) {
 		pp_thread_unsampled(t, tid, PPF_UNSAMPLED_ALTSTACK, err, NULL);
 		return NULL;
 	}
@@ -603,6 +648,8 @@ static void pp_thread_end(void *arg)
 		return;
 	if (!pp_thread_hold(t))
 		return;
+	/* Its ring's end is its own CPU time, which finishing writes. */
+	pp_wall_thread_ends();
 	pp_thread_finish(t, tid, 1);
 	pp_thread_altstack_free(t, 1);
 	pp_share_give_sigsafe(&t->charge);

@@ -2,7 +2,12 @@
 #include "unwlib.h"
 
 #include <dlfcn.h>
+#include <link.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <string.h>
+
+#include "sigsafe/unwpipe.h"
 
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
@@ -26,6 +31,42 @@ static size_t pp_unwlib_modid;
 #define PP_UNWLIB_STR(x) #x
 #define PP_UNWLIB_NAME(x) PP_UNWLIB_STR(x)
 
+/* The module pp_unwlib_own_pipes looks for, as the loader names it. */
+struct pp_unwlib_module {
+	uintptr_t base;
+	const char *name;
+};
+
+/* dl_iterate_phdr's callback: registers the module's code with unwpipe. */
+static int pp_unwlib_code_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	const struct pp_unwlib_module *m = data;
+
+	(void)size;
+	if (info->dlpi_addr != m->base || !info->dlpi_name ||
+	    strcmp(info->dlpi_name, m->name) != 0)
+		return 0;
+	for (size_t i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X))
+			pp_unwpipe_add_code_sigsafe(m->base + ph->p_vaddr,
+						    m->base + ph->p_vaddr + ph->p_memsz);
+	}
+	return 1;
+}
+
+void pp_unwlib_own_pipes(void *handle)
+{
+	struct link_map *lm = NULL;
+	struct pp_unwlib_module m;
+
+	if (dlinfo(handle, RTLD_DI_LINKMAP, &lm) != 0 || !lm || !lm->l_name)
+		return;
+	m = (struct pp_unwlib_module){ .base = lm->l_addr, .name = lm->l_name };
+	dl_iterate_phdr(pp_unwlib_code_cb, &m);
+}
+
 pp_unwlib_backtrace_fn pp_unwlib_load(size_t cache_size, char *why, size_t why_size)
 {
 	pp_unwlib_backtrace_fn backtrace_fn;
@@ -39,6 +80,7 @@ pp_unwlib_backtrace_fn pp_unwlib_load(size_t cache_size, char *why, size_t why_s
 			 PP_UNWLIB_SONAME, dlerror());
 		return NULL;
 	}
+	pp_unwlib_own_pipes(h);
 	*(void **)&set_cache_size = dlsym(h, PP_UNWLIB_NAME(unw_set_cache_size));
 	local = dlsym(h, PP_UNWLIB_NAME(unw_local_addr_space));
 	*(void **)&backtrace_fn = dlsym(h, PP_UNWLIB_NAME(unw_backtrace));

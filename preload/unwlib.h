@@ -24,6 +24,14 @@ typedef int (*pp_unwlib_backtrace_fn)(void **frames, int size);
 pp_unwlib_backtrace_fn pp_unwlib_load(size_t cache_size, char *why, size_t why_size);
 
 /*
+ * Registers the code of handle, a libunwind library just loaded (before its
+ * first use), so that the pipe it keeps for checking addresses is made
+ * above the program's descriptors (sigsafe/unwpipe.h). Not
+ * async-signal-safe.
+ */
+void pp_unwlib_own_pipes(void *handle);
+
+/*
  * Makes the calling thread's block of libunwind's thread-local variables
  * (its trace cache's pointer: libunwind is dlopen'd, so the block is made
  * at the thread's first use of them, with malloc). Called at a thread's

@@ -1,6 +1,7 @@
 /* The wall-clock event: switch-record rings and the helper thread; see wall.h. */
 #include "wall.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -21,12 +22,21 @@
 #include "pprof/format.h"
 #include "sigsafe/fd.h"
 #include "sigsafe/logfile.h"
+#include "sigsafe/pause.h"
 #include "sigsafe/records.h"
 #include "sigsafe/threads.h"
+#include "unwlib.h"
 #include "warn.h"
 
 #define PP_WALL_MAX_THREADS 4096
 #define PP_WALL_RING_PAGES 2            /* data pages of a ring (F1: 16k+ switches/s at 1 ms) */
+/*
+ * The process's first thread's: it is the one that most often starts the
+ * others, each of which may preempt it (1,000 threads started beside two
+ * busy loops: 2 pages lost hundreds of records while the helper, among
+ * them, waited for a CPU). 2 when these cannot be locked.
+ */
+#define PP_WALL_FIRST_RING_PAGES 8
 /*
  * The helper wakes every period (at least every 1 ms, at most every 10
  * ms): each wake-up costs 10-20 us here (a timer and two context switches
@@ -55,6 +65,7 @@
 #define PP_WALL_RO_RANGES 1024
 #define PP_WALL_HELPER_STACK (256 * 1024)
 #define PP_WALL_UNWIND_LIB "libunwind-x86_64.so.8"
+#define PP_WALL_MARKS 256               /* pause switches the helper keeps (power of 2) */
 
 /* One thread's ring and what the helper knows of it. */
 struct pp_wall_thread {
@@ -72,6 +83,8 @@ struct pp_wall_thread {
 	int32_t nr;
 	uint64_t lost, intervals;
 	uint64_t last_look_ns;   /* look-only: when it was last looked at */
+	unsigned ring_pages;
+	int older;               /* older than the profiler: no destructor of ours */
 };
 
 /* An executable segment and its .eh_frame_hdr, for find_proc_info. */
@@ -109,6 +122,7 @@ static struct {
 	pthread_cond_t wake;
 	int on;
 	int stopping;
+	int held;                /* an exec is under way: the helper waits */
 	pid_t pid;
 	uint64_t period_ns, tick_ns;
 	uint64_t tick_base;      /* the tick the period asks for */
@@ -121,12 +135,18 @@ static struct {
 	uint64_t alive_off;      /* where PPF_REC_WALL_ALIVE's time is in the log, 0: nowhere */
 	struct pp_wall_thread *threads;
 	unsigned nthreads;       /* slots used so far (some may be free again) */
-	uint32_t seen, no_ring;
+	uint32_t seen, no_ring, older;
 	uint64_t looks, dropped, lost, degraded, ticks, looks_only;
 	pthread_key_t key;
 	int key_ok;
 	pthread_t helper;
 	int helper_running;
+	int helper_made;         /* not detached yet */
+	int helper_tid;
+	/* The pause switches known (sigsafe/pause.h), all of those before marks_upto. */
+	struct pp_pause_mark marks[PP_WALL_MARKS];
+	uint32_t nmarks, marks_from;
+	uint64_t marks_upto;
 	uint64_t helper_cpu_ns;
 	/* stacks written: hash -> id */
 	uint64_t stack_hash[PP_WALL_STACKS];
@@ -155,8 +175,11 @@ static uint64_t pp_wall_clock(clockid_t clk)
 
 /* ---- rings ------------------------------------------------------------------ */
 
-/* Opens the calling thread's switch event and maps its ring; 0 or a negative errno. */
-static int pp_wall_ring_open(struct pp_wall_thread *t)
+/*
+ * Opens the switch event of thread tid (0: the calling thread) and maps its
+ * ring of pages data pages; 0 or a negative errno.
+ */
+static int pp_wall_ring_open(struct pp_wall_thread *t, int tid, unsigned pages)
 {
 	struct perf_event_attr a = {
 		.type = PERF_TYPE_SOFTWARE,
@@ -171,11 +194,11 @@ static int pp_wall_ring_open(struct pp_wall_thread *t)
 		.clockid = CLOCK_MONOTONIC, /* the logs' time base */
 		.watermark = 1,
 		/* The helper empties the ring: no wakeup, no signal, ever. */
-		.wakeup_watermark = PP_WALL_RING_PAGES * 4096u,
+		.wakeup_watermark = pages * 4096u,
 	};
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	size_t len = (1 + PP_WALL_RING_PAGES) * page;
-	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	size_t len = (1 + pages) * page;
+	int fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	void *m;
 
 	if (fd < 0)
@@ -190,6 +213,7 @@ static int pp_wall_ring_open(struct pp_wall_thread *t)
 	t->fd = pp_fd_move_high_sigsafe(fd);
 	t->ring = m;
 	t->ring_len = len;
+	t->ring_pages = pages;
 	return 0;
 }
 
@@ -204,8 +228,8 @@ static void pp_wall_ring_close(struct pp_wall_thread *t)
 }
 
 /*
- * Writes t's interval that ends at in_ns (flags: enum ppf_wall_flags), or
- * with type PPF_REC_WALL_OPEN, that its wait was still open at in_ns.
+ * Writes t's interval [out_ns, in_ns), all of it profiled time; with type
+ * PPF_REC_WALL_OPEN, that its wait from out_ns was still open at in_ns.
  */
 static void pp_wall_write_record(struct pp_wall_thread *t, uint32_t type, uint64_t out_ns,
 				 uint64_t in_ns, uint16_t state, uint16_t flags)
@@ -226,10 +250,58 @@ static void pp_wall_write_record(struct pp_wall_thread *t, uint32_t type, uint64
 	pp_records_wall_sigsafe(&pp_wall.log, type, &r, sizeof(r));
 }
 
+static void pp_wall_write_one(struct pp_wall_thread *t, uint64_t out_ns, uint64_t in_ns,
+			      uint16_t state, uint16_t flags)
+{
+	pp_wall_write_record(t, PPF_REC_WALL_INTERVAL, out_ns, in_ns, state, flags);
+}
+
+/* The pause switches made since the helper last asked (under the mutex). */
+static void pp_wall_marks_refresh(void)
+{
+	struct pp_pause_mark m[PP_PAUSE_MARKS];
+	uint32_t k;
+
+	pp_wall.marks_from = pp_pause_marks_sigsafe(pp_wall.marks_from, m, &k,
+						    &pp_wall.marks_upto);
+	for (uint32_t i = 0; i < k; i++)
+		pp_wall.marks[pp_wall.nmarks++ % PP_WALL_MARKS] = m[i];
+}
+
+/*
+ * Writes t's interval that ends at in_ns (flags: enum ppf_wall_flags)
+ * without its paused parts: sampling is off before its start and while
+ * paused (the delay, the toggle signal, pprof_pause()), the wall event too.
+ */
 static void pp_wall_write_interval(struct pp_wall_thread *t, uint64_t out_ns, uint64_t in_ns,
 				   uint16_t state, uint16_t flags)
 {
-	pp_wall_write_record(t, PPF_REC_WALL_INTERVAL, out_ns, in_ns, state, flags);
+	uint32_t n, first;
+	uint64_t from = out_ns;
+	int paused;
+
+	if (in_ns <= out_ns)
+		return;
+	if (in_ns > pp_wall.marks_upto)
+		pp_wall_marks_refresh();
+	n = pp_wall.nmarks;
+	first = n > PP_WALL_MARKS ? n - PP_WALL_MARKS : 0;
+	/* Before the first switch sampling had not started; marks alternate. */
+	paused = first ? !pp_wall.marks[first % PP_WALL_MARKS].paused : 1;
+	for (uint32_t i = first; i < n; i++) {
+		const struct pp_pause_mark *m = &pp_wall.marks[i % PP_WALL_MARKS];
+
+		if (m->at_ns >= in_ns)
+			break;
+		if (m->at_ns > from) {
+			if (!paused)
+				pp_wall_write_one(t, from, m->at_ns, state, flags);
+			from = m->at_ns;
+		}
+		paused = m->paused;
+	}
+	if (!paused)
+		pp_wall_write_one(t, from, in_ns, state, flags);
 }
 
 /* The state of a wait in system call nr (-1: blocked outside one). */
@@ -574,6 +646,7 @@ static int pp_wall_unw_load(void)
 			"are not read", PP_WALL_UNWIND_LIB, dlerror());
 		return -1;
 	}
+	pp_unwlib_own_pipes(h);
 	*(void **)&u->create_addr_space = dlsym(h, "_Ux86_64_create_addr_space");
 	*(void **)&u->init_remote = dlsym(h, "_Ux86_64_init_remote");
 	*(void **)&u->step = dlsym(h, "_Ux86_64_step");
@@ -871,7 +944,9 @@ static void pp_wall_looks_only(uint64_t now)
 /* One tick of the helper (under the mutex): drain every ring, look at new waits. */
 static void pp_wall_tick(void)
 {
-	unsigned looks = 0, n = pp_wall.nthreads, start = n ? pp_wall.look_next % n : 0;
+	/* Paused, no stack is needed: a wait that goes on is looked at after. */
+	unsigned looks = pp_pause_running_sigsafe() ? 0 : pp_wall.looks_limit;
+	unsigned n = pp_wall.nthreads, start = n ? pp_wall.look_next % n : 0;
 	uint64_t now = pp_wall_clock(CLOCK_MONOTONIC);
 	int skipped = 0;
 
@@ -896,16 +971,16 @@ static void pp_wall_tick(void)
 		 * meanwhile still has it (up to its last tick); with its
 		 * stack when it was looked at by then.
 		 */
-		if (t->out_ns && !t->preempted && !t->open_said &&
+		if (t->out_ns && t->out_ns < now && !t->preempted && !t->open_said &&
 		    now - t->out_ns >= (t->looked ? 1 : 2) * pp_wall.tick_ns) {
 			pp_wall_write_record(t, PPF_REC_WALL_OPEN, t->out_ns, now,
 					     pp_wall_state(t), 0);
 			t->open_said = 1;
 		}
 	}
-	if (!skipped)
+	if (!skipped && looks < pp_wall.looks_limit)
 		pp_wall.look_next = 0;
-	if (pp_wall.no_ring)
+	if (pp_wall.no_ring && pp_pause_running_sigsafe())
 		pp_wall_looks_only(now);
 	if (pp_wall.alive_off)
 		pp_logfile_rewrite_sigsafe(&pp_wall.log, pp_wall.alive_off, &now, sizeof(now));
@@ -954,6 +1029,12 @@ static void *pp_wall_helper_main(void *arg)
 
 	(void)arg;
 	pthread_setname_np(pthread_self(), "pprof-wall");
+	pthread_mutex_lock(&pp_wall.mutex);
+	pp_wall.helper_tid = pp_threads_gettid_sigsafe();
+	pthread_cond_broadcast(&pp_wall.wake);
+	while (!pp_wall.on && !pp_wall.stopping)
+		pthread_cond_wait(&pp_wall.wake, &pp_wall.mutex);
+	pthread_mutex_unlock(&pp_wall.mutex);
 	while (!pp_wall_loader_enter())
 		nanosleep(&(struct timespec){ 0, 100000 }, NULL);
 	pp_wall_unw_load();
@@ -964,6 +1045,9 @@ static void *pp_wall_helper_main(void *arg)
 
 		pp_wall_modules_refresh();
 		pthread_mutex_lock(&pp_wall.mutex);
+		/* An exec is under way: it kills this thread, or fails and goes on. */
+		while (pp_wall.held && !pp_wall.stopping)
+			pthread_cond_wait(&pp_wall.wake, &pp_wall.mutex);
 		if (pp_wall.stopping)
 			break;
 		pp_wall_tick();
@@ -984,7 +1068,13 @@ static void *pp_wall_helper_main(void *arg)
 	return NULL;
 }
 
-static int pp_wall_helper_start(void)
+/*
+ * Makes the helper, which waits until the event starts, and waits for its
+ * tid. Before the process's events are opened: the sigtrap mode's
+ * inherited events reach only the threads made after them, so the
+ * helper's own CPU is never sampled as the program's.
+ */
+static int pp_wall_helper_make(void)
 {
 	pthread_condattr_t ca;
 	pthread_attr_t attr;
@@ -997,11 +1087,19 @@ static int pp_wall_helper_start(void)
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, PP_WALL_HELPER_STACK);
 	pp_wall.helper_running = 1;
+	pp_wall.helper_tid = 0;
 	err = pp_hooks_create_helper(&pp_wall.helper, &attr, pp_wall_helper_main, NULL);
 	pthread_attr_destroy(&attr);
-	if (err)
+	if (err) {
 		pp_wall.helper_running = 0;
-	return err;
+		return err;
+	}
+	pp_wall.helper_made = 1;
+	pthread_mutex_lock(&pp_wall.mutex);
+	while (!pp_wall.helper_tid)
+		pthread_cond_wait(&pp_wall.wake, &pp_wall.mutex);
+	pthread_mutex_unlock(&pp_wall.mutex);
+	return 0;
 }
 
 /* ---- threads ------------------------------------------------------------------ */
@@ -1023,7 +1121,7 @@ static void pp_wall_thread_close(struct pp_wall_thread *t)
 
 	struct ppf_wall_thread r = {
 		.tid = (uint32_t)t->tid,
-		.ring_pages = t->ring ? PP_WALL_RING_PAGES : 0,
+		.ring_pages = t->ring ? t->ring_pages : 0,
 		.error = t->error,
 		.lost = t->lost,
 		.intervals = t->intervals,
@@ -1050,29 +1148,97 @@ static void pp_wall_thread_end(void *arg)
 	errno = saved;
 }
 
-/* Sets the calling thread up (under the mutex). */
-static void pp_wall_thread_add(void)
+/*
+ * Sets thread tid up (under the mutex): 0, the calling thread, whose
+ * ring of pages data pages its key's destructor closes; another, a thread
+ * older than the profiler (its slot is freed at the end).
+ */
+static struct pp_wall_thread *pp_wall_thread_add(int tid, unsigned pages)
 {
-	struct pp_wall_thread *t = pp_wall_slot();
-	int err;
+	struct pp_wall_thread *t;
+	int err, self = pp_threads_gettid_sigsafe();
 
+	/* An older thread's tid taken again: that thread is gone. */
+	for (unsigned i = 0; !tid && pp_wall.older && i < pp_wall.nthreads; i++)
+		if (pp_wall.threads[i].older && pp_wall.threads[i].tid == self) {
+			pp_wall_drain(&pp_wall.threads[i]);
+			pp_wall.threads[i].out_ns = 0;
+			pp_wall_thread_close(&pp_wall.threads[i]);
+			pp_wall.older--;
+		}
+	t = pp_wall_slot();
 	if (!t)
-		return;
+		return NULL;
 	memset(t, 0, sizeof(*t));
 	t->fd = -1;
-	t->tid = pp_threads_gettid_sigsafe();
+	t->tid = tid ? tid : self;
+	t->older = tid != 0;
+	pp_wall.older += tid != 0;
 	t->stack = PPF_WALL_NO_STACK;
 	t->nr = -1;
 	pp_wall.seen++;
-	err = pp_wall_ring_open(t);
+	err = pp_wall_ring_open(t, tid, pages);
+	if (err && pages > PP_WALL_RING_PAGES)
+		err = pp_wall_ring_open(t, tid, PP_WALL_RING_PAGES);
 	if (err) {
 		t->error = -err;
 		pp_wall.no_ring++;
 		/* Its first look weighs the time since it started. */
 		t->last_look_ns = pp_wall_clock(CLOCK_MONOTONIC);
 	}
-	if (pp_wall.key_ok)
+	if (!tid && pp_wall.key_ok)
 		pthread_setspecific(pp_wall.key, t);
+	return t;
+}
+
+/* Writes PPF_REC_WALL_OLDER for thread tid (under the mutex): its name. */
+static void pp_wall_older_record(int tid)
+{
+	struct ppf_wall_older r = { .tid = (uint32_t)tid };
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/comm", tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, r.name, sizeof(r.name) - 1);
+		close(fd);
+		if (n > 0 && r.name[n - 1] == '\n')
+			r.name[n - 1] = '\0';
+	}
+	pp_records_wall_sigsafe(&pp_wall.log, PPF_REC_WALL_OLDER, &r, sizeof(r));
+}
+
+/*
+ * The threads older than the profiler (a library's constructor made them
+ * before ours ran), but the helper: their switch events are opened for
+ * them (pid = tid: no signal, nothing they notice).
+ */
+static void pp_wall_threads_older(void)
+{
+	int self = pp_threads_gettid_sigsafe();
+	DIR *dir = opendir("/proc/self/task");
+	struct dirent *de;
+
+	if (!dir)
+		return;
+	while ((de = readdir(dir)) != NULL) {
+		int tid = atoi(de->d_name);
+
+		struct pp_wall_thread *t;
+		uint64_t sp, pc;
+		int32_t nr;
+
+		if (tid <= 0 || tid == self || tid == pp_wall.helper_tid ||
+		    !(t = pp_wall_thread_add(tid, PP_WALL_RING_PAGES)))
+			continue;
+		pp_wall_older_record(tid);
+		/* Blocked now, it left the CPU before its ring was there: from now. */
+		if (t->ring && pp_wall_syscall(tid, &nr, &sp, &pc) == 1)
+			t->out_ns = pp_wall_clock(CLOCK_MONOTONIC);
+	}
+	closedir(dir);
 }
 
 void pp_wall_thread_begin(void)
@@ -1081,12 +1247,67 @@ void pp_wall_thread_begin(void)
 
 	pthread_mutex_lock(&pp_wall.mutex);
 	if (pp_wall.on && !pp_wall.stopping && pp_wall.pid == getpid())
-		pp_wall_thread_add();
+		pp_wall_thread_add(0, PP_WALL_RING_PAGES);
+	pthread_mutex_unlock(&pp_wall.mutex);
+	errno = saved;
+}
+
+void pp_wall_thread_ends(void)
+{
+	struct pp_wall_thread *t;
+
+	if (!pp_wall.key_ok || !(t = pthread_getspecific(pp_wall.key)))
+		return;
+	pthread_setspecific(pp_wall.key, NULL);
+	pp_wall_thread_end(t);
+}
+
+void pp_wall_thread_made(void)
+{
+	struct pp_wall_thread *t;
+	uint64_t fill;
+	int saved;
+
+	if (!pp_wall.on || !pp_wall.key_ok || !(t = pthread_getspecific(pp_wall.key)) ||
+	    !t->ring)
+		return;
+	fill = pp_wall_head(t) - __atomic_load_n(&t->ring->data_tail, __ATOMIC_RELAXED);
+	if (fill <= t->ring->data_size / 2)
+		return;
+	/*
+	 * A thread that starts threads switches as often as they start (each
+	 * new thread may preempt it), faster than a helper drains that has
+	 * them to run beside: it drains its own ring, waiting for the helper's
+	 * tick to end if need be.
+	 */
+	saved = errno;
+	pthread_mutex_lock(&pp_wall.mutex);
+	if (pp_wall.on && t->tid == pp_threads_gettid_sigsafe())
+		pp_wall_drain(t);
 	pthread_mutex_unlock(&pp_wall.mutex);
 	errno = saved;
 }
 
 /* ---- the process ---------------------------------------------------------------- */
+
+void pp_wall_prepare(uint64_t period_ns)
+{
+	int err;
+
+	if (!period_ns)
+		return;
+	pp_wall.pid = getpid();
+	pp_wall.stopping = 0;
+	err = pp_wall_helper_make();
+	if (err)
+		pp_warn("cannot start the wall event's helper thread: %s; blocked "
+			"threads' stacks are not read", strerror(err));
+}
+
+int pp_wall_helper_tid(void)
+{
+	return pp_wall.pid == getpid() && pp_wall.helper_running ? pp_wall.helper_tid : 0;
+}
 
 void pp_wall_start(uint64_t period_ns, struct pp_thread_dir *dir)
 {
@@ -1110,6 +1331,7 @@ void pp_wall_start(uint64_t period_ns, struct pp_thread_dir *dir)
 	if (err) {
 		pp_warn("cannot create %s for the wall event: %s; the program runs "
 			"without it", PPF_WALL_LOG, strerror(-err));
+		pp_wall_stop();
 		return;
 	}
 	r.period_ns = period_ns;
@@ -1129,17 +1351,19 @@ void pp_wall_start(uint64_t period_ns, struct pp_thread_dir *dir)
 		pp_wall.key_ok = pthread_key_create(&pp_wall.key, pp_wall_thread_end) == 0;
 	pthread_mutex_lock(&pp_wall.mutex);
 	pp_wall.on = 1;
-	pp_wall.stopping = 0;
-	pp_wall_thread_add();
+	pp_wall.held = 0;
+	pp_wall_thread_add(0, PP_WALL_FIRST_RING_PAGES);
+	pp_wall_threads_older();
+	pthread_cond_broadcast(&pp_wall.wake);
 	pthread_mutex_unlock(&pp_wall.mutex);
-	err = pp_wall_helper_start();
-	if (err)
-		pp_warn("cannot start the wall event's helper thread: %s; blocked "
-			"threads' stacks are not read", strerror(err));
 }
 
-/* The last records (under the mutex): every thread's open wait, and the totals. */
-static void pp_wall_finish(void)
+/*
+ * The records of the end (under the mutex): every thread's open wait,
+ * ending now, and the totals. closing: the log and the rings are closed;
+ * else (an exec that may fail) they stay, the open waits going on from now.
+ */
+static void pp_wall_end(int closing)
 {
 	uint64_t now = pp_wall_clock(CLOCK_MONOTONIC);
 	struct ppf_wall_end e = { 0 };
@@ -1153,10 +1377,13 @@ static void pp_wall_finish(void)
 		pp_wall_drain(t);
 		snprintf(path, sizeof(path), "/proc/self/task/%d", t->tid);
 		/* A thread gone without its destructor (raw exit) has no open wait. */
-		if (t->out_ns && access(path, F_OK) == 0)
+		if (t->out_ns && access(path, F_OK) == 0) {
 			pp_wall_write_interval(t, t->out_ns, now, pp_wall_state(t),
 					       PPF_WALL_OPEN_AT_END);
-		pp_wall_thread_close(t);
+			t->out_ns = now;
+		}
+		if (closing)
+			pp_wall_thread_close(t);
 	}
 	e.end_ns = now;
 	e.looks = pp_wall.looks;
@@ -1168,31 +1395,56 @@ static void pp_wall_finish(void)
 	e.ticks = pp_wall.ticks;
 	e.degraded = pp_wall.degraded;
 	e.looks_only = pp_wall.looks_only;
-	pp_logfile_closing_sigsafe(&pp_wall.log);
+	if (closing)
+		pp_logfile_closing_sigsafe(&pp_wall.log);
 	pp_records_wall_sigsafe(&pp_wall.log, PPF_REC_WALL_END, &e, sizeof(e));
-	pp_logfile_close_sigsafe(&pp_wall.log);
+	if (closing)
+		pp_logfile_close_sigsafe(&pp_wall.log);
 }
 
 void pp_wall_stop(void)
 {
-	int running;
+	int made;
 
-	if (!pp_wall.on || pp_wall.pid != getpid())
+	if (pp_wall.pid != getpid())
 		return;
 	pthread_mutex_lock(&pp_wall.mutex);
 	pp_wall.stopping = 1;
-	pthread_cond_signal(&pp_wall.wake);
+	pthread_cond_broadcast(&pp_wall.wake);
 	/*
 	 * The helper leaves at its next look at stopping; not waited for, as
 	 * the process may end in a thread that holds the loader's lock, which
 	 * the helper takes between ticks.
 	 */
-	pp_wall_finish();
+	if (pp_wall.on)
+		pp_wall_end(1);
 	pp_wall.on = 0;
-	running = pp_wall.helper_running;
+	made = pp_wall.helper_made;
+	pp_wall.helper_made = 0;
 	pthread_mutex_unlock(&pp_wall.mutex);
-	if (running)
+	if (made)
 		pthread_detach(pp_wall.helper);
+}
+
+void pp_wall_exec_begin(void)
+{
+	if (!pp_wall.on || pp_wall.pid != getpid())
+		return;
+	pthread_mutex_lock(&pp_wall.mutex);
+	/* The records so far, ended as if the exec succeeds; the helper waits. */
+	pp_wall_end(0);
+	pp_wall.held = 1;
+	pthread_mutex_unlock(&pp_wall.mutex);
+}
+
+void pp_wall_exec_failed(void)
+{
+	if (!pp_wall.on || pp_wall.pid != getpid())
+		return;
+	pthread_mutex_lock(&pp_wall.mutex);
+	pp_wall.held = 0;
+	pthread_cond_broadcast(&pp_wall.wake);
+	pthread_mutex_unlock(&pp_wall.mutex);
 }
 
 void pp_wall_fork_child(void)
@@ -1212,8 +1464,13 @@ void pp_wall_fork_child(void)
 	pp_wall.alive_off = 0;
 	pp_wall.on = 0;
 	pp_wall.stopping = 0;
+	pp_wall.held = 0;
 	pp_wall.helper_running = 0;
-	pp_wall.seen = pp_wall.no_ring = 0;
+	pp_wall.helper_made = 0;
+	pp_wall.helper_tid = 0;
+	pp_wall.nmarks = pp_wall.marks_from = 0;
+	pp_wall.marks_upto = 0;
+	pp_wall.seen = pp_wall.no_ring = pp_wall.older = 0;
 	pp_wall.looks = pp_wall.dropped = pp_wall.lost = pp_wall.degraded = pp_wall.ticks = 0;
 	pp_wall.looks_only = 0;
 	pp_wall.helper_cpu_ns = 0;

@@ -12,7 +12,13 @@
  * PPF_REC_WALL_*); the analyzer turns its intervals into `wall` samples.
  *
  * A thread whose ring cannot be mapped (the locked-memory limit: EPERM) is
- * looked at once per tick instead (look-only), and counted.
+ * looked at once per tick instead (look-only), and counted. Threads older
+ * than the profiler (a library constructor's) get their rings from
+ * pp_wall_start (perf_event_open with their tid). Paused time
+ * (sigsafe/pause.h) is no wall time: the intervals written leave it out.
+ * The helper is made before the process's sampling events, which it thus
+ * does not inherit: its CPU time is never sampled as the program's; wall.log
+ * says how much it used.
  *
  * Nothing here runs in signal context; everything is off unless the
  * configuration has [sample wall].
@@ -21,6 +27,16 @@
 #define PP_WALL_H
 
 #include <stdint.h>
+
+/*
+ * Makes the helper thread (the constructor, and a fork child), before the
+ * process's events are opened; it waits for pp_wall_start. period_ns 0:
+ * does nothing.
+ */
+void pp_wall_prepare(uint64_t period_ns);
+
+/* The helper's tid, or 0: threads older than the profiler are all others. */
+int pp_wall_helper_tid(void);
 
 /*
  * Starts the event in this process (the constructor, and a fork child):
@@ -36,11 +52,32 @@ void pp_wall_start(uint64_t period_ns, struct pp_thread_dir *dir);
 void pp_wall_thread_begin(void);
 
 /*
+ * The calling thread ends (before its CPU time is written: closing its
+ * ring costs it): its last waits, and its ring closed. Else its key's
+ * destructor does it.
+ */
+void pp_wall_thread_ends(void);
+
+/*
+ * The calling thread made a thread (the pthread_create hook): when its ring
+ * is over half full, it empties it itself.
+ */
+void pp_wall_thread_made(void);
+
+/*
  * Stops the event (the process ends, or execs): the helper stops, the
  * rings are emptied a last time, the waits still open are written as
  * ending now, then the totals; wall.log is closed.
  */
 void pp_wall_stop(void);
+
+/*
+ * The process calls exec: the records so far end (as pp_wall_stop writes
+ * them, the waits still open ending now), the helper waits. The log and
+ * the rings stay: pp_wall_exec_failed goes on from there.
+ */
+void pp_wall_exec_begin(void);
+void pp_wall_exec_failed(void);
 
 /*
  * pthread_atfork's prepare and parent handlers: the helper is kept out of

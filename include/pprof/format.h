@@ -40,14 +40,16 @@
  *                      helper thread) header of kind PPF_FILE_WALL,
  *                      PPF_REC_WALL_START, then as they are known: the
  *                      stacks of blocked threads (PPF_REC_STACK, numbered
- *                      in this log), PPF_REC_WALL_INTERVAL for each time a
- *                      thread was off the CPU, PPF_REC_WALL_OPEN for a
- *                      wait still open a tick after it began,
+ *                      in this log), PPF_REC_WALL_OLDER for each thread
+ *                      older than the profiler, PPF_REC_WALL_INTERVAL for
+ *                      each time a thread was off the CPU, PPF_REC_WALL_OPEN
+ *                      for a wait still open a tick after it began,
  *                      PPF_REC_WALL_LOST when a thread's switch records
- *                      were lost,
- *                      PPF_REC_WALL_THREAD for each thread at its end;
- *                      PPF_REC_WALL_END. One PPF_REC_WALL_ALIVE right after
- *                      the start, rewritten in place at every tick
+ *                      were lost, PPF_REC_WALL_THREAD for each thread at
+ *                      its end; PPF_REC_WALL_END (at an exec too: when it
+ *                      fails, the records go on after it, and the last END
+ *                      holds the totals). One PPF_REC_WALL_ALIVE right
+ *                      after the start, rewritten in place at every tick
  * and in any file PPF_REC_LOG_FULL when the file could not grow (a full
  * disk): only the closing records (the END records and a thread's name and
  * totals) follow it.
@@ -143,6 +145,7 @@ enum ppf_record_type {
 	PPF_REC_WALL_INTERVAL = 51,
 	PPF_REC_WALL_THREAD = 52,
 	PPF_REC_WALL_END = 53,
+	PPF_REC_WALL_OLDER = 54,
 	PPF_REC_WALL_OPEN = 57,
 	PPF_REC_WALL_ALIVE = 58,
 	PPF_REC_WALL_LOST = 59,
@@ -869,6 +872,17 @@ struct ppf_wall_thread {
 	uint64_t intervals;
 };
 
+/*
+ * A thread older than the profiler (a library's constructor started it):
+ * no hook saw it start, so no other log may name it. Its name then.
+ */
+struct ppf_wall_older {
+	struct ppf_record h;
+	uint32_t tid;
+	uint32_t reserved;
+	char name[PPF_THREAD_NAME_MAX];
+};
+
 /* The helper's totals, at the end of the log. */
 struct ppf_wall_end {
 	struct ppf_record h;
@@ -943,6 +957,7 @@ _Static_assert(sizeof(struct ppf_wall_start) == 40, "ppf_wall_start");
 _Static_assert(sizeof(struct ppf_wall_interval) == 40, "ppf_wall_interval");
 _Static_assert(sizeof(struct ppf_wall_thread) == 40, "ppf_wall_thread");
 _Static_assert(sizeof(struct ppf_wall_end) == 80, "ppf_wall_end");
+_Static_assert(sizeof(struct ppf_wall_older) == 32, "ppf_wall_older");
 _Static_assert(sizeof(struct ppf_wall_alive) == 16, "ppf_wall_alive");
 _Static_assert(sizeof(struct ppf_wall_lost) == 40, "ppf_wall_lost");
 

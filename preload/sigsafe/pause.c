@@ -29,6 +29,13 @@ static struct {
 	uint32_t pauses;
 	uint64_t since_ns;
 	uint64_t paused_ns;
+	/*
+	 * The process unit's switches (pp_pause_marks_sigsafe), a ring written
+	 * under lock: seq is odd while one is written, its time read included.
+	 */
+	uint32_t seq;      /* atomic */
+	uint32_t nmarks;   /* atomic: marks so far */
+	struct pp_pause_mark marks[PP_PAUSE_MARKS];
 } pp_pause;
 
 /* Runs in signal context. */
@@ -77,10 +84,18 @@ static void pp_pause_unlock_sigsafe(int *lock)
 static void pp_pause_apply_process_sigsafe(int paused)
 {
 	int to = paused ? PP_PAUSE_APPLIED_OFF : PP_PAUSE_APPLIED_ON;
-	uint64_t now = pp_pause_now_sigsafe();
+	uint32_t n = __atomic_load_n(&pp_pause.nmarks, __ATOMIC_RELAXED);
+	uint64_t now;
 
 	if (pp_pause.applied == to || !pp_pause.ev)
 		return;
+	/* The mark's time is read inside the odd seq: see pp_pause_marks_sigsafe. */
+	__atomic_add_fetch(&pp_pause.seq, 1, __ATOMIC_SEQ_CST);
+	now = pp_pause_now_sigsafe();
+	pp_pause.marks[n % PP_PAUSE_MARKS] = (struct pp_pause_mark){ .at_ns = now,
+								     .paused = paused };
+	__atomic_store_n(&pp_pause.nmarks, n + 1, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&pp_pause.seq, 1, __ATOMIC_SEQ_CST);
 	for (unsigned i = 0; i < pp_pause.ev->n; i++)
 		syscall(SYS_ioctl, pp_pause.ev->fds[i],
 			paused ? PERF_EVENT_IOC_DISABLE : PERF_EVENT_IOC_ENABLE, 0);
@@ -189,6 +204,7 @@ void pp_pause_configure_sigsafe(const struct pp_events *ev, uint64_t delay_ns)
 	pp_pause.applied = PP_PAUSE_APPLIED_NONE;
 	pp_pause.pauses = 0;
 	pp_pause.paused_ns = 0;
+	__atomic_store_n(&pp_pause.nmarks, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&pp_pause.why, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&pp_pause.stopped, 0, __ATOMIC_RELEASE);
 }
@@ -232,6 +248,29 @@ void pp_pause_resume_after_stop_sigsafe(void)
 {
 	__atomic_store_n(&pp_pause.stopped, 0, __ATOMIC_RELEASE);
 	pp_pause_sync_sigsafe();
+}
+
+/* Async-signal-safe. */
+uint32_t pp_pause_marks_sigsafe(uint32_t from, struct pp_pause_mark *out, uint32_t *nout,
+				uint64_t *upto)
+{
+	for (;;) {
+		uint32_t s = __atomic_load_n(&pp_pause.seq, __ATOMIC_SEQ_CST), n, first, k = 0;
+
+		if (s & 1) {
+			syscall(SYS_sched_yield);
+			continue;
+		}
+		*upto = pp_pause_now_sigsafe();
+		n = __atomic_load_n(&pp_pause.nmarks, __ATOMIC_ACQUIRE);
+		first = n - from > PP_PAUSE_MARKS ? n - PP_PAUSE_MARKS : from;
+		for (uint32_t i = first; i < n; i++)
+			out[k++] = pp_pause.marks[i % PP_PAUSE_MARKS];
+		if (__atomic_load_n(&pp_pause.seq, __ATOMIC_SEQ_CST) == s) {
+			*nout = k;
+			return n;
+		}
+	}
 }
 
 /* Async-signal-safe. */
@@ -338,5 +377,7 @@ void pp_pause_forget_sigsafe(void)
 {
 	pp_threads_each_sigsafe(pp_pause_forget_thread_sigsafe, NULL);
 	__atomic_store_n(&pp_pause.lock, 0, __ATOMIC_RELEASE);
+	/* A switch written by a thread of the parent when it forked. */
+	__atomic_store_n(&pp_pause.seq, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&pp_pause.started, 0, __ATOMIC_RELEASE);
 }

@@ -64,6 +64,28 @@ void pp_pause_stop_sigsafe(uint64_t now, struct pp_records_paused *out);
 /* Async-signal-safe. Switches events again after pp_pause_stop_sigsafe (a failed exec). */
 void pp_pause_resume_after_stop_sigsafe(void);
 
+/*
+ * The process-wide unit's switches, in order: at_ns, when its events were
+ * switched, paused whether off (1) or on (0). The first is the start
+ * (pp_pause_start_sigsafe); the wall event (wall.h) counts no time before
+ * it, nor while paused. The last PP_PAUSE_MARKS are kept.
+ */
+#define PP_PAUSE_MARKS 64
+struct pp_pause_mark {
+	uint64_t at_ns;
+	int paused;
+};
+
+/*
+ * Async-signal-safe, never waits for a lock (it yields while a switch is
+ * written). The marks from number from on (the oldest kept when they are
+ * gone) into out (room for PP_PAUSE_MARKS), their count into *nout, and
+ * *upto: a time before which every switch is among the marks. Returns the
+ * number of marks so far (the next from).
+ */
+uint32_t pp_pause_marks_sigsafe(uint32_t from, struct pp_pause_mark *out, uint32_t *nout,
+				uint64_t *upto);
+
 /* Async-signal-safe. Whether the state says paused (whether or not started). */
 int pp_pause_paused_sigsafe(void);
 

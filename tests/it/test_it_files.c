@@ -146,3 +146,50 @@ Test(it_files, too_few_descriptors_for_every_thread, .init = it_files_init,
 	tst_result_release(&r);
 	tst_result_release(&plain);
 }
+
+/*
+ * The program's descriptors are its own: after samples were taken in two
+ * threads (libunwind ran in the handler and made the pipe it checks
+ * addresses with), the program finds the same numbers open below 64 and
+ * its first open() returns the same number as without the profiler. With
+ * the wall event too, whose helper loads libunwind's remote interface.
+ */
+ParameterizedTestParameters(it_files, program_sees_only_its_own_descriptors)
+{
+	static struct it_files_case cases[] = { { "cpu" }, { "wall" } };
+
+	return cr_make_param_array(struct it_files_case, cases,
+				   sizeof(cases) / sizeof(cases[0]));
+}
+
+ParameterizedTest(struct it_files_case *c, it_files, program_sees_only_its_own_descriptors,
+		  .init = it_files_init, .fini = it_files_fini, .timeout = 120)
+{
+	const char *argv[] = { "workloads/fdview", "0.2", NULL };
+	char env[TST_CONFIG_ENV_MAX] = "";
+	struct tst_result r, plain;
+	struct pa_profile *prof;
+	struct pa_run *run;
+
+	if (strcmp(c->how, "wall") == 0)
+		tst_config_env(&it_files, "wall.ini",
+			       "[sample cpu-clock]\nevent = cpu-clock\nperiod = 1ms\n"
+			       "[sample wall]\nperiod = 1ms\n", env);
+	tst_run(&it_files, "plain", argv, NULL, &plain);
+	tst_run_profiled(&it_files, "fdview", argv, env[0] ? env : NULL, &r);
+	cr_assert(WIFEXITED(plain.status) && WEXITSTATUS(plain.status) == 0, "%s", plain.err);
+	cr_assert(strstr(plain.out, "first open: "), "%s", plain.out);
+	cr_expect_eq(r.status, plain.status, "%s: status 0x%x: %s", c->how, r.status, r.err);
+	cr_expect_str_eq(r.out, plain.out, "%s: profiled, the program saw\n%swithout the "
+			 "profiler\n%s", c->how, r.out, plain.out);
+	cr_expect_eq(r.err_len, 0, "%s: stderr: %s", c->how, r.err);
+	/* The point: samples were taken (libunwind ran) before the program looked. */
+	run = tst_load(&it_files);
+	prof = tst_profile(run, 0, 0);
+	cr_expect_gt(tst_self(prof, "burn_fdview"), 20, "%s: %llu samples in burn_fdview",
+		     c->how, (unsigned long long)tst_self(prof, "burn_fdview"));
+	pa_profile_free(prof);
+	pa_run_free(run);
+	tst_result_release(&plain);
+	tst_result_release(&r);
+}

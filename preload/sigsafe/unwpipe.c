@@ -1,0 +1,55 @@
+/* unwpipe: libunwind's pipe out of the program's descriptors; see unwpipe.h. */
+#include "unwpipe.h"
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "fd.h"
+
+/* libunwind.so.8 (the handler's) and libunwind-x86_64.so.8 (wall.c's). */
+#define PP_UNWPIPE_MAX 4
+
+static struct {
+	uintptr_t lo, hi;
+} pp_unwpipe_code[PP_UNWPIPE_MAX];
+static unsigned pp_unwpipe_n; /* atomic: entries filled */
+
+/* Async-signal-safe. */
+void pp_unwpipe_add_code_sigsafe(uintptr_t lo, uintptr_t hi)
+{
+	unsigned n = __atomic_load_n(&pp_unwpipe_n, __ATOMIC_ACQUIRE);
+
+	for (unsigned i = 0; i < n; i++)
+		if (pp_unwpipe_code[i].lo == lo && pp_unwpipe_code[i].hi == hi)
+			return;
+	if (n == PP_UNWPIPE_MAX || lo >= hi)
+		return;
+	/* Registered by the constructor and wall.c's loader, one at a time. */
+	pp_unwpipe_code[n].lo = lo;
+	pp_unwpipe_code[n].hi = hi;
+	__atomic_store_n(&pp_unwpipe_n, n + 1, __ATOMIC_RELEASE);
+}
+
+/* Runs in signal context. Whether caller is in registered libunwind code. */
+static int pp_unwpipe_from_libunwind_sigsafe(const void *caller)
+{
+	unsigned n = __atomic_load_n(&pp_unwpipe_n, __ATOMIC_ACQUIRE);
+	uintptr_t pc = (uintptr_t)caller;
+
+	for (unsigned i = 0; i < n; i++)
+		if (pc >= pp_unwpipe_code[i].lo && pc < pp_unwpipe_code[i].hi)
+			return 1;
+	return 0;
+}
+
+/* Runs in signal context. */
+int pp_unwpipe_pipe2_sigsafe(int fds[2], int flags, const void *caller)
+{
+	long ret = syscall(SYS_pipe2, fds, flags);
+
+	if (ret == 0 && pp_unwpipe_from_libunwind_sigsafe(caller)) {
+		fds[0] = pp_fd_move_high_sigsafe(fds[0]);
+		fds[1] = pp_fd_move_high_sigsafe(fds[1]);
+	}
+	return (int)ret;
+}

@@ -1,0 +1,32 @@
+/*
+ * unwpipe: the pipe libunwind keeps open to check addresses (1.6.2:
+ * pipe2(O_CLOEXEC | O_NONBLOCK) at its first use in the process, again in
+ * the handler when a read of it fails). Left where pipe2 puts it, it takes
+ * the program's lowest free descriptors (3 and 4 in most programs): the
+ * program's first open() returns 5 instead of 3, a shell's `exec 3>file`
+ * puts the program's file where libunwind reads and writes a byte, and a
+ * program that lists its descriptors finds two it never made. The preload's
+ * pipe2 hands the pipes libunwind's code asks for to fd.h: above the
+ * numbers programs use, registered as the profiler's, invisible to the
+ * program's close calls. The code ranges of the libunwind libraries the
+ * preload loads are registered here before their first use.
+ */
+#ifndef PP_UNWPIPE_H
+#define PP_UNWPIPE_H
+
+#include <stdint.h>
+
+/*
+ * Async-signal-safe. Registers [lo, hi) as code of a libunwind library
+ * (at most a few; more are ignored, their pipes left where they are).
+ */
+void pp_unwpipe_add_code_sigsafe(uintptr_t lo, uintptr_t hi);
+
+/*
+ * Runs in signal context (libunwind may call it in the handler). pipe2(2)
+ * for the code at caller: a pipe made for libunwind goes above the
+ * program's descriptors (fd.h), any other is the program's as made.
+ */
+int pp_unwpipe_pipe2_sigsafe(int fds[2], int flags, const void *caller);
+
+#endif /* PP_UNWPIPE_H */
