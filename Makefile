@@ -274,6 +274,7 @@ $(OUT)/workloads/%: tests/workloads/%.c
 
 # A program built with include/pprof/control.h, as a user builds one.
 $(OUT)/workloads/pausing: WORKLOAD_CFLAGS += -Iinclude
+$(OUT)/workloads/pauseflood: WORKLOAD_CFLAGS += -Iinclude
 
 # waitedge twice: its callers of blocking calls without frame pointers,
 # and with them (test_it_wall_edges.c: the blocked thread's stack).

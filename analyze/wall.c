@@ -85,6 +85,12 @@ char *pa_wall_format_off(const struct pa_thread *t, char *buf, size_t size)
 	return buf;
 }
 
+/* a + b, UINT64_MAX when it does not fit (a crafted log's counts). */
+static uint64_t pa_wall_add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 void pa_wall_notes(FILE *out, const char *prefix, const struct pa_run *run,
 		   const struct pa_filter *f)
 {
@@ -107,6 +113,7 @@ void pa_wall_notes(FILE *out, const char *prefix, const struct pa_run *run,
 		sum.no_ring += w->no_ring;
 		sum.lost += w->lost;
 		sum.lost_ns += w->lost_ns;
+		sum.guessed_ns = pa_wall_add_sat(sum.guessed_ns, w->guessed_ns);
 		sum.degraded += w->degraded;
 	}
 	if (!n)
@@ -121,6 +128,9 @@ void pa_wall_notes(FILE *out, const char *prefix, const struct pa_run *run,
 	if (sum.lost)
 		fprintf(out, "; %" PRIu64 " switch records lost: %.3f s of threads' time not known "
 			"on or off the CPU", sum.lost, (double)sum.lost_ns / 1e9);
+	if (sum.guessed_ns)
+		fprintf(out, "; %.3f s of waits spanned pause switches the helper missed: "
+			"their paused part is estimated", (double)sum.guessed_ns / 1e9);
 	if (sum.degraded)
 		fprintf(out, "; its cost cap stepped in %" PRIu64 "x", sum.degraded);
 	fprintf(out, ")\n");
@@ -204,6 +214,8 @@ static int pa_wall_interval_rec(struct pa_wall_read *r, const char *path, uint64
 	if (pa_grow((void **)v, cap, *n, sizeof(**v)) < 0)
 		return pa_error_set(err, -ENOMEM, path, false, 0, "out of memory");
 	(*v)[(*n)++] = iv;
+	if (!open && (iv.flags & PPF_WALL_PAUSE_GUESSED))
+		r->info->guessed_ns = pa_wall_add_sat(r->info->guessed_ns, iv.in_ns - iv.out_ns);
 	return 0;
 }
 

@@ -72,6 +72,8 @@ struct pa_wall_info {
 	uint64_t cut_waits;     /* without PPF_REC_WALL_END (killed): waits still open
 				   (PPF_REC_WALL_OPEN) taken to have lasted until alive_ns */
 	uint64_t lost_ns;       /* threads' time not known (PPF_REC_WALL_LOST), all threads */
+	uint64_t guessed_ns;    /* waits' time with PPF_WALL_PAUSE_GUESSED: their paused
+				   part (left out) estimated */
 };
 
 /*
@@ -109,8 +111,9 @@ char *pa_wall_format_off(const struct pa_thread *t, char *buf, size_t size);
  * The closing note of a report of the wall event: one line, prefix first,
  * with the profiler's helper's CPU per second of wall time over the
  * processes f selects that have a wall.log, the stacks it read (and
- * dropped), the threads without a ring, switch records lost and the
- * times the cost cap stepped in; nothing when none has one.
+ * dropped), the threads without a ring, switch records lost, the waits
+ * whose paused part is an estimate and the times the cost cap stepped in;
+ * nothing when none has one.
  */
 struct pa_run;
 struct pa_filter;

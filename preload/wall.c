@@ -65,7 +65,8 @@
 #define PP_WALL_RO_RANGES 1024
 #define PP_WALL_HELPER_STACK (256 * 1024)
 #define PP_WALL_UNWIND_LIB "libunwind-x86_64.so.8"
-#define PP_WALL_MARKS 256               /* pause switches the helper keeps (power of 2) */
+#define PP_WALL_MARKS 4096              /* pause switches the helper keeps */
+#define PP_WALL_MARKS_AT_ONCE 64        /* copied from pause.c at once */
 
 /* One thread's ring and what the helper knows of it. */
 struct pp_wall_thread {
@@ -75,6 +76,8 @@ struct pp_wall_thread {
 	struct perf_event_mmap_page *ring;
 	size_t ring_len;
 	uint64_t out_ns;         /* off the CPU since, 0: on it (or not known) */
+	uint64_t out_unprof_ns;  /* the unprofiled clock at out_ns (pause.h) */
+	int out_guess;           /* it is an estimate: pause switches were missed */
 	uint64_t last_ns;        /* the time of its last switch record */
 	int preempted;           /* the last switch-out was a preemption */
 	int looked;              /* this wait has a stack (or was looked at in vain) */
@@ -143,10 +146,14 @@ static struct {
 	int helper_running;
 	int helper_made;         /* not detached yet */
 	int helper_tid;
-	/* The pause switches known (sigsafe/pause.h), all of those before marks_upto. */
+	/*
+	 * The pause switches known (sigsafe/pause.h), all of those before
+	 * marks_upto (or counted missed: marks_missed, and the mark after them
+	 * says how many).
+	 */
 	struct pp_pause_mark marks[PP_WALL_MARKS];
 	uint32_t nmarks, marks_from;
-	uint64_t marks_upto;
+	uint64_t marks_upto, marks_missed;
 	uint64_t helper_cpu_ns;
 	/* stacks written: hash -> id */
 	uint64_t stack_hash[PP_WALL_STACKS];
@@ -259,49 +266,145 @@ static void pp_wall_write_one(struct pp_wall_thread *t, uint64_t out_ns, uint64_
 /* The pause switches made since the helper last asked (under the mutex). */
 static void pp_wall_marks_refresh(void)
 {
-	struct pp_pause_mark m[PP_PAUSE_MARKS];
+	struct pp_pause_mark m[PP_WALL_MARKS_AT_ONCE];
 	uint32_t k;
 
-	pp_wall.marks_from = pp_pause_marks_sigsafe(pp_wall.marks_from, m, &k,
-						    &pp_wall.marks_upto);
-	for (uint32_t i = 0; i < k; i++)
-		pp_wall.marks[pp_wall.nmarks++ % PP_WALL_MARKS] = m[i];
+	do {
+		pp_wall.marks_from = pp_pause_marks_sigsafe(pp_wall.marks_from, m,
+							    PP_WALL_MARKS_AT_ONCE, &k,
+							    &pp_wall.marks_upto);
+		for (uint32_t i = 0; i < k; i++) {
+			pp_wall.marks_missed += m[i].lost_before;
+			pp_wall.marks[pp_wall.nmarks++ % PP_WALL_MARKS] = m[i];
+		}
+	} while (k == PP_WALL_MARKS_AT_ONCE);
+}
+
+/* The oldest pause switch kept. */
+static uint32_t pp_wall_marks_first(void)
+{
+	return pp_wall.nmarks > PP_WALL_MARKS ? pp_wall.nmarks - PP_WALL_MARKS : 0;
+}
+
+static const struct pp_pause_mark *pp_wall_mark(uint32_t i)
+{
+	return &pp_wall.marks[i % PP_WALL_MARKS];
 }
 
 /*
- * Writes t's interval that ends at in_ns (flags: enum ppf_wall_flags)
- * without its paused parts: sampling is off before its start and while
+ * The unprofiled clock (pause.h) at t into *unprof: the time up to t that
+ * sampling did not run. Returns 1 when exact, 0 when an estimate (the
+ * switches around t were missed, or are no longer kept).
+ */
+static int pp_wall_unprofiled(uint64_t t, uint64_t *unprof)
+{
+	uint32_t first, i;
+	const struct pp_pause_mark *m, *next;
+
+	if (t > pp_wall.marks_upto)
+		pp_wall_marks_refresh();
+	first = pp_wall_marks_first();
+	for (i = pp_wall.nmarks; i > first && pp_wall_mark(i - 1)->at_ns > t; i--)
+		;
+	if (i == first) {
+		/* Before the first switch kept: sampling had not started, when it is the first. */
+		if (!pp_wall.nmarks || (!first && !pp_wall_mark(0)->lost_before)) {
+			*unprof = t;
+			return 1;
+		}
+		m = pp_wall_mark(first);
+		/* The state before it, taken to have lasted. */
+		*unprof = m->paused ? m->unprofiled_ns :
+			  m->unprofiled_ns > m->at_ns - t ? m->unprofiled_ns - (m->at_ns - t) : 0;
+		return 0;
+	}
+	m = pp_wall_mark(i - 1);
+	next = i < pp_wall.nmarks ? pp_wall_mark(i) : NULL;
+	if (next && next->lost_before && next->at_ns > m->at_ns) {
+		/* In switches missed: in proportion between the two known. */
+		uint64_t d = next->unprofiled_ns > m->unprofiled_ns ?
+			     next->unprofiled_ns - m->unprofiled_ns : 0;
+
+		*unprof = m->unprofiled_ns +
+			  (uint64_t)((double)d * (double)(t - m->at_ns) /
+				     (double)(next->at_ns - m->at_ns));
+		return 0;
+	}
+	*unprof = m->unprofiled_ns + (m->paused ? t - m->at_ns : 0);
+	return 1;
+}
+
+/* t leaves the CPU at out_ns: the unprofiled clock then, while its switches are kept. */
+static void pp_wall_set_out(struct pp_wall_thread *t, uint64_t out_ns)
+{
+	t->out_ns = out_ns;
+	t->out_guess = out_ns ? !pp_wall_unprofiled(out_ns, &t->out_unprof_ns) : 0;
+}
+
+/* The profiled part of [a, b), whose unprofiled clock is ua at a and ub at b. */
+static uint64_t pp_wall_profiled(uint64_t a, uint64_t b, uint64_t ua, uint64_t ub)
+{
+	uint64_t u = ub > ua ? ub - ua : 0;
+
+	return b > a && b - a > u ? b - a - u : 0;
+}
+
+/*
+ * Writes t's interval from t->out_ns (when out_ns is it; else from out_ns,
+ * its unprofiled clock looked up) to in_ns (flags: enum ppf_wall_flags)
+ * without its unprofiled parts: sampling is off before its start and while
  * paused (the delay, the toggle signal, pprof_pause()), the wall event too.
+ * Between two pause switches next to each other the time is all profiled or
+ * not; where switches between two kept ones were missed, or no longer kept
+ * back to out_ns, the profiled part is the unprofiled clock's difference,
+ * written as a piece that ends at the later switch (and with
+ * PPF_WALL_PAUSE_GUESSED when the clock is an estimate).
  */
 static void pp_wall_write_interval(struct pp_wall_thread *t, uint64_t out_ns, uint64_t in_ns,
 				   uint16_t state, uint16_t flags)
 {
-	uint32_t n, first;
-	uint64_t from = out_ns;
-	int paused;
+	uint64_t at = out_ns, u_at, u_in, piece_from = 0, piece_to = 0;
+	uint32_t i, n;
+	int exact;
 
 	if (in_ns <= out_ns)
 		return;
-	if (in_ns > pp_wall.marks_upto)
-		pp_wall_marks_refresh();
-	n = pp_wall.nmarks;
-	first = n > PP_WALL_MARKS ? n - PP_WALL_MARKS : 0;
-	/* Before the first switch sampling had not started; marks alternate. */
-	paused = first ? !pp_wall.marks[first % PP_WALL_MARKS].paused : 1;
-	for (uint32_t i = first; i < n; i++) {
-		const struct pp_pause_mark *m = &pp_wall.marks[i % PP_WALL_MARKS];
-
-		if (m->at_ns >= in_ns)
-			break;
-		if (m->at_ns > from) {
-			if (!paused)
-				pp_wall_write_one(t, from, m->at_ns, state, flags);
-			from = m->at_ns;
-		}
-		paused = m->paused;
+	if (out_ns == t->out_ns) {
+		u_at = t->out_unprof_ns;
+		exact = !t->out_guess;
+	} else {
+		exact = pp_wall_unprofiled(out_ns, &u_at);
 	}
-	if (!paused)
-		pp_wall_write_one(t, from, in_ns, state, flags);
+	exact &= pp_wall_unprofiled(in_ns, &u_in);
+	n = pp_wall.nmarks;
+	for (i = n; i > pp_wall_marks_first() && pp_wall_mark(i - 1)->at_ns > out_ns; i--)
+		;
+	for (uint32_t j = i; j < n && pp_wall_mark(j)->at_ns < in_ns; j++)
+		exact &= !pp_wall_mark(j)->lost_before;
+	if (!exact)
+		flags |= PPF_WALL_PAUSE_GUESSED;
+	for (;; i++) {
+		const struct pp_pause_mark *m = i < n ? pp_wall_mark(i) : NULL;
+		uint64_t to = m && m->at_ns < in_ns ? m->at_ns : in_ns;
+		uint64_t u_to = to == in_ns ? u_in : m->unprofiled_ns;
+		uint64_t len = pp_wall_profiled(at, to, u_at, u_to);
+
+		if (len) {
+			if (piece_to != to - len) {
+				if (piece_to)
+					pp_wall_write_one(t, piece_from, piece_to, state,
+							  flags);
+				piece_from = to - len;
+			}
+			piece_to = to;
+		}
+		if (to == in_ns)
+			break;
+		at = to;
+		u_at = u_to;
+	}
+	if (piece_to)
+		pp_wall_write_one(t, piece_from, piece_to, state, flags);
 }
 
 /* The state of a wait in system call nr (-1: blocked outside one). */
@@ -371,7 +474,7 @@ static void pp_wall_record(struct pp_wall_thread *t, const struct perf_event_hea
 	t->last_ns = body[1];
 	/* body: pid and tid (u32 each), time */
 	if (h->misc & PERF_RECORD_MISC_SWITCH_OUT) {
-		t->out_ns = body[1];
+		pp_wall_set_out(t, body[1]);
 		t->preempted = !!(h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
 		t->looked = 0;
 		t->open_said = 0;
@@ -952,6 +1055,8 @@ static void pp_wall_tick(void)
 
 	pp_wall.ticks++;
 	pp_wall.ring_busy = 0;
+	/* Every tick: pause.c keeps its last PP_PAUSE_MARKS switches only. */
+	pp_wall_marks_refresh();
 	/* From where the last tick's looks ran out: a thread early in the table cannot starve later ones. */
 	for (unsigned k = 0; k < n; k++) {
 		unsigned i = (start + k) % n;
@@ -1236,7 +1341,7 @@ static void pp_wall_threads_older(void)
 		pp_wall_older_record(tid);
 		/* Blocked now, it left the CPU before its ring was there: from now. */
 		if (t->ring && pp_wall_syscall(tid, &nr, &sp, &pc) == 1)
-			t->out_ns = pp_wall_clock(CLOCK_MONOTONIC);
+			pp_wall_set_out(t, pp_wall_clock(CLOCK_MONOTONIC));
 	}
 	closedir(dir);
 }
@@ -1380,7 +1485,7 @@ static void pp_wall_end(int closing)
 		if (t->out_ns && access(path, F_OK) == 0) {
 			pp_wall_write_interval(t, t->out_ns, now, pp_wall_state(t),
 					       PPF_WALL_OPEN_AT_END);
-			t->out_ns = now;
+			pp_wall_set_out(t, now);
 		}
 		if (closing)
 			pp_wall_thread_close(t);
@@ -1469,7 +1574,7 @@ void pp_wall_fork_child(void)
 	pp_wall.helper_made = 0;
 	pp_wall.helper_tid = 0;
 	pp_wall.nmarks = pp_wall.marks_from = 0;
-	pp_wall.marks_upto = 0;
+	pp_wall.marks_upto = pp_wall.marks_missed = 0;
 	pp_wall.seen = pp_wall.no_ring = pp_wall.older = 0;
 	pp_wall.looks = pp_wall.dropped = pp_wall.lost = pp_wall.degraded = pp_wall.ticks = 0;
 	pp_wall.looks_only = 0;

@@ -803,6 +803,10 @@ enum ppf_wall_flags {
 					    in_ns is the end */
 	PPF_WALL_LOOK_ONLY = 1u << 1,    /* a thread without a ring: one look, the
 					    interval is the tick before it */
+	PPF_WALL_PAUSE_GUESSED = 1u << 2, /* pause switches inside the wait were
+					    missed (more than the helper keeps
+					    between two ticks): its paused part,
+					    left out, is an estimate */
 };
 
 #define PPF_WALL_NO_STACK UINT32_MAX

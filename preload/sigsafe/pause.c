@@ -35,6 +35,8 @@ static struct {
 	 */
 	uint32_t seq;      /* atomic */
 	uint32_t nmarks;   /* atomic: marks so far */
+	uint64_t mark_at_ns, mark_unprofiled_ns; /* the last mark's */
+	int mark_paused;
 	struct pp_pause_mark marks[PP_PAUSE_MARKS];
 } pp_pause;
 
@@ -52,8 +54,10 @@ static int pp_pause_wanted_sigsafe(void)
 
 /*
  * Runs in signal context. Takes lock; tries times at the most. tries 0:
- * waits, and a lock still held after PP_PAUSE_WAIT_SPINS yields is taken
- * anyway (its holder is gone: a thread of the parent, in a fork child).
+ * waits, PP_PAUSE_WAIT_SPINS yields at the most. Returns whether it is
+ * taken: a lock never is by force, as its holder may still be switching
+ * (two writers of the marks would tear them). A fork child's locks of the
+ * parent's threads are made free by pp_pause_forget_sigsafe.
  */
 static int pp_pause_lock_sigsafe(int *lock, int tries)
 {
@@ -68,16 +72,44 @@ static int pp_pause_lock_sigsafe(int *lock, int tries)
 		if (!tries)
 			syscall(SYS_sched_yield);
 	}
-	if (tries)
-		return 0;
-	__atomic_store_n(lock, 1, __ATOMIC_SEQ_CST);
-	return 1;
+	return 0;
 }
 
 /* Runs in signal context. */
 static void pp_pause_unlock_sigsafe(int *lock)
 {
 	__atomic_store_n(lock, 0, __ATOMIC_RELEASE);
+}
+
+/*
+ * Runs in signal context; pp_pause.lock held (the only writer). Mark n: a
+ * switch to paused (or not) now, its time into *now. The time is read
+ * inside the odd seq: see pp_pause_marks_sigsafe.
+ */
+static void pp_pause_mark_sigsafe(uint32_t n, int paused, uint64_t *now)
+{
+	struct pp_pause_mark *m = &pp_pause.marks[n % PP_PAUSE_MARKS];
+	uint32_t s = __atomic_load_n(&pp_pause.seq, __ATOMIC_RELAXED);
+	uint64_t unprof;
+
+	__atomic_store_n(&pp_pause.seq, s + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	*now = pp_pause_now_sigsafe();
+	/* Before the first switch sampling had not started: all of it unprofiled. */
+	if (!n)
+		unprof = *now;
+	else
+		unprof = pp_pause.mark_unprofiled_ns +
+			 (pp_pause.mark_paused && *now > pp_pause.mark_at_ns ?
+			  *now - pp_pause.mark_at_ns : 0);
+	pp_pause.mark_at_ns = *now;
+	pp_pause.mark_unprofiled_ns = unprof;
+	pp_pause.mark_paused = paused;
+	__atomic_store_n(&m->at_ns, *now, __ATOMIC_RELAXED);
+	__atomic_store_n(&m->unprofiled_ns, unprof, __ATOMIC_RELAXED);
+	__atomic_store_n(&m->paused, paused, __ATOMIC_RELAXED);
+	__atomic_store_n(&pp_pause.nmarks, n + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&pp_pause.seq, s + 2, __ATOMIC_RELEASE);
 }
 
 /* Runs in signal context. The process-wide events to paused (or not); lock held. */
@@ -89,13 +121,7 @@ static void pp_pause_apply_process_sigsafe(int paused)
 
 	if (pp_pause.applied == to || !pp_pause.ev)
 		return;
-	/* The mark's time is read inside the odd seq: see pp_pause_marks_sigsafe. */
-	__atomic_add_fetch(&pp_pause.seq, 1, __ATOMIC_SEQ_CST);
-	now = pp_pause_now_sigsafe();
-	pp_pause.marks[n % PP_PAUSE_MARKS] = (struct pp_pause_mark){ .at_ns = now,
-								     .paused = paused };
-	__atomic_store_n(&pp_pause.nmarks, n + 1, __ATOMIC_RELEASE);
-	__atomic_add_fetch(&pp_pause.seq, 1, __ATOMIC_SEQ_CST);
+	pp_pause_mark_sigsafe(n, paused, &now);
 	for (unsigned i = 0; i < pp_pause.ev->n; i++)
 		syscall(SYS_ioctl, pp_pause.ev->fds[i],
 			paused ? PERF_EVENT_IOC_DISABLE : PERF_EVENT_IOC_ENABLE, 0);
@@ -229,7 +255,9 @@ void pp_pause_start_sigsafe(void)
 /* Async-signal-safe. */
 void pp_pause_stop_sigsafe(uint64_t now, struct pp_records_paused *out)
 {
-	pp_pause_lock_sigsafe(&pp_pause.lock, 0);
+	/* Not taken (its holder is stuck): stopped all the same, the counts as they are. */
+	int locked = pp_pause_lock_sigsafe(&pp_pause.lock, 0);
+
 	__atomic_store_n(&pp_pause.stopped, 1, __ATOMIC_RELEASE);
 	*out = (struct pp_records_paused){ .paused_ns = pp_pause.paused_ns,
 					   .other_ns = pp_pause.delay_ns,
@@ -240,7 +268,8 @@ void pp_pause_stop_sigsafe(uint64_t now, struct pp_records_paused *out)
 		out->paused_ns += now > pp_pause.since_ns ? now - pp_pause.since_ns : 0;
 		out->flags |= PPF_PAUSED_AT_END;
 	}
-	pp_pause_unlock_sigsafe(&pp_pause.lock);
+	if (locked)
+		pp_pause_unlock_sigsafe(&pp_pause.lock);
 }
 
 /* Async-signal-safe. */
@@ -251,25 +280,43 @@ void pp_pause_resume_after_stop_sigsafe(void)
 }
 
 /* Async-signal-safe. */
-uint32_t pp_pause_marks_sigsafe(uint32_t from, struct pp_pause_mark *out, uint32_t *nout,
-				uint64_t *upto)
+uint32_t pp_pause_marks_sigsafe(uint32_t from, struct pp_pause_mark *out, uint32_t max,
+				uint32_t *nout, uint64_t *upto)
 {
 	for (;;) {
-		uint32_t s = __atomic_load_n(&pp_pause.seq, __ATOMIC_SEQ_CST), n, first, k = 0;
+		uint32_t s = __atomic_load_n(&pp_pause.seq, __ATOMIC_ACQUIRE), n, first, k = 0;
+		uint64_t now;
 
 		if (s & 1) {
 			syscall(SYS_sched_yield);
 			continue;
 		}
-		*upto = pp_pause_now_sigsafe();
+		now = pp_pause_now_sigsafe();
 		n = __atomic_load_n(&pp_pause.nmarks, __ATOMIC_ACQUIRE);
+		/* from past the count: the marks were started again (a fork child). */
+		if (from > n)
+			from = 0;
 		first = n - from > PP_PAUSE_MARKS ? n - PP_PAUSE_MARKS : from;
-		for (uint32_t i = first; i < n; i++)
-			out[k++] = pp_pause.marks[i % PP_PAUSE_MARKS];
-		if (__atomic_load_n(&pp_pause.seq, __ATOMIC_SEQ_CST) == s) {
-			*nout = k;
-			return n;
+		for (uint32_t i = first; i < n && k < max; i++, k++) {
+			const struct pp_pause_mark *m = &pp_pause.marks[i % PP_PAUSE_MARKS];
+
+			out[k] = (struct pp_pause_mark){
+				.at_ns = __atomic_load_n(&m->at_ns, __ATOMIC_RELAXED),
+				.unprofiled_ns = __atomic_load_n(&m->unprofiled_ns,
+								 __ATOMIC_RELAXED),
+				.paused = __atomic_load_n(&m->paused, __ATOMIC_RELAXED),
+			};
 		}
+		/* The copies are read before seq is looked at again. */
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&pp_pause.seq, __ATOMIC_RELAXED) != s)
+			continue;
+		if (k)
+			out[0].lost_before = first - from;
+		*nout = k;
+		/* Every switch before now is copied, or before the last copied when some are left. */
+		*upto = first + k == n ? now : out[k - 1].at_ns;
+		return first + k;
 	}
 }
 
@@ -350,8 +397,9 @@ void pp_pause_thread_end_sigsafe(struct pp_thread *t, int tid, uint64_t now,
 {
 	struct pp_thread_pause *p = &t->pause;
 	uint64_t cpu;
+	/* Not taken (its holder is stuck): it goes out of pausing all the same. */
+	int locked = pp_pause_lock_sigsafe(&p->lock, 0);
 
-	pp_pause_lock_sigsafe(&p->lock, 0);
 	*out = (struct pp_records_paused){ .paused_ns = p->paused_ns, .other_ns = p->cpu_ns,
 					   .pauses = p->pauses };
 	if (p->live && p->applied == PP_PAUSE_APPLIED_OFF) {
@@ -360,8 +408,9 @@ void pp_pause_thread_end_sigsafe(struct pp_thread *t, int tid, uint64_t now,
 		out->other_ns += cpu > p->cpu_since_ns ? cpu - p->cpu_since_ns : 0;
 		out->flags |= PPF_PAUSED_AT_END;
 	}
-	p->live = 0;
-	pp_pause_unlock_sigsafe(&p->lock);
+	__atomic_store_n(&p->live, 0, __ATOMIC_RELEASE);
+	if (locked)
+		pp_pause_unlock_sigsafe(&p->lock);
 }
 
 /* Runs in signal context. */

@@ -66,25 +66,33 @@ void pp_pause_resume_after_stop_sigsafe(void);
 
 /*
  * The process-wide unit's switches, in order: at_ns, when its events were
- * switched, paused whether off (1) or on (0). The first is the start
+ * switched, paused whether off (1) or on (0), and unprofiled_ns, the time
+ * up to at_ns that sampling did not run (a clock that runs while paused
+ * and before the start: before the first switch it is the time itself), so
+ * that the unprofiled part of any stretch between two switches is the
+ * difference of theirs, whatever came between. The first is the start
  * (pp_pause_start_sigsafe); the wall event (wall.h) counts no time before
- * it, nor while paused. The last PP_PAUSE_MARKS are kept.
+ * it, nor while paused. The last PP_PAUSE_MARKS are kept (a reader that
+ * falls further behind is told how many it missed).
  */
-#define PP_PAUSE_MARKS 64
+#define PP_PAUSE_MARKS 4096
 struct pp_pause_mark {
 	uint64_t at_ns;
+	uint64_t unprofiled_ns;
 	int paused;
+	uint32_t lost_before;  /* marks the reader missed just before this one */
 };
 
 /*
  * Async-signal-safe, never waits for a lock (it yields while a switch is
- * written). The marks from number from on (the oldest kept when they are
- * gone) into out (room for PP_PAUSE_MARKS), their count into *nout, and
- * *upto: a time before which every switch is among the marks. Returns the
- * number of marks so far (the next from).
+ * written). Up to max marks from number from on into out: the oldest kept
+ * when from is gone (the first one copied then says in lost_before how
+ * many were missed), their count into *nout, and *upto: a time before
+ * which every switch is among the marks copied so far (or counted
+ * missed). Returns the number of the next mark to ask for.
  */
-uint32_t pp_pause_marks_sigsafe(uint32_t from, struct pp_pause_mark *out, uint32_t *nout,
-				uint64_t *upto);
+uint32_t pp_pause_marks_sigsafe(uint32_t from, struct pp_pause_mark *out, uint32_t max,
+				uint32_t *nout, uint64_t *upto);
 
 /* Async-signal-safe. Whether the state says paused (whether or not started). */
 int pp_pause_paused_sigsafe(void);

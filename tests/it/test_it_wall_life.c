@@ -73,20 +73,7 @@ static void it_wli_run(const char *extra, const char *const *args, char *truth)
  */
 static double it_wli_off_s(const char *func)
 {
-	static const char *const args[] = { "folded", "--event", "wall", NULL };
-	char *out = tst_analyze(&it_wli, "folded", args, it_wli.data), *line, *save = NULL;
-	char needle[128];
-	uint64_t n = 0;
-
-	snprintf(needle, sizeof(needle), ";%s;", func);
-	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		const char *count = strrchr(line, ' ');
-
-		if (count && strstr(line, needle) && strstr(line, "[off-cpu"))
-			n += strtoull(count + 1, NULL, 10);
-	}
-	free(out);
-	return (double)n * IT_WLI_PERIOD_S;
+	return (double)tst_wall_off(&it_wli, func) * IT_WLI_PERIOD_S;
 }
 
 /*

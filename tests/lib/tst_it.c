@@ -465,6 +465,24 @@ bool tst_has_pmu(void)
 	return true;
 }
 
+uint64_t tst_wall_off(const struct tst_it *it, const char *func)
+{
+	static const char *const args[] = { "folded", "--event", "wall", NULL };
+	char *out = tst_analyze(it, "folded", args, it->data), *line, *save = NULL;
+	char needle[128];
+	uint64_t n = 0;
+
+	snprintf(needle, sizeof(needle), ";%s;", func);
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *count = strrchr(line, ' ');
+
+		if (count && strstr(line, needle) && strstr(line, "[off-cpu"))
+			n += strtoull(count + 1, NULL, 10);
+	}
+	free(out);
+	return n;
+}
+
 double tst_truth(const char *path, const char *func)
 {
 	char *text = tst_slurp(path, NULL);

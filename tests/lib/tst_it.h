@@ -200,6 +200,12 @@ double tst_steal_s(void);
 /* Whether this machine can count hardware cycles in user space. */
 bool tst_has_pmu(void);
 
+/*
+ * The wall samples of it.data off the CPU with func in the stack:
+ * folded --event wall's counts under an [off-cpu: ...] leaf.
+ */
+uint64_t tst_wall_off(const struct tst_it *it, const char *func);
+
 /* A "FUNCTION SECONDS" line of a workload's truth file; asserts it is there. */
 double tst_truth(const char *path, const char *func);
 

@@ -1,0 +1,123 @@
+/*
+ * wall (analyze/wall.c): wall.log's harder cases, written by the preload's
+ * record writers. Waits whose paused part the helper estimated are said
+ * in the header.
+ */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "eventinfo.h"
+#include "reader.h"
+#include "report.h"
+#include "sigsafe/logfile.h"
+#include "sigsafe/records.h"
+#include "tst_log.h"
+#include "tst_run.h"
+#include "wall.h"
+
+#define TWL_MS 1000000ull
+
+static char *twl_dir;
+
+static void twl_setup(void)
+{
+	twl_dir = tst_log_tmpdir();
+}
+
+static void twl_teardown(void)
+{
+	tst_log_rmdir(twl_dir);
+	twl_dir = NULL;
+}
+
+TestSuite(wall_log, .init = twl_setup, .fini = twl_teardown, .timeout = 30);
+
+/* app.7: process 7 sampling cpu-clock at 1 ms, thread 7 with one CPU sample, thread 8 none. */
+static char *twl_process(void)
+{
+	static const char *const argv[] = { "app", NULL };
+	static const uint64_t ips[2] = { 0x401010, 0x402020 };
+	char *pdir = tst_log_subdir(twl_dir, "app.7");
+	struct tst_log l;
+
+	tst_log_begin(&l, PPF_FILE_PROCESS);
+	tst_log_process(&l, 7, 1, "/usr/bin/app", argv);
+	tst_log_event(&l, 0, "cpu-clock", TWL_MS, PPF_EVENT_TIME_NS);
+	tst_log_quiet(&l, 8, 0, 1000, 900 * TWL_MS, 0, 0, "sleeper");
+	tst_log_process_end(&l, 900 * TWL_MS, 1, 0, PPF_EXIT_NORMAL, 0);
+	tst_log_write(&l, pdir, PPF_PROCESS_LOG);
+	tst_log_begin(&l, PPF_FILE_THREAD);
+	tst_log_thread(&l, 7, 7, 1000, "app");
+	tst_log_sample(&l, 10 * TWL_MS, 0, 0, 2, ips);
+	tst_log_thread_end(&l, 900 * TWL_MS, 1, 0, TWL_MS);
+	tst_log_write(&l, pdir, "thread-7.log");
+	return pdir;
+}
+
+/* pdir/wall.log, open after its start record: into *log, its directory's fd returned. */
+static int twl_wall_begin(const char *pdir, struct pp_logfile *log)
+{
+	struct ppf_wall_start st = { .period_ns = TWL_MS, .tick_ns = TWL_MS, .start_ns = 1000,
+				     .ring_pages = 2 };
+	int dirfd = open(pdir, O_RDONLY | O_DIRECTORY);
+
+	cr_assert_geq(dirfd, 0);
+	pp_logfile_init_sigsafe(log);
+	cr_assert_eq(pp_logfile_create_sigsafe(log, dirfd, PPF_WALL_LOG, PPF_FILE_WALL), 0);
+	cr_assert_eq(pp_records_wall_sigsafe(log, PPF_REC_WALL_START, &st, sizeof(st)), 0);
+	return dirfd;
+}
+
+static void twl_wall_end(struct pp_logfile *log, int dirfd, struct ppf_wall_end *end)
+{
+	if (end) {
+		pp_logfile_closing_sigsafe(log);
+		cr_assert_eq(pp_records_wall_sigsafe(log, PPF_REC_WALL_END, end, sizeof(*end)), 0);
+	}
+	pp_logfile_close_sigsafe(log);
+	close(dirfd);
+}
+
+static void twl_interval(struct pp_logfile *log, uint32_t tid, uint64_t out_ms, uint64_t in_ms,
+			 uint16_t flags)
+{
+	struct ppf_wall_interval iv = { .tid = tid, .state = PPF_WALL_SLEEP, .flags = flags,
+					.out_ns = out_ms * TWL_MS, .in_ns = in_ms * TWL_MS,
+					.stack = PPF_WALL_NO_STACK, .nr = -1 };
+
+	cr_assert_eq(pp_records_wall_sigsafe(log, PPF_REC_WALL_INTERVAL, &iv, sizeof(iv)), 0);
+}
+
+/* The threads report of the wall event over twl_dir. */
+static char *twl_threads(struct pa_run **run)
+{
+	struct pa_filter f = PA_FILTER_ALL;
+	struct pa_error err = { 0 };
+
+	cr_assert_eq(pa_run_load(twl_dir, run, &err), 0, "%s: %s", err.path, err.reason);
+	cr_assert_eq(pa_events_choose(*run, &f, "wall", PA_EVENTS_SAMPLES, &err), 0);
+	return tst_run_report(&pa_report_threads, *run, &f, NULL, NULL);
+}
+
+Test(wall_log, waits_with_an_estimated_paused_part_are_said)
+{
+	struct ppf_wall_end end = { .end_ns = 900 * TWL_MS, .threads = 2 };
+	char *pdir = twl_process(), *text;
+	struct pp_logfile log;
+	struct pa_run *run;
+	int dirfd = twl_wall_begin(pdir, &log);
+
+	twl_interval(&log, 8, 100, 200, 0);
+	twl_interval(&log, 8, 300, 350, PPF_WALL_PAUSE_GUESSED);
+	twl_interval(&log, 8, 400, 420, PPF_WALL_PAUSE_GUESSED);
+	twl_wall_end(&log, dirfd, &end);
+	text = twl_threads(&run);
+	cr_expect(strstr(text, "; 0.070 s of waits spanned pause switches the helper missed: "
+			 "their paused part is estimated"), "%s", text);
+	cr_expect(strstr(text, "sleep 0.170 s"), "%s", text);
+	free(text);
+	pa_run_free(run);
+	free(pdir);
+}
