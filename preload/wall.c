@@ -1140,8 +1140,21 @@ static void *pp_wall_helper_main(void *arg)
 	while (!pp_wall.on && !pp_wall.stopping)
 		pthread_cond_wait(&pp_wall.wake, &pp_wall.mutex);
 	pthread_mutex_unlock(&pp_wall.mutex);
-	while (!pp_wall_loader_enter())
+	/*
+	 * Told to stop before it started (its events or wall.log failed), or
+	 * meanwhile: it leaves without loading libunwind into the program.
+	 */
+	for (;;) {
+		if (__atomic_load_n(&pp_wall.stopping, __ATOMIC_ACQUIRE)) {
+			pthread_mutex_lock(&pp_wall.mutex);
+			pp_wall.helper_running = 0;
+			pthread_mutex_unlock(&pp_wall.mutex);
+			return NULL;
+		}
+		if (pp_wall_loader_enter())
+			break;
 		nanosleep(&(struct timespec){ 0, 100000 }, NULL);
+	}
 	pp_wall_unw_load();
 	__atomic_store_n(&pp_wall.in_loader, 0, __ATOMIC_SEQ_CST);
 	for (;;) {
