@@ -104,7 +104,8 @@ void pa_wall_notes(FILE *out, const char *prefix, const struct pa_run *run,
 		if (!w || !pa_filter_selects(f, run->processes[i]))
 			continue;
 		n++;
-		if (w->ended && w->end_ns > w->start_ns)
+		/* The helper's CPU time is its last end record's, over that record's time. */
+		if (w->end_ns > w->start_ns)
 			wall_ns += w->end_ns - w->start_ns;
 		sum.helper_cpu_ns += w->helper_cpu_ns;
 		sum.looks += w->looks;
@@ -269,6 +270,9 @@ static int pa_wall_record(void *ctx, const char *path, uint64_t off, const char 
 
 	if (!r->started && type != PPF_REC_WALL_START)
 		return pa_wall_bad(path, off, err, "wall log: the first record is not its start");
+	/* An end (an exec's) followed by more: the exec failed, the log went on. */
+	if (type != PPF_REC_WALL_END && type != PPF_REC_LOG_FULL)
+		r->info->ended = false;
 	switch (type) {
 	case PPF_REC_WALL_START:
 		if (r->started || size < sizeof(st))
@@ -1026,6 +1030,9 @@ static int pa_wall_read(struct pa_process *proc, const char *path, const void *d
 		     pa_log_walk_file(path, PPF_FILE_WALL, pa_wall_record, &r, warn, err);
 	if (ret == 0 && !r.started)
 		ret = pa_wall_bad(path, 0, err, "wall log without its start record");
+	/* The helper ticked after the last end (an exec's that failed): the log went on. */
+	if (r.info->ended && r.info->alive_ns > r.info->end_ns)
+		r.info->ended = false;
 	if (ret == 0) {
 		r.info->intervals = r.niv;
 		ret = pa_wall_cut_waits(&r);

@@ -55,7 +55,10 @@ struct pa_wall_info {
 	uint64_t period_ns;     /* wall time a sample stands for */
 	uint64_t tick_ns;       /* how often the helper looked, at the start */
 	uint64_t start_ns;
-	bool ended;             /* PPF_REC_WALL_END was read; the fields below are its */
+	bool ended;             /* the log ends with PPF_REC_WALL_END (a log has one at
+				   each exec too: records after one, or a tick of the
+				   helper after it, say the exec failed and the log
+				   went on); the fields below are the last one's */
 	uint64_t end_ns;
 	uint64_t looks;
 	uint64_t looks_dropped;

@@ -121,3 +121,71 @@ Test(wall_log, waits_with_an_estimated_paused_part_are_said)
 	pa_run_free(run);
 	free(pdir);
 }
+
+/*
+ * thread 8 waits 100-200 ms; an exec at 300 ms ends the log (helper CPU
+ * 3 ms so far) and fails; thread 8's wait from 450 ms is still open at
+ * 700 ms, the helper's last tick, when the process is killed (no second
+ * end); with a second end at 800 ms instead (helper CPU 8 ms), the log ended.
+ */
+static void twl_exec_failed_log(const char *pdir, bool ended_again)
+{
+	struct ppf_wall_end exec_end = { .end_ns = 300 * TWL_MS, .threads = 2,
+					 .helper_cpu_ns = 3 * TWL_MS };
+	struct ppf_wall_end end = { .end_ns = 800 * TWL_MS, .threads = 2,
+				    .helper_cpu_ns = 8 * TWL_MS };
+	struct ppf_wall_alive alive = { .alive_ns = 700 * TWL_MS };
+	struct ppf_wall_interval open = { .tid = 8, .state = PPF_WALL_SLEEP,
+					  .out_ns = 450 * TWL_MS, .in_ns = 460 * TWL_MS,
+					  .stack = PPF_WALL_NO_STACK, .nr = -1 };
+	struct pp_logfile log;
+	int dirfd = twl_wall_begin(pdir, &log);
+
+	cr_assert_eq(pp_records_wall_sigsafe(&log, PPF_REC_WALL_ALIVE, &alive, sizeof(alive)), 0);
+	twl_interval(&log, 8, 100, 200, 0);
+	cr_assert_eq(pp_records_wall_sigsafe(&log, PPF_REC_WALL_END, &exec_end,
+					     sizeof(exec_end)), 0);
+	cr_assert_eq(pp_records_wall_sigsafe(&log, PPF_REC_WALL_OPEN, &open, sizeof(open)), 0);
+	twl_wall_end(&log, dirfd, ended_again ? &end : NULL);
+}
+
+Test(wall_log, records_after_an_execs_end_say_the_log_went_on)
+{
+	char *pdir = twl_process(), *text;
+	const struct pa_process *p;
+	struct pa_run *run;
+
+	twl_exec_failed_log(pdir, false);
+	text = twl_threads(&run);
+	p = run->processes[0];
+	cr_expect_not(p->wall->ended);
+	/* the wait open at the kill lasted until the helper's last tick */
+	cr_expect_eq(p->wall->cut_waits, 1);
+	cr_expect(strstr(text, "sleep 0.350 s"), "%s", text);
+	/* 3 ms of the helper's CPU over the 0.3 s up to the exec's end */
+	cr_expect(strstr(text, "# wall: the profiler's helper used 10.0 ms of CPU per second"),
+		  "%s", text);
+	free(text);
+	pa_run_free(run);
+	free(pdir);
+}
+
+Test(wall_log, the_last_end_holds_the_totals)
+{
+	char *pdir = twl_process(), *text;
+	const struct pa_process *p;
+	struct pa_run *run;
+
+	twl_exec_failed_log(pdir, true);
+	text = twl_threads(&run);
+	p = run->processes[0];
+	cr_expect(p->wall->ended);
+	cr_expect_eq(p->wall->end_ns, 800 * TWL_MS);
+	cr_expect_eq(p->wall->cut_waits, 0);
+	/* 8 ms over 0.8 s */
+	cr_expect(strstr(text, "# wall: the profiler's helper used 10.0 ms of CPU per second"),
+		  "%s", text);
+	free(text);
+	pa_run_free(run);
+	free(pdir);
+}
