@@ -146,6 +146,12 @@ struct pa_wall_stack {
 	uint16_t nframes;
 };
 
+/* When a thread ended, as wall.log says (PPF_REC_WALL_THREAD.end_ns). */
+struct pa_wall_end_of {
+	uint32_t tid;
+	uint64_t end_ns;
+};
+
 /* What the walk over wall.log gathers. */
 struct pa_wall_read {
 	struct pa_wall_info *info;
@@ -161,6 +167,8 @@ struct pa_wall_read {
 	size_t nlost, lost_cap;
 	struct ppf_wall_older *older; /* threads older than the profiler */
 	size_t nolder, older_cap;
+	struct pa_wall_end_of *ends;  /* threads' ends (PPF_REC_WALL_THREAD) */
+	size_t nends, ends_cap;
 };
 
 static int pa_wall_bad(const char *path, uint64_t off, struct pa_error *err, const char *what)
@@ -261,6 +269,26 @@ static int pa_wall_lost_rec(struct pa_wall_read *r, const char *path, uint64_t o
 	return 0;
 }
 
+/* A PPF_REC_WALL_THREAD: when the thread ended, when known. */
+static int pa_wall_thread_rec(struct pa_wall_read *r, const char *path, uint64_t off,
+			      const char *rec, uint32_t size, struct pa_error *err)
+{
+	struct ppf_wall_thread t;
+
+	if (size < PPF_WALL_THREAD_V1_SIZE)
+		return pa_wall_bad(path, off, err, "wall thread record too short");
+	/* The first writers' records stop before end_ns: not known. */
+	if (size < sizeof(t))
+		return 0;
+	memcpy(&t, rec, sizeof(t));
+	if (!t.end_ns)
+		return 0;
+	if (pa_grow((void **)&r->ends, &r->ends_cap, r->nends, sizeof(*r->ends)) < 0)
+		return pa_error_set(err, -ENOMEM, path, false, 0, "out of memory");
+	r->ends[r->nends++] = (struct pa_wall_end_of){ .tid = t.tid, .end_ns = t.end_ns };
+	return 0;
+}
+
 /* One record of wall.log (a flat switch). */
 static int pa_wall_record(void *ctx, const char *path, uint64_t off, const char *rec,
 			  uint32_t type, uint32_t size, struct pa_error *err)
@@ -307,8 +335,10 @@ static int pa_wall_record(void *ctx, const char *path, uint64_t off, const char 
 			return pa_error_set(err, -ENOMEM, path, false, 0, "out of memory");
 		memcpy(&r->older[r->nolder++], rec, sizeof(*r->older));
 		return 0;
+	case PPF_REC_WALL_THREAD:
+		return pa_wall_thread_rec(r, path, off, rec, size, err);
 	default:
-		return 0; /* PPF_REC_WALL_THREAD, PPF_REC_LOG_FULL, types of later writers */
+		return 0; /* PPF_REC_LOG_FULL, types of later writers */
 	}
 }
 
@@ -824,48 +854,89 @@ static int pa_wall_cmp_thread(const void *a, const void *b)
 	return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
 }
 
+/* Older-thread records by thread, then name (a crafted log's repeats: one wins, always the same). */
+static int pa_wall_cmp_older(const void *a, const void *b)
+{
+	const struct ppf_wall_older *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return memcmp(x->name, y->name, sizeof(x->name));
+}
+
+/* Thread ends by thread, then time: the last one counts. */
+static int pa_wall_cmp_end(const void *a, const void *b)
+{
+	const struct pa_wall_end_of *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->end_ns < y->end_ns ? -1 : x->end_ns > y->end_ns;
+}
+
 /*
  * Threads that wall.log alone knows of: a process killed before they took
  * a sample left no log of theirs (nor a quiet record), and a thread older
  * than the profiler (PPF_REC_WALL_OLDER) that no other log names, yet they
- * waited. Each becomes a thread, started at its first wait, not ended,
- * nameless but for an older thread's name. r's intervals are sorted by
- * thread. -ENOMEM.
+ * waited. Each becomes a thread, started at its first wait, nameless but
+ * for an older thread's name, ended when wall.log says when it ended. r's
+ * intervals are sorted by thread; its older-thread records and thread ends
+ * are sorted here. -ENOMEM.
  */
-static int pa_wall_add_threads(struct pa_process *proc, const struct pa_wall_read *r,
+static int pa_wall_add_threads(struct pa_process *proc, struct pa_wall_read *r,
 			       const char *path)
 {
-	size_t n0 = proc->nthreads;
+	size_t n0 = proc->nthreads, nnew = 0, o = 0, e = 0;
+	struct pa_thread **all;
 
+	for (size_t i = 0; i < r->niv; i++)
+		nnew += (!i || r->iv[i].tid != r->iv[i - 1].tid) &&
+			!pa_wall_find_thread(proc, n0, r->iv[i].tid);
+	if (!nnew)
+		return 0;
+	if (nnew > SIZE_MAX / sizeof(*all) - n0)
+		return -ENOMEM;
+	all = realloc(proc->threads, (n0 + nnew) * sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	proc->threads = all;
+	if (r->nolder)
+		qsort(r->older, r->nolder, sizeof(*r->older), pa_wall_cmp_older);
+	if (r->nends)
+		qsort(r->ends, r->nends, sizeof(*r->ends), pa_wall_cmp_end);
+	/* Intervals, older-thread records and ends all by thread: one merge. */
 	for (size_t i = 0; i < r->niv; i++) {
-		struct pa_thread **all, *t;
+		uint32_t tid = r->iv[i].tid;
+		struct pa_thread *t;
 
-		/* Intervals by thread: a tid new here is new in proc too. */
-		if ((i && r->iv[i].tid == r->iv[i - 1].tid) ||
-		    pa_wall_find_thread(proc, n0, r->iv[i].tid))
+		if ((i && tid == r->iv[i - 1].tid) || pa_wall_find_thread(proc, n0, tid))
 			continue;
-		all = realloc(proc->threads, (proc->nthreads + 1) * sizeof(*all));
-		if (!all)
-			return -ENOMEM;
-		proc->threads = all;
 		t = calloc(1, sizeof(*t));
 		if (!t || !(t->path = strdup(path))) {
 			free(t);
 			return -ENOMEM;
 		}
 		t->pid = proc->pid;
-		t->tid = r->iv[i].tid;
+		t->tid = tid;
 		t->start_ns = r->iv[i].out_ns;
+		while (o < r->nolder && r->older[o].tid < tid)
+			o++;
 		/* A thread older than the profiler: named as it was then. */
-		for (size_t k = 0; k < r->nolder; k++)
-			if (r->older[k].tid == t->tid) {
-				memcpy(t->name, r->older[k].name, sizeof(r->older[k].name));
-				t->name[sizeof(r->older[k].name) - 1] = '\0';
-			}
+		if (o < r->nolder && r->older[o].tid == tid) {
+			memcpy(t->name, r->older[o].name, sizeof(r->older[o].name));
+			t->name[sizeof(r->older[o].name) - 1] = '\0';
+		}
+		while (e < r->nends && r->ends[e].tid < tid)
+			e++;
+		while (e + 1 < r->nends && r->ends[e + 1].tid == tid)
+			e++;
+		if (e < r->nends && r->ends[e].tid == tid) {
+			t->ended = true;
+			t->end_ns = r->ends[e].end_ns;
+		}
 		all[proc->nthreads++] = t;
 	}
-	if (proc->nthreads > n0)
-		qsort(proc->threads, proc->nthreads, sizeof(*proc->threads), pa_wall_cmp_thread);
+	qsort(proc->threads, proc->nthreads, sizeof(*proc->threads), pa_wall_cmp_thread);
 	return 0;
 }
 
@@ -980,6 +1051,7 @@ static void pa_wall_read_release(struct pa_wall_read *r)
 	free(r->open);
 	free(r->lost);
 	free(r->older);
+	free(r->ends);
 }
 
 /* The time each thread's lost records leave unknown; a log without its end counts them too. */

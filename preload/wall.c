@@ -1233,8 +1233,11 @@ static struct pp_wall_thread *pp_wall_slot(void)
 	return &pp_wall.threads[pp_wall.nthreads++];
 }
 
-/* Writes t's PPF_REC_WALL_THREAD and frees its slot (under the mutex). */
-static void pp_wall_thread_close(struct pp_wall_thread *t)
+/*
+ * Writes t's PPF_REC_WALL_THREAD and frees its slot (under the mutex).
+ * end_ns: when it ended, 0 when it goes on (or that is not known).
+ */
+static void pp_wall_thread_close(struct pp_wall_thread *t, uint64_t end_ns)
 {
 
 	struct ppf_wall_thread r = {
@@ -1243,6 +1246,7 @@ static void pp_wall_thread_close(struct pp_wall_thread *t)
 		.error = t->error,
 		.lost = t->lost,
 		.intervals = t->intervals,
+		.end_ns = end_ns,
 	};
 
 	pp_records_wall_sigsafe(&pp_wall.log, PPF_REC_WALL_THREAD, &r, sizeof(r));
@@ -1260,7 +1264,7 @@ static void pp_wall_thread_end(void *arg)
 	pthread_mutex_lock(&pp_wall.mutex);
 	if (pp_wall.on && pp_wall.pid == getpid() && t->tid == tid) {
 		pp_wall_drain(t);
-		pp_wall_thread_close(t);
+		pp_wall_thread_close(t, pp_wall_clock(CLOCK_MONOTONIC));
 	}
 	pthread_mutex_unlock(&pp_wall.mutex);
 	errno = saved;
@@ -1281,7 +1285,11 @@ static struct pp_wall_thread *pp_wall_thread_add(int tid, unsigned pages)
 		if (pp_wall.threads[i].older && pp_wall.threads[i].tid == self) {
 			pp_wall_drain(&pp_wall.threads[i]);
 			pp_wall.threads[i].out_ns = 0;
-			pp_wall_thread_close(&pp_wall.threads[i]);
+			/* It left the CPU for good at its last switch, as far as is known. */
+			pp_wall_thread_close(&pp_wall.threads[i],
+					     pp_wall.threads[i].last_ns ?
+					     pp_wall.threads[i].last_ns :
+					     pp_wall_clock(CLOCK_MONOTONIC));
 			pp_wall.older--;
 		}
 	t = pp_wall_slot();
@@ -1489,19 +1497,22 @@ static void pp_wall_end(int closing)
 	for (unsigned i = 0; i < pp_wall.nthreads; i++) {
 		struct pp_wall_thread *t = &pp_wall.threads[i];
 		char path[64];
+		int gone;
 
 		if (!t->tid)
 			continue;
 		pp_wall_drain(t);
 		snprintf(path, sizeof(path), "/proc/self/task/%d", t->tid);
-		/* A thread gone without its destructor (raw exit) has no open wait. */
-		if (t->out_ns && access(path, F_OK) == 0) {
+		/* A thread gone without its destructor (raw exit, an older thread) has no open wait. */
+		gone = access(path, F_OK) != 0;
+		if (t->out_ns && !gone) {
 			pp_wall_write_interval(t, t->out_ns, now, pp_wall_state(t),
 					       PPF_WALL_OPEN_AT_END);
 			pp_wall_set_out(t, now);
 		}
+		/* Gone, it left the CPU for good at its last switch. */
 		if (closing)
-			pp_wall_thread_close(t);
+			pp_wall_thread_close(t, gone ? (t->last_ns ? t->last_ns : now) : 0);
 	}
 	e.end_ns = now;
 	e.looks = pp_wall.looks;

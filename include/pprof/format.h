@@ -864,7 +864,10 @@ struct ppf_wall_lost {
 /*
  * A thread's wall-clock bookkeeping, at its end (or the log's): error is
  * the errno its ring could not be made with (0: it had one; EPERM: the
- * locked-memory limit), lost the switch records the kernel dropped.
+ * locked-memory limit), lost the switch records the kernel dropped,
+ * end_ns when it ended (its end seen, or gone at the log's end: its last
+ * switch), 0 when it was still there at the log's end (absent in a
+ * record of PPF_WALL_THREAD_V1_SIZE bytes: not known).
  */
 struct ppf_wall_thread {
 	struct ppf_record h;
@@ -874,7 +877,9 @@ struct ppf_wall_thread {
 	uint32_t reserved;
 	uint64_t lost;
 	uint64_t intervals;
+	uint64_t end_ns;
 };
+#define PPF_WALL_THREAD_V1_SIZE 40
 
 /*
  * A thread older than the profiler (a library's constructor started it):
@@ -959,7 +964,7 @@ _Static_assert(sizeof(struct ppf_process_paused) == 40, "ppf_process_paused");
 _Static_assert(sizeof(struct ppf_thread_paused) == 40, "ppf_thread_paused");
 _Static_assert(sizeof(struct ppf_wall_start) == 40, "ppf_wall_start");
 _Static_assert(sizeof(struct ppf_wall_interval) == 40, "ppf_wall_interval");
-_Static_assert(sizeof(struct ppf_wall_thread) == 40, "ppf_wall_thread");
+_Static_assert(sizeof(struct ppf_wall_thread) == 48, "ppf_wall_thread");
 _Static_assert(sizeof(struct ppf_wall_end) == 80, "ppf_wall_end");
 _Static_assert(sizeof(struct ppf_wall_older) == 32, "ppf_wall_older");
 _Static_assert(sizeof(struct ppf_wall_alive) == 16, "ppf_wall_alive");

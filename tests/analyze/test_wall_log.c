@@ -189,3 +189,91 @@ Test(wall_log, the_last_end_holds_the_totals)
 	pa_run_free(run);
 	free(pdir);
 }
+
+/* The thread of tid among p's, or NULL. */
+static const struct pa_thread *twl_thread(const struct pa_process *p, uint32_t tid)
+{
+	for (size_t i = 0; i < p->nthreads; i++)
+		if (p->threads[i]->tid == tid)
+			return p->threads[i];
+	return NULL;
+}
+
+/*
+ * A killed process's wall.log (no end): threads 12 and 13 have no log of
+ * their own; 12 ended at 500 ms (its PPF_REC_WALL_THREAD says so), 13 was
+ * still there; thread 14's record is a first writer's (no end_ns).
+ */
+Test(wall_log, a_thread_wall_log_alone_knows_ended_when_it_says_so)
+{
+	struct ppf_wall_thread ended = { .tid = 12, .end_ns = 500 * TWL_MS };
+	struct ppf_wall_thread alive = { .tid = 13 };
+	struct ppf_wall_thread v1 = { .tid = 14 };
+	char *pdir = twl_process();
+	const struct pa_thread *t12, *t13, *t14;
+	struct pa_error err = { 0 };
+	struct pp_logfile log;
+	struct pa_run *run;
+	int dirfd = twl_wall_begin(pdir, &log);
+
+	twl_interval(&log, 12, 100, 400, 0);
+	twl_interval(&log, 13, 100, 400, 0);
+	twl_interval(&log, 14, 100, 400, 0);
+	cr_assert_eq(pp_records_wall_sigsafe(&log, PPF_REC_WALL_THREAD, &ended, sizeof(ended)),
+		     0);
+	cr_assert_eq(pp_records_wall_sigsafe(&log, PPF_REC_WALL_THREAD, &alive, sizeof(alive)),
+		     0);
+	cr_assert_eq(pp_records_wall_sigsafe(&log, PPF_REC_WALL_THREAD, &v1,
+					     PPF_WALL_THREAD_V1_SIZE), 0);
+	twl_wall_end(&log, dirfd, NULL);
+	cr_assert_eq(pa_run_load(twl_dir, &run, &err), 0, "%s: %s", err.path, err.reason);
+	t12 = twl_thread(run->processes[0], 12);
+	t13 = twl_thread(run->processes[0], 13);
+	t14 = twl_thread(run->processes[0], 14);
+	cr_assert(t12 && t13 && t14);
+	cr_expect(t12->ended);
+	cr_expect_eq(t12->end_ns, 500 * TWL_MS);
+	cr_expect_not(t13->ended);
+	cr_expect_not(t14->ended);
+	pa_run_free(run);
+	free(pdir);
+}
+
+#define TWL_OLDER 1000000u
+#define TWL_NEW_THREADS 100000u
+
+/*
+ * A crafted wall.log: TWL_OLDER older-thread records and waits of
+ * TWL_NEW_THREADS threads no other log names (each its own new thread,
+ * named from its older-thread record). Read once, in linear-logarithmic
+ * time: at one pass over the records per new thread it would take
+ * minutes, past this test's time limit.
+ */
+Test(wall_log, many_threads_only_wall_log_knows_are_read_at_once, .timeout = 30)
+{
+	char *pdir = twl_process();
+	struct pa_error err = { 0 };
+	const struct pa_thread *t;
+	struct pp_logfile log;
+	struct pa_run *run;
+	int dirfd = twl_wall_begin(pdir, &log);
+
+	for (uint32_t i = 0; i < TWL_OLDER; i++) {
+		/* tids from 1000 on, the last ones first: the reader sorts them */
+		struct ppf_wall_older o = { .tid = 1000 + TWL_OLDER - 1 - i };
+
+		snprintf(o.name, sizeof(o.name), "old-%u", o.tid);
+		cr_assert_eq(pp_records_wall_sigsafe(&log, PPF_REC_WALL_OLDER, &o, sizeof(o)), 0);
+	}
+	for (uint32_t i = 0; i < TWL_NEW_THREADS; i++)
+		twl_interval(&log, 1000 + i * (TWL_OLDER / TWL_NEW_THREADS), 100, 101, 0);
+	twl_wall_end(&log, dirfd, NULL);
+	cr_assert_eq(pa_run_load(twl_dir, &run, &err), 0, "%s: %s", err.path, err.reason);
+	/* threads 7 and 8 of the logs, and the new ones */
+	cr_expect_eq(run->processes[0]->nthreads, 2 + TWL_NEW_THREADS);
+	t = twl_thread(run->processes[0], 1000 + 7 * (TWL_OLDER / TWL_NEW_THREADS));
+	cr_assert(t);
+	cr_expect_str_eq(t->name, "old-1070");
+	pa_run_free(run);
+	free(pdir);
+}
