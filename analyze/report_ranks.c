@@ -16,6 +16,7 @@
 #include "ident.h"
 #include "jsondoc.h"
 #include "samples.h"
+#include "satmath.h"
 #include "wall.h"
 
 /* Missing ranks named at most, then "...". */
@@ -244,11 +245,12 @@ static int pa_ranks_wall_sample(void *ctx, const struct pa_samples_item *item)
 	if (what < 0)
 		return what;
 	row = &r->rows[r->row];
-	ns = item->sample->count * pa_event_sample_period(item->event);
+	/* A crafted log's counts saturate rather than wrap. */
+	ns = pa_mul_sat(item->sample->count, pa_event_sample_period(item->event));
 	if (what & PA_RANKS_IN_MPI)
-		row->in_mpi_ns += ns;
+		row->in_mpi_ns = pa_add_sat(row->in_mpi_ns, ns);
 	if ((what & PA_RANKS_IN_MPI) && (what & PA_RANKS_OFF_CPU))
-		row->wait_ns += ns;
+		row->wait_ns = pa_add_sat(row->wait_ns, ns);
 	return 0;
 }
 
@@ -406,7 +408,7 @@ static void pa_ranks_job(const struct pa_ranks *r, size_t first, struct pa_ranks
 		    (j->in_mpi == SIZE_MAX || row->in_mpi_ns > r->rows[j->in_mpi].in_mpi_ns))
 			j->in_mpi = j->end;
 		walled += row->wall;
-		in_mpi += row->wall ? row->in_mpi_ns : 0;
+		in_mpi = pa_add_sat(in_mpi, row->wall ? row->in_mpi_ns : 0);
 		j->end++;
 	}
 	j->mean_in_mpi_ns = walled ? (double)in_mpi / (double)walled : 0;

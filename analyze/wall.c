@@ -13,6 +13,7 @@
 #include "hash.h"
 #include "profile.h"
 #include "reader.h"
+#include "satmath.h"
 
 static const char *const pa_wall_states[PPF_WALL_STATES] = {
 	[PPF_WALL_UNKNOWN] = "blocked",
@@ -85,12 +86,6 @@ char *pa_wall_format_off(const struct pa_thread *t, char *buf, size_t size)
 	return buf;
 }
 
-/* a + b, UINT64_MAX when it does not fit (a crafted log's counts). */
-static uint64_t pa_wall_add_sat(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
 void pa_wall_notes(FILE *out, const char *prefix, const struct pa_run *run,
 		   const struct pa_filter *f)
 {
@@ -113,8 +108,8 @@ void pa_wall_notes(FILE *out, const char *prefix, const struct pa_run *run,
 		sum.threads += w->threads;
 		sum.no_ring += w->no_ring;
 		sum.lost += w->lost;
-		sum.lost_ns += w->lost_ns;
-		sum.guessed_ns = pa_wall_add_sat(sum.guessed_ns, w->guessed_ns);
+		sum.lost_ns = pa_add_sat(sum.lost_ns, w->lost_ns);
+		sum.guessed_ns = pa_add_sat(sum.guessed_ns, w->guessed_ns);
 		sum.degraded += w->degraded;
 	}
 	if (!n)
@@ -224,7 +219,7 @@ static int pa_wall_interval_rec(struct pa_wall_read *r, const char *path, uint64
 		return pa_error_set(err, -ENOMEM, path, false, 0, "out of memory");
 	(*v)[(*n)++] = iv;
 	if (!open && (iv.flags & PPF_WALL_PAUSE_GUESSED))
-		r->info->guessed_ns = pa_wall_add_sat(r->info->guessed_ns, iv.in_ns - iv.out_ns);
+		r->info->guessed_ns = pa_add_sat(r->info->guessed_ns, iv.in_ns - iv.out_ns);
 	return 0;
 }
 
@@ -752,7 +747,7 @@ static int pa_wall_bins_make(struct pa_wall_bins *bins, const struct pa_wall_rea
 								 .stack = iv->stack };
 			bins->n[bin]++;
 		}
-		bins->v[bin][j].ns += len;
+		bins->v[bin][j].ns = pa_add_sat(bins->v[bin][j].ns, len);
 	}
 	return 0;
 }
@@ -779,7 +774,7 @@ static int pa_wall_thread(struct pa_wall_build *b, const struct ppf_wall_interva
 		uint64_t len = iv[i].in_ns - iv[i].out_ns;
 		struct pa_wall_key *k;
 
-		b->t->off_ns[iv[i].state] += len;
+		b->t->off_ns[iv[i].state] = pa_add_sat(b->t->off_ns[iv[i].state], len);
 		if (iv[i].state == PPF_WALL_RUNNABLE) {
 			ret = pa_wall_runnable(b, &iv[i], cpu_samples, ncpu, &next);
 			continue;
@@ -1064,8 +1059,8 @@ static void pa_wall_lost_time(struct pa_process *proc, const struct pa_wall_read
 		uint64_t ns = r->lost[i].to_ns - r->lost[i].from_ns;
 
 		if (t)
-			t->wall_lost_ns += ns;
-		r->info->lost_ns += ns;
+			t->wall_lost_ns = pa_add_sat(t->wall_lost_ns, ns);
+		r->info->lost_ns = pa_add_sat(r->info->lost_ns, ns);
 		lost += r->lost[i].lost;
 	}
 	if (!r->info->ended)
