@@ -5,6 +5,7 @@
  * over the mean) and the ranks of the world that left no profile.
  */
 #include "report.h"
+#include "report_ranks.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -33,13 +34,18 @@ static const char *const pa_ranks_mpi_modules[] = {
 };
 
 /*
- * The C library's modules, whose frames start a thread (clone3,
- * start_thread): a stack whose frames outside the MPI library are all
- * theirs is a thread the MPI library started (a progress thread), not the
- * program calling MPI.
+ * Modules that are neither the program nor the MPI library: the C
+ * library's, whose frames start a thread (clone3, start_thread), and the
+ * libraries MPI libraries run on, whose threads call back into them (UCX's
+ * async thread into Open MPI's UCX components, libfabric's and PSM's
+ * progress threads, PMIx's and hwloc's event loops). A stack whose frames
+ * outside the MPI library are all theirs (or in no known module) is a
+ * thread the libraries started, not the program calling MPI.
  */
-static const char *const pa_ranks_libc_modules[] = {
+static const char *const pa_ranks_support_modules[] = {
 	"libc.so", "libc-", "libpthread", "ld-linux", "ld-musl", "libc.musl",
+	"libucs", "libucp", "libuct", "libucm", "libfabric", "libpsm", "libibverbs",
+	"librdmacm", "libhcoll", "libevent", "libhwloc", "libnl-", "libmunge",
 };
 
 /* What a stack is to the WAIT column, worked out once per stack of a process. */
@@ -100,21 +106,16 @@ static bool pa_ranks_frame_mpi(const struct pa_frame *fr)
 				 PA_RANKS_COUNT(pa_ranks_mpi_modules));
 }
 
-/*
- * Whether the frames (innermost first) are the program in an MPI call: a
- * frame outside both the MPI library and the C library's thread start
- * calls the outermost MPI frame, directly or not. A thread the library
- * started (its progress threads, waiting all their life) has none.
- */
-static bool pa_ranks_program_in_mpi(const struct pa_frame *frames, size_t n)
+bool pa_ranks_program_in_mpi(const struct pa_frame *frames, size_t n, bool truncated)
 {
-	bool program = false;
+	bool program = truncated;
 
 	for (size_t k = n; k-- > 0;) {
 		if (pa_ranks_frame_mpi(&frames[k]))
 			return program;
-		program |= !pa_ranks_prefixed(frames[k].module_base, pa_ranks_libc_modules,
-					      PA_RANKS_COUNT(pa_ranks_libc_modules));
+		program |= frames[k].module_base &&
+			   !pa_ranks_prefixed(frames[k].module_base, pa_ranks_support_modules,
+					      PA_RANKS_COUNT(pa_ranks_support_modules));
 	}
 	return false;
 }
@@ -165,7 +166,9 @@ static int pa_ranks_cpu_class(const struct pa_samples_item *item)
 /* enum pa_ranks_stack's bits for item, a sample of the wall event. */
 static int pa_ranks_wall_class(const struct pa_samples_item *item)
 {
-	return (pa_ranks_program_in_mpi(item->frames, item->nframes) ? PA_RANKS_IN_MPI : 0) |
+	return (pa_ranks_program_in_mpi(item->frames, item->nframes,
+					item->sample->flags & PPF_SAMPLE_TRUNCATED) ?
+			PA_RANKS_IN_MPI : 0) |
 	       (pa_wall_frame_name(item->frames[0].ip) ? PA_RANKS_OFF_CPU : 0);
 }
 

@@ -481,13 +481,18 @@ PP_EXPORT int pipe2(int fds[2], int flags)
 /*
  * Descriptors: the profiler's are not the program's to close (fd.h). close()
  * of one says EBADF, as it would without the profiler; ranges are closed
- * around them. glibc's close is a cancellation point, so the real one is
- * called for everything else. Runs in signal context when the program
+ * around them; libunwind closes its own pipe (sigsafe/unwpipe.h). glibc's
+ * close is a cancellation point, so the real one is called for everything
+ * else. Runs in signal context when the program
  * closes from its own handler.
  */
 PP_EXPORT int close(int fd)
 {
 	if (pp_fd_ours_sigsafe(fd)) {
+		if (pp_unwpipe_from_libunwind_sigsafe(__builtin_return_address(0))) {
+			pp_fd_close_sigsafe(fd); /* libunwind's pipe, made anew */
+			return 0;
+		}
 		errno = EBADF;
 		return -1;
 	}

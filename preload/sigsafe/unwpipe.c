@@ -30,8 +30,8 @@ void pp_unwpipe_add_code_sigsafe(uintptr_t lo, uintptr_t hi)
 	__atomic_store_n(&pp_unwpipe_n, n + 1, __ATOMIC_RELEASE);
 }
 
-/* Runs in signal context. Whether caller is in registered libunwind code. */
-static int pp_unwpipe_from_libunwind_sigsafe(const void *caller)
+/* Runs in signal context. */
+int pp_unwpipe_from_libunwind_sigsafe(const void *caller)
 {
 	unsigned n = __atomic_load_n(&pp_unwpipe_n, __ATOMIC_ACQUIRE);
 	uintptr_t pc = (uintptr_t)caller;

@@ -29,4 +29,11 @@ void pp_unwpipe_add_code_sigsafe(uintptr_t lo, uintptr_t hi);
  */
 int pp_unwpipe_pipe2_sigsafe(int fds[2], int flags, const void *caller);
 
+/*
+ * Runs in signal context. Whether caller is in the code of a registered
+ * libunwind library (close() of its pipe, which libunwind makes anew when
+ * a read of it fails, is its own to do).
+ */
+int pp_unwpipe_from_libunwind_sigsafe(const void *caller);
+
 #endif /* PP_UNWPIPE_H */

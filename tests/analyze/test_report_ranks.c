@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report_ranks.h"
 #include "tst_it.h"
 #include "tst_run.h"
 
@@ -142,4 +143,67 @@ Test(report_ranks, images_replaced_by_exec_are_not_processes_without_a_rank)
 	cr_expect(strstr(text, "\"without_rank\": 1,") && strstr(text, "\"replaced_by_exec\": 2,") &&
 		  strstr(text, "\"replaced_by_rank\": 1"), "%s", text);
 	free(text);
+}
+
+/* A frame named function in module (a path, or NULL: no module holds it). */
+static struct pa_frame ranks_frame(const char *function, const char *module)
+{
+	const char *base = module ? strrchr(module, '/') : NULL;
+
+	return (struct pa_frame){ .function = function, .module = module,
+				  .module_base = base ? base + 1 : module,
+				  .name = function ? function : "[unknown]" };
+}
+
+#define RANKS_N(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * The program in an MPI call counts; threads the MPI library or the
+ * libraries under it started, which wait or poll all their life, do not:
+ * Open MPI's progress thread, UCX's async thread calling back into Open
+ * MPI's UCX component (its frames were taken for the program's: a rank's
+ * INMPI grew by that thread's whole life), a stack whose outer frames are
+ * in no known module. A stack cut short inside MPI is the program's.
+ */
+Test(report_ranks, time_in_mpi_is_the_programs_not_its_libraries_threads)
+{
+	const char *libc = "/usr/lib/x86_64-linux-gnu/libc.so.6";
+	const char *mpi = "/usr/lib/x86_64-linux-gnu/libmpi.so.40";
+	const char *pal = "/usr/lib/x86_64-linux-gnu/libopen-pal.so.40";
+	const char *ucs = "/usr/lib/x86_64-linux-gnu/libucs.so.0";
+	const char *pml = "/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3/mca_pml_ucx.so";
+	struct pa_frame program[] = {
+		ranks_frame("poll", libc), ranks_frame("opal_progress", pal),
+		ranks_frame("PMPI_Barrier", mpi), ranks_frame("exchange", "/home/u/app"),
+		ranks_frame("main", "/home/u/app"), ranks_frame("__libc_start_call_main", libc),
+	};
+	struct pa_frame progress[] = {
+		ranks_frame("epoll_wait", libc), ranks_frame("opal_libevent2022_event_base_loop", pal),
+		ranks_frame("progress_engine", pal), ranks_frame("start_thread", libc),
+		ranks_frame("clone3", libc),
+	};
+	struct pa_frame ucx_async[] = {
+		ranks_frame("mca_pml_ucx_progress", pml), ranks_frame("ucs_async_handle", ucs),
+		ranks_frame("ucs_async_thread_func", ucs), ranks_frame("start_thread", libc),
+		ranks_frame("clone3", libc),
+	};
+	struct pa_frame unknown_outer[] = {
+		ranks_frame("PMPI_Recv", mpi), ranks_frame(NULL, NULL), ranks_frame(NULL, NULL),
+	};
+	struct pa_frame cut_inside[] = {
+		ranks_frame("poll", libc), ranks_frame("opal_progress", pal),
+		ranks_frame("ompi_request_default_wait", mpi),
+	};
+
+	cr_expect(pa_ranks_program_in_mpi(program, RANKS_N(program), false));
+	cr_expect(!pa_ranks_program_in_mpi(progress, RANKS_N(progress), false));
+	cr_expect(!pa_ranks_program_in_mpi(ucx_async, RANKS_N(ucx_async), false),
+		  "UCX's async thread counted as the program in MPI");
+	cr_expect(!pa_ranks_program_in_mpi(unknown_outer, RANKS_N(unknown_outer), false),
+		  "frames in no module counted as the program's");
+	cr_expect(!pa_ranks_program_in_mpi(cut_inside, RANKS_N(cut_inside), false));
+	cr_expect(pa_ranks_program_in_mpi(cut_inside, RANKS_N(cut_inside), true),
+		  "a stack cut short inside MPI is not counted");
+	/* Not in MPI at all. */
+	cr_expect(!pa_ranks_program_in_mpi(program + 3, 3, true));
 }
