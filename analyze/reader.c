@@ -18,6 +18,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* xxhash's XXH3, compiled in from its header: the key of a module's file at the root. */
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 /* A file read whole into memory, and where parsing stands. */
 struct pa_log_buf {
 	const char *path;
@@ -181,7 +185,8 @@ static const char *pa_reader_kind_name(uint32_t kind)
 {
 	return kind == PPF_FILE_PROCESS ? "process log" :
 	       kind == PPF_FILE_THREAD  ? "thread log" :
-	       kind == PPF_FILE_WALL    ? "wall log" : "unknown kind";
+	       kind == PPF_FILE_WALL    ? "wall log" :
+	       kind == PPF_FILE_SHARED  ? "file of the run's root" : "unknown kind";
 }
 
 /* Check the file header; returns the offset of the first record or an error. */
@@ -416,7 +421,7 @@ static int pa_reader_other_type(struct pa_log_buf *buf, uint64_t off, uint32_t t
 				const char *kind, struct pa_error *err)
 {
 	if ((type >= PPF_REC_PROCESS && type <= PPF_REC_THREAD_QUIET) || type == PPF_REC_VDSO ||
-	    type == PPF_REC_IDENTITY ||
+	    type == PPF_REC_IDENTITY || type == PPF_REC_MODULE_REF ||
 	    (type >= PPF_REC_THREAD && type <= PPF_REC_THREAD_EVENT) ||
 	    type == PPF_REC_STACK || type == PPF_REC_SAMPLE_BLOCK)
 		return pa_error_set(err, -EINVAL, buf->path, true, off,
@@ -692,6 +697,128 @@ static int pa_reader_module_rec(struct pa_process_ctx *c, struct pa_log_buf *buf
 	return 0;
 }
 
+/*
+ * Where the file name of the run's root is for the process log at log:
+ * beside its process directory, or beside it when the log is alone at the
+ * root (<exe>@<host>.<pid>.log). NULL when out of memory.
+ */
+static char *pa_reader_root_file(const char *log, const char *name)
+{
+	const char *slash = strrchr(log, '/');
+	const char *base = slash ? slash + 1 : log;
+	int len = slash ? (int)(slash - log) + 1 : 0;
+	char *p;
+
+	if (asprintf(&p, "%.*s%s%s", len, log, strcmp(base, PPF_PROCESS_LOG) ? "" : "../",
+		     name) < 0)
+		return NULL;
+	return p;
+}
+
+/* The walk of a module's file at the root: its one PPF_REC_MODULE. */
+struct pa_reader_shared_ctx {
+	struct pa_process_ctx *c;
+	size_t n;
+};
+
+static int pa_reader_shared_cb(void *ctx, struct pa_log_buf *buf, uint64_t off, const char *rec,
+			       uint32_t type, uint32_t size, struct pa_warnings *warn,
+			       struct pa_error *err)
+{
+	struct pa_reader_shared_ctx *s = ctx;
+
+	(void)warn;
+	if (type != PPF_REC_MODULE || s->n++)
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "record type %u where the file's one module record belongs",
+				    type);
+	return pa_reader_module_rec(s->c, buf, off, rec, size, err);
+}
+
+/*
+ * Reads the module record of the file at path (struct ppf_module_ref) into
+ * c's process, after checking that the file is the one key names. Returns
+ * 0 or a negative errno with err filled.
+ */
+static int pa_reader_shared_module(struct pa_process_ctx *c, const char *path,
+				   const uint8_t *key, struct pa_warnings *warn,
+				   struct pa_error *err)
+{
+	struct pa_reader_shared_ctx s = { .c = c };
+	XXH128_canonical_t sum;
+	struct pa_log_buf buf;
+	uint64_t first = 0;
+	int ret = pa_reader_read_file(path, &buf, err);
+
+	if (ret < 0)
+		return ret;
+	XXH128_canonicalFromHash(&sum, XXH3_128bits(buf.data, buf.size));
+	if (memcmp(sum.digest, key, PPF_MODULE_KEY_LEN) != 0)
+		ret = pa_error_set(err, -EINVAL, path, false, 0,
+				   "its content is not what its name says (not the file "
+				   "libpprof wrote)");
+	if (ret == 0)
+		ret = pa_reader_check_header(&buf, PPF_FILE_SHARED, &first, err);
+	if (ret == 0)
+		ret = pa_reader_walk(&buf, first, pa_reader_shared_cb, &s, warn, err);
+	if (ret == 0 && !s.n)
+		ret = pa_error_set(err, -EINVAL, path, true, buf.data_end, "no module record");
+	pa_reader_buf_release(&buf);
+	return ret;
+}
+
+/*
+ * A PPF_REC_MODULE_REF: the module's record is in a file at the run's root.
+ * A file that is missing or not whole leaves the module unnamed, with a
+ * warning: the process's other data still reads.
+ */
+static int pa_reader_module_ref_rec(struct pa_process_ctx *c, struct pa_log_buf *buf,
+				    uint64_t off, const char *rec, uint32_t size,
+				    struct pa_warnings *warn, struct pa_error *err)
+{
+	char name[sizeof(PPF_MODULE_FILE_PREFIX) + 2 * PPF_MODULE_KEY_LEN];
+	struct pa_error e = { 0 };
+	struct ppf_module_ref r;
+	struct pa_module *pm;
+	char *path;
+	int ret, n;
+
+	if (pa_reader_fixed(buf, off, rec, size, &r, sizeof(r), "module ref", err) < 0)
+		return -EINVAL;
+	n = snprintf(name, sizeof(name), "%s", PPF_MODULE_FILE_PREFIX);
+	for (unsigned i = 0; i < PPF_MODULE_KEY_LEN; i++)
+		n += snprintf(name + n, sizeof(name) - (size_t)n, "%02x", r.key[i]);
+	path = pa_reader_root_file(buf->path, name);
+	if (!path)
+		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
+	ret = pa_reader_shared_module(c, path, r.key, warn, &e);
+	free(path);
+	if (ret == -ENOMEM) {
+		*err = e;
+		return ret;
+	}
+	if (ret < 0) {
+		pa_warnings_add(warn, e.path, e.has_offset, e.offset,
+				"%s; module id %llu of %s (offset %llu) left unnamed", e.reason,
+				(unsigned long long)r.id, buf->path, (unsigned long long)off);
+		return 0;
+	}
+	pm = &c->proc->modules[c->proc->nmodules - 1];
+	if (pm->start > UINT64_MAX - r.bias || pm->end > UINT64_MAX - r.bias) {
+		c->proc->nmodules--;
+		free(pm->path);
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "module ref record: bias 0x%llx puts the module past the "
+				    "address space", (unsigned long long)r.bias);
+	}
+	pm->id = r.id;
+	pm->bias = r.bias;
+	pm->start += r.bias;
+	pm->end += r.bias;
+	pm->load_ns = r.load_ns;
+	return 0;
+}
+
 /* The latest module of id (ids are unique, but be lenient), or NULL. */
 static struct pa_module *pa_reader_module_of(struct pa_process *proc, uint64_t id)
 {
@@ -955,6 +1082,8 @@ static int pa_reader_process_cb(void *ctx, struct pa_log_buf *buf, uint64_t off,
 		return pa_reader_paused_rec(buf, off, rec, size, true, &proc->paused, err);
 	case PPF_REC_VDSO:
 		return pa_reader_vdso_rec(c, buf, off, rec, size, warn, err);
+	case PPF_REC_MODULE_REF:
+		return pa_reader_module_ref_rec(c, buf, off, rec, size, warn, err);
 	case PPF_REC_MODULE_UNLOAD: {
 		struct ppf_module_unload u;
 		struct pa_module *pm;

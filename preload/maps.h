@@ -22,7 +22,8 @@ void pp_maps_set_dir(struct pp_thread_dir *dir);
 
 /*
  * The output root (absolute path, and a descriptor of it, O_PATH will do),
- * where the vDSO's image is written once for the run, by build-id; -1 when
+ * where the vDSO's image and the records of modules with a build-id are
+ * written once for the run (format.h, PPF_REC_MODULE_REF); -1 when
  * the process no longer holds it open. rootfd stays owned by the caller,
  * who sets -1 before closing it.
  */
@@ -30,7 +31,8 @@ void pp_maps_set_root(int rootfd, const char *root);
 
 /*
  * Compares the loaded objects with what was recorded and writes the
- * differences (PPF_REC_MODULE, PPF_REC_MODULE_UNLOAD) stamped now_ns.
+ * differences (PPF_REC_MODULE or PPF_REC_MODULE_REF, PPF_REC_MODULE_UNLOAD)
+ * stamped now_ns.
  * Returns 0 or a negative errno.
  */
 int pp_maps_scan(uint64_t now_ns);

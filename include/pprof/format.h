@@ -10,8 +10,10 @@
  * which the first thread log moves into the directory. The directory holds
  *   process.log        header, PPF_REC_PROCESS, PPF_REC_IDENTITY (logs before
  *                      it have none), PPF_REC_CONFIG, PPF_REC_EVENT...,
- *                      PPF_REC_MODULE and PPF_REC_MODULE_UNLOAD as they happen
- *                      (the vDSO's PPF_REC_MODULE followed by PPF_REC_VDSO),
+ *                      PPF_REC_MODULE (or PPF_REC_MODULE_REF, its record
+ *                      being in a file at the root) and PPF_REC_MODULE_UNLOAD
+ *                      as they happen (the vDSO's PPF_REC_MODULE or
+ *                      PPF_REC_MODULE_REF followed by PPF_REC_VDSO),
  *                      PPF_REC_PROCESS_CPU (at the constructor, when
  *                      sampling starts, before each exec attempt),
  *                      PPF_REC_EXEC before each exec attempt,
@@ -46,6 +48,14 @@
  * and in any file PPF_REC_LOG_FULL when the file could not grow (a full
  * disk): only the closing records (the END records and a thread's name and
  * totals) follow it.
+ *
+ * The root (the directory that holds the process directories) also holds
+ * what is written once for the whole run, whatever process wrote it first:
+ *   vdso.<build-id>.so  the vDSO's image (struct ppf_vdso)
+ *   module.<key>        a header of kind PPF_FILE_SHARED and one
+ *                       PPF_REC_MODULE (struct ppf_module_ref)
+ * Each is written whole under a name of its own, then linked to its name,
+ * which is never replaced: a file of such a name is only ever whole.
  *
  * Records may grow at their end in later writers: a reader takes the fields
  * it knows from a record at least as large as their first version and
@@ -87,6 +97,7 @@ enum ppf_file_kind {
 	PPF_FILE_PROCESS = 1,
 	PPF_FILE_THREAD = 2,
 	PPF_FILE_WALL = 3,
+	PPF_FILE_SHARED = 4, /* a file at the root written once for the run */
 };
 
 #define PPF_WALL_LOG "wall.log"
@@ -120,6 +131,7 @@ enum ppf_record_type {
 	PPF_REC_THREAD_QUIET = 11,
 	PPF_REC_VDSO = 13,
 	PPF_REC_PROCESS_PAUSED = 14,
+	PPF_REC_MODULE_REF = 15,
 	PPF_REC_IDENTITY = 43,
 	/* thread-<tid>.log */
 	PPF_REC_THREAD = 16,
@@ -318,6 +330,33 @@ struct ppf_vdso {
 };
 
 #define PPF_VDSO_FILE_PREFIX "vdso."
+
+/*
+ * A module of this process whose record is written once for the whole run:
+ * the file PPF_MODULE_FILE_PREFIX + key in 32 lower-case hex digits at the
+ * output root (beside the process directory, or beside the process log
+ * alone at the root) holds a header of kind PPF_FILE_SHARED and one
+ * PPF_REC_MODULE, whose path and build-id are the module's, whose id, bias
+ * and load_ns are 0, and whose start and end are relative to the bias (its
+ * pgoff is the module's). key is the XXH3-128 of the whole file (canonical,
+ * big-endian bytes), so that processes that load the same file at any
+ * address name the same record, and a reader knows a file that is not what
+ * was written. This record says where this process has it: the module is
+ * the file's record with this id, bias and load_ns and start and end plus
+ * bias. Written instead of PPF_REC_MODULE for a module with a build-id when
+ * the root takes the file; a PPF_REC_VDSO may follow it as it follows a
+ * PPF_REC_MODULE.
+ */
+struct ppf_module_ref {
+	struct ppf_record h;
+	uint64_t id;
+	uint64_t bias;
+	uint64_t load_ns;
+	uint8_t key[16];
+};
+
+#define PPF_MODULE_FILE_PREFIX "module."
+#define PPF_MODULE_KEY_LEN 16u
 #define PPF_VDSO_COPY "vdso.so" /* in the process directory, the older way */
 
 struct ppf_module_unload {
@@ -874,6 +913,7 @@ _Static_assert(offsetof(struct ppf_thread_event, throttled) == PPF_THREAD_EVENT_
 _Static_assert(sizeof(struct ppf_module) == 96, "ppf_module");
 _Static_assert(sizeof(struct ppf_module_unload) == 24, "ppf_module_unload");
 _Static_assert(sizeof(struct ppf_vdso) == 24, "ppf_vdso");
+_Static_assert(sizeof(struct ppf_module_ref) == 48, "ppf_module_ref");
 _Static_assert(sizeof(struct ppf_process_end) == 64, "ppf_process_end");
 _Static_assert(offsetof(struct ppf_process_end, throttled) == PPF_PROCESS_END_V1_SIZE,
 	       "ppf_process_end v1");

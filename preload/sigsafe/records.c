@@ -108,28 +108,51 @@ static void pp_records_copy_sigsafe(char *dst, size_t size, const char *src)
  * type set) is fixed, followed by the tails, padded with zeros to the record
  * alignment; sets the header's size.
  */
-static int pp_records_put_sigsafe(struct pp_logfile *log, void *fixed, uint32_t fixed_size,
-				  const struct pp_records_tail *tails, unsigned ntails)
+static int pp_records_size_sigsafe(void *fixed, uint32_t fixed_size,
+				   const struct pp_records_tail *tails, unsigned ntails)
 {
 	struct ppf_record *h = fixed;
 	uint64_t total = fixed_size;
-	uint8_t *dst;
 
 	for (unsigned i = 0; i < ntails; i++)
 		total += tails[i].space;
 	if (total > PPF_RECORD_MAX - PPF_RECORD_ALIGN)
 		return -E2BIG;
 	h->size = ppf_align((uint32_t)total);
-	dst = pp_logfile_reserve_sigsafe(log, h->size);
-	if (!dst)
-		return -ENOSPC;
-	memcpy(dst + sizeof(*h), (const uint8_t *)fixed + sizeof(*h), fixed_size - sizeof(*h));
-	total = fixed_size;
+	return 0;
+}
+
+/*
+ * Runs in signal context. Copies the record sized by pp_records_size_sigsafe,
+ * all but its header, to dst (h->size zeroed bytes).
+ */
+static void pp_records_lay_sigsafe(uint8_t *dst, const void *fixed, uint32_t fixed_size,
+				   const struct pp_records_tail *tails, unsigned ntails)
+{
+	uint32_t total = fixed_size;
+
+	memcpy(dst + sizeof(struct ppf_record), (const uint8_t *)fixed + sizeof(struct ppf_record),
+	       fixed_size - sizeof(struct ppf_record));
 	for (unsigned i = 0; i < ntails; i++) {
 		if (tails[i].len)
 			memcpy(dst + total, tails[i].data, tails[i].len);
 		total += tails[i].space;
 	}
+}
+
+static int pp_records_put_sigsafe(struct pp_logfile *log, void *fixed, uint32_t fixed_size,
+				  const struct pp_records_tail *tails, unsigned ntails)
+{
+	struct ppf_record *h = fixed;
+	uint8_t *dst;
+	int err = pp_records_size_sigsafe(fixed, fixed_size, tails, ntails);
+
+	if (err)
+		return err;
+	dst = pp_logfile_reserve_sigsafe(log, h->size);
+	if (!dst)
+		return -ENOSPC;
+	pp_records_lay_sigsafe(dst, fixed, fixed_size, tails, ntails);
 	pp_logfile_commit_sigsafe(log, dst, h->type, h->size);
 	return 0;
 }
@@ -253,25 +276,76 @@ static int pp_records_vdso_sigsafe(struct pp_logfile *log, uint64_t id, const ch
 	return pp_records_put_sigsafe(log, &rec, sizeof(rec), &tail, 1);
 }
 
+/*
+ * Runs in signal context. m's PPF_REC_MODULE into rec, its path into *path;
+ * shared: as the run's file at the root has it (no id, bias or load time;
+ * start and end relative to the bias).
+ */
+static void pp_records_module_fill_sigsafe(struct ppf_module *rec, struct pp_records_tail *path,
+					   const struct pp_records_module *m, int shared)
+{
+	uint64_t bias = shared ? m->bias : 0;
+
+	*path = pp_records_string_sigsafe(m->path, UINT32_MAX - 1);
+	pp_records_head_sigsafe(rec, sizeof(*rec), PPF_REC_MODULE);
+	rec->id = shared ? 0 : m->id;
+	rec->bias = m->bias - bias;
+	rec->start = m->start - bias;
+	rec->end = m->end - bias;
+	rec->pgoff = m->pgoff;
+	rec->load_ns = shared ? 0 : m->load_ns;
+	rec->build_id_len = m->build_id_len <= PPF_BUILD_ID_MAX ? m->build_id_len : 0;
+	if (rec->build_id_len)
+		memcpy(rec->build_id, m->build_id, rec->build_id_len);
+	rec->path_len = path->space;
+}
+
 /* Async-signal-safe. */
 int pp_records_module_sigsafe(struct pp_logfile *log, const struct pp_records_module *m)
 {
-	struct pp_records_tail path = pp_records_string_sigsafe(m->path, UINT32_MAX - 1);
+	struct pp_records_tail path;
 	struct ppf_module rec;
 	int err;
 
-	pp_records_head_sigsafe(&rec, sizeof(rec), PPF_REC_MODULE);
+	pp_records_module_fill_sigsafe(&rec, &path, m, 0);
+	err = pp_records_put_sigsafe(log, &rec, sizeof(rec), &path, 1);
+	return err || !m->vdso_image ? err : pp_records_vdso_sigsafe(log, m->id, m->vdso_image);
+}
+
+/* Async-signal-safe. */
+uint32_t pp_records_module_file_sigsafe(void *out, uint32_t cap,
+					const struct pp_records_module *m)
+{
+	struct ppf_file_header hdr;
+	struct pp_records_tail path;
+	struct ppf_module rec;
+	uint8_t *dst = out;
+
+	pp_records_module_fill_sigsafe(&rec, &path, m, 1);
+	if (pp_records_size_sigsafe(&rec, sizeof(rec), &path, 1) != 0 ||
+	    cap < sizeof(hdr) || rec.h.size > cap - sizeof(hdr))
+		return 0;
+	pp_logfile_header_sigsafe(&hdr, PPF_FILE_SHARED);
+	memset(dst, 0, sizeof(hdr) + rec.h.size);
+	memcpy(dst, &hdr, sizeof(hdr));
+	memcpy(dst + sizeof(hdr), &rec.h, sizeof(rec.h));
+	pp_records_lay_sigsafe(dst + sizeof(hdr), &rec, sizeof(rec), &path, 1);
+	return (uint32_t)sizeof(hdr) + rec.h.size;
+}
+
+/* Async-signal-safe. */
+int pp_records_module_ref_sigsafe(struct pp_logfile *log, const struct pp_records_module *m,
+				  const uint8_t key[PPF_MODULE_KEY_LEN])
+{
+	struct ppf_module_ref rec;
+	int err;
+
+	pp_records_head_sigsafe(&rec, sizeof(rec), PPF_REC_MODULE_REF);
 	rec.id = m->id;
 	rec.bias = m->bias;
-	rec.start = m->start;
-	rec.end = m->end;
-	rec.pgoff = m->pgoff;
 	rec.load_ns = m->load_ns;
-	rec.build_id_len = m->build_id_len <= PPF_BUILD_ID_MAX ? m->build_id_len : 0;
-	if (rec.build_id_len)
-		memcpy(rec.build_id, m->build_id, rec.build_id_len);
-	rec.path_len = path.space;
-	err = pp_records_put_sigsafe(log, &rec, sizeof(rec), &path, 1);
+	memcpy(rec.key, key, sizeof(rec.key));
+	err = pp_logfile_append_sigsafe(log, &rec, sizeof(rec));
 	return err || !m->vdso_image ? err : pp_records_vdso_sigsafe(log, m->id, m->vdso_image);
 }
 

@@ -108,6 +108,22 @@ int pp_records_event_sigsafe(struct pp_logfile *log, unsigned index,
 /* Async-signal-safe. PPF_REC_MODULE, then PPF_REC_VDSO for the vDSO. */
 int pp_records_module_sigsafe(struct pp_logfile *log, const struct pp_records_module *m);
 
+/*
+ * Async-signal-safe. The file at the output root that holds m's record for
+ * the whole run (PPF_FILE_SHARED, struct ppf_module_ref): its bytes into out
+ * (cap bytes). Returns its size, or 0 when it does not fit.
+ */
+uint32_t pp_records_module_file_sigsafe(void *out, uint32_t cap,
+					const struct pp_records_module *m);
+
+/*
+ * Async-signal-safe. PPF_REC_MODULE_REF: m is the module whose file at the
+ * root is named by key (the XXH3-128 of pp_records_module_file_sigsafe's
+ * bytes); then PPF_REC_VDSO for the vDSO.
+ */
+int pp_records_module_ref_sigsafe(struct pp_logfile *log, const struct pp_records_module *m,
+				  const uint8_t key[PPF_MODULE_KEY_LEN]);
+
 /* Async-signal-safe. PPF_REC_MODULE_UNLOAD: module id went away at unload_ns. */
 int pp_records_module_unload_sigsafe(struct pp_logfile *log, uint64_t id,
 				     uint64_t unload_ns);
