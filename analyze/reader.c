@@ -423,7 +423,7 @@ static int pa_reader_other_type(struct pa_log_buf *buf, uint64_t off, uint32_t t
 	if ((type >= PPF_REC_PROCESS && type <= PPF_REC_THREAD_QUIET) || type == PPF_REC_VDSO ||
 	    type == PPF_REC_IDENTITY || type == PPF_REC_MODULE_REF ||
 	    (type >= PPF_REC_THREAD && type <= PPF_REC_THREAD_EVENT) ||
-	    type == PPF_REC_STACK || type == PPF_REC_SAMPLE_BLOCK)
+	    type == PPF_REC_STACK || type == PPF_REC_SAMPLE_BLOCK || type == PPF_REC_STACK_SAMPLE)
 		return pa_error_set(err, -EINVAL, buf->path, true, off,
 				    "record type %u does not belong in a %s", type, kind);
 	buf->unknown++;
@@ -1530,42 +1530,76 @@ static int pa_reader_stack_check(struct pa_thread_ctx *c, struct pa_log_buf *buf
 }
 
 /*
- * A PPF_REC_STACK: the next id's addresses, in the log's data when it has
- * them all; made whole in memory the thread owns when it shares frames of
- * another, or when collapsing (the log's pages are given back as they are
- * read).
+ * A stack record's stack s, whose own addresses are at ips: the next id's
+ * addresses, in the log's data when it has them all; made whole in memory
+ * the thread owns when it shares frames of another, or when collapsing
+ * (the log's pages are given back as they are read). size is the record's
+ * less what comes before ips beyond a struct ppf_stack.
  */
-static int pa_reader_stack_rec(struct pa_thread_ctx *c, struct pa_log_buf *buf,
-			       uint64_t off, const char *rec, uint32_t size,
+static int pa_reader_stack_add(struct pa_thread_ctx *c, struct pa_log_buf *buf, uint64_t off,
+			       const struct ppf_stack *s, const uint64_t *ips, uint32_t size,
 			       struct pa_error *err)
 {
-	const uint64_t *ips = (const uint64_t *)(const void *)(rec + sizeof(struct ppf_stack));
-	struct ppf_stack s;
 	uint64_t *copy;
-	int ret;
+	int ret = pa_reader_stack_check(c, buf, off, s, size, err);
 
-	if (pa_reader_fixed(buf, off, rec, size, &s, sizeof(s), "stack", err) < 0)
-		return -EINVAL;
-	ret = pa_reader_stack_check(c, buf, off, &s, size, err);
 	if (ret < 0)
 		return ret;
 	if (pa_grow((void **)&c->stacks, &c->stacks_cap, c->nstacks, sizeof(*c->stacks)) < 0)
 		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
-	if (s.shared || (c->o && c->o->collapse)) {
-		const struct pa_reader_stack *base = &c->stacks[s.base];
-		uint32_t own = s.nframes - s.shared;
+	if (s->shared || (c->o && c->o->collapse)) {
+		const struct pa_reader_stack *base = &c->stacks[s->base];
+		uint32_t own = s->nframes - s->shared;
 
-		copy = pa_reader_block_take(c->thread, s.nframes);
+		copy = pa_reader_block_take(c->thread, s->nframes);
 		if (!copy)
 			return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
 		memcpy(copy, ips, own * sizeof(*ips));
-		if (s.shared)
-			memcpy(copy + own, base->ips + base->nframes - s.shared,
-			       s.shared * sizeof(*ips));
+		if (s->shared)
+			memcpy(copy + own, base->ips + base->nframes - s->shared,
+			       s->shared * sizeof(*ips));
 		ips = copy;
 	}
-	c->stacks[c->nstacks++] = (struct pa_reader_stack){ .ips = ips, .nframes = s.nframes };
+	c->stacks[c->nstacks++] = (struct pa_reader_stack){ .ips = ips, .nframes = s->nframes };
 	return 0;
+}
+
+/* A PPF_REC_STACK. */
+static int pa_reader_stack_rec(struct pa_thread_ctx *c, struct pa_log_buf *buf,
+			       uint64_t off, const char *rec, uint32_t size,
+			       struct pa_error *err)
+{
+	struct ppf_stack s;
+
+	if (pa_reader_fixed(buf, off, rec, size, &s, sizeof(s), "stack", err) < 0)
+		return -EINVAL;
+	return pa_reader_stack_add(c, buf, off, &s,
+				   (const uint64_t *)(const void *)(rec + sizeof(s)), size, err);
+}
+
+/* A PPF_REC_STACK_SAMPLE: a PPF_REC_STACK, and a sample of it standing for weight overflows. */
+static int pa_reader_stack_sample_rec(struct pa_thread_ctx *c, struct pa_log_buf *buf,
+				      uint64_t off, const char *rec, uint32_t size,
+				      uint64_t weight, struct pa_error *err)
+{
+	const uint32_t more = sizeof(struct ppf_stack_sample) - sizeof(struct ppf_stack);
+	struct ppf_stack_sample r;
+	struct ppf_stack s;
+	struct ppf_sample one;
+	int ret;
+
+	if (pa_reader_fixed(buf, off, rec, size, &r, sizeof(r), "stack sample", err) < 0)
+		return -EINVAL;
+	s = (struct ppf_stack){ .id = r.id, .nframes = r.nframes, .shared = r.shared,
+				.base = r.base };
+	ret = pa_reader_stack_add(c, buf, off, &s,
+				  (const uint64_t *)(const void *)(rec + sizeof(r)), size - more,
+				  err);
+	if (ret < 0)
+		return ret;
+	one = (struct ppf_sample){ .time_ns = r.time_ns, .event = r.event, .flags = r.flags,
+				   .nframes = r.nframes };
+	return pa_reader_add_sample(c, buf, off, &one, c->stacks[r.id].ips, weight, err);
 }
 
 /* A PPF_REC_SAMPLE_BLOCK: its count entries, each a sample of a stack read before. */
@@ -1700,6 +1734,8 @@ static int pa_reader_thread_cb(void *ctx, struct pa_log_buf *buf, uint64_t off,
 		return pa_reader_sample_rec(c, buf, off, rec, size, weight, err);
 	case PPF_REC_STACK:
 		return pa_reader_stack_rec(c, buf, off, rec, size, err);
+	case PPF_REC_STACK_SAMPLE:
+		return pa_reader_stack_sample_rec(c, buf, off, rec, size, weight, err);
 	case PPF_REC_SAMPLE_BLOCK:
 		return pa_reader_block_rec(c, buf, off, rec, size, err);
 	case PPF_REC_THREAD_EVENT:

@@ -28,8 +28,9 @@
  *   thread-<tid>.log   (made at the thread's first sample: a thread that
  *                      takes none has no log, only its PPF_REC_THREAD_QUIET;
  *                      one paused has a log)
- *                      header, PPF_REC_THREAD, the samples: PPF_REC_STACK
- *                      and PPF_REC_SAMPLE_BLOCK records (or PPF_REC_SAMPLE
+ *                      header, PPF_REC_THREAD, the samples: PPF_REC_STACK,
+ *                      PPF_REC_STACK_SAMPLE and PPF_REC_SAMPLE_BLOCK
+ *                      records (or PPF_REC_SAMPLE
  *                      records, each with its whole stack; either kind may
  *                      be in any log; a PPF_REC_SAMPLE may follow a
  *                      PPF_REC_SAMPLE_WEIGHT), with a PPF_REC_THREAD_PROGRESS
@@ -145,6 +146,7 @@ enum ppf_record_type {
 	PPF_REC_STACK = 32,
 	PPF_REC_SAMPLE_BLOCK = 33,
 	PPF_REC_THREAD_PAUSED = 37,
+	PPF_REC_STACK_SAMPLE = 38,
 	/* wall.log */
 	PPF_REC_WALL_START = 50,
 	PPF_REC_WALL_INTERVAL = 51,
@@ -598,6 +600,26 @@ struct ppf_stack {
 	uint64_t ips[];   /* its nframes - shared innermost frames */
 };
 
+/*
+ * A new stack and its first sample in one record: a PPF_REC_STACK (the
+ * same fields, the same numbering: it counts as a stack record for the ids
+ * of those after it) whose stack was sampled once, at time_ns, by event
+ * with flags. Later samples of the stack go into PPF_REC_SAMPLE_BLOCK
+ * records as those of any other stack. Logs before it have a PPF_REC_STACK
+ * and a PPF_REC_SAMPLE_BLOCK instead (32 bytes more).
+ */
+struct ppf_stack_sample {
+	struct ppf_record h;
+	uint32_t id;      /* as struct ppf_stack's */
+	uint16_t nframes;
+	uint16_t shared;
+	uint32_t base;
+	uint16_t event;   /* struct ppf_event.index */
+	uint16_t flags;   /* enum ppf_sample_flags */
+	uint64_t time_ns;
+	uint64_t ips[];   /* its nframes - shared innermost frames */
+};
+
 /* One sample of a PPF_REC_SAMPLE_BLOCK. */
 struct ppf_block_entry {
 	uint32_t stack;    /* struct ppf_stack.id */
@@ -930,6 +952,7 @@ _Static_assert(sizeof(struct ppf_thread_name) == 32, "ppf_thread_name");
 _Static_assert(sizeof(struct ppf_sample_weight) == 24, "ppf_sample_weight");
 _Static_assert(sizeof(struct ppf_stack) == 24, "ppf_stack");
 _Static_assert(sizeof(struct ppf_block_entry) == 8, "ppf_block_entry");
+_Static_assert(sizeof(struct ppf_stack_sample) == 32, "ppf_stack_sample");
 _Static_assert(sizeof(struct ppf_sample_block) == PPF_SAMPLE_BLOCK_HEAD, "ppf_sample_block");
 _Static_assert(sizeof(struct ppf_thread_end) == 64, "ppf_thread_end");
 _Static_assert(offsetof(struct ppf_thread_end, throttled) == PPF_THREAD_END_V1_SIZE,
@@ -962,6 +985,12 @@ static inline uint32_t ppf_sample_size(uint32_t nframes)
 static inline uint32_t ppf_stack_size(uint32_t n)
 {
 	return (uint32_t)sizeof(struct ppf_stack) + n * (uint32_t)sizeof(uint64_t);
+}
+
+/* Size of a PPF_REC_STACK_SAMPLE holding n addresses. */
+static inline uint32_t ppf_stack_sample_size(uint32_t n)
+{
+	return (uint32_t)sizeof(struct ppf_stack_sample) + n * (uint32_t)sizeof(uint64_t);
 }
 
 #endif /* PPROF_FORMAT_H */

@@ -491,12 +491,19 @@ int pp_records_sample_sigsafe(struct pp_logfile *log, const uint64_t *ips, unsig
 	return 0;
 }
 
-/* Runs in signal context. */
-int pp_records_stack_sigsafe(struct pp_logfile *log, uint32_t id, const uint64_t *ips,
-			     unsigned nframes, uint32_t base, unsigned shared)
+/*
+ * Runs in signal context. A PPF_REC_STACK, or with at a PPF_REC_STACK_SAMPLE
+ * of the sample at says (the fields both share are at the same places).
+ */
+static int pp_records_stack_put_sigsafe(struct pp_logfile *log, uint32_t id,
+					const uint64_t *ips, unsigned nframes, uint32_t base,
+					unsigned shared, const struct pp_records_at *at)
 {
-	uint32_t size = ppf_stack_size(nframes - shared);
-	struct ppf_stack *s = pp_logfile_reserve_sigsafe(log, size);
+	uint32_t size = at ? ppf_stack_sample_size(nframes - shared) :
+			     ppf_stack_size(nframes - shared);
+	struct ppf_stack_sample *s = pp_logfile_reserve_sigsafe(log, size);
+	uint8_t *dst = (uint8_t *)s + (at ? sizeof(struct ppf_stack_sample) :
+					     sizeof(struct ppf_stack));
 
 	if (!s)
 		return -ENOSPC;
@@ -504,9 +511,29 @@ int pp_records_stack_sigsafe(struct pp_logfile *log, uint32_t id, const uint64_t
 	s->nframes = (uint16_t)nframes;
 	s->shared = (uint16_t)shared;
 	s->base = shared ? base : 0;
-	memcpy(s->ips, ips, (nframes - shared) * sizeof(*ips));
-	pp_logfile_commit_sigsafe(log, s, PPF_REC_STACK, size);
+	if (at) {
+		s->event = (uint16_t)at->event;
+		s->flags = at->flags;
+		s->time_ns = at->time_ns;
+	}
+	memcpy(dst, ips, (nframes - shared) * sizeof(*ips));
+	pp_logfile_commit_sigsafe(log, s, at ? PPF_REC_STACK_SAMPLE : PPF_REC_STACK, size);
 	return 0;
+}
+
+/* Runs in signal context. */
+int pp_records_stack_sigsafe(struct pp_logfile *log, uint32_t id, const uint64_t *ips,
+			     unsigned nframes, uint32_t base, unsigned shared)
+{
+	return pp_records_stack_put_sigsafe(log, id, ips, nframes, base, shared, NULL);
+}
+
+/* Runs in signal context. */
+int pp_records_stack_sample_sigsafe(struct pp_logfile *log, uint32_t id, const uint64_t *ips,
+				    unsigned nframes, uint32_t base, unsigned shared,
+				    const struct pp_records_at *at)
+{
+	return pp_records_stack_put_sigsafe(log, id, ips, nframes, base, shared, at);
 }
 
 /*

@@ -195,6 +195,21 @@ int pp_records_sample_sigsafe(struct pp_logfile *log, const uint64_t *ips, unsig
 int pp_records_stack_sigsafe(struct pp_logfile *log, uint32_t id, const uint64_t *ips,
 			     unsigned nframes, uint32_t base, unsigned shared);
 
+/* A sample of a stack: when, by which event, with which flags (enum ppf_sample_flags). */
+struct pp_records_at {
+	uint64_t time_ns;
+	unsigned event;
+	uint16_t flags;
+};
+
+/*
+ * Runs in signal context. PPF_REC_STACK_SAMPLE: the stack of
+ * pp_records_stack_sigsafe with its first sample, at.
+ */
+int pp_records_stack_sample_sigsafe(struct pp_logfile *log, uint32_t id, const uint64_t *ips,
+				    unsigned nframes, uint32_t base, unsigned shared,
+				    const struct pp_records_at *at);
+
 /* Entries a PPF_REC_SAMPLE_BLOCK has room for (the most it holds). */
 #define PP_RECORDS_BLOCK_ENTRIES 128u
 
