@@ -1500,10 +1500,9 @@ static int pa_reader_sample_rec(struct pa_thread_ctx *c, struct pa_log_buf *buf,
 				    (const uint64_t *)(const void *)(rec + sizeof(s)), weight, err);
 }
 
-/* Checks a PPF_REC_STACK's counts against its size and the stacks before it. */
+/* Checks a stack record's counts against the stacks before it. */
 static int pa_reader_stack_check(struct pa_thread_ctx *c, struct pa_log_buf *buf,
-				 uint64_t off, const struct ppf_stack *s, uint32_t size,
-				 struct pa_error *err)
+				 uint64_t off, const struct ppf_stack *s, struct pa_error *err)
 {
 	if (s->nframes == 0 || s->nframes > PPF_MAX_FRAMES)
 		return pa_error_set(err, -EINVAL, buf->path, true, off,
@@ -1512,11 +1511,6 @@ static int pa_reader_stack_check(struct pa_thread_ctx *c, struct pa_log_buf *buf
 	if (s->shared > s->nframes)
 		return pa_error_set(err, -EINVAL, buf->path, true, off,
 				    "stack record of %u frames shares %u", s->nframes, s->shared);
-	if (ppf_stack_size(s->nframes - s->shared) > size)
-		return pa_error_set(err, -EINVAL, buf->path, true, off,
-				    "stack record of %u bytes cannot hold its %u frames "
-				    "(needs %u)", size, s->nframes - s->shared,
-				    ppf_stack_size(s->nframes - s->shared));
 	if (s->id != c->nstacks)
 		return pa_error_set(err, -EINVAL, buf->path, true, off,
 				    "stack record with id %u, expected %zu (the stack "
@@ -1530,31 +1524,30 @@ static int pa_reader_stack_check(struct pa_thread_ctx *c, struct pa_log_buf *buf
 }
 
 /*
- * A stack record's stack s, whose own addresses are at ips: the next id's
- * addresses, in the log's data when it has them all; made whole in memory
- * the thread owns when it shares frames of another, or when collapsing
- * (the log's pages are given back as they are read). size is the record's
- * less what comes before ips beyond a struct ppf_stack.
+ * A stack record's stack s, checked (pa_reader_stack_check), whose own
+ * addresses are at ips: the next id's addresses, in the log's data when it
+ * has them all; made whole in memory the thread owns when it shares frames
+ * of another, or when collapsing (the log's pages are given back as they
+ * are read). owned: ips is such memory already, with room for them all.
  */
-static int pa_reader_stack_add(struct pa_thread_ctx *c, struct pa_log_buf *buf, uint64_t off,
-			       const struct ppf_stack *s, const uint64_t *ips, uint32_t size,
+static int pa_reader_stack_add(struct pa_thread_ctx *c, struct pa_log_buf *buf,
+			       const struct ppf_stack *s, const uint64_t *ips, uint64_t *owned,
 			       struct pa_error *err)
 {
-	uint64_t *copy;
-	int ret = pa_reader_stack_check(c, buf, off, s, size, err);
+	uint64_t *copy = owned;
 
-	if (ret < 0)
-		return ret;
 	if (pa_grow((void **)&c->stacks, &c->stacks_cap, c->nstacks, sizeof(*c->stacks)) < 0)
 		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
-	if (s->shared || (c->o && c->o->collapse)) {
+	if (owned || s->shared || (c->o && c->o->collapse)) {
 		const struct pa_reader_stack *base = &c->stacks[s->base];
 		uint32_t own = s->nframes - s->shared;
 
-		copy = pa_reader_block_take(c->thread, s->nframes);
+		if (!copy)
+			copy = pa_reader_block_take(c->thread, s->nframes);
 		if (!copy)
 			return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
-		memcpy(copy, ips, own * sizeof(*ips));
+		if (copy != ips)
+			memcpy(copy, ips, own * sizeof(*ips));
 		if (s->shared)
 			memcpy(copy + own, base->ips + base->nframes - s->shared,
 			       s->shared * sizeof(*ips));
@@ -1570,31 +1563,79 @@ static int pa_reader_stack_rec(struct pa_thread_ctx *c, struct pa_log_buf *buf,
 			       struct pa_error *err)
 {
 	struct ppf_stack s;
+	int ret;
 
 	if (pa_reader_fixed(buf, off, rec, size, &s, sizeof(s), "stack", err) < 0)
 		return -EINVAL;
-	return pa_reader_stack_add(c, buf, off, &s,
-				   (const uint64_t *)(const void *)(rec + sizeof(s)), size, err);
+	ret = pa_reader_stack_check(c, buf, off, &s, err);
+	if (ret < 0)
+		return ret;
+	if (ppf_stack_size(s.nframes - s.shared) > size)
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "stack record of %u bytes cannot hold its %u frames "
+				    "(needs %u)", size, s.nframes - s.shared,
+				    ppf_stack_size(s.nframes - s.shared));
+	return pa_reader_stack_add(c, buf, &s, (const uint64_t *)(const void *)(rec + sizeof(s)),
+				   NULL, err);
 }
 
-/* A PPF_REC_STACK_SAMPLE: a PPF_REC_STACK, and a sample of it standing for weight overflows. */
+/*
+ * The n addresses a PPF_REC_STACK_SAMPLE stores from p (avail bytes; format.h)
+ * into out. Returns 0, or a negative errno with err filled (off: the record's).
+ */
+static int pa_reader_varints(struct pa_log_buf *buf, uint64_t off, const uint8_t *p,
+			     size_t avail, uint64_t *out, uint32_t n, struct pa_error *err)
+{
+	uint64_t prev = 0;
+	size_t at = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t z = 0;
+		unsigned shift = 0;
+		uint8_t b;
+
+		do {
+			if (at == avail || shift >= 7 * PPF_STACK_SAMPLE_VARINT_MAX ||
+			    (shift == 63 && p[at] > 1))
+				return pa_error_set(err, -EINVAL, buf->path, true, off,
+						    "stack sample record: frame %u of %u %s", i, n,
+						    at == avail ? "runs past the record" :
+						    "is no 64-bit number");
+			b = p[at++];
+			z |= (uint64_t)(b & 0x7f) << shift;
+			shift += 7;
+		} while (b & 0x80);
+		prev += (z >> 1) ^ (0 - (z & 1));
+		out[i] = prev;
+	}
+	return 0;
+}
+
+/* A PPF_REC_STACK_SAMPLE: a stack record, and a sample of it standing for weight overflows. */
 static int pa_reader_stack_sample_rec(struct pa_thread_ctx *c, struct pa_log_buf *buf,
 				      uint64_t off, const char *rec, uint32_t size,
 				      uint64_t weight, struct pa_error *err)
 {
-	const uint32_t more = sizeof(struct ppf_stack_sample) - sizeof(struct ppf_stack);
 	struct ppf_stack_sample r;
 	struct ppf_stack s;
 	struct ppf_sample one;
+	uint64_t *ips;
 	int ret;
 
 	if (pa_reader_fixed(buf, off, rec, size, &r, sizeof(r), "stack sample", err) < 0)
 		return -EINVAL;
 	s = (struct ppf_stack){ .id = r.id, .nframes = r.nframes, .shared = r.shared,
 				.base = r.base };
-	ret = pa_reader_stack_add(c, buf, off, &s,
-				  (const uint64_t *)(const void *)(rec + sizeof(r)), size - more,
-				  err);
+	ret = pa_reader_stack_check(c, buf, off, &s, err);
+	if (ret < 0)
+		return ret;
+	ips = pa_reader_block_take(c->thread, s.nframes);
+	if (!ips)
+		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
+	ret = pa_reader_varints(buf, off, (const uint8_t *)rec + sizeof(r), size - sizeof(r), ips,
+				s.nframes - s.shared, err);
+	if (ret == 0)
+		ret = pa_reader_stack_add(c, buf, &s, ips, ips, err);
 	if (ret < 0)
 		return ret;
 	one = (struct ppf_sample){ .time_ns = r.time_ns, .event = r.event, .flags = r.flags,

@@ -606,7 +606,15 @@ struct ppf_stack {
  * of those after it) whose stack was sampled once, at time_ns, by event
  * with flags. Later samples of the stack go into PPF_REC_SAMPLE_BLOCK
  * records as those of any other stack. Logs before it have a PPF_REC_STACK
- * and a PPF_REC_SAMPLE_BLOCK instead (32 bytes more).
+ * and a PPF_REC_SAMPLE_BLOCK instead.
+ * Its nframes - shared own addresses, innermost first, follow as
+ * variable-length integers (PPF_STACK_SAMPLE_VARINT_MAX bytes at most
+ * each): address i is address i - 1 (0 for the first) plus the signed
+ * difference d, stored zigzag-encoded ((d << 1) ^ (d >> 63), so that small
+ * differences of either sign are small numbers) as LEB128 (7 bits a byte,
+ * least significant first, the high bit set on every byte but the last);
+ * then zero padding to the record size. Return addresses of one module
+ * are near each other: 2 to 4 bytes each instead of 8.
  */
 struct ppf_stack_sample {
 	struct ppf_record h;
@@ -617,8 +625,10 @@ struct ppf_stack_sample {
 	uint16_t event;   /* struct ppf_event.index */
 	uint16_t flags;   /* enum ppf_sample_flags */
 	uint64_t time_ns;
-	uint64_t ips[];   /* its nframes - shared innermost frames */
+	uint8_t frames[]; /* its nframes - shared innermost frames, encoded */
 };
+
+#define PPF_STACK_SAMPLE_VARINT_MAX 10u
 
 /* One sample of a PPF_REC_SAMPLE_BLOCK. */
 struct ppf_block_entry {
@@ -987,10 +997,11 @@ static inline uint32_t ppf_stack_size(uint32_t n)
 	return (uint32_t)sizeof(struct ppf_stack) + n * (uint32_t)sizeof(uint64_t);
 }
 
-/* Size of a PPF_REC_STACK_SAMPLE holding n addresses. */
-static inline uint32_t ppf_stack_sample_size(uint32_t n)
+/* The most a PPF_REC_STACK_SAMPLE holding n addresses takes. */
+static inline uint32_t ppf_stack_sample_max(uint32_t n)
 {
-	return (uint32_t)sizeof(struct ppf_stack_sample) + n * (uint32_t)sizeof(uint64_t);
+	return ppf_align((uint32_t)sizeof(struct ppf_stack_sample) +
+			 n * PPF_STACK_SAMPLE_VARINT_MAX);
 }
 
 #endif /* PPROF_FORMAT_H */

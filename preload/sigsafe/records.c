@@ -492,6 +492,29 @@ int pp_records_sample_sigsafe(struct pp_logfile *log, const uint64_t *ips, unsig
 }
 
 /*
+ * Runs in signal context. The n addresses at ips as PPF_REC_STACK_SAMPLE
+ * stores them (format.h) into dst; returns the bytes written.
+ */
+static uint32_t pp_records_varints_sigsafe(uint8_t *dst, const uint64_t *ips, unsigned n)
+{
+	uint64_t prev = 0;
+	uint32_t len = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t d = ips[i] - prev;
+		uint64_t z = (d << 1) ^ (uint64_t)((int64_t)d >> 63);
+
+		while (z >= 0x80) {
+			dst[len++] = (uint8_t)(z | 0x80);
+			z >>= 7;
+		}
+		dst[len++] = (uint8_t)z;
+		prev = ips[i];
+	}
+	return len;
+}
+
+/*
  * Runs in signal context. A PPF_REC_STACK, or with at a PPF_REC_STACK_SAMPLE
  * of the sample at says (the fields both share are at the same places).
  */
@@ -499,11 +522,9 @@ static int pp_records_stack_put_sigsafe(struct pp_logfile *log, uint32_t id,
 					const uint64_t *ips, unsigned nframes, uint32_t base,
 					unsigned shared, const struct pp_records_at *at)
 {
-	uint32_t size = at ? ppf_stack_sample_size(nframes - shared) :
+	uint32_t size = at ? ppf_stack_sample_max(nframes - shared) :
 			     ppf_stack_size(nframes - shared);
 	struct ppf_stack_sample *s = pp_logfile_reserve_sigsafe(log, size);
-	uint8_t *dst = (uint8_t *)s + (at ? sizeof(struct ppf_stack_sample) :
-					     sizeof(struct ppf_stack));
 
 	if (!s)
 		return -ENOSPC;
@@ -515,8 +536,12 @@ static int pp_records_stack_put_sigsafe(struct pp_logfile *log, uint32_t id,
 		s->event = (uint16_t)at->event;
 		s->flags = at->flags;
 		s->time_ns = at->time_ns;
+		size = ppf_align((uint32_t)sizeof(*s) +
+				 pp_records_varints_sigsafe(s->frames, ips, nframes - shared));
+	} else {
+		memcpy((uint8_t *)s + sizeof(struct ppf_stack), ips,
+		       (nframes - shared) * sizeof(*ips));
 	}
-	memcpy(dst, ips, (nframes - shared) * sizeof(*ips));
 	pp_logfile_commit_sigsafe(log, s, at ? PPF_REC_STACK_SAMPLE : PPF_REC_STACK, size);
 	return 0;
 }

@@ -265,6 +265,32 @@ size_t tst_log_stack_shared(struct tst_log *l, uint32_t id, uint16_t nframes, ui
 				  (size_t)(nframes > shared ? nframes - shared : 0) * sizeof(uint64_t));
 }
 
+size_t tst_log_stack_sample(struct tst_log *l, uint32_t id, uint16_t nframes, uint16_t shared,
+			    uint32_t base, uint64_t time_ns, uint16_t event, uint16_t flags,
+			    const uint64_t *ips)
+{
+	struct ppf_stack_sample s = { .id = id, .nframes = nframes, .shared = shared,
+				      .base = base, .event = event, .flags = flags,
+				      .time_ns = time_ns };
+	uint8_t frames[PPF_MAX_FRAMES * PPF_STACK_SAMPLE_VARINT_MAX];
+	size_t len = 0;
+	uint64_t prev = 0;
+
+	/* format.h's encoding, written out here as the format says it, not as records.c does */
+	for (unsigned i = 0; nframes > shared && i < (unsigned)(nframes - shared); i++) {
+		int64_t d = (int64_t)(ips[i] - prev);
+		uint64_t z = d < 0 ? ((uint64_t)(-(d + 1)) << 1) | 1 : (uint64_t)d << 1;
+
+		do {
+			frames[len] = (uint8_t)(z & 0x7f);
+			z >>= 7;
+			frames[len++] |= z ? 0x80 : 0;
+		} while (z);
+		prev = ips[i];
+	}
+	return tst_log_rec_add(l, PPF_REC_STACK_SAMPLE, &s, sizeof(s), frames, len);
+}
+
 size_t tst_log_block(struct tst_log *l, uint64_t base_ns, uint32_t event, uint16_t flags,
 		     uint32_t count, const struct ppf_block_entry *entries)
 {

@@ -71,6 +71,10 @@ size_t tst_log_stack(struct tst_log *l, uint32_t id, uint16_t nframes, const uin
 /* A PPF_REC_STACK whose outermost shared frames are stack base's: ips holds the others. */
 size_t tst_log_stack_shared(struct tst_log *l, uint32_t id, uint16_t nframes, uint16_t shared,
 			    uint32_t base, const uint64_t *ips);
+/* A PPF_REC_STACK_SAMPLE: a stack (as tst_log_stack_shared's) and its first sample. */
+size_t tst_log_stack_sample(struct tst_log *l, uint32_t id, uint16_t nframes, uint16_t shared,
+			    uint32_t base, uint64_t time_ns, uint16_t event, uint16_t flags,
+			    const uint64_t *ips);
 size_t tst_log_block(struct tst_log *l, uint64_t base_ns, uint32_t event, uint16_t flags,
 		     uint32_t count, const struct ppf_block_entry *entries);
 size_t tst_log_thread_name(struct tst_log *l, uint64_t time_ns, const char *name);

@@ -263,8 +263,10 @@ Test(stacks, new_stack_and_its_sample_are_one_record)
 	/* Only the repeated samples are in blocks, 128 a block. */
 	cr_expect_eq(st_count_records("thread-6.log", PPF_REC_SAMPLE_BLOCK),
 		     (n + PP_RECORDS_BLOCK_ENTRIES - 1) / PP_RECORDS_BLOCK_ENTRIES);
+	/* Each: the record's 32 bytes and its leaf in 4 (22 bits of difference); the first, 3 more. */
 	cr_expect_leq(distinct, sizeof(struct ppf_file_header) + sizeof(struct ppf_thread) +
-		      n * ppf_stack_sample_size(1) + 3 * 8, "%llu bytes for %u new stacks",
+		      n * ppf_align(sizeof(struct ppf_stack_sample) + 4) + 8,
+		      "%llu bytes for %u new stacks",
 		      (unsigned long long)distinct, n);
 	t = st_load("thread-6.log", &warn);
 	cr_assert_eq(t->nsamples, 2 * n);
@@ -277,6 +279,45 @@ Test(stacks, new_stack_and_its_sample_are_one_record)
 		cr_assert_eq(p->ips[3], 0x403000);
 	}
 	cr_expect_eq(warn.n, 0, "%s", warn.n ? warn.v[0].reason : "");
+	pa_thread_free(t);
+	pa_warnings_release(&warn);
+}
+
+/*
+ * Addresses far apart, at both ends of the address space, in either
+ * direction: their differences take the longest encoding and read back
+ * exact.
+ */
+Test(stacks, far_addresses_read_back_exact)
+{
+	static const uint64_t far[][5] = {
+		{ UINT64_MAX, 0, INT64_MAX, (uint64_t)INT64_MAX + 1, 1 },
+		{ 0, UINT64_MAX, 0, UINT64_MAX, 0x7ffff7dd1234 },
+		{ 0x7ffff7dd1234, 0x555555554000, 0xffffffffff600000, 0x10, 0x7ffff7dd1234 },
+	};
+	const unsigned n = sizeof(far) / sizeof(far[0]);
+	struct pa_warnings warn = { 0 };
+	struct pp_logfile log;
+	struct pp_stacks *st;
+	struct pa_thread *t;
+
+	pp_stacks_init_sigsafe(&st);
+	st_create(&log, "thread-8.log");
+	for (unsigned i = 0; i < n; i++)
+		cr_assert_eq(pp_stacks_write_sigsafe(&st, &log, far[i], 5, 100 + i, 1,
+						     PPF_SAMPLE_TRUNCATED, 0), 0);
+	st_close(&log, n);
+	pp_stacks_release_sigsafe(&st);
+	cr_expect_eq(st_count_records("thread-8.log", PPF_REC_STACK_SAMPLE), n);
+	t = st_load("thread-8.log", &warn);
+	cr_assert_eq(t->nsamples, n);
+	for (unsigned i = 0; i < n; i++) {
+		cr_expect_eq(t->samples[i].nframes, 5);
+		cr_expect_eq(t->samples[i].time_ns, 100 + i);
+		cr_expect_eq(t->samples[i].event, 1);
+		cr_expect_eq(t->samples[i].flags, PPF_SAMPLE_TRUNCATED);
+		cr_expect_arr_eq(t->samples[i].ips, far[i], sizeof(far[i]), "stack %u", i);
+	}
 	pa_thread_free(t);
 	pa_warnings_release(&warn);
 }
