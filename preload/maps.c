@@ -25,6 +25,7 @@
 #include "proclog.h"
 #include "respath.h"
 #include "sigsafe/dlsnap.h"
+#include "sigsafe/logfile.h"
 #include "sigsafe/records.h"
 #include "sigsafe/sampler.h"
 #include "sigsafe/threads.h"
@@ -63,10 +64,28 @@ void pp_maps_set_dir(struct pp_thread_dir *dir)
 	pp_maps_dir = dir;
 }
 
+/* The root's identity when it was set: the app may close the descriptor and reuse its number. */
+static uint64_t pp_maps_root_dev, pp_maps_root_ino;
+static int pp_maps_root_state; /* this scan's check: 0 not yet, 1 the root, -1 not */
+
 void pp_maps_set_root(int rootfd, const char *root)
 {
 	pp_maps_rootfd = rootfd;
 	snprintf(pp_maps_root, sizeof(pp_maps_root), "%s", rootfd >= 0 ? root : "");
+	pp_maps_root_dev = pp_maps_root_ino = 0;
+	if (rootfd >= 0 && !pp_logfile_same_file_sigsafe(rootfd, &pp_maps_root_dev,
+							  &pp_maps_root_ino))
+		pp_maps_rootfd = -1;
+}
+
+/* Whether the output root takes files: set, and its descriptor still names it (once a scan). */
+static int pp_maps_root_ok(void)
+{
+	if (!pp_maps_root_state)
+		pp_maps_root_state = pp_maps_rootfd >= 0 &&
+				     pp_logfile_same_file_sigsafe(pp_maps_rootfd, &pp_maps_root_dev,
+								  &pp_maps_root_ino) ? 1 : -1;
+	return pp_maps_root_state > 0;
 }
 
 /* Copies the GNU build-id note of a loaded object, if it has one. */
@@ -199,7 +218,7 @@ static int pp_maps_root_put(const char *name, const void *data, uint64_t size)
  * come last) is written once for the run at the output root, as perf keeps
  * a copy, so that the analyzer can name what runs in it; image gets its
  * name there. When the root cannot take it (a file system without hard
- * links, a name taken by something else, a scan after the start), a copy
+ * links, a name taken by something else, a root no longer open), a copy
  * goes into the process directory as before, and image is "". Returns 1
  * with path set.
  */
@@ -218,7 +237,7 @@ static int pp_maps_vdso(const struct dl_phdr_info *info, uint64_t start,
 	if (size > end - (uint64_t)(uintptr_t)eh + 4096 || size > (1u << 20))
 		return 0;
 	pp_maps_vdso_name(info, eh, size, image);
-	if (pp_maps_rootfd >= 0 && pp_maps_root_put(image, eh, size) &&
+	if (pp_maps_root_ok() && pp_maps_root_put(image, eh, size) &&
 	    snprintf(path, PATH_MAX, "%s/%s", pp_maps_root, image) < PATH_MAX)
 		return 1;
 	image[0] = '\0';
@@ -242,7 +261,7 @@ static int pp_maps_shared(const struct pp_records_module *m, uint8_t key[PPF_MOD
 	uint32_t size;
 	int n;
 
-	if (pp_maps_rootfd < 0 || !m->build_id_len)
+	if (!m->build_id_len || !pp_maps_root_ok())
 		return 0;
 	size = pp_records_module_file_sigsafe(file, sizeof(file), m);
 	if (!size)
@@ -458,6 +477,7 @@ int pp_maps_scan(uint64_t now_ns)
 	pthread_mutex_lock(&pp_maps_mutex);
 	for (size_t i = 0; i < pp_maps_n; i++)
 		pp_maps[i].seen = 0;
+	pp_maps_root_state = 0;
 	gen = pp_sampler_dlopen_state_sigsafe(&inside);
 	pp_maps_real()(pp_maps_visit, &ctx);
 	pp_maps_sweep(&ctx);

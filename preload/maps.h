@@ -23,9 +23,10 @@ void pp_maps_set_dir(struct pp_thread_dir *dir);
 /*
  * The output root (absolute path, and a descriptor of it, O_PATH will do),
  * where the vDSO's image and the records of modules with a build-id are
- * written once for the run (format.h, PPF_REC_MODULE_REF); -1 when
- * the process no longer holds it open. rootfd stays owned by the caller,
- * who sets -1 before closing it.
+ * written once for the run (format.h, PPF_REC_MODULE_REF), at the start
+ * and by later scans (dlopen), while rootfd still names the directory it
+ * names now; -1 when the process no longer holds it open. rootfd stays
+ * owned by the caller, who sets -1 before closing it.
  */
 void pp_maps_set_root(int rootfd, const char *root);
 

@@ -668,7 +668,6 @@ static void pp_process_setup(void)
 	/* Set once process.log exists: a disk full before says the line above. */
 	pp_process_full_line();
 	pp_process_start_profiling();
-	pp_maps_set_root(-1, NULL);
 }
 
 /*
