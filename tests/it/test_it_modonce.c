@@ -5,15 +5,23 @@
  * there with where it is in that process. Two processes sharing a library
  * write it once, and the analyzer's reports on the run name its functions
  * in both; twenty processes starting at once leave one whole file per
- * module and no temporary.
+ * module and no temporary; a process killed while it writes them leaves
+ * no file that is not whole.
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 #include "tst_it.h"
 #include "tst_log.h"
@@ -234,4 +242,74 @@ Test(it_modonce, processes_started_at_once_leave_one_whole_file_a_module)
 	}
 	pa_run_free(run);
 	tst_result_release(&r);
+}
+
+/* Whether dir/name's content hashes to the key its name gives (format.h). */
+static bool it_mo_whole(const char *dir, const char *name)
+{
+	char path[TST_PATH_MAX + 512], hex[2 * PPF_MODULE_KEY_LEN + 1];
+	XXH128_canonical_t sum;
+	size_t len;
+	char *data;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	data = tst_slurp(path, &len);
+	XXH128_canonicalFromHash(&sum, XXH3_128bits(data, len));
+	for (unsigned i = 0; i < PPF_MODULE_KEY_LEN; i++)
+		snprintf(hex + 2 * i, 3, "%02x", sum.digest[i]);
+	free(data);
+	return strcmp(name + strlen(PPF_MODULE_FILE_PREFIX), hex) == 0;
+}
+
+/*
+ * A process killed at random moments of its start (SIGKILL, 0-4 ms after
+ * its spawn), while it writes its modules' files at a fresh root: every
+ * module file at the root is whole (what its name says), whatever the
+ * moment; a killed writer leaves at most a temporary name starting with
+ * '.', which the analyzer does not read.
+ */
+Test(it_modonce, killed_while_writing_leaves_no_partial_file)
+{
+	const unsigned rounds = 30;
+	char demo[TST_PATH_MAX];
+	size_t files = 0, temps = 0;
+	struct timespec seed;
+
+	tst_build_path(demo, "workloads/demo");
+	clock_gettime(CLOCK_MONOTONIC, &seed);
+	srand((unsigned)seed.tv_nsec);
+	for (unsigned r = 0; r < rounds; r++) {
+		char root[TST_PATH_MAX + 32], output[TST_PATH_MAX + 64];
+		char *const argv[] = { demo, "0.2", NULL };
+		char *envp[] = { it_mo.env_preload, output, NULL };
+		struct dirent *e;
+		int status;
+		pid_t pid;
+		DIR *d;
+
+		snprintf(root, sizeof(root), "%s/k%u", it_mo.tmp, r);
+		snprintf(output, sizeof(output), "PPROF_OUTPUT=%s", root);
+		cr_assert_eq(posix_spawn(&pid, demo, NULL, NULL, argv, envp), 0);
+		usleep((useconds_t)(rand() % 4000));
+		kill(pid, SIGKILL);
+		cr_assert_eq(waitpid(pid, &status, 0), pid);
+		d = opendir(root);
+		if (!d)
+			continue; /* killed before the root was made */
+		while ((e = readdir(d))) {
+			if (e->d_name[0] == '.' && strstr(e->d_name, PPF_MODULE_FILE_PREFIX)) {
+				temps++;
+				continue;
+			}
+			if (strncmp(e->d_name, PPF_MODULE_FILE_PREFIX,
+				    strlen(PPF_MODULE_FILE_PREFIX)) != 0)
+				continue;
+			files++;
+			cr_expect(it_mo_whole(root, e->d_name), "round %u: %s/%s is not whole", r,
+				  root, e->d_name);
+		}
+		closedir(d);
+	}
+	cr_log_info("%zu module files, %zu temporaries left by killed writers", files, temps);
+	cr_expect_gt(files, 0, "no round got as far as writing a module file");
 }

@@ -174,6 +174,15 @@ size_t tst_log_module(struct tst_log *l, uint64_t id, uint64_t bias,
 	return tst_log_rec_add(l, PPF_REC_MODULE, &m, sizeof(m), path, m.path_len);
 }
 
+size_t tst_log_module_ref(struct tst_log *l, uint64_t id, uint64_t bias, uint64_t load_ns,
+			  const uint8_t key[PPF_MODULE_KEY_LEN])
+{
+	struct ppf_module_ref m = { .id = id, .bias = bias, .load_ns = load_ns };
+
+	memcpy(m.key, key, sizeof(m.key));
+	return tst_log_rec_add(l, PPF_REC_MODULE_REF, &m, sizeof(m), NULL, 0);
+}
+
 size_t tst_log_unload(struct tst_log *l, uint64_t id, uint64_t unload_ns)
 {
 	struct ppf_module_unload u = { .id = id, .unload_ns = unload_ns };

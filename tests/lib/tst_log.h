@@ -49,6 +49,9 @@ size_t tst_log_thread_event(struct tst_log *l, uint32_t event, uint32_t flags,
 size_t tst_log_module(struct tst_log *l, uint64_t id, uint64_t bias,
 			 uint64_t start, uint64_t end, uint64_t load_ns,
 			 const char *path, const uint8_t *build_id, uint32_t build_id_len);
+/* A PPF_REC_MODULE_REF: module id at bias, its record in the root's file named by key. */
+size_t tst_log_module_ref(struct tst_log *l, uint64_t id, uint64_t bias, uint64_t load_ns,
+			  const uint8_t key[PPF_MODULE_KEY_LEN]);
 size_t tst_log_unload(struct tst_log *l, uint64_t id, uint64_t unload_ns);
 /* A PPF_REC_VDSO: module id is the vDSO, its image named name at the run's root. */
 size_t tst_log_vdso(struct tst_log *l, uint64_t module_id, const char *name);
