@@ -103,28 +103,6 @@ static void it_mo_scan(const char *root, const char *base, struct it_mo_root *ou
 	closedir(d);
 }
 
-/* Records of type in a process log (at path), up to its end. */
-static size_t it_mo_count(const char *path, uint32_t type)
-{
-	size_t len, n = 0;
-	char *data = tst_slurp(path, &len);
-	struct ppf_file_header h;
-
-	cr_assert_geq(len, sizeof(h), "%s", path);
-	memcpy(&h, data, sizeof(h));
-	for (size_t off = h.header_size; off + sizeof(struct ppf_record) <= len;) {
-		struct ppf_record r;
-
-		memcpy(&r, data + off, sizeof(r));
-		if (r.size == 0)
-			break;
-		n += r.type == type;
-		off += r.size;
-	}
-	free(data);
-	return n;
-}
-
 /* Self samples of functions named name whose module's path ends in /base in pid's profile. */
 static uint64_t it_mo_self(const struct pa_run *run, uint32_t pid, const char *name,
 			   const char *base)
@@ -184,8 +162,8 @@ Test(it_modonce, two_processes_sharing_a_library_write_it_once)
 		demos++;
 		snprintf(log, sizeof(log), "%s/%s", p->dir, PPF_PROCESS_LOG);
 		/* libburn.so, libc, ld.so, libpprof... each by reference, none whole */
-		cr_expect_geq(it_mo_count(log, PPF_REC_MODULE_REF), 4, "%s", log);
-		cr_expect_eq(it_mo_count(log, PPF_REC_MODULE), 0, "%s", log);
+		cr_expect_geq(tst_log_count(log, PPF_REC_MODULE_REF), 4, "%s", log);
+		cr_expect_eq(tst_log_count(log, PPF_REC_MODULE), 0, "%s", log);
 		cr_expect_gt(it_mo_self(run, p->pid, "burn_gamma", "libburn.so"), 20,
 			     "demo %u: burn_gamma in libburn.so not named", p->pid);
 	}

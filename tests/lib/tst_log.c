@@ -587,3 +587,32 @@ const struct pa_thread *tst_log_find_thread(const struct pa_process *proc, uint3
 			return proc->threads[i];
 	return NULL;
 }
+
+size_t tst_log_count(const char *path, uint32_t type)
+{
+	struct ppf_file_header h;
+	struct stat sb;
+	size_t n = 0;
+	uint8_t *buf;
+	FILE *f;
+
+	cr_assert_eq(stat(path, &sb), 0, "%s", path);
+	buf = malloc((size_t)sb.st_size + 1);
+	f = fopen(path, "rb");
+	cr_assert(buf && f && fread(buf, 1, (size_t)sb.st_size, f) == (size_t)sb.st_size, "%s",
+		  path);
+	fclose(f);
+	cr_assert_geq((size_t)sb.st_size, sizeof(h), "%s", path);
+	memcpy(&h, buf, sizeof(h));
+	for (size_t off = h.header_size; off + sizeof(struct ppf_record) <= (size_t)sb.st_size;) {
+		struct ppf_record r;
+
+		memcpy(&r, buf + off, sizeof(r));
+		if (r.size == 0)
+			break;
+		n += r.type == type;
+		off += r.size;
+	}
+	free(buf);
+	return n;
+}

@@ -92,6 +92,8 @@ size_t tst_log_thread_progress(struct tst_log *l, uint64_t time_ns, uint64_t use
 /* A PPF_REC_LOG_FULL, in either kind of log. */
 size_t tst_log_log_full(struct tst_log *l, uint64_t time_ns, int32_t error);
 /* The record header at offset off, to corrupt it. */
+/* Records of type in the log file at path, up to its end (a zero header). */
+size_t tst_log_count(const char *path, uint32_t type);
 struct ppf_record *tst_log_rec(struct tst_log *l, size_t off);
 /* Write the log to dir/name (dir/name's directories must exist) and free it. */
 void tst_log_write(struct tst_log *l, const char *dir, const char *name);

@@ -146,28 +146,9 @@ static bool st_match(const struct pa_thread *t, unsigned nstacks)
 static size_t st_count_records(const char *name, uint32_t type)
 {
 	char path[PATH_MAX];
-	struct stat sb;
-	size_t n = 0;
-	uint8_t *buf;
-	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s", st_dir, name);
-	cr_assert_eq(stat(path, &sb), 0);
-	buf = malloc((size_t)sb.st_size);
-	f = fopen(path, "rb");
-	cr_assert(buf && f && fread(buf, 1, (size_t)sb.st_size, f) == (size_t)sb.st_size);
-	fclose(f);
-	for (size_t off = sizeof(struct ppf_file_header); off + 8 <= (size_t)sb.st_size;) {
-		struct ppf_record r;
-
-		memcpy(&r, buf + off, sizeof(r));
-		if (r.size == 0)
-			break;
-		n += r.type == type;
-		off += r.size;
-	}
-	free(buf);
-	return n;
+	return tst_log_count(path, type);
 }
 
 /* Stack records in dir/name: PPF_REC_STACK, and PPF_REC_STACK_SAMPLE with its sample. */
