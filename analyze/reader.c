@@ -421,7 +421,7 @@ static int pa_reader_other_type(struct pa_log_buf *buf, uint64_t off, uint32_t t
 				const char *kind, struct pa_error *err)
 {
 	if ((type >= PPF_REC_PROCESS && type <= PPF_REC_THREAD_QUIET) || type == PPF_REC_VDSO ||
-	    type == PPF_REC_IDENTITY || type == PPF_REC_MODULE_REF ||
+	    type == PPF_REC_IDENTITY || type == PPF_REC_MODULE_REF || type == PPF_REC_EVENT_REF ||
 	    (type >= PPF_REC_THREAD && type <= PPF_REC_THREAD_EVENT) ||
 	    type == PPF_REC_STACK || type == PPF_REC_SAMPLE_BLOCK || type == PPF_REC_STACK_SAMPLE)
 		return pa_error_set(err, -EINVAL, buf->path, true, off,
@@ -715,11 +715,16 @@ static char *pa_reader_root_file(const char *log, const char *name)
 	return p;
 }
 
-/* The walk of a module's file at the root: its one PPF_REC_MODULE. */
+/* The walk of a file at the root: its one record, of type type. */
 struct pa_reader_shared_ctx {
 	struct pa_process_ctx *c;
+	uint32_t type;
 	size_t n;
 };
+
+static int pa_reader_event_rec(struct pa_process_ctx *c, struct pa_log_buf *buf,
+			       uint64_t off, const char *rec, uint32_t size,
+			       struct pa_error *err);
 
 static int pa_reader_shared_cb(void *ctx, struct pa_log_buf *buf, uint64_t off, const char *rec,
 			       uint32_t type, uint32_t size, struct pa_warnings *warn,
@@ -728,43 +733,67 @@ static int pa_reader_shared_cb(void *ctx, struct pa_log_buf *buf, uint64_t off, 
 	struct pa_reader_shared_ctx *s = ctx;
 
 	(void)warn;
-	if (type != PPF_REC_MODULE || s->n++)
+	if (type != s->type || s->n++)
 		return pa_error_set(err, -EINVAL, buf->path, true, off,
-				    "record type %u where the file's one module record belongs",
-				    type);
-	return pa_reader_module_rec(s->c, buf, off, rec, size, err);
+				    "record type %u where the file's one %s record belongs", type,
+				    s->type == PPF_REC_MODULE ? "module" : "event");
+	return type == PPF_REC_MODULE ? pa_reader_module_rec(s->c, buf, off, rec, size, err) :
+					pa_reader_event_rec(s->c, buf, off, rec, size, err);
 }
 
 /*
- * Reads the module record of the file at path (struct ppf_module_ref) into
- * c's process, after checking that the file is the one key names. Returns
- * 0 or a negative errno with err filled.
+ * Reads the one record (of type type) of the file at the run's root that
+ * key names (prefix + key in hex) for the process log being read (buf), after
+ * checking that the file is what its name says, into c's process. A file
+ * that is missing or not whole is said (the record at off named it) and
+ * read as none: returns 1. Else 0, or a negative errno with err filled.
  */
-static int pa_reader_shared_module(struct pa_process_ctx *c, const char *path,
-				   const uint8_t *key, struct pa_warnings *warn,
-				   struct pa_error *err)
+static int pa_reader_shared(struct pa_process_ctx *c, struct pa_log_buf *buf, uint64_t off,
+			    const char *prefix, const uint8_t *key, uint32_t type,
+			    struct pa_warnings *warn, struct pa_error *err)
 {
-	struct pa_reader_shared_ctx s = { .c = c };
+	struct pa_reader_shared_ctx s = { .c = c, .type = type };
+	char name[32 + 2 * PPF_MODULE_KEY_LEN];
+	struct pa_error e = { 0 };
 	XXH128_canonical_t sum;
-	struct pa_log_buf buf;
+	struct pa_log_buf sb;
 	uint64_t first = 0;
-	int ret = pa_reader_read_file(path, &buf, err);
+	char *path;
+	int ret, n;
 
-	if (ret < 0)
+	n = snprintf(name, sizeof(name), "%s", prefix);
+	for (unsigned i = 0; i < PPF_MODULE_KEY_LEN; i++)
+		n += snprintf(name + n, sizeof(name) - (size_t)n, "%02x", key[i]);
+	path = pa_reader_root_file(buf->path, name);
+	if (!path)
+		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
+	ret = pa_reader_read_file(path, &sb, &e);
+	if (ret == 0) {
+		XXH128_canonicalFromHash(&sum, XXH3_128bits(sb.data, sb.size));
+		if (memcmp(sum.digest, key, PPF_MODULE_KEY_LEN) != 0)
+			ret = pa_error_set(&e, -EINVAL, path, false, 0,
+					   "its content is not what its name says (not the "
+					   "file libpprof wrote)");
+		if (ret == 0)
+			ret = pa_reader_check_header(&sb, PPF_FILE_SHARED, &first, &e);
+		if (ret == 0)
+			ret = pa_reader_walk(&sb, first, pa_reader_shared_cb, &s, warn, &e);
+		if (ret == 0 && !s.n)
+			ret = pa_error_set(&e, -EINVAL, path, true, sb.data_end, "no %s record",
+					   type == PPF_REC_MODULE ? "module" : "event");
+		pa_reader_buf_release(&sb);
+	}
+	free(path);
+	if (ret == -ENOMEM) {
+		*err = e;
 		return ret;
-	XXH128_canonicalFromHash(&sum, XXH3_128bits(buf.data, buf.size));
-	if (memcmp(sum.digest, key, PPF_MODULE_KEY_LEN) != 0)
-		ret = pa_error_set(err, -EINVAL, path, false, 0,
-				   "its content is not what its name says (not the file "
-				   "libpprof wrote)");
-	if (ret == 0)
-		ret = pa_reader_check_header(&buf, PPF_FILE_SHARED, &first, err);
-	if (ret == 0)
-		ret = pa_reader_walk(&buf, first, pa_reader_shared_cb, &s, warn, err);
-	if (ret == 0 && !s.n)
-		ret = pa_error_set(err, -EINVAL, path, true, buf.data_end, "no module record");
-	pa_reader_buf_release(&buf);
-	return ret;
+	}
+	if (ret < 0)
+		pa_warnings_add(warn, e.path, e.has_offset, e.offset,
+				"%s; the %s it holds for %s (offset %llu) is left unknown",
+				e.reason, type == PPF_REC_MODULE ? "module" : "event", buf->path,
+				(unsigned long long)off);
+	return ret < 0 ? 1 : 0;
 }
 
 /*
@@ -776,33 +805,16 @@ static int pa_reader_module_ref_rec(struct pa_process_ctx *c, struct pa_log_buf 
 				    uint64_t off, const char *rec, uint32_t size,
 				    struct pa_warnings *warn, struct pa_error *err)
 {
-	char name[sizeof(PPF_MODULE_FILE_PREFIX) + 2 * PPF_MODULE_KEY_LEN];
-	struct pa_error e = { 0 };
 	struct ppf_module_ref r;
 	struct pa_module *pm;
-	char *path;
-	int ret, n;
+	int ret;
 
 	if (pa_reader_fixed(buf, off, rec, size, &r, sizeof(r), "module ref", err) < 0)
 		return -EINVAL;
-	n = snprintf(name, sizeof(name), "%s", PPF_MODULE_FILE_PREFIX);
-	for (unsigned i = 0; i < PPF_MODULE_KEY_LEN; i++)
-		n += snprintf(name + n, sizeof(name) - (size_t)n, "%02x", r.key[i]);
-	path = pa_reader_root_file(buf->path, name);
-	if (!path)
-		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
-	ret = pa_reader_shared_module(c, path, r.key, warn, &e);
-	free(path);
-	if (ret == -ENOMEM) {
-		*err = e;
-		return ret;
-	}
-	if (ret < 0) {
-		pa_warnings_add(warn, e.path, e.has_offset, e.offset,
-				"%s; module id %llu of %s (offset %llu) left unnamed", e.reason,
-				(unsigned long long)r.id, buf->path, (unsigned long long)off);
-		return 0;
-	}
+	ret = pa_reader_shared(c, buf, off, PPF_MODULE_FILE_PREFIX, r.key, PPF_REC_MODULE, warn,
+			       err);
+	if (ret != 0)
+		return ret < 0 ? ret : 0;
 	pm = &c->proc->modules[c->proc->nmodules - 1];
 	if (pm->start > UINT64_MAX - r.bias || pm->end > UINT64_MAX - r.bias) {
 		c->proc->nmodules--;
@@ -817,6 +829,21 @@ static int pa_reader_module_ref_rec(struct pa_process_ctx *c, struct pa_log_buf 
 	pm->end += r.bias;
 	pm->load_ns = r.load_ns;
 	return 0;
+}
+
+/* A PPF_REC_EVENT_REF: the event's record is in a file at the run's root. */
+static int pa_reader_event_ref_rec(struct pa_process_ctx *c, struct pa_log_buf *buf,
+				   uint64_t off, const char *rec, uint32_t size,
+				   struct pa_warnings *warn, struct pa_error *err)
+{
+	struct ppf_event_ref r;
+	int ret;
+
+	if (pa_reader_fixed(buf, off, rec, size, &r, sizeof(r), "event ref", err) < 0)
+		return -EINVAL;
+	ret = pa_reader_shared(c, buf, off, PPF_EVENT_FILE_PREFIX, r.key, PPF_REC_EVENT, warn,
+			       err);
+	return ret < 0 ? ret : 0;
 }
 
 /* The latest module of id (ids are unique, but be lenient), or NULL. */
@@ -1084,6 +1111,8 @@ static int pa_reader_process_cb(void *ctx, struct pa_log_buf *buf, uint64_t off,
 		return pa_reader_vdso_rec(c, buf, off, rec, size, warn, err);
 	case PPF_REC_MODULE_REF:
 		return pa_reader_module_ref_rec(c, buf, off, rec, size, warn, err);
+	case PPF_REC_EVENT_REF:
+		return pa_reader_event_ref_rec(c, buf, off, rec, size, warn, err);
 	case PPF_REC_MODULE_UNLOAD: {
 		struct ppf_module_unload u;
 		struct pa_module *pm;

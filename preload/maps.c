@@ -249,6 +249,25 @@ static int pp_maps_vdso(const struct dl_phdr_info *info, uint64_t start,
 }
 
 /*
+ * Puts the size bytes of file at the output root as prefix + its key (the
+ * XXH3-128 of the bytes, in hex), once for the run. Returns 1 with key set
+ * when the root holds it.
+ */
+static int pp_maps_shared_file(const char *prefix, const void *file, uint32_t size,
+			       uint8_t key[PPF_MODULE_KEY_LEN])
+{
+	char name[NAME_MAX + 1];
+	int n;
+
+	if (!size)
+		return 0;
+	XXH128_canonicalFromHash((XXH128_canonical_t *)key, XXH3_128bits(file, size));
+	n = snprintf(name, sizeof(name), "%s", prefix);
+	pp_maps_hex(name + n, sizeof(name) - (size_t)n, key, PPF_MODULE_KEY_LEN);
+	return pp_maps_root_put(name, file, size);
+}
+
+/*
  * Puts m's record at the output root, once for the run (format.h,
  * PPF_REC_MODULE_REF), named by key, the hash of the file. Only a module
  * with a build-id: a file rebuilt during the run (a build profiled) is
@@ -257,19 +276,27 @@ static int pp_maps_vdso(const struct dl_phdr_info *info, uint64_t start,
 static int pp_maps_shared(const struct pp_records_module *m, uint8_t key[PPF_MODULE_KEY_LEN])
 {
 	uint8_t file[sizeof(struct ppf_file_header) + sizeof(struct ppf_module) + PATH_MAX + 8];
-	char name[NAME_MAX + 1];
-	uint32_t size;
-	int n;
 
-	if (!m->build_id_len || !pp_maps_root_ok())
-		return 0;
-	size = pp_records_module_file_sigsafe(file, sizeof(file), m);
-	if (!size)
-		return 0;
-	XXH128_canonicalFromHash((XXH128_canonical_t *)key, XXH3_128bits(file, size));
-	n = snprintf(name, sizeof(name), "%s", PPF_MODULE_FILE_PREFIX);
-	pp_maps_hex(name + n, sizeof(name) - (size_t)n, key, PPF_MODULE_KEY_LEN);
-	return pp_maps_root_put(name, file, size);
+	return m->build_id_len && pp_maps_root_ok() &&
+	       pp_maps_shared_file(PPF_MODULE_FILE_PREFIX, file,
+				   pp_records_module_file_sigsafe(file, sizeof(file), m), key);
+}
+
+int pp_maps_put_event(struct pp_logfile *log, unsigned index, const struct pp_config_event *ce,
+		      int error, int refused)
+{
+	uint8_t file[sizeof(struct ppf_file_header) + sizeof(struct ppf_event)];
+	uint8_t key[PPF_MODULE_KEY_LEN];
+	uint64_t dev = pp_maps_root_dev, ino = pp_maps_root_ino;
+	/* Not under the scans' mutex: the caller holds log, which a scan takes inside it. */
+	int ok = pp_maps_rootfd >= 0 && (dev || ino) &&
+		 pp_logfile_same_file_sigsafe(pp_maps_rootfd, &dev, &ino) &&
+		 pp_maps_shared_file(PPF_EVENT_FILE_PREFIX, file,
+				     pp_records_event_file_sigsafe(file, sizeof(file), index, ce,
+								   error, refused), key);
+
+	return ok ? pp_records_event_ref_sigsafe(log, key) :
+		    pp_records_event_sigsafe(log, index, ce, error, refused);
 }
 
 static struct pp_maps_entry *pp_maps_find(uint64_t bias, uint64_t start,

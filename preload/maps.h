@@ -10,6 +10,8 @@
 #include <link.h>
 #include <stdint.h>
 
+struct pp_config_event;
+struct pp_logfile;
 struct pp_thread_dir;
 
 /*
@@ -37,6 +39,15 @@ void pp_maps_set_root(int rootfd, const char *root);
  * Returns 0 or a negative errno.
  */
 int pp_maps_scan(uint64_t now_ns);
+
+/*
+ * Writes event index's record (pp_records_event_sigsafe's arguments) to
+ * log: a PPF_REC_EVENT_REF to its file at the output root, written once for
+ * the run, or the whole PPF_REC_EVENT when the root cannot take it (no root
+ * set yet). Returns 0 or a negative errno.
+ */
+int pp_maps_put_event(struct pp_logfile *log, unsigned index, const struct pp_config_event *ce,
+		      int error, int refused);
 
 /* Forgets every recorded module (a fork child starts a new log). */
 void pp_maps_reset(void);

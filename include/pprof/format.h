@@ -9,7 +9,9 @@
  * process.log is <root>/<exe>@<host>.<pid>.log (the same name with ".log"),
  * which the first thread log moves into the directory. The directory holds
  *   process.log        header, PPF_REC_PROCESS, PPF_REC_IDENTITY (logs before
- *                      it have none), PPF_REC_CONFIG, PPF_REC_EVENT...,
+ *                      it have none), PPF_REC_CONFIG, PPF_REC_EVENT (or
+ *                      PPF_REC_EVENT_REF, its record being in a file at
+ *                      the root)...,
  *                      PPF_REC_MODULE (or PPF_REC_MODULE_REF, its record
  *                      being in a file at the root) and PPF_REC_MODULE_UNLOAD
  *                      as they happen (the vDSO's PPF_REC_MODULE or
@@ -55,6 +57,8 @@
  *   vdso.<build-id>.so  the vDSO's image (struct ppf_vdso)
  *   module.<key>        a header of kind PPF_FILE_SHARED and one
  *                       PPF_REC_MODULE (struct ppf_module_ref)
+ *   event.<key>         a header of kind PPF_FILE_SHARED and one
+ *                       PPF_REC_EVENT (struct ppf_event_ref)
  * Each is written whole under a name of its own, then linked to its name,
  * which is never replaced: a file of such a name is only ever whole.
  *
@@ -133,6 +137,7 @@ enum ppf_record_type {
 	PPF_REC_VDSO = 13,
 	PPF_REC_PROCESS_PAUSED = 14,
 	PPF_REC_MODULE_REF = 15,
+	PPF_REC_EVENT_REF = 40,
 	PPF_REC_IDENTITY = 43,
 	/* thread-<tid>.log */
 	PPF_REC_THREAD = 16,
@@ -359,6 +364,20 @@ struct ppf_module_ref {
 
 #define PPF_MODULE_FILE_PREFIX "module."
 #define PPF_MODULE_KEY_LEN 16u
+
+/*
+ * An event of this process whose PPF_REC_EVENT (index included) is the one
+ * record of the file PPF_EVENT_FILE_PREFIX + key in hex at the output root,
+ * key being the XXH3-128 of that whole file, as for struct ppf_module_ref:
+ * processes with the same configuration share it. Written instead of
+ * PPF_REC_EVENT when the root takes the file.
+ */
+struct ppf_event_ref {
+	struct ppf_record h;
+	uint8_t key[16];
+};
+
+#define PPF_EVENT_FILE_PREFIX "event."
 #define PPF_VDSO_COPY "vdso.so" /* in the process directory, the older way */
 
 struct ppf_module_unload {
@@ -946,6 +965,7 @@ _Static_assert(sizeof(struct ppf_module) == 96, "ppf_module");
 _Static_assert(sizeof(struct ppf_module_unload) == 24, "ppf_module_unload");
 _Static_assert(sizeof(struct ppf_vdso) == 24, "ppf_vdso");
 _Static_assert(sizeof(struct ppf_module_ref) == 48, "ppf_module_ref");
+_Static_assert(sizeof(struct ppf_event_ref) == 24, "ppf_event_ref");
 _Static_assert(sizeof(struct ppf_process_end) == 64, "ppf_process_end");
 _Static_assert(offsetof(struct ppf_process_end, throttled) == PPF_PROCESS_END_V1_SIZE,
 	       "ppf_process_end v1");

@@ -237,30 +237,76 @@ int pp_records_config_sigsafe(struct pp_logfile *log, const struct pp_config *cf
 	return pp_records_put_sigsafe(log, &rec, sizeof(rec), tails, 2);
 }
 
+/* Runs in signal context. The PPF_REC_EVENT of pp_records_event_sigsafe into rec. */
+static void pp_records_event_fill_sigsafe(struct ppf_event *rec, unsigned index,
+					  const struct pp_config_event *ce, int error,
+					  int refused)
+{
+	pp_records_head_sigsafe(rec, sizeof(*rec), PPF_REC_EVENT);
+	rec->index = index;
+	rec->type = ce->type;
+	rec->config = ce->config;
+	rec->period = ce->period;
+	rec->flags = (ce->freq ? PPF_EVENT_FREQ : 0) |
+		     (ce->exclude_kernel ? PPF_EVENT_EXCLUDE_KERNEL : 0) |
+		     (ce->exclude_user ? PPF_EVENT_EXCLUDE_USER : 0) |
+		     (ce->time_ns ? PPF_EVENT_TIME_NS : 0) |
+		     (ce->count_only ? PPF_EVENT_COUNT : 0) |
+		     (error ? PPF_EVENT_UNAVAILABLE : 0) |
+		     (refused ? PPF_EVENT_MODE_REFUSED : 0);
+	rec->error = (uint32_t)error;
+	rec->config1 = ce->config1;
+	rec->config2 = ce->config2;
+	rec->precise_ip = ce->precise_ip;
+	pp_records_copy_sigsafe(rec->name, sizeof(rec->name), ce->name);
+	pp_records_copy_sigsafe(rec->spec, sizeof(rec->spec), ce->spec);
+}
+
 /* Async-signal-safe. */
 int pp_records_event_sigsafe(struct pp_logfile *log, unsigned index,
 			     const struct pp_config_event *ce, int error, int refused)
 {
 	struct ppf_event rec;
 
-	pp_records_head_sigsafe(&rec, sizeof(rec), PPF_REC_EVENT);
-	rec.index = index;
-	rec.type = ce->type;
-	rec.config = ce->config;
-	rec.period = ce->period;
-	rec.flags = (ce->freq ? PPF_EVENT_FREQ : 0) |
-		    (ce->exclude_kernel ? PPF_EVENT_EXCLUDE_KERNEL : 0) |
-		    (ce->exclude_user ? PPF_EVENT_EXCLUDE_USER : 0) |
-		    (ce->time_ns ? PPF_EVENT_TIME_NS : 0) |
-		    (ce->count_only ? PPF_EVENT_COUNT : 0) |
-		    (error ? PPF_EVENT_UNAVAILABLE : 0) |
-		    (refused ? PPF_EVENT_MODE_REFUSED : 0);
-	rec.error = (uint32_t)error;
-	rec.config1 = ce->config1;
-	rec.config2 = ce->config2;
-	rec.precise_ip = ce->precise_ip;
-	pp_records_copy_sigsafe(rec.name, sizeof(rec.name), ce->name);
-	pp_records_copy_sigsafe(rec.spec, sizeof(rec.spec), ce->spec);
+	pp_records_event_fill_sigsafe(&rec, index, ce, error, refused);
+	return pp_logfile_append_sigsafe(log, &rec, sizeof(rec));
+}
+
+/*
+ * Runs in signal context. A file of the root (PPF_FILE_SHARED) holding the
+ * record rec of size bytes (its header's size set) into out (cap bytes):
+ * returns its size, 0 when it does not fit.
+ */
+static uint32_t pp_records_file_sigsafe(void *out, uint32_t cap, const void *rec, uint32_t size)
+{
+	struct ppf_file_header hdr;
+
+	if (cap < sizeof(hdr) || size > cap - sizeof(hdr))
+		return 0;
+	pp_logfile_header_sigsafe(&hdr, PPF_FILE_SHARED);
+	memcpy(out, &hdr, sizeof(hdr));
+	if (rec != (uint8_t *)out + sizeof(hdr)) /* else laid out in place */
+		memcpy((uint8_t *)out + sizeof(hdr), rec, size);
+	return (uint32_t)sizeof(hdr) + size;
+}
+
+/* Async-signal-safe. */
+uint32_t pp_records_event_file_sigsafe(void *out, uint32_t cap, unsigned index,
+				       const struct pp_config_event *ce, int error, int refused)
+{
+	struct ppf_event rec;
+
+	pp_records_event_fill_sigsafe(&rec, index, ce, error, refused);
+	return pp_records_file_sigsafe(out, cap, &rec, sizeof(rec));
+}
+
+/* Async-signal-safe. */
+int pp_records_event_ref_sigsafe(struct pp_logfile *log, const uint8_t key[PPF_MODULE_KEY_LEN])
+{
+	struct ppf_event_ref rec;
+
+	pp_records_head_sigsafe(&rec, sizeof(rec), PPF_REC_EVENT_REF);
+	memcpy(rec.key, key, sizeof(rec.key));
 	return pp_logfile_append_sigsafe(log, &rec, sizeof(rec));
 }
 
@@ -316,21 +362,21 @@ int pp_records_module_sigsafe(struct pp_logfile *log, const struct pp_records_mo
 uint32_t pp_records_module_file_sigsafe(void *out, uint32_t cap,
 					const struct pp_records_module *m)
 {
-	struct ppf_file_header hdr;
 	struct pp_records_tail path;
 	struct ppf_module rec;
 	uint8_t *dst = out;
 
 	pp_records_module_fill_sigsafe(&rec, &path, m, 1);
 	if (pp_records_size_sigsafe(&rec, sizeof(rec), &path, 1) != 0 ||
-	    cap < sizeof(hdr) || rec.h.size > cap - sizeof(hdr))
+	    cap < sizeof(struct ppf_file_header) ||
+	    rec.h.size > cap - sizeof(struct ppf_file_header))
 		return 0;
-	pp_logfile_header_sigsafe(&hdr, PPF_FILE_SHARED);
-	memset(dst, 0, sizeof(hdr) + rec.h.size);
-	memcpy(dst, &hdr, sizeof(hdr));
-	memcpy(dst + sizeof(hdr), &rec.h, sizeof(rec.h));
-	pp_records_lay_sigsafe(dst + sizeof(hdr), &rec, sizeof(rec), &path, 1);
-	return (uint32_t)sizeof(hdr) + rec.h.size;
+	/* Laid out in place after the header, then the header before it. */
+	dst += sizeof(struct ppf_file_header);
+	memset(dst, 0, rec.h.size);
+	memcpy(dst, &rec.h, sizeof(rec.h));
+	pp_records_lay_sigsafe(dst, &rec, sizeof(rec), &path, 1);
+	return pp_records_file_sigsafe(out, cap, dst, rec.h.size);
 }
 
 /* Async-signal-safe. */

@@ -105,6 +105,21 @@ int pp_records_config_sigsafe(struct pp_logfile *log, const struct pp_config *cf
 int pp_records_event_sigsafe(struct pp_logfile *log, unsigned index,
 			     const struct pp_config_event *ce, int error, int refused);
 
+/*
+ * Async-signal-safe. The file at the output root that holds the
+ * PPF_REC_EVENT of pp_records_event_sigsafe for the whole run
+ * (PPF_FILE_SHARED, struct ppf_event_ref): its bytes into out (cap bytes).
+ * Returns its size, or 0 when it does not fit.
+ */
+uint32_t pp_records_event_file_sigsafe(void *out, uint32_t cap, unsigned index,
+				       const struct pp_config_event *ce, int error, int refused);
+
+/*
+ * Async-signal-safe. PPF_REC_EVENT_REF: the event whose file at the root is
+ * named by key (the XXH3-128 of pp_records_event_file_sigsafe's bytes).
+ */
+int pp_records_event_ref_sigsafe(struct pp_logfile *log, const uint8_t key[PPF_MODULE_KEY_LEN]);
+
 /* Async-signal-safe. PPF_REC_MODULE, then PPF_REC_VDSO for the vDSO. */
 int pp_records_module_sigsafe(struct pp_logfile *log, const struct pp_records_module *m);
 

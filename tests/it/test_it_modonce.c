@@ -124,7 +124,7 @@ static uint64_t it_mo_self(const struct pa_run *run, uint32_t pid, const char *n
  * Two demos at once from a shell, sharing libburn.so (and libc, ld.so,
  * libpprof...): the root holds libburn.so's record once, neither demo's
  * process log holds a module record of its own for it, and both name it
- * by reference; the analyzer names burn_gamma in libburn.so in each
+ * by reference (and their event's record likewise); the analyzer names burn_gamma in libburn.so in each
  * demo's profile, and `top` over the run names it once.
  */
 Test(it_modonce, two_processes_sharing_a_library_write_it_once)
@@ -164,6 +164,11 @@ Test(it_modonce, two_processes_sharing_a_library_write_it_once)
 		/* libburn.so, libc, ld.so, libpprof... each by reference, none whole */
 		cr_expect_geq(tst_log_count(log, PPF_REC_MODULE_REF), 4, "%s", log);
 		cr_expect_eq(tst_log_count(log, PPF_REC_MODULE), 0, "%s", log);
+		/* the event's description likewise */
+		cr_expect_eq(tst_log_count(log, PPF_REC_EVENT_REF), 1, "%s", log);
+		cr_expect_eq(tst_log_count(log, PPF_REC_EVENT), 0, "%s", log);
+		cr_expect_eq(p->nevents, 1);
+		cr_expect_str_eq(p->events[0].name, "cpu-clock");
 		cr_expect_gt(it_mo_self(run, p->pid, "burn_gamma", "libburn.so"), 20,
 			     "demo %u: burn_gamma in libburn.so not named", p->pid);
 	}
