@@ -2291,13 +2291,18 @@ static int pa_reader_cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* How to read proc's thread logs as opts says (NULL: as they are); -ENOMEM. */
+/*
+ * How to read proc's thread logs as opts says (NULL: as they are); -ENOMEM.
+ * in_order: keep every sample apart, in time order, whatever opts says (a
+ * process with a wall.log: its preempted time goes to the CPU sample
+ * nearest in time, wall.h).
+ */
 static int pa_reader_topts_init(struct pa_reader_topts *o, const struct pa_load_opts *opts,
-				const struct pa_process *proc)
+				const struct pa_process *proc, bool in_order)
 {
 	*o = (struct pa_reader_topts){ .start_ns = proc->start_ns };
 	if (opts) {
-		o->collapse = opts->collapse;
+		o->collapse = opts->collapse && !in_order;
 		o->window = opts->window;
 	}
 	if (!o->collapse)
@@ -2435,7 +2440,7 @@ int pa_process_load_opts(const char *dir, const struct pa_load_opts *opts,
 		if (!proc->threads)
 			ret = pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
 	}
-	if (ret == 0 && n && pa_reader_topts_init(&o, opts, proc) < 0)
+	if (ret == 0 && n && pa_reader_topts_init(&o, opts, proc, pa_wall_present(dir)) < 0)
 		ret = pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
 	if (ret == 0 && n)
 		ret = pa_reader_load_threads(proc, dir, names, n, &o, warn, err);
@@ -2517,7 +2522,7 @@ int pa_thread_log_parse(const char *name, const void *data, size_t size,
 	int ret;
 
 	*out = NULL;
-	if (pa_reader_topts_init(&o, opts, proc ? proc : &none) < 0)
+	if (pa_reader_topts_init(&o, opts, proc ? proc : &none, proc && proc->wall) < 0)
 		return pa_error_set(err, -ENOMEM, name, false, 0, "out of memory");
 	ret = pa_reader_copy_data(name, data, size, &buf, err);
 	if (ret == 0)

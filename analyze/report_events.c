@@ -383,7 +383,11 @@ static void pa_report_events_json_config(struct pa_json *j, const struct pa_proc
 	pa_json_object_end(j);
 }
 
-/* Every selected process whose event is in row r. */
+/*
+ * Every selected process whose event is in row r, keyed as the other
+ * reports' rows key a process: {"pid", "host", "rank", "world_size",
+ * "job"} (pa_ident_json), so that pids of several hosts stay apart.
+ */
 static void pa_report_events_json_pids(struct pa_json *j, const struct pa_run *run,
 				       const struct pa_filter *f,
 				       const struct pa_report_events_row *r)
@@ -395,10 +399,15 @@ static void pa_report_events_json_pids(struct pa_json *j, const struct pa_run *r
 
 		if (!pa_filter_selects(f, proc))
 			continue;
-		for (size_t i = 0; i < proc->nevents; i++)
-			if ((idx == -1 || (idx >= 0 && proc->events[i].index == (uint64_t)idx)) &&
-			    pa_report_events_alike(r->e, &proc->events[i]))
-				pa_json_uint(j, proc->pid);
+		for (size_t i = 0; i < proc->nevents; i++) {
+			if ((idx != -1 && (idx < 0 || proc->events[i].index != (uint64_t)idx)) ||
+			    !pa_report_events_alike(r->e, &proc->events[i]))
+				continue;
+			pa_json_object_begin(j);
+			pa_json_key_uint(j, "pid", proc->pid);
+			pa_ident_json(j, proc);
+			pa_json_object_end(j);
+		}
 	}
 	pa_json_array_end(j);
 }

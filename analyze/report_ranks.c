@@ -16,6 +16,7 @@
 #include "ident.h"
 #include "jsondoc.h"
 #include "samples.h"
+#include "wall.h"
 
 /* Missing ranks named at most, then "...". */
 #define PA_RANKS_MISSING_NAMED 8
@@ -30,6 +31,22 @@ static const char *const pa_ranks_mpi_modules[] = {
 	"libmpi", "libopen-pal", "libopen-rte", "libpmix", "mca_", "libmpich", "libmpl",
 };
 
+/*
+ * The C library's modules, whose frames start a thread (clone3,
+ * start_thread): a stack whose frames outside the MPI library are all
+ * theirs is a thread the MPI library started (a progress thread), not the
+ * program calling MPI.
+ */
+static const char *const pa_ranks_libc_modules[] = {
+	"libc.so", "libc-", "libpthread", "ld-linux", "ld-musl", "libc.musl",
+};
+
+/* What a stack is to the WAIT column, worked out once per stack of a process. */
+enum pa_ranks_stack {
+	PA_RANKS_IN_MPI = 1,  /* the program (not a thread of the library) is in an MPI call */
+	PA_RANKS_OFF_CPU = 2, /* a wall sample of time off the CPU (leaf PA_WALL_IP) */
+};
+
 /* One rank of one job. */
 struct pa_ranks_row {
 	const char *job;       /* the job id ("" when none) */
@@ -41,11 +58,9 @@ struct pa_ranks_row {
 	uint64_t mpi;          /* of them, in the MPI library */
 	uint64_t cpu_ns;       /* samples x period, for a time event */
 	bool cpu_known;        /* every sample counted had a time period */
-	/*
-	 * The time the rank waited off the CPU (in MPI calls and elsewhere)
-	 * belongs here once the wall-clock event samples it (issue 16): the
-	 * waits on the same scale as cpu_ns.
-	 */
+	bool wall;             /* a process of the rank had the wall event */
+	uint64_t wait_ns;      /* wall time off the CPU in MPI calls (PA_RANKS_IN_MPI) */
+	uint64_t in_mpi_ns;    /* wall time in MPI calls, on the CPU or off it */
 };
 
 /* The walk's state: the rows, and what it knows of the process it is in. */
@@ -54,26 +69,52 @@ struct pa_ranks {
 	size_t nrows, cap;
 	const struct pa_process *proc; /* the process of the last sample */
 	size_t row;                    /* its row, or SIZE_MAX: no rank */
-	signed char *stack_mpi;        /* per distinct stack of proc: -1 unknown, 0, 1 */
+	signed char *stack_mpi;        /* per distinct stack of proc: -1 unknown, else
+					  0/1 (the CPU walk), enum pa_ranks_stack bits
+					  (the wall walk) */
 	size_t nstacks;
+	bool wall;                     /* a selected rank had the wall event */
 	size_t without_rank;           /* selected processes without a rank, not exec'd */
 	size_t replaced;               /* selected images without a rank replaced by exec */
 	size_t replaced_by_rank;       /* of those, ones a rank's image replaced */
 };
 
+#define PA_RANKS_COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Whether s (may be NULL) starts with one of the n prefixes. */
+static bool pa_ranks_prefixed(const char *s, const char *const *prefixes, size_t n)
+{
+	for (size_t i = 0; s && i < n; i++)
+		if (strncmp(s, prefixes[i], strlen(prefixes[i])) == 0)
+			return true;
+	return false;
+}
+
 /* Whether a frame is in the MPI library (pa_ranks_mpi_*). */
 static bool pa_ranks_frame_mpi(const struct pa_frame *fr)
 {
-	for (size_t i = 0; fr->function && i < sizeof(pa_ranks_mpi_functions) /
-		     sizeof(pa_ranks_mpi_functions[0]); i++)
-		if (strncmp(fr->function, pa_ranks_mpi_functions[i],
-			    strlen(pa_ranks_mpi_functions[i])) == 0)
-			return true;
-	for (size_t i = 0; fr->module_base && i < sizeof(pa_ranks_mpi_modules) /
-		     sizeof(pa_ranks_mpi_modules[0]); i++)
-		if (strncmp(fr->module_base, pa_ranks_mpi_modules[i],
-			    strlen(pa_ranks_mpi_modules[i])) == 0)
-			return true;
+	return pa_ranks_prefixed(fr->function, pa_ranks_mpi_functions,
+				 PA_RANKS_COUNT(pa_ranks_mpi_functions)) ||
+	       pa_ranks_prefixed(fr->module_base, pa_ranks_mpi_modules,
+				 PA_RANKS_COUNT(pa_ranks_mpi_modules));
+}
+
+/*
+ * Whether the frames (innermost first) are the program in an MPI call: a
+ * frame outside both the MPI library and the C library's thread start
+ * calls the outermost MPI frame, directly or not. A thread the library
+ * started (its progress threads, waiting all their life) has none.
+ */
+static bool pa_ranks_program_in_mpi(const struct pa_frame *frames, size_t n)
+{
+	bool program = false;
+
+	for (size_t k = n; k-- > 0;) {
+		if (pa_ranks_frame_mpi(&frames[k]))
+			return program;
+		program |= !pa_ranks_prefixed(frames[k].module_base, pa_ranks_libc_modules,
+					      PA_RANKS_COUNT(pa_ranks_libc_modules));
+	}
 	return false;
 }
 
@@ -111,17 +152,36 @@ static int pa_ranks_enter(struct pa_ranks *r, const struct pa_process *proc)
 	return 0;
 }
 
-/* Whether item's stack is in the MPI library: worked out once per stack of a process. */
-static int pa_ranks_item_mpi(struct pa_ranks *r, const struct pa_samples_item *item)
+/* 1 when a frame of item's is in the MPI library, else 0 (the MPI column). */
+static int pa_ranks_cpu_class(const struct pa_samples_item *item)
+{
+	for (size_t k = 0; k < item->nframes; k++)
+		if (pa_ranks_frame_mpi(&item->frames[k]))
+			return 1;
+	return 0;
+}
+
+/* enum pa_ranks_stack's bits for item, a sample of the wall event. */
+static int pa_ranks_wall_class(const struct pa_samples_item *item)
+{
+	return (pa_ranks_program_in_mpi(item->frames, item->nframes) ? PA_RANKS_IN_MPI : 0) |
+	       (pa_wall_frame_name(item->frames[0].ip) ? PA_RANKS_OFF_CPU : 0);
+}
+
+/*
+ * classify(item), worked out once per stack of a process (a sample of a
+ * stack seen before comes without frames); a negative errno.
+ */
+static int pa_ranks_item_class(struct pa_ranks *r, const struct pa_samples_item *item,
+			       int (*classify)(const struct pa_samples_item *))
 {
 	size_t cap = r->nstacks;
-	bool mpi = false;
+	int mpi;
 
 	if (item->stack != PA_SAMPLES_NO_STACK && item->stack < r->nstacks &&
 	    r->stack_mpi[item->stack] >= 0)
 		return r->stack_mpi[item->stack];
-	for (size_t k = 0; k < item->nframes && !mpi; k++)
-		mpi = pa_ranks_frame_mpi(&item->frames[k]);
+	mpi = classify(item);
 	if (item->stack == PA_SAMPLES_NO_STACK)
 		return mpi;
 	while (r->nstacks <= item->stack) {
@@ -129,7 +189,7 @@ static int pa_ranks_item_mpi(struct pa_ranks *r, const struct pa_samples_item *i
 			return -ENOMEM;
 		r->stack_mpi[r->nstacks++] = -1;
 	}
-	r->stack_mpi[item->stack] = mpi;
+	r->stack_mpi[item->stack] = (signed char)mpi;
 	return mpi;
 }
 
@@ -144,7 +204,7 @@ static int pa_ranks_sample(void *ctx, const struct pa_samples_item *item)
 		return ret;
 	if (r->row == SIZE_MAX)
 		return 0;
-	mpi = pa_ranks_item_mpi(r, item);
+	mpi = pa_ranks_item_class(r, item, pa_ranks_cpu_class);
 	if (mpi < 0)
 		return mpi;
 	row = &r->rows[r->row];
@@ -155,6 +215,71 @@ static int pa_ranks_sample(void *ctx, const struct pa_samples_item *item)
 	row->cpu_ns += n * period;
 	row->cpu_known &= period != 0;
 	return 0;
+}
+
+/*
+ * A sample of the wall event (the second walk): its weight in wall time
+ * goes to the rank's in_mpi_ns when the program is in an MPI call, and to
+ * wait_ns too when the thread was off the CPU.
+ */
+static int pa_ranks_wall_sample(void *ctx, const struct pa_samples_item *item)
+{
+	struct pa_ranks *r = ctx;
+	struct pa_ranks_row *row;
+	uint64_t ns;
+	int what;
+
+	if (item->proc != r->proc) {
+		r->proc = item->proc;
+		r->nstacks = 0;
+		r->row = item->proc->id.rank < 0 ? SIZE_MAX : pa_ranks_row_of(r, item->proc);
+		if (item->proc->id.rank >= 0 && r->row == SIZE_MAX)
+			return -ENOMEM;
+		if (r->row != SIZE_MAX)
+			r->rows[r->row].wall = r->wall = true;
+	}
+	if (r->row == SIZE_MAX || !item->event)
+		return 0;
+	what = pa_ranks_item_class(r, item, pa_ranks_wall_class);
+	if (what < 0)
+		return what;
+	row = &r->rows[r->row];
+	ns = item->sample->count * pa_event_sample_period(item->event);
+	if (what & PA_RANKS_IN_MPI)
+		row->in_mpi_ns += ns;
+	if ((what & PA_RANKS_IN_MPI) && (what & PA_RANKS_OFF_CPU))
+		row->wait_ns += ns;
+	return 0;
+}
+
+/*
+ * The wall event's samples of the processes f selects, for WAIT: a walk
+ * of its own, whatever event f names; processes without wall.log have
+ * none. A rank with a wall.log but no wall sample is still marked.
+ */
+static int pa_ranks_wall(struct pa_ranks *r, const struct pa_run *run, const struct pa_filter *f,
+			 struct pa_warnings *warn, struct pa_error *err)
+{
+	struct pa_filter wf = *f;
+	int ret;
+
+	wf.event_name = PA_WALL_EVENT_NAME;
+	r->proc = NULL;
+	r->row = SIZE_MAX;
+	ret = pa_samples_walk_opts(run, &wf, &(struct pa_samples_opts){ .frames_of_new = true },
+				   pa_ranks_wall_sample, r, warn, err);
+	for (size_t i = 0; ret == 0 && i < run->nprocesses; i++) {
+		const struct pa_process *p = run->processes[i];
+		size_t k;
+
+		if (!p->wall || p->id.rank < 0 || !pa_filter_selects(f, p))
+			continue;
+		k = pa_ranks_row_of(r, p);
+		if (k == SIZE_MAX)
+			return -ENOMEM;
+		r->rows[k].wall = r->wall = true;
+	}
+	return ret;
 }
 
 /*
@@ -227,6 +352,8 @@ static int pa_ranks_build(const struct pa_report_ctx *ctx, struct pa_ranks *r)
 				   pa_ranks_sample, r, ctx->warn, ctx->err);
 	if (ret == 0)
 		ret = pa_ranks_quiet(r, ctx->run, ctx->filter);
+	if (ret == 0)
+		ret = pa_ranks_wall(r, ctx->run, ctx->filter, ctx->warn, ctx->err);
 	if (ret == -ENOMEM)
 		pa_error_set(ctx->err, ret, ctx->run->dir, false, 0, "out of memory");
 	if (ret == 0 && r->nrows)
@@ -246,6 +373,8 @@ struct pa_ranks_job {
 	int32_t world_size;    /* the largest any rank recorded, -1: none */
 	size_t missing;        /* ranks below world_size with no row */
 	size_t slowest;        /* the row with the most compute */
+	size_t in_mpi;         /* the row with the most in_mpi_ns, SIZE_MAX: none */
+	double mean_in_mpi_ns; /* over the rows with the wall event */
 	double mean;           /* compute per rank */
 	double imbalance;      /* the slowest's compute / mean; 0 when mean is 0 */
 	uint64_t samples;
@@ -259,11 +388,11 @@ static uint64_t pa_ranks_compute(const struct pa_ranks_row *row)
 /* The job whose rows start at first. */
 static void pa_ranks_job(const struct pa_ranks *r, size_t first, struct pa_ranks_job *j)
 {
-	uint64_t compute = 0;
-	size_t found = 0;
+	uint64_t compute = 0, in_mpi = 0;
+	size_t found = 0, walled = 0;
 
 	*j = (struct pa_ranks_job){ .first = first, .end = first, .world_size = -1,
-				    .slowest = first };
+				    .slowest = first, .in_mpi = SIZE_MAX };
 	while (j->end < r->nrows && strcmp(r->rows[j->end].job, r->rows[first].job) == 0) {
 		const struct pa_ranks_row *row = &r->rows[j->end];
 
@@ -273,8 +402,14 @@ static void pa_ranks_job(const struct pa_ranks *r, size_t first, struct pa_ranks
 		j->samples += row->samples;
 		if (pa_ranks_compute(row) > pa_ranks_compute(&r->rows[j->slowest]))
 			j->slowest = j->end;
+		if (row->wall && row->in_mpi_ns &&
+		    (j->in_mpi == SIZE_MAX || row->in_mpi_ns > r->rows[j->in_mpi].in_mpi_ns))
+			j->in_mpi = j->end;
+		walled += row->wall;
+		in_mpi += row->wall ? row->in_mpi_ns : 0;
 		j->end++;
 	}
+	j->mean_in_mpi_ns = walled ? (double)in_mpi / (double)walled : 0;
 	/* Rows of ranks at or past the world size (hostile logs) fill no missing one. */
 	for (size_t i = j->first; i < j->end; i++)
 		found += j->world_size < 0 || r->rows[i].rank < j->world_size;
@@ -328,19 +463,40 @@ static void pa_ranks_job_lines(FILE *out, const struct pa_ranks *r, const struct
 		fprintf(out, "# imbalance: the slowest rank, %" PRId32 ", computed %.2fx the mean "
 			"(%" PRIu64 " samples outside MPI, mean %.1f)\n", slow->rank, j->imbalance,
 			pa_ranks_compute(slow), j->mean);
+	if (j->in_mpi != SIZE_MAX)
+		fprintf(out, "# waiting: rank %" PRId32 " spent the longest in MPI calls, %.3f s of "
+			"wall time, %.3f s of it off the CPU (mean %.3f s)\n",
+			r->rows[j->in_mpi].rank, (double)r->rows[j->in_mpi].in_mpi_ns / 1e9,
+			(double)r->rows[j->in_mpi].wait_ns / 1e9, j->mean_in_mpi_ns / 1e9);
 }
 
-static void pa_ranks_row_text(FILE *out, const struct pa_ranks_row *row, int host_width)
+/* "1.234" seconds of ns into buf, or "-" when the rank had no wall event. */
+static const char *pa_ranks_wall_s(const struct pa_ranks_row *row, uint64_t ns, char *buf,
+				   size_t size)
 {
-	char cpu[32];
+	if (row->wall)
+		snprintf(buf, size, "%.3f", (double)ns / 1e9);
+	else
+		snprintf(buf, size, "-");
+	return buf;
+}
+
+static void pa_ranks_row_text(FILE *out, const struct pa_ranks_row *row, int host_width,
+			      bool wall)
+{
+	char cpu[32], wait[32], in_mpi[32];
 
 	if (row->cpu_known && row->samples)
 		snprintf(cpu, sizeof(cpu), "%.3f", (double)row->cpu_ns / 1e9);
 	else
 		snprintf(cpu, sizeof(cpu), "-");
 	fprintf(out, "%6" PRId32 "  %-*s %5zu %9" PRIu64 " %9" PRIu64 " %7.2f%% %9" PRIu64
-		" %9s\n", row->rank, host_width, row->host, row->nprocesses, row->samples,
+		" %9s", row->rank, host_width, row->host, row->nprocesses, row->samples,
 		row->mpi, pa_profile_pct(row->mpi, row->samples), pa_ranks_compute(row), cpu);
+	if (wall)
+		fprintf(out, " %9s %9s", pa_ranks_wall_s(row, row->wait_ns, wait, sizeof(wait)),
+			pa_ranks_wall_s(row, row->in_mpi_ns, in_mpi, sizeof(in_mpi)));
+	fputc('\n', out);
 }
 
 /*
@@ -383,12 +539,18 @@ static int pa_report_ranks_write(const struct pa_report_ctx *ctx)
 
 		pa_ranks_job(&r, first, &j);
 		pa_ranks_job_lines(out, &r, &j);
-		fprintf(out, "%6s  %-*s %5s %9s %9s %8s %9s %9s\n", "RANK", host_width, "HOST",
+		fprintf(out, "%6s  %-*s %5s %9s %9s %8s %9s %9s", "RANK", host_width, "HOST",
 			"PROCS", "SAMPLES", "MPI", "MPI%", "COMPUTE", "CPU(s)");
+		if (r.wall)
+			fprintf(out, " %9s %9s", "WAIT(s)", "INMPI(s)");
+		fputc('\n', out);
 		for (size_t i = j.first; i < j.end; i++)
-			pa_ranks_row_text(out, &r.rows[i], host_width);
+			pa_ranks_row_text(out, &r.rows[i], host_width, r.wall);
 		first = j.end;
 	}
+	if (r.nrows && !r.wall)
+		fprintf(out, "# the time ranks waited in MPI calls (WAIT) needs the wall-clock "
+			"event: run with [sample wall] in the configuration (PPROF_CONFIG)\n");
 	if (r.without_rank)
 		fprintf(out, "# %zu process%s without a rank (launchers, helpers) left out\n",
 			r.without_rank, r.without_rank == 1 ? "" : "es");
@@ -420,6 +582,16 @@ static void pa_ranks_json_row(struct pa_json *j, const struct pa_ranks_row *row)
 	pa_json_key(j, "cpu_s");
 	if (row->cpu_known && row->samples)
 		pa_json_double(j, (double)row->cpu_ns / 1e9);
+	else
+		pa_json_null(j);
+	pa_json_key(j, "wait_s");
+	if (row->wall)
+		pa_json_double(j, (double)row->wait_ns / 1e9);
+	else
+		pa_json_null(j);
+	pa_json_key(j, "in_mpi_s");
+	if (row->wall)
+		pa_json_double(j, (double)row->in_mpi_ns / 1e9);
 	else
 		pa_json_null(j);
 	pa_json_object_end(j);
@@ -455,6 +627,16 @@ static void pa_ranks_json_job(struct pa_json *j, const struct pa_ranks *r,
 	pa_json_key(j, "slowest_rank");
 	pa_json_int(j, r->rows[job->slowest].rank);
 	pa_json_key_double(j, "mean_compute", job->mean);
+	pa_json_key(j, "longest_in_mpi_rank");
+	if (job->in_mpi != SIZE_MAX)
+		pa_json_int(j, r->rows[job->in_mpi].rank);
+	else
+		pa_json_null(j);
+	pa_json_key(j, "mean_in_mpi_s");
+	if (job->in_mpi != SIZE_MAX)
+		pa_json_double(j, job->mean_in_mpi_ns / 1e9);
+	else
+		pa_json_null(j);
 	pa_json_object_end(j);
 }
 
@@ -506,6 +688,8 @@ static int pa_report_ranks_write_json(const struct pa_report_ctx *ctx)
 		pa_json_key_uint(j, "without_rank", r.without_rank);
 		pa_json_key_uint(j, "replaced_by_exec", r.replaced);
 		pa_json_key_uint(j, "replaced_by_rank", r.replaced_by_rank);
+		pa_json_key(j, "wall_event");
+		pa_json_bool(j, r.wall);
 		ret = pa_jsondoc_end(j);
 	}
 	pa_ranks_release(&r);

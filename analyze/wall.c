@@ -405,39 +405,63 @@ static const struct pa_event *pa_wall_cpu_event(const struct pa_process *proc)
 }
 
 /*
- * The thread's preempted time, runnable_ns: a preemption lands where the
- * thread runs, so that time goes above the thread's CPU stacks in
- * proportion to their samples (which also holds when the reader merged
- * samples of one stack); above nothing without any. -ENOMEM.
+ * A preempted interval of the thread, iv: its time goes above the stack of
+ * the thread's CPU sample nearest to it in time, the last before it or the
+ * first after it (*next: the index in cpu_samples of the first sample
+ * after iv's start, moved on as intervals come in time order). Near in
+ * time, not over all the thread's samples: a thread is preempted far more
+ * per CPU second in some code than in other (a wait loop that yields, as
+ * MPI libraries' do, against its compute). Above nothing without any
+ * sample. -ENOMEM.
  */
-static int pa_wall_runnable(struct pa_wall_build *b, uint64_t runnable_ns,
-			    const struct pa_event *cpu, uint64_t last_ns)
+static int pa_wall_runnable(struct pa_wall_build *b, const struct ppf_wall_interval *iv,
+			    const size_t *cpu_samples, size_t ncpu, size_t *next)
 {
-	uint64_t total = 0;
+	const struct pa_sample *s = NULL;
 	struct pa_wall_key *k;
-	int ret = 0;
 
-	for (size_t i = 0; cpu && i < b->t->nsamples; i++)
-		if (b->t->samples[i].event == cpu->index)
-			total += b->t->samples[i].count;
-	for (size_t i = 0; total && i < b->t->nsamples && ret == 0; i++) {
-		const struct pa_sample *s = &b->t->samples[i];
+	while (*next < ncpu && b->t->samples[cpu_samples[*next]].time_ns <= iv->out_ns)
+		(*next)++;
+	if (*next > 0)
+		s = &b->t->samples[cpu_samples[*next - 1]];
+	if (*next < ncpu) {
+		const struct pa_sample *after = &b->t->samples[cpu_samples[*next]];
+		uint64_t gap_after = after->time_ns > iv->in_ns ? after->time_ns - iv->in_ns : 0;
 
-		if (s->event != cpu->index)
-			continue;
-		k = pa_wall_key(b, pa_hash(s->ips, s->nframes * sizeof(*s->ips), 0) | 1ull << 63);
-		if (!k || (!k->ips && pa_wall_stack_of(b, k, PPF_WALL_RUNNABLE, s->ips,
-						       s->nframes) < 0))
-			return -ENOMEM;
-		ret = pa_wall_weigh(b, k, (uint64_t)((double)runnable_ns * (double)s->count /
-						     (double)total), s->time_ns);
+		if (!s || gap_after < iv->out_ns - s->time_ns)
+			s = after;
 	}
-	if (total || !runnable_ns || ret)
-		return ret;
-	k = pa_wall_key(b, (uint64_t)PPF_WALL_RUNNABLE << 40);
-	if (!k || (!k->ips && pa_wall_stack_of(b, k, PPF_WALL_RUNNABLE, NULL, 0) < 0))
+	if (s)
+		k = pa_wall_key(b, pa_hash(s->ips, s->nframes * sizeof(*s->ips), 0) | 1ull << 63);
+	else
+		k = pa_wall_key(b, (uint64_t)PPF_WALL_RUNNABLE << 40);
+	if (!k || (!k->ips && pa_wall_stack_of(b, k, PPF_WALL_RUNNABLE, s ? s->ips : NULL,
+					       s ? s->nframes : 0) < 0))
 		return -ENOMEM;
-	return pa_wall_weigh(b, k, runnable_ns, last_ns);
+	return pa_wall_weigh(b, k, iv->in_ns - iv->out_ns, iv->in_ns);
+}
+
+/*
+ * The indices of the thread's samples of cpu (NULL: none) in time order,
+ * into *out (malloc'd, the caller's; NULL when none). -ENOMEM.
+ */
+static int pa_wall_cpu_samples(const struct pa_thread *t, const struct pa_event *cpu,
+			       size_t **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	for (size_t i = 0; cpu && i < t->nsamples; i++)
+		*n += t->samples[i].event == cpu->index;
+	if (!*n)
+		return 0;
+	*out = malloc(*n * sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	*n = 0;
+	for (size_t i = 0; i < t->nsamples; i++)
+		if (t->samples[i].event == cpu->index)
+			(*out)[(*n)++] = i;
+	return 0;
 }
 
 /* The thread's CPU samples, as wall samples too (their period over the wall period). */
@@ -656,8 +680,8 @@ static int pa_wall_thread(struct pa_wall_build *b, const struct ppf_wall_interva
 	const struct pa_event *cpu = pa_wall_cpu_event(b->proc);
 	double factor[PA_WALL_BINS];
 	bool seen = pa_wall_spread(iv, n, factor);
-	uint64_t runnable = 0;
-	int ret = 0;
+	size_t *cpu_samples, ncpu, next = 0;
+	int ret = pa_wall_cpu_samples(b->t, cpu, &cpu_samples, &ncpu);
 
 	for (size_t i = 0; i < n && ret == 0; i++) {
 		uint64_t len = iv[i].in_ns - iv[i].out_ns;
@@ -665,7 +689,7 @@ static int pa_wall_thread(struct pa_wall_build *b, const struct ppf_wall_interva
 
 		b->t->off_ns[iv[i].state] += len;
 		if (iv[i].state == PPF_WALL_RUNNABLE) {
-			runnable += len;
+			ret = pa_wall_runnable(b, &iv[i], cpu_samples, ncpu, &next);
 			continue;
 		}
 		/* Unseen waits: spread over the seen ones, else the process's. */
@@ -684,8 +708,7 @@ static int pa_wall_thread(struct pa_wall_build *b, const struct ppf_wall_interva
 		k = pa_wall_blocked_key(b, iv[i].state, iv[i].stack);
 		ret = k ? pa_wall_weigh(b, k, len, iv[i].in_ns) : -ENOMEM;
 	}
-	if (ret == 0)
-		ret = pa_wall_runnable(b, runnable, cpu, n ? iv[n - 1].in_ns : 0);
+	free(cpu_samples);
 	if (ret == 0)
 		ret = pa_wall_leftovers(b);
 	if (ret == 0)
@@ -797,6 +820,20 @@ static void pa_wall_read_release(struct pa_wall_read *r)
 	free(r->iv);
 }
 
+/* dir/wall.log into path (size PATH_MAX); false when it does not fit or is absent. */
+static bool pa_wall_path(const char *dir, char *path, size_t size)
+{
+	return snprintf(path, size, "%s/%s", dir, PPF_WALL_LOG) < (int)size &&
+	       access(path, F_OK) == 0;
+}
+
+bool pa_wall_present(const char *dir)
+{
+	char path[4096];
+
+	return pa_wall_path(dir, path, sizeof(path));
+}
+
 int pa_wall_load(struct pa_process *proc, const char *dir, struct pa_warnings *warn,
 		 struct pa_error *err)
 {
@@ -804,8 +841,7 @@ int pa_wall_load(struct pa_process *proc, const char *dir, struct pa_warnings *w
 	char path[4096];
 	int ret;
 
-	if (snprintf(path, sizeof(path), "%s/%s", dir, PPF_WALL_LOG) >= (int)sizeof(path) ||
-	    access(path, F_OK) != 0)
+	if (!pa_wall_path(dir, path, sizeof(path)))
 		return 0;
 	r.info = calloc(1, sizeof(*r.info));
 	if (!r.info)

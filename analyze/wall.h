@@ -16,7 +16,9 @@
  *   "[off-cpu: blocked]" alone.
  * - A preempted thread (runnable, waiting for a CPU) cannot be looked at:
  *   its time goes under "[off-cpu: runnable]" above the stack of the
- *   thread's last CPU sample before it.
+ *   thread's CPU sample nearest to it in time (the last before it or the
+ *   first after it); the reader keeps the samples of a process with a
+ *   wall.log in time order for this (pa_wall_present).
  * - Time on the CPU: each sample of the process's first CPU-time event
  *   (cpu-clock, task-clock) is also a wall sample, weighing its period
  *   over the wall period.
@@ -73,6 +75,9 @@ struct pa_wall_info {
  */
 int pa_wall_load(struct pa_process *proc, const char *dir, struct pa_warnings *warn,
 		 struct pa_error *err);
+
+/* Whether the process directory dir has a wall.log. */
+bool pa_wall_present(const char *dir);
 
 /* "[off-cpu: sleep]" for the leaf PA_WALL_IP(s); NULL for any other address. */
 const char *pa_wall_frame_name(uint64_t ip);

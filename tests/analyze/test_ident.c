@@ -218,4 +218,14 @@ Test(ident, events_names_processes_by_host_and_rank)
 	cr_expect(strstr(text, "  node1:5,rank0@node1:6,rank2@node2:6  "), "%s", text);
 	cr_expect(strstr(text, "  rank3@node2:7  "), "%s", text);
 	free(text);
+	/* JSON keys each process as the other reports' rows do: pid, host, rank. */
+	text = tst_run_report_json(&pa_report_events, tst_hosts_run, &f, NULL);
+	cr_expect(strstr(text, "\"pids\": [{\"pid\": 5, \"host\": \"node1.cluster\", "
+			 "\"rank\": null, \"world_size\": null, \"job\": null},{\"pid\": 6, "
+			 "\"host\": \"node1.cluster\", \"rank\": 0, \"world_size\": 4, "
+			 "\"job\": \"77\"},{\"pid\": 6, \"host\": \"node2.cluster\", \"rank\": 2, "
+			 "\"world_size\": 4, \"job\": \"77\"}]"), "%s", text);
+	cr_expect(strstr(text, "\"pids\": [{\"pid\": 7, \"host\": \"node2.cluster\", "
+			 "\"rank\": 3, "), "%s", text);
+	free(text);
 }

@@ -61,6 +61,11 @@ Test(report_ranks, one_row_per_rank_with_mpi_share_imbalance_and_missing_ranks)
 				"         8     0.009\n"), "%s", text);
 	cr_expect(tst_find_line(text, "# 1 process without a rank (launchers, helpers) left out"),
 		  "%s", text);
+	/* No wall.log: no WAIT column that would read as a measurement, and how to get one. */
+	cr_expect(!strstr(text, "WAIT(s)"), "%s", text);
+	cr_expect(tst_find_line(text, "# the time ranks waited in MPI calls (WAIT) needs the "
+				"wall-clock event: run with [sample wall] in the configuration"),
+		  "%s", text);
 	free(text);
 }
 
@@ -84,6 +89,11 @@ Test(report_ranks, filters_and_json)
 		  "%s", text);
 	cr_expect(strstr(text, "\"slowest_rank\": 2, \"mean_compute\": 5"), "%s", text);
 	cr_expect(strstr(text, "\"without_rank\": 1"), "%s", text);
+	cr_expect(strstr(text, "\"cpu_s\": 0.009, \"wait_s\": null, \"in_mpi_s\": null}"), "%s",
+		  text);
+	cr_expect(strstr(text, "\"longest_in_mpi_rank\": null, \"mean_in_mpi_s\": null}"), "%s",
+		  text);
+	cr_expect(strstr(text, "\"wall_event\": false"), "%s", text);
 	free(text);
 }
 

@@ -253,3 +253,61 @@ Test(wall, reports_close_with_the_helpers_cost)
 	pa_run_free(run);
 	free(pdir);
 }
+
+/*
+ * Preempted time goes above the CPU sample nearest to it in time, also in
+ * a load that collapses samples (as the reports read): thread 7 computed
+ * (4 samples of one stack, 10-40 ms), then spun in a yield loop (2 samples
+ * of another, 500 and 510 ms); preempted 3 ms at 20 ms and 4 ms at 505 ms,
+ * each goes to the stack it was in, not shared by their sample counts.
+ */
+Test(wall, preempted_time_goes_to_the_cpu_stack_nearest_in_time)
+{
+	static const uint64_t yield_ips[2] = { 0x401300, 0x402020 };
+	static const char *const argv[] = { "app", NULL };
+	struct ppf_wall_start st = { .period_ns = TW_MS, .tick_ns = TW_MS, .start_ns = 1000,
+				     .ring_pages = 2 };
+	struct pa_load_opts opts = { .collapse = true };
+	char *pdir = tst_log_subdir(tw_dir, "app.7");
+	struct pa_error err = { 0 };
+	const struct pa_event *ev;
+	const struct pa_thread *t7;
+	struct pp_logfile log;
+	struct pa_run *run;
+	struct tst_log l;
+	int dirfd;
+
+	tst_log_begin(&l, PPF_FILE_PROCESS);
+	tst_log_process(&l, 7, 1, "/usr/bin/app", argv);
+	tst_log_event(&l, 0, "cpu-clock", TW_MS, PPF_EVENT_TIME_NS);
+	tst_log_process_end(&l, 900 * TW_MS, 6, 0, PPF_EXIT_NORMAL, 0);
+	tst_log_write(&l, pdir, PPF_PROCESS_LOG);
+	tst_log_begin(&l, PPF_FILE_THREAD);
+	tst_log_thread(&l, 7, 7, 1000, "app");
+	for (int i = 0; i < 4; i++)
+		tst_log_sample(&l, (uint64_t)(i + 1) * 10 * TW_MS, 0, 0, 2, tw_cpu_ips);
+	for (int i = 0; i < 2; i++)
+		tst_log_sample(&l, (uint64_t)(500 + 10 * i) * TW_MS, 0, 0, 2, yield_ips);
+	tst_log_thread_end(&l, 900 * TW_MS, 6, 0, 6 * TW_MS);
+	tst_log_write(&l, pdir, "thread-7.log");
+	dirfd = open(pdir, O_RDONLY | O_DIRECTORY);
+	cr_assert_geq(dirfd, 0);
+	pp_logfile_init_sigsafe(&log);
+	cr_assert_eq(pp_logfile_create_sigsafe(&log, dirfd, PPF_WALL_LOG, PPF_FILE_WALL), 0);
+	cr_assert_eq(pp_records_wall_sigsafe(&log, PPF_REC_WALL_START, &st, sizeof(st)), 0);
+	tw_interval(&log, 7, PPF_WALL_RUNNABLE, 20, 3000, PPF_WALL_NO_STACK, -1);
+	tw_interval(&log, 7, PPF_WALL_RUNNABLE, 505, 4000, PPF_WALL_NO_STACK, -1);
+	pp_logfile_close_sigsafe(&log);
+	close(dirfd);
+
+	cr_assert_eq(pa_run_load_opts(tw_dir, &opts, &run, &err), 0, "%s: %s", err.path,
+		     err.reason);
+	ev = pa_process_find_event_named(run->processes[0], "wall");
+	cr_assert_not_null(ev, "no wall event");
+	t7 = tw_thread(run->processes[0], 7);
+	cr_expect_eq(tw_count(t7, ev->index, "[off-cpu: runnable]", tw_cpu_ips[0]), 3);
+	cr_expect_eq(tw_count(t7, ev->index, "[off-cpu: runnable]", yield_ips[0]), 4);
+	cr_expect_eq(tw_count(t7, 0, NULL, 0), 6, "the CPU samples changed");
+	pa_run_free(run);
+	free(pdir);
+}

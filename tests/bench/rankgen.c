@@ -7,13 +7,18 @@
  * PMPI_Gen_wait (the slower the rank, the more in burn_gen), the others
  * SAMPLES / 10 in progress_gen. Every frame is a function of this program,
  * which the process logs map; outer_gen is their outermost frame.
+ * With "wall", each rank also has a wall.log ([sample wall] at 1 ms) as
+ * the preload's writers write it: the main thread waits 2 ms on a futex in
+ * PMPI_Gen_wait once per wait sample and is preempted 1 ms once per burn
+ * sample; every other thread polls in progress_gen for the run's length.
  *
- *   rankgen DIR RANKS THREADS SAMPLES
+ *   rankgen DIR RANKS THREADS SAMPLES [wall]
  */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,8 +130,55 @@ static int rankgen_thread(int dirfd, int tid, int main_thread, uint32_t nburn, u
 	return 0;
 }
 
+/* One off-CPU interval of tid into the wall log. */
+static void rankgen_interval(struct pp_logfile *log, int tid, uint16_t state, uint64_t out_ns,
+			     uint64_t len_ns, uint32_t stack)
+{
+	struct ppf_wall_interval iv = { .tid = (uint32_t)tid, .state = state, .out_ns = out_ns,
+					.in_ns = out_ns + len_ns, .stack = stack, .nr = -1 };
+
+	pp_records_wall_sigsafe(log, PPF_REC_WALL_INTERVAL, &iv, sizeof(iv));
+}
+
+/*
+ * The rank's wall.log: its main thread (tid) waits (nwait x 2 ms, futex,
+ * in PMPI_Gen_wait) and is preempted (nburn x 1 ms) after its samples; the
+ * other threads poll in progress_gen all along.
+ */
+static int rankgen_wall(int dirfd, int tid, int threads, uint32_t nburn, uint32_t nwait,
+			uint32_t samples)
+{
+	const uint64_t main_ip = rankgen_in(outer_gen);
+	const uint64_t wait[3] = { rankgen_in(PMPI_Gen_wait) + 16, rankgen_in(PMPI_Gen_wait),
+				   main_ip };
+	const uint64_t poll[3] = { rankgen_in(progress_gen) + 16, rankgen_in(progress_gen),
+				   main_ip };
+	struct ppf_wall_start st = { .period_ns = 1000000, .tick_ns = 1000000, .start_ns = 1000000,
+				     .ring_pages = 2 };
+	uint64_t t = 1000000 + (uint64_t)samples * 1000000;
+	struct pp_logfile log;
+
+	pp_logfile_init_sigsafe(&log);
+	if (pp_logfile_create_sigsafe(&log, dirfd, PPF_WALL_LOG, PPF_FILE_WALL) != 0)
+		return -1;
+	pp_records_wall_sigsafe(&log, PPF_REC_WALL_START, &st, sizeof(st));
+	pp_records_stack_sigsafe(&log, 0, wait, 3, 0, 0);
+	pp_records_stack_sigsafe(&log, 1, poll, 3, 0, 0);
+	for (uint32_t i = 0; i < nwait; i++, t += 3000000)
+		rankgen_interval(&log, tid, PPF_WALL_FUTEX, t, 2000000, 0);
+	for (uint32_t i = 0; i < nburn; i++, t += 2000000)
+		rankgen_interval(&log, tid, PPF_WALL_RUNNABLE, t, 1000000, PPF_WALL_NO_STACK);
+	for (int k = 1; k < threads; k++)
+		rankgen_interval(&log, tid + 100000 * k, PPF_WALL_POLL, 1000000, t - 1000000, 1);
+	pp_logfile_closing_sigsafe(&log);
+	pp_records_wall_sigsafe(&log, PPF_REC_WALL_END, &(struct ppf_wall_end){ .end_ns = t,
+				.threads = (uint32_t)threads }, sizeof(struct ppf_wall_end));
+	pp_logfile_close_sigsafe(&log);
+	return 0;
+}
+
 /* Rank r's process directory and logs, written by a child of its own. */
-static int rankgen_rank(int rootfd, int r, int ranks, int threads, uint32_t samples)
+static int rankgen_rank(int rootfd, int r, int ranks, int threads, uint32_t samples, bool wall)
 {
 	char host[32], job[] = "4242", dir[256];
 	struct pp_records_identity id = { .host = host, .job = job, .rank = r,
@@ -160,6 +212,8 @@ static int rankgen_rank(int rootfd, int r, int ranks, int threads, uint32_t samp
 	for (int k = 0; k < threads && ret == 0; k++)
 		ret = rankgen_thread(dirfd, (int)getpid() + (k ? 100000 * k : 0), k == 0,
 				     k ? 0 : nburn, k ? 0 : samples - nburn, k ? samples / 10 : 0);
+	if (ret == 0 && wall)
+		ret = rankgen_wall(dirfd, (int)getpid(), threads, nburn, samples - nburn, samples);
 	pp_logfile_closing_sigsafe(&log);
 	pp_records_process_end_sigsafe(&log, &(struct pp_records_counts){ 0 },
 				       &(struct pp_records_cpu){ 0 }, PPF_EXIT_NORMAL, 0);
@@ -171,12 +225,13 @@ static int rankgen_rank(int rootfd, int r, int ranks, int threads, uint32_t samp
 int main(int argc, char **argv)
 {
 	int ranks, threads, rootfd, failed = 0;
+	bool wall = argc == 6 && strcmp(argv[5], "wall") == 0;
 	long samples;
 	ssize_t n;
 
-	if (argc != 5 || (ranks = atoi(argv[2])) < 1 || (threads = atoi(argv[3])) < 1 ||
+	if ((argc != 5 && !wall) || (ranks = atoi(argv[2])) < 1 || (threads = atoi(argv[3])) < 1 ||
 	    (samples = atol(argv[4])) < 1) {
-		fprintf(stderr, "usage: rankgen DIR RANKS THREADS SAMPLES\n");
+		fprintf(stderr, "usage: rankgen DIR RANKS THREADS SAMPLES [wall]\n");
 		return 2;
 	}
 	n = readlink("/proc/self/exe", rankgen_path, sizeof(rankgen_path) - 1);
@@ -198,7 +253,7 @@ int main(int argc, char **argv)
 		pid_t pid = fork();
 
 		if (pid == 0)
-			_exit(rankgen_rank(rootfd, r, ranks, threads, (uint32_t)samples) ? 1 : 0);
+			_exit(rankgen_rank(rootfd, r, ranks, threads, (uint32_t)samples, wall) ? 1 : 0);
 		if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
 		    WEXITSTATUS(status) != 0)
 			failed++;

@@ -3,7 +3,9 @@
 # logs of RANKS ranks (32 a host) x 3 threads with the profiler's own
 # writers, 1,000 samples in each rank's main thread and 100 in each other;
 # then `processes`, `ranks` and `top` run on each, and the wall time and
-# peak memory (RSS) of each are printed. Reported, not gated.
+# peak memory (RSS) of each are printed; then `ranks` on the same ranks
+# with a wall.log each ([sample wall]: rankgen ... wall), as "ranks+wall".
+# Reported, not gated.
 #
 #   tests/bench/ranks.sh BUILD_DIR [RANKS...]   (default 256 1024 2048)
 set -euo pipefail
@@ -30,5 +32,9 @@ for ranks in "$@"; do
 		read -r s kib < <(run "$build/pprof-analyze" "$report" "$work/run.$ranks")
 		printf '%8s %10s %10s %12s\n' "$ranks" "$report" "$s" "$kib"
 	done
+	rm -rf "$work/run.$ranks"
+	"$build/bench/rankgen" "$work/run.$ranks" "$ranks" 3 1000 wall
+	read -r s kib < <(run "$build/pprof-analyze" ranks "$work/run.$ranks")
+	printf '%8s %10s %10s %12s\n' "$ranks" ranks+wall "$s" "$kib"
 	rm -rf "$work/run.$ranks"
 done

@@ -113,8 +113,7 @@ static void it_cov_expect_thread(const struct pa_filter *f, const struct pa_proc
 	cr_expect_leq(fabs(sys - tr->sys), 0.02 + 0.05 * tr->sys, "%s: system %.3f s, "
 		      "its own %.3f s", tr->name, sys, tr->sys);
 	cr_expect_eq(c.counted_ns, c.user_ns, "%s: coverage of its user time", tr->name);
-	taken = (double)(c.samples + pa_filter_count_throttled(f, p, t) +
-			 pa_filter_count_lost(f, p, t)) * period;
+	taken = tst_overflow_s(f, p, t, &c);
 	q = tr->user / (tr->user + tr->sys);
 	var = period * period * (tr->user + tr->sys) / period * q * (1 - q) *
 	      (1 + IT_COV_TICK_S / period);

@@ -61,7 +61,7 @@ static struct pa_run *it_demo_profiled(const char *seconds, const char *truth_en
  */
 static double it_demo_timer_shortfall(const struct pa_process *p)
 {
-	double taken = 0, cpu = 0, period = tst_period_s(p);
+	double taken = 0, cpu = 0;
 
 	for (size_t i = 0; i < p->nthreads; i++) {
 		const struct pa_thread *t = p->threads[i];
@@ -69,8 +69,7 @@ static double it_demo_timer_shortfall(const struct pa_process *p)
 
 		pa_coverage_thread(&PA_FILTER_ALL, p, t, &c);
 		cpu += (double)c.cpu_ns / 1e9;
-		taken += (double)(c.samples + pa_filter_count_throttled(&PA_FILTER_ALL, p, t) +
-				  pa_filter_count_lost(&PA_FILTER_ALL, p, t)) * period;
+		taken += tst_overflow_s(&PA_FILTER_ALL, p, t, &c);
 	}
 	return cpu > 0 && taken < cpu ? 1 - taken / cpu : 0;
 }

@@ -179,7 +179,7 @@ static const char it_json_check_py[] =
 "        want = [r['name'], r['event'], r['kind'], r['encoding'],\n"
 "                r['period_text'] or '-', r['scope'], str(r['precise']),\n"
 "                '-', '-', '-',\n"
-"                'all' if r['all_processes'] else ','.join(map(str, r['pids'])),\n"
+"                'all' if r['all_processes'] else ','.join(str(p['pid']) for p in r['pids']),\n"
 "                r['status']]\n"
 "        if r['samples'] is not None:\n"
 "            want[7:10] = ['{:,}'.format(r[k]) for k in ('samples', 'lost', 'throttled')]\n"

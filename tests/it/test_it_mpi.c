@@ -68,6 +68,56 @@ static uint64_t it_mpi_burn_samples(const struct pa_run *run, int32_t rank)
 }
 
 /*
+ * Runs mpirun -np 4 -x LD_PRELOAD -x PPROF_OUTPUT (-x PPROF_MODE in the
+ * signal mode) [extra...] imbalance UNIT ROUNDS truth, with env added to
+ * the preload's; asserts it exited 0 with every rank's line and no
+ * libpprof line. Returns the CPU time the hypervisor took meanwhile.
+ * Skips (visibly) where Open MPI is not installed or under ASan.
+ */
+static double it_mpi_run(const char *const *extra, const char *env, const char *unit,
+			 const char *rounds, char *truth, size_t size)
+{
+	static const char *const mpiruns[] = { "/usr/bin/mpirun", "/usr/local/bin/mpirun", NULL };
+	const char *mpirun = it_mpi_which(mpiruns);
+	char prog[TST_PATH_MAX];
+	const char *mode_env = tst_mode() == PPF_MODE_SIGNAL ? "PPROF_MODE" : NULL;
+	const char *argv[32] = { mpirun, "--allow-run-as-root", "--oversubscribe", "-np", "4",
+				 "-x", "LD_PRELOAD", "-x", "PPROF_OUTPUT" };
+	size_t n = 9;
+	struct tst_result r;
+	double steal;
+
+	tst_skip_under_asan("mpirun starts its ranks itself, without libasan.so first");
+	tst_build_path(prog, "workloads/mpi-imbalance");
+	if (!mpirun || access(prog, X_OK) != 0)
+		cr_skip_test("Open MPI is not installed here (no mpirun, or no %s: built where "
+			     "mpicc is); make test installs openmpi-bin and libopenmpi-dev", prog);
+	snprintf(truth, size, "%s/truth", it_mpi.tmp);
+	cr_assert_eq(mkdir(truth, 0700), 0);
+	if (mode_env) {
+		argv[n++] = "-x";
+		argv[n++] = mode_env;
+	}
+	for (size_t i = 0; extra && extra[i] && n < 26; i++)
+		argv[n++] = extra[i];
+	argv[n++] = prog;
+	argv[n++] = unit;
+	argv[n++] = rounds;
+	argv[n++] = truth;
+	argv[n] = NULL;
+	steal = tst_steal_s();
+	tst_run(&it_mpi, "mpirun", argv,
+		(const char *const[]){ it_mpi.env_preload, it_mpi.env_output, env, NULL }, &r);
+	steal = tst_steal_s() - steal;
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "mpirun: status 0x%x: %s",
+		  r.status, r.err);
+	cr_assert_eq(tst_count_lines(r.out, "rank "), IT_MPI_RANKS, "%s", r.out);
+	cr_expect(!strstr(r.err, "libpprof:"), "%s", r.err);
+	tst_result_release(&r);
+	return steal;
+}
+
+/*
  * mpirun -np 4 -x LD_PRELOAD -x PPROF_OUTPUT imbalance: each rank is
  * profiled and named (RANK in processes, a row in ranks, nothing missing),
  * and the samples of each rank's burn_rank match the CPU time the rank
@@ -77,48 +127,18 @@ static uint64_t it_mpi_burn_samples(const struct pa_run *run, int32_t rank)
  */
 Test(it_mpi, every_rank_named_and_its_compute_matches_its_own_figures)
 {
-	static const char *const mpiruns[] = { "/usr/bin/mpirun", "/usr/local/bin/mpirun", NULL };
-	const char *mpirun = it_mpi_which(mpiruns);
-	char prog[TST_PATH_MAX], truth[TST_PATH_MAX], file[TST_PATH_MAX + 32];
-	const char *mode_env = tst_mode() == PPF_MODE_SIGNAL ? "PPROF_MODE" : NULL;
-	const char *argv[24] = { mpirun, "--allow-run-as-root", "--oversubscribe", "-np", "4",
-				 "-x", "LD_PRELOAD", "-x", "PPROF_OUTPUT" };
+	char truth[TST_PATH_MAX], file[TST_PATH_MAX + 32];
 	const char *ranks_args[] = { "ranks", NULL }, *procs_args[] = { "processes", NULL };
-	size_t n = 9;
-	struct tst_result r;
 	struct pa_run *run;
 	double steal, period = 0.001;
 	char *text;
 
-	tst_skip_under_asan("mpirun starts its ranks itself, without libasan.so first");
-	tst_build_path(prog, "workloads/mpi-imbalance");
-	if (!mpirun || access(prog, X_OK) != 0)
-		cr_skip_test("Open MPI is not installed here (no mpirun, or no %s: built where "
-			     "mpicc is); make test installs openmpi-bin and libopenmpi-dev", prog);
-	snprintf(truth, sizeof(truth), "%s/truth", it_mpi.tmp);
-	cr_assert_eq(mkdir(truth, 0700), 0);
-	if (mode_env) {
-		argv[n++] = "-x";
-		argv[n++] = mode_env;
-	}
-	argv[n++] = prog;
-	argv[n++] = IT_MPI_UNIT;
-	argv[n++] = IT_MPI_ROUNDS;
-	argv[n++] = truth;
-	argv[n] = NULL;
-	steal = tst_steal_s();
-	tst_run(&it_mpi, "mpirun", argv,
-		(const char *const[]){ it_mpi.env_preload, it_mpi.env_output, NULL }, &r);
-	steal = tst_steal_s() - steal;
-	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "mpirun: status 0x%x: %s",
-		  r.status, r.err);
-	cr_assert_eq(tst_count_lines(r.out, "rank "), IT_MPI_RANKS, "%s", r.out);
-	cr_expect(!strstr(r.err, "libpprof:"), "%s", r.err);
-	tst_result_release(&r);
-
+	steal = it_mpi_run(NULL, NULL, IT_MPI_UNIT, IT_MPI_ROUNDS, truth, sizeof(truth));
 	text = tst_analyze(&it_mpi, "ranks", ranks_args, it_mpi.data);
 	cr_expect(strstr(text, " 4 ranks of world size 4\n"), "%s", text);
 	cr_expect(!strstr(text, "have no profile"), "%s", text);
+	/* No wall event: no WAIT column, and a note saying how to get one. */
+	cr_expect(!strstr(text, "WAIT(s)") && strstr(text, "run with [sample wall]"), "%s", text);
 	for (int k = 0; k < IT_MPI_RANKS; k++) {
 		char row[16];
 
@@ -143,6 +163,92 @@ Test(it_mpi, every_rank_named_and_its_compute_matches_its_own_figures)
 			  "(tolerance %.0f, steal %.3f s)", k, got, want, tol, steal);
 	}
 	pa_run_free(run);
+}
+
+/* The system CPU time of rank's main thread, in s (0 when not known). */
+static double it_mpi_rank_system_s(const struct pa_run *run, int32_t rank)
+{
+	for (size_t i = 0; i < run->nprocesses; i++) {
+		const struct pa_process *p = run->processes[i];
+
+		for (size_t k = 0; p->id.rank == rank && k < p->nthreads; k++)
+			if (p->threads[k]->tid == p->pid)
+				return (double)p->threads[k]->system_ns / 1e9;
+	}
+	return 0;
+}
+
+/*
+ * The WAIT(s) and INMPI(s) of rank's row of the ranks report's text; the
+ * test fails without a row that has both.
+ */
+static void it_mpi_row_wait(const char *text, int rank, double *wait, double *in_mpi)
+{
+	char row[16], host[256], cpu[32];
+	const char *line;
+	unsigned long procs, samples, mpi, compute;
+	double pct;
+
+	snprintf(row, sizeof(row), "%6d  ", rank);
+	line = tst_find_line(text, row);
+	cr_assert(line, "rank %d has no row:\n%s", rank, text);
+	cr_assert_eq(sscanf(line, "%*d %255s %lu %lu %lu %lf%% %lu %31s %lf %lf", host, &procs,
+			    &samples, &mpi, &pct, &compute, cpu, wait, in_mpi), 9,
+		     "rank %d: no WAIT(s) and INMPI(s) in its row:\n%s", rank, text);
+}
+
+/*
+ * The same program under [sample wall], its ranks busy-polling in their
+ * waits (mpi_yield_when_idle 0): the wall time each rank spent in MPI calls
+ * in the ranks report (INMPI: on the CPU or off it; WAIT, the part off
+ * it, no more) matches the rank's own figure (MPI_Init to MPI_Finalize,
+ * every call) within 10%, plus 4 standard deviations of a count of that
+ * many periods, the CPU time the hypervisor took, and the rank's time in
+ * the kernel, which cpu-clock without exclude_kernel = no does not sample;
+ * the waiting line names the rank whose own figure is the largest when
+ * the figures are that far apart.
+ */
+Test(it_mpi, each_ranks_time_in_mpi_calls_matches_its_own_figure)
+{
+	static const char *const extra[] = { "-x", "PPROF_CONFIG", "--mca",
+					     "mpi_yield_when_idle", "0", NULL };
+	const char *ranks_args[] = { "ranks", NULL };
+	char truth[TST_PATH_MAX], file[TST_PATH_MAX + 32], cfg[TST_CONFIG_ENV_MAX], line[64];
+	double steal, period = 0.001, want[IT_MPI_RANKS], tol[IT_MPI_RANKS];
+	int most = 0, second = -1;
+	struct pa_run *run;
+	char *text;
+
+	tst_config_env(&it_mpi, "wall.ini", "[sample wall]\nperiod = 1ms\n", cfg);
+	steal = it_mpi_run(extra, cfg, IT_MPI_UNIT, IT_MPI_ROUNDS, truth, sizeof(truth));
+	run = tst_load(&it_mpi);
+	text = tst_analyze(&it_mpi, "ranks", ranks_args, it_mpi.data);
+	for (int k = 0; k < IT_MPI_RANKS; k++) {
+		double wait, in_mpi, sys = it_mpi_rank_system_s(run, k);
+
+		snprintf(file, sizeof(file), "%s/rank-%d.truth", truth, k);
+		want[k] = tst_truth(file, "mpi_wall");
+		tol[k] = 0.10 * want[k] + 4 * sqrt(want[k] / period) * period + steal + sys;
+		it_mpi_row_wait(text, k, &wait, &in_mpi);
+		cr_expect(fabs(in_mpi - want[k]) <= tol[k],
+			  "rank %d: %.3f s in MPI calls, its own figure %.3f s (tolerance %.3f s: "
+			  "steal %.3f s, its kernel time %.3f s)\n%s", k, in_mpi, want[k], tol[k],
+			  steal, sys, text);
+		cr_expect(wait >= 0 && wait <= in_mpi + period, "rank %d: WAIT %.3f s, INMPI %.3f s",
+			  k, wait, in_mpi);
+		if (k && want[k] > want[most]) {
+			second = most;
+			most = k;
+		} else if (k && (second < 0 || want[k] > want[second])) {
+			second = k;
+		}
+	}
+	pa_run_free(run);
+	snprintf(line, sizeof(line), "# waiting: rank %d spent the longest in MPI calls", most);
+	if (want[most] - want[second] > tol[most] + tol[second])
+		cr_expect(strstr(text, line), "rank %d waited longest (%.3f s, then rank %d %.3f s):"
+			  "\n%s", most, want[most], second, want[second], text);
+	free(text);
 }
 
 /* Whether this process may make namespaces (root, and unshare works here). */

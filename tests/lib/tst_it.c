@@ -429,6 +429,13 @@ double tst_period_s(const struct pa_process *proc)
 	return (double)e->period * 1e-9;
 }
 
+double tst_overflow_s(const struct pa_filter *f, const struct pa_process *p,
+		      const struct pa_thread *t, const struct pa_coverage *cov)
+{
+	return (double)(cov->samples + pa_filter_count_throttled(f, p, t) +
+			pa_filter_count_lost(f, p, t)) * tst_period_s(p);
+}
+
 double tst_steal_s(void)
 {
 	unsigned long long v[8] = { 0 };

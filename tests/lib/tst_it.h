@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "coverage.h"
 #include "profile.h"
 #include "reader.h"
 
@@ -177,6 +178,13 @@ uint64_t tst_self(const struct pa_profile *prof, const char *name);
 uint64_t tst_stack_count(const struct pa_profile *prof, const char *suffix);
 /* The sampling period of the run's first event, in seconds. */
 double tst_period_s(const struct pa_process *proc);
+/*
+ * The overflows of thread t that filter f keeps, as seconds of the first
+ * event's period: its samples with those the profiler throttled or lost,
+ * every overflow the kernel delivered. cov is pa_coverage_thread's for t.
+ */
+double tst_overflow_s(const struct pa_filter *f, const struct pa_process *p,
+		      const struct pa_thread *t, const struct pa_coverage *cov);
 
 /*
  * CPU time the hypervisor has taken from this machine's CPUs so far (the

@@ -183,21 +183,37 @@ char *tst_prof_report(const struct pa_report *r, uint32_t tid)
 }
 
 /* The text r writes with the default options, as a malloc'd string. */
-char *tst_run_report(const struct pa_report *r, const struct pa_run *run,
-		     const struct pa_filter *f, const struct pa_profile *prof, size_t *size)
+/* r's text (json false) or JSON document on run, as tst_run_report says. */
+static char *tst_run_report_as(const struct pa_report *r, const struct pa_run *run,
+			       const struct pa_filter *f, const struct pa_profile *prof,
+			       size_t *size, bool json)
 {
+	struct pa_report_opts opts = PA_REPORT_OPTS_DEFAULT;
 	char *text = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&text, &len);
+	struct pa_report_ctx ctx = { .out = out, .opts = &opts, .filter = f, .run = run,
+				     .prof = prof };
 
 	cr_assert(out);
-	cr_assert_eq(r->write(&(struct pa_report_ctx){ .out = out, .opts = &PA_REPORT_OPTS_DEFAULT,
-						       .filter = f, .run = run, .prof = prof }),
-		     0, "%s", r->name);
+	opts.json = json;
+	cr_assert_eq((json ? r->write_json : r->write)(&ctx), 0, "%s", r->name);
 	cr_assert_eq(fclose(out), 0);
 	if (size)
 		*size = len;
 	return text;
+}
+
+char *tst_run_report(const struct pa_report *r, const struct pa_run *run,
+		     const struct pa_filter *f, const struct pa_profile *prof, size_t *size)
+{
+	return tst_run_report_as(r, run, f, prof, size, false);
+}
+
+char *tst_run_report_json(const struct pa_report *r, const struct pa_run *run,
+			  const struct pa_filter *f, const struct pa_profile *prof)
+{
+	return tst_run_report_as(r, run, f, prof, NULL, true);
 }
 
 /* Add dir/<name>/ with a thread log of pid holding count samples of stack. */

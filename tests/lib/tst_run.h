@@ -84,6 +84,10 @@ char *tst_prof_report(const struct pa_report *r, uint32_t tid);
 char *tst_run_report(const struct pa_report *r, const struct pa_run *run,
 		     const struct pa_filter *f, const struct pa_profile *prof, size_t *size);
 
+/* The same as r's JSON document (its write_json, opts.json set), malloc'd. */
+char *tst_run_report_json(const struct pa_report *r, const struct pa_run *run,
+			  const struct pa_filter *f, const struct pa_profile *prof);
+
 /*
  * The pprof report of run for event (NULL: the default), gunzip'd and
  * decoded with the unpacker protoc-c generates (build/gen/profile.pb-c.h);

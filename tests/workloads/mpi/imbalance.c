@@ -8,9 +8,11 @@
  *
  * Each rank writes its own figures to TRUTHDIR/rank-R.truth:
  *   burn_rank SECONDS   its thread's CPU time in burn_rank
- *   mpi_wall SECONDS    the wall time it spent in MPI_Allreduce and MPI_Barrier
+ *   mpi_wall SECONDS    the wall time it spent in MPI calls, MPI_Init and
+ *                       MPI_Finalize included
  *   pid PID
  * and prints "rank R of N done" on stdout; exits 1 if something failed.
+ * The file is written after MPI_Finalize, so that its time is counted.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -39,7 +41,7 @@ static double imbalance_wall(void)
 int main(int argc, char **argv)
 {
 	int rank, size;
-	double unit, burn = 0, mpi = 0, sum = 0, one;
+	double unit, burn = 0, mpi, sum = 0, one, t = imbalance_wall();
 	long rounds;
 	char path[4096];
 	FILE *f;
@@ -47,6 +49,7 @@ int main(int argc, char **argv)
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	mpi = imbalance_wall() - t;
 	if (argc != 4) {
 		if (rank == 0)
 			fprintf(stderr, "usage: imbalance UNIT ROUNDS TRUTHDIR\n");
@@ -56,7 +59,7 @@ int main(int argc, char **argv)
 	unit = wl_seconds(argv[1], 0.02);
 	rounds = strtol(argv[2], NULL, 10);
 	for (long i = 0; i < rounds; i++) {
-		double start = wl_thread_cpu(), t;
+		double start = wl_thread_cpu();
 
 		while (wl_thread_cpu() - start < unit * (rank + 1))
 			imbalance_sink += burn_rank(WL_CHUNK / 4);
@@ -67,14 +70,17 @@ int main(int argc, char **argv)
 		MPI_Barrier(MPI_COMM_WORLD);
 		mpi += imbalance_wall() - t;
 	}
+	printf("rank %d of %d done\n", rank, size);
+	fflush(stdout);
+	t = imbalance_wall();
+	MPI_Finalize();
+	mpi += imbalance_wall() - t;
 	snprintf(path, sizeof(path), "%s/rank-%d.truth", argv[3], rank);
 	f = fopen(path, "w");
 	if (!f || fprintf(f, "burn_rank %.6f\nmpi_wall %.6f\npid %d\n", burn, mpi,
 			  (int)getpid()) < 0 || fclose(f) != 0) {
 		perror(path);
-		MPI_Abort(MPI_COMM_WORLD, 1);
+		return 1;
 	}
-	printf("rank %d of %d done\n", rank, size);
-	MPI_Finalize();
 	return 0;
 }
