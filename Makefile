@@ -275,6 +275,14 @@ $(OUT)/workloads/%: tests/workloads/%.c
 # A program built with include/pprof/control.h, as a user builds one.
 $(OUT)/workloads/pausing: WORKLOAD_CFLAGS += -Iinclude
 
+# waitedge twice: its callers of blocking calls without frame pointers,
+# and with them (test_it_wall_edges.c: the blocked thread's stack).
+$(OUT)/workloads/waitedge: WORKLOAD_CFLAGS += -fomit-frame-pointer
+$(OUT)/workloads/waitedge-fp: tests/workloads/waitedge.c
+	@mkdir -p $(@D)
+	$(CC) $(WORKLOAD_CFLAGS) -fno-omit-frame-pointer -o $@ $< -ldl -lm
+WORKLOADS += $(OUT)/workloads/waitedge-fp
+
 # C++ workloads (exceptions): built like a C++ user's program.
 $(OUT)/workloads/%: tests/workloads/%.cc
 	@mkdir -p $(@D)

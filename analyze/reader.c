@@ -2499,6 +2499,22 @@ int pa_log_walk_file(const char *path, uint16_t kind, pa_log_record_fn fn, void 
 
 /* ---- logs in memory ------------------------------------------------------ */
 
+int pa_log_walk_data(const char *name, const void *data, size_t size, uint16_t kind,
+		     pa_log_record_fn fn, void *ctx, struct pa_warnings *warn,
+		     struct pa_error *err)
+{
+	struct pa_reader_any_ctx c = { .fn = fn, .ctx = ctx };
+	struct pa_log_buf buf;
+	bool saw = true;
+	int ret = pa_reader_copy_data(name, data, size, &buf, err);
+
+	if (ret < 0)
+		return ret;
+	ret = pa_reader_parse(&buf, kind, "", pa_reader_any_cb, &c, &saw, warn, err);
+	pa_reader_buf_release(&buf);
+	return ret;
+}
+
 int pa_process_log_parse(const char *name, const void *data, size_t size,
 			 struct pa_process **out, struct pa_warnings *warn,
 			 struct pa_error *err)

@@ -293,6 +293,8 @@ struct pa_thread {
 	 * in ns; all 0 without one.
 	 */
 	uint64_t off_ns[PPF_WALL_STATES];
+	/* Its time wall.log cannot tell on or off the CPU: switch records lost. */
+	uint64_t wall_lost_ns;
 	struct pa_thread_event *events; /* per-event totals, in file order */
 	size_t nevents;
 	size_t unknown_records; /* records of unknown type skipped */
@@ -476,6 +478,10 @@ typedef int (*pa_log_record_fn)(void *ctx, const char *path, uint64_t off, const
  */
 int pa_log_walk_file(const char *path, uint16_t kind, pa_log_record_fn fn, void *ctx,
 		     struct pa_warnings *warn, struct pa_error *err);
+/* The same over size bytes at data (copied), which messages name name. */
+int pa_log_walk_data(const char *name, const void *data, size_t size, uint16_t kind,
+		     pa_log_record_fn fn, void *ctx, struct pa_warnings *warn,
+		     struct pa_error *err);
 
 /*
  * Room for n addresses that lives as long as thread t (for samples the

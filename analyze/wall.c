@@ -106,6 +106,7 @@ void pa_wall_notes(FILE *out, const char *prefix, const struct pa_run *run,
 		sum.threads += w->threads;
 		sum.no_ring += w->no_ring;
 		sum.lost += w->lost;
+		sum.lost_ns += w->lost_ns;
 		sum.degraded += w->degraded;
 	}
 	if (!n)
@@ -118,7 +119,8 @@ void pa_wall_notes(FILE *out, const char *prefix, const struct pa_run *run,
 		fprintf(out, "; %" PRIu32 " of %" PRIu32 " threads had no ring (locked-memory "
 			"limit) and were looked at instead", sum.no_ring, sum.threads);
 	if (sum.lost)
-		fprintf(out, "; %" PRIu64 " switch records lost", sum.lost);
+		fprintf(out, "; %" PRIu64 " switch records lost: %.3f s of threads' time not known "
+			"on or off the CPU", sum.lost, (double)sum.lost_ns / 1e9);
 	if (sum.degraded)
 		fprintf(out, "; its cost cap stepped in %" PRIu64 "x", sum.degraded);
 	fprintf(out, ")\n");
@@ -142,6 +144,10 @@ struct pa_wall_read {
 	size_t nstacks, stacks_cap;
 	struct ppf_wall_interval *iv;
 	size_t niv, iv_cap;
+	struct ppf_wall_interval *open; /* PPF_REC_WALL_OPEN */
+	size_t nopen, open_cap;
+	struct ppf_wall_lost *lost;     /* PPF_REC_WALL_LOST */
+	size_t nlost, lost_cap;
 	struct ppf_wall_older *older; /* threads older than the profiler */
 	size_t nolder, older_cap;
 };
@@ -177,10 +183,12 @@ static int pa_wall_stack_rec(struct pa_wall_read *r, const char *path, uint64_t 
 	return 0;
 }
 
+/* A PPF_REC_WALL_INTERVAL, or a PPF_REC_WALL_OPEN when open. */
 static int pa_wall_interval_rec(struct pa_wall_read *r, const char *path, uint64_t off,
-				const char *rec, uint32_t size, struct pa_error *err)
+				const char *rec, uint32_t size, bool open, struct pa_error *err)
 {
-	struct ppf_wall_interval iv;
+	struct ppf_wall_interval iv, **v = open ? &r->open : &r->iv;
+	size_t *n = open ? &r->nopen : &r->niv, *cap = open ? &r->open_cap : &r->iv_cap;
 
 	if (size < sizeof(iv))
 		return pa_wall_bad(path, off, err, "wall interval record too short");
@@ -193,9 +201,9 @@ static int pa_wall_interval_rec(struct pa_wall_read *r, const char *path, uint64
 				    "stack %u of %zu: out of range", iv.tid, iv.state,
 				    (unsigned long long)iv.out_ns, (unsigned long long)iv.in_ns,
 				    iv.stack, r->nstacks);
-	if (pa_grow((void **)&r->iv, &r->iv_cap, r->niv, sizeof(*r->iv)) < 0)
+	if (pa_grow((void **)v, cap, *n, sizeof(**v)) < 0)
 		return pa_error_set(err, -ENOMEM, path, false, 0, "out of memory");
-	r->iv[r->niv++] = iv;
+	(*v)[(*n)++] = iv;
 	return 0;
 }
 
@@ -218,6 +226,25 @@ static int pa_wall_end_rec(struct pa_wall_read *r, const char *path, uint64_t of
 	r->info->ticks = e.ticks;
 	r->info->degraded = e.degraded;
 	r->info->looks_only = e.looks_only;
+	return 0;
+}
+
+static int pa_wall_lost_rec(struct pa_wall_read *r, const char *path, uint64_t off,
+			    const char *rec, uint32_t size, struct pa_error *err)
+{
+	struct ppf_wall_lost l;
+
+	if (size < sizeof(l))
+		return pa_wall_bad(path, off, err, "wall lost record too short");
+	memcpy(&l, rec, sizeof(l));
+	if (l.to_ns < l.from_ns || l.to_ns - l.from_ns > PA_WALL_MAX_INTERVAL)
+		return pa_error_set(err, -EINVAL, path, true, off,
+				    "wall records lost of thread %u: %llu..%llu ns: out of range",
+				    l.tid, (unsigned long long)l.from_ns,
+				    (unsigned long long)l.to_ns);
+	if (pa_grow((void **)&r->lost, &r->lost_cap, r->nlost, sizeof(*r->lost)) < 0)
+		return pa_error_set(err, -ENOMEM, path, false, 0, "out of memory");
+	r->lost[r->nlost++] = l;
 	return 0;
 }
 
@@ -245,7 +272,16 @@ static int pa_wall_record(void *ctx, const char *path, uint64_t off, const char 
 	case PPF_REC_STACK:
 		return pa_wall_stack_rec(r, path, off, rec, size, err);
 	case PPF_REC_WALL_INTERVAL:
-		return pa_wall_interval_rec(r, path, off, rec, size, err);
+	case PPF_REC_WALL_OPEN:
+		return pa_wall_interval_rec(r, path, off, rec, size, type == PPF_REC_WALL_OPEN,
+					    err);
+	case PPF_REC_WALL_LOST:
+		return pa_wall_lost_rec(r, path, off, rec, size, err);
+	case PPF_REC_WALL_ALIVE:
+		if (size < sizeof(struct ppf_wall_alive))
+			return pa_wall_bad(path, off, err, "wall alive record too short");
+		memcpy(&r->info->alive_ns, rec + offsetof(struct ppf_wall_alive, alive_ns), 8);
+		return 0;
 	case PPF_REC_WALL_END:
 		return pa_wall_end_rec(r, path, off, rec, size, err);
 	case PPF_REC_WALL_OLDER:
@@ -726,9 +762,10 @@ static int pa_wall_thread(struct pa_wall_build *b, const struct ppf_wall_interva
 	return ret == 0 ? pa_wall_merge(b) : ret;
 }
 
-static struct pa_thread *pa_wall_find_thread(struct pa_process *proc, uint32_t tid)
+/* The thread tid among proc's first n (sorted by tid), or NULL. */
+static struct pa_thread *pa_wall_find_thread(struct pa_process *proc, size_t n, uint32_t tid)
 {
-	size_t lo = 0, hi = proc->nthreads;
+	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -738,47 +775,9 @@ static struct pa_thread *pa_wall_find_thread(struct pa_process *proc, uint32_t t
 		else
 			hi = mid;
 	}
-	return lo < proc->nthreads && proc->threads[lo]->tid == tid ? proc->threads[lo] : NULL;
+	return lo < n && proc->threads[lo]->tid == tid ? proc->threads[lo] : NULL;
 }
 
-/*
- * A thread older than the profiler (PPF_REC_WALL_OLDER) that no other log
- * names: made a pa_thread of its own for its wall samples, from the first
- * of its intervals iv; NULL when r does not name it, or out of memory
- * (*ret -ENOMEM).
- */
-static struct pa_thread *pa_wall_older_thread(struct pa_process *proc,
-					      const struct pa_wall_read *r,
-					      const struct ppf_wall_interval *iv, int *ret)
-{
-	struct pa_thread *t, **all;
-	size_t i, at;
-
-	for (i = 0; i < r->nolder && r->older[i].tid != iv->tid; i++)
-		;
-	if (i == r->nolder)
-		return NULL;
-	t = calloc(1, sizeof(*t));
-	all = realloc(proc->threads, (proc->nthreads + 1) * sizeof(*all));
-	if (all)
-		proc->threads = all;
-	if (!t || !all || !(t->path = strdup(r->path))) {
-		free(t);
-		*ret = -ENOMEM;
-		return NULL;
-	}
-	t->pid = proc->pid;
-	t->tid = iv->tid;
-	memcpy(t->name, r->older[i].name, sizeof(r->older[i].name));
-	t->name[sizeof(r->older[i].name) - 1] = '\0';
-	t->start_ns = iv->out_ns;
-	for (at = 0; at < proc->nthreads && proc->threads[at]->tid < t->tid; at++)
-		;
-	memmove(&all[at + 1], &all[at], (proc->nthreads - at) * sizeof(*all));
-	all[at] = t;
-	proc->nthreads++;
-	return t;
-}
 
 static int pa_wall_cmp_iv(const void *a, const void *b)
 {
@@ -787,6 +786,71 @@ static int pa_wall_cmp_iv(const void *a, const void *b)
 	if (x->tid != y->tid)
 		return x->tid < y->tid ? -1 : 1;
 	return x->in_ns < y->in_ns ? -1 : x->in_ns > y->in_ns;
+}
+
+/* By thread, then by when the wait began. */
+static int pa_wall_cmp_iv_out(const void *a, const void *b)
+{
+	const struct ppf_wall_interval *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->out_ns < y->out_ns ? -1 : x->out_ns > y->out_ns;
+}
+
+static int pa_wall_cmp_thread(const void *a, const void *b)
+{
+	const struct pa_thread *x = *(struct pa_thread *const *)a;
+	const struct pa_thread *y = *(struct pa_thread *const *)b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
+}
+
+/*
+ * Threads that wall.log alone knows of: a process killed before they took
+ * a sample left no log of theirs (nor a quiet record), and a thread older
+ * than the profiler (PPF_REC_WALL_OLDER) that no other log names, yet they
+ * waited. Each becomes a thread, started at its first wait, not ended,
+ * nameless but for an older thread's name. r's intervals are sorted by
+ * thread. -ENOMEM.
+ */
+static int pa_wall_add_threads(struct pa_process *proc, const struct pa_wall_read *r,
+			       const char *path)
+{
+	size_t n0 = proc->nthreads;
+
+	for (size_t i = 0; i < r->niv; i++) {
+		struct pa_thread **all, *t;
+
+		/* Intervals by thread: a tid new here is new in proc too. */
+		if ((i && r->iv[i].tid == r->iv[i - 1].tid) ||
+		    pa_wall_find_thread(proc, n0, r->iv[i].tid))
+			continue;
+		all = realloc(proc->threads, (proc->nthreads + 1) * sizeof(*all));
+		if (!all)
+			return -ENOMEM;
+		proc->threads = all;
+		t = calloc(1, sizeof(*t));
+		if (!t || !(t->path = strdup(path))) {
+			free(t);
+			return -ENOMEM;
+		}
+		t->pid = proc->pid;
+		t->tid = r->iv[i].tid;
+		t->start_ns = r->iv[i].out_ns;
+		/* A thread older than the profiler: named as it was then. */
+		for (size_t k = 0; k < r->nolder; k++)
+			if (r->older[k].tid == t->tid) {
+				memcpy(t->name, r->older[k].name, sizeof(r->older[k].name));
+				t->name[sizeof(r->older[k].name) - 1] = '\0';
+			}
+		all[proc->nthreads++] = t;
+	}
+	if (proc->nthreads > n0)
+		qsort(proc->threads, proc->nthreads, sizeof(*proc->threads), pa_wall_cmp_thread);
+	return 0;
 }
 
 /* The "wall" event, added to proc's events. -ENOMEM. */
@@ -826,9 +890,7 @@ static int pa_wall_samples(struct pa_process *proc, const struct pa_wall_read *r
 
 		while (j < r->niv && r->iv[j].tid == r->iv[i].tid)
 			j++;
-		b.t = pa_wall_find_thread(proc, r->iv[i].tid);
-		if (!b.t)
-			b.t = pa_wall_older_thread(proc, r, &r->iv[i], &ret);
+		b.t = pa_wall_find_thread(proc, proc->nthreads, r->iv[i].tid);
 		if (b.t)
 			ret = pa_wall_thread(&b, &r->iv[i], j - i);
 		free(b.keys);
@@ -863,13 +925,63 @@ static int pa_wall_busy_threads(struct pa_process *proc, const struct pa_wall_re
 	return ret;
 }
 
+/*
+ * A log without its end (the process was killed): every wait said to be
+ * open that no interval closed lasted until the helper's last tick.
+ * -ENOMEM.
+ */
+static int pa_wall_cut_waits(struct pa_wall_read *r)
+{
+	size_t niv = r->niv;
+
+	if (r->info->ended || !r->nopen)
+		return 0;
+	if (niv)
+		qsort(r->iv, niv, sizeof(*r->iv), pa_wall_cmp_iv_out);
+	for (size_t i = 0; i < r->nopen; i++) {
+		struct ppf_wall_interval w = r->open[i];
+
+		if (niv && bsearch(&w, r->iv, niv, sizeof(*r->iv), pa_wall_cmp_iv_out))
+			continue;
+		if (r->info->alive_ns > w.in_ns &&
+		    r->info->alive_ns - w.out_ns <= PA_WALL_MAX_INTERVAL)
+			w.in_ns = r->info->alive_ns;
+		w.flags |= PPF_WALL_OPEN_AT_END;
+		if (pa_grow((void **)&r->iv, &r->iv_cap, r->niv, sizeof(*r->iv)) < 0)
+			return -ENOMEM;
+		r->iv[r->niv++] = w;
+		r->info->cut_waits++;
+	}
+	return 0;
+}
+
 static void pa_wall_read_release(struct pa_wall_read *r)
 {
 	for (size_t i = 0; i < r->nstacks; i++)
 		free(r->stacks[i].ips);
 	free(r->stacks);
 	free(r->iv);
+	free(r->open);
+	free(r->lost);
 	free(r->older);
+}
+
+/* The time each thread's lost records leave unknown; a log without its end counts them too. */
+static void pa_wall_lost_time(struct pa_process *proc, const struct pa_wall_read *r)
+{
+	uint64_t lost = 0;
+
+	for (size_t i = 0; i < r->nlost; i++) {
+		struct pa_thread *t = pa_wall_find_thread(proc, proc->nthreads, r->lost[i].tid);
+		uint64_t ns = r->lost[i].to_ns - r->lost[i].from_ns;
+
+		if (t)
+			t->wall_lost_ns += ns;
+		r->info->lost_ns += ns;
+		lost += r->lost[i].lost;
+	}
+	if (!r->info->ended)
+		r->info->lost = lost;
 }
 
 /* dir/wall.log into path (size PATH_MAX); false when it does not fit or is absent. */
@@ -886,27 +998,33 @@ bool pa_wall_present(const char *dir)
 	return pa_wall_path(dir, path, sizeof(path));
 }
 
-int pa_wall_load(struct pa_process *proc, const char *dir, struct pa_warnings *warn,
-		 struct pa_error *err)
+/* Reads wall.log at path, or from data when not NULL, into proc (pa_wall_load). */
+static int pa_wall_read(struct pa_process *proc, const char *path, const void *data, size_t size,
+			struct pa_warnings *warn, struct pa_error *err)
 {
 	struct pa_wall_read r = { 0 };
-	char path[4096];
 	int ret;
 
-	if (!pa_wall_path(dir, path, sizeof(path)))
-		return 0;
 	r.info = calloc(1, sizeof(*r.info));
 	if (!r.info)
 		return pa_error_set(err, -ENOMEM, path, false, 0, "out of memory");
 	proc->wall = r.info;
 	r.path = path;
-	ret = pa_log_walk_file(path, PPF_FILE_WALL, pa_wall_record, &r, warn, err);
+	ret = data ? pa_log_walk_data(path, data, size, PPF_FILE_WALL, pa_wall_record, &r, warn, err) :
+		     pa_log_walk_file(path, PPF_FILE_WALL, pa_wall_record, &r, warn, err);
 	if (ret == 0 && !r.started)
 		ret = pa_wall_bad(path, 0, err, "wall log without its start record");
 	if (ret == 0) {
 		r.info->intervals = r.niv;
-		qsort(r.iv, r.niv, sizeof(*r.iv), pa_wall_cmp_iv);
-		ret = pa_wall_add_event(proc, r.info);
+		ret = pa_wall_cut_waits(&r);
+		if (ret == 0 && r.niv) {
+			qsort(r.iv, r.niv, sizeof(*r.iv), pa_wall_cmp_iv);
+			ret = pa_wall_add_threads(proc, &r, path);
+		}
+		if (ret == 0) {
+			pa_wall_lost_time(proc, &r);
+			ret = pa_wall_add_event(proc, r.info);
+		}
 		if (ret == 0)
 			ret = pa_wall_samples(proc, &r);
 		if (ret == 0)
@@ -916,4 +1034,20 @@ int pa_wall_load(struct pa_process *proc, const char *dir, struct pa_warnings *w
 	}
 	pa_wall_read_release(&r);
 	return ret;
+}
+
+int pa_wall_load(struct pa_process *proc, const char *dir, struct pa_warnings *warn,
+		 struct pa_error *err)
+{
+	char path[4096];
+
+	if (!pa_wall_path(dir, path, sizeof(path)))
+		return 0;
+	return pa_wall_read(proc, path, NULL, 0, warn, err);
+}
+
+int pa_wall_log_parse(struct pa_process *proc, const char *name, const void *data, size_t size,
+		      struct pa_warnings *warn, struct pa_error *err)
+{
+	return pa_wall_read(proc, name, data ? data : "", size, warn, err);
 }

@@ -19,6 +19,9 @@
  *   thread's CPU sample nearest to it in time (the last before it or the
  *   first after it); the reader keeps the samples of a process with a
  *   wall.log in time order for this (pa_wall_present).
+ * - A process killed while threads waited (wall.log without its end): each
+ *   wait the helper said was still open (PPF_REC_WALL_OPEN) lasted until
+ *   its last tick (PPF_REC_WALL_ALIVE), as far as is known.
  * - Time on the CPU: each sample of the process's first CPU-time event
  *   (cpu-clock, task-clock) is also a wall sample, weighing its period
  *   over the wall period.
@@ -65,6 +68,10 @@ struct pa_wall_info {
 	uint64_t looks_only;    /* looks at threads without a ring */
 	uint32_t event;         /* the wall event's pa_event.index */
 	uint64_t intervals;     /* read */
+	uint64_t alive_ns;      /* PPF_REC_WALL_ALIVE: the helper's last tick (0: none) */
+	uint64_t cut_waits;     /* without PPF_REC_WALL_END (killed): waits still open
+				   (PPF_REC_WALL_OPEN) taken to have lasted until alive_ns */
+	uint64_t lost_ns;       /* threads' time not known (PPF_REC_WALL_LOST), all threads */
 };
 
 /*
@@ -75,6 +82,12 @@ struct pa_wall_info {
  */
 int pa_wall_load(struct pa_process *proc, const char *dir, struct pa_warnings *warn,
 		 struct pa_error *err);
+/*
+ * The same from size bytes at data (copied), read as the wall.log named
+ * name (tests, tests/fuzz/fuzz_reader.c); proc must not have one yet.
+ */
+int pa_wall_log_parse(struct pa_process *proc, const char *name, const void *data, size_t size,
+		      struct pa_warnings *warn, struct pa_error *err);
 
 /* Whether the process directory dir has a wall.log. */
 bool pa_wall_present(const char *dir);

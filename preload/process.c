@@ -752,7 +752,7 @@ void pp_process_start(const struct pp_config *cfg, int mode,
 	pp_process.mode = mode;
 	pp_process.backtrace = backtrace;
 	pp_thread_init(&env);
-	pthread_atfork(NULL, NULL, pp_process_fork_child);
+	pthread_atfork(pp_wall_fork_prepare, pp_wall_fork_parent, pp_process_fork_child);
 	pp_process.starting = 1;
 	pp_process.origin = origin;
 	pp_process_setup();

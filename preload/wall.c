@@ -75,8 +75,10 @@ struct pp_wall_thread {
 	struct perf_event_mmap_page *ring;
 	size_t ring_len;
 	uint64_t out_ns;         /* off the CPU since, 0: on it (or not known) */
+	uint64_t last_ns;        /* the time of its last switch record */
 	int preempted;           /* the last switch-out was a preemption */
 	int looked;              /* this wait has a stack (or was looked at in vain) */
+	int open_said;           /* its PPF_REC_WALL_OPEN is written */
 	uint32_t stack;          /* PPF_WALL_NO_STACK when none */
 	int32_t nr;
 	uint64_t lost, intervals;
@@ -112,6 +114,7 @@ struct pp_wall_look {
 	} blocks[PP_WALL_BLOCKS];
 	unsigned next;
 	int failed;              /* a read failed: the memory went away */
+	uint64_t frame_sp;       /* the sp of the frame being stepped from (0: the first) */
 };
 
 static struct {
@@ -125,8 +128,11 @@ static struct {
 	uint64_t tick_base;      /* the tick the period asks for */
 	unsigned looks_limit;    /* looks per tick, lowered by the cost cap */
 	unsigned look_only_next; /* round robin over the threads without a ring */
+	unsigned look_next;      /* where a tick starts: the first thread the last one
+				    left unlooked at (its looks ran out) */
 	int ring_busy;           /* a ring was over half full at its last drain */
 	struct pp_logfile log;
+	uint64_t alive_off;      /* where PPF_REC_WALL_ALIVE's time is in the log, 0: nowhere */
 	struct pp_wall_thread *threads;
 	unsigned nthreads;       /* slots used so far (some may be free again) */
 	uint32_t seen, no_ring, older;
@@ -154,6 +160,8 @@ static struct {
 	unsigned nro;
 	struct { uint64_t addr; uint8_t data[PP_WALL_BLOCK]; } ro_blocks[PP_WALL_RO_BLOCKS];
 	unsigned long long dl_adds, dl_subs;
+	int forking;             /* a thread forks: no dl_iterate_phdr now */
+	int in_loader;           /* the helper is in dl_iterate_phdr */
 	struct pp_wall_look look;
 } pp_wall = { .mutex = PTHREAD_MUTEX_INITIALIZER, .log = { .fd = -1 } };
 
@@ -219,9 +227,12 @@ static void pp_wall_ring_close(struct pp_wall_thread *t)
 	t->fd = -1;
 }
 
-/* Writes t's interval [out_ns, in_ns), all of it profiled time. */
-static void pp_wall_write_one(struct pp_wall_thread *t, uint64_t out_ns, uint64_t in_ns,
-			      uint16_t state, uint16_t flags)
+/*
+ * Writes t's interval [out_ns, in_ns), all of it profiled time; with type
+ * PPF_REC_WALL_OPEN, that its wait from out_ns was still open at in_ns.
+ */
+static void pp_wall_write_record(struct pp_wall_thread *t, uint32_t type, uint64_t out_ns,
+				 uint64_t in_ns, uint16_t state, uint16_t flags)
 {
 	struct ppf_wall_interval r = {
 		.tid = (uint32_t)t->tid,
@@ -233,8 +244,16 @@ static void pp_wall_write_one(struct pp_wall_thread *t, uint64_t out_ns, uint64_
 		.nr = t->nr,
 	};
 
-	t->intervals++;
-	pp_records_wall_sigsafe(&pp_wall.log, PPF_REC_WALL_INTERVAL, &r, sizeof(r));
+	if (in_ns <= out_ns)
+		return;
+	t->intervals += type == PPF_REC_WALL_INTERVAL;
+	pp_records_wall_sigsafe(&pp_wall.log, type, &r, sizeof(r));
+}
+
+static void pp_wall_write_one(struct pp_wall_thread *t, uint64_t out_ns, uint64_t in_ns,
+			      uint16_t state, uint16_t flags)
+{
+	pp_wall_write_record(t, PPF_REC_WALL_INTERVAL, out_ns, in_ns, state, flags);
 }
 
 /* The pause switches made since the helper last asked (under the mutex). */
@@ -328,19 +347,34 @@ static void pp_wall_record(struct pp_wall_thread *t, const struct perf_event_hea
 			   const uint64_t *body)
 {
 	if (h->type == PERF_RECORD_LOST) {
-		/* body: id, lost, then the sample id; the waits around it are not known. */
+		/*
+		 * body: id, lost, then the sample id (pid and tid, time): the
+		 * thread's time since its last record is not known.
+		 */
+		struct ppf_wall_lost r = {
+			.tid = (uint32_t)t->tid,
+			.lost = body[1],
+			.to_ns = h->size >= sizeof(*h) + 32 ? body[3] : 0,
+		};
+
+		r.from_ns = t->last_ns && t->last_ns < r.to_ns ? t->last_ns : r.to_ns;
 		t->lost += body[1];
 		pp_wall.lost += body[1];
 		t->out_ns = 0;
+		if (r.to_ns)
+			t->last_ns = r.to_ns;
+		pp_records_wall_sigsafe(&pp_wall.log, PPF_REC_WALL_LOST, &r, sizeof(r));
 		return;
 	}
 	if (h->type != PERF_RECORD_SWITCH || h->size < sizeof(*h) + 16)
 		return;
+	t->last_ns = body[1];
 	/* body: pid and tid (u32 each), time */
 	if (h->misc & PERF_RECORD_MISC_SWITCH_OUT) {
 		t->out_ns = body[1];
 		t->preempted = !!(h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
 		t->looked = 0;
+		t->open_said = 0;
 		t->stack = PPF_WALL_NO_STACK;
 		t->nr = -1;
 		return;
@@ -463,6 +497,65 @@ static int pp_wall_access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *
 	return pp_wall_word(arg, addr, (uint64_t *)val) < 0 ? -UNW_EINVAL : 0;
 }
 
+/* Whether addr is in an executable segment of a loaded object. */
+static int pp_wall_in_code(uint64_t addr)
+{
+	for (unsigned i = 0; i < pp_wall.nmodules; i++)
+		if (addr >= pp_wall.modules[i].start && addr < pp_wall.modules[i].end)
+			return 1;
+	return 0;
+}
+
+/*
+ * Whether addr is a return address: in code, right after a call (e8
+ * rel32, or ff /2 of 2 to 7 bytes: through a register or memory).
+ */
+static int pp_wall_return_address(struct pp_wall_look *l, uint64_t addr)
+{
+	uint64_t w;
+	uint8_t b[8];
+
+	if (addr < 8 || !pp_wall_in_code(addr) || pp_wall_word(l, addr - 8, &w) < 0)
+		return 0;
+	memcpy(b, &w, 8); /* b[8 - k] is the byte k before addr */
+	if (b[3] == 0xe8)
+		return 1;
+	for (unsigned k = 2; k <= 7; k++)
+		if (b[8 - k] == 0xff && ((b[9 - k] >> 3) & 7) == 2)
+			return 1;
+	return 0;
+}
+
+/*
+ * The frame pointer of a blocked thread, which /proc does not give: the
+ * system call's wrappers leave rbp alone, so it is that of the innermost
+ * caller built with frame pointers, which libunwind asks for when it steps
+ * from that caller (its CFA is rbp + 16). That caller's rbp is where its
+ * caller's rbp is saved, right under its return address: the first slot
+ * at or above the caller's sp holding a saved rbp (0, or an address above
+ * it in the stack) followed by a return address. -1: none within
+ * PP_WALL_FP_SCAN bytes.
+ */
+#define PP_WALL_FP_SCAN 2048
+static int pp_wall_guess_fp(struct pp_wall_look *l, uint64_t *val)
+{
+	uint64_t from = l->frame_sp ? l->frame_sp : l->sp;
+
+	for (uint64_t at = from & ~7ull; at < from + PP_WALL_FP_SCAN; at += 8) {
+		uint64_t saved, ret;
+
+		if (pp_wall_word(l, at, &saved) < 0 || pp_wall_word(l, at + 8, &ret) < 0)
+			break;
+		if ((saved == 0 || (saved > at && saved - at < (1u << 20))) &&
+		    pp_wall_return_address(l, ret)) {
+			*val = at;
+			return 0;
+		}
+	}
+	l->failed = 0; /* a read past the stack's end is not the look's failure */
+	return -1;
+}
+
 static int pp_wall_access_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *val, int write,
 			      void *arg)
 {
@@ -475,8 +568,8 @@ static int pp_wall_access_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t 
 		*val = l->pc;
 	else if (reg == UNW_X86_64_RSP)
 		*val = l->sp;
-	else
-		return -UNW_EBADREG; /* only sp and pc are known (frame-pointer callers stop) */
+	else if (reg != UNW_X86_64_RBP || pp_wall_guess_fp(l, (uint64_t *)val) < 0)
+		return -UNW_EBADREG; /* only sp and pc are known, and rbp guessed */
 	return 0;
 }
 
@@ -618,10 +711,54 @@ static int pp_wall_dl_counts_cb(struct dl_phdr_info *info, size_t size, void *da
  * or went. Called by the helper holding no lock of ours: dl_iterate_phdr
  * takes the loader's lock, which a thread in dlopen holds while it starts.
  */
+/*
+ * Before the helper takes the loader's locks (dl_iterate_phdr, dlopen):
+ * 1 when it may (then pp_wall.in_loader is set until it is done), 0 while
+ * a thread forks (pp_wall_fork_prepare).
+ */
+static int pp_wall_loader_enter(void)
+{
+	__atomic_store_n(&pp_wall.in_loader, 1, __ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&pp_wall.forking, __ATOMIC_SEQ_CST))
+		return 1;
+	__atomic_store_n(&pp_wall.in_loader, 0, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+static void pp_wall_modules_scan(unsigned long long *c);
 static void pp_wall_modules_refresh(void)
 {
 	unsigned long long c[2] = { 0, 0 };
 
+	/* Not while a thread forks: the next tick will. */
+	if (!pp_wall_loader_enter())
+		return;
+	pp_wall_modules_scan(c);
+	__atomic_store_n(&pp_wall.in_loader, 0, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * Waits (100 ms at the most: the helper may itself wait for the loader's
+ * lock, which the forking thread may hold) until the helper is out of
+ * dl_iterate_phdr, and keeps it out until the fork is done.
+ */
+void pp_wall_fork_prepare(void)
+{
+	struct timespec nap = { 0, 100000 };
+
+	__atomic_add_fetch(&pp_wall.forking, 1, __ATOMIC_SEQ_CST);
+	for (int i = 0; i < 1000 && __atomic_load_n(&pp_wall.in_loader, __ATOMIC_SEQ_CST); i++)
+		nanosleep(&nap, NULL);
+}
+
+void pp_wall_fork_parent(void)
+{
+	__atomic_sub_fetch(&pp_wall.forking, 1, __ATOMIC_SEQ_CST);
+}
+
+/* The modules' part of pp_wall_modules_refresh: c gets the loader's counts. */
+static void pp_wall_modules_scan(unsigned long long *c)
+{
 	dl_iterate_phdr(pp_wall_dl_counts_cb, c);
 	if (pp_wall.nmodules && c[0] == pp_wall.dl_adds && c[1] == pp_wall.dl_subs)
 		return;
@@ -715,12 +852,14 @@ static unsigned pp_wall_unwind(struct pp_wall_look *l, uint64_t *ips)
 	ips[n++] = l->pc;
 	if (!pp_wall.unw.as || pp_wall.unw.init_remote(&c, pp_wall.unw.as, l) < 0)
 		return n;
+	l->frame_sp = 0;
 	while (n < PP_WALL_MAX_FRAMES && pp_wall.unw.step(&c) > 0 && !l->failed) {
-		unw_word_t ip;
+		unw_word_t ip, sp;
 
 		if (pp_wall.unw.get_reg(&c, UNW_REG_IP, &ip) < 0 || !ip)
 			break;
 		ips[n++] = ip;
+		l->frame_sp = pp_wall.unw.get_reg(&c, UNW_REG_SP, &sp) < 0 ? 0 : sp;
 	}
 	return n;
 }
@@ -807,21 +946,44 @@ static void pp_wall_tick(void)
 {
 	/* Paused, no stack is needed: a wait that goes on is looked at after. */
 	unsigned looks = pp_pause_running_sigsafe() ? 0 : pp_wall.looks_limit;
+	unsigned n = pp_wall.nthreads, start = n ? pp_wall.look_next % n : 0;
 	uint64_t now = pp_wall_clock(CLOCK_MONOTONIC);
+	int skipped = 0;
 
 	pp_wall.ticks++;
 	pp_wall.ring_busy = 0;
-	for (unsigned i = 0; i < pp_wall.nthreads; i++) {
+	/* From where the last tick's looks ran out: a thread early in the table cannot starve later ones. */
+	for (unsigned k = 0; k < n; k++) {
+		unsigned i = (start + k) % n;
 		struct pp_wall_thread *t = &pp_wall.threads[i];
 
 		if (!t->tid || !t->ring)
 			continue;
 		pp_wall_drain(t);
-		if (t->out_ns && !t->preempted && !t->looked && looks < pp_wall.looks_limit)
-			looks += (unsigned)pp_wall_look_at(t);
+		if (t->out_ns && !t->preempted && !t->looked) {
+			if (looks < pp_wall.looks_limit)
+				looks += (unsigned)pp_wall_look_at(t);
+			else if (!skipped++)
+				pp_wall.look_next = i;
+		}
+		/*
+		 * A wait that lasts: said once, so that a process killed
+		 * meanwhile still has it (up to its last tick); with its
+		 * stack when it was looked at by then.
+		 */
+		if (t->out_ns && t->out_ns < now && !t->preempted && !t->open_said &&
+		    now - t->out_ns >= (t->looked ? 1 : 2) * pp_wall.tick_ns) {
+			pp_wall_write_record(t, PPF_REC_WALL_OPEN, t->out_ns, now,
+					     pp_wall_state(t), 0);
+			t->open_said = 1;
+		}
 	}
+	if (!skipped && looks < pp_wall.looks_limit)
+		pp_wall.look_next = 0;
 	if (pp_wall.no_ring && pp_pause_running_sigsafe())
 		pp_wall_looks_only(now);
+	if (pp_wall.alive_off)
+		pp_logfile_rewrite_sigsafe(&pp_wall.log, pp_wall.alive_off, &now, sizeof(now));
 }
 
 /* ---- the helper thread -------------------------------------------------------- */
@@ -873,7 +1035,10 @@ static void *pp_wall_helper_main(void *arg)
 	while (!pp_wall.on && !pp_wall.stopping)
 		pthread_cond_wait(&pp_wall.wake, &pp_wall.mutex);
 	pthread_mutex_unlock(&pp_wall.mutex);
+	while (!pp_wall_loader_enter())
+		nanosleep(&(struct timespec){ 0, 100000 }, NULL);
 	pp_wall_unw_load();
+	__atomic_store_n(&pp_wall.in_loader, 0, __ATOMIC_SEQ_CST);
 	for (;;) {
 		struct timespec until;
 		uint64_t next;
@@ -1174,6 +1339,14 @@ void pp_wall_start(uint64_t period_ns, struct pp_thread_dir *dir)
 	r.start_ns = pp_wall_clock(CLOCK_MONOTONIC);
 	r.ring_pages = PP_WALL_RING_PAGES;
 	pp_records_wall_sigsafe(&pp_wall.log, PPF_REC_WALL_START, &r, sizeof(r));
+	{
+		struct ppf_wall_alive a = { .alive_ns = r.start_ns };
+		uint64_t at = pp_wall.log.used;
+
+		pp_wall.alive_off = pp_records_wall_sigsafe(&pp_wall.log, PPF_REC_WALL_ALIVE, &a,
+							    sizeof(a)) == 0 ?
+				    at + offsetof(struct ppf_wall_alive, alive_ns) : 0;
+	}
 	if (!pp_wall.key_ok)
 		pp_wall.key_ok = pthread_key_create(&pp_wall.key, pp_wall_thread_end) == 0;
 	pthread_mutex_lock(&pp_wall.mutex);
@@ -1276,6 +1449,8 @@ void pp_wall_exec_failed(void)
 
 void pp_wall_fork_child(void)
 {
+	pp_wall.forking = 0;
+	pp_wall.in_loader = 0;
 	if (!pp_wall.threads)
 		return;
 	/* The helper and the lock's holder, if any, stayed in the parent. */
@@ -1286,6 +1461,7 @@ void pp_wall_fork_child(void)
 	memset(pp_wall.threads, 0, PP_WALL_MAX_THREADS * sizeof(*pp_wall.threads));
 	pp_wall.nthreads = 0;
 	pp_logfile_forget_sigsafe(&pp_wall.log);
+	pp_wall.alive_off = 0;
 	pp_wall.on = 0;
 	pp_wall.stopping = 0;
 	pp_wall.held = 0;

@@ -79,6 +79,14 @@ void pp_wall_stop(void);
 void pp_wall_exec_begin(void);
 void pp_wall_exec_failed(void);
 
+/*
+ * pthread_atfork's prepare and parent handlers: the helper is kept out of
+ * the loader's lock (dl_iterate_phdr) while the process forks, lest the
+ * child inherit that lock held by a thread it does not have.
+ */
+void pp_wall_fork_prepare(void);
+void pp_wall_fork_parent(void);
+
 /* In a fork child: drops the parent's rings, log and helper (none run here). */
 void pp_wall_fork_child(void);
 

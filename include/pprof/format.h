@@ -47,11 +47,14 @@
  *                      stacks of blocked threads (PPF_REC_STACK, numbered
  *                      in this log), PPF_REC_WALL_OLDER for each thread
  *                      older than the profiler, PPF_REC_WALL_INTERVAL for
- *                      each time a thread was off the CPU,
- *                      PPF_REC_WALL_THREAD for each thread at its end;
- *                      PPF_REC_WALL_END (at an exec too: when it fails,
- *                      the records go on after it, and the last END holds
- *                      the totals)
+ *                      each time a thread was off the CPU, PPF_REC_WALL_OPEN
+ *                      for a wait still open a tick after it began,
+ *                      PPF_REC_WALL_LOST when a thread's switch records
+ *                      were lost, PPF_REC_WALL_THREAD for each thread at
+ *                      its end; PPF_REC_WALL_END (at an exec too: when it
+ *                      fails, the records go on after it, and the last END
+ *                      holds the totals). One PPF_REC_WALL_ALIVE right
+ *                      after the start, rewritten in place at every tick
  * and in any file PPF_REC_LOG_FULL when the file could not grow (a full
  * disk): only the closing records (the END records and a thread's name and
  * totals) follow it.
@@ -162,6 +165,9 @@ enum ppf_record_type {
 	PPF_REC_WALL_THREAD = 52,
 	PPF_REC_WALL_END = 53,
 	PPF_REC_WALL_OLDER = 54,
+	PPF_REC_WALL_OPEN = 57,
+	PPF_REC_WALL_ALIVE = 58,
+	PPF_REC_WALL_LOST = 59,
 	/* any file */
 	PPF_REC_LOG_FULL = 21,
 };
@@ -912,6 +918,36 @@ struct ppf_wall_interval {
 };
 
 /*
+ * PPF_REC_WALL_OPEN, a struct ppf_wall_interval: a wait of the thread that
+ * began at out_ns was still going on at in_ns, a tick or more later (one
+ * such record per wait, written after the helper looked at it: stack and
+ * nr as in its interval). Its PPF_REC_WALL_INTERVAL follows when it ends;
+ * in a log without PPF_REC_WALL_END (the process was killed) the wait
+ * lasted until the log's PPF_REC_WALL_ALIVE time, as far as is known.
+ *
+ * PPF_REC_WALL_ALIVE: the helper was still running at alive_ns; rewritten
+ * in place at each of its ticks (the last one a killed process made).
+ */
+struct ppf_wall_alive {
+	struct ppf_record h;
+	uint64_t alive_ns;
+};
+
+/*
+ * The kernel dropped lost switch records of thread tid (its ring was
+ * full): from from_ns (its last record before them) to to_ns (when the
+ * kernel could write again) its time on and off the CPU is not known.
+ */
+struct ppf_wall_lost {
+	struct ppf_record h;
+	uint32_t tid;
+	uint32_t reserved;
+	uint64_t lost;
+	uint64_t from_ns;
+	uint64_t to_ns;
+};
+
+/*
  * A thread's wall-clock bookkeeping, at its end (or the log's): error is
  * the errno its ring could not be made with (0: it had one; EPERM: the
  * locked-memory limit), lost the switch records the kernel dropped.
@@ -1015,6 +1051,8 @@ _Static_assert(sizeof(struct ppf_wall_interval) == 40, "ppf_wall_interval");
 _Static_assert(sizeof(struct ppf_wall_thread) == 40, "ppf_wall_thread");
 _Static_assert(sizeof(struct ppf_wall_end) == 80, "ppf_wall_end");
 _Static_assert(sizeof(struct ppf_wall_older) == 32, "ppf_wall_older");
+_Static_assert(sizeof(struct ppf_wall_alive) == 16, "ppf_wall_alive");
+_Static_assert(sizeof(struct ppf_wall_lost) == 40, "ppf_wall_lost");
 
 /* Round n up to the record alignment. */
 static inline uint32_t ppf_align(uint32_t n)

@@ -553,6 +553,24 @@ int pp_logfile_append_sigsafe(struct pp_logfile *log, const void *rec, uint32_t 
 }
 
 /* Runs in signal context. */
+int pp_logfile_rewrite_sigsafe(struct pp_logfile *log, uint64_t off, const void *data,
+			       uint32_t len)
+{
+	long n;
+
+	if (off + len > log->used)
+		return -EINVAL;
+	if (log->map && off >= log->map_off && off + len <= log->map_off + log->map_len) {
+		memcpy(log->map + (off - log->map_off), data, len);
+		return 0;
+	}
+	if (log->fd < 0 || !pp_logfile_fd_ours_sigsafe(log))
+		return -EBADF;
+	n = syscall(SYS_pwrite64, log->fd, data, (size_t)len, (off_t)off);
+	return n == (long)len ? 0 : n < 0 ? -errno : -EIO;
+}
+
+/* Runs in signal context. */
 void pp_logfile_closing_sigsafe(struct pp_logfile *log)
 {
 	log->closing = 1;

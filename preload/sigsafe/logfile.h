@@ -144,6 +144,14 @@ void *pp_logfile_open_record_sigsafe(struct pp_logfile *log);
 /* The open record holds n more bytes, written at its end. */
 void pp_logfile_grow_sigsafe(struct pp_logfile *log, uint32_t n);
 
+/*
+ * Writes len bytes at file offset off, inside a record already committed
+ * (a value kept up to date in place): through the mapping when the window
+ * holds them, else with pwrite. 0 or a negative errno.
+ */
+int pp_logfile_rewrite_sigsafe(struct pp_logfile *log, uint64_t off, const void *data,
+			       uint32_t len);
+
 /* Copies a whole record (header filled in by the caller) into the log. */
 int pp_logfile_append_sigsafe(struct pp_logfile *log, const void *rec, uint32_t size);
 

@@ -4,7 +4,10 @@
  * time over the period under its [off-cpu: STATE] leaf, unseen waits go to
  * the seen ones of about their length (the process's, for a thread with
  * none), preempted time above the thread's CPU stacks, CPU
- * samples count too; a broken log is an error naming its offset.
+ * samples count too; a broken log is an error naming its offset. A killed
+ * process's log (no end): its open waits last until the helper's last
+ * tick, and threads only wall.log knows of are made; lost switch records
+ * leave their window's time unknown, and the header says how much.
  */
 #include <criterion/criterion.h>
 #include <fcntl.h>
@@ -309,5 +312,122 @@ Test(wall, preempted_time_goes_to_the_cpu_stack_nearest_in_time)
 	cr_expect_eq(tw_count(t7, ev->index, "[off-cpu: runnable]", yield_ips[0]), 4);
 	cr_expect_eq(tw_count(t7, 0, NULL, 0), 6, "the CPU samples changed");
 	pa_run_free(run);
+	free(pdir);
+}
+
+/*
+ * pdir/wall.log of a process killed (ended: not) while threads waited:
+ * thread 8 slept 300 ms from 100 ms (said open at 101 ms, then closed),
+ * went into a futex wait at 500 ms still open at its end; thread 12 (no
+ * log of its own) read from 200 ms on; the helper's last tick was at 800
+ * ms; thread 7 lost 1,000 switch records from 20 to 70 ms (bad_lost: to
+ * before from).
+ */
+static void tw_killed_log(const char *pdir, bool ended, bool bad_lost)
+{
+	struct ppf_wall_start st = { .period_ns = TW_MS, .tick_ns = TW_MS, .start_ns = 1000,
+				     .ring_pages = 2 };
+	struct ppf_wall_alive alive = { .alive_ns = 800 * TW_MS };
+	struct ppf_wall_lost lost = { .tid = 7, .lost = 1000, .from_ns = 20 * TW_MS,
+				      .to_ns = (bad_lost ? 10 : 70) * TW_MS };
+	struct ppf_wall_end end = { .end_ns = 900 * TW_MS, .threads = 3, .lost = 1000 };
+	struct ppf_wall_interval opens[3] = {
+		{ .tid = 8, .state = PPF_WALL_SLEEP, .out_ns = 100 * TW_MS, .in_ns = 101 * TW_MS,
+		  .stack = 0, .nr = 230 },
+		{ .tid = 8, .state = PPF_WALL_FUTEX, .out_ns = 500 * TW_MS, .in_ns = 501 * TW_MS,
+		  .stack = 1, .nr = 202 },
+		{ .tid = 12, .state = PPF_WALL_IO, .out_ns = 200 * TW_MS, .in_ns = 201 * TW_MS,
+		  .stack = 0, .nr = 0 },
+	};
+	struct pp_logfile log;
+	int dirfd = open(pdir, O_RDONLY | O_DIRECTORY);
+
+	cr_assert_geq(dirfd, 0);
+	pp_logfile_init_sigsafe(&log);
+	cr_assert_eq(pp_logfile_create_sigsafe(&log, dirfd, PPF_WALL_LOG, PPF_FILE_WALL), 0);
+	cr_assert_eq(pp_records_wall_sigsafe(&log, PPF_REC_WALL_START, &st, sizeof(st)), 0);
+	cr_assert_eq(pp_records_wall_sigsafe(&log, PPF_REC_WALL_ALIVE, &alive, sizeof(alive)), 0);
+	cr_assert_eq(pp_records_stack_sigsafe(&log, 0, tw_sleep_ips, 3, 0, 0), 0);
+	cr_assert_eq(pp_records_stack_sigsafe(&log, 1, tw_lock_ips, 3, 0, 0), 0);
+	cr_assert_eq(pp_records_wall_sigsafe(&log, PPF_REC_WALL_LOST, &lost, sizeof(lost)), 0);
+	for (int i = 0; i < 3; i++)
+		cr_assert_eq(pp_records_wall_sigsafe(&log, PPF_REC_WALL_OPEN, &opens[i],
+						     sizeof(opens[i])), 0);
+	tw_interval(&log, 8, PPF_WALL_SLEEP, 100, 300000, 0, 230);
+	if (ended) {
+		pp_logfile_closing_sigsafe(&log);
+		cr_assert_eq(pp_records_wall_sigsafe(&log, PPF_REC_WALL_END, &end, sizeof(end)), 0);
+	}
+	pp_logfile_close_sigsafe(&log);
+	close(dirfd);
+}
+
+Test(wall, a_killed_processs_open_waits_last_until_its_last_tick)
+{
+	char *pdir = tw_process();
+	struct pa_error err = { 0 };
+	const struct pa_thread *t8, *t12;
+	const struct pa_event *ev;
+	const struct pa_process *p;
+	struct pa_run *run;
+
+	tw_killed_log(pdir, false, false);
+	cr_assert_eq(pa_run_load(tw_dir, &run, &err), 0, "%s: %s", err.path, err.reason);
+	p = run->processes[0];
+	ev = pa_process_find_event_named(p, "wall");
+	cr_assert(p->wall && ev);
+	cr_expect_eq(p->wall->cut_waits, 2);
+	t8 = tw_thread(p, 8);
+	/* the sleep closed by its interval counts once; the futex wait until 800 ms */
+	cr_expect_eq(t8->off_ns[PPF_WALL_SLEEP], 300 * TW_MS);
+	cr_expect_eq(t8->off_ns[PPF_WALL_FUTEX], 300 * TW_MS);
+	cr_expect_eq(tw_count(t8, ev->index, "[off-cpu: futex]", tw_lock_ips[0]), 300);
+	/* thread 12 had no log: wall.log alone makes it, nameless */
+	t12 = tw_thread(p, 12);
+	cr_expect_str_eq(t12->name, "");
+	cr_expect_eq(t12->off_ns[PPF_WALL_IO], 600 * TW_MS);
+	cr_expect_eq(tw_count(t12, ev->index, "[off-cpu: io]", tw_sleep_ips[0]), 600);
+	/* the lost records' window, counted without an end record too */
+	cr_expect_eq(tw_thread(p, 7)->wall_lost_ns, 50 * TW_MS);
+	cr_expect_eq(p->wall->lost_ns, 50 * TW_MS);
+	cr_expect_eq(p->wall->lost, 1000);
+	pa_run_free(run);
+	free(pdir);
+}
+
+Test(wall, open_waits_of_an_ended_log_are_its_intervals_alone)
+{
+	char *pdir = tw_process(), *text;
+	struct pa_filter f = PA_FILTER_ALL;
+	struct pa_error err = { 0 };
+	const struct pa_process *p;
+	struct pa_run *run;
+
+	tw_killed_log(pdir, true, false);
+	cr_assert_eq(pa_run_load(tw_dir, &run, &err), 0, "%s: %s", err.path, err.reason);
+	p = run->processes[0];
+	cr_expect_eq(p->wall->cut_waits, 0);
+	cr_expect_eq(tw_thread(p, 8)->off_ns[PPF_WALL_FUTEX], 0);
+	cr_expect_eq(tw_thread(p, 8)->off_ns[PPF_WALL_SLEEP], 300 * TW_MS);
+	cr_assert_eq(pa_events_choose(run, &f, "wall", PA_EVENTS_SAMPLES, &err), 0);
+	text = tst_run_report(&pa_report_threads, run, &f, NULL, NULL);
+	cr_expect(strstr(text, "; 1000 switch records lost: 0.050 s of threads' time not known "
+			 "on or off the CPU"), "%s", text);
+	free(text);
+	pa_run_free(run);
+	free(pdir);
+}
+
+Test(wall, a_bad_lost_window_is_an_error_at_its_offset)
+{
+	char *pdir = tw_process();
+	struct pa_error err = { 0 };
+	struct pa_run *run = NULL;
+
+	tw_killed_log(pdir, true, true);
+	cr_assert_lt(pa_run_load(tw_dir, &run, &err), 0);
+	cr_expect(strstr(err.path, "wall.log"), "%s", err.path);
+	cr_expect(err.has_offset);
+	cr_expect(strstr(err.reason, "records lost of thread 7"), "%s", err.reason);
 	free(pdir);
 }

@@ -12,9 +12,12 @@
 #   per second of wall time (the note `top --event wall` closes its header
 #   with).
 # - per switch: `pingpong 100000` (two threads blocking in read() for each
-#   other, 200,000 waits), CPU-only and with [sample wall] at 10 ms: the
-#   median extra CPU time per wait (the switch records, their drain and the
-#   looks), in µs.
+#   other, 200,000 waits), CPU-only, with [sample wall] at 10 ms, and
+#   CPU-only in the signal mode, interleaved: the median extra CPU time per
+#   wait over CPU-only, in µs.
+# - why: wallctx (tests/bench/wallctx.c) with no perf event, an inherited
+#   cpu-clock, plus a switch event per thread (as [sample wall] does it),
+#   and plus an inherited switch event per CPU instead: CPU µs per wait.
 # Reported, not gated.
 set -euo pipefail
 
@@ -69,11 +72,31 @@ for count in 1 16 1000; do
 done
 
 n=100000
-extra=""
+declare -A extra=()
+# Interleaved rounds: CPU-only (sigtrap), [sample wall] at 10 ms, and the
+# signal mode's CPU-only (its per-thread events, as the wall event's).
 for r in $(seq 1 "$rounds"); do
 	a=$(cpu_us "$(run cpu "$work/out" "$pingpong" $n)")
 	b=$(cpu_us "$(run wall-10ms "$work/out" "$pingpong" $n)")
-	extra+="$(awk -v a="$a" -v b="$b" -v n=$n 'BEGIN { printf "%.3f", (b - a) / (2 * n) }')"$'\n'
+	c=$(cpu_us "$(PPROF_MODE=signal run cpu "$work/out" "$pingpong" $n)")
+	extra[wall]+="$(awk -v a="$a" -v b="$b" -v n=$n 'BEGIN { printf "%.3f", (b - a) / (2 * n) }') "
+	extra[signal]+="$(awk -v a="$a" -v b="$c" -v n=$n 'BEGIN { printf "%.3f", (b - a) / (2 * n) }') "
 done
-echo "wall.sh: pingpong $n: extra CPU per wait with [sample wall] at 10 ms, median of" \
-	"$rounds: $(echo "$extra" | grep . | median) us"
+med() { tr ' ' '\n' | grep . | median; }
+echo "wall.sh: pingpong $n: extra CPU per wait over CPU-only (sigtrap), median of" \
+	"$rounds: [sample wall] at 10 ms $(echo "${extra[wall]}" | med) us;" \
+	"CPU-only in the signal mode $(echo "${extra[signal]}" | med) us"
+
+# Why: wallctx's modes, interleaved (tests/bench/wallctx.c).
+wallctx=$work/wallctx
+${CC:-cc} -O2 -pthread -o "$wallctx" "$here/wallctx.c"
+declare -A ctx=()
+for r in $(seq 1 "$rounds"); do
+	for m in $(rotated "$r" 0 1 2 3); do
+		ctx[$m]+="$("$wallctx" "$m" 15000 | cut -d' ' -f1) "
+	done
+done
+echo "wall.sh: wallctx 15000, CPU us per wait, median of $rounds: no event" \
+	"$(echo "${ctx[0]}" | med); inherited cpu-clock $(echo "${ctx[1]}" | med);" \
+	"+ a switch event per thread $(echo "${ctx[2]}" | med);" \
+	"+ an inherited switch event per CPU $(echo "${ctx[3]}" | med)"

@@ -5,7 +5,10 @@
  * before every PPF_MAGIC, the first piece read as process.log and every
  * other as a thread log of that process (with no process when process.log
  * fails), as pa_process_load_opts reads them: each thread log twice, sample
- * by sample and collapsed. The seeds (tests/fuzz/seeds.sh) are real runs'
+ * by sample and collapsed. A piece whose header says PPF_FILE_WALL is the
+ * process's wall.log instead (the first one; the others are read as thread
+ * logs, which must refuse them): read last, as pa_process_load_opts does,
+ * over the threads read. The seeds (tests/fuzz/seeds.sh) are real runs'
  * logs in that layout.
  *
  * Besides what ASan and UBSan catch, it checks what reader.h promises: a
@@ -21,6 +24,7 @@
 
 #include "fuzz.h"
 #include "reader.h"
+#include "wall.h"
 
 #define FZ_MAX_LOGS 64 /* thread logs read from one input */
 
@@ -89,8 +93,11 @@ static uint64_t fz_check_thread(const struct pa_thread *t)
 	return n;
 }
 
-/* One thread log, read as pa_process_load_opts reads it: every sample, then collapsed. */
-static void fz_thread(const char *data, size_t size, const struct pa_process *proc)
+/*
+ * One thread log, read as pa_process_load_opts reads it: every sample,
+ * then collapsed. Returns the thread read sample by sample, or NULL.
+ */
+static struct pa_thread *fz_thread(const char *data, size_t size, const struct pa_process *proc)
 {
 	static const struct pa_load_opts collapse = { .collapse = true };
 	struct pa_warnings warn = { 0 };
@@ -115,9 +122,60 @@ static void fz_thread(const char *data, size_t size, const struct pa_process *pr
 			 (unsigned long long)n, (unsigned long long)cn, c->nsamples);
 	}
 	fz_check_warnings(&warn);
-	pa_thread_free(t);
 	pa_thread_free(c);
 	pa_warnings_release(&warn);
+	return t;
+}
+
+static int fz_cmp_thread(const void *a, const void *b)
+{
+	const struct pa_thread *x = *(struct pa_thread *const *)a;
+	const struct pa_thread *y = *(struct pa_thread *const *)b;
+
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/*
+ * wall.log, over proc with threads[0..n) (taken, sorted by tid): a failed
+ * read says why; a good one gives the "wall" event and threads whose
+ * samples hold.
+ */
+static void fz_wall(const char *data, size_t size, struct pa_process *proc,
+		    struct pa_thread **threads, size_t n)
+{
+	struct pa_warnings warn = { 0 };
+	struct pa_error err;
+	int ret;
+
+	qsort(threads, n, sizeof(*threads), fz_cmp_thread);
+	proc->threads = threads;
+	proc->nthreads = n;
+	ret = pa_wall_log_parse(proc, "wall.log", data, size, &warn, &err);
+	if (ret < 0) {
+		FZ_CHECK(err.reason[0] && memchr(err.reason, '\0', sizeof(err.reason)),
+			 "an error without a reason");
+	} else {
+		const struct pa_wall_info *w = proc->wall;
+
+		FZ_CHECK(w && w->period_ns && pa_process_find_event(proc, w->event),
+			 "a wall.log read without its event");
+		fz_check_process(proc);
+	}
+	for (size_t i = 0; i < proc->nthreads; i++)
+		fz_check_thread(proc->threads[i]);
+	fz_check_warnings(&warn);
+	pa_warnings_release(&warn);
+}
+
+/* Whether the log at p (size bytes) says it is a wall.log. */
+static bool fz_is_wall(const char *p, size_t size)
+{
+	struct ppf_file_header h;
+
+	if (size < sizeof(h))
+		return false;
+	memcpy(&h, p, sizeof(h));
+	return h.kind == PPF_FILE_WALL;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -127,6 +185,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memmem(p + 1, size - 1, PPF_MAGIC, PPF_MAGIC_LEN) : NULL;
 	struct pa_warnings warn = { 0 };
 	struct pa_process *proc = NULL;
+	struct pa_thread *threads[FZ_MAX_LOGS];
+	const char *wall = NULL;
+	size_t nthreads = 0, wall_size = 0;
 	struct pa_error err;
 	int ret, nlogs = 0;
 
@@ -138,9 +199,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fz_check_process(proc);
 	fz_check_warnings(&warn);
 	while (next && nlogs++ < FZ_MAX_LOGS) {
+		size_t len;
+		struct pa_thread *t;
+
 		p = next;
 		next = memmem(p + 1, (size_t)(end - p - 1), PPF_MAGIC, PPF_MAGIC_LEN);
-		fz_thread(p, (size_t)((next ? next : end) - p), proc);
+		len = (size_t)((next ? next : end) - p);
+		if (!wall && fz_is_wall(p, len)) {
+			wall = p;
+			wall_size = len;
+			continue;
+		}
+		t = fz_thread(p, len, proc);
+		if (t && proc)
+			threads[nthreads++] = t;
+		else
+			pa_thread_free(t);
+	}
+	if (proc && wall) {
+		struct pa_thread **own = malloc((nthreads ? nthreads : 1) * sizeof(*own));
+
+		FZ_CHECK(own, "out of memory");
+		memcpy(own, threads, nthreads * sizeof(*own));
+		fz_wall(wall, wall_size, proc, own, nthreads);
+	} else {
+		for (size_t i = 0; i < nthreads; i++)
+			pa_thread_free(threads[i]);
 	}
 	pa_process_free(proc);
 	pa_warnings_release(&warn);

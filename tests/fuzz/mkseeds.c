@@ -4,12 +4,13 @@
  *   mkseeds PREFIX PROCDIR...
  *
  * For every process directory, writes PREFIX<its name>: its process.log,
- * then its first MKSEEDS_THREADS thread logs (by name), laid end to end as
- * fuzz_reader reads an input. Each log is cut after its last record (thread
- * logs are preallocated: the rest is zeros) and keeps its first
- * MKSEEDS_SAMPLES sample records (whole samples or sample blocks) and every
- * other record (its stack records too), so that a seed stays a few KiB and
- * holds every kind of record its run wrote. Exits 1 when a
+ * then its first MKSEEDS_THREADS thread logs (by name), then its wall.log
+ * if it has one, laid end to end as fuzz_reader reads an input. Each log
+ * is cut after its last record (thread logs are preallocated: the rest is
+ * zeros) and keeps its first MKSEEDS_SAMPLES sample records (whole samples
+ * or sample blocks; in wall.log, intervals) and every other record (its
+ * stack records too), so that a seed stays a few KiB and holds every kind
+ * of record its run wrote. Exits 1 when a
  * directory has no process.log or a log cannot be read.
  */
 #include <dirent.h>
@@ -17,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pprof/format.h"
 
@@ -69,8 +71,8 @@ static int mkseeds_log(FILE *out, const char *path)
 		memcpy(&r, buf + off, sizeof(r));
 		if (r.size < sizeof(r) || r.size > size - off)
 			break; /* the zero tail, or a record cut short */
-		if ((r.type != PPF_REC_SAMPLE && r.type != PPF_REC_SAMPLE_BLOCK) ||
-		    samples++ < MKSEEDS_SAMPLES)
+		if ((r.type != PPF_REC_SAMPLE && r.type != PPF_REC_SAMPLE_BLOCK &&
+		     r.type != PPF_REC_WALL_INTERVAL) || samples++ < MKSEEDS_SAMPLES)
 			fwrite(buf + off, 1, r.size, out);
 		off += r.size;
 	}
@@ -118,6 +120,9 @@ static int mkseeds_process(const char *prefix, const char *dir)
 	}
 	if (n >= 0)
 		free(names);
+	snprintf(path, sizeof(path), "%s/%s", dir, PPF_WALL_LOG);
+	if (ret == 0 && access(path, F_OK) == 0)
+		ret = mkseeds_log(out, path);
 	if (fclose(out) != 0)
 		ret = -1;
 	return ret;

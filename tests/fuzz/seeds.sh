@@ -4,6 +4,8 @@
 #                      named RUN-<exe>.<pid>
 #                      (tests/fuzz/mkseeds.c): threads, dlopen/dlclose, fork,
 #                      exec, counters, several events, both sampling modes,
+#                      the wall event (wall.log: waits, a process killed
+#                      while waiting, lost switch records),
 #                      stacks written once (stack records, sample blocks)
 #                      and whole (stacks = whole: whole-stack samples)
 #   OUT/seeds/config/  every config/*.ini
@@ -56,6 +58,12 @@ run whole PPROF_CONFIG="$runs/whole.ini" -- "$w/demo" 0.1
 run dlreuse -- "$w/dlreuse" 0.05 2
 run forker -- "$w/forker" 0.1 --no-pids
 run spawner -- "$w/spawner" 0.05
+# wall.log: waits of every kind, a thread waiting when the process is
+# killed (open waits, the last tick), and a switch rate that loses records.
+printf '[sample cpu-clock]\n[sample wall]\nperiod = 1ms\n' > "$runs/wall.ini"
+run wall PPROF_CONFIG="$runs/wall.ini" -- "$w/waiter" 3 5
+run wallkill PPROF_CONFIG="$runs/wall.ini" -- "$w/waitedge" term 0.05
+run walllost PPROF_CONFIG="$runs/wall.ini" -- "$w/waitedge" pingpong 20000
 
 cp config/*.ini "$out/seeds/config/"
 echo "seeds.sh: $(ls "$out/seeds/reader" | wc -l) reader seeds," \
