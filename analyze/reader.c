@@ -18,6 +18,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* xxhash's XXH3, compiled in from its header: the key of a module's file at the root. */
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 /* A file read whole into memory, and where parsing stands. */
 struct pa_log_buf {
 	const char *path;
@@ -181,7 +185,8 @@ static const char *pa_reader_kind_name(uint32_t kind)
 {
 	return kind == PPF_FILE_PROCESS ? "process log" :
 	       kind == PPF_FILE_THREAD  ? "thread log" :
-	       kind == PPF_FILE_WALL    ? "wall log" : "unknown kind";
+	       kind == PPF_FILE_WALL    ? "wall log" :
+	       kind == PPF_FILE_SHARED  ? "file of the run's root" : "unknown kind";
 }
 
 /* Check the file header; returns the offset of the first record or an error. */
@@ -416,9 +421,9 @@ static int pa_reader_other_type(struct pa_log_buf *buf, uint64_t off, uint32_t t
 				const char *kind, struct pa_error *err)
 {
 	if ((type >= PPF_REC_PROCESS && type <= PPF_REC_THREAD_QUIET) || type == PPF_REC_VDSO ||
-	    type == PPF_REC_IDENTITY ||
+	    type == PPF_REC_IDENTITY || type == PPF_REC_MODULE_REF || type == PPF_REC_EVENT_REF ||
 	    (type >= PPF_REC_THREAD && type <= PPF_REC_THREAD_EVENT) ||
-	    type == PPF_REC_STACK || type == PPF_REC_SAMPLE_BLOCK)
+	    type == PPF_REC_STACK || type == PPF_REC_SAMPLE_BLOCK || type == PPF_REC_STACK_SAMPLE)
 		return pa_error_set(err, -EINVAL, buf->path, true, off,
 				    "record type %u does not belong in a %s", type, kind);
 	buf->unknown++;
@@ -692,6 +697,155 @@ static int pa_reader_module_rec(struct pa_process_ctx *c, struct pa_log_buf *buf
 	return 0;
 }
 
+/*
+ * Where the file name of the run's root is for the process log at log:
+ * beside its process directory, or beside it when the log is alone at the
+ * root (<exe>@<host>.<pid>.log). NULL when out of memory.
+ */
+static char *pa_reader_root_file(const char *log, const char *name)
+{
+	const char *slash = strrchr(log, '/');
+	const char *base = slash ? slash + 1 : log;
+	int len = slash ? (int)(slash - log) + 1 : 0;
+	char *p;
+
+	if (asprintf(&p, "%.*s%s%s", len, log, strcmp(base, PPF_PROCESS_LOG) ? "" : "../",
+		     name) < 0)
+		return NULL;
+	return p;
+}
+
+/* The walk of a file at the root: its one record, of type type. */
+struct pa_reader_shared_ctx {
+	struct pa_process_ctx *c;
+	uint32_t type;
+	size_t n;
+};
+
+static int pa_reader_event_rec(struct pa_process_ctx *c, struct pa_log_buf *buf,
+			       uint64_t off, const char *rec, uint32_t size,
+			       struct pa_error *err);
+
+static int pa_reader_shared_cb(void *ctx, struct pa_log_buf *buf, uint64_t off, const char *rec,
+			       uint32_t type, uint32_t size, struct pa_warnings *warn,
+			       struct pa_error *err)
+{
+	struct pa_reader_shared_ctx *s = ctx;
+
+	(void)warn;
+	if (type != s->type || s->n++)
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "record type %u where the file's one %s record belongs", type,
+				    s->type == PPF_REC_MODULE ? "module" : "event");
+	return type == PPF_REC_MODULE ? pa_reader_module_rec(s->c, buf, off, rec, size, err) :
+					pa_reader_event_rec(s->c, buf, off, rec, size, err);
+}
+
+/*
+ * Reads the one record (of type type) of the file at the run's root that
+ * key names (prefix + key in hex) for the process log being read (buf), after
+ * checking that the file is what its name says, into c's process. A file
+ * that is missing or not whole is said (the record at off named it) and
+ * read as none: returns 1. Else 0, or a negative errno with err filled.
+ */
+static int pa_reader_shared(struct pa_process_ctx *c, struct pa_log_buf *buf, uint64_t off,
+			    const char *prefix, const uint8_t *key, uint32_t type,
+			    struct pa_warnings *warn, struct pa_error *err)
+{
+	struct pa_reader_shared_ctx s = { .c = c, .type = type };
+	char name[32 + 2 * PPF_MODULE_KEY_LEN];
+	struct pa_error e = { 0 };
+	XXH128_canonical_t sum;
+	struct pa_log_buf sb;
+	uint64_t first = 0;
+	char *path;
+	int ret, n;
+
+	n = snprintf(name, sizeof(name), "%s", prefix);
+	for (unsigned i = 0; i < PPF_MODULE_KEY_LEN; i++)
+		n += snprintf(name + n, sizeof(name) - (size_t)n, "%02x", key[i]);
+	path = pa_reader_root_file(buf->path, name);
+	if (!path)
+		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
+	ret = pa_reader_read_file(path, &sb, &e);
+	if (ret == 0) {
+		XXH128_canonicalFromHash(&sum, XXH3_128bits(sb.data, sb.size));
+		if (memcmp(sum.digest, key, PPF_MODULE_KEY_LEN) != 0)
+			ret = pa_error_set(&e, -EINVAL, path, false, 0,
+					   "its content is not what its name says (not the "
+					   "file libpprof wrote)");
+		if (ret == 0)
+			ret = pa_reader_check_header(&sb, PPF_FILE_SHARED, &first, &e);
+		if (ret == 0)
+			ret = pa_reader_walk(&sb, first, pa_reader_shared_cb, &s, warn, &e);
+		if (ret == 0 && !s.n)
+			ret = pa_error_set(&e, -EINVAL, path, true, sb.data_end, "no %s record",
+					   type == PPF_REC_MODULE ? "module" : "event");
+		pa_reader_buf_release(&sb);
+	}
+	free(path);
+	if (ret == -ENOMEM) {
+		*err = e;
+		return ret;
+	}
+	if (ret < 0)
+		pa_warnings_add(warn, e.path, e.has_offset, e.offset,
+				"%s; the %s it holds for %s (offset %llu) is left unknown",
+				e.reason, type == PPF_REC_MODULE ? "module" : "event", buf->path,
+				(unsigned long long)off);
+	return ret < 0 ? 1 : 0;
+}
+
+/*
+ * A PPF_REC_MODULE_REF: the module's record is in a file at the run's root.
+ * A file that is missing or not whole leaves the module unnamed, with a
+ * warning: the process's other data still reads.
+ */
+static int pa_reader_module_ref_rec(struct pa_process_ctx *c, struct pa_log_buf *buf,
+				    uint64_t off, const char *rec, uint32_t size,
+				    struct pa_warnings *warn, struct pa_error *err)
+{
+	struct ppf_module_ref r;
+	struct pa_module *pm;
+	int ret;
+
+	if (pa_reader_fixed(buf, off, rec, size, &r, sizeof(r), "module ref", err) < 0)
+		return -EINVAL;
+	ret = pa_reader_shared(c, buf, off, PPF_MODULE_FILE_PREFIX, r.key, PPF_REC_MODULE, warn,
+			       err);
+	if (ret != 0)
+		return ret < 0 ? ret : 0;
+	pm = &c->proc->modules[c->proc->nmodules - 1];
+	if (pm->start > UINT64_MAX - r.bias || pm->end > UINT64_MAX - r.bias) {
+		c->proc->nmodules--;
+		free(pm->path);
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "module ref record: bias 0x%llx puts the module past the "
+				    "address space", (unsigned long long)r.bias);
+	}
+	pm->id = r.id;
+	pm->bias = r.bias;
+	pm->start += r.bias;
+	pm->end += r.bias;
+	pm->load_ns = r.load_ns;
+	return 0;
+}
+
+/* A PPF_REC_EVENT_REF: the event's record is in a file at the run's root. */
+static int pa_reader_event_ref_rec(struct pa_process_ctx *c, struct pa_log_buf *buf,
+				   uint64_t off, const char *rec, uint32_t size,
+				   struct pa_warnings *warn, struct pa_error *err)
+{
+	struct ppf_event_ref r;
+	int ret;
+
+	if (pa_reader_fixed(buf, off, rec, size, &r, sizeof(r), "event ref", err) < 0)
+		return -EINVAL;
+	ret = pa_reader_shared(c, buf, off, PPF_EVENT_FILE_PREFIX, r.key, PPF_REC_EVENT, warn,
+			       err);
+	return ret < 0 ? ret : 0;
+}
+
 /* The latest module of id (ids are unique, but be lenient), or NULL. */
 static struct pa_module *pa_reader_module_of(struct pa_process *proc, uint64_t id)
 {
@@ -955,6 +1109,10 @@ static int pa_reader_process_cb(void *ctx, struct pa_log_buf *buf, uint64_t off,
 		return pa_reader_paused_rec(buf, off, rec, size, true, &proc->paused, err);
 	case PPF_REC_VDSO:
 		return pa_reader_vdso_rec(c, buf, off, rec, size, warn, err);
+	case PPF_REC_MODULE_REF:
+		return pa_reader_module_ref_rec(c, buf, off, rec, size, warn, err);
+	case PPF_REC_EVENT_REF:
+		return pa_reader_event_ref_rec(c, buf, off, rec, size, warn, err);
 	case PPF_REC_MODULE_UNLOAD: {
 		struct ppf_module_unload u;
 		struct pa_module *pm;
@@ -1371,10 +1529,9 @@ static int pa_reader_sample_rec(struct pa_thread_ctx *c, struct pa_log_buf *buf,
 				    (const uint64_t *)(const void *)(rec + sizeof(s)), weight, err);
 }
 
-/* Checks a PPF_REC_STACK's counts against its size and the stacks before it. */
+/* Checks a stack record's counts against the stacks before it. */
 static int pa_reader_stack_check(struct pa_thread_ctx *c, struct pa_log_buf *buf,
-				 uint64_t off, const struct ppf_stack *s, uint32_t size,
-				 struct pa_error *err)
+				 uint64_t off, const struct ppf_stack *s, struct pa_error *err)
 {
 	if (s->nframes == 0 || s->nframes > PPF_MAX_FRAMES)
 		return pa_error_set(err, -EINVAL, buf->path, true, off,
@@ -1383,11 +1540,6 @@ static int pa_reader_stack_check(struct pa_thread_ctx *c, struct pa_log_buf *buf
 	if (s->shared > s->nframes)
 		return pa_error_set(err, -EINVAL, buf->path, true, off,
 				    "stack record of %u frames shares %u", s->nframes, s->shared);
-	if (ppf_stack_size(s->nframes - s->shared) > size)
-		return pa_error_set(err, -EINVAL, buf->path, true, off,
-				    "stack record of %u bytes cannot hold its %u frames "
-				    "(needs %u)", size, s->nframes - s->shared,
-				    ppf_stack_size(s->nframes - s->shared));
 	if (s->id != c->nstacks)
 		return pa_error_set(err, -EINVAL, buf->path, true, off,
 				    "stack record with id %u, expected %zu (the stack "
@@ -1401,42 +1553,123 @@ static int pa_reader_stack_check(struct pa_thread_ctx *c, struct pa_log_buf *buf
 }
 
 /*
- * A PPF_REC_STACK: the next id's addresses, in the log's data when it has
- * them all; made whole in memory the thread owns when it shares frames of
- * another, or when collapsing (the log's pages are given back as they are
- * read).
+ * A stack record's stack s, checked (pa_reader_stack_check), whose own
+ * addresses are at ips: the next id's addresses, in the log's data when it
+ * has them all; made whole in memory the thread owns when it shares frames
+ * of another, or when collapsing (the log's pages are given back as they
+ * are read). owned: ips is such memory already, with room for them all.
  */
+static int pa_reader_stack_add(struct pa_thread_ctx *c, struct pa_log_buf *buf,
+			       const struct ppf_stack *s, const uint64_t *ips, uint64_t *owned,
+			       struct pa_error *err)
+{
+	uint64_t *copy = owned;
+
+	if (pa_grow((void **)&c->stacks, &c->stacks_cap, c->nstacks, sizeof(*c->stacks)) < 0)
+		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
+	if (owned || s->shared || (c->o && c->o->collapse)) {
+		const struct pa_reader_stack *base = &c->stacks[s->base];
+		uint32_t own = s->nframes - s->shared;
+
+		if (!copy)
+			copy = pa_reader_block_take(c->thread, s->nframes);
+		if (!copy)
+			return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
+		if (copy != ips)
+			memcpy(copy, ips, own * sizeof(*ips));
+		if (s->shared)
+			memcpy(copy + own, base->ips + base->nframes - s->shared,
+			       s->shared * sizeof(*ips));
+		ips = copy;
+	}
+	c->stacks[c->nstacks++] = (struct pa_reader_stack){ .ips = ips, .nframes = s->nframes };
+	return 0;
+}
+
+/* A PPF_REC_STACK. */
 static int pa_reader_stack_rec(struct pa_thread_ctx *c, struct pa_log_buf *buf,
 			       uint64_t off, const char *rec, uint32_t size,
 			       struct pa_error *err)
 {
-	const uint64_t *ips = (const uint64_t *)(const void *)(rec + sizeof(struct ppf_stack));
 	struct ppf_stack s;
-	uint64_t *copy;
 	int ret;
 
 	if (pa_reader_fixed(buf, off, rec, size, &s, sizeof(s), "stack", err) < 0)
 		return -EINVAL;
-	ret = pa_reader_stack_check(c, buf, off, &s, size, err);
+	ret = pa_reader_stack_check(c, buf, off, &s, err);
 	if (ret < 0)
 		return ret;
-	if (pa_grow((void **)&c->stacks, &c->stacks_cap, c->nstacks, sizeof(*c->stacks)) < 0)
-		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
-	if (s.shared || (c->o && c->o->collapse)) {
-		const struct pa_reader_stack *base = &c->stacks[s.base];
-		uint32_t own = s.nframes - s.shared;
+	if (ppf_stack_size(s.nframes - s.shared) > size)
+		return pa_error_set(err, -EINVAL, buf->path, true, off,
+				    "stack record of %u bytes cannot hold its %u frames "
+				    "(needs %u)", size, s.nframes - s.shared,
+				    ppf_stack_size(s.nframes - s.shared));
+	return pa_reader_stack_add(c, buf, &s, (const uint64_t *)(const void *)(rec + sizeof(s)),
+				   NULL, err);
+}
 
-		copy = pa_reader_block_take(c->thread, s.nframes);
-		if (!copy)
-			return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
-		memcpy(copy, ips, own * sizeof(*ips));
-		if (s.shared)
-			memcpy(copy + own, base->ips + base->nframes - s.shared,
-			       s.shared * sizeof(*ips));
-		ips = copy;
+/*
+ * The n addresses a PPF_REC_STACK_SAMPLE stores from p (avail bytes; format.h)
+ * into out. Returns 0, or a negative errno with err filled (off: the record's).
+ */
+static int pa_reader_varints(struct pa_log_buf *buf, uint64_t off, const uint8_t *p,
+			     size_t avail, uint64_t *out, uint32_t n, struct pa_error *err)
+{
+	uint64_t prev = 0;
+	size_t at = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t z = 0;
+		unsigned shift = 0;
+		uint8_t b;
+
+		do {
+			if (at == avail || shift >= 7 * PPF_STACK_SAMPLE_VARINT_MAX ||
+			    (shift == 63 && p[at] > 1))
+				return pa_error_set(err, -EINVAL, buf->path, true, off,
+						    "stack sample record: frame %u of %u %s", i, n,
+						    at == avail ? "runs past the record" :
+						    "is no 64-bit number");
+			b = p[at++];
+			z |= (uint64_t)(b & 0x7f) << shift;
+			shift += 7;
+		} while (b & 0x80);
+		prev += (z >> 1) ^ (0 - (z & 1));
+		out[i] = prev;
 	}
-	c->stacks[c->nstacks++] = (struct pa_reader_stack){ .ips = ips, .nframes = s.nframes };
 	return 0;
+}
+
+/* A PPF_REC_STACK_SAMPLE: a stack record, and a sample of it standing for weight overflows. */
+static int pa_reader_stack_sample_rec(struct pa_thread_ctx *c, struct pa_log_buf *buf,
+				      uint64_t off, const char *rec, uint32_t size,
+				      uint64_t weight, struct pa_error *err)
+{
+	struct ppf_stack_sample r;
+	struct ppf_stack s;
+	struct ppf_sample one;
+	uint64_t *ips;
+	int ret;
+
+	if (pa_reader_fixed(buf, off, rec, size, &r, sizeof(r), "stack sample", err) < 0)
+		return -EINVAL;
+	s = (struct ppf_stack){ .id = r.id, .nframes = r.nframes, .shared = r.shared,
+				.base = r.base };
+	ret = pa_reader_stack_check(c, buf, off, &s, err);
+	if (ret < 0)
+		return ret;
+	ips = pa_reader_block_take(c->thread, s.nframes);
+	if (!ips)
+		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
+	ret = pa_reader_varints(buf, off, (const uint8_t *)rec + sizeof(r), size - sizeof(r), ips,
+				s.nframes - s.shared, err);
+	if (ret == 0)
+		ret = pa_reader_stack_add(c, buf, &s, ips, ips, err);
+	if (ret < 0)
+		return ret;
+	one = (struct ppf_sample){ .time_ns = r.time_ns, .event = r.event, .flags = r.flags,
+				   .nframes = r.nframes };
+	return pa_reader_add_sample(c, buf, off, &one, c->stacks[r.id].ips, weight, err);
 }
 
 /* A PPF_REC_SAMPLE_BLOCK: its count entries, each a sample of a stack read before. */
@@ -1571,6 +1804,8 @@ static int pa_reader_thread_cb(void *ctx, struct pa_log_buf *buf, uint64_t off,
 		return pa_reader_sample_rec(c, buf, off, rec, size, weight, err);
 	case PPF_REC_STACK:
 		return pa_reader_stack_rec(c, buf, off, rec, size, err);
+	case PPF_REC_STACK_SAMPLE:
+		return pa_reader_stack_sample_rec(c, buf, off, rec, size, weight, err);
 	case PPF_REC_SAMPLE_BLOCK:
 		return pa_reader_block_rec(c, buf, off, rec, size, err);
 	case PPF_REC_THREAD_EVENT:

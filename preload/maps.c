@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* xxhash's XXH3, compiled in from its header. */
@@ -24,6 +25,7 @@
 #include "proclog.h"
 #include "respath.h"
 #include "sigsafe/dlsnap.h"
+#include "sigsafe/logfile.h"
 #include "sigsafe/records.h"
 #include "sigsafe/sampler.h"
 #include "sigsafe/threads.h"
@@ -62,10 +64,28 @@ void pp_maps_set_dir(struct pp_thread_dir *dir)
 	pp_maps_dir = dir;
 }
 
+/* The root's identity when it was set: the app may close the descriptor and reuse its number. */
+static uint64_t pp_maps_root_dev, pp_maps_root_ino;
+static int pp_maps_root_state; /* this scan's check: 0 not yet, 1 the root, -1 not */
+
 void pp_maps_set_root(int rootfd, const char *root)
 {
 	pp_maps_rootfd = rootfd;
 	snprintf(pp_maps_root, sizeof(pp_maps_root), "%s", rootfd >= 0 ? root : "");
+	pp_maps_root_dev = pp_maps_root_ino = 0;
+	if (rootfd >= 0 && !pp_logfile_same_file_sigsafe(rootfd, &pp_maps_root_dev,
+							  &pp_maps_root_ino))
+		pp_maps_rootfd = -1;
+}
+
+/* Whether the output root takes files: set, and its descriptor still names it (once a scan). */
+static int pp_maps_root_ok(void)
+{
+	if (!pp_maps_root_state)
+		pp_maps_root_state = pp_maps_rootfd >= 0 &&
+				     pp_logfile_same_file_sigsafe(pp_maps_rootfd, &pp_maps_root_dev,
+								  &pp_maps_root_ino) ? 1 : -1;
+	return pp_maps_root_state > 0;
 }
 
 /* Copies the GNU build-id note of a loaded object, if it has one. */
@@ -99,6 +119,16 @@ static void pp_maps_build_id(const struct dl_phdr_info *info,
 	}
 }
 
+/* Bytes b[0..n) in lower-case hex into out (cap bytes); returns the digits written. */
+static int pp_maps_hex(char *out, size_t cap, const uint8_t *b, uint32_t n)
+{
+	int len = 0;
+
+	for (uint32_t i = 0; i < n && (size_t)len + 2 < cap; i++)
+		len += snprintf(out + len, cap - (size_t)len, "%02x", b[i]);
+	return len;
+}
+
 /*
  * The name of the vDSO's image at the output root (format.h, PPF_REC_VDSO):
  * by its build-id, else by a hash of the image. name holds NAME_MAX + 1.
@@ -110,8 +140,7 @@ static void pp_maps_vdso_name(const struct dl_phdr_info *info, const void *image
 	int n = snprintf(name, NAME_MAX + 1, "%s", PPF_VDSO_FILE_PREFIX);
 
 	pp_maps_build_id(info, &m);
-	for (uint32_t i = 0; i < m.build_id_len; i++)
-		n += snprintf(name + n, (size_t)(NAME_MAX + 1 - n), "%02x", m.build_id[i]);
+	n += pp_maps_hex(name + n, (size_t)(NAME_MAX + 1 - n), m.build_id, m.build_id_len);
 	if (!m.build_id_len) {
 		XXH128_hash_t h = XXH3_128bits(image, size);
 
@@ -123,10 +152,10 @@ static void pp_maps_vdso_name(const struct dl_phdr_info *info, const void *image
 
 /*
  * Creates name under dirfd, never following a link nor replacing a file,
- * holding the size bytes of image, or nothing (a full disk leaves no half
+ * holding the size bytes of data, or nothing (a full disk leaves no half
  * file to misread). Returns 0 or a negative errno.
  */
-static int pp_maps_vdso_write(int dirfd, const char *name, const void *image, uint64_t size)
+static int pp_maps_file_write(int dirfd, const char *name, const void *data, uint64_t size)
 {
 	int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	ssize_t n;
@@ -134,7 +163,7 @@ static int pp_maps_vdso_write(int dirfd, const char *name, const void *image, ui
 
 	if (fd < 0)
 		return -errno;
-	n = write(fd, image, size);
+	n = write(fd, data, size);
 	if (n != (ssize_t)size)
 		err = n < 0 ? -errno : -ENOSPC;
 	close(fd);
@@ -144,11 +173,11 @@ static int pp_maps_vdso_write(int dirfd, const char *name, const void *image, ui
 }
 
 /*
- * Whether name under dirfd is the image a process of this user put there:
+ * Whether name under dirfd is the file a process of this user put there:
  * a regular file (not a link to one) of size bytes. Such a file is only
- * ever whole (pp_maps_vdso_put), and two images of one name are the same.
+ * ever whole (pp_maps_root_put), and two files of one name are the same.
  */
-static int pp_maps_vdso_there(int dirfd, const char *name, uint64_t size)
+static int pp_maps_root_there(int dirfd, const char *name, uint64_t size)
 {
 	struct stat st;
 
@@ -157,32 +186,29 @@ static int pp_maps_vdso_there(int dirfd, const char *name, uint64_t size)
 }
 
 /*
- * Puts the image at the output root as name, once for the run however many
- * of its processes do it at once: each writes a name of its own, then links
- * it to name, which link() never replaces. Returns 1 when name holds it.
+ * Puts the size bytes of data at the output root as name, once for the run
+ * however many of its processes do it at once, on this host or others
+ * sharing the root: each writes a name of its own (its pid and the time:
+ * pids of two hosts or namespaces may be equal), then links it to name,
+ * which link() never replaces, so that name is only ever a whole file (a
+ * process killed while writing leaves its own name, which readers skip:
+ * it starts with '.'). Returns 1 when name holds data.
  */
-static int pp_maps_vdso_put(const char *name, const void *image, uint64_t size)
+static int pp_maps_root_put(const char *name, const void *data, uint64_t size)
 {
 	char tmp[NAME_MAX + 1];
-	int err, ok;
+	struct timespec ts;
+	int ok;
 
-	if (pp_maps_vdso_there(pp_maps_rootfd, name, size))
+	if (pp_maps_root_there(pp_maps_rootfd, name, size))
 		return 1;
-	snprintf(tmp, sizeof(tmp), ".%s.%d.tmp", name, (int)getpid());
-	err = pp_maps_vdso_write(pp_maps_rootfd, tmp, image, size);
-	if (err == -EEXIST) {
-		/*
-		 * Left by a killed process of this pid; or being written by one
-		 * of another pid namespace, whose link then fails: that one
-		 * keeps a copy of its own.
-		 */
-		unlinkat(pp_maps_rootfd, tmp, 0);
-		err = pp_maps_vdso_write(pp_maps_rootfd, tmp, image, size);
-	}
-	if (err)
+	clock_gettime(CLOCK_REALTIME, &ts);
+	if (snprintf(tmp, sizeof(tmp), ".%s.%d.%lld%09ld.tmp", name, (int)getpid(),
+		     (long long)ts.tv_sec, ts.tv_nsec) >= (int)sizeof(tmp) ||
+	    pp_maps_file_write(pp_maps_rootfd, tmp, data, size) != 0)
 		return 0;
 	ok = linkat(pp_maps_rootfd, tmp, pp_maps_rootfd, name, 0) == 0 ||
-	     (errno == EEXIST && pp_maps_vdso_there(pp_maps_rootfd, name, size));
+	     (errno == EEXIST && pp_maps_root_there(pp_maps_rootfd, name, size));
 	unlinkat(pp_maps_rootfd, tmp, 0);
 	return ok;
 }
@@ -192,7 +218,7 @@ static int pp_maps_vdso_put(const char *name, const void *image, uint64_t size)
  * come last) is written once for the run at the output root, as perf keeps
  * a copy, so that the analyzer can name what runs in it; image gets its
  * name there. When the root cannot take it (a file system without hard
- * links, a name taken by something else, a scan after the start), a copy
+ * links, a name taken by something else, a root no longer open), a copy
  * goes into the process directory as before, and image is "". Returns 1
  * with path set.
  */
@@ -211,15 +237,66 @@ static int pp_maps_vdso(const struct dl_phdr_info *info, uint64_t start,
 	if (size > end - (uint64_t)(uintptr_t)eh + 4096 || size > (1u << 20))
 		return 0;
 	pp_maps_vdso_name(info, eh, size, image);
-	if (pp_maps_rootfd >= 0 && pp_maps_vdso_put(image, eh, size) &&
+	if (pp_maps_root_ok() && pp_maps_root_put(image, eh, size) &&
 	    snprintf(path, PATH_MAX, "%s/%s", pp_maps_root, image) < PATH_MAX)
 		return 1;
 	image[0] = '\0';
 	if (pp_threads_dir_sigsafe(pp_maps_dir) != 0 ||
-	    pp_maps_vdso_write(pp_maps_dir->fd, PPF_VDSO_COPY, eh, size) != 0)
+	    pp_maps_file_write(pp_maps_dir->fd, PPF_VDSO_COPY, eh, size) != 0)
 		return 0;
 	return snprintf(path, PATH_MAX, "%.*s/%s", PATH_MAX - 16, pp_maps_dir->path,
 			PPF_VDSO_COPY) < PATH_MAX;
+}
+
+/*
+ * Puts the size bytes of file at the output root as prefix + its key (the
+ * XXH3-128 of the bytes, in hex), once for the run. Returns 1 with key set
+ * when the root holds it.
+ */
+static int pp_maps_shared_file(const char *prefix, const void *file, uint32_t size,
+			       uint8_t key[PPF_MODULE_KEY_LEN])
+{
+	char name[NAME_MAX + 1];
+	int n;
+
+	if (!size)
+		return 0;
+	XXH128_canonicalFromHash((XXH128_canonical_t *)key, XXH3_128bits(file, size));
+	n = snprintf(name, sizeof(name), "%s", prefix);
+	pp_maps_hex(name + n, sizeof(name) - (size_t)n, key, PPF_MODULE_KEY_LEN);
+	return pp_maps_root_put(name, file, size);
+}
+
+/*
+ * Puts m's record at the output root, once for the run (format.h,
+ * PPF_REC_MODULE_REF), named by key, the hash of the file. Only a module
+ * with a build-id: a file rebuilt during the run (a build profiled) is
+ * then another file. Returns 1 when the root holds it.
+ */
+static int pp_maps_shared(const struct pp_records_module *m, uint8_t key[PPF_MODULE_KEY_LEN])
+{
+	uint8_t file[sizeof(struct ppf_file_header) + sizeof(struct ppf_module) + PATH_MAX + 8];
+
+	return m->build_id_len && pp_maps_root_ok() &&
+	       pp_maps_shared_file(PPF_MODULE_FILE_PREFIX, file,
+				   pp_records_module_file_sigsafe(file, sizeof(file), m), key);
+}
+
+int pp_maps_put_event(struct pp_logfile *log, unsigned index, const struct pp_config_event *ce,
+		      int error, int refused)
+{
+	uint8_t file[sizeof(struct ppf_file_header) + sizeof(struct ppf_event)];
+	uint8_t key[PPF_MODULE_KEY_LEN];
+	uint64_t dev = pp_maps_root_dev, ino = pp_maps_root_ino;
+	/* Not under the scans' mutex: the caller holds log, which a scan takes inside it. */
+	int ok = pp_maps_rootfd >= 0 && (dev || ino) &&
+		 pp_logfile_same_file_sigsafe(pp_maps_rootfd, &dev, &ino) &&
+		 pp_maps_shared_file(PPF_EVENT_FILE_PREFIX, file,
+				     pp_records_event_file_sigsafe(file, sizeof(file), index, ce,
+								   error, refused), key);
+
+	return ok ? pp_records_event_ref_sigsafe(log, key) :
+		    pp_records_event_sigsafe(log, index, ce, error, refused);
 }
 
 static struct pp_maps_entry *pp_maps_find(uint64_t bias, uint64_t start,
@@ -287,6 +364,7 @@ static void pp_maps_record(const struct dl_phdr_info *info, const char *path,
 {
 	struct pp_maps_entry *e = pp_maps_add();
 	struct pp_records_module m;
+	uint8_t key[PPF_MODULE_KEY_LEN];
 	int err;
 
 	if (!e) {
@@ -308,7 +386,8 @@ static void pp_maps_record(const struct dl_phdr_info *info, const char *path,
 	m.path = path;
 	m.vdso_image = image[0] ? image : NULL;
 	pp_maps_build_id(info, &m);
-	err = pp_records_module_sigsafe(pp_proclog_hold(), &m);
+	err = pp_maps_shared(&m, key) ? pp_records_module_ref_sigsafe(pp_proclog_hold(), &m, key) :
+					 pp_records_module_sigsafe(pp_proclog_hold(), &m);
 	pp_proclog_release();
 	if (err)
 		ctx->err = err;
@@ -425,6 +504,7 @@ int pp_maps_scan(uint64_t now_ns)
 	pthread_mutex_lock(&pp_maps_mutex);
 	for (size_t i = 0; i < pp_maps_n; i++)
 		pp_maps[i].seen = 0;
+	pp_maps_root_state = 0;
 	gen = pp_sampler_dlopen_state_sigsafe(&inside);
 	pp_maps_real()(pp_maps_visit, &ctx);
 	pp_maps_sweep(&ctx);

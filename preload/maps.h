@@ -10,6 +10,8 @@
 #include <link.h>
 #include <stdint.h>
 
+struct pp_config_event;
+struct pp_logfile;
 struct pp_thread_dir;
 
 /*
@@ -22,18 +24,30 @@ void pp_maps_set_dir(struct pp_thread_dir *dir);
 
 /*
  * The output root (absolute path, and a descriptor of it, O_PATH will do),
- * where the vDSO's image is written once for the run, by build-id; -1 when
- * the process no longer holds it open. rootfd stays owned by the caller,
- * who sets -1 before closing it.
+ * where the vDSO's image and the records of modules with a build-id are
+ * written once for the run (format.h, PPF_REC_MODULE_REF), at the start
+ * and by later scans (dlopen), while rootfd still names the directory it
+ * names now; -1 when the process no longer holds it open. rootfd stays
+ * owned by the caller, who sets -1 before closing it.
  */
 void pp_maps_set_root(int rootfd, const char *root);
 
 /*
  * Compares the loaded objects with what was recorded and writes the
- * differences (PPF_REC_MODULE, PPF_REC_MODULE_UNLOAD) stamped now_ns.
+ * differences (PPF_REC_MODULE or PPF_REC_MODULE_REF, PPF_REC_MODULE_UNLOAD)
+ * stamped now_ns.
  * Returns 0 or a negative errno.
  */
 int pp_maps_scan(uint64_t now_ns);
+
+/*
+ * Writes event index's record (pp_records_event_sigsafe's arguments) to
+ * log: a PPF_REC_EVENT_REF to its file at the output root, written once for
+ * the run, or the whole PPF_REC_EVENT when the root cannot take it (no root
+ * set yet). Returns 0 or a negative errno.
+ */
+int pp_maps_put_event(struct pp_logfile *log, unsigned index, const struct pp_config_event *ce,
+		      int error, int refused);
 
 /* Forgets every recorded module (a fork child starts a new log). */
 void pp_maps_reset(void);

@@ -233,9 +233,8 @@ static void pp_process_write_start(uint32_t mode)
 	pp_records_identity_sigsafe(log, pp_identity_get());
 	pp_records_config_sigsafe(log, pp_process.cfg);
 	for (unsigned i = 0; i < pp_process.cfg->nevents; i++)
-		pp_records_event_sigsafe(log, i, &pp_process.cfg->events[i],
-					 pp_process.events.error[i],
-					 !!(pp_process.events.refused & (1u << i)));
+		pp_maps_put_event(log, i, &pp_process.cfg->events[i], pp_process.events.error[i],
+				  !!(pp_process.events.refused & (1u << i)));
 	pp_proclog_release();
 	free(cmdline);
 }
@@ -662,9 +661,9 @@ static void pp_process_start_profiling(void)
 	/* Threads started before us (by a library's constructor), if any. */
 	if (!pp_process.origin || !pp_process.origin->alone)
 		pp_events_open_others(&pp_process.events, pp_process.cfg);
-	pp_process_write_start((uint32_t)pp_process.mode);
 	pp_maps_set_dir(&pp_process.tdir);
 	pp_maps_set_root(pp_process.rootfd, pp_process.cfg->output);
+	pp_process_write_start((uint32_t)pp_process.mode);
 	pp_maps_scan(pp_records_now_sigsafe());
 	if (slot)
 		pp_thread_end_at_exit(slot);
@@ -703,7 +702,6 @@ static void pp_process_setup(void)
 	/* Set once process.log exists: a disk full before says the line above. */
 	pp_process_full_line();
 	pp_process_start_profiling();
-	pp_maps_set_root(-1, NULL);
 }
 
 /*

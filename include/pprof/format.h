@@ -9,9 +9,13 @@
  * process.log is <root>/<exe>@<host>.<pid>.log (the same name with ".log"),
  * which the first thread log moves into the directory. The directory holds
  *   process.log        header, PPF_REC_PROCESS, PPF_REC_IDENTITY (logs before
- *                      it have none), PPF_REC_CONFIG, PPF_REC_EVENT...,
- *                      PPF_REC_MODULE and PPF_REC_MODULE_UNLOAD as they happen
- *                      (the vDSO's PPF_REC_MODULE followed by PPF_REC_VDSO),
+ *                      it have none), PPF_REC_CONFIG, PPF_REC_EVENT (or
+ *                      PPF_REC_EVENT_REF, its record being in a file at
+ *                      the root)...,
+ *                      PPF_REC_MODULE (or PPF_REC_MODULE_REF, its record
+ *                      being in a file at the root) and PPF_REC_MODULE_UNLOAD
+ *                      as they happen (the vDSO's PPF_REC_MODULE or
+ *                      PPF_REC_MODULE_REF followed by PPF_REC_VDSO),
  *                      PPF_REC_PROCESS_CPU (at the constructor, when
  *                      sampling starts, before each exec attempt),
  *                      PPF_REC_EXEC before each exec attempt,
@@ -26,8 +30,9 @@
  *   thread-<tid>.log   (made at the thread's first sample: a thread that
  *                      takes none has no log, only its PPF_REC_THREAD_QUIET;
  *                      one paused has a log)
- *                      header, PPF_REC_THREAD, the samples: PPF_REC_STACK
- *                      and PPF_REC_SAMPLE_BLOCK records (or PPF_REC_SAMPLE
+ *                      header, PPF_REC_THREAD, the samples: PPF_REC_STACK,
+ *                      PPF_REC_STACK_SAMPLE and PPF_REC_SAMPLE_BLOCK
+ *                      records (or PPF_REC_SAMPLE
  *                      records, each with its whole stack; either kind may
  *                      be in any log; a PPF_REC_SAMPLE may follow a
  *                      PPF_REC_SAMPLE_WEIGHT), with a PPF_REC_THREAD_PROGRESS
@@ -53,6 +58,16 @@
  * and in any file PPF_REC_LOG_FULL when the file could not grow (a full
  * disk): only the closing records (the END records and a thread's name and
  * totals) follow it.
+ *
+ * The root (the directory that holds the process directories) also holds
+ * what is written once for the whole run, whatever process wrote it first:
+ *   vdso.<build-id>.so  the vDSO's image (struct ppf_vdso)
+ *   module.<key>        a header of kind PPF_FILE_SHARED and one
+ *                       PPF_REC_MODULE (struct ppf_module_ref)
+ *   event.<key>         a header of kind PPF_FILE_SHARED and one
+ *                       PPF_REC_EVENT (struct ppf_event_ref)
+ * Each is written whole under a name of its own, then linked to its name,
+ * which is never replaced: a file of such a name is only ever whole.
  *
  * Records may grow at their end in later writers: a reader takes the fields
  * it knows from a record at least as large as their first version and
@@ -94,6 +109,7 @@ enum ppf_file_kind {
 	PPF_FILE_PROCESS = 1,
 	PPF_FILE_THREAD = 2,
 	PPF_FILE_WALL = 3,
+	PPF_FILE_SHARED = 4, /* a file at the root written once for the run */
 };
 
 #define PPF_WALL_LOG "wall.log"
@@ -127,6 +143,8 @@ enum ppf_record_type {
 	PPF_REC_THREAD_QUIET = 11,
 	PPF_REC_VDSO = 13,
 	PPF_REC_PROCESS_PAUSED = 14,
+	PPF_REC_MODULE_REF = 15,
+	PPF_REC_EVENT_REF = 40,
 	PPF_REC_IDENTITY = 43,
 	/* thread-<tid>.log */
 	PPF_REC_THREAD = 16,
@@ -140,6 +158,7 @@ enum ppf_record_type {
 	PPF_REC_STACK = 32,
 	PPF_REC_SAMPLE_BLOCK = 33,
 	PPF_REC_THREAD_PAUSED = 37,
+	PPF_REC_STACK_SAMPLE = 38,
 	/* wall.log */
 	PPF_REC_WALL_START = 50,
 	PPF_REC_WALL_INTERVAL = 51,
@@ -329,6 +348,47 @@ struct ppf_vdso {
 };
 
 #define PPF_VDSO_FILE_PREFIX "vdso."
+
+/*
+ * A module of this process whose record is written once for the whole run:
+ * the file PPF_MODULE_FILE_PREFIX + key in 32 lower-case hex digits at the
+ * output root (beside the process directory, or beside the process log
+ * alone at the root) holds a header of kind PPF_FILE_SHARED and one
+ * PPF_REC_MODULE, whose path and build-id are the module's, whose id, bias
+ * and load_ns are 0, and whose start and end are relative to the bias (its
+ * pgoff is the module's). key is the XXH3-128 of the whole file (canonical,
+ * big-endian bytes), so that processes that load the same file at any
+ * address name the same record, and a reader knows a file that is not what
+ * was written. This record says where this process has it: the module is
+ * the file's record with this id, bias and load_ns and start and end plus
+ * bias. Written instead of PPF_REC_MODULE for a module with a build-id when
+ * the root takes the file; a PPF_REC_VDSO may follow it as it follows a
+ * PPF_REC_MODULE.
+ */
+struct ppf_module_ref {
+	struct ppf_record h;
+	uint64_t id;
+	uint64_t bias;
+	uint64_t load_ns;
+	uint8_t key[16];
+};
+
+#define PPF_MODULE_FILE_PREFIX "module."
+#define PPF_MODULE_KEY_LEN 16u
+
+/*
+ * An event of this process whose PPF_REC_EVENT (index included) is the one
+ * record of the file PPF_EVENT_FILE_PREFIX + key in hex at the output root,
+ * key being the XXH3-128 of that whole file, as for struct ppf_module_ref:
+ * processes with the same configuration share it. Written instead of
+ * PPF_REC_EVENT when the root takes the file.
+ */
+struct ppf_event_ref {
+	struct ppf_record h;
+	uint8_t key[16];
+};
+
+#define PPF_EVENT_FILE_PREFIX "event."
 #define PPF_VDSO_COPY "vdso.so" /* in the process directory, the older way */
 
 struct ppf_module_unload {
@@ -569,6 +629,36 @@ struct ppf_stack {
 	uint32_t reserved;
 	uint64_t ips[];   /* its nframes - shared innermost frames */
 };
+
+/*
+ * A new stack and its first sample in one record: a PPF_REC_STACK (the
+ * same fields, the same numbering: it counts as a stack record for the ids
+ * of those after it) whose stack was sampled once, at time_ns, by event
+ * with flags. Later samples of the stack go into PPF_REC_SAMPLE_BLOCK
+ * records as those of any other stack. Logs before it have a PPF_REC_STACK
+ * and a PPF_REC_SAMPLE_BLOCK instead.
+ * Its nframes - shared own addresses, innermost first, follow as
+ * variable-length integers (PPF_STACK_SAMPLE_VARINT_MAX bytes at most
+ * each): address i is address i - 1 (0 for the first) plus the signed
+ * difference d, stored zigzag-encoded ((d << 1) ^ (d >> 63), so that small
+ * differences of either sign are small numbers) as LEB128 (7 bits a byte,
+ * least significant first, the high bit set on every byte but the last);
+ * then zero padding to the record size. Return addresses of one module
+ * are near each other: 2 to 4 bytes each instead of 8.
+ */
+struct ppf_stack_sample {
+	struct ppf_record h;
+	uint32_t id;      /* as struct ppf_stack's */
+	uint16_t nframes;
+	uint16_t shared;
+	uint32_t base;
+	uint16_t event;   /* struct ppf_event.index */
+	uint16_t flags;   /* enum ppf_sample_flags */
+	uint64_t time_ns;
+	uint8_t frames[]; /* its nframes - shared innermost frames, encoded */
+};
+
+#define PPF_STACK_SAMPLE_VARINT_MAX 10u
 
 /* One sample of a PPF_REC_SAMPLE_BLOCK. */
 struct ppf_block_entry {
@@ -935,6 +1025,8 @@ _Static_assert(offsetof(struct ppf_thread_event, throttled) == PPF_THREAD_EVENT_
 _Static_assert(sizeof(struct ppf_module) == 96, "ppf_module");
 _Static_assert(sizeof(struct ppf_module_unload) == 24, "ppf_module_unload");
 _Static_assert(sizeof(struct ppf_vdso) == 24, "ppf_vdso");
+_Static_assert(sizeof(struct ppf_module_ref) == 48, "ppf_module_ref");
+_Static_assert(sizeof(struct ppf_event_ref) == 24, "ppf_event_ref");
 _Static_assert(sizeof(struct ppf_process_end) == 64, "ppf_process_end");
 _Static_assert(offsetof(struct ppf_process_end, throttled) == PPF_PROCESS_END_V1_SIZE,
 	       "ppf_process_end v1");
@@ -951,6 +1043,7 @@ _Static_assert(sizeof(struct ppf_thread_name) == 32, "ppf_thread_name");
 _Static_assert(sizeof(struct ppf_sample_weight) == 24, "ppf_sample_weight");
 _Static_assert(sizeof(struct ppf_stack) == 24, "ppf_stack");
 _Static_assert(sizeof(struct ppf_block_entry) == 8, "ppf_block_entry");
+_Static_assert(sizeof(struct ppf_stack_sample) == 32, "ppf_stack_sample");
 _Static_assert(sizeof(struct ppf_sample_block) == PPF_SAMPLE_BLOCK_HEAD, "ppf_sample_block");
 _Static_assert(sizeof(struct ppf_thread_end) == 64, "ppf_thread_end");
 _Static_assert(offsetof(struct ppf_thread_end, throttled) == PPF_THREAD_END_V1_SIZE,
@@ -986,6 +1079,13 @@ static inline uint32_t ppf_sample_size(uint32_t nframes)
 static inline uint32_t ppf_stack_size(uint32_t n)
 {
 	return (uint32_t)sizeof(struct ppf_stack) + n * (uint32_t)sizeof(uint64_t);
+}
+
+/* The most a PPF_REC_STACK_SAMPLE holding n addresses takes. */
+static inline uint32_t ppf_stack_sample_max(uint32_t n)
+{
+	return ppf_align((uint32_t)sizeof(struct ppf_stack_sample) +
+			 n * PPF_STACK_SAMPLE_VARINT_MAX);
 }
 
 #endif /* PPROF_FORMAT_H */

@@ -388,6 +388,17 @@ static int pp_logfile_make_room_sigsafe(struct pp_logfile *log, uint64_t need)
 }
 
 /* Runs in signal context. */
+void pp_logfile_header_sigsafe(struct ppf_file_header *hdr, unsigned kind)
+{
+	memset(hdr, 0, sizeof(*hdr));
+	memcpy(hdr->magic, PPF_MAGIC, PPF_MAGIC_LEN);
+	hdr->byte_order = PPF_BYTE_ORDER_MARK;
+	hdr->version = PPF_VERSION;
+	hdr->kind = (uint16_t)kind;
+	hdr->header_size = sizeof(*hdr);
+}
+
+/* Runs in signal context. */
 int pp_logfile_create_sigsafe(struct pp_logfile *log, int dirfd, const char *name,
 			      unsigned kind)
 {
@@ -417,12 +428,7 @@ int pp_logfile_create_sigsafe(struct pp_logfile *log, int dirfd, const char *nam
 			pp_logfile_say_full_sigsafe(err);
 		goto out_unlink;
 	}
-	memset(&hdr, 0, sizeof(hdr));
-	memcpy(hdr.magic, PPF_MAGIC, PPF_MAGIC_LEN);
-	hdr.byte_order = PPF_BYTE_ORDER_MARK;
-	hdr.version = PPF_VERSION;
-	hdr.kind = (uint16_t)kind;
-	hdr.header_size = sizeof(hdr);
+	pp_logfile_header_sigsafe(&hdr, kind);
 	memcpy(log->map, &hdr, sizeof(hdr));
 	log->used = sizeof(hdr);
 	return 0;

@@ -18,6 +18,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "pprof/format.h"
+
 struct pp_logfile {
 	int fd;            /* -1 when closed, or detached */
 	uint8_t *map;      /* window of the file mapped at map_off */
@@ -78,6 +80,9 @@ int pp_logfile_takes_records_sigsafe(const struct pp_logfile *log);
 
 /* Runs in signal context. Whether the open log holds a descriptor (not detached). */
 int pp_logfile_holds_fd_sigsafe(const struct pp_logfile *log);
+
+/* Runs in signal context. A file header of the given enum ppf_file_kind, in this writer's byte order. */
+void pp_logfile_header_sigsafe(struct ppf_file_header *hdr, unsigned kind);
 
 /*
  * Creates dirfd/name (O_EXCL, mode 0600), allocates its first step, maps it

@@ -108,28 +108,51 @@ static void pp_records_copy_sigsafe(char *dst, size_t size, const char *src)
  * type set) is fixed, followed by the tails, padded with zeros to the record
  * alignment; sets the header's size.
  */
-static int pp_records_put_sigsafe(struct pp_logfile *log, void *fixed, uint32_t fixed_size,
-				  const struct pp_records_tail *tails, unsigned ntails)
+static int pp_records_size_sigsafe(void *fixed, uint32_t fixed_size,
+				   const struct pp_records_tail *tails, unsigned ntails)
 {
 	struct ppf_record *h = fixed;
 	uint64_t total = fixed_size;
-	uint8_t *dst;
 
 	for (unsigned i = 0; i < ntails; i++)
 		total += tails[i].space;
 	if (total > PPF_RECORD_MAX - PPF_RECORD_ALIGN)
 		return -E2BIG;
 	h->size = ppf_align((uint32_t)total);
-	dst = pp_logfile_reserve_sigsafe(log, h->size);
-	if (!dst)
-		return -ENOSPC;
-	memcpy(dst + sizeof(*h), (const uint8_t *)fixed + sizeof(*h), fixed_size - sizeof(*h));
-	total = fixed_size;
+	return 0;
+}
+
+/*
+ * Runs in signal context. Copies the record sized by pp_records_size_sigsafe,
+ * all but its header, to dst (h->size zeroed bytes).
+ */
+static void pp_records_lay_sigsafe(uint8_t *dst, const void *fixed, uint32_t fixed_size,
+				   const struct pp_records_tail *tails, unsigned ntails)
+{
+	uint32_t total = fixed_size;
+
+	memcpy(dst + sizeof(struct ppf_record), (const uint8_t *)fixed + sizeof(struct ppf_record),
+	       fixed_size - sizeof(struct ppf_record));
 	for (unsigned i = 0; i < ntails; i++) {
 		if (tails[i].len)
 			memcpy(dst + total, tails[i].data, tails[i].len);
 		total += tails[i].space;
 	}
+}
+
+static int pp_records_put_sigsafe(struct pp_logfile *log, void *fixed, uint32_t fixed_size,
+				  const struct pp_records_tail *tails, unsigned ntails)
+{
+	struct ppf_record *h = fixed;
+	uint8_t *dst;
+	int err = pp_records_size_sigsafe(fixed, fixed_size, tails, ntails);
+
+	if (err)
+		return err;
+	dst = pp_logfile_reserve_sigsafe(log, h->size);
+	if (!dst)
+		return -ENOSPC;
+	pp_records_lay_sigsafe(dst, fixed, fixed_size, tails, ntails);
 	pp_logfile_commit_sigsafe(log, dst, h->type, h->size);
 	return 0;
 }
@@ -214,30 +237,76 @@ int pp_records_config_sigsafe(struct pp_logfile *log, const struct pp_config *cf
 	return pp_records_put_sigsafe(log, &rec, sizeof(rec), tails, 2);
 }
 
+/* Runs in signal context. The PPF_REC_EVENT of pp_records_event_sigsafe into rec. */
+static void pp_records_event_fill_sigsafe(struct ppf_event *rec, unsigned index,
+					  const struct pp_config_event *ce, int error,
+					  int refused)
+{
+	pp_records_head_sigsafe(rec, sizeof(*rec), PPF_REC_EVENT);
+	rec->index = index;
+	rec->type = ce->type;
+	rec->config = ce->config;
+	rec->period = ce->period;
+	rec->flags = (ce->freq ? PPF_EVENT_FREQ : 0) |
+		     (ce->exclude_kernel ? PPF_EVENT_EXCLUDE_KERNEL : 0) |
+		     (ce->exclude_user ? PPF_EVENT_EXCLUDE_USER : 0) |
+		     (ce->time_ns ? PPF_EVENT_TIME_NS : 0) |
+		     (ce->count_only ? PPF_EVENT_COUNT : 0) |
+		     (error ? PPF_EVENT_UNAVAILABLE : 0) |
+		     (refused ? PPF_EVENT_MODE_REFUSED : 0);
+	rec->error = (uint32_t)error;
+	rec->config1 = ce->config1;
+	rec->config2 = ce->config2;
+	rec->precise_ip = ce->precise_ip;
+	pp_records_copy_sigsafe(rec->name, sizeof(rec->name), ce->name);
+	pp_records_copy_sigsafe(rec->spec, sizeof(rec->spec), ce->spec);
+}
+
 /* Async-signal-safe. */
 int pp_records_event_sigsafe(struct pp_logfile *log, unsigned index,
 			     const struct pp_config_event *ce, int error, int refused)
 {
 	struct ppf_event rec;
 
-	pp_records_head_sigsafe(&rec, sizeof(rec), PPF_REC_EVENT);
-	rec.index = index;
-	rec.type = ce->type;
-	rec.config = ce->config;
-	rec.period = ce->period;
-	rec.flags = (ce->freq ? PPF_EVENT_FREQ : 0) |
-		    (ce->exclude_kernel ? PPF_EVENT_EXCLUDE_KERNEL : 0) |
-		    (ce->exclude_user ? PPF_EVENT_EXCLUDE_USER : 0) |
-		    (ce->time_ns ? PPF_EVENT_TIME_NS : 0) |
-		    (ce->count_only ? PPF_EVENT_COUNT : 0) |
-		    (error ? PPF_EVENT_UNAVAILABLE : 0) |
-		    (refused ? PPF_EVENT_MODE_REFUSED : 0);
-	rec.error = (uint32_t)error;
-	rec.config1 = ce->config1;
-	rec.config2 = ce->config2;
-	rec.precise_ip = ce->precise_ip;
-	pp_records_copy_sigsafe(rec.name, sizeof(rec.name), ce->name);
-	pp_records_copy_sigsafe(rec.spec, sizeof(rec.spec), ce->spec);
+	pp_records_event_fill_sigsafe(&rec, index, ce, error, refused);
+	return pp_logfile_append_sigsafe(log, &rec, sizeof(rec));
+}
+
+/*
+ * Runs in signal context. A file of the root (PPF_FILE_SHARED) holding the
+ * record rec of size bytes (its header's size set) into out (cap bytes):
+ * returns its size, 0 when it does not fit.
+ */
+static uint32_t pp_records_file_sigsafe(void *out, uint32_t cap, const void *rec, uint32_t size)
+{
+	struct ppf_file_header hdr;
+
+	if (cap < sizeof(hdr) || size > cap - sizeof(hdr))
+		return 0;
+	pp_logfile_header_sigsafe(&hdr, PPF_FILE_SHARED);
+	memcpy(out, &hdr, sizeof(hdr));
+	if (rec != (uint8_t *)out + sizeof(hdr)) /* else laid out in place */
+		memcpy((uint8_t *)out + sizeof(hdr), rec, size);
+	return (uint32_t)sizeof(hdr) + size;
+}
+
+/* Async-signal-safe. */
+uint32_t pp_records_event_file_sigsafe(void *out, uint32_t cap, unsigned index,
+				       const struct pp_config_event *ce, int error, int refused)
+{
+	struct ppf_event rec;
+
+	pp_records_event_fill_sigsafe(&rec, index, ce, error, refused);
+	return pp_records_file_sigsafe(out, cap, &rec, sizeof(rec));
+}
+
+/* Async-signal-safe. */
+int pp_records_event_ref_sigsafe(struct pp_logfile *log, const uint8_t key[PPF_MODULE_KEY_LEN])
+{
+	struct ppf_event_ref rec;
+
+	pp_records_head_sigsafe(&rec, sizeof(rec), PPF_REC_EVENT_REF);
+	memcpy(rec.key, key, sizeof(rec.key));
 	return pp_logfile_append_sigsafe(log, &rec, sizeof(rec));
 }
 
@@ -253,25 +322,76 @@ static int pp_records_vdso_sigsafe(struct pp_logfile *log, uint64_t id, const ch
 	return pp_records_put_sigsafe(log, &rec, sizeof(rec), &tail, 1);
 }
 
+/*
+ * Runs in signal context. m's PPF_REC_MODULE into rec, its path into *path;
+ * shared: as the run's file at the root has it (no id, bias or load time;
+ * start and end relative to the bias).
+ */
+static void pp_records_module_fill_sigsafe(struct ppf_module *rec, struct pp_records_tail *path,
+					   const struct pp_records_module *m, int shared)
+{
+	uint64_t bias = shared ? m->bias : 0;
+
+	*path = pp_records_string_sigsafe(m->path, UINT32_MAX - 1);
+	pp_records_head_sigsafe(rec, sizeof(*rec), PPF_REC_MODULE);
+	rec->id = shared ? 0 : m->id;
+	rec->bias = m->bias - bias;
+	rec->start = m->start - bias;
+	rec->end = m->end - bias;
+	rec->pgoff = m->pgoff;
+	rec->load_ns = shared ? 0 : m->load_ns;
+	rec->build_id_len = m->build_id_len <= PPF_BUILD_ID_MAX ? m->build_id_len : 0;
+	if (rec->build_id_len)
+		memcpy(rec->build_id, m->build_id, rec->build_id_len);
+	rec->path_len = path->space;
+}
+
 /* Async-signal-safe. */
 int pp_records_module_sigsafe(struct pp_logfile *log, const struct pp_records_module *m)
 {
-	struct pp_records_tail path = pp_records_string_sigsafe(m->path, UINT32_MAX - 1);
+	struct pp_records_tail path;
 	struct ppf_module rec;
 	int err;
 
-	pp_records_head_sigsafe(&rec, sizeof(rec), PPF_REC_MODULE);
+	pp_records_module_fill_sigsafe(&rec, &path, m, 0);
+	err = pp_records_put_sigsafe(log, &rec, sizeof(rec), &path, 1);
+	return err || !m->vdso_image ? err : pp_records_vdso_sigsafe(log, m->id, m->vdso_image);
+}
+
+/* Async-signal-safe. */
+uint32_t pp_records_module_file_sigsafe(void *out, uint32_t cap,
+					const struct pp_records_module *m)
+{
+	struct pp_records_tail path;
+	struct ppf_module rec;
+	uint8_t *dst = out;
+
+	pp_records_module_fill_sigsafe(&rec, &path, m, 1);
+	if (pp_records_size_sigsafe(&rec, sizeof(rec), &path, 1) != 0 ||
+	    cap < sizeof(struct ppf_file_header) ||
+	    rec.h.size > cap - sizeof(struct ppf_file_header))
+		return 0;
+	/* Laid out in place after the header, then the header before it. */
+	dst += sizeof(struct ppf_file_header);
+	memset(dst, 0, rec.h.size);
+	memcpy(dst, &rec.h, sizeof(rec.h));
+	pp_records_lay_sigsafe(dst, &rec, sizeof(rec), &path, 1);
+	return pp_records_file_sigsafe(out, cap, dst, rec.h.size);
+}
+
+/* Async-signal-safe. */
+int pp_records_module_ref_sigsafe(struct pp_logfile *log, const struct pp_records_module *m,
+				  const uint8_t key[PPF_MODULE_KEY_LEN])
+{
+	struct ppf_module_ref rec;
+	int err;
+
+	pp_records_head_sigsafe(&rec, sizeof(rec), PPF_REC_MODULE_REF);
 	rec.id = m->id;
 	rec.bias = m->bias;
-	rec.start = m->start;
-	rec.end = m->end;
-	rec.pgoff = m->pgoff;
 	rec.load_ns = m->load_ns;
-	rec.build_id_len = m->build_id_len <= PPF_BUILD_ID_MAX ? m->build_id_len : 0;
-	if (rec.build_id_len)
-		memcpy(rec.build_id, m->build_id, rec.build_id_len);
-	rec.path_len = path.space;
-	err = pp_records_put_sigsafe(log, &rec, sizeof(rec), &path, 1);
+	memcpy(rec.key, key, sizeof(rec.key));
+	err = pp_logfile_append_sigsafe(log, &rec, sizeof(rec));
 	return err || !m->vdso_image ? err : pp_records_vdso_sigsafe(log, m->id, m->vdso_image);
 }
 
@@ -417,12 +537,40 @@ int pp_records_sample_sigsafe(struct pp_logfile *log, const uint64_t *ips, unsig
 	return 0;
 }
 
-/* Runs in signal context. */
-int pp_records_stack_sigsafe(struct pp_logfile *log, uint32_t id, const uint64_t *ips,
-			     unsigned nframes, uint32_t base, unsigned shared)
+/*
+ * Runs in signal context. The n addresses at ips as PPF_REC_STACK_SAMPLE
+ * stores them (format.h) into dst; returns the bytes written.
+ */
+static uint32_t pp_records_varints_sigsafe(uint8_t *dst, const uint64_t *ips, unsigned n)
 {
-	uint32_t size = ppf_stack_size(nframes - shared);
-	struct ppf_stack *s = pp_logfile_reserve_sigsafe(log, size);
+	uint64_t prev = 0;
+	uint32_t len = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t d = ips[i] - prev;
+		uint64_t z = (d << 1) ^ (uint64_t)((int64_t)d >> 63);
+
+		while (z >= 0x80) {
+			dst[len++] = (uint8_t)(z | 0x80);
+			z >>= 7;
+		}
+		dst[len++] = (uint8_t)z;
+		prev = ips[i];
+	}
+	return len;
+}
+
+/*
+ * Runs in signal context. A PPF_REC_STACK, or with at a PPF_REC_STACK_SAMPLE
+ * of the sample at says (the fields both share are at the same places).
+ */
+static int pp_records_stack_put_sigsafe(struct pp_logfile *log, uint32_t id,
+					const uint64_t *ips, unsigned nframes, uint32_t base,
+					unsigned shared, const struct pp_records_at *at)
+{
+	uint32_t size = at ? ppf_stack_sample_max(nframes - shared) :
+			     ppf_stack_size(nframes - shared);
+	struct ppf_stack_sample *s = pp_logfile_reserve_sigsafe(log, size);
 
 	if (!s)
 		return -ENOSPC;
@@ -430,9 +578,33 @@ int pp_records_stack_sigsafe(struct pp_logfile *log, uint32_t id, const uint64_t
 	s->nframes = (uint16_t)nframes;
 	s->shared = (uint16_t)shared;
 	s->base = shared ? base : 0;
-	memcpy(s->ips, ips, (nframes - shared) * sizeof(*ips));
-	pp_logfile_commit_sigsafe(log, s, PPF_REC_STACK, size);
+	if (at) {
+		s->event = (uint16_t)at->event;
+		s->flags = at->flags;
+		s->time_ns = at->time_ns;
+		size = ppf_align((uint32_t)sizeof(*s) +
+				 pp_records_varints_sigsafe(s->frames, ips, nframes - shared));
+	} else {
+		memcpy((uint8_t *)s + sizeof(struct ppf_stack), ips,
+		       (nframes - shared) * sizeof(*ips));
+	}
+	pp_logfile_commit_sigsafe(log, s, at ? PPF_REC_STACK_SAMPLE : PPF_REC_STACK, size);
 	return 0;
+}
+
+/* Runs in signal context. */
+int pp_records_stack_sigsafe(struct pp_logfile *log, uint32_t id, const uint64_t *ips,
+			     unsigned nframes, uint32_t base, unsigned shared)
+{
+	return pp_records_stack_put_sigsafe(log, id, ips, nframes, base, shared, NULL);
+}
+
+/* Runs in signal context. */
+int pp_records_stack_sample_sigsafe(struct pp_logfile *log, uint32_t id, const uint64_t *ips,
+				    unsigned nframes, uint32_t base, unsigned shared,
+				    const struct pp_records_at *at)
+{
+	return pp_records_stack_put_sigsafe(log, id, ips, nframes, base, shared, at);
 }
 
 /*

@@ -105,8 +105,39 @@ int pp_records_config_sigsafe(struct pp_logfile *log, const struct pp_config *cf
 int pp_records_event_sigsafe(struct pp_logfile *log, unsigned index,
 			     const struct pp_config_event *ce, int error, int refused);
 
+/*
+ * Async-signal-safe. The file at the output root that holds the
+ * PPF_REC_EVENT of pp_records_event_sigsafe for the whole run
+ * (PPF_FILE_SHARED, struct ppf_event_ref): its bytes into out (cap bytes).
+ * Returns its size, or 0 when it does not fit.
+ */
+uint32_t pp_records_event_file_sigsafe(void *out, uint32_t cap, unsigned index,
+				       const struct pp_config_event *ce, int error, int refused);
+
+/*
+ * Async-signal-safe. PPF_REC_EVENT_REF: the event whose file at the root is
+ * named by key (the XXH3-128 of pp_records_event_file_sigsafe's bytes).
+ */
+int pp_records_event_ref_sigsafe(struct pp_logfile *log, const uint8_t key[PPF_MODULE_KEY_LEN]);
+
 /* Async-signal-safe. PPF_REC_MODULE, then PPF_REC_VDSO for the vDSO. */
 int pp_records_module_sigsafe(struct pp_logfile *log, const struct pp_records_module *m);
+
+/*
+ * Async-signal-safe. The file at the output root that holds m's record for
+ * the whole run (PPF_FILE_SHARED, struct ppf_module_ref): its bytes into out
+ * (cap bytes). Returns its size, or 0 when it does not fit.
+ */
+uint32_t pp_records_module_file_sigsafe(void *out, uint32_t cap,
+					const struct pp_records_module *m);
+
+/*
+ * Async-signal-safe. PPF_REC_MODULE_REF: m is the module whose file at the
+ * root is named by key (the XXH3-128 of pp_records_module_file_sigsafe's
+ * bytes); then PPF_REC_VDSO for the vDSO.
+ */
+int pp_records_module_ref_sigsafe(struct pp_logfile *log, const struct pp_records_module *m,
+				  const uint8_t key[PPF_MODULE_KEY_LEN]);
 
 /* Async-signal-safe. PPF_REC_MODULE_UNLOAD: module id went away at unload_ns. */
 int pp_records_module_unload_sigsafe(struct pp_logfile *log, uint64_t id,
@@ -178,6 +209,21 @@ int pp_records_sample_sigsafe(struct pp_logfile *log, const uint64_t *ips, unsig
  */
 int pp_records_stack_sigsafe(struct pp_logfile *log, uint32_t id, const uint64_t *ips,
 			     unsigned nframes, uint32_t base, unsigned shared);
+
+/* A sample of a stack: when, by which event, with which flags (enum ppf_sample_flags). */
+struct pp_records_at {
+	uint64_t time_ns;
+	unsigned event;
+	uint16_t flags;
+};
+
+/*
+ * Runs in signal context. PPF_REC_STACK_SAMPLE: the stack of
+ * pp_records_stack_sigsafe with its first sample, at.
+ */
+int pp_records_stack_sample_sigsafe(struct pp_logfile *log, uint32_t id, const uint64_t *ips,
+				    unsigned nframes, uint32_t base, unsigned shared,
+				    const struct pp_records_at *at);
 
 /* Entries a PPF_REC_SAMPLE_BLOCK has room for (the most it holds). */
 #define PP_RECORDS_BLOCK_ENTRIES 128u

@@ -114,12 +114,12 @@ static struct pp_stacks_entry *pp_stacks_find_sigsafe(struct pp_stacks *st, uint
 }
 
 /*
- * Runs in signal context. Writes stack ips (n frames) as the log's stack
- * number st->next_id, without the outermost frames it shares with the
- * stack written last, and keeps it as the last.
+ * Runs in signal context. Writes stack ips (n frames) with its first
+ * sample, at, as the log's stack number st->next_id, without the outermost
+ * frames it shares with the stack written last, and keeps it as the last.
  */
 static int pp_stacks_put_sigsafe(struct pp_stacks *st, struct pp_logfile *log,
-				 const uint64_t *ips, unsigned n)
+				 const uint64_t *ips, unsigned n, const struct pp_records_at *at)
 {
 	unsigned shared = 0;
 	int err;
@@ -127,7 +127,7 @@ static int pp_stacks_put_sigsafe(struct pp_stacks *st, struct pp_logfile *log,
 	while (shared < n && shared < st->last_n &&
 	       ips[n - 1 - shared] == st->last[st->last_n - 1 - shared])
 		shared++;
-	err = pp_records_stack_sigsafe(log, st->next_id, ips, n, st->last_id, shared);
+	err = pp_records_stack_sample_sigsafe(log, st->next_id, ips, n, st->last_id, shared, at);
 	if (err)
 		return err;
 	memcpy(st->last, ips, n * sizeof(*ips));
@@ -137,31 +137,31 @@ static int pp_stacks_put_sigsafe(struct pp_stacks *st, struct pp_logfile *log,
 }
 
 /*
- * Runs in signal context. The id of stack ips (n frames) in log: from the
- * table, or a new PPF_REC_STACK written now. Returns 0 with *id set, or a
- * negative errno when the stack record could not be written.
+ * Runs in signal context. Writes the sample at of stack ips (n frames) in
+ * log: an entry of a sample block when the table knows the stack, else a
+ * new PPF_REC_STACK_SAMPLE. Returns 0, or a negative errno when nothing
+ * could be written.
  */
-static int pp_stacks_id_sigsafe(struct pp_stacks *st, struct pp_logfile *log,
-				const uint64_t *ips, unsigned n, uint32_t *id)
+static int pp_stacks_sample_sigsafe(struct pp_stacks *st, struct pp_logfile *log,
+				    const uint64_t *ips, unsigned n,
+				    const struct pp_records_at *at)
 {
 	uint64_t hash = XXH3_64bits(ips, n * sizeof(*ips));
 	struct pp_stacks_entry *e = pp_stacks_find_sigsafe(st, hash);
 	int err;
 
-	if (e && e->gen == st->gen) {
-		*id = e->id;
-		return 0;
-	}
+	if (e && e->gen == st->gen)
+		return pp_records_block_entry_sigsafe(log, e->id, at->time_ns, at->event,
+						      at->flags);
 	if (!e || st->used >= PP_STACKS_FULL) {
 		pp_stacks_restart_sigsafe(st);
 		e = pp_stacks_find_sigsafe(st, hash);
 	}
-	err = pp_stacks_put_sigsafe(st, log, ips, n);
+	err = pp_stacks_put_sigsafe(st, log, ips, n, at);
 	if (err)
 		return err;
-	*id = st->next_id++;
 	e->hash = hash;
-	e->id = *id;
+	e->id = st->next_id++;
 	e->gen = st->gen;
 	st->used++;
 	return 0;
@@ -172,17 +172,13 @@ int pp_stacks_write_sigsafe(struct pp_stacks **st, struct pp_logfile *log,
 			    const uint64_t *ips, unsigned n, uint64_t now,
 			    unsigned event, uint16_t flags, int whole)
 {
+	const struct pp_records_at at = { .time_ns = now, .event = event, .flags = flags };
 	struct pp_stacks *t;
-	uint32_t id;
-	int err;
 
 	/* A thread that runs unsampled has no log, and must not get a table either. */
 	if (!pp_logfile_takes_records_sigsafe(log))
 		return -ENOSPC;
 	if (whole || !(t = pp_stacks_map_sigsafe(st)))
 		return pp_records_sample_sigsafe(log, ips, n, now, event, flags);
-	err = pp_stacks_id_sigsafe(t, log, ips, n, &id);
-	if (err)
-		return err;
-	return pp_records_block_entry_sigsafe(log, id, now, event, flags);
+	return pp_stacks_sample_sigsafe(t, log, ips, n, &at);
 }

@@ -1,8 +1,10 @@
 /*
  * stacks: writes a thread's samples with each distinct stack once. A
  * thread's table maps a stack (a 64-bit hash of its frames) to the id of
- * the PPF_REC_STACK record that holds it in the thread's log; a sample is
- * then an 8-byte entry in the log's last PPF_REC_SAMPLE_BLOCK (records.h).
+ * the record that holds it in the thread's log: a new stack is written
+ * with its first sample in one PPF_REC_STACK_SAMPLE, and a sample of a
+ * stack written before is an 8-byte entry in the log's last
+ * PPF_REC_SAMPLE_BLOCK (records.h).
  * A new stack's record leaves out the outermost frames it shares with the
  * stack written last (the thread's callers, mostly), which the mapping
  * keeps beside the table.
@@ -52,8 +54,8 @@ void pp_stacks_release_sigsafe(struct pp_stacks **st);
  * 1..PPF_MAX_FRAMES, innermost first) taken at now for event, with flags
  * (enum ppf_sample_flags). With whole (the configuration's `stacks =
  * whole`), or when no table could be mapped for *st, a PPF_REC_SAMPLE with
- * its whole stack; else a PPF_REC_STACK when the stack is new to the
- * table, and an entry in a sample block. The table is mapped into *st at
+ * its whole stack; else a PPF_REC_STACK_SAMPLE when the stack is new to
+ * the table, or an entry in a sample block. The table is mapped into *st at
  * the first sample of a log that is open. Returns 0, or a negative errno
  * when the sample could not be written (-ENOSPC: the log is full or
  * closed).

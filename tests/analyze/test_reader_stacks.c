@@ -167,6 +167,58 @@ Test(reader_stacks, rejects_stack_ids_out_of_sequence)
 	cr_expect_eq(err.offset, off);
 }
 
+/*
+ * A stack with its first sample (PPF_REC_STACK_SAMPLE), made by hand from
+ * the format's words: it reads as a stack record and a sample of it, its
+ * id counts with PPF_REC_STACK's, and a block after it names it.
+ */
+Test(reader_stacks, stack_sample_is_a_stack_and_its_first_sample)
+{
+	const struct ppf_block_entry e[] = { { .stack = 1, .delta_ns = 0 },
+					     { .stack = 0, .delta_ns = 5 } };
+	static const uint64_t far[3] = { UINT64_MAX, 0x10, 0x403030 };
+	struct tst_log l;
+	struct pa_thread *t;
+
+	rs_begin(&l);
+	tst_log_stack(&l, 0, 3, rs_a);
+	/* rs_b shares its outer frame with rs_a */
+	tst_log_stack_sample(&l, 1, 2, 1, 0, 200, 1, PPF_SAMPLE_LATE, rs_b);
+	tst_log_block(&l, 300, 0, 0, 2, e);
+	tst_log_stack_sample(&l, 2, 3, 0, 0, 400, 0, 0, far);
+	t = rs_read(&l, NULL);
+	cr_assert_eq(t->nsamples, 4);
+	cr_expect(rs_is(&t->samples[0], 200, 1, PPF_SAMPLE_LATE, rs_b, 2));
+	cr_expect(rs_is(&t->samples[1], 300, 0, 0, rs_b, 2));
+	cr_expect(rs_is(&t->samples[2], 305, 0, 0, rs_a, 3));
+	cr_expect(rs_is(&t->samples[3], 400, 0, 0, far, 3));
+	pa_thread_free(t);
+}
+
+/* Its frames' encoding running past the record, or past 64 bits: named by the record's offset. */
+Test(reader_stacks, rejects_stack_sample_frames_past_its_size)
+{
+	static const uint64_t wide[3] = { INT64_MAX, 0, INT64_MAX }; /* 10 bytes each */
+	struct pa_error err;
+	struct tst_log l;
+	size_t off;
+
+	rs_begin(&l);
+	off = tst_log_stack_sample(&l, 0, 3, 0, 0, 1, 0, 0, rs_a);
+	((struct ppf_stack_sample *)(void *)tst_log_rec(&l, off))->nframes = 9;
+	err = rs_expect_error(&l, "stack sample record: frame 3 of 9 runs past the record");
+	cr_expect_eq(err.offset, off);
+	rs_begin(&l);
+	off = tst_log_stack_sample(&l, 0, 3, 0, 0, 1, 0, 0, wide);
+	cr_assert_geq(tst_log_rec(&l, off)->size, sizeof(struct ppf_stack_sample) + 16);
+	memset((char *)tst_log_rec(&l, off) + sizeof(struct ppf_stack_sample), 0xff, 16);
+	err = rs_expect_error(&l, "stack sample record: frame 0 of 3 is no 64-bit number");
+	cr_expect_eq(err.offset, off);
+	rs_begin(&l);
+	off = tst_log_stack_sample(&l, 3, 1, 0, 0, 1, 0, 0, rs_a);
+	rs_expect_error(&l, "stack record with id 3, expected 0");
+}
+
 Test(reader_stacks, rejects_stack_frames_inconsistent_with_size)
 {
 	struct pa_error err;

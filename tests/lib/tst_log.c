@@ -174,6 +174,15 @@ size_t tst_log_module(struct tst_log *l, uint64_t id, uint64_t bias,
 	return tst_log_rec_add(l, PPF_REC_MODULE, &m, sizeof(m), path, m.path_len);
 }
 
+size_t tst_log_module_ref(struct tst_log *l, uint64_t id, uint64_t bias, uint64_t load_ns,
+			  const uint8_t key[PPF_MODULE_KEY_LEN])
+{
+	struct ppf_module_ref m = { .id = id, .bias = bias, .load_ns = load_ns };
+
+	memcpy(m.key, key, sizeof(m.key));
+	return tst_log_rec_add(l, PPF_REC_MODULE_REF, &m, sizeof(m), NULL, 0);
+}
+
 size_t tst_log_unload(struct tst_log *l, uint64_t id, uint64_t unload_ns)
 {
 	struct ppf_module_unload u = { .id = id, .unload_ns = unload_ns };
@@ -263,6 +272,32 @@ size_t tst_log_stack_shared(struct tst_log *l, uint32_t id, uint16_t nframes, ui
 
 	return tst_log_rec_add(l, PPF_REC_STACK, &s, sizeof(s), ips,
 				  (size_t)(nframes > shared ? nframes - shared : 0) * sizeof(uint64_t));
+}
+
+size_t tst_log_stack_sample(struct tst_log *l, uint32_t id, uint16_t nframes, uint16_t shared,
+			    uint32_t base, uint64_t time_ns, uint16_t event, uint16_t flags,
+			    const uint64_t *ips)
+{
+	struct ppf_stack_sample s = { .id = id, .nframes = nframes, .shared = shared,
+				      .base = base, .event = event, .flags = flags,
+				      .time_ns = time_ns };
+	uint8_t frames[PPF_MAX_FRAMES * PPF_STACK_SAMPLE_VARINT_MAX];
+	size_t len = 0;
+	uint64_t prev = 0;
+
+	/* format.h's encoding, written out here as the format says it, not as records.c does */
+	for (unsigned i = 0; nframes > shared && i < (unsigned)(nframes - shared); i++) {
+		int64_t d = (int64_t)(ips[i] - prev);
+		uint64_t z = d < 0 ? ((uint64_t)(-(d + 1)) << 1) | 1 : (uint64_t)d << 1;
+
+		do {
+			frames[len] = (uint8_t)(z & 0x7f);
+			z >>= 7;
+			frames[len++] |= z ? 0x80 : 0;
+		} while (z);
+		prev = ips[i];
+	}
+	return tst_log_rec_add(l, PPF_REC_STACK_SAMPLE, &s, sizeof(s), frames, len);
 }
 
 size_t tst_log_block(struct tst_log *l, uint64_t base_ns, uint32_t event, uint16_t flags,
@@ -551,4 +586,33 @@ const struct pa_thread *tst_log_find_thread(const struct pa_process *proc, uint3
 		if (proc->threads[i]->tid == tid)
 			return proc->threads[i];
 	return NULL;
+}
+
+size_t tst_log_count(const char *path, uint32_t type)
+{
+	struct ppf_file_header h;
+	struct stat sb;
+	size_t n = 0;
+	uint8_t *buf;
+	FILE *f;
+
+	cr_assert_eq(stat(path, &sb), 0, "%s", path);
+	buf = malloc((size_t)sb.st_size + 1);
+	f = fopen(path, "rb");
+	cr_assert(buf && f && fread(buf, 1, (size_t)sb.st_size, f) == (size_t)sb.st_size, "%s",
+		  path);
+	fclose(f);
+	cr_assert_geq((size_t)sb.st_size, sizeof(h), "%s", path);
+	memcpy(&h, buf, sizeof(h));
+	for (size_t off = h.header_size; off + sizeof(struct ppf_record) <= (size_t)sb.st_size;) {
+		struct ppf_record r;
+
+		memcpy(&r, buf + off, sizeof(r));
+		if (r.size == 0)
+			break;
+		n += r.type == type;
+		off += r.size;
+	}
+	free(buf);
+	return n;
 }

@@ -49,6 +49,9 @@ size_t tst_log_thread_event(struct tst_log *l, uint32_t event, uint32_t flags,
 size_t tst_log_module(struct tst_log *l, uint64_t id, uint64_t bias,
 			 uint64_t start, uint64_t end, uint64_t load_ns,
 			 const char *path, const uint8_t *build_id, uint32_t build_id_len);
+/* A PPF_REC_MODULE_REF: module id at bias, its record in the root's file named by key. */
+size_t tst_log_module_ref(struct tst_log *l, uint64_t id, uint64_t bias, uint64_t load_ns,
+			  const uint8_t key[PPF_MODULE_KEY_LEN]);
 size_t tst_log_unload(struct tst_log *l, uint64_t id, uint64_t unload_ns);
 /* A PPF_REC_VDSO: module id is the vDSO, its image named name at the run's root. */
 size_t tst_log_vdso(struct tst_log *l, uint64_t module_id, const char *name);
@@ -71,6 +74,10 @@ size_t tst_log_stack(struct tst_log *l, uint32_t id, uint16_t nframes, const uin
 /* A PPF_REC_STACK whose outermost shared frames are stack base's: ips holds the others. */
 size_t tst_log_stack_shared(struct tst_log *l, uint32_t id, uint16_t nframes, uint16_t shared,
 			    uint32_t base, const uint64_t *ips);
+/* A PPF_REC_STACK_SAMPLE: a stack (as tst_log_stack_shared's) and its first sample. */
+size_t tst_log_stack_sample(struct tst_log *l, uint32_t id, uint16_t nframes, uint16_t shared,
+			    uint32_t base, uint64_t time_ns, uint16_t event, uint16_t flags,
+			    const uint64_t *ips);
 size_t tst_log_block(struct tst_log *l, uint64_t base_ns, uint32_t event, uint16_t flags,
 		     uint32_t count, const struct ppf_block_entry *entries);
 size_t tst_log_thread_name(struct tst_log *l, uint64_t time_ns, const char *name);
@@ -85,6 +92,8 @@ size_t tst_log_thread_progress(struct tst_log *l, uint64_t time_ns, uint64_t use
 /* A PPF_REC_LOG_FULL, in either kind of log. */
 size_t tst_log_log_full(struct tst_log *l, uint64_t time_ns, int32_t error);
 /* The record header at offset off, to corrupt it. */
+/* Records of type in the log file at path, up to its end (a zero header). */
+size_t tst_log_count(const char *path, uint32_t type);
 struct ppf_record *tst_log_rec(struct tst_log *l, size_t off);
 /* Write the log to dir/name (dir/name's directories must exist) and free it. */
 void tst_log_write(struct tst_log *l, const char *dir, const char *name);

@@ -146,28 +146,15 @@ static bool st_match(const struct pa_thread *t, unsigned nstacks)
 static size_t st_count_records(const char *name, uint32_t type)
 {
 	char path[PATH_MAX];
-	struct stat sb;
-	size_t n = 0;
-	uint8_t *buf;
-	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s", st_dir, name);
-	cr_assert_eq(stat(path, &sb), 0);
-	buf = malloc((size_t)sb.st_size);
-	f = fopen(path, "rb");
-	cr_assert(buf && f && fread(buf, 1, (size_t)sb.st_size, f) == (size_t)sb.st_size);
-	fclose(f);
-	for (size_t off = sizeof(struct ppf_file_header); off + 8 <= (size_t)sb.st_size;) {
-		struct ppf_record r;
+	return tst_log_count(path, type);
+}
 
-		memcpy(&r, buf + off, sizeof(r));
-		if (r.size == 0)
-			break;
-		n += r.type == type;
-		off += r.size;
-	}
-	free(buf);
-	return n;
+/* Stack records in dir/name: PPF_REC_STACK, and PPF_REC_STACK_SAMPLE with its sample. */
+static size_t st_count_stacks(const char *name)
+{
+	return st_count_records(name, PPF_REC_STACK) + st_count_records(name, PPF_REC_STACK_SAMPLE);
 }
 
 /* File size of dir/name. */
@@ -208,10 +195,10 @@ Test(stacks, once_and_whole_read_back_as_the_same_samples)
 	cr_expect(st_match(a, nstacks), "stacks = once: samples differ from those written");
 	cr_expect(st_match(b, nstacks), "stacks = whole: samples differ from those written");
 	/* Each stack once; every sample whole in the other. */
-	cr_expect_eq(st_count_records("thread-1.log", PPF_REC_STACK), nstacks);
+	cr_expect_eq(st_count_stacks("thread-1.log"), nstacks);
 	cr_expect_eq(st_count_records("thread-1.log", PPF_REC_SAMPLE), 0);
 	cr_expect_eq(st_count_records("thread-2.log", PPF_REC_SAMPLE), n);
-	cr_expect_eq(st_count_records("thread-2.log", PPF_REC_STACK), 0);
+	cr_expect_eq(st_count_stacks("thread-2.log"), 0);
 	/* 8 bytes a sample and a block header now and then: the file is far smaller. */
 	cr_expect_lt(st_size("thread-1.log"), 12u * n + nstacks * ppf_stack_size(ST_FRAMES) +
 		     PP_LOGFILE_STEP, "%llu bytes for %u samples",
@@ -219,6 +206,100 @@ Test(stacks, once_and_whole_read_back_as_the_same_samples)
 	cr_expect_lt(st_size("thread-1.log") * 5, st_size("thread-2.log"));
 	pa_thread_free(a);
 	pa_thread_free(b);
+	pa_warnings_release(&warn);
+}
+
+/*
+ * A sample whose stack is new costs no sample block: the stack and the
+ * sample are one record (32 bytes of block header and entry saved on each
+ * of a short compiler's samples, whose stacks barely repeat); the samples
+ * read back as written, and a repeated stack still costs 8 bytes.
+ */
+Test(stacks, new_stack_and_its_sample_are_one_record)
+{
+	const unsigned n = 2000;
+	struct pa_warnings warn = { 0 };
+	struct pp_logfile log;
+	struct pp_stacks *st;
+	struct pa_thread *t;
+	uint64_t ips[4] = { 0, 0x401000, 0x402000, 0x403000 };
+	uint64_t distinct;
+
+	pp_stacks_init_sigsafe(&st);
+	st_create(&log, "thread-6.log");
+	/* n distinct stacks (their leaves differ; the callers are shared) sampled once each, then again */
+	for (unsigned round = 0; round < 2; round++) {
+		for (unsigned i = 0; i < n; i++) {
+			ips[0] = 0x500000 + 16ull * i;
+			cr_assert_eq(pp_stacks_write_sigsafe(&st, &log, ips, 4, 1000ull * (round * n + i),
+							     0, 0, 0), 0);
+		}
+		if (round == 0)
+			distinct = log.used;
+	}
+	st_close(&log, 2 * n);
+	pp_stacks_release_sigsafe(&st);
+	cr_expect_eq(st_count_records("thread-6.log", PPF_REC_STACK_SAMPLE), n);
+	cr_expect_eq(st_count_records("thread-6.log", PPF_REC_STACK), 0);
+	/* Only the repeated samples are in blocks, 128 a block. */
+	cr_expect_eq(st_count_records("thread-6.log", PPF_REC_SAMPLE_BLOCK),
+		     (n + PP_RECORDS_BLOCK_ENTRIES - 1) / PP_RECORDS_BLOCK_ENTRIES);
+	/* Each: the record's 32 bytes and its leaf in 4 (22 bits of difference); the first, 3 more. */
+	cr_expect_leq(distinct, sizeof(struct ppf_file_header) + sizeof(struct ppf_thread) +
+		      n * ppf_align(sizeof(struct ppf_stack_sample) + 4) + 8,
+		      "%llu bytes for %u new stacks",
+		      (unsigned long long)distinct, n);
+	t = st_load("thread-6.log", &warn);
+	cr_assert_eq(t->nsamples, 2 * n);
+	for (unsigned i = 0; i < 2 * n; i++) {
+		const struct pa_sample *p = &t->samples[i];
+
+		cr_assert_eq(p->nframes, 4);
+		cr_assert_eq(p->time_ns, 1000ull * i);
+		cr_assert_eq(p->ips[0], 0x500000 + 16ull * (i % n), "sample %u", i);
+		cr_assert_eq(p->ips[3], 0x403000);
+	}
+	cr_expect_eq(warn.n, 0, "%s", warn.n ? warn.v[0].reason : "");
+	pa_thread_free(t);
+	pa_warnings_release(&warn);
+}
+
+/*
+ * Addresses far apart, at both ends of the address space, in either
+ * direction: their differences take the longest encoding and read back
+ * exact.
+ */
+Test(stacks, far_addresses_read_back_exact)
+{
+	static const uint64_t far[][5] = {
+		{ UINT64_MAX, 0, INT64_MAX, (uint64_t)INT64_MAX + 1, 1 },
+		{ 0, UINT64_MAX, 0, UINT64_MAX, 0x7ffff7dd1234 },
+		{ 0x7ffff7dd1234, 0x555555554000, 0xffffffffff600000, 0x10, 0x7ffff7dd1234 },
+	};
+	const unsigned n = sizeof(far) / sizeof(far[0]);
+	struct pa_warnings warn = { 0 };
+	struct pp_logfile log;
+	struct pp_stacks *st;
+	struct pa_thread *t;
+
+	pp_stacks_init_sigsafe(&st);
+	st_create(&log, "thread-8.log");
+	for (unsigned i = 0; i < n; i++)
+		cr_assert_eq(pp_stacks_write_sigsafe(&st, &log, far[i], 5, 100 + i, 1,
+						     PPF_SAMPLE_TRUNCATED, 0), 0);
+	st_close(&log, n);
+	pp_stacks_release_sigsafe(&st);
+	cr_expect_eq(st_count_records("thread-8.log", PPF_REC_STACK_SAMPLE), n);
+	t = st_load("thread-8.log", &warn);
+	cr_assert_eq(t->nsamples, n);
+	for (unsigned i = 0; i < n; i++) {
+		cr_expect_eq(t->samples[i].nframes, 5);
+		cr_expect_eq(t->samples[i].time_ns, 100 + i);
+		cr_expect_eq(t->samples[i].event, 1);
+		cr_expect_eq(t->samples[i].flags, PPF_SAMPLE_TRUNCATED);
+		cr_expect_arr_eq(t->samples[i].ips, far[i], sizeof(far[i]), "stack %u", i);
+	}
+	pa_thread_free(t);
 	pa_warnings_release(&warn);
 }
 
@@ -251,7 +332,7 @@ Test(stacks, full_table_starts_again_and_reads_right)
 	cr_assert_eq(t->nsamples, n);
 	cr_expect(st_match(t, nstacks));
 	/* The table kept at most PP_STACKS_FULL: most stacks were written more than once. */
-	cr_expect_gt(st_count_records("thread-3.log", PPF_REC_STACK), nstacks + nstacks / 2);
+	cr_expect_gt(st_count_stacks("thread-3.log"), nstacks + nstacks / 2);
 	pa_thread_free(t);
 	pa_warnings_release(&warn);
 }
@@ -349,7 +430,8 @@ Test(stacks, log_cut_anywhere_in_its_first_4k_reads_and_names_the_offset)
 	size = fread(data, 1, 4096, f);
 	fclose(f);
 	cr_assert_eq(size, 4096);
-	cr_assert_geq(st_count_records("thread-5.log", PPF_REC_STACK), nstacks);
+	cr_assert_geq(st_count_stacks("thread-5.log"), nstacks);
+	cr_assert_gt(st_count_records("thread-5.log", PPF_REC_STACK_SAMPLE), 0);
 
 	for (size_t cut = 0, most = 0; cut <= size; cut++) {
 		struct pa_warnings warn = { 0 };
