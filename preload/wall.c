@@ -148,12 +148,11 @@ static struct {
 	int helper_tid;
 	/*
 	 * The pause switches known (sigsafe/pause.h), all of those before
-	 * marks_upto (or counted missed: marks_missed, and the mark after them
-	 * says how many).
+	 * marks_upto (or missed: the mark after them says how many).
 	 */
 	struct pp_pause_mark marks[PP_WALL_MARKS];
 	uint32_t nmarks, marks_from;
-	uint64_t marks_upto, marks_missed;
+	uint64_t marks_upto;
 	uint64_t helper_cpu_ns;
 	/* stacks written: hash -> id */
 	uint64_t stack_hash[PP_WALL_STACKS];
@@ -273,10 +272,8 @@ static void pp_wall_marks_refresh(void)
 		pp_wall.marks_from = pp_pause_marks_sigsafe(pp_wall.marks_from, m,
 							    PP_WALL_MARKS_AT_ONCE, &k,
 							    &pp_wall.marks_upto);
-		for (uint32_t i = 0; i < k; i++) {
-			pp_wall.marks_missed += m[i].lost_before;
+		for (uint32_t i = 0; i < k; i++)
 			pp_wall.marks[pp_wall.nmarks++ % PP_WALL_MARKS] = m[i];
-		}
 	} while (k == PP_WALL_MARKS_AT_ONCE);
 }
 
@@ -1598,7 +1595,7 @@ void pp_wall_fork_child(void)
 	pp_wall.helper_made = 0;
 	pp_wall.helper_tid = 0;
 	pp_wall.nmarks = pp_wall.marks_from = 0;
-	pp_wall.marks_upto = pp_wall.marks_missed = 0;
+	pp_wall.marks_upto = 0;
 	pp_wall.seen = pp_wall.no_ring = pp_wall.older = 0;
 	pp_wall.looks = pp_wall.dropped = pp_wall.lost = pp_wall.degraded = pp_wall.ticks = 0;
 	pp_wall.looks_only = 0;
