@@ -2,19 +2,19 @@
  * pauseflood: a wait across thousands of pause switches (issue 16), with
  * its own truth.
  *
- *   pauseflood MS MIN_US MAX_US  a thread sleeps in wait_flooded for MS ms
- *                                while main, until it wakes, calls
- *                                pprof_pause(), spins MIN_US..MAX_US us,
- *                                pprof_resume(), spins as long again (the
- *                                spans from a fixed pseudo-random sequence)
+ *   pauseflood PAUSES MIN_US MAX_US  a thread blocks in read() of a pipe in
+ *                                wait_flooded while main, PAUSES times,
+ *                                calls pprof_pause(), spins MIN_US..MAX_US
+ *                                us, pprof_resume(), spins as long again
+ *                                (the spans from a fixed pseudo-random
+ *                                sequence), then writes the pipe
  *
- * stdout: "pauseflood: done PAUSES" (the pauses made). With PPROF_TRUTH
- * set, appends "NAME SECONDS" lines there: "wait_flooded" (the sleep),
- * "paused_outer" (its time between a pause call's start and its resume
- * call's end, summed) and "paused_inner" (between a pause call's end and
- * its resume call's start): the sleep's profiled time is between wait_flooded
- * - paused_outer and wait_flooded - paused_inner. A failed call: a line on
- * stderr, exit 3.
+ * stdout: "pauseflood: done PAUSES". With PPROF_TRUTH set, appends "NAME
+ * SECONDS" lines there: "wait_flooded" (the wait), "paused_outer" (its
+ * time between a pause call's start and its resume call's end, summed) and
+ * "paused_inner" (between a pause call's end and its resume call's start):
+ * the wait's profiled time is between wait_flooded - paused_outer and
+ * wait_flooded - paused_inner. A failed call: a line on stderr, exit 3.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,10 +25,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define PAUSEFLOOD_MAX 1000000
 
-__attribute__((noinline)) void wait_flooded(double ms);
+__attribute__((noinline)) void wait_flooded(void);
 
 /* A pause: [call, end of the pause call) .. [start of the resume call, its end). */
 struct pauseflood_pause {
@@ -37,7 +38,7 @@ struct pauseflood_pause {
 
 static struct pauseflood_pause pauseflood_pauses[PAUSEFLOOD_MAX];
 static double pauseflood_from, pauseflood_to;
-static int pauseflood_started, pauseflood_woke;
+static int pauseflood_started, pauseflood_pipe[2];
 
 static double pauseflood_now(void)
 {
@@ -55,33 +56,35 @@ static void pauseflood_spin(double us)
 		;
 }
 
-__attribute__((noinline)) void wait_flooded(double ms)
+static void pauseflood_fail(const char *what)
 {
-	struct timespec ts = { (time_t)(ms / 1e3),
-			       (long)((ms / 1e3 - (double)(time_t)(ms / 1e3)) * 1e9) };
+	fprintf(stderr, "pauseflood: %s: %s\n", what, strerror(errno));
+	exit(3);
+}
 
-	while (nanosleep(&ts, &ts) != 0) {
-		if (errno != EINTR) {
-			fprintf(stderr, "pauseflood: nanosleep: %s\n", strerror(errno));
-			exit(3);
-		}
-	}
+__attribute__((noinline)) void wait_flooded(void)
+{
+	char c;
+	ssize_t n;
+
+	while ((n = read(pauseflood_pipe[0], &c, 1)) < 0 && errno == EINTR)
+		;
+	if (n != 1)
+		pauseflood_fail("read");
 	__asm__ volatile("");
 }
 
 static void *pauseflood_thread(void *arg)
 {
-	double ms = *(double *)arg;
-
+	(void)arg;
 	pauseflood_from = pauseflood_now();
 	__atomic_store_n(&pauseflood_started, 1, __ATOMIC_RELEASE);
-	wait_flooded(ms);
+	wait_flooded();
 	pauseflood_to = pauseflood_now();
-	__atomic_store_n(&pauseflood_woke, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
-/* The overlap of [a, b) with the sleep. */
+/* The overlap of [a, b) with the wait. */
 static double pauseflood_overlap(double a, double b)
 {
 	if (a < pauseflood_from)
@@ -93,29 +96,32 @@ static double pauseflood_overlap(double a, double b)
 
 int main(int argc, char **argv)
 {
-	double ms, min_us, max_us, outer = 0, inner = 0;
+	double min_us, max_us, outer = 0, inner = 0;
 	const char *path = getenv("PPROF_TRUTH");
 	uint32_t rnd = 12345;
-	unsigned n = 0;
+	unsigned n, pauses;
 	pthread_t th;
 	int err;
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: pauseflood MS MIN_US MAX_US\n");
+	if (argc != 4 || atoi(argv[1]) <= 0 || atoi(argv[1]) > PAUSEFLOOD_MAX) {
+		fprintf(stderr, "usage: pauseflood PAUSES(1..%d) MIN_US MAX_US\n",
+			PAUSEFLOOD_MAX);
 		return 2;
 	}
-	ms = atof(argv[1]);
+	pauses = (unsigned)atoi(argv[1]);
 	min_us = atof(argv[2]);
 	max_us = atof(argv[3]);
-	err = pthread_create(&th, NULL, pauseflood_thread, &ms);
+	if (pipe(pauseflood_pipe) != 0)
+		pauseflood_fail("pipe");
+	err = pthread_create(&th, NULL, pauseflood_thread, NULL);
 	if (err) {
-		fprintf(stderr, "pauseflood: pthread_create: %s\n", strerror(err));
-		return 3;
+		errno = err;
+		pauseflood_fail("pthread_create");
 	}
 	while (!__atomic_load_n(&pauseflood_started, __ATOMIC_ACQUIRE))
 		;
-	while (!__atomic_load_n(&pauseflood_woke, __ATOMIC_ACQUIRE) && n < PAUSEFLOOD_MAX) {
-		struct pauseflood_pause *p = &pauseflood_pauses[n++];
+	for (n = 0; n < pauses; n++) {
+		struct pauseflood_pause *p = &pauseflood_pauses[n];
 		double us;
 
 		rnd = rnd * 1103515245u + 12345u;
@@ -129,6 +135,8 @@ int main(int argc, char **argv)
 		p->resumed = pauseflood_now();
 		pauseflood_spin(us);
 	}
+	if (write(pauseflood_pipe[1], "x", 1) != 1)
+		pauseflood_fail("write");
 	pthread_join(th, NULL);
 	for (unsigned i = 0; i < n; i++) {
 		outer += pauseflood_overlap(pauseflood_pauses[i].call, pauseflood_pauses[i].resumed);
@@ -137,10 +145,8 @@ int main(int argc, char **argv)
 	if (path) {
 		FILE *f = fopen(path, "a");
 
-		if (!f) {
-			fprintf(stderr, "pauseflood: %s: %s\n", path, strerror(errno));
-			return 3;
-		}
+		if (!f)
+			pauseflood_fail(path);
 		fprintf(f, "wait_flooded %.6f\npaused_outer %.6f\npaused_inner %.6f\n",
 			pauseflood_to - pauseflood_from, outer, inner);
 		fclose(f);
