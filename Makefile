@@ -194,6 +194,7 @@ $(OBJ)/analyze/report_pprof.o: $(GEN)/profile.pb-c.h
 $(OBJ)/analyze/report_pprof.o: CPPFLAGS_ALL += -I$(GEN)
 # Its tests decode the output with the same generated unpacker (tst_pprof_decode).
 PPROF_DECODERS := $(OBJ)/tests/analyze/test_report_pprof.o $(OBJ)/tests/analyze/test_wall.o \
+	$(OBJ)/tests/analyze/test_wall_collapse.o \
 	$(OBJ)/tests/lib/tst_pprof.o
 $(PPROF_DECODERS): $(GEN)/profile.pb-c.h
 $(PPROF_DECODERS): CPPFLAGS_ALL += -I$(GEN)

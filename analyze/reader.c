@@ -1303,6 +1303,8 @@ int pa_process_log_load(const char *path, struct pa_process **out,
 /* What reading one process's thread logs needs: its pa_load_opts, and the process. */
 struct pa_reader_topts {
 	bool collapse;
+	bool index_cpu;           /* collapsing a process with a wall.log: */
+	uint32_t cpu_event;       /* its samples of this event into pa_thread.cpu_when */
 	struct pa_window window;
 	uint64_t start_ns;        /* the process start */
 	uint64_t *unloads;        /* module unload times, ascending */
@@ -1345,22 +1347,43 @@ struct pa_thread_ctx {
 	size_t slots_cap;
 	uint64_t released;            /* collapsing: the mapping is released up to here */
 	uint64_t weight;              /* the next record's PPF_REC_SAMPLE_WEIGHT, 0: none */
+	size_t cpu_when_cap;
 };
 
-/* Modules unloaded at or before time_ns: samples of equal epoch and addresses mean the same. */
-static size_t pa_reader_epoch(const struct pa_reader_topts *o, uint64_t time_ns)
+size_t pa_unloads_epoch(const uint64_t *unloads, size_t n, uint64_t time_ns)
 {
-	size_t lo = 0, hi = o->nunloads;
+	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (o->unloads[mid] <= time_ns)
+		if (unloads[mid] <= time_ns)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	return lo;
+}
+
+/* Modules unloaded at or before time_ns: samples of equal epoch and addresses mean the same. */
+static size_t pa_reader_epoch(const struct pa_reader_topts *o, uint64_t time_ns)
+{
+	return pa_unloads_epoch(o->unloads, o->nunloads, time_ns);
+}
+
+int pa_cpu_when_add(struct pa_cpu_when **v, size_t *n, size_t *cap, uint64_t time_ns,
+		    uint32_t entry, uint64_t count)
+{
+	do {
+		uint32_t part = count > UINT32_MAX ? UINT32_MAX : (uint32_t)count;
+
+		if (pa_grow((void **)v, cap, *n, sizeof(**v)) < 0)
+			return -ENOMEM;
+		(*v)[(*n)++] = (struct pa_cpu_when){ .time_ns = time_ns, .entry = entry,
+						     .count = part };
+		count -= part;
+	} while (count);
+	return 0;
 }
 
 /* Hash of what tells samples apart when collapsing: addresses, event, flags, epoch. */
@@ -1421,10 +1444,10 @@ static uint64_t *pa_reader_block_take(struct pa_thread *t, size_t n)
 
 /*
  * Collapsing: count sample s (addresses ips) into its entry in t->samples,
- * made when new; -ENOMEM.
+ * made when new, its index into *entry; -ENOMEM.
  */
 static int pa_reader_collapse(struct pa_thread_ctx *c, const struct ppf_sample *s,
-			      const uint64_t *ips, uint64_t weight)
+			      const uint64_t *ips, uint64_t weight, uint32_t *entry)
 {
 	struct pa_thread *t = c->thread;
 	size_t epoch = c->o->nunloads ? pa_reader_epoch(c->o, s->time_ns) : 0;
@@ -1446,6 +1469,7 @@ static int pa_reader_collapse(struct pa_thread_ctx *c, const struct ppf_sample *
 		ps->count += weight;
 		if (s->time_ns > ps->time_ns)
 			ps->time_ns = s->time_ns;
+		*entry = c->slots[j].index - 1;
 		return 0;
 	}
 	if (pa_grow((void **)&t->samples, &c->samples_cap, t->nsamples, sizeof(*ps)) < 0 ||
@@ -1457,6 +1481,7 @@ static int pa_reader_collapse(struct pa_thread_ctx *c, const struct ppf_sample *
 				  .nframes = s->nframes, .count = weight, .ips = copy };
 	c->slots[j] = (struct pa_reader_slot){ .hash = (uint32_t)h,
 					       .index = (uint32_t)t->nsamples };
+	*entry = (uint32_t)t->nsamples - 1;
 	return 0;
 }
 
@@ -1490,7 +1515,12 @@ static int pa_reader_add_sample(struct pa_thread_ctx *c, struct pa_log_buf *buf,
 	    !pa_window_holds(&c->o->window, c->o->start_ns, s->time_ns))
 		return 0;
 	if (c->o && c->o->collapse) {
-		if (pa_reader_collapse(c, s, ips, weight) < 0)
+		uint32_t entry;
+
+		if (pa_reader_collapse(c, s, ips, weight, &entry) < 0 ||
+		    (c->o->index_cpu && s->event == c->o->cpu_event &&
+		     pa_cpu_when_add(&t->cpu_when, &t->ncpu_when, &c->cpu_when_cap, s->time_ns,
+				     entry, weight) < 0))
 			return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
 		pa_reader_release_read(c, buf, off);
 		return 0;
@@ -1891,6 +1921,7 @@ void pa_thread_free(struct pa_thread *thread)
 		return;
 	free(thread->samples);
 	free(thread->events);
+	free(thread->cpu_when);
 	if (thread->ip_mapped)
 		munmap(thread->ip_storage, thread->ip_mapped);
 	else
@@ -2291,32 +2322,43 @@ static int pa_reader_cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+int pa_process_unloads(const struct pa_process *proc, uint64_t **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	for (size_t i = 0; i < proc->nmodules; i++) {
+		if (proc->modules[i].unload_ns == UINT64_MAX)
+			continue;
+		if (!*out && !(*out = malloc(proc->nmodules * sizeof(**out))))
+			return -ENOMEM;
+		(*out)[(*n)++] = proc->modules[i].unload_ns;
+	}
+	if (*n)
+		qsort(*out, *n, sizeof(**out), pa_reader_cmp_u64);
+	return 0;
+}
+
 /*
  * How to read proc's thread logs as opts says (NULL: as they are); -ENOMEM.
- * in_order: keep every sample apart, in time order, whatever opts says (a
- * process with a wall.log: its preempted time goes to the CPU sample
- * nearest in time, wall.h).
+ * wall: proc has a wall.log; collapsing, each thread's samples of the CPU
+ * event are listed in time order too (pa_thread.cpu_when): its preempted
+ * time goes to the CPU sample nearest in time (wall.h).
  */
 static int pa_reader_topts_init(struct pa_reader_topts *o, const struct pa_load_opts *opts,
-				const struct pa_process *proc, bool in_order)
+				const struct pa_process *proc, bool wall)
 {
+	const struct pa_event *cpu = wall ? pa_wall_cpu_event(proc) : NULL;
+
 	*o = (struct pa_reader_topts){ .start_ns = proc->start_ns };
 	if (opts) {
-		o->collapse = opts->collapse && !in_order;
+		o->collapse = opts->collapse;
 		o->window = opts->window;
 	}
 	if (!o->collapse)
 		return 0;
-	for (size_t i = 0; i < proc->nmodules; i++) {
-		if (proc->modules[i].unload_ns == UINT64_MAX)
-			continue;
-		if (!o->unloads && !(o->unloads = malloc(proc->nmodules * sizeof(*o->unloads))))
-			return -ENOMEM;
-		o->unloads[o->nunloads++] = proc->modules[i].unload_ns;
-	}
-	if (o->nunloads)
-		qsort(o->unloads, o->nunloads, sizeof(*o->unloads), pa_reader_cmp_u64);
-	return 0;
+	o->index_cpu = cpu != NULL;
+	o->cpu_event = cpu ? cpu->index : 0;
+	return pa_process_unloads(proc, &o->unloads, &o->nunloads);
 }
 
 /* Seconds from proc's start to f's time, for the warning below. */
@@ -2454,7 +2496,7 @@ int pa_process_load_opts(const char *dir, const struct pa_load_opts *opts,
 	}
 	if (proc->nthreads)
 		qsort(proc->threads, proc->nthreads, sizeof(*proc->threads), pa_reader_cmp_thread);
-	ret = pa_wall_load(proc, dir, warn, err);
+	ret = pa_wall_load(proc, dir, opts, warn, err);
 	if (ret < 0) {
 		pa_process_free(proc);
 		return ret;

@@ -302,9 +302,30 @@ struct pa_thread {
 	uint64_t *ip_storage;   /* private: backs samples[].ips */
 	size_t ip_mapped;       /* private: ip_storage is a file mapping of this length */
 	void *ip_blocks;        /* private: back samples[].ips when collapsed */
+	/*
+	 * Private: collapsed with a wall.log, its samples of the CPU event
+	 * (pa_wall_cpu_event) one by one in file order, for pa_wall_load,
+	 * which frees them.
+	 */
+	struct pa_cpu_when *cpu_when;
+	size_t ncpu_when;
 };
 
 struct pa_wall_info;
+
+/*
+ * One sample of a thread in time: when, its entry in samples, and its
+ * count (a larger count is several of these in a row).
+ */
+struct pa_cpu_when {
+	uint64_t time_ns;
+	uint32_t entry;
+	uint32_t count;
+};
+
+/* Appends (time_ns, entry, count) to *v (n, cap as pa_grow's): -ENOMEM. */
+int pa_cpu_when_add(struct pa_cpu_when **v, size_t *n, size_t *cap, uint64_t time_ns,
+		    uint32_t entry, uint64_t count);
 
 /* One <exe>.<pid>/ directory. */
 struct pa_process {
@@ -488,6 +509,15 @@ int pa_log_walk_data(const char *name, const void *data, size_t size, uint16_t k
  * analyzer adds to it, wall.h); NULL when out of memory.
  */
 uint64_t *pa_thread_take_ips(struct pa_thread *t, size_t n);
+
+/*
+ * proc's module unload times, ascending, into *out (malloc'd, the
+ * caller's; NULL when none) and *n: addresses of samples taken between
+ * the same two unloads (the same epoch) mean the same. -ENOMEM.
+ */
+int pa_process_unloads(const struct pa_process *proc, uint64_t **out, size_t *n);
+/* The epoch of time_ns: how many of unloads[0..n) (ascending) are at or before it. */
+size_t pa_unloads_epoch(const uint64_t *unloads, size_t n, uint64_t time_ns);
 
 /*
  * How many thread logs this process has read so far (any thread may ask,

@@ -14,6 +14,7 @@
 #include "profile.h"
 #include "reader.h"
 #include "satmath.h"
+#include "window.h"
 
 static const char *const pa_wall_states[PPF_WALL_STATES] = {
 	[PPF_WALL_UNKNOWN] = "blocked",
@@ -364,8 +365,41 @@ struct pa_wall_bins {
 	double total[PA_WALL_BINS];
 };
 
+/*
+ * How the process's threads were read (pa_load_opts): collapsed, wall
+ * samples are summed too (by stack, state and module epoch), and those
+ * outside the window left out.
+ */
+struct pa_wall_how {
+	bool sum;
+	const struct pa_window *window;
+	uint64_t start_ns;
+	uint64_t *unloads;  /* the process's module unload times, ascending */
+	size_t nunloads;
+};
+
+/*
+ * Summing: when an entry of b->out first comes in time (its earliest
+ * weight, and which of the thread's weights that was), so that entries
+ * keep the order of their first samples unsummed (the order pprof's
+ * stacks are numbered in).
+ */
+struct pa_wall_first {
+	uint64_t ns;
+	uint64_t seq;
+	size_t out;
+};
+
+/* Summing: the entry of b->out of a stack (its addresses' place) and epoch. */
+struct pa_wall_sum {
+	const uint64_t *ips; /* NULL: free */
+	size_t epoch;
+	size_t out;
+};
+
 /* One thread's samples in the making. */
 struct pa_wall_build {
+	const struct pa_wall_how *how;
 	const struct pa_wall_bins *bins; /* the process's seen waits */
 	const struct pa_wall_read *r;
 	const struct pa_process *proc;
@@ -376,6 +410,11 @@ struct pa_wall_build {
 	size_t nkeys, keys_cap;  /* keys_cap a power of 2 */
 	struct pa_sample *out;
 	size_t nout, out_cap;
+	struct pa_wall_sum *sums; /* summing: power-of-two sized, at most half full */
+	size_t sums_cap;
+	struct pa_wall_first *first; /* summing: by entry of out */
+	size_t first_cap;
+	uint64_t seq;                /* weights emitted */
 };
 
 static uint64_t pa_wall_mix(uint64_t k)
@@ -417,9 +456,76 @@ static struct pa_wall_key *pa_wall_key(struct pa_wall_build *b, uint64_t key)
 	return &b->keys[i];
 }
 
+static size_t pa_wall_sum_slot(const struct pa_wall_sum *v, size_t cap, const uint64_t *ips,
+			       size_t epoch)
+{
+	size_t i = pa_wall_mix((uint64_t)(uintptr_t)ips ^ (uint64_t)epoch << 48) & (cap - 1);
+
+	while (v[i].ips && (v[i].ips != ips || v[i].epoch != epoch))
+		i = (i + 1) & (cap - 1);
+	return i;
+}
+
+/*
+ * Summing: adds count at time_ns to b->out's sample of the stack at ips in
+ * time_ns's epoch when it has one (true); false when not (*slot: its place
+ * in b->sums, to be given the next entry of b->out). -ENOMEM.
+ */
+static int pa_wall_sum(struct pa_wall_build *b, const uint64_t *ips, uint64_t time_ns,
+		       uint64_t count, size_t *slot)
+{
+	size_t epoch = pa_unloads_epoch(b->how->unloads, b->how->nunloads, time_ns);
+	struct pa_sample *s;
+
+	if ((b->nout + 1) * 2 > b->sums_cap) {
+		size_t ncap = b->sums_cap ? b->sums_cap * 2 : 64;
+		struct pa_wall_sum *ns = calloc(ncap, sizeof(*ns));
+
+		if (!ns)
+			return -ENOMEM;
+		for (size_t j = 0; j < b->sums_cap; j++)
+			if (b->sums[j].ips)
+				ns[pa_wall_sum_slot(ns, ncap, b->sums[j].ips, b->sums[j].epoch)] =
+					b->sums[j];
+		free(b->sums);
+		b->sums = ns;
+		b->sums_cap = ncap;
+	}
+	*slot = pa_wall_sum_slot(b->sums, b->sums_cap, ips, epoch);
+	if (!b->sums[*slot].ips) {
+		if (pa_grow((void **)&b->first, &b->first_cap, b->nout, sizeof(*b->first)) < 0)
+			return -ENOMEM;
+		b->first[b->nout] = (struct pa_wall_first){ .ns = time_ns, .seq = b->seq,
+							    .out = b->nout };
+		b->sums[*slot] = (struct pa_wall_sum){ .ips = ips, .epoch = epoch, .out = b->nout };
+		return 0;
+	}
+	s = &b->out[b->sums[*slot].out];
+	s->count += count;
+	if (time_ns > s->time_ns)
+		s->time_ns = time_ns;
+	if (time_ns < b->first[b->sums[*slot].out].ns) {
+		b->first[b->sums[*slot].out].ns = time_ns;
+		b->first[b->sums[*slot].out].seq = b->seq;
+	}
+	return 1;
+}
+
 static int pa_wall_emit(struct pa_wall_build *b, const uint64_t *ips, uint16_t n, uint64_t time_ns,
 			uint64_t count)
 {
+	size_t slot;
+	int ret;
+
+	b->seq++;
+	if (b->how->sum) {
+		/* What the window leaves out, the collapsed thread did not keep either. */
+		if (!pa_window_holds(b->how->window, b->how->start_ns, time_ns))
+			return 0;
+		ret = pa_wall_sum(b, ips, time_ns, count, &slot);
+		if (ret != 0)
+			return ret < 0 ? ret : 0;
+	}
 	if (pa_grow((void **)&b->out, &b->out_cap, b->nout, sizeof(*b->out)) < 0)
 		return -ENOMEM;
 	b->out[b->nout++] = (struct pa_sample){ .time_ns = time_ns, .event = b->event,
@@ -478,8 +584,7 @@ static struct pa_wall_key *pa_wall_blocked_key(struct pa_wall_build *b, unsigned
 	return k;
 }
 
-/* The first sampling event of proc that counts CPU time, or NULL. */
-static const struct pa_event *pa_wall_cpu_event(const struct pa_process *proc)
+const struct pa_event *pa_wall_cpu_event(const struct pa_process *proc)
 {
 	for (size_t i = 0; i < proc->nevents; i++) {
 		const struct pa_event *e = &proc->events[i];
@@ -494,30 +599,32 @@ static const struct pa_event *pa_wall_cpu_event(const struct pa_process *proc)
 /*
  * A preempted interval of the thread, iv: its time goes above the stack of
  * the thread's CPU sample nearest to it in time, the last before it or the
- * first after it (*next: the index in cpu_samples of the first sample
- * after iv's start, moved on as intervals come in time order). Near in
+ * first after it (*next: the index in cpu of the first sample after iv's
+ * start, moved on as intervals come in time order). Near in
  * time, not over all the thread's samples: a thread is preempted far more
  * per CPU second in some code than in other (a wait loop that yields, as
  * MPI libraries' do, against its compute). Above nothing without any
  * sample. -ENOMEM.
  */
 static int pa_wall_runnable(struct pa_wall_build *b, const struct ppf_wall_interval *iv,
-			    const size_t *cpu_samples, size_t ncpu, size_t *next)
+			    const struct pa_cpu_when *cpu, size_t ncpu, size_t *next)
 {
-	const struct pa_sample *s = NULL;
+	const struct pa_cpu_when *w = NULL;
+	const struct pa_sample *s;
 	struct pa_wall_key *k;
 
-	while (*next < ncpu && b->t->samples[cpu_samples[*next]].time_ns <= iv->out_ns)
+	while (*next < ncpu && cpu[*next].time_ns <= iv->out_ns)
 		(*next)++;
 	if (*next > 0)
-		s = &b->t->samples[cpu_samples[*next - 1]];
+		w = &cpu[*next - 1];
 	if (*next < ncpu) {
-		const struct pa_sample *after = &b->t->samples[cpu_samples[*next]];
+		const struct pa_cpu_when *after = &cpu[*next];
 		uint64_t gap_after = after->time_ns > iv->in_ns ? after->time_ns - iv->in_ns : 0;
 
-		if (!s || gap_after < iv->out_ns - s->time_ns)
-			s = after;
+		if (!w || gap_after < iv->out_ns - w->time_ns)
+			w = after;
 	}
+	s = w ? &b->t->samples[w->entry] : NULL;
 	if (s)
 		k = pa_wall_key(b, pa_hash(s->ips, s->nframes * sizeof(*s->ips), 0) | 1ull << 63);
 	else
@@ -529,45 +636,58 @@ static int pa_wall_runnable(struct pa_wall_build *b, const struct ppf_wall_inter
 }
 
 /*
- * The indices of the thread's samples of cpu (NULL: none) in time order,
- * into *out (malloc'd, the caller's; NULL when none). -ENOMEM.
+ * The thread's samples of cpu (NULL: none) one by one in time order, into
+ * *out (*n; NULL when none): the reader's list when it collapsed them (the
+ * thread's, taken: the caller frees it), else made from the samples.
+ * -ENOMEM.
  */
-static int pa_wall_cpu_samples(const struct pa_thread *t, const struct pa_event *cpu,
-			       size_t **out, size_t *n)
+static int pa_wall_cpu_samples(struct pa_wall_build *b, const struct pa_event *cpu,
+			       struct pa_cpu_when **out, size_t *n)
 {
+	struct pa_thread *t = b->t;
+	size_t cap = 0;
+
 	*out = NULL;
 	*n = 0;
-	for (size_t i = 0; cpu && i < t->nsamples; i++)
-		*n += t->samples[i].event == cpu->index;
-	if (!*n)
+	if (b->how->sum) {
+		*out = t->cpu_when;
+		*n = t->ncpu_when;
+		t->cpu_when = NULL;
+		t->ncpu_when = 0;
 		return 0;
-	*out = malloc(*n * sizeof(**out));
-	if (!*out)
-		return -ENOMEM;
-	*n = 0;
-	for (size_t i = 0; i < t->nsamples; i++)
-		if (t->samples[i].event == cpu->index)
-			(*out)[(*n)++] = i;
+	}
+	for (size_t i = 0; cpu && i < t->nsamples; i++)
+		if (t->samples[i].event == cpu->index &&
+		    pa_cpu_when_add(out, n, &cap, t->samples[i].time_ns, (uint32_t)i,
+				    t->samples[i].count) < 0)
+			return -ENOMEM;
 	return 0;
 }
 
-/* The thread's CPU samples, as wall samples too (their period over the wall period). */
-static int pa_wall_on_cpu(struct pa_wall_build *b, const struct pa_event *cpu)
+/*
+ * The thread's CPU samples cpu[0..n) of event ev (NULL: none), as wall
+ * samples too (their period over the wall period); the parts of one
+ * sample's count (pa_cpu_when) are one.
+ */
+static int pa_wall_on_cpu(struct pa_wall_build *b, const struct pa_event *ev,
+			  const struct pa_cpu_when *cpu, size_t n)
 {
-	uint64_t per = cpu ? pa_event_sample_period(cpu) : 0, carry = 0;
-	size_t n = b->t->nsamples;
+	uint64_t per = ev ? pa_event_sample_period(ev) : 0, carry = 0, c = 0;
 
 	for (size_t i = 0; per && i < n; i++) {
-		const struct pa_sample *s = &b->t->samples[i];
-		uint64_t c;
+		const struct pa_sample *s = &b->t->samples[cpu[i].entry];
+		uint64_t got;
 
-		if (s->event != cpu->index)
-			continue;
-		carry += s->count * per;
-		c = carry / b->period;
-		carry -= c * b->period;
-		if (c && pa_wall_emit(b, s->ips, s->nframes, s->time_ns, c) < 0)
+		carry += cpu[i].count * per;
+		got = carry / b->period;
+		carry -= got * b->period;
+		c += got;
+		if (i + 1 < n && cpu[i + 1].entry == cpu[i].entry &&
+		    cpu[i + 1].time_ns == cpu[i].time_ns && cpu[i].count == UINT32_MAX)
+			continue; /* the next part of this sample's count */
+		if (c && pa_wall_emit(b, s->ips, s->nframes, cpu[i].time_ns, c) < 0)
 			return -ENOMEM;
+		c = 0;
 	}
 	return 0;
 }
@@ -579,7 +699,19 @@ static int pa_wall_cmp_time(const void *a, const void *b)
 	return x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
 }
 
-/* Merges b's samples (sorted here) into the thread's, by time. */
+static int pa_wall_cmp_first(const void *a, const void *b)
+{
+	const struct pa_wall_first *x = a, *y = b;
+
+	if (x->ns != y->ns)
+		return x->ns < y->ns ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/*
+ * Merges b's samples (sorted here) into the thread's, by time; summed
+ * (collapsed), after them in the order of their first weights.
+ */
 static int pa_wall_merge(struct pa_wall_build *b)
 {
 	struct pa_thread *t = b->t;
@@ -588,10 +720,19 @@ static int pa_wall_merge(struct pa_wall_build *b)
 
 	if (!b->nout)
 		return 0;
-	qsort(b->out, b->nout, sizeof(*b->out), pa_wall_cmp_time);
+	if (!b->how->sum)
+		qsort(b->out, b->nout, sizeof(*b->out), pa_wall_cmp_time);
+	else
+		qsort(b->first, b->nout, sizeof(*b->first), pa_wall_cmp_first);
 	all = malloc((t->nsamples + b->nout) * sizeof(*all));
 	if (!all)
 		return -ENOMEM;
+	if (b->how->sum) {
+		memcpy(all, t->samples, t->nsamples * sizeof(*all));
+		for (k = t->nsamples; j < b->nout; j++)
+			all[k++] = b->out[b->first[j].out];
+		i = t->nsamples;
+	}
 	while (i < t->nsamples || j < b->nout)
 		all[k++] = j == b->nout || (i < t->nsamples &&
 					    t->samples[i].time_ns <= b->out[j].time_ns) ?
@@ -767,8 +908,9 @@ static int pa_wall_thread(struct pa_wall_build *b, const struct ppf_wall_interva
 	const struct pa_event *cpu = pa_wall_cpu_event(b->proc);
 	double factor[PA_WALL_BINS];
 	bool seen = pa_wall_spread(iv, n, factor);
-	size_t *cpu_samples, ncpu, next = 0;
-	int ret = pa_wall_cpu_samples(b->t, cpu, &cpu_samples, &ncpu);
+	struct pa_cpu_when *cpu_samples;
+	size_t ncpu, next = 0;
+	int ret = pa_wall_cpu_samples(b, cpu, &cpu_samples, &ncpu);
 
 	for (size_t i = 0; i < n && ret == 0; i++) {
 		uint64_t len = iv[i].in_ns - iv[i].out_ns;
@@ -795,11 +937,11 @@ static int pa_wall_thread(struct pa_wall_build *b, const struct ppf_wall_interva
 		k = pa_wall_blocked_key(b, iv[i].state, iv[i].stack);
 		ret = k ? pa_wall_weigh(b, k, len, iv[i].in_ns) : -ENOMEM;
 	}
-	free(cpu_samples);
 	if (ret == 0)
 		ret = pa_wall_leftovers(b);
 	if (ret == 0)
-		ret = pa_wall_on_cpu(b, cpu);
+		ret = pa_wall_on_cpu(b, cpu, cpu_samples, ncpu);
+	free(cpu_samples);
 	return ret == 0 ? pa_wall_merge(b) : ret;
 }
 
@@ -959,14 +1101,15 @@ static int pa_wall_add_event(struct pa_process *proc, struct pa_wall_info *info)
 }
 
 /* Every thread's samples from r (intervals sorted by thread). -ENOMEM. */
-static int pa_wall_samples(struct pa_process *proc, const struct pa_wall_read *r)
+static int pa_wall_samples(struct pa_process *proc, const struct pa_wall_read *r,
+			   const struct pa_wall_how *how)
 {
 	struct pa_wall_bins bins = { 0 };
 	int ret = pa_wall_bins_make(&bins, r);
 
 	for (size_t i = 0; i < r->niv && ret == 0;) {
 		size_t j = i;
-		struct pa_wall_build b = { .bins = &bins, .r = r, .proc = proc,
+		struct pa_wall_build b = { .how = how, .bins = &bins, .r = r, .proc = proc,
 					   .period = proc->wall->period_ns,
 					   .event = proc->wall->event };
 
@@ -977,6 +1120,8 @@ static int pa_wall_samples(struct pa_process *proc, const struct pa_wall_read *r
 			ret = pa_wall_thread(&b, &r->iv[i], j - i);
 		free(b.keys);
 		free(b.out);
+		free(b.sums);
+		free(b.first);
 		i = j;
 	}
 	pa_wall_bins_release(&bins);
@@ -984,25 +1129,34 @@ static int pa_wall_samples(struct pa_process *proc, const struct pa_wall_read *r
 }
 
 /* Threads that were never off the CPU still have their CPU samples as wall samples. */
-static int pa_wall_busy_threads(struct pa_process *proc, const struct pa_wall_read *r)
+static int pa_wall_busy_threads(struct pa_process *proc, const struct pa_wall_read *r,
+				const struct pa_wall_how *how)
 {
+	const struct pa_event *cpu = pa_wall_cpu_event(proc);
 	int ret = 0;
 
 	for (size_t i = 0; i < proc->nthreads && ret == 0; i++) {
 		struct pa_thread *t = proc->threads[i];
-		struct pa_wall_build b = { .r = r, .proc = proc, .t = t,
+		struct pa_wall_build b = { .how = how, .r = r, .proc = proc, .t = t,
 					   .period = proc->wall->period_ns,
 					   .event = proc->wall->event };
+		struct pa_cpu_when *when;
+		size_t nwhen;
 		bool off = false;
 
 		for (unsigned s = 0; s < PPF_WALL_STATES; s++)
 			off = off || t->off_ns[s];
 		if (off)
 			continue;
-		ret = pa_wall_on_cpu(&b, pa_wall_cpu_event(proc));
+		ret = pa_wall_cpu_samples(&b, cpu, &when, &nwhen);
+		if (ret == 0)
+			ret = pa_wall_on_cpu(&b, cpu, when, nwhen);
 		if (ret == 0)
 			ret = pa_wall_merge(&b);
+		free(when);
 		free(b.out);
+		free(b.sums);
+		free(b.first);
 	}
 	return ret;
 }
@@ -1081,11 +1235,18 @@ bool pa_wall_present(const char *dir)
 	return pa_wall_path(dir, path, sizeof(path));
 }
 
-/* Reads wall.log at path, or from data when not NULL, into proc (pa_wall_load). */
+/*
+ * Reads wall.log at path, or from data when not NULL, into proc
+ * (pa_wall_load); opts: as proc's threads were read (NULL: every sample).
+ */
 static int pa_wall_read(struct pa_process *proc, const char *path, const void *data, size_t size,
-			struct pa_warnings *warn, struct pa_error *err)
+			const struct pa_load_opts *opts, struct pa_warnings *warn,
+			struct pa_error *err)
 {
 	struct pa_wall_read r = { 0 };
+	struct pa_wall_how how = { .sum = opts && opts->collapse,
+				   .window = opts ? &opts->window : NULL,
+				   .start_ns = proc->start_ns };
 	int ret;
 
 	r.info = calloc(1, sizeof(*r.info));
@@ -1093,7 +1254,11 @@ static int pa_wall_read(struct pa_process *proc, const char *path, const void *d
 		return pa_error_set(err, -ENOMEM, path, false, 0, "out of memory");
 	proc->wall = r.info;
 	r.path = path;
-	ret = data ? pa_log_walk_data(path, data, size, PPF_FILE_WALL, pa_wall_record, &r, warn, err) :
+	ret = how.sum ? pa_process_unloads(proc, &how.unloads, &how.nunloads) : 0;
+	if (ret < 0)
+		ret = pa_error_set(err, ret, path, false, 0, "out of memory");
+	else
+		ret = data ? pa_log_walk_data(path, data, size, PPF_FILE_WALL, pa_wall_record, &r, warn, err) :
 		     pa_log_walk_file(path, PPF_FILE_WALL, pa_wall_record, &r, warn, err);
 	if (ret == 0 && !r.started)
 		ret = pa_wall_bad(path, 0, err, "wall log without its start record");
@@ -1112,28 +1277,35 @@ static int pa_wall_read(struct pa_process *proc, const char *path, const void *d
 			ret = pa_wall_add_event(proc, r.info);
 		}
 		if (ret == 0)
-			ret = pa_wall_samples(proc, &r);
+			ret = pa_wall_samples(proc, &r, &how);
 		if (ret == 0)
-			ret = pa_wall_busy_threads(proc, &r);
+			ret = pa_wall_busy_threads(proc, &r, &how);
 		if (ret < 0)
 			ret = pa_error_set(err, ret, path, false, 0, "out of memory");
 	}
 	pa_wall_read_release(&r);
+	free(how.unloads);
+	/* What the reader listed for the nearest CPU sample is needed no more. */
+	for (size_t i = 0; i < proc->nthreads; i++) {
+		free(proc->threads[i]->cpu_when);
+		proc->threads[i]->cpu_when = NULL;
+		proc->threads[i]->ncpu_when = 0;
+	}
 	return ret;
 }
 
-int pa_wall_load(struct pa_process *proc, const char *dir, struct pa_warnings *warn,
-		 struct pa_error *err)
+int pa_wall_load(struct pa_process *proc, const char *dir, const struct pa_load_opts *opts,
+		 struct pa_warnings *warn, struct pa_error *err)
 {
 	char path[4096];
 
 	if (!pa_wall_path(dir, path, sizeof(path)))
 		return 0;
-	return pa_wall_read(proc, path, NULL, 0, warn, err);
+	return pa_wall_read(proc, path, NULL, 0, opts, warn, err);
 }
 
 int pa_wall_log_parse(struct pa_process *proc, const char *name, const void *data, size_t size,
 		      struct pa_warnings *warn, struct pa_error *err)
 {
-	return pa_wall_read(proc, name, data ? data : "", size, warn, err);
+	return pa_wall_read(proc, name, data ? data : "", size, NULL, warn, err);
 }

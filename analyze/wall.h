@@ -17,8 +17,10 @@
  * - A preempted thread (runnable, waiting for a CPU) cannot be looked at:
  *   its time goes under "[off-cpu: runnable]" above the stack of the
  *   thread's CPU sample nearest to it in time (the last before it or the
- *   first after it); the reader keeps the samples of a process with a
- *   wall.log in time order for this (pa_wall_present).
+ *   first after it); for this the reader keeps the samples of a process
+ *   with a wall.log in time order (pa_wall_present), or, when it collapses
+ *   them, lists its CPU-event samples one by one in time order beside
+ *   (pa_thread.cpu_when, 16 bytes each), which pa_wall_load frees.
  * - A process killed while threads waited (wall.log without its end): each
  *   wait the helper said was still open (PPF_REC_WALL_OPEN) lasted until
  *   its last tick (PPF_REC_WALL_ALIVE), as far as is known.
@@ -29,7 +31,10 @@
  * of the same stack to the next, and the rest rounded at the end.
  *
  * So every report takes `--event wall` (samples are ordinary pa_samples
- * of the threads, in time order); a consumer that wants the off-CPU time
+ * of the threads, in time order; collapsed as pa_load_opts says: the
+ * weights of one stack, state and module epoch summed into one sample
+ * whose time is the latest, those outside its window left out, so memory
+ * grows with distinct stacks, not with time); a consumer that wants the off-CPU time
  * itself reads pa_thread.off_ns and pa_process.wall.
  */
 #ifndef PA_WALL_H
@@ -41,6 +46,8 @@
 
 #include "pprof/format.h"
 
+struct pa_event;
+struct pa_load_opts;
 struct pa_process;
 struct pa_thread;
 struct pa_warnings;
@@ -82,17 +89,21 @@ struct pa_wall_info {
 /*
  * Reads dir/wall.log, when there is one, into proc (loaded with its
  * threads, sorted): proc->wall, the "wall" event in proc->events, each
- * thread's off_ns and wall samples. Returns 0 (no wall.log: nothing done)
- * or a negative errno with err filled.
+ * thread's off_ns and wall samples; opts: as the threads were read
+ * (NULL: every sample apart). Returns 0 (no wall.log: nothing done) or a
+ * negative errno with err filled.
  */
-int pa_wall_load(struct pa_process *proc, const char *dir, struct pa_warnings *warn,
-		 struct pa_error *err);
+int pa_wall_load(struct pa_process *proc, const char *dir, const struct pa_load_opts *opts,
+		 struct pa_warnings *warn, struct pa_error *err);
 /*
  * The same from size bytes at data (copied), read as the wall.log named
  * name (tests, tests/fuzz/fuzz_reader.c); proc must not have one yet.
  */
 int pa_wall_log_parse(struct pa_process *proc, const char *name, const void *data, size_t size,
 		      struct pa_warnings *warn, struct pa_error *err);
+
+/* The process's first sampling event that counts CPU time (its wall samples on the CPU), or NULL. */
+const struct pa_event *pa_wall_cpu_event(const struct pa_process *proc);
 
 /* Whether the process directory dir has a wall.log. */
 bool pa_wall_present(const char *dir);
