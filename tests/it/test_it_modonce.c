@@ -246,22 +246,26 @@ static bool it_mo_whole(const char *dir, const char *name)
 
 /*
  * A process killed at random moments of its start (SIGKILL, 0-4 ms after
- * its spawn), while it writes its modules' files at a fresh root: every
- * module file at the root is whole (what its name says), whatever the
- * moment; a killed writer leaves at most a temporary name starting with
- * '.', which the analyzer does not read.
+ * its spawn at first), while it writes its modules' files at a fresh root:
+ * every module file at the root is whole (what its name says), whatever
+ * the moment; a killed writer leaves at most a temporary name starting
+ * with '.', which the analyzer does not read. On a busy machine a start
+ * takes longer: until a round gets as far as a module file, each round
+ * widens the moments by half (to 2 s at most), and rounds go on (up to
+ * 300) until 30 ran and one got that far.
  */
 Test(it_modonce, killed_while_writing_leaves_no_partial_file)
 {
-	const unsigned rounds = 30;
+	const unsigned rounds = 30, max_rounds = 300;
 	char demo[TST_PATH_MAX];
 	size_t files = 0, temps = 0;
+	unsigned window_us = 4000, r;
 	struct timespec seed;
 
 	tst_build_path(demo, "workloads/demo");
 	clock_gettime(CLOCK_MONOTONIC, &seed);
 	srand((unsigned)seed.tv_nsec);
-	for (unsigned r = 0; r < rounds; r++) {
+	for (r = 0; r < max_rounds && (r < rounds || files == 0); r++) {
 		char root[TST_PATH_MAX + 32], output[TST_PATH_MAX + 64];
 		char *const argv[] = { demo, "0.2", NULL };
 		char *envp[] = { it_mo.env_preload, output, NULL };
@@ -273,12 +277,14 @@ Test(it_modonce, killed_while_writing_leaves_no_partial_file)
 		snprintf(root, sizeof(root), "%s/k%u", it_mo.tmp, r);
 		snprintf(output, sizeof(output), "PPROF_OUTPUT=%s", root);
 		cr_assert_eq(posix_spawn(&pid, demo, NULL, NULL, argv, envp), 0);
-		usleep((useconds_t)(rand() % 4000));
+		usleep((useconds_t)(rand() % window_us));
 		kill(pid, SIGKILL);
 		cr_assert_eq(waitpid(pid, &status, 0), pid);
 		d = opendir(root);
-		if (!d)
-			continue; /* killed before the root was made */
+		if (!d) { /* killed before the root was made */
+			window_us = !files && window_us < 2000000 ? window_us * 3 / 2 : window_us;
+			continue;
+		}
 		while ((e = readdir(d))) {
 			if (e->d_name[0] == '.' && strstr(e->d_name, PPF_MODULE_FILE_PREFIX)) {
 				temps++;
@@ -292,7 +298,11 @@ Test(it_modonce, killed_while_writing_leaves_no_partial_file)
 				  root, e->d_name);
 		}
 		closedir(d);
+		if (!files && window_us < 2000000)
+			window_us = window_us * 3 / 2;
 	}
-	cr_log_info("%zu module files, %zu temporaries left by killed writers", files, temps);
-	cr_expect_gt(files, 0, "no round got as far as writing a module file");
+	cr_log_info("%u rounds: %zu module files, %zu temporaries left by killed writers "
+		    "(kills up to %u us after the spawn)", r, files, temps, window_us);
+	cr_expect_gt(files, 0, "no round of %u got as far as writing a module file (kills up "
+		     "to %u us after the spawn)", r, window_us);
 }
