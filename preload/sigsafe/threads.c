@@ -147,6 +147,7 @@ static struct pp_thread *pp_threads_take_slot_sigsafe(int tid)
 			t->lost = 0;
 			t->throttled = 0;
 			t->next_ns = 0;
+			t->paid_ns = 0;
 			t->cost_ns = UINT64_MAX;
 			t->held_since_ns = 0;
 			t->held_cpu_ns = 0;

@@ -46,6 +46,8 @@ struct pp_thread {
 	uint64_t throttled; /* overflows not taken: the handler's own cost */
 	uint64_t ev_throttled[PP_CONFIG_MAX_EVENTS]; /* per event, throttled */
 	uint64_t next_ns; /* its CPU time: no sample is taken before this */
+	uint64_t paid_ns; /* its CPU time when the samples taken so far are
+			     paced out (sampler.c's pace) */
 	uint64_t cost_ns; /* what the last sample taken cost (its CPU time) */
 	uint64_t held_since_ns; /* its CPU time when it began to hold the
 				   program's own signal (appmask.h), 0 when
