@@ -35,15 +35,10 @@ static void trw_wall_log(void)
 	struct tst_log_self self;
 	struct pp_logfile log;
 	char dir[4096];
-	int dirfd;
 
 	tst_log_self_module((const void *)pa_proftest_main, &self);
 	snprintf(dir, sizeof(dir), "%s/%s@node1.6", tst_hosts_dir, strrchr(self.path, '/') + 1);
-	dirfd = open(dir, O_RDONLY | O_DIRECTORY);
-	cr_assert_geq(dirfd, 0, "%s", dir);
-	pp_logfile_init_sigsafe(&log);
-	cr_assert_eq(pp_logfile_create_sigsafe(&log, dirfd, PPF_WALL_LOG, PPF_FILE_WALL), 0);
-	cr_assert_eq(pp_records_wall_sigsafe(&log, PPF_REC_WALL_START, &st, sizeof(st)), 0);
+	tst_wall_log_start(dir, &st, &log);
 	cr_assert_eq(pp_records_stack_sigsafe(&log, 0, ips, 2, 0, 0), 0);
 	for (unsigned i = 0; i < TRW_WAITS; i++)
 		cr_assert_eq(pp_records_wall_sigsafe(&log, PPF_REC_WALL_INTERVAL, &iv, sizeof(iv)),
@@ -51,7 +46,6 @@ static void trw_wall_log(void)
 	pp_logfile_closing_sigsafe(&log);
 	cr_assert_eq(pp_records_wall_sigsafe(&log, PPF_REC_WALL_END, &end, sizeof(end)), 0);
 	pp_logfile_close_sigsafe(&log);
-	close(dirfd);
 }
 
 Test(report_ranks_wall, waits_past_64_bits_of_nanoseconds_saturate)

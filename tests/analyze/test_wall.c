@@ -91,12 +91,7 @@ static void tw_wall_log(const char *pdir, bool bad_stack)
 	struct ppf_wall_end end = { .end_ns = 900 * TW_MS, .looks = 2, .threads = 2,
 				    .ticks = 900, .helper_cpu_ns = 5 * TW_MS };
 	struct pp_logfile log;
-	int dirfd = open(pdir, O_RDONLY | O_DIRECTORY);
-
-	cr_assert_geq(dirfd, 0);
-	pp_logfile_init_sigsafe(&log);
-	cr_assert_eq(pp_logfile_create_sigsafe(&log, dirfd, PPF_WALL_LOG, PPF_FILE_WALL), 0);
-	cr_assert_eq(pp_records_wall_sigsafe(&log, PPF_REC_WALL_START, &st, sizeof(st)), 0);
+	tst_wall_log_start(pdir, &st, &log);
 	cr_assert_eq(pp_records_stack_sigsafe(&log, 0, tw_sleep_ips, 3, 0, 0), 0);
 	cr_assert_eq(pp_records_stack_sigsafe(&log, 1, tw_lock_ips, 3, 0, 0), 0);
 	tw_interval(&log, 8, PPF_WALL_SLEEP, 100, 300000, 0, 230);
@@ -112,7 +107,6 @@ static void tw_wall_log(const char *pdir, bool bad_stack)
 	pp_logfile_closing_sigsafe(&log);
 	cr_assert_eq(pp_records_wall_sigsafe(&log, PPF_REC_WALL_END, &end, sizeof(end)), 0);
 	pp_logfile_close_sigsafe(&log);
-	close(dirfd);
 }
 
 /* Wall samples of t under leaf (NULL: any), and whose frame 1 is at ip (0: any). */
@@ -278,7 +272,6 @@ Test(wall, preempted_time_goes_to_the_cpu_stack_nearest_in_time)
 	struct pp_logfile log;
 	struct pa_run *run;
 	struct tst_log l;
-	int dirfd;
 
 	tst_log_begin(&l, PPF_FILE_PROCESS);
 	tst_log_process(&l, 7, 1, "/usr/bin/app", argv);
@@ -293,15 +286,10 @@ Test(wall, preempted_time_goes_to_the_cpu_stack_nearest_in_time)
 		tst_log_sample(&l, (uint64_t)(500 + 10 * i) * TW_MS, 0, 0, 2, yield_ips);
 	tst_log_thread_end(&l, 900 * TW_MS, 6, 0, 6 * TW_MS);
 	tst_log_write(&l, pdir, "thread-7.log");
-	dirfd = open(pdir, O_RDONLY | O_DIRECTORY);
-	cr_assert_geq(dirfd, 0);
-	pp_logfile_init_sigsafe(&log);
-	cr_assert_eq(pp_logfile_create_sigsafe(&log, dirfd, PPF_WALL_LOG, PPF_FILE_WALL), 0);
-	cr_assert_eq(pp_records_wall_sigsafe(&log, PPF_REC_WALL_START, &st, sizeof(st)), 0);
+	tst_wall_log_start(pdir, &st, &log);
 	tw_interval(&log, 7, PPF_WALL_RUNNABLE, 20, 3000, PPF_WALL_NO_STACK, -1);
 	tw_interval(&log, 7, PPF_WALL_RUNNABLE, 505, 4000, PPF_WALL_NO_STACK, -1);
 	pp_logfile_close_sigsafe(&log);
-	close(dirfd);
 
 	cr_assert_eq(pa_run_load_opts(tw_dir, &opts, &run, &err), 0, "%s: %s", err.path,
 		     err.reason);
@@ -340,12 +328,7 @@ static void tw_killed_log(const char *pdir, bool ended, bool bad_lost)
 		  .stack = 0, .nr = 0 },
 	};
 	struct pp_logfile log;
-	int dirfd = open(pdir, O_RDONLY | O_DIRECTORY);
-
-	cr_assert_geq(dirfd, 0);
-	pp_logfile_init_sigsafe(&log);
-	cr_assert_eq(pp_logfile_create_sigsafe(&log, dirfd, PPF_WALL_LOG, PPF_FILE_WALL), 0);
-	cr_assert_eq(pp_records_wall_sigsafe(&log, PPF_REC_WALL_START, &st, sizeof(st)), 0);
+	tst_wall_log_start(pdir, &st, &log);
 	cr_assert_eq(pp_records_wall_sigsafe(&log, PPF_REC_WALL_ALIVE, &alive, sizeof(alive)), 0);
 	cr_assert_eq(pp_records_stack_sigsafe(&log, 0, tw_sleep_ips, 3, 0, 0), 0);
 	cr_assert_eq(pp_records_stack_sigsafe(&log, 1, tw_lock_ips, 3, 0, 0), 0);
@@ -359,7 +342,6 @@ static void tw_killed_log(const char *pdir, bool ended, bool bad_lost)
 		cr_assert_eq(pp_records_wall_sigsafe(&log, PPF_REC_WALL_END, &end, sizeof(end)), 0);
 	}
 	pp_logfile_close_sigsafe(&log);
-	close(dirfd);
 }
 
 Test(wall, a_killed_processs_open_waits_last_until_its_last_tick)

@@ -81,7 +81,6 @@ static void tc_run(void)
 	struct tst_log_self self;
 	struct pp_logfile log;
 	struct tst_log l;
-	int dirfd;
 
 	tst_log_self_module((const void *)pa_proftest_main, &self);
 
@@ -104,11 +103,7 @@ static void tc_run(void)
 	tst_log_thread_end(&l, 900 * TC_MS, TC_CPU, 0, TC_CPU * TC_MS);
 	tst_log_write(&l, pdir, "thread-7.log");
 
-	dirfd = open(pdir, O_RDONLY | O_DIRECTORY);
-	cr_assert_geq(dirfd, 0);
-	pp_logfile_init_sigsafe(&log);
-	cr_assert_eq(pp_logfile_create_sigsafe(&log, dirfd, PPF_WALL_LOG, PPF_FILE_WALL), 0);
-	cr_assert_eq(pp_records_wall_sigsafe(&log, PPF_REC_WALL_START, &st, sizeof(st)), 0);
+	tst_wall_log_start(pdir, &st, &log);
 	cr_assert_eq(pp_records_stack_sigsafe(&log, 0, sleep_ips, 3, 0, 0), 0);
 	cr_assert_eq(pp_records_stack_sigsafe(&log, 1, lock_ips, 3, 0, 0), 0);
 	for (uint64_t ms = 3; ms < TC_CPU; ms += 7) {
@@ -120,7 +115,6 @@ static void tc_run(void)
 	pp_logfile_closing_sigsafe(&log);
 	cr_assert_eq(pp_records_wall_sigsafe(&log, PPF_REC_WALL_END, &end, sizeof(end)), 0);
 	pp_logfile_close_sigsafe(&log);
-	close(dirfd);
 	free(pdir);
 }
 

@@ -56,28 +56,22 @@ static char *twl_process(void)
 	return pdir;
 }
 
-/* pdir/wall.log, open after its start record: into *log, its directory's fd returned. */
-static int twl_wall_begin(const char *pdir, struct pp_logfile *log)
+/* pdir/wall.log, open after its start record, into *log. */
+static void twl_wall_begin(const char *pdir, struct pp_logfile *log)
 {
 	struct ppf_wall_start st = { .period_ns = TWL_MS, .tick_ns = TWL_MS, .start_ns = 1000,
 				     .ring_pages = 2 };
-	int dirfd = open(pdir, O_RDONLY | O_DIRECTORY);
 
-	cr_assert_geq(dirfd, 0);
-	pp_logfile_init_sigsafe(log);
-	cr_assert_eq(pp_logfile_create_sigsafe(log, dirfd, PPF_WALL_LOG, PPF_FILE_WALL), 0);
-	cr_assert_eq(pp_records_wall_sigsafe(log, PPF_REC_WALL_START, &st, sizeof(st)), 0);
-	return dirfd;
+	tst_wall_log_start(pdir, &st, log);
 }
 
-static void twl_wall_end(struct pp_logfile *log, int dirfd, struct ppf_wall_end *end)
+static void twl_wall_end(struct pp_logfile *log, struct ppf_wall_end *end)
 {
 	if (end) {
 		pp_logfile_closing_sigsafe(log);
 		cr_assert_eq(pp_records_wall_sigsafe(log, PPF_REC_WALL_END, end, sizeof(*end)), 0);
 	}
 	pp_logfile_close_sigsafe(log);
-	close(dirfd);
 }
 
 static void twl_interval(struct pp_logfile *log, uint32_t tid, uint64_t out_ms, uint64_t in_ms,
@@ -107,12 +101,12 @@ Test(wall_log, waits_with_an_estimated_paused_part_are_said)
 	char *pdir = twl_process(), *text;
 	struct pp_logfile log;
 	struct pa_run *run;
-	int dirfd = twl_wall_begin(pdir, &log);
+	twl_wall_begin(pdir, &log);
 
 	twl_interval(&log, 8, 100, 200, 0);
 	twl_interval(&log, 8, 300, 350, PPF_WALL_PAUSE_GUESSED);
 	twl_interval(&log, 8, 400, 420, PPF_WALL_PAUSE_GUESSED);
-	twl_wall_end(&log, dirfd, &end);
+	twl_wall_end(&log, &end);
 	text = twl_threads(&run);
 	cr_expect(strstr(text, "; 0.070 s of waits spanned pause switches the helper missed: "
 			 "their paused part is estimated"), "%s", text);
@@ -139,14 +133,14 @@ static void twl_exec_failed_log(const char *pdir, bool ended_again)
 					  .out_ns = 450 * TWL_MS, .in_ns = 460 * TWL_MS,
 					  .stack = PPF_WALL_NO_STACK, .nr = -1 };
 	struct pp_logfile log;
-	int dirfd = twl_wall_begin(pdir, &log);
+	twl_wall_begin(pdir, &log);
 
 	cr_assert_eq(pp_records_wall_sigsafe(&log, PPF_REC_WALL_ALIVE, &alive, sizeof(alive)), 0);
 	twl_interval(&log, 8, 100, 200, 0);
 	cr_assert_eq(pp_records_wall_sigsafe(&log, PPF_REC_WALL_END, &exec_end,
 					     sizeof(exec_end)), 0);
 	cr_assert_eq(pp_records_wall_sigsafe(&log, PPF_REC_WALL_OPEN, &open, sizeof(open)), 0);
-	twl_wall_end(&log, dirfd, ended_again ? &end : NULL);
+	twl_wall_end(&log, ended_again ? &end : NULL);
 }
 
 Test(wall_log, records_after_an_execs_end_say_the_log_went_on)
@@ -214,7 +208,7 @@ Test(wall_log, a_thread_wall_log_alone_knows_ended_when_it_says_so)
 	struct pa_error err = { 0 };
 	struct pp_logfile log;
 	struct pa_run *run;
-	int dirfd = twl_wall_begin(pdir, &log);
+	twl_wall_begin(pdir, &log);
 
 	twl_interval(&log, 12, 100, 400, 0);
 	twl_interval(&log, 13, 100, 400, 0);
@@ -225,7 +219,7 @@ Test(wall_log, a_thread_wall_log_alone_knows_ended_when_it_says_so)
 		     0);
 	cr_assert_eq(pp_records_wall_sigsafe(&log, PPF_REC_WALL_THREAD, &v1,
 					     PPF_WALL_THREAD_V1_SIZE), 0);
-	twl_wall_end(&log, dirfd, NULL);
+	twl_wall_end(&log, NULL);
 	cr_assert_eq(pa_run_load(twl_dir, &run, &err), 0, "%s: %s", err.path, err.reason);
 	t12 = twl_thread(run->processes[0], 12);
 	t13 = twl_thread(run->processes[0], 13);
@@ -256,7 +250,7 @@ Test(wall_log, many_threads_only_wall_log_knows_are_read_at_once, .timeout = 30)
 	const struct pa_thread *t;
 	struct pp_logfile log;
 	struct pa_run *run;
-	int dirfd = twl_wall_begin(pdir, &log);
+	twl_wall_begin(pdir, &log);
 
 	for (uint32_t i = 0; i < TWL_OLDER; i++) {
 		/* tids from 1000 on, the last ones first: the reader sorts them */
@@ -267,7 +261,7 @@ Test(wall_log, many_threads_only_wall_log_knows_are_read_at_once, .timeout = 30)
 	}
 	for (uint32_t i = 0; i < TWL_NEW_THREADS; i++)
 		twl_interval(&log, 1000 + i * (TWL_OLDER / TWL_NEW_THREADS), 100, 101, 0);
-	twl_wall_end(&log, dirfd, NULL);
+	twl_wall_end(&log, NULL);
 	cr_assert_eq(pa_run_load(twl_dir, &run, &err), 0, "%s: %s", err.path, err.reason);
 	/* threads 7 and 8 of the logs, and the new ones */
 	cr_expect_eq(run->processes[0]->nthreads, 2 + TWL_NEW_THREADS);

@@ -16,6 +16,9 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "sigsafe/logfile.h"
+#include "sigsafe/records.h"
+
 static void *tst_log_space(struct tst_log *l, size_t n)
 {
 	if (l->len + n > l->cap) {
@@ -615,4 +618,16 @@ size_t tst_log_count(const char *path, uint32_t type)
 	}
 	free(buf);
 	return n;
+}
+
+void tst_wall_log_start(const char *dir, struct ppf_wall_start *st, struct pp_logfile *log)
+{
+	int dirfd = open(dir, O_RDONLY | O_DIRECTORY);
+
+	cr_assert_geq(dirfd, 0, "%s", dir);
+	pp_logfile_init_sigsafe(log);
+	cr_assert_eq(pp_logfile_create_sigsafe(log, dirfd, PPF_WALL_LOG, PPF_FILE_WALL), 0,
+		     "%s/" PPF_WALL_LOG, dir);
+	close(dirfd);
+	cr_assert_eq(pp_records_wall_sigsafe(log, PPF_REC_WALL_START, st, sizeof(*st)), 0);
 }

@@ -99,6 +99,15 @@ struct ppf_record *tst_log_rec(struct tst_log *l, size_t off);
 void tst_log_write(struct tst_log *l, const char *dir, const char *name);
 
 /*
+ * Starts dir/wall.log with the preload's own writers, as preload/wall.c
+ * does: the file made, then st (its PPF_REC_WALL_START). The caller writes
+ * the rest with pp_records_*_sigsafe and closes it with
+ * pp_logfile_close_sigsafe.
+ */
+struct pp_logfile;
+void tst_wall_log_start(const char *dir, struct ppf_wall_start *st, struct pp_logfile *log);
+
+/*
  * Compare text with tests/golden/name; with PA_UPDATE_GOLDEN=1 in the
  * environment, rewrite the file first (then review the diff).
  */
