@@ -324,6 +324,14 @@ static struct pp_maps_entry *pp_maps_add(void)
 	return &pp_maps[pp_maps_n++];
 }
 
+/* /proc/self/exe's target as the process read it at its start (pp_maps_set_exe), or NULL. */
+static const char *pp_maps_exe_link;
+
+void pp_maps_set_exe(const char *exe)
+{
+	pp_maps_exe_link = exe;
+}
+
 /*
  * The canonical path of the program (realpath of /proc/self/exe): the
  * kernel's name for it, resolved as any other path, saves resolving /proc.
@@ -331,8 +339,11 @@ static struct pp_maps_entry *pp_maps_add(void)
 static int pp_maps_exe_path(struct pp_respath *rp, char *path)
 {
 	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	ssize_t n;
 
+	if (pp_maps_exe_link && pp_maps_exe_link[0] == '/')
+		return pp_respath_resolve(rp, pp_maps_exe_link, path) == 0;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n <= 0 || exe[0] != '/')
 		return realpath("/proc/self/exe", path) != NULL;
 	exe[n] = '\0';

@@ -23,6 +23,13 @@ struct pp_thread_dir;
 void pp_maps_set_dir(struct pp_thread_dir *dir);
 
 /*
+ * The program's path as /proc/self/exe named it at the process's start
+ * (kept by the caller for the life of the process image; "" when unknown):
+ * the path of the first module scans list, without reading /proc again.
+ */
+void pp_maps_set_exe(const char *exe);
+
+/*
  * The output root (absolute path, and a descriptor of it, O_PATH will do),
  * where the vDSO's image and the records of modules with a build-id are
  * written once for the run (format.h, PPF_REC_MODULE_REF), at the start

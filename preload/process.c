@@ -662,6 +662,7 @@ static void pp_process_start_profiling(void)
 	if (!pp_process.origin || !pp_process.origin->alone)
 		pp_events_open_others(&pp_process.events, pp_process.cfg);
 	pp_maps_set_dir(&pp_process.tdir);
+	pp_maps_set_exe(pp_process.exe);
 	pp_maps_set_root(pp_process.rootfd, pp_process.cfg->output);
 	pp_process_write_start((uint32_t)pp_process.mode);
 	pp_maps_scan(pp_records_now_sigsafe());
