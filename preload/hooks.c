@@ -7,9 +7,12 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -39,6 +42,9 @@ typedef int (*pp_sigaction_fn)(int, const struct sigaction *,
 			       struct sigaction *);
 
 typedef int (*pp_close_fn)(int);
+typedef ssize_t (*pp_rw_fn)(int, void *, size_t);
+typedef int (*pp_open_fn)(const char *, int, ...);
+typedef int (*pp_msync_fn)(void *, size_t, int);
 typedef int (*pp_close_range_fn)(unsigned, unsigned, int);
 
 typedef void (*pp_exit_fn)(int);
@@ -54,6 +60,9 @@ static struct {
 	pp_dlclose_fn dlclose;
 	pp_sigaction_fn sigaction;
 	pp_close_fn close;
+	pp_rw_fn read, write;
+	pp_open_fn open;
+	pp_msync_fn msync;
 	pp_close_range_fn close_range;
 	pp_exit_fn exit_, exit_upper; /* _exit, _Exit */
 	pp_abort_fn abort_;
@@ -66,6 +75,10 @@ static const struct pp_nextsym pp_hooks_syms[] = {
 	{ "dlclose", (void **)&pp_real.dlclose },
 	{ "sigaction", (void **)&pp_real.sigaction },
 	{ "close", (void **)&pp_real.close },
+	{ "read", (void **)&pp_real.read },
+	{ "write", (void **)&pp_real.write },
+	{ "open", (void **)&pp_real.open },
+	{ "msync", (void **)&pp_real.msync },
 	{ "close_range", (void **)&pp_real.close_range },
 	{ "_exit", (void **)&pp_real.exit_ },
 	{ "_Exit", (void **)&pp_real.exit_upper },
@@ -479,20 +492,65 @@ PP_EXPORT int pipe2(int fds[2], int flags)
 }
 
 /*
+ * read(2), write(2), open(2) and msync(2), libunwind's as plain system calls, not
+ * cancellation points (sigsafe/unwpipe.h); everyone else's as glibc's.
+ * Before the real ones are found (another library's constructor), the
+ * system call.
+ */
+PP_EXPORT ssize_t read(int fd, void *buf, size_t n)
+{
+	if (!pp_real.read || pp_unwpipe_from_libunwind_sigsafe(__builtin_return_address(0)))
+		return syscall(SYS_read, fd, buf, n);
+	return pp_real.read(fd, buf, n);
+}
+
+PP_EXPORT ssize_t write(int fd, const void *buf, size_t n)
+{
+	if (!pp_real.write || pp_unwpipe_from_libunwind_sigsafe(__builtin_return_address(0)))
+		return syscall(SYS_write, fd, buf, n);
+	return pp_real.write(fd, (void *)buf, n);
+}
+
+/* libunwind checks an address with msync where mincore does not work. */
+PP_EXPORT int msync(void *addr, size_t len, int flags)
+{
+	if (!pp_real.msync || pp_unwpipe_from_libunwind_sigsafe(__builtin_return_address(0)))
+		return (int)syscall(SYS_msync, addr, len, flags);
+	return pp_real.msync(addr, len, flags);
+}
+
+PP_EXPORT int open(const char *path, int flags, ...)
+{
+	unsigned mode = 0;
+
+	if (flags & (O_CREAT | __O_TMPFILE)) {
+		va_list ap;
+
+		va_start(ap, flags);
+		mode = va_arg(ap, unsigned);
+		va_end(ap);
+	}
+	if (pp_unwpipe_from_libunwind_sigsafe(__builtin_return_address(0)))
+		return pp_unwpipe_open_sigsafe(path, flags, mode);
+	if (!pp_real.open)
+		return (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode);
+	return pp_real.open(path, flags, mode);
+}
+
+/*
  * Descriptors: the profiler's are not the program's to close (fd.h). close()
  * of one says EBADF, as it would without the profiler; ranges are closed
- * around them; libunwind closes its own pipe (sigsafe/unwpipe.h). glibc's
+ * around them; libunwind's close is a system call on its own descriptors
+ * (sigsafe/unwpipe.h). glibc's
  * close is a cancellation point, so the real one is called for everything
  * else. Runs in signal context when the program
  * closes from its own handler.
  */
 PP_EXPORT int close(int fd)
 {
+	if (pp_unwpipe_from_libunwind_sigsafe(__builtin_return_address(0)))
+		return pp_unwpipe_close_sigsafe(fd);
 	if (pp_fd_ours_sigsafe(fd)) {
-		if (pp_unwpipe_from_libunwind_sigsafe(__builtin_return_address(0))) {
-			pp_fd_close_sigsafe(fd); /* libunwind's pipe, made anew */
-			return 0;
-		}
 		errno = EBADF;
 		return -1;
 	}

@@ -1,6 +1,7 @@
 /* unwpipe: libunwind's pipe out of the program's descriptors; see unwpipe.h. */
 #include "unwpipe.h"
 
+#include <fcntl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -52,4 +53,22 @@ int pp_unwpipe_pipe2_sigsafe(int fds[2], int flags, const void *caller)
 		fds[1] = pp_fd_move_high_sigsafe(fds[1]);
 	}
 	return (int)ret;
+}
+
+/* Runs in signal context. */
+int pp_unwpipe_open_sigsafe(const char *path, int flags, unsigned mode)
+{
+	long fd = syscall(SYS_openat, AT_FDCWD, path, flags, mode);
+
+	return fd < 0 ? -1 : pp_fd_move_high_sigsafe((int)fd);
+}
+
+/* Runs in signal context. */
+int pp_unwpipe_close_sigsafe(int fd)
+{
+	if (pp_fd_ours_sigsafe(fd)) {
+		pp_fd_close_sigsafe(fd);
+		return 0;
+	}
+	return (int)syscall(SYS_close, fd);
 }

@@ -10,6 +10,18 @@
  * numbers programs use, registered as the profiler's, invisible to the
  * program's close calls. The code ranges of the libunwind libraries the
  * preload loads are registered here before their first use.
+ *
+ * libunwind's other libc calls that reach the kernel in the handler (the
+ * pipe's read and write, open, read and close of an object file when it
+ * looks for unwind tables, and msync where mincore does not work) are
+ * cancellation points in glibc: each makes
+ * the thread asynchronously cancelable for the call, and a pthread_cancel
+ * of the thread then marks it "canceling" and sends SIGCANCEL, which the
+ * handler blocks; glibc's wrapper, on the way out, waits for that signal
+ * to act: the thread hung for good (seen: manythreads, a thread sampled in
+ * pthread_testcancel, libunwind's read of its pipe). The preload's read,
+ * write, open, msync and close make libunwind's calls plain system calls, and
+ * the descriptors it opens the profiler's (above the program's numbers).
  */
 #ifndef PP_UNWPIPE_H
 #define PP_UNWPIPE_H
@@ -35,5 +47,15 @@ int pp_unwpipe_pipe2_sigsafe(int fds[2], int flags, const void *caller);
  * a read of it fails, is its own to do).
  */
 int pp_unwpipe_from_libunwind_sigsafe(const void *caller);
+
+/*
+ * Runs in signal context. libunwind's open(path, flags, mode): the system
+ * call, its descriptor moved above the program's (fd.h). -1 and errno on
+ * failure.
+ */
+int pp_unwpipe_open_sigsafe(const char *path, int flags, unsigned mode);
+
+/* Runs in signal context. libunwind's close(fd): ours unregistered, closed. */
+int pp_unwpipe_close_sigsafe(int fd);
 
 #endif /* PP_UNWPIPE_H */
