@@ -112,6 +112,7 @@ void pa_wall_notes(FILE *out, const char *prefix, const struct pa_run *run,
 		sum.lost_ns = pa_add_sat(sum.lost_ns, w->lost_ns);
 		sum.guessed_ns = pa_add_sat(sum.guessed_ns, w->guessed_ns);
 		sum.degraded += w->degraded;
+		sum.yield_dropped += w->yield_dropped;
 	}
 	if (!n)
 		return;
@@ -130,6 +131,9 @@ void pa_wall_notes(FILE *out, const char *prefix, const struct pa_run *run,
 			"their paused part is estimated", (double)sum.guessed_ns / 1e9);
 	if (sum.degraded)
 		fprintf(out, "; its cost cap stepped in %" PRIu64 "x", sum.degraded);
+	if (sum.yield_dropped)
+		fprintf(out, "; %" PRIu64 " sched_yield stretches not kept (too many between two "
+			"of its ticks): their time in the kernel is not counted", sum.yield_dropped);
 	fprintf(out, ")\n");
 }
 
@@ -165,6 +169,8 @@ struct pa_wall_read {
 	size_t nolder, older_cap;
 	struct pa_wall_end_of *ends;  /* threads' ends (PPF_REC_WALL_THREAD) */
 	size_t nends, ends_cap;
+	struct ppf_wall_yield *yields; /* PPF_REC_WALL_YIELD, sorted by thread and time */
+	size_t nyields, yields_cap;
 };
 
 static int pa_wall_bad(const char *path, uint64_t off, struct pa_error *err, const char *what)
@@ -285,6 +291,29 @@ static int pa_wall_thread_rec(struct pa_wall_read *r, const char *path, uint64_t
 	return 0;
 }
 
+/* A PPF_REC_WALL_YIELD: a stretch a thread spent calling sched_yield. */
+static int pa_wall_yield_rec(struct pa_wall_read *r, const char *path, uint64_t off,
+			     const char *rec, uint32_t size, struct pa_error *err)
+{
+	struct ppf_wall_yield y;
+
+	if (size < sizeof(y))
+		return pa_wall_bad(path, off, err, "wall yield record too short");
+	memcpy(&y, rec, sizeof(y));
+	if (!y.calls || y.to_ns < y.from_ns || y.to_ns - y.from_ns > PA_WALL_MAX_INTERVAL ||
+	    (y.stack != PPF_WALL_NO_STACK && y.stack >= r->nstacks))
+		return pa_error_set(err, -EINVAL, path, true, off,
+				    "wall yield stretch of thread %u: %llu calls, %llu..%llu ns, "
+				    "stack %u of %zu: out of range", y.tid,
+				    (unsigned long long)y.calls, (unsigned long long)y.from_ns,
+				    (unsigned long long)y.to_ns, y.stack, r->nstacks);
+	r->info->yield_dropped += y.dropped;
+	if (pa_grow((void **)&r->yields, &r->yields_cap, r->nyields, sizeof(*r->yields)) < 0)
+		return pa_error_set(err, -ENOMEM, path, false, 0, "out of memory");
+	r->yields[r->nyields++] = y;
+	return 0;
+}
+
 /* One record of wall.log (a flat switch). */
 static int pa_wall_record(void *ctx, const char *path, uint64_t off, const char *rec,
 			  uint32_t type, uint32_t size, struct pa_error *err)
@@ -333,6 +362,8 @@ static int pa_wall_record(void *ctx, const char *path, uint64_t off, const char 
 		return 0;
 	case PPF_REC_WALL_THREAD:
 		return pa_wall_thread_rec(r, path, off, rec, size, err);
+	case PPF_REC_WALL_YIELD:
+		return pa_wall_yield_rec(r, path, off, rec, size, err);
 	default:
 		return 0; /* PPF_REC_LOG_FULL, types of later writers */
 	}
@@ -404,6 +435,9 @@ struct pa_wall_build {
 	const struct pa_wall_read *r;
 	const struct pa_process *proc;
 	struct pa_thread *t;
+	struct ppf_wall_yield *y;    /* the thread's yield stretches, by time, merged */
+	size_t ny;
+	size_t *yrep;                /* per stretch, its CPU sample (pa_wall_stretch_reps) */
 	uint64_t period;
 	uint32_t event;
 	struct pa_wall_key *keys;
@@ -596,34 +630,88 @@ const struct pa_event *pa_wall_cpu_event(const struct pa_process *proc)
 	return NULL;
 }
 
+/* The index of the first of cpu[0..n) (in time order) later than t, n when none. */
+static size_t pa_wall_cpu_after(const struct pa_cpu_when *cpu, size_t n, uint64_t t)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cpu[mid].time_ns <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * The CPU sample of cpu[0..n) nearest in time to the thread's time off the
+ * CPU from out_ns to in_ns (the last before it or the first after it),
+ * among those taken from lo_ns to hi_ns; NULL when there is none.
+ */
+static const struct pa_cpu_when *pa_wall_cpu_nearest(const struct pa_cpu_when *cpu, size_t n,
+						     uint64_t out_ns, uint64_t in_ns,
+						     uint64_t lo_ns, uint64_t hi_ns)
+{
+	size_t i = pa_wall_cpu_after(cpu, n, out_ns);
+	const struct pa_cpu_when *before = i > 0 && cpu[i - 1].time_ns >= lo_ns ? &cpu[i - 1] : NULL;
+	const struct pa_cpu_when *after = i < n && cpu[i].time_ns <= hi_ns ? &cpu[i] : NULL;
+
+	if (before && after) {
+		uint64_t gap_after = after->time_ns > in_ns ? after->time_ns - in_ns : 0;
+
+		return gap_after < out_ns - before->time_ns ? after : before;
+	}
+	return before ? before : after;
+}
+
+/* The thread's yield stretch that holds time t, or NULL. */
+static const struct ppf_wall_yield *pa_wall_stretch_at(const struct pa_wall_build *b, uint64_t t)
+{
+	size_t lo = 0, hi = b->ny;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (b->y[mid].from_ns <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && t <= b->y[lo - 1].to_ns ? &b->y[lo - 1] : NULL;
+}
+
 /*
  * A preempted interval of the thread, iv: its time goes above the stack of
  * the thread's CPU sample nearest to it in time, the last before it or the
- * first after it (*next: the index in cpu of the first sample after iv's
- * start, moved on as intervals come in time order). Near in
- * time, not over all the thread's samples: a thread is preempted far more
- * per CPU second in some code than in other (a wait loop that yields, as
- * MPI libraries' do, against its compute). Above nothing without any
- * sample. -ENOMEM.
+ * first after it. Near in time, not over all the thread's samples: a
+ * thread is preempted far more per CPU second in some code than in other
+ * (a wait loop that yields, as MPI libraries' do, against its compute).
+ * Inside a yield stretch, the nearest sample taken in that stretch (the
+ * loop's), when it has one: the first and last preemptions of a wait are
+ * nearer to the compute around it than to the loop's sparse samples. Above
+ * nothing without any sample. -ENOMEM.
  */
 static int pa_wall_runnable(struct pa_wall_build *b, const struct ppf_wall_interval *iv,
-			    const struct pa_cpu_when *cpu, size_t ncpu, size_t *next)
+			    const struct pa_cpu_when *cpu, size_t ncpu)
 {
+	const struct ppf_wall_yield *y = pa_wall_stretch_at(b, iv->out_ns);
 	const struct pa_cpu_when *w = NULL;
 	const struct pa_sample *s;
 	struct pa_wall_key *k;
 
-	while (*next < ncpu && cpu[*next].time_ns <= iv->out_ns)
-		(*next)++;
-	if (*next > 0)
-		w = &cpu[*next - 1];
-	if (*next < ncpu) {
-		const struct pa_cpu_when *after = &cpu[*next];
-		uint64_t gap_after = after->time_ns > iv->in_ns ? after->time_ns - iv->in_ns : 0;
-
-		if (!w || gap_after < iv->out_ns - w->time_ns)
-			w = after;
+	if (y && y->stack != PPF_WALL_NO_STACK) {
+		k = pa_wall_blocked_key(b, PPF_WALL_RUNNABLE, y->stack);
+		return k ? pa_wall_weigh(b, k, iv->in_ns - iv->out_ns, iv->in_ns) : -ENOMEM;
 	}
+	if (y)
+		w = pa_wall_cpu_nearest(cpu, ncpu, iv->out_ns, iv->in_ns, y->from_ns, y->to_ns);
+	if (!w && y && b->yrep[y - b->y] != SIZE_MAX)
+		w = &cpu[b->yrep[y - b->y]];
+	if (!w)
+		w = pa_wall_cpu_nearest(cpu, ncpu, iv->out_ns, iv->in_ns, 0, UINT64_MAX);
 	s = w ? &b->t->samples[w->entry] : NULL;
 	if (s)
 		k = pa_wall_key(b, pa_hash(s->ips, s->nframes * sizeof(*s->ips), 0) | 1ull << 63);
@@ -633,6 +721,231 @@ static int pa_wall_runnable(struct pa_wall_build *b, const struct ppf_wall_inter
 					       s ? s->nframes : 0) < 0))
 		return -ENOMEM;
 	return pa_wall_weigh(b, k, iv->in_ns - iv->out_ns, iv->in_ns);
+}
+
+/*
+ * ns of the thread's time on the CPU, at time_ns, to the stack of its CPU
+ * sample s as it is (no leaf of ours). -ENOMEM.
+ */
+static int pa_wall_on_stack(struct pa_wall_build *b, const struct pa_sample *s, uint64_t ns,
+			    uint64_t time_ns)
+{
+	uint64_t h = pa_hash(s->ips, s->nframes * sizeof(*s->ips), 0);
+	/* Bit 63 clear, 62 set: not a preempted stack's key (63 set), nor a wait's (< 2^43). */
+	struct pa_wall_key *k = pa_wall_key(b, (h & ~(3ull << 62)) | 1ull << 62);
+
+	if (!k)
+		return -ENOMEM;
+	if (!k->ips) {
+		k->ips = s->ips;
+		k->nframes = s->nframes;
+	}
+	return pa_wall_weigh(b, k, ns, time_ns);
+}
+
+/* The same, to the stack wall.log numbers stack (a yield stretch's). -ENOMEM. */
+static int pa_wall_on_wall_stack(struct pa_wall_build *b, uint32_t stack, uint64_t ns,
+				 uint64_t time_ns)
+{
+	/* State PPF_WALL_STATES: no wait's key (theirs are below it). */
+	struct pa_wall_key *k = pa_wall_key(b, (uint64_t)PPF_WALL_STATES << 40 |
+					       ((uint64_t)stack + 1));
+
+	if (!k)
+		return -ENOMEM;
+	if (!k->ips) {
+		const struct pa_wall_stack *ws = &b->r->stacks[stack];
+		uint64_t *ips = pa_thread_take_ips(b->t, ws->nframes);
+
+		if (!ips)
+			return -ENOMEM;
+		memcpy(ips, ws->ips, ws->nframes * sizeof(*ips));
+		k->ips = ips;
+		k->nframes = ws->nframes;
+	}
+	return pa_wall_weigh(b, k, ns, time_ns);
+}
+
+/* How much of [from_ns, to_ns] the thread's intervals iv[0..n) (by time) cover; *i moves on. */
+static uint64_t pa_wall_off_within(const struct ppf_wall_interval *iv, size_t n, size_t *i,
+				   uint64_t from_ns, uint64_t to_ns)
+{
+	uint64_t off = 0;
+
+	while (*i < n && iv[*i].in_ns <= from_ns)
+		(*i)++;
+	for (size_t j = *i; j < n && iv[j].out_ns < to_ns; j++) {
+		uint64_t a = iv[j].out_ns > from_ns ? iv[j].out_ns : from_ns;
+		uint64_t z = iv[j].in_ns < to_ns ? iv[j].in_ns : to_ns;
+
+		if (z > a)
+			off += z - a;
+	}
+	return off;
+}
+
+/*
+ * The thread's yield stretches b->y, merged where only preemptions (its
+ * intervals iv[0..n)) and less than PPF_WALL_YIELD_GAP_NS on the CPU lie
+ * between two: a loop preempted between two calls is one stretch.
+ */
+static void pa_wall_stretches_merge(struct pa_wall_build *b, const struct ppf_wall_interval *iv,
+				    size_t n)
+{
+	size_t m = 0, i = 0;
+
+	for (size_t k = 0; k < b->ny; k++) {
+		struct ppf_wall_yield *last = m ? &b->y[m - 1] : NULL;
+
+		if (last && b->y[k].from_ns <= last->to_ns) {
+			if (b->y[k].to_ns > last->to_ns)
+				last->to_ns = b->y[k].to_ns;
+			last->calls += b->y[k].calls;
+			continue;
+		}
+		if (last) {
+			uint64_t gap = b->y[k].from_ns - last->to_ns;
+			uint64_t off = pa_wall_off_within(iv, n, &i, last->to_ns, b->y[k].from_ns);
+
+			if (gap - off < PPF_WALL_YIELD_GAP_NS) {
+				last->to_ns = b->y[k].to_ns;
+				last->calls += b->y[k].calls;
+				continue;
+			}
+		}
+		b->y[m++] = b->y[k];
+	}
+	b->ny = m;
+}
+
+/*
+ * Per yield stretch of the thread, the CPU sample (index in cpu[0..n),
+ * by time) that stands for the loop's stack: the one taken in it nearest
+ * to its middle; for a stretch without any (a loop that hardly ran between
+ * preemptions), the nearest one taken in another stretch (the same wait
+ * loop, most likely): the compute around it is nearer in time, not in
+ * kind. SIZE_MAX when no stretch has a sample. -ENOMEM.
+ */
+static int pa_wall_stretch_reps(struct pa_wall_build *b, const struct pa_cpu_when *cpu, size_t n)
+{
+	size_t last = SIZE_MAX;
+
+	b->yrep = malloc((b->ny ? b->ny : 1) * sizeof(*b->yrep));
+	if (!b->yrep)
+		return -ENOMEM;
+	for (size_t k = 0; k < b->ny; k++) {
+		const struct ppf_wall_yield *y = &b->y[k];
+		uint64_t mid = y->from_ns + (y->to_ns - y->from_ns) / 2;
+		const struct pa_cpu_when *w = pa_wall_cpu_nearest(cpu, n, mid, mid, y->from_ns,
+								  y->to_ns);
+
+		b->yrep[k] = w ? (size_t)(w - cpu) : SIZE_MAX;
+	}
+	/* Forward, the last sample of a stretch before; backward, the first of one after. */
+	for (size_t k = 0; k < b->ny; k++) {
+		if (b->yrep[k] != SIZE_MAX && cpu[b->yrep[k]].time_ns >= b->y[k].from_ns &&
+		    cpu[b->yrep[k]].time_ns <= b->y[k].to_ns) {
+			last = pa_wall_cpu_after(cpu, n, b->y[k].to_ns) - 1;
+			continue;
+		}
+		b->yrep[k] = last;
+	}
+	last = SIZE_MAX;
+	for (size_t k = b->ny; k-- > 0;) {
+		const struct ppf_wall_yield *y = &b->y[k];
+		size_t first = pa_wall_cpu_after(cpu, n, y->from_ns ? y->from_ns - 1 : 0);
+
+		if (first < n && cpu[first].time_ns <= y->to_ns) {
+			last = first;
+			continue;
+		}
+		if (last != SIZE_MAX && (b->yrep[k] == SIZE_MAX ||
+		    cpu[last].time_ns - y->to_ns < y->from_ns - cpu[b->yrep[k]].time_ns))
+			b->yrep[k] = last;
+	}
+	return 0;
+}
+
+/*
+ * The thread's time on the CPU inside its yield stretches that its CPU
+ * samples cpu[0..ncpu) of event ev do not account for (the kernel's
+ * sched_yield, which user-only sampling does not see): each stretch's
+ * length less its time off the CPU (intervals iv[0..n), by time) and its
+ * samples' periods, to the stacks of the samples taken in it in
+ * proportion to their counts, else to the sample nearest to it. -ENOMEM.
+ */
+static int pa_wall_yield_time(struct pa_wall_build *b, const struct pa_event *ev,
+			      const struct ppf_wall_interval *iv, size_t n,
+			      const struct pa_cpu_when *cpu, size_t ncpu)
+{
+	uint64_t per = ev ? pa_event_sample_period(ev) : 0;
+	size_t i = 0;
+	int ret = 0;
+
+	for (size_t k = 0; per && ncpu && k < b->ny && ret == 0; k++) {
+		const struct ppf_wall_yield *y = &b->y[k];
+		size_t first = pa_wall_cpu_after(cpu, ncpu, y->from_ns ? y->from_ns - 1 : 0);
+		size_t last = pa_wall_cpu_after(cpu, ncpu, y->to_ns);
+		uint64_t off = pa_wall_off_within(iv, n, &i, y->from_ns, y->to_ns);
+		uint64_t on = y->to_ns - y->from_ns - (off < y->to_ns - y->from_ns ?
+						       off : y->to_ns - y->from_ns);
+		uint64_t counts = 0, user, extra;
+
+		for (size_t j = first; j < last; j++)
+			counts += cpu[j].count;
+		user = counts > UINT64_MAX / per ? UINT64_MAX : counts * per;
+		if (on <= user)
+			continue;
+		extra = on - user;
+		if (y->stack != PPF_WALL_NO_STACK) {
+			ret = pa_wall_on_wall_stack(b, y->stack, extra, y->to_ns);
+			continue;
+		}
+		if (!counts) {
+			const struct pa_cpu_when *w = b->yrep[k] != SIZE_MAX ? &cpu[b->yrep[k]] :
+				pa_wall_cpu_nearest(cpu, ncpu, y->from_ns, y->to_ns, 0, UINT64_MAX);
+
+			ret = pa_wall_on_stack(b, &b->t->samples[w->entry], extra, y->to_ns);
+			continue;
+		}
+		for (size_t j = first; j < last && ret == 0; j++)
+			ret = pa_wall_on_stack(b, &b->t->samples[cpu[j].entry],
+					       (uint64_t)((double)extra * cpu[j].count / counts),
+					       cpu[j].time_ns);
+	}
+	return ret;
+}
+
+/*
+ * The thread's yield stretches (r's, sorted by thread and time) into
+ * b->y, merged over the thread's intervals iv[0..n). -ENOMEM.
+ */
+static int pa_wall_stretches(struct pa_wall_build *b, const struct ppf_wall_interval *iv,
+			     size_t n)
+{
+	const struct pa_wall_read *r = b->r;
+	size_t lo = 0, hi = r->nyields, end;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->yields[mid].tid < (uint32_t)b->t->tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (end = lo; end < r->nyields && r->yields[end].tid == (uint32_t)b->t->tid; end++)
+		;
+	b->y = NULL;
+	b->ny = end - lo;
+	if (!b->ny)
+		return 0;
+	b->y = malloc(b->ny * sizeof(*b->y));
+	if (!b->y)
+		return -ENOMEM;
+	memcpy(b->y, &r->yields[lo], b->ny * sizeof(*b->y));
+	pa_wall_stretches_merge(b, iv, n);
+	return 0;
 }
 
 /*
@@ -909,8 +1222,13 @@ static int pa_wall_thread(struct pa_wall_build *b, const struct ppf_wall_interva
 	double factor[PA_WALL_BINS];
 	bool seen = pa_wall_spread(iv, n, factor);
 	struct pa_cpu_when *cpu_samples;
-	size_t ncpu, next = 0;
+	size_t ncpu;
 	int ret = pa_wall_cpu_samples(b, cpu, &cpu_samples, &ncpu);
+
+	if (ret == 0)
+		ret = pa_wall_stretches(b, iv, n);
+	if (ret == 0)
+		ret = pa_wall_stretch_reps(b, cpu_samples, ncpu);
 
 	for (size_t i = 0; i < n && ret == 0; i++) {
 		uint64_t len = iv[i].in_ns - iv[i].out_ns;
@@ -918,7 +1236,7 @@ static int pa_wall_thread(struct pa_wall_build *b, const struct ppf_wall_interva
 
 		b->t->off_ns[iv[i].state] = pa_add_sat(b->t->off_ns[iv[i].state], len);
 		if (iv[i].state == PPF_WALL_RUNNABLE) {
-			ret = pa_wall_runnable(b, &iv[i], cpu_samples, ncpu, &next);
+			ret = pa_wall_runnable(b, &iv[i], cpu_samples, ncpu);
 			continue;
 		}
 		/* Unseen waits: spread over the seen ones, else the process's. */
@@ -938,10 +1256,14 @@ static int pa_wall_thread(struct pa_wall_build *b, const struct ppf_wall_interva
 		ret = k ? pa_wall_weigh(b, k, len, iv[i].in_ns) : -ENOMEM;
 	}
 	if (ret == 0)
+		ret = pa_wall_yield_time(b, cpu, iv, n, cpu_samples, ncpu);
+	if (ret == 0)
 		ret = pa_wall_leftovers(b);
 	if (ret == 0)
 		ret = pa_wall_on_cpu(b, cpu, cpu_samples, ncpu);
 	free(cpu_samples);
+	free(b->y);
+	free(b->yrep);
 	return ret == 0 ? pa_wall_merge(b) : ret;
 }
 
@@ -969,6 +1291,16 @@ static int pa_wall_cmp_iv(const void *a, const void *b)
 	if (x->tid != y->tid)
 		return x->tid < y->tid ? -1 : 1;
 	return x->in_ns < y->in_ns ? -1 : x->in_ns > y->in_ns;
+}
+
+/* Yield stretches by thread, then time. */
+static int pa_wall_cmp_yield(const void *a, const void *b)
+{
+	const struct ppf_wall_yield *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->from_ns < y->from_ns ? -1 : x->from_ns > y->from_ns;
 }
 
 /* By thread, then by when the wait began. */
@@ -1149,11 +1481,23 @@ static int pa_wall_busy_threads(struct pa_process *proc, const struct pa_wall_re
 		if (off)
 			continue;
 		ret = pa_wall_cpu_samples(&b, cpu, &when, &nwhen);
+		/* A yield loop that was never preempted: its time in the kernel. */
+		if (ret == 0)
+			ret = pa_wall_stretches(&b, NULL, 0);
+		if (ret == 0)
+			ret = pa_wall_stretch_reps(&b, when, nwhen);
+		if (ret == 0)
+			ret = pa_wall_yield_time(&b, cpu, NULL, 0, when, nwhen);
+		if (ret == 0 && b.ny)
+			ret = pa_wall_leftovers(&b);
 		if (ret == 0)
 			ret = pa_wall_on_cpu(&b, cpu, when, nwhen);
 		if (ret == 0)
 			ret = pa_wall_merge(&b);
 		free(when);
+		free(b.y);
+		free(b.yrep);
+		free(b.keys);
 		free(b.out);
 		free(b.sums);
 		free(b.first);
@@ -1201,6 +1545,7 @@ static void pa_wall_read_release(struct pa_wall_read *r)
 	free(r->lost);
 	free(r->older);
 	free(r->ends);
+	free(r->yields);
 }
 
 /* The time each thread's lost records leave unknown; a log without its end counts them too. */
@@ -1268,6 +1613,8 @@ static int pa_wall_read(struct pa_process *proc, const char *path, const void *d
 	if (ret == 0) {
 		r.info->intervals = r.niv;
 		ret = pa_wall_cut_waits(&r);
+		if (ret == 0 && r.nyields)
+			qsort(r.yields, r.nyields, sizeof(*r.yields), pa_wall_cmp_yield);
 		if (ret == 0 && r.niv) {
 			qsort(r.iv, r.niv, sizeof(*r.iv), pa_wall_cmp_iv);
 			ret = pa_wall_add_threads(proc, &r, path);

@@ -84,6 +84,7 @@ struct pa_wall_info {
 	uint64_t lost_ns;       /* threads' time not known (PPF_REC_WALL_LOST), all threads */
 	uint64_t guessed_ns;    /* waits' time with PPF_WALL_PAUSE_GUESSED: their paused
 				   part (left out) estimated */
+	uint64_t yield_dropped; /* yield stretches the helper could not keep */
 };
 
 /*

@@ -45,6 +45,7 @@ typedef int (*pp_close_fn)(int);
 typedef ssize_t (*pp_rw_fn)(int, void *, size_t);
 typedef int (*pp_open_fn)(const char *, int, ...);
 typedef int (*pp_msync_fn)(void *, size_t, int);
+typedef int (*pp_yield_fn)(void);
 typedef int (*pp_close_range_fn)(unsigned, unsigned, int);
 
 typedef void (*pp_exit_fn)(int);
@@ -63,6 +64,7 @@ static struct {
 	pp_rw_fn read, write;
 	pp_open_fn open;
 	pp_msync_fn msync;
+	pp_yield_fn sched_yield;
 	pp_close_range_fn close_range;
 	pp_exit_fn exit_, exit_upper; /* _exit, _Exit */
 	pp_abort_fn abort_;
@@ -79,6 +81,7 @@ static const struct pp_nextsym pp_hooks_syms[] = {
 	{ "write", (void **)&pp_real.write },
 	{ "open", (void **)&pp_real.open },
 	{ "msync", (void **)&pp_real.msync },
+	{ "sched_yield", (void **)&pp_real.sched_yield },
 	{ "close_range", (void **)&pp_real.close_range },
 	{ "_exit", (void **)&pp_real.exit_ },
 	{ "_Exit", (void **)&pp_real.exit_upper },
@@ -509,6 +512,22 @@ PP_EXPORT ssize_t write(int fd, const void *buf, size_t n)
 	if (!pp_real.write || pp_unwpipe_from_libunwind_sigsafe(__builtin_return_address(0)))
 		return syscall(SYS_write, fd, buf, n);
 	return pp_real.write(fd, (void *)buf, n);
+}
+
+static int pp_hooks_yield_syscall(void)
+{
+	return (int)syscall(SYS_sched_yield);
+}
+
+/*
+ * sched_yield(2): timed into the calling thread's yield stretch while the
+ * wall event runs (sigsafe/yields.h), for the analyzer.
+ */
+PP_EXPORT int sched_yield(void)
+{
+	return pp_wall_sched_yield(pp_real.sched_yield ? pp_real.sched_yield :
+				   pp_hooks_yield_syscall,
+				   (uint64_t)(uintptr_t)__builtin_return_address(0));
 }
 
 /* libunwind checks an address with msync where mincore does not work. */

@@ -29,6 +29,7 @@
 #include "sigsafe/records.h"
 #include "sigsafe/sampler.h"
 #include "sigsafe/threads.h"
+#include "sigsafe/yields.h"
 
 struct pp_maps_entry {
 	uint64_t id;
@@ -488,7 +489,7 @@ static void pp_maps_publish(struct pp_dlsnap *snap)
 	struct pp_dlsnap *old = pp_dlsnap_swap_sigsafe(snap);
 
 	while (pp_dlsnap_readers_sigsafe())
-		sched_yield();
+		pp_yields_raw_sigsafe();
 	free(old);
 }
 

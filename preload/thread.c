@@ -29,6 +29,7 @@
 #include "sigsafe/pause.h"
 #include "sigsafe/sampler.h"
 #include "sigsafe/share.h"
+#include "sigsafe/yields.h"
 #include "proclog.h"
 #include "unsampled.h"
 #include "unwlib.h"
@@ -442,7 +443,7 @@ static int pp_thread_hold(struct pp_thread *t)
 	for (int i = 0; i < PP_THREAD_FINISH_SPINS; i++) {
 		if (pp_threads_enter_sigsafe(t))
 			return 1;
-		sched_yield();
+		pp_yields_raw_sigsafe();
 	}
 	return 0;
 }

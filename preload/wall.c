@@ -25,6 +25,7 @@
 #include "sigsafe/pause.h"
 #include "sigsafe/records.h"
 #include "sigsafe/threads.h"
+#include "sigsafe/yields.h"
 #include "unwlib.h"
 #include "warn.h"
 
@@ -177,6 +178,28 @@ static uint64_t pp_wall_clock(clockid_t clk)
 
 	clock_gettime(clk, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint32_t pp_wall_stack_id(const uint64_t *ips, unsigned n);
+
+/* Writes the yield stretches ended so far (under the mutex): sigsafe/yields.h. */
+static void pp_wall_yields_write(void)
+{
+	uint64_t ips[PP_YIELDS_FRAMES];
+	struct ppf_wall_yield r;
+	unsigned n;
+
+	while (pp_yields_next_sigsafe(&r, ips, &n)) {
+		if (n)
+			r.stack = pp_wall_stack_id(ips, n);
+		pp_records_wall_sigsafe(&pp_wall.log, PPF_REC_WALL_YIELD, &r, sizeof(r));
+	}
+}
+
+int pp_wall_sched_yield(int (*real)(void), uint64_t caller)
+{
+	return pp_yields_call_sigsafe(real, __atomic_load_n(&pp_wall.on, __ATOMIC_RELAXED) &&
+				      pp_pause_running_sigsafe(), caller);
 }
 
 /* ---- rings ------------------------------------------------------------------ */
@@ -1052,6 +1075,7 @@ static void pp_wall_tick(void)
 
 	pp_wall.ticks++;
 	pp_wall.ring_busy = 0;
+	pp_wall_yields_write();
 	/* Every tick: pause.c keeps its last PP_PAUSE_MARKS switches only. */
 	pp_wall_marks_refresh();
 	/* From where the last tick's looks ran out: a thread early in the table cannot starve later ones. */
@@ -1258,6 +1282,7 @@ static void pp_wall_thread_end(void *arg)
 	struct pp_wall_thread *t = arg;
 	int tid = pp_threads_gettid_sigsafe(), saved = errno;
 
+	pp_yields_end_sigsafe();
 	pthread_mutex_lock(&pp_wall.mutex);
 	if (pp_wall.on && pp_wall.pid == getpid() && t->tid == tid) {
 		pp_wall_drain(t);
@@ -1491,6 +1516,10 @@ static void pp_wall_end(int closing)
 	uint64_t now = pp_wall_clock(CLOCK_MONOTONIC);
 	struct ppf_wall_end e = { 0 };
 
+	/* The ending thread's yield stretch; other threads' open ones are not known. */
+	pp_yields_end_sigsafe();
+	pp_wall_yields_write();
+
 	for (unsigned i = 0; i < pp_wall.nthreads; i++) {
 		struct pp_wall_thread *t = &pp_wall.threads[i];
 		char path[64];
@@ -1577,6 +1606,8 @@ void pp_wall_fork_child(void)
 {
 	pp_wall.forking = 0;
 	pp_wall.in_loader = 0;
+	/* The parent's stretches are its own: the forking thread's too. */
+	pp_yields_fork_child_sigsafe();
 	if (!pp_wall.threads)
 		return;
 	/* The helper and the lock's holder, if any, stayed in the parent. */

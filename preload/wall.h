@@ -87,6 +87,15 @@ void pp_wall_exec_failed(void);
 void pp_wall_fork_prepare(void);
 void pp_wall_fork_parent(void);
 
+/*
+ * The preload's sched_yield: calls real and, while the event runs and
+ * sampling is not paused, adds the call to the calling thread's yield
+ * stretch (format.h, PPF_REC_WALL_YIELD), which the helper writes once it
+ * ends; caller, the return address into sched_yield's caller, is where
+ * its stack starts. Async-signal-safe; errno as real left it.
+ */
+int pp_wall_sched_yield(int (*real)(void), uint64_t caller);
+
 /* In a fork child: drops the parent's rings, log and helper (none run here). */
 void pp_wall_fork_child(void);
 

@@ -50,7 +50,8 @@
  *                      each time a thread was off the CPU, PPF_REC_WALL_OPEN
  *                      for a wait still open a tick after it began,
  *                      PPF_REC_WALL_LOST when a thread's switch records
- *                      were lost, PPF_REC_WALL_THREAD for each thread at
+ *                      were lost, PPF_REC_WALL_YIELD for each stretch a
+ *                      thread spent calling sched_yield, PPF_REC_WALL_THREAD for each thread at
  *                      its end; PPF_REC_WALL_END (at an exec too: when it
  *                      fails, the records go on after it, and the last END
  *                      holds the totals). One PPF_REC_WALL_ALIVE right
@@ -168,6 +169,7 @@ enum ppf_record_type {
 	PPF_REC_WALL_OPEN = 57,
 	PPF_REC_WALL_ALIVE = 58,
 	PPF_REC_WALL_LOST = 59,
+	PPF_REC_WALL_YIELD = 55,
 	/* any file */
 	PPF_REC_LOG_FULL = 21,
 };
@@ -952,6 +954,29 @@ struct ppf_wall_lost {
 };
 
 /*
+ * Thread tid called sched_yield calls times from from_ns (the first call's
+ * start) to to_ns (the last one's return), each call less than
+ * PPF_WALL_YIELD_GAP_NS after the one before returned: a wait loop that
+ * yields the CPU (MPI libraries on an oversubscribed node, spin-then-yield
+ * locks). Its time on the CPU in the kernel is not sampled user-only, and
+ * it is preempted at every call another thread is ready: the analyzer
+ * gives the stretch's time to its stack (the caller's of sched_yield).
+ */
+struct ppf_wall_yield {
+	struct ppf_record h;
+	uint32_t tid;
+	uint32_t dropped; /* stretches of any thread not written before this one
+			     (more ended between two ticks than the helper keeps) */
+	uint64_t calls;
+	uint64_t from_ns;
+	uint64_t to_ns;
+	uint32_t stack;   /* the stack of the stretch's first call, in this log
+			     (PPF_REC_STACK), or PPF_WALL_NO_STACK */
+	uint32_t reserved;
+};
+#define PPF_WALL_YIELD_GAP_NS 1000000ull
+
+/*
  * A thread's wall-clock bookkeeping, at its end (or the log's): error is
  * the errno its ring could not be made with (0: it had one; EPERM: the
  * locked-memory limit), lost the switch records the kernel dropped,
@@ -1062,6 +1087,7 @@ _Static_assert(sizeof(struct ppf_wall_end) == 80, "ppf_wall_end");
 _Static_assert(sizeof(struct ppf_wall_older) == 32, "ppf_wall_older");
 _Static_assert(sizeof(struct ppf_wall_alive) == 16, "ppf_wall_alive");
 _Static_assert(sizeof(struct ppf_wall_lost) == 40, "ppf_wall_lost");
+_Static_assert(sizeof(struct ppf_wall_yield) == 48, "ppf_wall_yield");
 
 /* Round n up to the record alignment. */
 static inline uint32_t ppf_align(uint32_t n)

@@ -27,6 +27,7 @@
 #include "stacks.h"
 #include "threads.h"
 #include "unwmask.h"
+#include "yields.h"
 
 #ifndef TRAP_PERF
 #define TRAP_PERF 6
@@ -127,7 +128,7 @@ static void pp_sampler_unwind_key_free_sigsafe(void)
 	for (int i = 0; i < PP_SAMPLER_KEY_SPINS &&
 	     __atomic_load_n(&pp_sampler_unw_key_state, __ATOMIC_ACQUIRE) != PP_SAMPLER_KEY_FREE;
 	     i++)
-		sched_yield();
+		pp_yields_raw_sigsafe();
 	/* A fork child of a process caught freeing it: nobody will finish. */
 	__atomic_store_n(&pp_sampler_unw_key_state, PP_SAMPLER_KEY_FREE, __ATOMIC_RELEASE);
 }
@@ -564,6 +565,35 @@ static unsigned pp_sampler_unwind_sigsafe(uint64_t rip, union pp_sampler_frames 
 	*first = (unsigned)i;
 	n -= i;
 	return n > (int)cap ? cap : (unsigned)n;
+}
+
+/* Frames pp_sampler_stack_here_sigsafe unwinds at the most, ours included. */
+#define PP_SAMPLER_HERE_FRAMES 96
+
+/* Runs in signal context (a program's handler may call it). */
+unsigned pp_sampler_stack_here_sigsafe(uint64_t caller, uint64_t *ips, unsigned cap)
+{
+	uint64_t f[PP_SAMPLER_HERE_FRAMES];
+	struct pp_thread *t;
+	int n, i;
+
+	if (!pp_sampler_cfg.backtrace || !cap ||
+	    !(t = pp_threads_find_sigsafe(pp_threads_gettid_sigsafe())) || t->leaf_only ||
+	    !pp_threads_enter_sigsafe(t))
+		return 0;
+	pp_sampler_unwind_key_free_sigsafe();
+	n = pp_sampler_cfg.backtrace((void **)f, PP_SAMPLER_HERE_FRAMES);
+	pp_threads_leave_sigsafe(t);
+	for (i = 0; i < n && i < PP_SAMPLER_SLACK; i++)
+		if (f[i] == caller)
+			break;
+	if (i >= n || i >= PP_SAMPLER_SLACK)
+		return 0;
+	n -= i;
+	if (n > (int)cap)
+		n = (int)cap;
+	memcpy(ips, f + i, (size_t)n * sizeof(*ips));
+	return (unsigned)n;
 }
 
 /*

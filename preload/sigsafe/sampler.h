@@ -59,6 +59,16 @@ void pp_sampler_configure_sigsafe(const struct pp_sampler_config *cfg);
  */
 void pp_sampler_set_counters_sigsafe(uint32_t mask, const struct perf_event_attr *attrs);
 
+/*
+ * Runs in signal context (a program's handler may call it). The calling
+ * thread's stack from the frame that returns to caller (a return address)
+ * outwards, into ips (cap frames at the most), with the handler's
+ * unwinder; the thread's slot is held busy meanwhile (a sample that lands
+ * is counted lost: one unwind at a time per thread). 0 when the thread has
+ * no slot of its own, is busy, or caller is not among the first frames.
+ */
+unsigned pp_sampler_stack_here_sigsafe(uint64_t caller, uint64_t *ips, unsigned cap);
+
 /* The sampling signal's handler (sa_sigaction; sampsig.h). Runs in signal context. */
 void pp_sampler_handle_sigsafe(int sig, siginfo_t *si, void *uc);
 

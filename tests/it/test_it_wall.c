@@ -5,7 +5,7 @@
  * under an [off-cpu: ...] leaf of each function, times the period, are
  * that time. strictcalls treats any EINTR, short count, early wake-up or
  * caught signal as fatal: it runs to the end, alone and beside two CPU
- * hogs. A fork child writes a wall.log of its own; without [sample wall]
+ * hogs. yielder's threads wait in sched_yield loops, timed the same way. A fork child writes a wall.log of its own; without [sample wall]
  * there is none. Threads that get no ring (an unprivileged user past the
  * locked-memory limit) are looked at instead, and the program runs on.
  */
@@ -95,24 +95,41 @@ static struct it_wl_count it_wl_count(const struct pa_run *run, const char *func
 	return c;
 }
 
+/*
+ * Runs argv (whose stdout ends with out) with the wall event and
+ * PPROF_TRUTH=<tmp>/truth (its path into truth), and loads the run, which
+ * has a wall.log; *steal: what the hypervisor took meanwhile, *period:
+ * the wall period in seconds.
+ */
+static struct pa_run *it_wl_truth_run(const char *const *argv, const char *out,
+				      char truth[TST_PATH_MAX], double *steal, double *period,
+				      struct tst_result *r)
+{
+	char truth_env[TST_PATH_MAX + 16];
+	struct pa_run *run;
+
+	*steal = tst_steal_s();
+	snprintf(truth, TST_PATH_MAX, "%s/truth", it_wl.tmp);
+	snprintf(truth_env, sizeof(truth_env), "PPROF_TRUTH=%s", truth);
+	it_wl_run(argv, truth_env, r);
+	it_wl_clean(r, out);
+	*steal = tst_steal_s() - *steal;
+	run = tst_load(&it_wl);
+	cr_assert_not_null(run->processes[0]->wall, "no wall.log");
+	*period = (double)run->processes[0]->wall->period_ns * 1e-9;
+	return run;
+}
+
 Test(it_wall, off_cpu_time_per_function_is_the_workloads_own)
 {
 	static const char *const funcs[] = { "do_burn", "do_sleep", "do_lock", "do_read",
 					     "do_poll", "hold_lock", "feed_pipe" };
 	const char *argv[] = { "workloads/waiter", "30", "10", NULL };
-	char truth[TST_PATH_MAX], truth_env[TST_PATH_MAX + 16], key[64];
-	double steal = tst_steal_s(), period;
+	char truth[TST_PATH_MAX], key[64];
+	double steal, period;
 	struct tst_result r;
-	struct pa_run *run;
+	struct pa_run *run = it_wl_truth_run(argv, "waiter: done", truth, &steal, &period, &r);
 
-	snprintf(truth, sizeof(truth), "%s/truth", it_wl.tmp);
-	snprintf(truth_env, sizeof(truth_env), "PPROF_TRUTH=%s", truth);
-	it_wl_run(argv, truth_env, &r);
-	it_wl_clean(&r, "waiter: done");
-	steal = tst_steal_s() - steal;
-	run = tst_load(&it_wl);
-	cr_assert_not_null(run->processes[0]->wall, "no wall.log");
-	period = (double)run->processes[0]->wall->period_ns * 1e-9;
 	for (size_t i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++) {
 		struct it_wl_count c = it_wl_count(run, funcs[i]);
 		double want = tst_truth(truth, funcs[i]), got = (double)c.off * period;
@@ -143,6 +160,34 @@ Test(it_wall, off_cpu_time_per_function_is_the_workloads_own)
 			  "do_burn: %.4f s on the CPU in wall samples, %.4f s of CPU",
 			  (double)c.on * period, cpu);
 	}
+	pa_run_free(run);
+	tst_result_release(&r);
+}
+
+/*
+ * yielder's two threads wait for a third in sched_yield loops (mostly in
+ * the kernel, preempted at every call the other is ready), each measuring
+ * its wall time in do_yield: do_yield's wall samples, on the CPU and off
+ * it, are that time within 10%, 3 periods for rounding, and what the
+ * hypervisor took meanwhile (without the preload's sched_yield, user-only
+ * sampling missed most of it).
+ */
+Test(it_wall, time_in_a_yield_loop_is_the_workloads_own)
+{
+	const char *argv[] = { "workloads/yielder", "20", "20", NULL };
+	char truth[TST_PATH_MAX];
+	double steal, period, want, got;
+	struct tst_result r;
+	struct pa_run *run = it_wl_truth_run(argv, "yielder: done", truth, &steal, &period, &r);
+	struct it_wl_count c = it_wl_count(run, "do_yield");
+
+	want = tst_truth(truth, "do_yield");
+	got = (double)(c.on + c.off) * period;
+	cr_expect_gt(tst_truth(truth, "do_yield.calls"), 0, "do_yield never yielded");
+	cr_expect(fabs(got - want) <= 0.10 * want + 3 * period + steal,
+		  "do_yield: %.4f s in wall samples (%.4f on the CPU, %.4f off it), the workload "
+		  "measured %.4f s (steal %.4f s)", got, (double)c.on * period,
+		  (double)c.off * period, want, steal);
 	pa_run_free(run);
 	tst_result_release(&r);
 }

@@ -10,6 +10,8 @@
  *   burn_rank SECONDS   its thread's CPU time in burn_rank
  *   mpi_wall SECONDS    the wall time it spent in MPI calls, MPI_Init and
  *                       MPI_Finalize included
+ *   mpi_init_system SECONDS  its thread's time in the kernel in MPI_Init and
+ *                       MPI_Finalize (opening and mapping files, sockets)
  *   pid PID
  * and prints "rank R of N done" on stdout; exits 1 if something failed.
  * The file is written after MPI_Finalize, so that its time is counted.
@@ -17,6 +19,7 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 
 #include "../wl.h"
 
@@ -27,6 +30,15 @@ __attribute__((noinline)) uint64_t burn_rank(uint64_t iters);
 __attribute__((noinline)) uint64_t burn_rank(uint64_t iters)
 {
 	return wl_burn(iters, 0x72616e6b);
+}
+
+/* The calling thread's time in the kernel, in seconds. */
+static double imbalance_system(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_THREAD, &ru);
+	return (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
 }
 
 /* Wall clock, in seconds. */
@@ -41,7 +53,7 @@ static double imbalance_wall(void)
 int main(int argc, char **argv)
 {
 	int rank, size;
-	double unit, burn = 0, mpi, sum = 0, one, t = imbalance_wall();
+	double unit, burn = 0, mpi, sum = 0, one, sys = imbalance_system(), t = imbalance_wall();
 	long rounds;
 	char path[4096];
 	FILE *f;
@@ -50,6 +62,7 @@ int main(int argc, char **argv)
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	mpi = imbalance_wall() - t;
+	sys = imbalance_system() - sys;
 	if (argc != 4) {
 		if (rank == 0)
 			fprintf(stderr, "usage: imbalance UNIT ROUNDS TRUTHDIR\n");
@@ -73,12 +86,14 @@ int main(int argc, char **argv)
 	printf("rank %d of %d done\n", rank, size);
 	fflush(stdout);
 	t = imbalance_wall();
+	one = imbalance_system();
 	MPI_Finalize();
 	mpi += imbalance_wall() - t;
+	sys += imbalance_system() - one;
 	snprintf(path, sizeof(path), "%s/rank-%d.truth", argv[3], rank);
 	f = fopen(path, "w");
-	if (!f || fprintf(f, "burn_rank %.6f\nmpi_wall %.6f\npid %d\n", burn, mpi,
-			  (int)getpid()) < 0 || fclose(f) != 0) {
+	if (!f || fprintf(f, "burn_rank %.6f\nmpi_wall %.6f\nmpi_init_system %.6f\npid %d\n",
+			  burn, mpi, sys, (int)getpid()) < 0 || fclose(f) != 0) {
 		perror(path);
 		return 1;
 	}
