@@ -205,8 +205,19 @@ Test(it_coverage, user_time_covered_kernel_time_named_blocked_thread_noted)
 	note = it_cov_line(r.out, "# coverage below 90%: ");
 	cr_assert_not_null(note, "no coverage note:\n%s", r.out);
 	cr_expect(strstr(note, " of 3 threads with over 0.1 s of CPU time: "), "%s", note);
-	snprintf(want, sizeof(want), "/%ld masked 0.0%% of its ", masked.tid);
-	cr_expect(strstr(note, want), "the note names masked: %s", note);
+	/*
+	 * A sample or two may land before its raw mask change (the thread's
+	 * start under the profiler is ~0.3 ms of user code, which on a loaded
+	 * machine reached the 1 ms period once): under 10%, as above.
+	 */
+	snprintf(want, sizeof(want), "/%ld masked ", masked.tid);
+	{
+		const char *at = strstr(note, want);
+		double pct = 100;
+
+		cr_expect(at && sscanf(at + strlen(want), "%lf%% of its ", &pct) == 1 && pct < 10,
+			  "the note names masked, under 10%%: %s", note);
+	}
 	free(note);
 	/* piper's kernel time is no loss: it is named as not sampled. */
 	snprintf(want, sizeof(want), "/%ld piper ", piper.tid);
