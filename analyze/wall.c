@@ -112,7 +112,9 @@ void pa_wall_notes(FILE *out, const char *prefix, const struct pa_run *run,
 		sum.lost_ns = pa_add_sat(sum.lost_ns, w->lost_ns);
 		sum.guessed_ns = pa_add_sat(sum.guessed_ns, w->guessed_ns);
 		sum.degraded += w->degraded;
-		sum.yield_dropped += w->yield_dropped;
+		sum.yield_dropped = pa_add_sat(sum.yield_dropped, w->yield_dropped);
+		sum.yields += w->yields;
+		sum.yields_no_stack += w->yields_no_stack;
 	}
 	if (!n)
 		return;
@@ -131,9 +133,14 @@ void pa_wall_notes(FILE *out, const char *prefix, const struct pa_run *run,
 			"their paused part is estimated", (double)sum.guessed_ns / 1e9);
 	if (sum.degraded)
 		fprintf(out, "; its cost cap stepped in %" PRIu64 "x", sum.degraded);
+	if (sum.yields)
+		fprintf(out, "; %" PRIu64 " sched_yield stretches", sum.yields);
+	if (sum.yields_no_stack)
+		fprintf(out, " (%" PRIu64 " without their stack: a sample of the loop's instead)",
+			sum.yields_no_stack);
 	if (sum.yield_dropped)
-		fprintf(out, "; %" PRIu64 " sched_yield stretches not kept (too many between two "
-			"of its ticks): their time in the kernel is not counted", sum.yield_dropped);
+		fprintf(out, "; %" PRIu64 " sched_yield stretches not kept: their time in the kernel "
+			"is not counted", sum.yield_dropped);
 	fprintf(out, ")\n");
 }
 
@@ -297,17 +304,28 @@ static int pa_wall_yield_rec(struct pa_wall_read *r, const char *path, uint64_t 
 {
 	struct ppf_wall_yield y;
 
-	if (size < sizeof(y))
+	if (size < PPF_WALL_YIELD_V1_SIZE)
 		return pa_wall_bad(path, off, err, "wall yield record too short");
-	memcpy(&y, rec, sizeof(y));
+	memset(&y, 0, sizeof(y));
+	memcpy(&y, rec, size < sizeof(y) ? size : sizeof(y));
+	/* The first writers' records do not say the time inside the calls. */
+	if (size < sizeof(y))
+		y.in_calls_ns = UINT64_MAX;
+	r->info->yield_dropped = pa_add_sat(r->info->yield_dropped, y.dropped);
+	/* Only a count of dropped stretches (the event's end). */
+	if (!y.calls && !y.from_ns && !y.to_ns)
+		return 0;
 	if (!y.calls || y.to_ns < y.from_ns || y.to_ns - y.from_ns > PA_WALL_MAX_INTERVAL ||
-	    (y.stack != PPF_WALL_NO_STACK && y.stack >= r->nstacks))
+	    (y.stack != PPF_WALL_NO_STACK && y.stack >= r->nstacks) ||
+	    (y.in_calls_ns != UINT64_MAX && y.in_calls_ns > y.to_ns - y.from_ns))
 		return pa_error_set(err, -EINVAL, path, true, off,
-				    "wall yield stretch of thread %u: %llu calls, %llu..%llu ns, "
-				    "stack %u of %zu: out of range", y.tid,
+				    "wall yield stretch of thread %u: %llu calls, %llu..%llu ns "
+				    "(%llu inside), stack %u of %zu: out of range", y.tid,
 				    (unsigned long long)y.calls, (unsigned long long)y.from_ns,
-				    (unsigned long long)y.to_ns, y.stack, r->nstacks);
-	r->info->yield_dropped += y.dropped;
+				    (unsigned long long)y.to_ns, (unsigned long long)y.in_calls_ns,
+				    y.stack, r->nstacks);
+	r->info->yields++;
+	r->info->yields_no_stack += y.stack == PPF_WALL_NO_STACK;
 	if (pa_grow((void **)&r->yields, &r->yields_cap, r->nyields, sizeof(*r->yields)) < 0)
 		return pa_error_set(err, -ENOMEM, path, false, 0, "out of memory");
 	r->yields[r->nyields++] = y;
@@ -743,7 +761,10 @@ static int pa_wall_on_stack(struct pa_wall_build *b, const struct pa_sample *s, 
 	return pa_wall_weigh(b, k, ns, time_ns);
 }
 
-/* The same, to the stack wall.log numbers stack (a yield stretch's). -ENOMEM. */
+/*
+ * The same, to the stack wall.log numbers stack (a yield stretch's: the
+ * leaf the call into sched_yield). -ENOMEM.
+ */
 static int pa_wall_on_wall_stack(struct pa_wall_build *b, uint32_t stack, uint64_t ns,
 				 uint64_t time_ns)
 {
@@ -760,15 +781,22 @@ static int pa_wall_on_wall_stack(struct pa_wall_build *b, uint32_t stack, uint64
 		if (!ips)
 			return -ENOMEM;
 		memcpy(ips, ws->ips, ws->nframes * sizeof(*ips));
+		/* Its leaf is a return address: the call's own place, as a sample's leaf. */
+		if (ips[0])
+			ips[0]--;
 		k->ips = ips;
 		k->nframes = ws->nframes;
 	}
 	return pa_wall_weigh(b, k, ns, time_ns);
 }
 
-/* How much of [from_ns, to_ns] the thread's intervals iv[0..n) (by time) cover; *i moves on. */
+/*
+ * How much of [from_ns, to_ns] the thread's intervals iv[0..n) (by time)
+ * cover; *i moves on. *blocked (when not NULL): whether any of them there
+ * was a wait, not a preemption.
+ */
 static uint64_t pa_wall_off_within(const struct ppf_wall_interval *iv, size_t n, size_t *i,
-				   uint64_t from_ns, uint64_t to_ns)
+				   uint64_t from_ns, uint64_t to_ns, bool *blocked)
 {
 	uint64_t off = 0;
 
@@ -780,6 +808,8 @@ static uint64_t pa_wall_off_within(const struct ppf_wall_interval *iv, size_t n,
 
 		if (z > a)
 			off += z - a;
+		if (blocked && z > a && iv[j].state != PPF_WALL_RUNNABLE)
+			*blocked = true;
 	}
 	return off;
 }
@@ -787,7 +817,9 @@ static uint64_t pa_wall_off_within(const struct ppf_wall_interval *iv, size_t n,
 /*
  * The thread's yield stretches b->y, merged where only preemptions (its
  * intervals iv[0..n)) and less than PPF_WALL_YIELD_GAP_NS on the CPU lie
- * between two: a loop preempted between two calls is one stretch.
+ * between two: a loop preempted between two calls is one stretch. Not
+ * across a wait, nor two stretches whose stacks differ; a stretch without
+ * a stack takes the next one's.
  */
 static void pa_wall_stretches_merge(struct pa_wall_build *b, const struct ppf_wall_interval *iv,
 				    size_t n)
@@ -796,24 +828,32 @@ static void pa_wall_stretches_merge(struct pa_wall_build *b, const struct ppf_wa
 
 	for (size_t k = 0; k < b->ny; k++) {
 		struct ppf_wall_yield *last = m ? &b->y[m - 1] : NULL;
+		const struct ppf_wall_yield *y = &b->y[k];
+		bool blocked = false, join = false;
 
-		if (last && b->y[k].from_ns <= last->to_ns) {
-			if (b->y[k].to_ns > last->to_ns)
-				last->to_ns = b->y[k].to_ns;
-			last->calls += b->y[k].calls;
-			continue;
-		}
-		if (last) {
-			uint64_t gap = b->y[k].from_ns - last->to_ns;
-			uint64_t off = pa_wall_off_within(iv, n, &i, last->to_ns, b->y[k].from_ns);
+		if (last && (last->stack == y->stack || last->stack == PPF_WALL_NO_STACK ||
+			     y->stack == PPF_WALL_NO_STACK)) {
+			if (y->from_ns <= last->to_ns) {
+				join = true;
+			} else {
+				uint64_t gap = y->from_ns - last->to_ns;
+				uint64_t off = pa_wall_off_within(iv, n, &i, last->to_ns, y->from_ns,
+								  &blocked);
 
-			if (gap - off < PPF_WALL_YIELD_GAP_NS) {
-				last->to_ns = b->y[k].to_ns;
-				last->calls += b->y[k].calls;
-				continue;
+				join = !blocked && (off >= gap || gap - off < PPF_WALL_YIELD_GAP_NS);
 			}
 		}
-		b->y[m++] = b->y[k];
+		if (!join) {
+			b->y[m++] = *y;
+			continue;
+		}
+		if (y->to_ns > last->to_ns)
+			last->to_ns = y->to_ns;
+		last->calls += y->calls;
+		last->in_calls_ns = last->in_calls_ns == UINT64_MAX || y->in_calls_ns == UINT64_MAX ?
+				    UINT64_MAX : last->in_calls_ns + y->in_calls_ns;
+		if (last->stack == PPF_WALL_NO_STACK)
+			last->stack = y->stack;
 	}
 	b->ny = m;
 }
@@ -868,11 +908,16 @@ static int pa_wall_stretch_reps(struct pa_wall_build *b, const struct pa_cpu_whe
 
 /*
  * The thread's time on the CPU inside its yield stretches that its CPU
- * samples cpu[0..ncpu) of event ev do not account for (the kernel's
- * sched_yield, which user-only sampling does not see): each stretch's
+ * samples cpu[0..ncpu) of event ev do not account for: the kernel's
+ * sched_yield, which user-only sampling does not see. It is the stretch's
  * length less its time off the CPU (intervals iv[0..n), by time) and its
- * samples' periods, to the stacks of the samples taken in it in
- * proportion to their counts, else to the sample nearest to it. -ENOMEM.
+ * samples' periods, but at most the time its calls took less that time off
+ * the CPU (a stretch with few samples would count its user time twice; the
+ * calls' time holds the wrapper's user time and the samples' handlers,
+ * which a stretch with many samples counts twice; the first writers'
+ * records do not say it). It goes onto the stretch's stack; for a stretch without one,
+ * onto the stacks of the samples taken in it in proportion to their
+ * counts, else onto its borrowed sample's (pa_wall_stretch_reps). -ENOMEM.
  */
 static int pa_wall_yield_time(struct pa_wall_build *b, const struct pa_event *ev,
 			      const struct ppf_wall_interval *iv, size_t n,
@@ -882,25 +927,36 @@ static int pa_wall_yield_time(struct pa_wall_build *b, const struct pa_event *ev
 	size_t i = 0;
 	int ret = 0;
 
-	for (size_t k = 0; per && ncpu && k < b->ny && ret == 0; k++) {
+	for (size_t k = 0; k < b->ny && ret == 0; k++) {
 		const struct ppf_wall_yield *y = &b->y[k];
-		size_t first = pa_wall_cpu_after(cpu, ncpu, y->from_ns ? y->from_ns - 1 : 0);
-		size_t last = pa_wall_cpu_after(cpu, ncpu, y->to_ns);
-		uint64_t off = pa_wall_off_within(iv, n, &i, y->from_ns, y->to_ns);
-		uint64_t on = y->to_ns - y->from_ns - (off < y->to_ns - y->from_ns ?
-						       off : y->to_ns - y->from_ns);
-		uint64_t counts = 0, user, extra;
+		uint64_t len = y->to_ns - y->from_ns;
+		uint64_t off = pa_wall_off_within(iv, n, &i, y->from_ns, y->to_ns, NULL);
+		size_t first = ncpu ? pa_wall_cpu_after(cpu, ncpu, y->from_ns ? y->from_ns - 1 : 0) : 0;
+		size_t last = ncpu ? pa_wall_cpu_after(cpu, ncpu, y->to_ns) : 0;
+		uint64_t counts = 0, extra;
 
 		for (size_t j = first; j < last; j++)
 			counts += cpu[j].count;
-		user = counts > UINT64_MAX / per ? UINT64_MAX : counts * per;
-		if (on <= user)
+		if (off > len)
+			off = len;
+		{
+			uint64_t user = !per ? 0 : counts > UINT64_MAX / per ? UINT64_MAX :
+					counts * per;
+
+			extra = len - off > user ? len - off - user : 0;
+		}
+		/* The calls' time holds some user time too (the wrapper's, a sample's handler). */
+		if (y->in_calls_ns != UINT64_MAX && y->in_calls_ns - (off < y->in_calls_ns ? off :
+								     y->in_calls_ns) < extra)
+			extra = y->in_calls_ns > off ? y->in_calls_ns - off : 0;
+		if (!extra)
 			continue;
-		extra = on - user;
 		if (y->stack != PPF_WALL_NO_STACK) {
 			ret = pa_wall_on_wall_stack(b, y->stack, extra, y->to_ns);
 			continue;
 		}
+		if (!ncpu)
+			continue; /* nothing to name it by */
 		if (!counts) {
 			const struct pa_cpu_when *w = b->yrep[k] != SIZE_MAX ? &cpu[b->yrep[k]] :
 				pa_wall_cpu_nearest(cpu, ncpu, y->from_ns, y->to_ns, 0, UINT64_MAX);

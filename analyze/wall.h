@@ -85,6 +85,8 @@ struct pa_wall_info {
 	uint64_t guessed_ns;    /* waits' time with PPF_WALL_PAUSE_GUESSED: their paused
 				   part (left out) estimated */
 	uint64_t yield_dropped; /* yield stretches the helper could not keep */
+	uint64_t yields;        /* yield stretches read (PPF_REC_WALL_YIELD) */
+	uint64_t yields_no_stack; /* of which without their stack */
 };
 
 /*

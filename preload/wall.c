@@ -1519,6 +1519,13 @@ static void pp_wall_end(int closing)
 	/* The ending thread's yield stretch; other threads' open ones are not known. */
 	pp_yields_end_sigsafe();
 	pp_wall_yields_write();
+	{
+		struct ppf_wall_yield d = { .stack = PPF_WALL_NO_STACK,
+					    .dropped = pp_yields_dropped_sigsafe() };
+
+		if (d.dropped)
+			pp_records_wall_sigsafe(&pp_wall.log, PPF_REC_WALL_YIELD, &d, sizeof(d));
+	}
 
 	for (unsigned i = 0; i < pp_wall.nthreads; i++) {
 		struct pp_wall_thread *t = &pp_wall.threads[i];

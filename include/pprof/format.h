@@ -956,24 +956,28 @@ struct ppf_wall_lost {
 /*
  * Thread tid called sched_yield calls times from from_ns (the first call's
  * start) to to_ns (the last one's return), each call less than
- * PPF_WALL_YIELD_GAP_NS after the one before returned: a wait loop that
- * yields the CPU (MPI libraries on an oversubscribed node, spin-then-yield
- * locks). Its time on the CPU in the kernel is not sampled user-only, and
- * it is preempted at every call another thread is ready: the analyzer
- * gives the stretch's time to its stack (the caller's of sched_yield).
+ * PPF_WALL_YIELD_GAP_NS after the one before returned, in_calls_ns of it
+ * inside the calls: a wait loop that yields the CPU (MPI libraries on an
+ * oversubscribed node, spin-then-yield locks). Its time in the kernel is
+ * not sampled user-only, and it is preempted at every call another thread
+ * is ready: the analyzer gives the stretch's time to its stack (the
+ * caller's of sched_yield, return addresses, in this log's PPF_REC_STACK
+ * numbering). dropped: stretches of any thread not written before this
+ * one. A record with calls 0 (and times 0) only says dropped (the event's
+ * end). Records of PPF_WALL_YIELD_V1_SIZE bytes have no in_calls_ns.
  */
 struct ppf_wall_yield {
 	struct ppf_record h;
 	uint32_t tid;
-	uint32_t dropped; /* stretches of any thread not written before this one
-			     (more ended between two ticks than the helper keeps) */
+	uint32_t dropped;
 	uint64_t calls;
 	uint64_t from_ns;
 	uint64_t to_ns;
-	uint32_t stack;   /* the stack of the stretch's first call, in this log
-			     (PPF_REC_STACK), or PPF_WALL_NO_STACK */
+	uint32_t stack;   /* PPF_WALL_NO_STACK: none */
 	uint32_t reserved;
+	uint64_t in_calls_ns;
 };
+#define PPF_WALL_YIELD_V1_SIZE 48
 #define PPF_WALL_YIELD_GAP_NS 1000000ull
 
 /*
@@ -1087,7 +1091,7 @@ _Static_assert(sizeof(struct ppf_wall_end) == 80, "ppf_wall_end");
 _Static_assert(sizeof(struct ppf_wall_older) == 32, "ppf_wall_older");
 _Static_assert(sizeof(struct ppf_wall_alive) == 16, "ppf_wall_alive");
 _Static_assert(sizeof(struct ppf_wall_lost) == 40, "ppf_wall_lost");
-_Static_assert(sizeof(struct ppf_wall_yield) == 48, "ppf_wall_yield");
+_Static_assert(sizeof(struct ppf_wall_yield) == 56, "ppf_wall_yield");
 
 /* Round n up to the record alignment. */
 static inline uint32_t ppf_align(uint32_t n)

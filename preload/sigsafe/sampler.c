@@ -567,35 +567,6 @@ static unsigned pp_sampler_unwind_sigsafe(uint64_t rip, union pp_sampler_frames 
 	return n > (int)cap ? cap : (unsigned)n;
 }
 
-/* Frames pp_sampler_stack_here_sigsafe unwinds at the most, ours included. */
-#define PP_SAMPLER_HERE_FRAMES 96
-
-/* Runs in signal context (a program's handler may call it). */
-unsigned pp_sampler_stack_here_sigsafe(uint64_t caller, uint64_t *ips, unsigned cap)
-{
-	uint64_t f[PP_SAMPLER_HERE_FRAMES];
-	struct pp_thread *t;
-	int n, i;
-
-	if (!pp_sampler_cfg.backtrace || !cap ||
-	    !(t = pp_threads_find_sigsafe(pp_threads_gettid_sigsafe())) || t->leaf_only ||
-	    !pp_threads_enter_sigsafe(t))
-		return 0;
-	pp_sampler_unwind_key_free_sigsafe();
-	n = pp_sampler_cfg.backtrace((void **)f, PP_SAMPLER_HERE_FRAMES);
-	pp_threads_leave_sigsafe(t);
-	for (i = 0; i < n && i < PP_SAMPLER_SLACK; i++)
-		if (f[i] == caller)
-			break;
-	if (i >= n || i >= PP_SAMPLER_SLACK)
-		return 0;
-	n -= i;
-	if (n > (int)cap)
-		n = (int)cap;
-	memcpy(ips, f + i, (size_t)n * sizeof(*ips));
-	return (unsigned)n;
-}
-
 /*
  * What one signal of ours stands for: the overflows it brings (0: they were
  * all counted with an earlier signal), those of them that the sample at the
@@ -625,6 +596,61 @@ static int pp_sampler_log_sigsafe(struct pp_thread *t)
 		pp_threads_lazy_log_sigsafe(t, pp_sampler_cfg.dir, NULL);
 	return pp_logfile_takes_records_sigsafe(&t->log);
 }
+
+/* Frames pp_sampler_stack_here_sigsafe unwinds at the most, ours included. */
+#define PP_SAMPLER_HERE_FRAMES 96
+
+/* Runs in signal context (a program's handler may call it). */
+unsigned pp_sampler_stack_here_sigsafe(uint64_t caller, uint64_t *ips, unsigned cap)
+{
+	uint64_t f[PP_SAMPLER_HERE_FRAMES], all = ~0ull, old;
+	struct pp_thread *t;
+	stack_t ss;
+	int n = 0, i;
+
+	if (!pp_sampler_cfg.backtrace || !cap ||
+	    !(t = pp_threads_find_sigsafe(pp_threads_gettid_sigsafe())) || t->leaf_only)
+		return 0;
+	/* On an alternate signal stack (a program's handler's): maybe too small. */
+	if (syscall(SYS_sigaltstack, NULL, &ss) != 0 || (ss.ss_flags & SS_ONSTACK))
+		return 0;
+	/*
+	 * As the handler unwinds: every signal blocked (a sample that comes
+	 * meanwhile is taken after, as a late one), libunwind's mask calls
+	 * kept from the kernel and the program's masks (unwmask.h), the
+	 * loaded objects from the snapshot, not the loader's lock (dlsnap.h);
+	 * not while an object may be unmapped, nor for a thread without a log
+	 * to take samples (libunwind's first use maps and allocates).
+	 */
+	if (syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, sizeof(all)) != 0)
+		return 0;
+	if (pp_threads_enter_sigsafe(t)) {
+		if (pp_sampler_log_sigsafe(t) && pp_sampler_may_unwind_sigsafe()) {
+			sigset_t blocked;
+
+			memset(&blocked, 0xff, sizeof(blocked));
+			pp_dlsnap_enter_handler_sigsafe();
+			pp_unwmask_enter_sigsafe(&blocked, pp_sampsig_number_sigsafe());
+			pp_sampler_unwind_key_free_sigsafe();
+			n = pp_sampler_cfg.backtrace((void **)f, PP_SAMPLER_HERE_FRAMES);
+			pp_unwmask_leave_sigsafe();
+			pp_dlsnap_leave_handler_sigsafe();
+		}
+		pp_threads_leave_sigsafe(t);
+	}
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(old));
+	for (i = 0; i < n && i < PP_SAMPLER_SLACK; i++)
+		if (f[i] == caller)
+			break;
+	if (i >= n || i >= PP_SAMPLER_SLACK)
+		return 0;
+	n -= i;
+	if (n > (int)cap)
+		n = (int)cap;
+	memcpy(ips, f + i, (size_t)n * sizeof(*ips));
+	return (unsigned)n;
+}
+
 
 /*
  * Runs in signal context. A PPF_REC_SAMPLE_WEIGHT for the sample to be

@@ -12,7 +12,10 @@
  * the thread's end, or when the event stops or pauses; it then goes into a
  * lock-free ring (many writers, the program's signal handlers too; one
  * reader, the wall helper, under its mutex). A full ring drops the stretch
- * and counts it (ppf_wall_yield.dropped).
+ * and counts it (ppf_wall_yield.dropped), as does a slot a writer claimed
+ * and never filled (cancelled, or jumped out of a handler), given up after
+ * PP_YIELDS_STUCK takes. Each stretch also sums the time spent inside the
+ * calls: the kernel's part of the loop, less its time off the CPU.
  */
 #ifndef PP_YIELDS_H
 #define PP_YIELDS_H
@@ -50,6 +53,13 @@ int pp_yields_next_sigsafe(struct ppf_wall_yield *out, uint64_t *ips, unsigned *
  * system call, never part of the program's stretches.
  */
 void pp_yields_raw_sigsafe(void);
+
+/*
+ * Runs in signal context. The stretches dropped since the last record that
+ * said so (and forgets them): the event's end writes them in a record of
+ * their own (format.h).
+ */
+uint32_t pp_yields_dropped_sigsafe(void);
 
 /* In a fork child: the parent's stretches, the forking thread's too, dropped. */
 void pp_yields_fork_child_sigsafe(void);

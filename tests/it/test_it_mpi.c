@@ -256,11 +256,11 @@ Test(it_mpi, each_ranks_time_in_mpi_calls_matches_its_own_figure)
  * when there are more ranks than cores; asked for here, so that it does
  * so on any machine): a wait loop that calls sched_yield, mostly in the
  * kernel and preempted at every call. Each rank's INMPI matches its own
- * figure within 10%, 4 standard deviations of a count of that many
- * periods, the CPU time the hypervisor took, and the rank's own time in
- * the kernel in MPI_Init and MPI_Finalize (which user-only sampling does
- * not see); the time in the loops counts through the preload's
- * sched_yield (before it, ranks were 16-59% short).
+ * figure within 10%, 10 periods (the loops' user time is sampled), the
+ * CPU time the hypervisor took, and the rank's own time in the kernel in
+ * MPI_Init and MPI_Finalize (which user-only sampling does not see); the
+ * time in the loops counts through the preload's sched_yield (before it,
+ * ranks were 16-59% short).
  */
 Test(it_mpi, yielding_ranks_time_in_mpi_calls_matches_their_own_figure)
 {
@@ -280,7 +280,8 @@ Test(it_mpi, yielding_ranks_time_in_mpi_calls_matches_their_own_figure)
 		snprintf(file, sizeof(file), "%s/rank-%d.truth", truth, k);
 		want = tst_truth(file, "mpi_wall");
 		sys = tst_truth(file, "mpi_init_system");
-		tol = 0.10 * want + 4 * sqrt(want / period) * period + steal + sys;
+		/* INMPI is exact time but for the loops' sampled user time: a few periods. */
+		tol = 0.10 * want + 10 * period + steal + sys;
 		it_mpi_row_wait(text, k, &wait, &in_mpi);
 		cr_expect(fabs(in_mpi - want) <= tol,
 			  "rank %d: %.3f s in MPI calls, its own figure %.3f s (tolerance %.3f s: "

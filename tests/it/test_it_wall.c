@@ -10,6 +10,7 @@
  * locked-memory limit) are looked at instead, and the program runs on.
  */
 #include <criterion/criterion.h>
+#include <inttypes.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -184,6 +185,11 @@ Test(it_wall, time_in_a_yield_loop_is_the_workloads_own)
 	want = tst_truth(truth, "do_yield");
 	got = (double)(c.on + c.off) * period;
 	cr_expect_gt(tst_truth(truth, "do_yield.calls"), 0, "do_yield never yielded");
+	/* The preload timed stretches, and read the loop's stack for most. */
+	cr_expect_gt(run->processes[0]->wall->yields, 0, "no sched_yield stretch in wall.log");
+	cr_expect_lt(run->processes[0]->wall->yields_no_stack * 2, run->processes[0]->wall->yields,
+		     "%" PRIu64 " of %" PRIu64 " stretches without their stack",
+		     run->processes[0]->wall->yields_no_stack, run->processes[0]->wall->yields);
 	cr_expect(fabs(got - want) <= 0.10 * want + 3 * period + steal,
 		  "do_yield: %.4f s in wall samples (%.4f on the CPU, %.4f off it), the workload "
 		  "measured %.4f s (steal %.4f s)", got, (double)c.on * period,
