@@ -120,14 +120,13 @@ Test(it_threads, thousand_short_threads)
 	struct tst_result r;
 	struct pa_run *run;
 	const struct pa_process *p;
-	int fds0, fds1;
+	int fds0, fds1, main_sampled = 0;
 	long rss0, rss1;
 	size_t ended = 0;
 
 	tst_run_profiled(&it_thr, "many", argv, NULL, &r);
 	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
 	it_thr_usage(r.err, &fds0, &fds1, &rss0, &rss1);
-	cr_expect_eq(fds1, fds0, "open fds went from %d to %d", fds0, fds1);
 	/*
 	 * The thread table grows with the threads alive at once (46 KiB per
 	 * 64). AddressSanitizer's own per-thread memory grows by about 6 MiB
@@ -140,6 +139,18 @@ Test(it_threads, thousand_short_threads)
 	cr_assert_eq(run->nprocesses, 1);
 	p = run->processes[0];
 	cr_expect_eq(p->nthreads, 1001, "%zu thread logs", p->nthreads);
+	/*
+	 * The main thread's own log is made at its first sample (it mostly
+	 * waits in pthread_join: 3 ms of user time here, more on a loaded
+	 * machine), which may come after the first count: one descriptor more
+	 * then, the same however many threads ran.
+	 */
+	for (size_t i = 0; i < p->nthreads; i++)
+		if (p->threads[i]->tid == p->pid && p->threads[i]->nsamples)
+			main_sampled = 1;
+	cr_expect(fds1 == fds0 || (main_sampled && fds1 == fds0 + 1),
+		  "open fds went from %d to %d (the main thread %s samples)", fds0, fds1,
+		  main_sampled ? "took" : "took no");
 	for (size_t i = 0; i < p->nthreads; i++)
 		ended += p->threads[i]->ended;
 	cr_expect_eq(ended, p->nthreads, "%zu of %zu thread logs finished", ended,
