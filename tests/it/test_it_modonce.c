@@ -46,6 +46,7 @@ struct it_mo_root {
 	size_t named;   /* of them, the ones whose module's path ends in /base */
 	char key[300];  /* the last such file's name */
 	size_t hidden;  /* names starting with '.' (a temporary left behind) */
+	const char *base;
 };
 
 /* The path a module file's one PPF_REC_MODULE records, checked to be one. */
@@ -69,38 +70,33 @@ static void it_mo_file_path(const char *path, char *out, size_t size)
 	free(data);
 }
 
+static void it_mo_entry(void *ctx, const char *name, const char *path, const struct stat *st)
+{
+	struct it_mo_root *out = ctx;
+	char mpath[TST_PATH_MAX];
+	const char *slash;
+
+	if (name[0] == '.') {
+		out->hidden++;
+		return;
+	}
+	if (!S_ISREG(st->st_mode) || strncmp(name, PPF_MODULE_FILE_PREFIX,
+					     strlen(PPF_MODULE_FILE_PREFIX)) != 0)
+		return;
+	out->files++;
+	it_mo_file_path(path, mpath, sizeof(mpath));
+	slash = strrchr(mpath, '/');
+	if (slash && !strcmp(slash + 1, out->base)) {
+		out->named++;
+		snprintf(out->key, sizeof(out->key), "%s", name);
+	}
+}
+
 static void it_mo_scan(const char *root, const char *base, struct it_mo_root *out)
 {
-	DIR *d = opendir(root);
-	struct dirent *e;
-
 	memset(out, 0, sizeof(*out));
-	cr_assert(d, "%s", root);
-	while ((e = readdir(d))) {
-		char path[TST_PATH_MAX + 512], mpath[TST_PATH_MAX];
-		const char *slash;
-		struct stat st;
-
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", root, e->d_name);
-		cr_assert_eq(lstat(path, &st), 0, "%s", path);
-		if (e->d_name[0] == '.') {
-			out->hidden++;
-			continue;
-		}
-		if (!S_ISREG(st.st_mode) || strncmp(e->d_name, PPF_MODULE_FILE_PREFIX,
-						    strlen(PPF_MODULE_FILE_PREFIX)) != 0)
-			continue;
-		out->files++;
-		it_mo_file_path(path, mpath, sizeof(mpath));
-		slash = strrchr(mpath, '/');
-		if (slash && !strcmp(slash + 1, base)) {
-			out->named++;
-			snprintf(out->key, sizeof(out->key), "%s", e->d_name);
-		}
-	}
-	closedir(d);
+	out->base = base;
+	tst_dir_each(root, it_mo_entry, out);
 }
 
 /* Self samples of functions named name whose module's path ends in /base in pid's profile. */

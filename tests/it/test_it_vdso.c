@@ -6,7 +6,6 @@
  * else holds is left alone.
  */
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <elf.h>
 #include <link.h>
 #include <stdio.h>
@@ -43,38 +42,33 @@ struct it_vd_root {
 	size_t processes;  /* directories, and logs alone at the root */
 };
 
+static void it_vd_entry(void *ctx, const char *name, const char *path, const struct stat *st)
+{
+	struct it_vd_root *out = ctx;
+	size_t n = strlen(name);
+	char copy[TST_PATH_MAX + 600];
+	struct stat cst;
+
+	if (name[0] == '.') {
+		out->hidden++;
+	} else if (S_ISDIR(st->st_mode)) {
+		out->processes++;
+		snprintf(copy, sizeof(copy), "%s/vdso.so", path);
+		out->copies += lstat(copy, &cst) == 0;
+	} else if (S_ISREG(st->st_mode) && n > 4 && !strcmp(name + n - 4, ".log")) {
+		/* A process that took no sample: its log alone. */
+		out->processes++;
+	} else if (S_ISREG(st->st_mode) && !strncmp(name, "vdso.", 5) && n > 8 &&
+		   !strcmp(name + n - 3, ".so")) {
+		out->images++;
+		snprintf(out->image, sizeof(out->image), "%s", name);
+	}
+}
+
 static void it_vd_scan(const char *root, struct it_vd_root *out)
 {
-	DIR *d = opendir(root);
-	struct dirent *e;
-
 	memset(out, 0, sizeof(*out));
-	cr_assert(d, "%s", root);
-	while ((e = readdir(d))) {
-		char path[TST_PATH_MAX + 512];
-		size_t n = strlen(e->d_name);
-		struct stat st;
-
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", root, e->d_name);
-		cr_assert_eq(lstat(path, &st), 0, "%s", path);
-		if (e->d_name[0] == '.') {
-			out->hidden++;
-		} else if (S_ISDIR(st.st_mode)) {
-			out->processes++;
-			strcat(path, "/vdso.so");
-			out->copies += lstat(path, &st) == 0;
-		} else if (S_ISREG(st.st_mode) && n > 4 && !strcmp(e->d_name + n - 4, ".log")) {
-			/* A process that took no sample: its log alone. */
-			out->processes++;
-		} else if (S_ISREG(st.st_mode) && !strncmp(e->d_name, "vdso.", 5) && n > 8 &&
-			   !strcmp(e->d_name + n - 3, ".so")) {
-			out->images++;
-			snprintf(out->image, sizeof(out->image), "%s", e->d_name);
-		}
-	}
-	closedir(d);
+	tst_dir_each(root, it_vd_entry, out);
 }
 
 /*

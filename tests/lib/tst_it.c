@@ -2,6 +2,7 @@
 #include "tst_it.h"
 
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -532,4 +533,26 @@ char *tst_analyze(const struct tst_it *it, const char *tag, const char *const *a
 	r.out = NULL;
 	tst_result_release(&r);
 	return out;
+}
+
+void tst_dir_each(const char *dir,
+		  void (*fn)(void *ctx, const char *name, const char *path,
+			     const struct stat *st),
+		  void *ctx)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	cr_assert(d, "%s: %s", dir, strerror(errno));
+	while ((e = readdir(d))) {
+		char path[TST_PATH_MAX + 512];
+		struct stat st;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		cr_assert_eq(lstat(path, &st), 0, "%s", path);
+		fn(ctx, e->d_name, path, &st);
+	}
+	closedir(d);
 }

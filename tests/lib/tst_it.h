@@ -197,6 +197,17 @@ double tst_overflow_s(const struct pa_filter *f, const struct pa_process *p,
  */
 double tst_steal_s(void);
 
+/*
+ * fn(ctx, name, path, st) for each entry of directory dir but "." and
+ * ".." (path: dir/name; st: its lstat); the test fails when dir cannot be
+ * read or an entry cannot be lstat'd.
+ */
+struct stat;
+void tst_dir_each(const char *dir,
+		  void (*fn)(void *ctx, const char *name, const char *path,
+			     const struct stat *st),
+		  void *ctx);
+
 /* Whether this machine can count hardware cycles in user space. */
 bool tst_has_pmu(void);
 
