@@ -701,6 +701,14 @@ static const struct ppf_wall_yield *pa_wall_stretch_at(const struct pa_wall_buil
 	return lo && t <= b->y[lo - 1].to_ns ? &b->y[lo - 1] : NULL;
 }
 
+/* The samples of cpu[0..n) (in time order) taken in stretch y: [*first, *last). */
+static void pa_wall_cpu_in(const struct pa_cpu_when *cpu, size_t n, const struct ppf_wall_yield *y,
+			   size_t *first, size_t *last)
+{
+	*first = pa_wall_cpu_after(cpu, n, y->from_ns ? y->from_ns - 1 : 0);
+	*last = pa_wall_cpu_after(cpu, n, y->to_ns);
+}
+
 /*
  * A preempted interval of the thread, iv: its time goes above the stack of
  * the thread's CPU sample nearest to it in time, the last before it or the
@@ -868,40 +876,37 @@ static void pa_wall_stretches_merge(struct pa_wall_build *b, const struct ppf_wa
  */
 static int pa_wall_stretch_reps(struct pa_wall_build *b, const struct pa_cpu_when *cpu, size_t n)
 {
-	size_t last = SIZE_MAX;
+	size_t before = SIZE_MAX, after = SIZE_MAX, first, last;
 
 	b->yrep = malloc((b->ny ? b->ny : 1) * sizeof(*b->yrep));
 	if (!b->yrep)
 		return -ENOMEM;
+	/* Forward: a stretch's own sample, else the last sample of a stretch before. */
 	for (size_t k = 0; k < b->ny; k++) {
 		const struct ppf_wall_yield *y = &b->y[k];
 		uint64_t mid = y->from_ns + (y->to_ns - y->from_ns) / 2;
-		const struct pa_cpu_when *w = pa_wall_cpu_nearest(cpu, n, mid, mid, y->from_ns,
-								  y->to_ns);
 
-		b->yrep[k] = w ? (size_t)(w - cpu) : SIZE_MAX;
-	}
-	/* Forward, the last sample of a stretch before; backward, the first of one after. */
-	for (size_t k = 0; k < b->ny; k++) {
-		if (b->yrep[k] != SIZE_MAX && cpu[b->yrep[k]].time_ns >= b->y[k].from_ns &&
-		    cpu[b->yrep[k]].time_ns <= b->y[k].to_ns) {
-			last = pa_wall_cpu_after(cpu, n, b->y[k].to_ns) - 1;
+		pa_wall_cpu_in(cpu, n, y, &first, &last);
+		if (first == last) {
+			b->yrep[k] = before;
 			continue;
 		}
-		b->yrep[k] = last;
+		b->yrep[k] = (size_t)(pa_wall_cpu_nearest(cpu, n, mid, mid, y->from_ns, y->to_ns) -
+				      cpu);
+		before = last - 1;
 	}
-	last = SIZE_MAX;
+	/* Backward: the first sample of a stretch after, when nearer. */
 	for (size_t k = b->ny; k-- > 0;) {
 		const struct ppf_wall_yield *y = &b->y[k];
-		size_t first = pa_wall_cpu_after(cpu, n, y->from_ns ? y->from_ns - 1 : 0);
 
-		if (first < n && cpu[first].time_ns <= y->to_ns) {
-			last = first;
+		pa_wall_cpu_in(cpu, n, y, &first, &last);
+		if (first < last) {
+			after = first;
 			continue;
 		}
-		if (last != SIZE_MAX && (b->yrep[k] == SIZE_MAX ||
-		    cpu[last].time_ns - y->to_ns < y->from_ns - cpu[b->yrep[k]].time_ns))
-			b->yrep[k] = last;
+		if (after != SIZE_MAX && (b->yrep[k] == SIZE_MAX ||
+		    cpu[after].time_ns - y->to_ns < y->from_ns - cpu[b->yrep[k]].time_ns))
+			b->yrep[k] = after;
 	}
 	return 0;
 }
@@ -931,9 +936,10 @@ static int pa_wall_yield_time(struct pa_wall_build *b, const struct pa_event *ev
 		const struct ppf_wall_yield *y = &b->y[k];
 		uint64_t len = y->to_ns - y->from_ns;
 		uint64_t off = pa_wall_off_within(iv, n, &i, y->from_ns, y->to_ns, NULL);
-		size_t first = ncpu ? pa_wall_cpu_after(cpu, ncpu, y->from_ns ? y->from_ns - 1 : 0) : 0;
-		size_t last = ncpu ? pa_wall_cpu_after(cpu, ncpu, y->to_ns) : 0;
+		size_t first, last;
 		uint64_t counts = 0, extra;
+
+		pa_wall_cpu_in(cpu, ncpu, y, &first, &last);
 
 		for (size_t j = first; j < last; j++)
 			counts += cpu[j].count;
