@@ -4,9 +4,9 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "records.h"
 #include "sampler.h"
 #include "threads.h"
 
@@ -39,14 +39,6 @@ static struct {
 
 /* The calling thread's open stretch. */
 static __thread struct pp_yields_open pp_yields_open;
-
-static uint64_t pp_yields_now_sigsafe(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* Runs in signal context. Puts stretch o (ended) into the ring, or counts it dropped. */
 static void pp_yields_push_sigsafe(const struct pp_yields_open *o)
@@ -116,10 +108,10 @@ int pp_yields_call_sigsafe(int (*real)(void), int on, uint64_t caller)
 		pp_yields_end_sigsafe();
 		return real();
 	}
-	t0 = pp_yields_now_sigsafe();
+	t0 = pp_records_now_sigsafe();
 	ret = real();
 	saved = errno;
-	t1 = pp_yields_now_sigsafe();
+	t1 = pp_records_now_sigsafe();
 	last = pp_yields_open.to_ns;
 	/* (a handler's yield may have ended after t0: no gap then) */
 	if (pp_yields_open.calls && t0 > last && t0 - last > PPF_WALL_YIELD_GAP_NS)
