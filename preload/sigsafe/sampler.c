@@ -603,7 +603,7 @@ static int pp_sampler_log_sigsafe(struct pp_thread *t)
 /* Runs in signal context (a program's handler may call it). */
 unsigned pp_sampler_stack_here_sigsafe(uint64_t caller, uint64_t *ips, unsigned cap)
 {
-	uint64_t f[PP_SAMPLER_HERE_FRAMES], all = ~0ull, old;
+	uint64_t f[PP_SAMPLER_HERE_FRAMES], old;
 	struct pp_thread *t;
 	stack_t ss;
 	int n = 0, i;
@@ -622,23 +622,18 @@ unsigned pp_sampler_stack_here_sigsafe(uint64_t caller, uint64_t *ips, unsigned 
 	 * not while an object may be unmapped, nor for a thread without a log
 	 * to take samples (libunwind's first use maps and allocates).
 	 */
-	if (syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, sizeof(all)) != 0)
+	if (pp_unwmask_enter_blocked_sigsafe(&old) != 0)
 		return 0;
 	if (pp_threads_enter_sigsafe(t)) {
 		if (pp_sampler_log_sigsafe(t) && pp_sampler_may_unwind_sigsafe()) {
-			sigset_t blocked;
-
-			memset(&blocked, 0xff, sizeof(blocked));
 			pp_dlsnap_enter_handler_sigsafe();
-			pp_unwmask_enter_sigsafe(&blocked, pp_sampsig_number_sigsafe());
 			pp_sampler_unwind_key_free_sigsafe();
 			n = pp_sampler_cfg.backtrace((void **)f, PP_SAMPLER_HERE_FRAMES);
-			pp_unwmask_leave_sigsafe();
 			pp_dlsnap_leave_handler_sigsafe();
 		}
 		pp_threads_leave_sigsafe(t);
 	}
-	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(old));
+	pp_unwmask_leave_blocked_sigsafe(&old);
 	for (i = 0; i < n && i < PP_SAMPLER_SLACK; i++)
 		if (f[i] == caller)
 			break;

@@ -84,6 +84,26 @@ void pp_unwmask_leave_sigsafe(void)
 }
 
 /* Runs in signal context. */
+int pp_unwmask_enter_blocked_sigsafe(uint64_t *saved)
+{
+	uint64_t all = ~0ull;
+	sigset_t full;
+
+	if (pp_unwmask_syscall_sigsafe(SIG_SETMASK, &all, saved) != 0)
+		return -1;
+	memset(&full, 0xff, sizeof(full));
+	pp_unwmask_enter_sigsafe(&full, SIGTRAP);
+	return 0;
+}
+
+/* Runs in signal context. */
+void pp_unwmask_leave_blocked_sigsafe(const uint64_t *saved)
+{
+	pp_unwmask_leave_sigsafe();
+	pp_unwmask_syscall_sigsafe(SIG_SETMASK, saved, NULL);
+}
+
+/* Runs in signal context. */
 int pp_unwmask_active_sigsafe(void)
 {
 	return __atomic_load_n(&pp_unwmask.active, __ATOMIC_RELAXED);

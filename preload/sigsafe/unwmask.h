@@ -18,6 +18,7 @@
 #define PP_UNWMASK_H
 
 #include <signal.h>
+#include <stdint.h>
 
 /*
  * Async-signal-safe. The sa_mask the handler is installed with (before it
@@ -32,6 +33,16 @@ void pp_unwmask_handler_mask_sigsafe(const sigset_t *sa_mask);
  */
 void pp_unwmask_enter_sigsafe(const sigset_t *interrupted, int sig);
 void pp_unwmask_leave_sigsafe(void);
+
+/*
+ * Runs in signal context, outside the handler (a stack read for the
+ * program's own code): every signal blocked for real, the mask before into
+ * *saved, and the calling thread's window started as the handler's is.
+ * 0, or -1 when the mask could not be set (no window then).
+ * _leave_blocked ends the window and puts *saved back.
+ */
+int pp_unwmask_enter_blocked_sigsafe(uint64_t *saved);
+void pp_unwmask_leave_blocked_sigsafe(const uint64_t *saved);
 
 /* Runs in signal context. Whether the calling thread is inside its window. */
 int pp_unwmask_active_sigsafe(void);
