@@ -115,6 +115,7 @@ void pa_wall_notes(FILE *out, const char *prefix, const struct pa_run *run,
 		sum.yield_dropped = pa_add_sat(sum.yield_dropped, w->yield_dropped);
 		sum.yields += w->yields;
 		sum.yields_no_stack += w->yields_no_stack;
+		sum.trimmed_ns = pa_add_sat(sum.trimmed_ns, w->trimmed_ns);
 	}
 	if (!n)
 		return;
@@ -128,6 +129,9 @@ void pa_wall_notes(FILE *out, const char *prefix, const struct pa_run *run,
 	if (sum.lost)
 		fprintf(out, "; %" PRIu64 " switch records lost: %.3f s of threads' time not known "
 			"on or off the CPU", sum.lost, (double)sum.lost_ns / 1e9);
+	if (sum.trimmed_ns >= 1000000)
+		fprintf(out, "; %.3f s at the end of waits was the kernel's switch path, "
+			"which the threads' CPU clocks count: left out", (double)sum.trimmed_ns / 1e9);
 	if (sum.guessed_ns)
 		fprintf(out, "; %.3f s of waits spanned pause switches the helper missed: "
 			"their paused part is estimated", (double)sum.guessed_ns / 1e9);
@@ -159,6 +163,12 @@ struct pa_wall_end_of {
 	uint64_t end_ns;
 };
 
+/* A thread's CPU time from born_ns to end_ns (PPF_REC_WALL_THREAD; end_ns 0: the log's end). */
+struct pa_wall_cpu_of {
+	uint32_t tid;
+	uint64_t born_ns, end_ns, cpu_ns;
+};
+
 /* What the walk over wall.log gathers. */
 struct pa_wall_read {
 	struct pa_wall_info *info;
@@ -176,6 +186,8 @@ struct pa_wall_read {
 	size_t nolder, older_cap;
 	struct pa_wall_end_of *ends;  /* threads' ends (PPF_REC_WALL_THREAD) */
 	size_t nends, ends_cap;
+	struct pa_wall_cpu_of *cpus;  /* threads' CPU time (PPF_REC_WALL_THREAD) */
+	size_t ncpus, cpus_cap;
 	struct ppf_wall_yield *yields; /* PPF_REC_WALL_YIELD, sorted by thread and time */
 	size_t nyields, yields_cap;
 };
@@ -282,14 +294,21 @@ static int pa_wall_lost_rec(struct pa_wall_read *r, const char *path, uint64_t o
 static int pa_wall_thread_rec(struct pa_wall_read *r, const char *path, uint64_t off,
 			      const char *rec, uint32_t size, struct pa_error *err)
 {
-	struct ppf_wall_thread t;
+	struct ppf_wall_thread t = { 0 };
 
 	if (size < PPF_WALL_THREAD_V1_SIZE)
 		return pa_wall_bad(path, off, err, "wall thread record too short");
 	/* The first writers' records stop before end_ns: not known. */
-	if (size < sizeof(t))
+	if (size < PPF_WALL_THREAD_V2_SIZE)
 		return 0;
-	memcpy(&t, rec, sizeof(t));
+	memcpy(&t, rec, size < sizeof(t) ? size : sizeof(t));
+	if (t.born_ns) {
+		if (pa_grow((void **)&r->cpus, &r->cpus_cap, r->ncpus, sizeof(*r->cpus)) < 0)
+			return pa_error_set(err, -ENOMEM, path, false, 0, "out of memory");
+		r->cpus[r->ncpus++] = (struct pa_wall_cpu_of){ .tid = t.tid, .born_ns = t.born_ns,
+							      .end_ns = t.end_ns,
+							      .cpu_ns = t.cpu_ns };
+	}
 	if (!t.end_ns)
 		return 0;
 	if (pa_grow((void **)&r->ends, &r->ends_cap, r->nends, sizeof(*r->ends)) < 0)
@@ -355,6 +374,7 @@ static int pa_wall_record(void *ctx, const char *path, uint64_t off, const char 
 		r->info->period_ns = st.period_ns;
 		r->info->tick_ns = st.tick_ns;
 		r->info->start_ns = st.start_ns;
+		r->info->cpu_rings = st.cpu_rings;
 		return 0;
 	case PPF_REC_STACK:
 		return pa_wall_stack_rec(r, path, off, rec, size, err);
@@ -1167,36 +1187,86 @@ static unsigned pa_wall_bin(uint64_t len)
  * alone gave the naps' time to the locks). Unseen time of a bin without a
  * seen wait goes to the nearest bin with one. Returns whether any wait
  * was seen.
+ *
+ * A bin of waits shorter than the helper's tick whose seen waits are too
+ * few to stand for its unseen ones (fewer than PA_WALL_THIN_SEEN, and
+ * less than a PA_WALL_THIN_RATIO-th of them: a thread waiting tens of
+ * thousands of times a second for a few us is blocked at a look only by
+ * chance, and the one wait seen may be another's, say its thread's start)
+ * is thin[bin]: its unseen waits that
+ * have a CPU sample of the thread near them take that sample's stack
+ * instead (pa_wall_unseen_near); the others are spread as above.
  */
+#define PA_WALL_THIN_SEEN 16
+#define PA_WALL_THIN_RATIO 4
+#define PA_WALL_NEAR_NS 1000000000ull /* 1 s */
+
+/* The thread's CPU sample nearest to wait iv, if one was taken within PA_WALL_NEAR_NS of it. */
+static const struct pa_cpu_when *pa_wall_near(const struct pa_cpu_when *cpu, size_t ncpu,
+					      const struct ppf_wall_interval *iv)
+{
+	return pa_wall_cpu_nearest(cpu, ncpu, iv->out_ns, iv->in_ns,
+				   iv->out_ns > PA_WALL_NEAR_NS ? iv->out_ns - PA_WALL_NEAR_NS : 0,
+				   iv->in_ns + PA_WALL_NEAR_NS);
+}
+
 static bool pa_wall_spread(const struct ppf_wall_interval *iv, size_t n,
-			   double factor[PA_WALL_BINS])
+			   const struct pa_cpu_when *cpu, size_t ncpu, uint64_t tick_ns,
+			   double factor[PA_WALL_BINS], bool thin[PA_WALL_BINS])
 {
 	double seen[PA_WALL_BINS] = { 0 }, unseen[PA_WALL_BINS] = { 0 };
+	size_t nseen[PA_WALL_BINS] = { 0 }, nunseen[PA_WALL_BINS] = { 0 };
+	bool dest[PA_WALL_BINS];
+	int to_of[PA_WALL_BINS];
 	bool any = false;
 
 	for (size_t i = 0; i < n; i++) {
 		uint64_t len = iv[i].in_ns - iv[i].out_ns;
+		unsigned bin = pa_wall_bin(len);
 
 		if (iv[i].state == PPF_WALL_RUNNABLE)
 			continue;
 		if (iv[i].stack == PPF_WALL_NO_STACK)
-			unseen[pa_wall_bin(len)] += (double)len;
+			unseen[bin] += (double)len, nunseen[bin]++;
 		else
-			seen[pa_wall_bin(len)] += (double)len, any = true;
+			seen[bin] += (double)len, nseen[bin]++, any = true;
 	}
-	for (int bin = 0; any && bin < PA_WALL_BINS; bin++) {
+	for (int bin = 0; bin < PA_WALL_BINS; bin++) {
 		int to = bin;
 
-		for (int d = 1; !seen[to] && d < PA_WALL_BINS; d++)
+		for (int d = 1; any && !seen[to] && d < PA_WALL_BINS; d++)
 			to = bin - d >= 0 && seen[bin - d] ? bin - d :
 			     bin + d < PA_WALL_BINS && seen[bin + d] ? bin + d : bin;
+		to_of[bin] = to;
 		if (to != bin) {
 			unseen[to] += unseen[bin];
+			nunseen[to] += nunseen[bin];
 			unseen[bin] = 0;
+			nunseen[bin] = 0;
 		}
 	}
 	for (int bin = 0; bin < PA_WALL_BINS; bin++)
-		factor[bin] = seen[bin] ? unseen[bin] / seen[bin] : 0;
+		thin[bin] = nseen[bin] < PA_WALL_THIN_SEEN &&
+			    nunseen[bin] > (size_t)PA_WALL_THIN_RATIO * nseen[bin];
+	/*
+	 * A bin's unseen waits go where its nearest seen bin's do; only waits
+	 * shorter than a tick are seen by chance (the helper looks at every
+	 * longer one, unless capped: those are spread as ever).
+	 */
+	memcpy(dest, thin, sizeof(dest));
+	for (int bin = 0; bin < PA_WALL_BINS; bin++)
+		thin[bin] = dest[to_of[bin]] && bin < 63 && (2ull << bin) <= tick_ns;
+	/* A thin bin's unseen waits near a CPU sample are not spread. */
+	for (size_t i = 0; i < n; i++) {
+		uint64_t len = iv[i].in_ns - iv[i].out_ns;
+		unsigned bin = pa_wall_bin(len);
+
+		if (iv[i].state != PPF_WALL_RUNNABLE && iv[i].stack == PPF_WALL_NO_STACK &&
+		    thin[bin] && pa_wall_near(cpu, ncpu, &iv[i]))
+			unseen[to_of[bin]] -= (double)len;
+	}
+	for (int bin = 0; bin < PA_WALL_BINS; bin++)
+		factor[bin] = seen[bin] && unseen[bin] > 0 ? unseen[bin] / seen[bin] : 0;
 	return any;
 }
 
@@ -1241,6 +1311,28 @@ static int pa_wall_unseen_alone(struct pa_wall_build *b, const struct ppf_wall_i
 	return ret;
 }
 
+/*
+ * An unseen wait iv of a thread whose seen waits are too few to stand for
+ * it (pa_wall_spread's thin), with a CPU sample of the thread taken within
+ * PA_WALL_NEAR_NS of it (pa_wall_near): above the stack of the nearest
+ * such sample (the code that made the call, most likely), under its
+ * state's marker. -ENOMEM.
+ */
+static int pa_wall_unseen_near(struct pa_wall_build *b, const struct ppf_wall_interval *iv,
+			       const struct pa_cpu_when *w)
+{
+	const struct pa_sample *s = &b->t->samples[w->entry];
+	struct pa_wall_key *k;
+	uint64_t h;
+
+	h = pa_hash(s->ips, s->nframes * sizeof(*s->ips), (uint64_t)iv->state + 1);
+	/* Bits 63, 62 clear, 61 set: neither a preempted stack's key, nor a CPU one's, nor a wait's. */
+	k = pa_wall_key(b, (h & ~(7ull << 61)) | 1ull << 61);
+	if (!k || (!k->ips && pa_wall_stack_of(b, k, iv->state, s->ips, s->nframes) < 0))
+		return -ENOMEM;
+	return pa_wall_weigh(b, k, iv->in_ns - iv->out_ns, iv->in_ns);
+}
+
 /* The process's seen waits by length bin, from every interval of r. -ENOMEM. */
 static int pa_wall_bins_make(struct pa_wall_bins *bins, const struct pa_wall_read *r)
 {
@@ -1282,11 +1374,13 @@ static int pa_wall_thread(struct pa_wall_build *b, const struct ppf_wall_interva
 {
 	const struct pa_event *cpu = pa_wall_cpu_event(b->proc);
 	double factor[PA_WALL_BINS];
-	bool seen = pa_wall_spread(iv, n, factor);
+	bool thin[PA_WALL_BINS], seen;
 	struct pa_cpu_when *cpu_samples;
 	size_t ncpu;
 	int ret = pa_wall_cpu_samples(b, cpu, &cpu_samples, &ncpu);
 
+	seen = pa_wall_spread(iv, n, ret == 0 ? cpu_samples : NULL, ret == 0 ? ncpu : 0,
+			      b->r->info->tick_ns, factor, thin);
 	if (ret == 0)
 		ret = pa_wall_stretches(b, iv, n);
 	if (ret == 0)
@@ -1294,6 +1388,7 @@ static int pa_wall_thread(struct pa_wall_build *b, const struct ppf_wall_interva
 
 	for (size_t i = 0; i < n && ret == 0; i++) {
 		uint64_t len = iv[i].in_ns - iv[i].out_ns;
+		const struct pa_cpu_when *w;
 		struct pa_wall_key *k;
 
 		b->t->off_ns[iv[i].state] = pa_add_sat(b->t->off_ns[iv[i].state], len);
@@ -1302,6 +1397,11 @@ static int pa_wall_thread(struct pa_wall_build *b, const struct ppf_wall_interva
 			continue;
 		}
 		/* Unseen waits: spread over the seen ones, else the process's. */
+		if (iv[i].stack == PPF_WALL_NO_STACK && thin[pa_wall_bin(len)] &&
+		    (w = pa_wall_near(cpu_samples, ncpu, &iv[i])) != NULL) {
+			ret = pa_wall_unseen_near(b, &iv[i], w);
+			continue;
+		}
 		if (iv[i].stack == PPF_WALL_NO_STACK && seen)
 			continue;
 		if (iv[i].stack == PPF_WALL_NO_STACK) {
@@ -1607,7 +1707,128 @@ static void pa_wall_read_release(struct pa_wall_read *r)
 	free(r->lost);
 	free(r->older);
 	free(r->ends);
+	free(r->cpus);
 	free(r->yields);
+}
+
+/*
+ * The kernel's switch path out of a thread's waits: its switch-in record
+ * is written after the kernel has put the thread's perf events back on
+ * the CPU (on a VM, a timer's reprogramming traps: several us), which
+ * its CPU clock already counts. So a thread's waits may sum to more than
+ * its wall time less its CPU time over the same span; then each wait
+ * gives up the same time at its end (none more than its length) until
+ * they sum to that. iv: the thread's intervals, n of them; off_max: the
+ * bound. Returns the time taken out.
+ */
+static uint64_t pa_wall_trim_waits(struct ppf_wall_interval *iv, size_t n, uint64_t off_max)
+{
+	uint64_t sum = 0, lo = 0, hi = 0, taken = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t len = iv[i].in_ns - iv[i].out_ns;
+
+		/* A look-only thread's waits are the time between looks: no switch in them. */
+		if (iv[i].flags & PPF_WALL_LOOK_ONLY)
+			return 0;
+		sum = pa_add_sat(sum, len);
+		hi = len > hi ? len : hi;
+	}
+	if (sum <= off_max)
+		return 0;
+	/* The cut k: the waits less k each (at least 0) sum to off_max at most. */
+	while (lo < hi) {
+		uint64_t k = lo + (hi - lo) / 2, left = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			uint64_t len = iv[i].in_ns - iv[i].out_ns;
+
+			left = pa_add_sat(left, len > k ? len - k : 0);
+		}
+		if (left <= off_max)
+			hi = k;
+		else
+			lo = k + 1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint64_t len = iv[i].in_ns - iv[i].out_ns, cut = len < lo ? len : lo;
+
+		iv[i].in_ns -= cut;
+		taken += cut;
+	}
+	return taken;
+}
+
+/*
+ * The first of iv[lo, hi) (sorted by thread, then in_ns) past thread tid's
+ * waits that end by t: its first wait ending after t, or the next thread's.
+ */
+static size_t pa_wall_iv_after(const struct ppf_wall_interval *iv, size_t lo, size_t hi,
+			       uint32_t tid, uint64_t t)
+{
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (iv[mid].tid < tid || (iv[mid].tid == tid && iv[mid].in_ns <= t))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int pa_wall_cmp_cpu_of(const void *a, const void *b)
+{
+	const struct pa_wall_cpu_of *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->born_ns < y->born_ns ? -1 : x->born_ns > y->born_ns;
+}
+
+/*
+ * pa_wall_trim_waits for every thread whose CPU time is known; r->iv sorted
+ * by thread. Each wait is trimmed once at most (a tid's threads in order of
+ * their start, each from where the one before stopped: a log whose spans
+ * overlap costs no more).
+ */
+static void pa_wall_trim(struct pa_wall_read *r)
+{
+	size_t done = 0;
+
+	if (r->ncpus > 1)
+		qsort(r->cpus, r->ncpus, sizeof(*r->cpus), pa_wall_cmp_cpu_of);
+	for (size_t c = 0; c < r->ncpus; c++) {
+		const struct pa_wall_cpu_of *t = &r->cpus[c];
+		uint64_t end = t->end_ns ? t->end_ns : r->info->ended ? r->info->end_ns : 0;
+		size_t first, last;
+
+		if (!end || end <= t->born_ns || end - t->born_ns < t->cpu_ns)
+			continue;
+		/* The first of the tid's intervals (each ends after 0) not trimmed yet. */
+		first = pa_wall_iv_after(r->iv, 0, r->niv, t->tid, 0);
+		if (first < done)
+			first = done;
+		/*
+		 * Its waits within its span (a tid's earlier or later thread has
+		 * its own): a thread's waits do not overlap, so both ends are in
+		 * order too.
+		 */
+		last = pa_wall_iv_after(r->iv, first, r->niv, t->tid, UINT64_MAX);
+		first = pa_wall_iv_after(r->iv, first, last, t->tid, t->born_ns);
+		for (size_t lo = first, hi = last; (last = lo) < hi;) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (r->iv[mid].out_ns < end)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		r->info->trimmed_ns = pa_add_sat(r->info->trimmed_ns,
+						 pa_wall_trim_waits(r->iv + first, last - first,
+								    end - t->born_ns - t->cpu_ns));
+		done = last > done ? last : done;
+	}
 }
 
 /* The time each thread's lost records leave unknown; a log without its end counts them too. */
@@ -1679,6 +1900,7 @@ static int pa_wall_read(struct pa_process *proc, const char *path, const void *d
 			qsort(r.yields, r.nyields, sizeof(*r.yields), pa_wall_cmp_yield);
 		if (ret == 0 && r.niv) {
 			qsort(r.iv, r.niv, sizeof(*r.iv), pa_wall_cmp_iv);
+			pa_wall_trim(&r);
 			ret = pa_wall_add_threads(proc, &r, path);
 		}
 		if (ret == 0) {

@@ -87,6 +87,9 @@ struct pa_wall_info {
 	uint64_t yield_dropped; /* yield stretches the helper could not keep */
 	uint64_t yields;        /* yield stretches read (PPF_REC_WALL_YIELD) */
 	uint64_t yields_no_stack; /* of which without their stack */
+	uint64_t trimmed_ns;    /* the kernel's switch path taken out of waits (time the
+				   threads' CPU clocks counted in them) */
+	uint32_t cpu_rings;     /* the switch records' rings were per CPU (0: per thread) */
 };
 
 /*

@@ -68,10 +68,10 @@ _Static_assert(sizeof(pp_config_profile_keys) / sizeof(pp_config_profile_keys[0]
 	       PP_CONFIG_MAX_KEYS, "PP_CONFIG_MAX_KEYS holds [profile]'s keys");
 
 enum { K_EVENT, K_PERIOD, K_FREQUENCY, K_EXCLUDE_KERNEL, K_EXCLUDE_USER,
-       K_PRECISE_IP };
+       K_PRECISE_IP, K_RINGS };
 static const char *const pp_config_event_keys[] = {
 	"event", "period", "frequency", "exclude_kernel", "exclude_user",
-	"precise_ip",
+	"precise_ip", "rings",
 };
 
 struct pp_config_value {
@@ -757,13 +757,25 @@ static void pp_config_build_wall(struct pp_config_parser *p,
 	for (int k = K_FREQUENCY; k <= K_PRECISE_IP; k++)
 		if (v[k].line)
 			pp_config_error(p, v[k].line, "[sample %s] (wall time) takes only "
-					"a period; not %s", s->name, pp_config_event_keys[k]);
+					"a period and rings; not %s", s->name,
+					pp_config_event_keys[k]);
 	if (v[K_PERIOD].line &&
 	    pp_config_range(p, "period", &v[K_PERIOD], pp_config_time_units, 4,
 			    PP_CONFIG_MIN_WALL_PERIOD, PP_CONFIG_MAX_TIME_PERIOD,
 			    "a duration of wall time from 1ms to 3600s, such as 1ms, "
 			    "10ms or 1s (a bare number is nanoseconds)", &n) != 0)
 		return;
+	if (v[K_RINGS].line) {
+		if (!strcasecmp(v[K_RINGS].text, "thread"))
+			cfg->wall_rings = PP_WALL_RINGS_THREAD;
+		else if (!strcasecmp(v[K_RINGS].text, "cpu"))
+			cfg->wall_rings = PP_WALL_RINGS_CPU;
+		else
+			pp_config_error(p, v[K_RINGS].line, "rings = %s: thread (a ring "
+					"of switch records per thread, the default) or cpu "
+					"(one per CPU, inherited by the threads)",
+					v[K_RINGS].text);
+	}
 	cfg->wall_ns = n;
 }
 
@@ -806,6 +818,9 @@ static void pp_config_build_event(struct pp_config_parser *p,
 				pp_config_kinds[s->kind], s->name);
 		return;
 	}
+	if (v[K_RINGS].line)
+		pp_config_error(p, v[K_RINGS].line, "[%s %s]: rings is a key of "
+				"[sample wall] only", pp_config_kinds[s->kind], s->name);
 	if (pp_config_event_encode(p, s, ev, line))
 		return;
 	if (pp_config_kernel_only(p, s, ev, line))

@@ -34,6 +34,13 @@ struct pp_config_event {
 	int line;                /* the section's line, for messages */
 };
 
+/* Where the wall event's switch records go ([sample wall] rings). */
+enum pp_wall_rings {
+	PP_WALL_RINGS_AUTO = 0, /* not given: per thread */
+	PP_WALL_RINGS_CPU,
+	PP_WALL_RINGS_THREAD,
+};
+
 struct pp_config {
 	char output[4096];  /* output root, absolute after pp_config_resolve */
 	char source[4096];  /* the INI file's absolute path, or PP_CONFIG_EMBEDDED */
@@ -48,6 +55,7 @@ struct pp_config {
 	uint64_t delay_ns;  /* sampling starts this long after the run started */
 	int toggle_signal;  /* a signal that pauses and resumes sampling; 0: none */
 	uint64_t wall_ns;   /* [sample wall]'s period in ns of wall time; 0: off */
+	int wall_rings;     /* [sample wall] rings: enum pp_wall_rings */
 	unsigned nevents;   /* sampling and counting, in file order */
 	struct pp_config_event events[PP_CONFIG_MAX_EVENTS];
 	char *text;         /* the configuration text, owned (malloc'd); NULL for

@@ -100,6 +100,7 @@ struct pp_hooks_start {
 	void *(*fn)(void *);
 	void *arg;
 	int blocked; /* the app's view of the new thread's mask blocks the sampling signal */
+	int wall_inherited; /* it inherits the wall event's per-CPU switch events */
 	int used;    /* atomic: a pool entry in use (pp_hooks_start_take) */
 	int pooled;  /* taken from the pool, not malloc'd */
 };
@@ -370,7 +371,7 @@ static void *pp_hooks_thread_start(void *arg)
 	struct pp_hooks_start start = *(struct pp_hooks_start *)arg;
 
 	pp_hooks_start_give(arg);
-	pp_thread_begin();
+	pp_thread_begin(start.wall_inherited);
 	pp_masks_thread_start(start.blocked);
 	return start.fn(start.arg);
 }
@@ -432,6 +433,7 @@ PP_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 	 */
 	pp_hooks_mask_signal(SIG_BLOCK, &old);
 	start->blocked = pp_hooks_born_blocked(attr, &old);
+	start->wall_inherited = pp_wall_inherited();
 	err = real(thread, attr, pp_hooks_thread_start, start);
 	pp_hooks_restore_mask(&old);
 	if (err)

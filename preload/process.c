@@ -673,7 +673,9 @@ static void pp_process_start_profiling(void)
 	pp_proclog_release();
 	/* What no sample covers: all of it until the events are enabled below. */
 	pp_process_write_cpu(PPF_CPU_SAMPLING);
-	pp_wall_start(pp_process.cfg->wall_ns, &pp_process.tdir);
+	pp_wall_start(pp_process.cfg->wall_ns,
+		      pp_process.cfg->wall_rings != PP_WALL_RINGS_CPU,
+		      &pp_process.tdir);
 	__atomic_store_n(&pp_process.active, 1, __ATOMIC_RELEASE);
 	/* Last: the profiler's own start is not sampled; nor, paused, the rest. */
 	pp_control_process_start(pp_process.cfg, pp_process.starting);

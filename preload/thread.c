@@ -703,14 +703,14 @@ static int pp_thread_events(struct pp_thread *t)
 	return 0;
 }
 
-void pp_thread_begin(void)
+void pp_thread_begin(int wall_inherited)
 {
 	struct pp_thread *t, *slot;
 	int cancel, saved, err;
 
 	if (!pp_process_active())
 		return;
-	pp_wall_thread_begin();
+	pp_wall_thread_begin(wall_inherited);
 	/*
 	 * The app may cancel the thread as soon as it exists: no cancellation
 	 * point in the setup (openat, read) may leave a slot half made.

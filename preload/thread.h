@@ -55,9 +55,10 @@ void pp_thread_end_at_exit(struct pp_thread *slot);
 
 /*
  * Runs at the start of a new thread, before the app's start routine:
- * pp_thread_setup, its events, and its end at exit.
+ * pp_thread_setup, its events, and its end at exit. wall_inherited: its
+ * maker's pp_wall_inherited().
  */
-void pp_thread_begin(void);
+void pp_thread_begin(int wall_inherited);
 
 /*
  * The process ends: writes the closing records of every thread still

@@ -39,6 +39,15 @@
  */
 #define PP_WALL_FIRST_RING_PAGES 8
 /*
+ * The rings of the process's switch events, one per CPU (inherited by the
+ * threads it makes): 64 data pages in all, 2 to 32 a CPU (a power of 2).
+ */
+#define PP_WALL_CPU_PAGES_ALL 64
+#define PP_WALL_CPU_PAGES_MIN 2
+#define PP_WALL_CPU_PAGES_MAX 32
+#define PP_WALL_SWITCH_SIZE 24          /* the smallest record: header, pid/tid, time */
+#define PP_WALL_TIDS 8192               /* tid -> slot cache (power of 2) */
+/*
  * The helper wakes every period (at least every 1 ms, at most every 10
  * ms): each wake-up costs 10-20 us here (a timer and two context switches
  * on a VM), 1-2% of a core at 1 ms. Waits shorter than the tick are seen
@@ -89,6 +98,45 @@ struct pp_wall_thread {
 	uint64_t last_look_ns;   /* look-only: when it was last looked at */
 	unsigned ring_pages;
 	int older;               /* older than the profiler: no destructor of ours */
+	/*
+	 * Its switches come through the process's rings, one per CPU (it
+	 * inherited their events): no ring of its own.
+	 */
+	int inherits;
+	uint64_t born_ns;        /* its slot's start: records before are another's */
+	uint64_t born_cpu_ns;    /* its CPU time then, 0: not known */
+	uint64_t last_cpu_ns;    /* at the log's end: its CPU time read just before */
+	uint64_t switches;       /* its switch records so far (the per-CPU rings') */
+	uint32_t cpu;            /* the ring of its last switch record (the per-CPU rings') */
+	int out_tentative;       /* out_ns is the end of records lost: it was off
+				    then only if its next record is a switch in */
+	/*
+	 * It ended then (inherits: its last records may still be in the
+	 * per-CPU rings; the next drain reads them and frees its slot), with
+	 * that CPU time; 0: it goes on.
+	 */
+	uint64_t ended_ns, ended_cpu_ns;
+};
+
+/* The ring of the process's switch event on one CPU. */
+struct pp_wall_cpu {
+	int fd;                  /* -1: none (the CPU was offline) */
+	struct perf_event_mmap_page *ring;
+	size_t len;
+	uint64_t last_ns;        /* the time of its last record read */
+	uint64_t head;           /* its head when the drain began */
+};
+
+/* A record of a per-CPU ring, copied out to be read in time order. */
+struct pp_wall_rec {
+	uint64_t time;
+	uint64_t lost;           /* PERF_RECORD_LOST: how many */
+	uint64_t from;           /* PERF_RECORD_LOST: its ring's last record before */
+	uint32_t tid;
+	uint32_t seq;            /* the order read: ties keep it */
+	uint16_t type;
+	uint16_t misc;
+	uint32_t cpu;            /* the ring's */
 };
 
 /* An executable segment and its .eh_frame_hdr, for find_proc_info. */
@@ -139,6 +187,16 @@ static struct {
 	uint64_t alive_off;      /* where PPF_REC_WALL_ALIVE's time is in the log, 0: nowhere */
 	struct pp_wall_thread *threads;
 	unsigned nthreads;       /* slots used so far (some may be free again) */
+	/* The process's switch events, one per CPU, when they could be made. */
+	struct pp_wall_cpu *cpus;
+	unsigned ncpus;          /* 0: every thread has a ring of its own */
+	unsigned cpu_pages;
+	struct pp_wall_rec *recs;
+	size_t recs_cap;
+	uint64_t out_of_order;   /* records older than their thread's last: dropped */
+	uint64_t drain_cpu_ns;   /* the helper's CPU time in its ticks' drains of them */
+	unsigned ended;          /* slots of threads that ended, to free at the next drain */
+	struct { int tid; int slot; } tids[PP_WALL_TIDS]; /* slot -1: none */
 	uint32_t seen, no_ring, older;
 	uint64_t looks, dropped, lost, degraded, ticks, looks_only;
 	pthread_key_t key;
@@ -182,6 +240,21 @@ static uint64_t pp_wall_clock(clockid_t clk)
 
 static uint32_t pp_wall_stack_id(const uint64_t *ips, unsigned n);
 
+/*
+ * The CPU time thread tid of this process has used (its thread CPU
+ * clock, by tid: the kernel's posix-cpu-timers encoding), 0 when it is
+ * gone.
+ */
+static uint64_t pp_wall_tid_cpu(int tid)
+{
+	clockid_t clk = (clockid_t)((~(unsigned)tid << 3) | 6u); /* per thread, CPUCLOCK_SCHED */
+	struct timespec ts;
+
+	if (clock_gettime(clk, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 /* Writes the yield stretches ended so far (under the mutex): sigsafe/yields.h. */
 static void pp_wall_yields_write(void)
 {
@@ -205,10 +278,13 @@ int pp_wall_sched_yield(int (*real)(void), uint64_t caller)
 /* ---- rings ------------------------------------------------------------------ */
 
 /*
- * Opens the switch event of thread tid (0: the calling thread) and maps its
- * ring of pages data pages; 0 or a negative errno.
+ * Opens a switch event with a ring of pages data pages, mapped into
+ * *ring (*len bytes): of thread tid (0: the calling thread) on every CPU
+ * (cpu -1), or of the calling thread and the threads it makes on CPU cpu
+ * (inherit). Returns its descriptor or a negative errno.
  */
-static int pp_wall_ring_open(struct pp_wall_thread *t, int tid, unsigned pages)
+static int pp_wall_event_open(int tid, int cpu, int inherit, unsigned pages,
+			      struct perf_event_mmap_page **ring, size_t *len)
 {
 	struct perf_event_attr a = {
 		.type = PERF_TYPE_SOFTWARE,
@@ -224,24 +300,40 @@ static int pp_wall_ring_open(struct pp_wall_thread *t, int tid, unsigned pages)
 		.watermark = 1,
 		/* The helper empties the ring: no wakeup, no signal, ever. */
 		.wakeup_watermark = pages * 4096u,
+		/* Threads only: a fork child opens its own; an exec drops them. */
+		.inherit = !!inherit,
+		.inherit_thread = !!inherit,
+		.remove_on_exec = !!inherit,
 	};
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	size_t len = (1 + pages) * page;
-	int fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	int fd = (int)syscall(SYS_perf_event_open, &a, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	void *m;
 
 	if (fd < 0)
 		return -errno;
-	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	*len = (1 + pages) * page;
+	m = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (m == MAP_FAILED) {
 		int err = -errno;
 
 		close(fd);
 		return err;
 	}
-	t->fd = pp_fd_move_high_sigsafe(fd);
-	t->ring = m;
-	t->ring_len = len;
+	*ring = m;
+	return pp_fd_move_high_sigsafe(fd);
+}
+
+/*
+ * Opens the switch event of thread tid (0: the calling thread) and maps its
+ * ring of pages data pages; 0 or a negative errno.
+ */
+static int pp_wall_ring_open(struct pp_wall_thread *t, int tid, unsigned pages)
+{
+	int fd = pp_wall_event_open(tid, -1, 0, pages, &t->ring, &t->ring_len);
+
+	if (fd < 0)
+		return fd;
+	t->fd = fd;
 	t->ring_pages = pages;
 	return 0;
 }
@@ -465,7 +557,60 @@ static uint16_t pp_wall_state(const struct pp_wall_thread *t)
 	return t->stack != PPF_WALL_NO_STACK ? pp_wall_state_of(t->nr) : PPF_WALL_UNKNOWN;
 }
 
-/* One record of t's ring, copied out: a switch, or records lost. */
+/*
+ * lost of t's switch records were lost from from to to (its ring's or its
+ * CPU's): what it did then is not known. Off the CPU since before, it was
+ * so up to from; after to, it was off from then if its next record is a
+ * switch in (every switch after to is recorded), else it ran.
+ */
+static void pp_wall_lost_window(struct pp_wall_thread *t, uint64_t lost, uint64_t from,
+				uint64_t to)
+{
+	struct ppf_wall_lost r = { .tid = (uint32_t)t->tid, .lost = lost, .to_ns = to };
+
+	if (from < t->last_ns)
+		from = t->last_ns;
+	if (t->out_ns && !t->out_tentative && from > t->out_ns && from <= to)
+		pp_wall_write_interval(t, t->out_ns, from, pp_wall_state(t), 0);
+	r.from_ns = from && from < to ? from : to;
+	t->lost += lost;
+	t->out_ns = 0;
+	t->out_tentative = 0;
+	if (to) {
+		pp_wall_set_out(t, to);
+		t->out_tentative = 1;
+		t->preempted = 0;
+		t->looked = 0;
+		t->open_said = 0;
+		t->stack = PPF_WALL_NO_STACK;
+		t->nr = -1;
+		t->last_ns = to;
+	}
+	pp_records_wall_sigsafe(&pp_wall.log, PPF_REC_WALL_LOST, &r, sizeof(r));
+}
+
+/* t's switch at time: out (misc PERF_RECORD_MISC_SWITCH_OUT...) or in. */
+static void pp_wall_switch(struct pp_wall_thread *t, uint16_t misc, uint64_t time)
+{
+	t->last_ns = time;
+	t->switches++;
+	if (misc & PERF_RECORD_MISC_SWITCH_OUT) {
+		pp_wall_set_out(t, time);
+		t->out_tentative = 0;
+		t->preempted = !!(misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
+		t->looked = 0;
+		t->open_said = 0;
+		t->stack = PPF_WALL_NO_STACK;
+		t->nr = -1;
+		return;
+	}
+	if (t->out_ns)
+		pp_wall_write_interval(t, t->out_ns, time, pp_wall_state(t), 0);
+	t->out_ns = 0;
+	t->out_tentative = 0;
+}
+
+/* One record of t's own ring, copied out: a switch, or records lost. */
 static void pp_wall_record(struct pp_wall_thread *t, const struct perf_event_header *h,
 			   const uint64_t *body)
 {
@@ -474,37 +619,14 @@ static void pp_wall_record(struct pp_wall_thread *t, const struct perf_event_hea
 		 * body: id, lost, then the sample id (pid and tid, time): the
 		 * thread's time since its last record is not known.
 		 */
-		struct ppf_wall_lost r = {
-			.tid = (uint32_t)t->tid,
-			.lost = body[1],
-			.to_ns = h->size >= sizeof(*h) + 32 ? body[3] : 0,
-		};
-
-		r.from_ns = t->last_ns && t->last_ns < r.to_ns ? t->last_ns : r.to_ns;
-		t->lost += body[1];
 		pp_wall.lost += body[1];
-		t->out_ns = 0;
-		if (r.to_ns)
-			t->last_ns = r.to_ns;
-		pp_records_wall_sigsafe(&pp_wall.log, PPF_REC_WALL_LOST, &r, sizeof(r));
+		pp_wall_lost_window(t, body[1], t->last_ns,
+				    h->size >= sizeof(*h) + 32 ? body[3] : 0);
 		return;
 	}
-	if (h->type != PERF_RECORD_SWITCH || h->size < sizeof(*h) + 16)
-		return;
-	t->last_ns = body[1];
 	/* body: pid and tid (u32 each), time */
-	if (h->misc & PERF_RECORD_MISC_SWITCH_OUT) {
-		pp_wall_set_out(t, body[1]);
-		t->preempted = !!(h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
-		t->looked = 0;
-		t->open_said = 0;
-		t->stack = PPF_WALL_NO_STACK;
-		t->nr = -1;
-		return;
-	}
-	if (t->out_ns)
-		pp_wall_write_interval(t, t->out_ns, body[1], pp_wall_state(t), 0);
-	t->out_ns = 0;
+	if (h->type == PERF_RECORD_SWITCH && h->size >= sizeof(*h) + 16)
+		pp_wall_switch(t, h->misc, body[1]);
 }
 
 /* Empties t's ring (under the mutex). */
@@ -539,6 +661,260 @@ static void pp_wall_drain(struct pp_wall_thread *t)
 	__atomic_store_n(&r->data_tail, tail, __ATOMIC_RELEASE);
 	if (fill > size / 2)
 		pp_wall.ring_busy = 1;
+}
+
+/* ---- the per-CPU rings ------------------------------------------------------- */
+
+/* Thread tid's slot, or NULL (a thread of the profiler's, one gone, a raw clone). */
+static struct pp_wall_thread *pp_wall_find(int tid)
+{
+	unsigned h = (unsigned)tid & (PP_WALL_TIDS - 1);
+
+	if (pp_wall.tids[h].tid != tid) {
+		int slot = -1;
+
+		for (unsigned i = 0; i < pp_wall.nthreads; i++)
+			if (pp_wall.threads[i].tid == tid) {
+				slot = (int)i;
+				break;
+			}
+		pp_wall.tids[h].tid = tid;
+		pp_wall.tids[h].slot = slot;
+	}
+	return pp_wall.tids[h].slot < 0 ? NULL : &pp_wall.threads[pp_wall.tids[h].slot];
+}
+
+/* Thread tid's slot changes: pp_wall_find looks again. */
+static void pp_wall_tid_forget(int tid)
+{
+	unsigned h = (unsigned)tid & (PP_WALL_TIDS - 1);
+
+	if (pp_wall.tids[h].tid == tid)
+		pp_wall.tids[h].tid = 0;
+}
+
+static int pp_wall_rec_cmp(const void *a, const void *b)
+{
+	const struct pp_wall_rec *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Copies ring c's records up to its head out into pp_wall.recs from *n. */
+static void pp_wall_cpu_take(struct pp_wall_cpu *c, uint64_t head, size_t *n)
+{
+	struct perf_event_mmap_page *r = c->ring;
+	const uint8_t *data = (const uint8_t *)r + r->data_offset;
+	uint64_t size = r->data_size, tail = r->data_tail;
+
+	if (head - tail > size / 2)
+		pp_wall.ring_busy = 1;
+	while (tail < head && *n < pp_wall.recs_cap) {
+		struct pp_wall_rec *x = &pp_wall.recs[*n];
+		uint64_t rec[8] = { 0 }, at = tail % size, len;
+		const uint64_t *body = rec + 1;
+		struct perf_event_header h;
+
+		memcpy(&h, data + at, sizeof(h));
+		if (h.size < sizeof(h) || h.size > head - tail)
+			break;
+		len = h.size < sizeof(rec) ? h.size : sizeof(rec);
+		for (uint64_t i = 0; i < len; i++)
+			((uint8_t *)rec)[i] = data[(at + i) % size];
+		tail += h.size;
+		memset(x, 0, sizeof(*x));
+		x->type = (uint16_t)h.type;
+		x->misc = h.misc;
+		x->seq = (uint32_t)*n;
+		x->cpu = (uint32_t)(c - pp_wall.cpus);
+		if (h.type == PERF_RECORD_SWITCH && h.size >= sizeof(h) + 16) {
+			/* body: pid and tid (u32 each), time */
+			x->tid = (uint32_t)(body[0] >> 32);
+			x->time = body[1];
+		} else if (h.type == PERF_RECORD_LOST) {
+			/* body: id, lost, pid and tid, time (when the ring had room again) */
+			x->lost = body[1];
+			x->from = c->last_ns;
+			x->time = h.size >= sizeof(h) + 32 ? body[3] : c->last_ns;
+		} else {
+			continue;
+		}
+		c->last_ns = x->time;
+		(*n)++;
+	}
+	__atomic_store_n(&r->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+static void pp_wall_thread_close(struct pp_wall_thread *t, uint64_t end_ns);
+
+/*
+ * Empties the per-CPU rings (under the mutex), all at once: a thread that
+ * moved between CPUs has its switches in several, read in time order.
+ * Records lost on a CPU leave every thread's time then unknown: which ran
+ * there is not known.
+ */
+static void pp_wall_cpus_drain(void)
+{
+	size_t n = 0;
+
+	if (!pp_wall.ncpus)
+		return;
+	/* The heads first, close together: a record of a thread's is read with those before it. */
+	for (unsigned c = 0; c < pp_wall.ncpus; c++)
+		if (pp_wall.cpus[c].ring)
+			pp_wall.cpus[c].head = __atomic_load_n(&pp_wall.cpus[c].ring->data_head,
+							       __ATOMIC_ACQUIRE);
+	for (unsigned c = 0; c < pp_wall.ncpus; c++)
+		if (pp_wall.cpus[c].ring)
+			pp_wall_cpu_take(&pp_wall.cpus[c], pp_wall.cpus[c].head, &n);
+	if (n > 1)
+		qsort(pp_wall.recs, n, sizeof(*pp_wall.recs), pp_wall_rec_cmp);
+	for (size_t i = 0; i < n; i++) {
+		const struct pp_wall_rec *x = &pp_wall.recs[i];
+		struct pp_wall_thread *t;
+
+		if (x->type == PERF_RECORD_LOST) {
+			/* Every thread's window; the count once (a killed log's total is their sum). */
+			uint64_t lost = x->lost;
+
+			pp_wall.lost += x->lost;
+			for (unsigned k = 0; k < pp_wall.nthreads; k++) {
+				t = &pp_wall.threads[k];
+				if (!t->tid || !t->inherits || x->time < t->born_ns)
+					continue;
+				/*
+				 * Back on another CPU by its last record, and no switch
+				 * out since (those records are read, in time order): it
+				 * ran there throughout.
+				 */
+				if (t->switches && !t->out_ns && t->cpu != x->cpu)
+					continue;
+				pp_wall_lost_window(t, lost,
+						    x->from > t->born_ns ? x->from : t->born_ns,
+						    x->time);
+				lost = 0;
+			}
+			continue;
+		}
+		t = pp_wall_find((int)x->tid);
+		if (!t || !t->inherits || x->time < t->born_ns)
+			continue;
+		if (x->time < t->last_ns) {
+			pp_wall.out_of_order++;
+			continue;
+		}
+		t->cpu = x->cpu;
+		pp_wall_switch(t, x->misc, x->time);
+	}
+	/* The threads that ended: their records are read (a wait after their end is none). */
+	for (unsigned k = 0; pp_wall.ended && k < pp_wall.nthreads; k++)
+		if (pp_wall.threads[k].tid && pp_wall.threads[k].ended_ns) {
+			pp_wall.threads[k].out_ns = 0;
+			pp_wall_thread_close(&pp_wall.threads[k], pp_wall.threads[k].ended_ns);
+		}
+}
+
+/* Whether a per-CPU ring is over half full (without the mutex: an estimate). */
+static int pp_wall_cpus_busy(void)
+{
+	for (unsigned c = 0; c < pp_wall.ncpus; c++) {
+		struct perf_event_mmap_page *r = pp_wall.cpus[c].ring;
+
+		if (r && __atomic_load_n(&r->data_head, __ATOMIC_ACQUIRE) -
+				 __atomic_load_n(&r->data_tail, __ATOMIC_RELAXED) >
+			 r->data_size / 2)
+			return 1;
+	}
+	return 0;
+}
+
+/* How pp_wall_cpus_close leaves the rings. */
+enum pp_wall_cpus_how {
+	PP_WALL_CPUS_KEEP,   /* the process ends: mapped (another thread may read them) */
+	PP_WALL_CPUS_FREE,   /* unmapped and forgotten */
+	PP_WALL_CPUS_FORGET, /* a fork child: forgotten (the kernel did not copy them) */
+};
+
+/* Closes the per-CPU rings' events. */
+static void pp_wall_cpus_close(enum pp_wall_cpus_how how)
+{
+	for (unsigned c = 0; c < pp_wall.ncpus; c++) {
+		struct pp_wall_cpu *x = &pp_wall.cpus[c];
+
+		if (how == PP_WALL_CPUS_FREE && x->ring)
+			munmap(x->ring, x->len);
+		if (x->fd >= 0)
+			pp_fd_close_sigsafe(x->fd);
+		x->fd = -1;
+	}
+	if (how == PP_WALL_CPUS_KEEP)
+		return;
+	free(pp_wall.cpus);
+	free(pp_wall.recs);
+	pp_wall.cpus = NULL;
+	pp_wall.recs = NULL;
+	pp_wall.ncpus = 0;
+	pp_wall.recs_cap = 0;
+}
+
+/*
+ * Opens the process's switch events, one per CPU, that the threads the
+ * calling thread makes from now on inherit (with the sigtrap mode's
+ * inherited sampling events, a thread's perf context stays a clone of its
+ * creator's, which the kernel swaps at a switch between two of them
+ * instead of taking each event off the CPU and on again: a ring per
+ * thread made a pipe ping-pong's waits 10 us dearer beside two busy
+ * loops, and that work counted as time off the CPU). 0, or a negative
+ * errno (then every thread gets a ring of its own).
+ */
+static int pp_wall_cpus_open(uint64_t now)
+{
+	long conf = sysconf(_SC_NPROCESSORS_CONF);
+	unsigned n = conf > 0 ? (unsigned)conf : 1, pages = PP_WALL_CPU_PAGES_MAX, opened = 0;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	int err = 0;
+
+	while (pages > PP_WALL_CPU_PAGES_MIN && pages * n > PP_WALL_CPU_PAGES_ALL)
+		pages /= 2;
+	pp_wall.cpus = calloc(n, sizeof(*pp_wall.cpus));
+	if (!pp_wall.cpus)
+		return -ENOMEM;
+	/* Not 0: a failure part way closes what was opened, never the program's stdin. */
+	for (unsigned c = 0; c < n; c++)
+		pp_wall.cpus[c].fd = -1;
+	pp_wall.ncpus = n;
+	pp_wall.cpu_pages = pages;
+	for (unsigned c = 0; c < n; c++) {
+		struct pp_wall_cpu *x = &pp_wall.cpus[c];
+
+		x->fd = pp_wall_event_open(0, (int)c, 1, pages, &x->ring, &x->len);
+		x->last_ns = now;
+		if (x->fd == -ENODEV) { /* offline */
+			x->fd = -1;
+			x->ring = NULL;
+			continue;
+		}
+		if (x->fd < 0) {
+			err = x->fd;
+			x->fd = -1;
+			x->ring = NULL;
+			break;
+		}
+		opened++;
+	}
+	if (!err && !opened)
+		err = -ENODEV;
+	if (!err) {
+		pp_wall.recs_cap = (size_t)opened * pages * page / PP_WALL_SWITCH_SIZE + opened;
+		pp_wall.recs = calloc(pp_wall.recs_cap, sizeof(*pp_wall.recs));
+		if (!pp_wall.recs)
+			err = -ENOMEM;
+	}
+	if (err)
+		pp_wall_cpus_close(PP_WALL_CPUS_FREE);
+	return err;
 }
 
 /* ---- stacks of blocked threads ------------------------------------------------ */
@@ -1001,15 +1377,27 @@ static uint64_t pp_wall_head(const struct pp_wall_thread *t)
 static int pp_wall_look_at(struct pp_wall_thread *t)
 {
 	struct pp_wall_look *l = &pp_wall.look;
-	/* What the helper read of the ring: the wait it knows of is the latest. */
-	uint64_t ips[PP_WALL_MAX_FRAMES], head = t->ring ? t->ring->data_tail : 0;
+	/*
+	 * What the helper read of the ring: the wait it knows of is the
+	 * latest (through the per-CPU rings: its switches counted so far).
+	 */
+	uint64_t ips[PP_WALL_MAX_FRAMES], head = t->ring ? t->ring->data_tail : t->switches;
 	int32_t nr;
 	unsigned n;
 	int st;
 
-	if (pp_wall_head(t) != head)
+	if (t->ring && pp_wall_head(t) != head)
 		return 0; /* it switched since: drained and looked at next tick */
 	st = pp_wall_syscall(t->tid, &nr, &l->sp, &l->pc);
+	if (st == 0 && t->out_tentative) {
+		/*
+		 * Running, with no switch in since its records were lost: it
+		 * ran from then (looked at once, not every tick).
+		 */
+		t->out_ns = 0;
+		t->out_tentative = 0;
+		return 0;
+	}
 	if (st <= 0)
 		return st < 0 ? (t->looked = 1, 0) : 0;
 	memset(l->blocks, 0, sizeof(l->blocks));
@@ -1017,11 +1405,15 @@ static int pp_wall_look_at(struct pp_wall_thread *t)
 	l->failed = 0;
 	n = pp_wall_unwind(l, ips);
 	pp_wall.looks++;
-	if (pp_wall_head(t) != head) {
+	if (t->inherits)
+		pp_wall_cpus_drain();
+	if (t->ring ? pp_wall_head(t) != head : t->switches != head) {
 		/* It ran meanwhile: this stack may be of another wait. */
 		pp_wall.dropped++;
 		return 1;
 	}
+	/* Blocked, and not on a CPU since its records were lost: off since then. */
+	t->out_tentative = 0;
 	t->looked = 1;
 	t->nr = nr;
 	t->stack = pp_wall_stack_id(ips, n);
@@ -1056,7 +1448,7 @@ static void pp_wall_looks_only(uint64_t now)
 		unsigned at = (start + k) % n;
 		struct pp_wall_thread *t = &pp_wall.threads[at];
 
-		if (!t->tid || t->ring)
+		if (!t->tid || t->ring || t->inherits)
 			continue;
 		pp_wall_look_only(t, now);
 		done++;
@@ -1078,12 +1470,19 @@ static void pp_wall_tick(void)
 	pp_wall_yields_write();
 	/* Every tick: pause.c keeps its last PP_PAUSE_MARKS switches only. */
 	pp_wall_marks_refresh();
+	if (pp_wall.ncpus) {
+		/* Not the cost cap's to cut: records not read are lost. */
+		uint64_t cpu = pp_wall_clock(CLOCK_THREAD_CPUTIME_ID);
+
+		pp_wall_cpus_drain();
+		pp_wall.drain_cpu_ns += pp_wall_clock(CLOCK_THREAD_CPUTIME_ID) - cpu;
+	}
 	/* From where the last tick's looks ran out: a thread early in the table cannot starve later ones. */
 	for (unsigned k = 0; k < n; k++) {
 		unsigned i = (start + k) % n;
 		struct pp_wall_thread *t = &pp_wall.threads[i];
 
-		if (!t->tid || !t->ring)
+		if (!t->tid || (!t->ring && !t->inherits) || t->ended_ns)
 			continue;
 		pp_wall_drain(t);
 		if (t->out_ns && !t->preempted && !t->looked) {
@@ -1098,6 +1497,7 @@ static void pp_wall_tick(void)
 		 * stack when it was looked at by then.
 		 */
 		if (t->out_ns && t->out_ns < now && !t->preempted && !t->open_said &&
+		    !t->out_tentative &&
 		    now - t->out_ns >= (t->looked ? 1 : 2) * pp_wall.tick_ns) {
 			pp_wall_write_record(t, PPF_REC_WALL_OPEN, t->out_ns, now,
 					     pp_wall_state(t), 0);
@@ -1125,6 +1525,8 @@ static void pp_wall_cap(uint64_t *win_start, uint64_t *win_cpu)
 	uint64_t cpu = pp_wall_clock(CLOCK_THREAD_CPUTIME_ID), used, allowed;
 
 	pp_wall.helper_cpu_ns = cpu;
+	/* What its looks cost: the per-CPU rings must be emptied whatever it costs. */
+	cpu -= pp_wall.drain_cpu_ns < cpu ? pp_wall.drain_cpu_ns : cpu;
 	if (now - *win_start < PP_WALL_CAP_WINDOW)
 		return;
 	used = (cpu - *win_cpu) * 1000;
@@ -1260,18 +1662,26 @@ static struct pp_wall_thread *pp_wall_slot(void)
  */
 static void pp_wall_thread_close(struct pp_wall_thread *t, uint64_t end_ns)
 {
-
+	uint64_t cpu = t->ended_ns ? t->ended_cpu_ns :
+		       t->last_cpu_ns ? t->last_cpu_ns : pp_wall_tid_cpu(t->tid);
 	struct ppf_wall_thread r = {
 		.tid = (uint32_t)t->tid,
-		.ring_pages = t->ring ? t->ring_pages : 0,
+		.ring_pages = t->ring ? t->ring_pages : t->inherits ? pp_wall.cpu_pages : 0,
 		.error = t->error,
 		.lost = t->lost,
 		.intervals = t->intervals,
 		.end_ns = end_ns,
 	};
 
+	if (cpu && t->born_cpu_ns && cpu >= t->born_cpu_ns) {
+		r.born_ns = t->born_ns;
+		r.cpu_ns = cpu - t->born_cpu_ns;
+	}
+
 	pp_records_wall_sigsafe(&pp_wall.log, PPF_REC_WALL_THREAD, &r, sizeof(r));
 	pp_wall_ring_close(t);
+	pp_wall_tid_forget(t->tid);
+	pp_wall.ended -= t->ended_ns != 0;
 	memset(t, 0, sizeof(*t));
 	t->fd = -1;
 }
@@ -1284,9 +1694,20 @@ static void pp_wall_thread_end(void *arg)
 
 	pp_yields_end_sigsafe();
 	pthread_mutex_lock(&pp_wall.mutex);
-	if (pp_wall.on && pp_wall.pid == getpid() && t->tid == tid) {
-		pp_wall_drain(t);
-		pp_wall_thread_close(t, pp_wall_clock(CLOCK_MONOTONIC));
+	if (pp_wall.on && pp_wall.pid == getpid() && t->tid == tid && !t->ended_ns) {
+		if (t->inherits) {
+			/*
+			 * Its last records are read with the others' (emptying
+			 * every CPU's ring here cost short threads as much as
+			 * they ran): its slot is freed then.
+			 */
+			t->ended_cpu_ns = pp_wall_tid_cpu(tid);
+			t->ended_ns = pp_wall_clock(CLOCK_MONOTONIC);
+			pp_wall.ended++;
+		} else {
+			pp_wall_drain(t);
+			pp_wall_thread_close(t, pp_wall_clock(CLOCK_MONOTONIC));
+		}
 	}
 	pthread_mutex_unlock(&pp_wall.mutex);
 	errno = saved;
@@ -1294,8 +1715,9 @@ static void pp_wall_thread_end(void *arg)
 
 /*
  * Sets thread tid up (under the mutex): 0, the calling thread, whose
- * ring of pages data pages its key's destructor closes; another, a thread
- * older than the profiler (its slot is freed at the end).
+ * ring of pages data pages its key's destructor closes (pages 0: it
+ * inherited the per-CPU events, its switches come through their rings);
+ * another, a thread older than the profiler (its slot is freed at the end).
  */
 static struct pp_wall_thread *pp_wall_thread_add(int tid, unsigned pages)
 {
@@ -1314,7 +1736,18 @@ static struct pp_wall_thread *pp_wall_thread_add(int tid, unsigned pages)
 					     pp_wall_clock(CLOCK_MONOTONIC));
 			pp_wall.older--;
 		}
+	/* An ended thread's tid taken again before its slot was freed: its records are read now. */
+	for (unsigned i = 0; !tid && pp_wall.ended && i < pp_wall.nthreads; i++)
+		if (pp_wall.threads[i].ended_ns && pp_wall.threads[i].tid == self) {
+			pp_wall_cpus_drain();
+			break;
+		}
 	t = pp_wall_slot();
+	if (!t && pp_wall.ended) {
+		/* The table holds ended threads the helper has not read yet: read them now. */
+		pp_wall_cpus_drain();
+		t = pp_wall_slot();
+	}
 	if (!t)
 		return NULL;
 	memset(t, 0, sizeof(*t));
@@ -1324,7 +1757,16 @@ static struct pp_wall_thread *pp_wall_thread_add(int tid, unsigned pages)
 	pp_wall.older += tid != 0;
 	t->stack = PPF_WALL_NO_STACK;
 	t->nr = -1;
+	t->born_cpu_ns = pp_wall_tid_cpu(t->tid);
+	t->born_ns = pp_wall_clock(CLOCK_MONOTONIC);
+	pp_wall_tid_forget(t->tid);
 	pp_wall.seen++;
+	if (!tid && !pages) {
+		t->inherits = 1;
+		if (pp_wall.key_ok)
+			pthread_setspecific(pp_wall.key, t);
+		return t;
+	}
 	err = pp_wall_ring_open(t, tid, pages);
 	if (err && pages > PP_WALL_RING_PAGES)
 		err = pp_wall_ring_open(t, tid, PP_WALL_RING_PAGES);
@@ -1389,13 +1831,21 @@ static void pp_wall_threads_older(void)
 	closedir(dir);
 }
 
-void pp_wall_thread_begin(void)
+int pp_wall_inherited(void)
+{
+	struct pp_wall_thread *t;
+
+	return pp_wall.on && pp_wall.key_ok && (t = pthread_getspecific(pp_wall.key)) &&
+	       t->inherits;
+}
+
+void pp_wall_thread_begin(int inherited)
 {
 	int saved = errno;
 
 	pthread_mutex_lock(&pp_wall.mutex);
 	if (pp_wall.on && !pp_wall.stopping && pp_wall.pid == getpid())
-		pp_wall_thread_add(0, PP_WALL_RING_PAGES);
+		pp_wall_thread_add(0, inherited && pp_wall.ncpus ? 0 : PP_WALL_RING_PAGES);
 	pthread_mutex_unlock(&pp_wall.mutex);
 	errno = saved;
 }
@@ -1416,8 +1866,21 @@ void pp_wall_thread_made(void)
 	uint64_t fill;
 	int saved;
 
-	if (!pp_wall.on || !pp_wall.key_ok || !(t = pthread_getspecific(pp_wall.key)) ||
-	    !t->ring)
+	if (!pp_wall.on || !pp_wall.key_ok || !(t = pthread_getspecific(pp_wall.key)))
+		return;
+	if (t->inherits) {
+		/* Its CPU's ring takes the new thread's first switches: the same. */
+		if (!pp_wall_cpus_busy())
+			return;
+		saved = errno;
+		pthread_mutex_lock(&pp_wall.mutex);
+		if (pp_wall.on)
+			pp_wall_cpus_drain();
+		pthread_mutex_unlock(&pp_wall.mutex);
+		errno = saved;
+		return;
+	}
+	if (!t->ring)
 		return;
 	fill = pp_wall_head(t) - __atomic_load_n(&t->ring->data_tail, __ATOMIC_RELAXED);
 	if (fill <= t->ring->data_size / 2)
@@ -1457,7 +1920,7 @@ int pp_wall_helper_tid(void)
 	return pp_wall.pid == getpid() && pp_wall.helper_running ? pp_wall.helper_tid : 0;
 }
 
-void pp_wall_start(uint64_t period_ns, struct pp_thread_dir *dir)
+void pp_wall_start(uint64_t period_ns, int thread_rings, struct pp_thread_dir *dir)
 {
 	struct ppf_wall_start r = { 0 };
 	int err;
@@ -1486,6 +1949,11 @@ void pp_wall_start(uint64_t period_ns, struct pp_thread_dir *dir)
 	r.tick_ns = pp_wall.tick_ns;
 	r.start_ns = pp_wall_clock(CLOCK_MONOTONIC);
 	r.ring_pages = PP_WALL_RING_PAGES;
+	/* Before any thread's slot: the calling thread's records count from its slot's start. */
+	if (!thread_rings && pp_wall_cpus_open(r.start_ns) == 0) {
+		r.ring_pages = pp_wall.cpu_pages;
+		r.cpu_rings = pp_wall.ncpus;
+	}
 	pp_records_wall_sigsafe(&pp_wall.log, PPF_REC_WALL_START, &r, sizeof(r));
 	{
 		struct ppf_wall_alive a = { .alive_ns = r.start_ns };
@@ -1500,7 +1968,7 @@ void pp_wall_start(uint64_t period_ns, struct pp_thread_dir *dir)
 	pthread_mutex_lock(&pp_wall.mutex);
 	pp_wall.on = 1;
 	pp_wall.held = 0;
-	pp_wall_thread_add(0, PP_WALL_FIRST_RING_PAGES);
+	pp_wall_thread_add(0, pp_wall.ncpus ? 0 : PP_WALL_FIRST_RING_PAGES);
 	pp_wall_threads_older();
 	pthread_cond_broadcast(&pp_wall.wake);
 	pthread_mutex_unlock(&pp_wall.mutex);
@@ -1513,8 +1981,14 @@ void pp_wall_start(uint64_t period_ns, struct pp_thread_dir *dir)
  */
 static void pp_wall_end(int closing)
 {
-	uint64_t now = pp_wall_clock(CLOCK_MONOTONIC);
 	struct ppf_wall_end e = { 0 };
+	uint64_t now;
+
+	/* The threads' CPU times first: none counts time after the log's end. */
+	for (unsigned i = 0; closing && i < pp_wall.nthreads; i++)
+		if (pp_wall.threads[i].tid && !pp_wall.threads[i].ended_ns)
+			pp_wall.threads[i].last_cpu_ns = pp_wall_tid_cpu(pp_wall.threads[i].tid);
+	now = pp_wall_clock(CLOCK_MONOTONIC);
 
 	/* The ending thread's yield stretch; other threads' open ones are not known. */
 	pp_yields_end_sigsafe();
@@ -1527,9 +2001,12 @@ static void pp_wall_end(int closing)
 			pp_records_wall_sigsafe(&pp_wall.log, PPF_REC_WALL_YIELD, &d, sizeof(d));
 	}
 
+	pp_wall_cpus_drain();
 	for (unsigned i = 0; i < pp_wall.nthreads; i++) {
 		struct pp_wall_thread *t = &pp_wall.threads[i];
+		uint64_t sp, pc;
 		char path[64];
+		int32_t nr;
 		int gone;
 
 		if (!t->tid)
@@ -1538,7 +2015,9 @@ static void pp_wall_end(int closing)
 		snprintf(path, sizeof(path), "/proc/self/task/%d", t->tid);
 		/* A thread gone without its destructor (raw exit, an older thread) has no open wait. */
 		gone = access(path, F_OK) != 0;
-		if (t->out_ns && !gone) {
+		/* Off since records were lost only if blocked now (else it ran since). */
+		if (t->out_ns && !gone &&
+		    (!t->out_tentative || pp_wall_syscall(t->tid, &nr, &sp, &pc) == 1)) {
 			pp_wall_write_interval(t, t->out_ns, now, pp_wall_state(t),
 					       PPF_WALL_OPEN_AT_END);
 			pp_wall_set_out(t, now);
@@ -1560,8 +2039,10 @@ static void pp_wall_end(int closing)
 	if (closing)
 		pp_logfile_closing_sigsafe(&pp_wall.log);
 	pp_records_wall_sigsafe(&pp_wall.log, PPF_REC_WALL_END, &e, sizeof(e));
-	if (closing)
+	if (closing) {
 		pp_logfile_close_sigsafe(&pp_wall.log);
+		pp_wall_cpus_close(PP_WALL_CPUS_KEEP);
+	}
 }
 
 void pp_wall_stop(void)
@@ -1619,10 +2100,17 @@ void pp_wall_fork_child(void)
 		return;
 	/* The helper and the lock's holder, if any, stayed in the parent. */
 	pthread_mutex_init(&pp_wall.mutex, NULL);
+	/* Perf rings are not copied into a child (VM_DONTCOPY): their events' descriptors only. */
 	for (unsigned i = 0; i < pp_wall.nthreads; i++)
-		if (pp_wall.threads[i].tid)
-			pp_wall_ring_close(&pp_wall.threads[i]);
+		if (pp_wall.threads[i].tid && pp_wall.threads[i].fd >= 0)
+			pp_fd_close_sigsafe(pp_wall.threads[i].fd);
 	memset(pp_wall.threads, 0, PP_WALL_MAX_THREADS * sizeof(*pp_wall.threads));
+	/* Not inherited by a new process (inherit_thread): the child opens its own. */
+	pp_wall_cpus_close(PP_WALL_CPUS_FORGET);
+	memset(pp_wall.tids, 0, sizeof(pp_wall.tids));
+	pp_wall.out_of_order = 0;
+	pp_wall.drain_cpu_ns = 0;
+	pp_wall.ended = 0;
 	pp_wall.nthreads = 0;
 	pp_logfile_forget_sigsafe(&pp_wall.log);
 	pp_wall.alive_off = 0;

@@ -41,15 +41,27 @@ int pp_wall_helper_tid(void);
 /*
  * Starts the event in this process (the constructor, and a fork child):
  * wall.log in the process directory dir (made now if it is not yet:
- * sigsafe/threads.h), the calling thread's ring and the helper thread.
+ * sigsafe/threads.h), the switch events and their rings (one per CPU,
+ * inherited by the threads the calling thread makes; thread_rings, or
+ * when those cannot be made: one per thread) and the helper thread.
  * period_ns 0: does nothing. When it cannot, says why in one line and the
  * program runs on without it.
  */
 struct pp_thread_dir;
-void pp_wall_start(uint64_t period_ns, struct pp_thread_dir *dir);
+void pp_wall_start(uint64_t period_ns, int thread_rings, struct pp_thread_dir *dir);
 
-/* The calling thread starts (the pthread_create hook): its ring. */
-void pp_wall_thread_begin(void);
+/*
+ * Whether the calling thread inherited the process's per-CPU switch events
+ * (pp_wall_start's thread, and the threads made by one that did): a thread
+ * it makes does too (the pthread_create hook, in the maker).
+ */
+int pp_wall_inherited(void);
+
+/*
+ * The calling thread starts (the pthread_create hook): its slot, and a
+ * ring of its own unless inherited (pp_wall_inherited in its maker).
+ */
+void pp_wall_thread_begin(int inherited);
 
 /*
  * The calling thread ends (before its CPU time is written: closing its

@@ -864,8 +864,10 @@ struct ppf_thread_progress {
 /*
  * wall.log: the wall-clock event ([sample wall]). period_ns is the wall
  * time one sample stands for; tick_ns how often the helper thread looks at
- * blocked threads; ring_pages the data pages of each thread's ring of
- * switch records.
+ * blocked threads; cpu_rings the process's rings of switch records, one per
+ * CPU, whose events the threads it makes inherit (0: none, in older logs
+ * too: each thread has a ring of its own); ring_pages the data pages of
+ * each of those, else of each thread's ring.
  */
 struct ppf_wall_start {
 	struct ppf_record h;
@@ -873,7 +875,7 @@ struct ppf_wall_start {
 	uint64_t tick_ns;
 	uint64_t start_ns;
 	uint32_t ring_pages;
-	uint32_t reserved;
+	uint32_t cpu_rings;
 };
 
 /* What a thread was doing off the CPU (PPF_REC_WALL_INTERVAL.state). */
@@ -986,7 +988,11 @@ struct ppf_wall_yield {
  * locked-memory limit), lost the switch records the kernel dropped,
  * end_ns when it ended (its end seen, or gone at the log's end: its last
  * switch), 0 when it was still there at the log's end (absent in a
- * record of PPF_WALL_THREAD_V1_SIZE bytes: not known).
+ * record of PPF_WALL_THREAD_V1_SIZE bytes: not known). cpu_ns is the CPU
+ * time the thread used from born_ns (when the helper began to follow it)
+ * to the record (its end, or the log's); born_ns 0: not known (the thread
+ * was gone; absent in a record of PPF_WALL_THREAD_V2_SIZE bytes). The
+ * analyzer takes the kernel's switch path out of its waits with them.
  */
 struct ppf_wall_thread {
 	struct ppf_record h;
@@ -997,8 +1003,11 @@ struct ppf_wall_thread {
 	uint64_t lost;
 	uint64_t intervals;
 	uint64_t end_ns;
+	uint64_t born_ns;
+	uint64_t cpu_ns;
 };
 #define PPF_WALL_THREAD_V1_SIZE 40
+#define PPF_WALL_THREAD_V2_SIZE 48
 
 /*
  * A thread older than the profiler (a library's constructor started it):
@@ -1086,7 +1095,7 @@ _Static_assert(sizeof(struct ppf_process_paused) == 40, "ppf_process_paused");
 _Static_assert(sizeof(struct ppf_thread_paused) == 40, "ppf_thread_paused");
 _Static_assert(sizeof(struct ppf_wall_start) == 40, "ppf_wall_start");
 _Static_assert(sizeof(struct ppf_wall_interval) == 40, "ppf_wall_interval");
-_Static_assert(sizeof(struct ppf_wall_thread) == 48, "ppf_wall_thread");
+_Static_assert(sizeof(struct ppf_wall_thread) == 64, "ppf_wall_thread");
 _Static_assert(sizeof(struct ppf_wall_end) == 80, "ppf_wall_end");
 _Static_assert(sizeof(struct ppf_wall_older) == 32, "ppf_wall_older");
 _Static_assert(sizeof(struct ppf_wall_alive) == 16, "ppf_wall_alive");

@@ -13,6 +13,12 @@
 #define PP_YIELDS_RING 512
 /* Takes the reader found a claimed slot still unfilled before it gives it up. */
 #define PP_YIELDS_STUCK 256
+/*
+ * A stretch's first call may find its stack unreadable (the profiler's
+ * helper loading libunwind's remote library at the start, the program's
+ * dlopen: milliseconds): its calls number 2, 4, 8, ... try again, a few
+ * dozen unwinds at the most however long the stretch.
+ */
 
 struct pp_yields_slot {
 	uint64_t seq;            /* atomic: its index + 1 once filled in */
@@ -133,6 +139,23 @@ int pp_yields_call_sigsafe(int (*real)(void), int on, uint64_t caller)
 	pp_yields_open.in_calls_ns += t1 - t0;
 	if (t1 > pp_yields_open.to_ns)
 		pp_yields_open.to_ns = t1;
+	if (!pp_yields_open.nips && !(pp_yields_open.calls & (pp_yields_open.calls - 1))) {
+		uint64_t ips[PP_YIELDS_FRAMES];
+		unsigned n = pp_sampler_stack_here_sigsafe(caller, ips, PP_YIELDS_FRAMES);
+
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		/*
+		 * A handler's yield meanwhile may have ended the stretch, or read
+		 * its stack: then it is kept (one that comes between the copy and
+		 * the count leaves its own, whole).
+		 */
+		if (n && pp_yields_open.calls && !pp_yields_open.nips) {
+			memcpy(pp_yields_open.ips, ips, n * sizeof(*ips));
+			__atomic_signal_fence(__ATOMIC_SEQ_CST);
+			if (!pp_yields_open.nips)
+				pp_yields_open.nips = n;
+		}
+	}
 	errno = saved;
 	return ret;
 }

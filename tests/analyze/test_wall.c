@@ -413,3 +413,94 @@ Test(wall, a_bad_lost_window_is_an_error_at_its_offset)
 	cr_expect(strstr(err.reason, "records lost of thread 7"), "%s", err.reason);
 	free(pdir);
 }
+
+/*
+ * The kernel's switch path out of waits: thread 8 (PPF_REC_WALL_THREAD:
+ * from 100 to 200 ms, 40 ms of CPU) waited 10 x 8 ms in that span, 20 ms
+ * more than its 60 ms of wall less CPU; each wait gives up 2 ms at its end.
+ * A wait before its span (a tid's earlier thread) and thread 9's waits (no
+ * CPU time known) are left whole.
+ */
+Test(wall, waits_sum_to_the_threads_wall_less_cpu_time)
+{
+	struct ppf_wall_start st = { .period_ns = TW_MS, .tick_ns = TW_MS, .start_ns = 1000,
+				     .ring_pages = 2, .cpu_rings = 2 };
+	struct ppf_wall_thread th = { .tid = 8, .end_ns = 200 * TW_MS, .born_ns = 100 * TW_MS,
+				      .cpu_ns = 40 * TW_MS };
+	struct ppf_wall_end end = { .end_ns = 900 * TW_MS, .threads = 2 };
+	char *pdir = tw_process(), *text;
+	struct pa_filter f = PA_FILTER_ALL;
+	struct pa_error err = { 0 };
+	const struct pa_process *p;
+	struct pp_logfile log;
+	struct pa_run *run;
+
+	tst_wall_log_start(pdir, &st, &log);
+	cr_assert_eq(pp_records_stack_sigsafe(&log, 0, tw_sleep_ips, 3, 0, 0), 0);
+	tw_interval(&log, 8, PPF_WALL_SLEEP, 50, 5000, 0, 230);
+	for (int i = 0; i < 10; i++)
+		tw_interval(&log, 8, PPF_WALL_SLEEP, 105 + 9 * (uint64_t)i, 8000, 0, 230);
+	tw_interval(&log, 9, PPF_WALL_SLEEP, 105, 8000, 0, 230);
+	cr_assert_eq(pp_records_wall_sigsafe(&log, PPF_REC_WALL_THREAD, &th, sizeof(th)), 0);
+	pp_logfile_closing_sigsafe(&log);
+	cr_assert_eq(pp_records_wall_sigsafe(&log, PPF_REC_WALL_END, &end, sizeof(end)), 0);
+	pp_logfile_close_sigsafe(&log);
+	cr_assert_eq(pa_run_load(tw_dir, &run, &err), 0, "%s: %s", err.path, err.reason);
+	p = run->processes[0];
+	cr_assert(p->wall);
+	cr_expect_eq(p->wall->cpu_rings, 2);
+	cr_expect_eq(p->wall->trimmed_ns, 20 * TW_MS);
+	cr_expect_eq(tw_thread(p, 8)->off_ns[PPF_WALL_SLEEP], (5 + 60) * TW_MS);
+	cr_expect_eq(tw_thread(p, 9)->off_ns[PPF_WALL_SLEEP], 8 * TW_MS);
+	cr_assert_eq(pa_events_choose(run, &f, "wall", PA_EVENTS_SAMPLES, &err), 0);
+	text = tst_run_report(&pa_report_threads, run, &f, NULL, NULL);
+	cr_expect(strstr(text, "; 0.020 s at the end of waits was the kernel's switch path, "
+			 "which the threads' CPU clocks count: left out"), "%s", text);
+	free(text);
+	pa_run_free(run);
+	free(pdir);
+}
+
+/*
+ * Short waits seen too rarely to stand for the unseen ones: thread 7 (CPU
+ * samples at 10-40 ms, of one stack) waited 40 x 0.5 ms between 11 and 50
+ * ms, one seen (in a sleep: its thread's start, say); the 39 unseen go
+ * above the CPU samples' stack as blocked (not looked at), not onto the
+ * one seen. Waits of a tick or longer are spread over the seen as before.
+ */
+Test(wall, unseen_short_waits_of_a_thin_bin_take_the_nearby_cpu_stack)
+{
+	struct ppf_wall_start st = { .period_ns = TW_MS, .tick_ns = 4 * TW_MS, .start_ns = 1000,
+				     .ring_pages = 2 };
+	struct ppf_wall_end end = { .end_ns = 900 * TW_MS, .threads = 1 };
+	char *pdir = tw_process();
+	struct pa_error err = { 0 };
+	const struct pa_thread *t7;
+	const struct pa_event *ev;
+	struct pp_logfile log;
+	struct pa_run *run;
+
+	tst_wall_log_start(pdir, &st, &log);
+	cr_assert_eq(pp_records_stack_sigsafe(&log, 0, tw_sleep_ips, 3, 0, 0), 0);
+	tw_interval(&log, 7, PPF_WALL_SLEEP, 11, 500, 0, 230);
+	for (int i = 1; i < 40; i++)
+		tw_interval(&log, 7, PPF_WALL_UNKNOWN, 11 + (uint64_t)i, 500, PPF_WALL_NO_STACK, -1);
+	/* longer than the tick: one seen, one not */
+	tw_interval(&log, 7, PPF_WALL_SLEEP, 100, 10000, 0, 230);
+	tw_interval(&log, 7, PPF_WALL_UNKNOWN, 200, 10000, PPF_WALL_NO_STACK, -1);
+	pp_logfile_closing_sigsafe(&log);
+	cr_assert_eq(pp_records_wall_sigsafe(&log, PPF_REC_WALL_END, &end, sizeof(end)), 0);
+	pp_logfile_close_sigsafe(&log);
+	cr_assert_eq(pa_run_load(tw_dir, &run, &err), 0, "%s: %s", err.path, err.reason);
+	ev = pa_process_find_event_named(run->processes[0], "wall");
+	cr_assert_not_null(ev);
+	t7 = tw_thread(run->processes[0], 7);
+	/* 39 x 0.5 ms above the CPU stack (its leaf frame below the marker) */
+	cr_expect_geq(tw_count(t7, ev->index, "[off-cpu: blocked]", tw_cpu_ips[0]), 19);
+	cr_expect_leq(tw_count(t7, ev->index, "[off-cpu: blocked]", tw_cpu_ips[0]), 20);
+	/* the seen sleeps: 0.5 ms, and 2 x 10 ms (the unseen long one spread onto it) */
+	cr_expect_geq(tw_count(t7, ev->index, "[off-cpu: sleep]", tw_sleep_ips[0]), 20);
+	cr_expect_leq(tw_count(t7, ev->index, "[off-cpu: sleep]", tw_sleep_ips[0]), 21);
+	pa_run_free(run);
+	free(pdir);
+}

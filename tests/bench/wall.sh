@@ -16,8 +16,11 @@
 #   CPU-only in the signal mode, interleaved: the median extra CPU time per
 #   wait over CPU-only, in µs.
 # - why: wallctx (tests/bench/wallctx.c) with no perf event, an inherited
-#   cpu-clock, plus a switch event per thread (as [sample wall] does it),
-#   and plus an inherited switch event per CPU instead: CPU µs per wait.
+#   cpu-clock, plus a switch event per thread (as [sample wall] does it with
+#   rings = thread), and plus an inherited switch event per CPU instead (its
+#   default in the sigtrap mode): CPU µs per wait; the last two again beside
+#   two busy loops (one per core here), where the threads switch with the
+#   loops too and the difference is widest.
 # Reported, not gated.
 set -euo pipefail
 
@@ -100,3 +103,19 @@ echo "wall.sh: wallctx 15000, CPU us per wait, median of $rounds: no event" \
 	"$(echo "${ctx[0]}" | med); inherited cpu-clock $(echo "${ctx[1]}" | med);" \
 	"+ a switch event per thread $(echo "${ctx[2]}" | med);" \
 	"+ an inherited switch event per CPU $(echo "${ctx[3]}" | med)"
+declare -A busy=()
+loops=()
+for i in 1 2; do
+	sh -c 'while :; do :; done' &
+	loops+=($!)
+done
+trap 'kill "${loops[@]}" 2>/dev/null || true' EXIT
+for r in $(seq 1 "$rounds"); do
+	for m in $(rotated "$r" 2 3); do
+		busy[$m]+="$("$wallctx" "$m" 15000 | cut -d' ' -f1) "
+	done
+done
+kill "${loops[@]}" 2>/dev/null || true
+trap - EXIT
+echo "wall.sh: the same beside two busy loops: + a switch event per thread" \
+	"$(echo "${busy[2]}" | med); + an inherited switch event per CPU $(echo "${busy[3]}" | med)"

@@ -8,9 +8,10 @@
  *     1  an inherited cpu-clock event (as the sigtrap mode's sampling
  *        event: every thread's event a clone of the first's)
  *     2  1, plus a dummy context_switch event with a ring in each thread
- *        (as the wall event does it today)
+ *        (as the wall event does it with rings = thread)
  *     3  1, plus one inherited dummy context_switch event per CPU with a
- *        ring each, opened before the second thread starts
+ *        ring each, opened before the second thread starts (as the wall
+ *        event does it by default in the sigtrap mode)
  *
  * A thread's perf context holding only inherited events stays a clone of
  * its siblings', and the kernel swaps two such contexts at a switch instead

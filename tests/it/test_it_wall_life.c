@@ -227,8 +227,9 @@ static int it_wli_thread_cb(void *ctx, const char *path, uint64_t off, const cha
 
 /*
  * The thread that started 1,000 threads (each may preempt it) lost no
- * switch record: its own (in wall.log), and, unless the machine starved
- * the helper of a CPU, nobody's (the wall report's header).
+ * switch record: its own (in wall.log; with the per-CPU rings, none of
+ * any CPU it ran on), and, unless the machine starved the helper of a
+ * CPU, nobody's (the wall report's header).
  */
 Test(it_wall_life, starting_a_thousand_threads_loses_no_switch)
 {

@@ -64,6 +64,24 @@ Test(config_wall, alone_keeps_the_default_cpu_samples)
 	cr_expect_str_eq(cfg.events[0].spec, "cpu-clock");
 }
 
+/* Where the switch records go: a ring per CPU (the default) or per thread. */
+Test(config_wall, rings_per_cpu_or_per_thread)
+{
+	cr_assert_eq(cw_parse("[sample wall]\n"), 0, "%s", errs.e[0].msg);
+	cr_expect_eq(cfg.wall_rings, PP_WALL_RINGS_AUTO);
+	cr_assert_eq(cw_parse("[sample wall]\nrings = thread\n"), 0, "%s", errs.e[0].msg);
+	cr_expect_eq(cfg.wall_rings, PP_WALL_RINGS_THREAD);
+	cr_assert_eq(cw_parse("[sample wall]\nrings = CPU\n"), 0, "%s", errs.e[0].msg);
+	cr_expect_eq(cfg.wall_rings, PP_WALL_RINGS_CPU);
+	cr_expect_eq(cw_parse("[sample wall]\nrings = process\n"), -EINVAL);
+	cr_expect(cw_said("t.ini:2: rings = process: thread (a ring of switch records per "
+			  "thread, the default) or cpu (one per CPU, inherited by the threads)"),
+		  "%s", errs.e[0].msg);
+	cr_expect_eq(cw_parse("[sample cpu-clock]\nrings = thread\n"), -EINVAL);
+	cr_expect(cw_said("t.ini:2: [sample cpu-clock]: rings is a key of [sample wall] only"),
+		  "%s", errs.e[0].msg);
+}
+
 Test(config_wall, bad_values_are_named)
 {
 	cr_expect_eq(cw_parse("[sample wall]\nperiod = 100us\n"), -EINVAL);
@@ -72,8 +90,8 @@ Test(config_wall, bad_values_are_named)
 	cr_expect_eq(cw_parse("[sample wall]\nperiod = often\n"), -EINVAL);
 	cr_expect(cw_said("t.ini:2: period = 'often'"), "%s", errs.e[0].msg);
 	cr_expect_eq(cw_parse("[sample wall]\nfrequency = 100\n"), -EINVAL);
-	cr_expect(cw_said("t.ini:2: [sample wall] (wall time) takes only a period; not "
-			  "frequency"), "%s", errs.e[0].msg);
+	cr_expect(cw_said("t.ini:2: [sample wall] (wall time) takes only a period and rings; "
+			  "not frequency"), "%s", errs.e[0].msg);
 	cr_expect_eq(cw_parse("[count wall]\n"), -EINVAL);
 	cr_expect(cw_said("t.ini:1: [count wall]: wall is sampled, not counted"), "%s",
 		  errs.e[0].msg);
