@@ -451,20 +451,19 @@ PP_EXPORT void *dlopen(const char *file, int mode)
 		pp_hooks_resolve();
 	pp_sampler_dlopen_enter_sigsafe();
 	h = pp_real.dlopen(file, mode);
-	/* To the leaf from here until the snapshot lists what it loaded. */
-	pp_sampler_dl_enter_sigsafe();
-	pp_sampler_dlopen_leave_sigsafe();
 	/*
-	 * A failed dlopen unmaps what it had mapped, which a partial snapshot
-	 * (dlsnap.h) may list: rebuild it then too.
+	 * Still counted inside dlopen until the snapshot lists what it loaded:
+	 * samples unwind with the snapshot in use unless it is partial (a
+	 * failed dlopen unmaps what it had mapped, which a partial snapshot,
+	 * dlsnap.h, may list: rebuild it then too).
 	 */
 	if ((h || pp_dlsnap_partial_sigsafe()) && pp_process_active()) {
 		int saved = errno; /* the app sees dlopen's errno */
 
-		pp_maps_scan(pp_records_now_sigsafe());
+		pp_maps_scan(pp_records_now_sigsafe(), 1);
 		errno = saved;
 	}
-	pp_sampler_dl_leave_sigsafe();
+	pp_sampler_dlopen_leave_sigsafe();
 	return h;
 }
 
@@ -474,15 +473,16 @@ PP_EXPORT int dlclose(void *handle)
 
 	if (!pp_real.dlclose)
 		pp_hooks_resolve();
+	/* To the leaf until the snapshot no longer lists what it unloaded. */
 	pp_sampler_dl_enter_sigsafe();
 	rc = pp_real.dlclose(handle);
-	pp_sampler_dl_leave_sigsafe();
 	if (rc == 0 && pp_process_active()) {
 		int saved = errno;
 
-		pp_maps_scan(pp_records_now_sigsafe());
+		pp_maps_scan(pp_records_now_sigsafe(), 0);
 		errno = saved;
 	}
+	pp_sampler_dl_leave_sigsafe();
 	return rc;
 }
 

@@ -505,14 +505,18 @@ static pp_maps_iterate_fn pp_maps_real(void)
 	return fn;
 }
 
-int pp_maps_scan(uint64_t now_ns)
+int pp_maps_scan(uint64_t now_ns, int in_dlopen)
 {
 	struct pp_maps_scan_ctx ctx = { .now_ns = now_ns, .first = 1 };
 	unsigned gen;
 	int inside, after;
 
-	/* While the list is read and the snapshot replaced: leaf-only samples. */
-	pp_sampler_dl_enter_sigsafe();
+	/*
+	 * No samples held to the leaf meanwhile: the snapshot in use stays
+	 * valid (pp_maps_publish frees it once nobody reads it), and a scan
+	 * preempted for tens of milliseconds (dozens of dlopens in a row, a
+	 * busy machine) would leave every thread without stacks that long.
+	 */
 	pthread_mutex_lock(&pp_maps_mutex);
 	for (size_t i = 0; i < pp_maps_n; i++)
 		pp_maps[i].seen = 0;
@@ -522,13 +526,13 @@ int pp_maps_scan(uint64_t now_ns)
 	pp_maps_sweep(&ctx);
 	pp_respath_release(&ctx.respath);
 	if (ctx.snap)
-		ctx.snap->partial = inside || pp_sampler_dlopen_state_sigsafe(&after) != gen;
+		ctx.snap->partial = inside > in_dlopen ||
+				    pp_sampler_dlopen_state_sigsafe(&after) != gen;
 	if (ctx.snap && !ctx.err)
 		pp_maps_publish(ctx.snap);
 	else
 		free(ctx.snap);
 	pthread_mutex_unlock(&pp_maps_mutex);
-	pp_sampler_dl_leave_sigsafe();
 	return ctx.err;
 }
 

@@ -42,10 +42,16 @@ void pp_maps_set_root(int rootfd, const char *root);
 /*
  * Compares the loaded objects with what was recorded and writes the
  * differences (PPF_REC_MODULE or PPF_REC_MODULE_REF, PPF_REC_MODULE_UNLOAD)
- * stamped now_ns.
+ * stamped now_ns, and gives the handler a new snapshot of them
+ * (sigsafe/dlsnap.h). Samples meanwhile unwind with the snapshot they
+ * find: a caller that has just unloaded objects holds them to the leaf
+ * itself (pp_sampler_dl_enter_sigsafe) until this returns. in_dlopen: 1
+ * when the caller is itself counted inside dlopen
+ * (pp_sampler_dlopen_enter_sigsafe), which does not make the snapshot
+ * partial; else 0.
  * Returns 0 or a negative errno.
  */
-int pp_maps_scan(uint64_t now_ns);
+int pp_maps_scan(uint64_t now_ns, int in_dlopen);
 
 /*
  * Writes event index's record (pp_records_event_sigsafe's arguments) to

@@ -665,7 +665,7 @@ static void pp_process_start_profiling(void)
 	pp_maps_set_exe(pp_process.exe);
 	pp_maps_set_root(pp_process.rootfd, pp_process.cfg->output);
 	pp_process_write_start((uint32_t)pp_process.mode);
-	pp_maps_scan(pp_records_now_sigsafe());
+	pp_maps_scan(pp_records_now_sigsafe(), 0);
 	if (slot)
 		pp_thread_end_at_exit(slot);
 	pp_records_process_cpu_sigsafe(pp_proclog_hold(), PPF_CPU_CONSTRUCTOR, &pp_process.entry,

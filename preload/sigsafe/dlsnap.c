@@ -32,8 +32,13 @@ int pp_dlsnap_iterate_sigsafe(int (*cb)(struct dl_phdr_info *, size_t, void *),
 	struct pp_dlsnap *s;
 	int ret = 0;
 
-	__atomic_add_fetch(&pp_dlsnap_readers, 1, __ATOMIC_ACQ_REL);
-	s = __atomic_load_n(&pp_dlsnap_cur, __ATOMIC_ACQUIRE);
+	/*
+	 * Sequentially consistent, as pp_dlsnap_swap_sigsafe and
+	 * pp_dlsnap_readers_sigsafe: a reader counted after the publisher
+	 * looked loads the new snapshot, on any CPU.
+	 */
+	__atomic_add_fetch(&pp_dlsnap_readers, 1, __ATOMIC_SEQ_CST);
+	s = __atomic_load_n(&pp_dlsnap_cur, __ATOMIC_SEQ_CST);
 	for (size_t i = 0; s && i < s->n && ret == 0; i++)
 		ret = cb(&s->info[i], sizeof(s->info[i]), data);
 	__atomic_sub_fetch(&pp_dlsnap_readers, 1, __ATOMIC_ACQ_REL);
@@ -43,7 +48,7 @@ int pp_dlsnap_iterate_sigsafe(int (*cb)(struct dl_phdr_info *, size_t, void *),
 /* Async-signal-safe. */
 struct pp_dlsnap *pp_dlsnap_swap_sigsafe(struct pp_dlsnap *snap)
 {
-	return __atomic_exchange_n(&pp_dlsnap_cur, snap, __ATOMIC_ACQ_REL);
+	return __atomic_exchange_n(&pp_dlsnap_cur, snap, __ATOMIC_SEQ_CST);
 }
 
 /* Runs in signal context. */
@@ -52,8 +57,8 @@ int pp_dlsnap_partial_sigsafe(void)
 	struct pp_dlsnap *s;
 	int partial;
 
-	__atomic_add_fetch(&pp_dlsnap_readers, 1, __ATOMIC_ACQ_REL);
-	s = __atomic_load_n(&pp_dlsnap_cur, __ATOMIC_ACQUIRE);
+	__atomic_add_fetch(&pp_dlsnap_readers, 1, __ATOMIC_SEQ_CST);
+	s = __atomic_load_n(&pp_dlsnap_cur, __ATOMIC_SEQ_CST);
 	partial = s && s->partial;
 	__atomic_sub_fetch(&pp_dlsnap_readers, 1, __ATOMIC_ACQ_REL);
 	return partial;
@@ -62,7 +67,7 @@ int pp_dlsnap_partial_sigsafe(void)
 /* Runs in signal context. */
 int pp_dlsnap_readers_sigsafe(void)
 {
-	return __atomic_load_n(&pp_dlsnap_readers, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&pp_dlsnap_readers, __ATOMIC_SEQ_CST);
 }
 
 /*

@@ -5,9 +5,11 @@
  * while its thread holds that lock (inside dl_iterate_phdr, dlopen,
  * dlclose) deadlocks. Ours, inside our handler, walks this snapshot without
  * any lock; everywhere else it is glibc's (maps.h). The snapshot is
- * refreshed by the module-map scans (maps.c), all of which happen while
- * pp_sampler_dl_enter_sigsafe() holds samples to the leaf, as does dlclose,
- * so a snapshot never lists an object being unmapped. Inside dlopen it may
+ * refreshed by the module-map scans (maps.c); samples meanwhile unwind with
+ * the one in use, freed only once no handler reads it. dlclose holds
+ * samples to the leaf (pp_sampler_dl_enter_sigsafe) from before it unmaps
+ * until its scan has replaced the snapshot, so a snapshot in use never
+ * lists an object being unmapped. Inside dlopen it may
  * lack the objects being loaded (an unwind stops there), and a snapshot
  * built while a dlopen was under way is partial: it may list an object that
  * dlopen unmaps again if it fails, so no sample is unwound inside dlopen
