@@ -116,6 +116,7 @@ void pa_wall_notes(FILE *out, const char *prefix, const struct pa_run *run,
 		sum.yields += w->yields;
 		sum.yields_no_stack += w->yields_no_stack;
 		sum.trimmed_ns = pa_add_sat(sum.trimmed_ns, w->trimmed_ns);
+		sum.unsampled_ns = pa_add_sat(sum.unsampled_ns, w->unsampled_ns);
 	}
 	if (!n)
 		return;
@@ -131,7 +132,10 @@ void pa_wall_notes(FILE *out, const char *prefix, const struct pa_run *run,
 			"on or off the CPU", sum.lost, (double)sum.lost_ns / 1e9);
 	if (sum.trimmed_ns >= 1000000)
 		fprintf(out, "; %.3f s at the end of waits was the kernel's switch path, "
-			"which the threads' CPU clocks count: left out", (double)sum.trimmed_ns / 1e9);
+			"which the threads' CPU clocks count: on the CPU", (double)sum.trimmed_ns / 1e9);
+	if (sum.unsampled_ns >= 1000000)
+		fprintf(out, "; %.3f s of the threads' CPU time was not sampled (in the kernel, "
+			"mostly): counted on the stacks around it", (double)sum.unsampled_ns / 1e9);
 	if (sum.guessed_ns)
 		fprintf(out, "; %.3f s of waits spanned pause switches the helper missed: "
 			"their paused part is estimated", (double)sum.guessed_ns / 1e9);
@@ -487,6 +491,7 @@ struct pa_wall_build {
 	struct pa_wall_first *first; /* summing: by entry of out */
 	size_t first_cap;
 	uint64_t seq;                /* weights emitted */
+	uint64_t added_ns;           /* CPU time given beyond the samples' (yield stretches) */
 };
 
 static uint64_t pa_wall_mix(uint64_t k)
@@ -977,12 +982,13 @@ static int pa_wall_yield_time(struct pa_wall_build *b, const struct pa_event *ev
 			extra = y->in_calls_ns > off ? y->in_calls_ns - off : 0;
 		if (!extra)
 			continue;
+		if (y->stack == PPF_WALL_NO_STACK && !ncpu)
+			continue; /* nothing to name it by */
+		b->added_ns = pa_add_sat(b->added_ns, extra);
 		if (y->stack != PPF_WALL_NO_STACK) {
 			ret = pa_wall_on_wall_stack(b, y->stack, extra, y->to_ns);
 			continue;
 		}
-		if (!ncpu)
-			continue; /* nothing to name it by */
 		if (!counts) {
 			const struct pa_cpu_when *w = b->yrep[k] != SIZE_MAX ? &cpu[b->yrep[k]] :
 				pa_wall_cpu_nearest(cpu, ncpu, y->from_ns, y->to_ns, 0, UINT64_MAX);
@@ -1028,6 +1034,198 @@ static int pa_wall_stretches(struct pa_wall_build *b, const struct ppf_wall_inte
 	memcpy(b->y, &r->yields[lo], b->ny * sizeof(*b->y));
 	pa_wall_stretches_merge(b, iv, n);
 	return 0;
+}
+
+/* The sampled CPU time of cpu[lo, hi) (samples of period per ns): their counts and ns. */
+static uint64_t pa_wall_counts(const struct pa_cpu_when *cpu, size_t lo, size_t hi)
+{
+	uint64_t counts = 0;
+
+	for (size_t i = lo; i < hi; i++)
+		counts = pa_add_sat(counts, cpu[i].count);
+	return counts;
+}
+
+/*
+ * The part of the unsampled CPU time, ns, that falls to the stretch on the
+ * CPU [from_ns, to_ns] of the thread, between its waits before (NULL: its
+ * start) and after (NULL: its end): onto the stacks of its samples (cpu[lo,
+ * hi)) in proportion to their counts; without any, onto the stack of the
+ * wait it ends in (the call that blocked entered the kernel there), else
+ * of the one it began with (the call returning), else of the thread's
+ * nearest sample. -ENOMEM.
+ */
+static int pa_wall_unsampled_in(struct pa_wall_build *b, uint64_t ns, uint64_t from_ns,
+				uint64_t to_ns, const struct ppf_wall_interval *before,
+				const struct ppf_wall_interval *after,
+				const struct pa_cpu_when *cpu, size_t ncpu, size_t lo, size_t hi)
+{
+	uint64_t counts = pa_wall_counts(cpu, lo, hi);
+	const struct pa_cpu_when *w;
+	int ret = 0;
+
+	if (counts) {
+		for (size_t i = lo; i < hi && ret == 0; i++)
+			ret = pa_wall_on_stack(b, &b->t->samples[cpu[i].entry],
+					       (uint64_t)((double)ns * cpu[i].count / counts),
+					       cpu[i].time_ns);
+		return ret;
+	}
+	if (after && after->state != PPF_WALL_RUNNABLE && after->stack != PPF_WALL_NO_STACK)
+		return pa_wall_on_wall_stack(b, after->stack, ns, to_ns);
+	if (before && before->state != PPF_WALL_RUNNABLE && before->stack != PPF_WALL_NO_STACK)
+		return pa_wall_on_wall_stack(b, before->stack, ns, from_ns);
+	w = pa_wall_cpu_nearest(cpu, ncpu, from_ns, to_ns, 0, UINT64_MAX);
+	return w ? pa_wall_on_stack(b, &b->t->samples[w->entry], ns, to_ns) : 0;
+}
+
+/*
+ * The stretches on the CPU of the thread's life t (from t->born_ns to end)
+ * between its waits iv[0..n) (by time), one by one: fn(b, ..., arg) as
+ * pa_wall_unsampled_in's, with ns the time the stretch adds to what the
+ * samples before and in it do not stand for. A stretch's own (its length
+ * less its samples' periods, per ns each) is mostly the noise of whole
+ * periods: a thread sampled every period of its CPU time has a running
+ * sum of them within a period of its unsampled time so far, so each
+ * stretch gets what it raises that sum's highest value by. Those inside a
+ * yield stretch are left out (pa_wall_yield_time counts them). -ENOMEM
+ * from fn.
+ */
+static int pa_wall_on_cpu_stretches(struct pa_wall_build *b, const struct pa_wall_cpu_of *t,
+				    uint64_t end, uint64_t per,
+				    const struct ppf_wall_interval *iv, size_t n,
+				    const struct pa_cpu_when *cpu, size_t ncpu,
+				    int (*fn)(struct pa_wall_build *, uint64_t, uint64_t, uint64_t,
+					      const struct ppf_wall_interval *,
+					      const struct ppf_wall_interval *, const struct pa_cpu_when *,
+					      size_t, size_t, size_t, void *),
+				    void *arg)
+{
+	uint64_t from = t->born_ns;
+	const struct ppf_wall_interval *before = NULL;
+	/* The running sum and its highest value, bounded (a hostile log's times). */
+	double sum = 0, high = 0;
+	size_t i = 0;
+	int ret = 0;
+
+	while (i < n && iv[i].in_ns <= from)
+		i++;
+	for (; ret == 0 && from < end; i++) {
+		const struct ppf_wall_interval *after = i < n && iv[i].out_ns < end ? &iv[i] : NULL;
+		uint64_t to = after ? (after->out_ns > from ? after->out_ns : from) : end;
+		size_t lo = pa_wall_cpu_after(cpu, ncpu, from), hi = pa_wall_cpu_after(cpu, ncpu, to);
+		double sampled = (double)pa_wall_counts(cpu, lo, hi) * (double)per;
+
+		if (!pa_wall_stretch_at(b, from + (to - from) / 2)) {
+			sum += (double)(to - from) - sampled;
+			if (sum > high) {
+				double up = sum - high;
+
+				high = sum;
+				if (up >= 1 && up < (double)(1ull << 62))
+					ret = fn(b, (uint64_t)up, from, to, before, after, cpu, ncpu,
+						 lo, hi, arg);
+			}
+		}
+		if (!after)
+			break;
+		before = after;
+		from = after->in_ns > from ? after->in_ns : from;
+	}
+	return ret;
+}
+
+/* pa_wall_unsampled's first walk: the sum of what the stretches leave unsampled. */
+static int pa_wall_unsampled_sum(struct pa_wall_build *b, uint64_t ns, uint64_t from_ns,
+				 uint64_t to_ns, const struct ppf_wall_interval *before,
+				 const struct ppf_wall_interval *after,
+				 const struct pa_cpu_when *cpu, size_t ncpu, size_t lo, size_t hi,
+				 void *arg)
+{
+	uint64_t *sum = arg;
+
+	(void)b, (void)from_ns, (void)to_ns, (void)before, (void)after, (void)cpu, (void)ncpu;
+	(void)lo, (void)hi;
+	*sum = pa_add_sat(*sum, ns);
+	return 0;
+}
+
+/* What pa_wall_unsampled's second walk shares out: d of the stretches' sum. */
+struct pa_wall_share {
+	uint64_t d, sum;
+};
+
+static int pa_wall_unsampled_give(struct pa_wall_build *b, uint64_t ns, uint64_t from_ns,
+				  uint64_t to_ns, const struct ppf_wall_interval *before,
+				  const struct ppf_wall_interval *after,
+				  const struct pa_cpu_when *cpu, size_t ncpu, size_t lo, size_t hi,
+				  void *arg)
+{
+	const struct pa_wall_share *sh = arg;
+	uint64_t part = (uint64_t)((double)sh->d * ((double)ns / (double)sh->sum));
+
+	return part ? pa_wall_unsampled_in(b, part, from_ns, to_ns, before, after, cpu, ncpu, lo,
+					   hi) : 0;
+}
+
+/*
+ * The thread's CPU time that its samples cpu[0..ncpu) of event ev (NULL:
+ * none) do not stand for: its time in the kernel with cpu-clock's default
+ * exclude_kernel, all of it without a CPU event. A thread's wall time is
+ * its life, on the CPU or off it: the CPU time wall.log gives for each of
+ * the thread's lives (PPF_REC_WALL_THREAD), less the periods of the
+ * samples taken in it and what its yield stretches added, goes to its
+ * stretches on the CPU between waits (intervals iv[0..n), by time) in
+ * proportion to what their samples leave unaccounted
+ * (pa_wall_unsampled_in). -ENOMEM.
+ */
+static int pa_wall_unsampled(struct pa_wall_build *b, const struct pa_event *ev,
+			     const struct ppf_wall_interval *iv, size_t n,
+			     const struct pa_cpu_when *cpu, size_t ncpu)
+{
+	const struct pa_wall_read *r = b->r;
+	uint64_t per = ev ? pa_event_sample_period(ev) : 0, added = b->added_ns;
+	size_t lo = 0, hi = r->ncpus;
+	int ret = 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->cpus[mid].tid < (uint32_t)b->t->tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; ret == 0 && lo < r->ncpus && r->cpus[lo].tid == (uint32_t)b->t->tid; lo++) {
+		const struct pa_wall_cpu_of *t = &r->cpus[lo];
+		uint64_t end = t->end_ns ? t->end_ns : r->info->ended ? r->info->end_ns : 0;
+		struct pa_wall_share sh = { 0 };
+		uint64_t sampled, took;
+
+		if (!end || end <= t->born_ns || !t->cpu_ns)
+			continue;
+		sampled = pa_wall_counts(cpu, pa_wall_cpu_after(cpu, ncpu, t->born_ns),
+					 pa_wall_cpu_after(cpu, ncpu, end));
+		sampled = per && sampled > UINT64_MAX / per ? UINT64_MAX : sampled * per;
+		sampled = pa_add_sat(sampled, added);
+		added = 0;
+		if (t->cpu_ns <= sampled)
+			continue;
+		sh.d = t->cpu_ns - sampled;
+		ret = pa_wall_on_cpu_stretches(b, t, end, per, iv, n, cpu, ncpu,
+					       pa_wall_unsampled_sum, &sh.sum);
+		/* No stretch unaccounted (its samples over-counted it): onto them all. */
+		took = sh.sum ? sh.d : 0;
+		if (ret == 0 && sh.sum)
+			ret = pa_wall_on_cpu_stretches(b, t, end, per, iv, n, cpu, ncpu,
+						       pa_wall_unsampled_give, &sh);
+		else if (ret == 0 && ncpu)
+			ret = pa_wall_unsampled_in(b, sh.d, t->born_ns, end, NULL, NULL, cpu, ncpu,
+						   pa_wall_cpu_after(cpu, ncpu, t->born_ns),
+						   pa_wall_cpu_after(cpu, ncpu, end)), took = sh.d;
+		r->info->unsampled_ns = pa_add_sat(r->info->unsampled_ns, took);
+	}
+	return ret;
 }
 
 /*
@@ -1420,6 +1618,8 @@ static int pa_wall_thread(struct pa_wall_build *b, const struct ppf_wall_interva
 	if (ret == 0)
 		ret = pa_wall_yield_time(b, cpu, iv, n, cpu_samples, ncpu);
 	if (ret == 0)
+		ret = pa_wall_unsampled(b, cpu, iv, n, cpu_samples, ncpu);
+	if (ret == 0)
 		ret = pa_wall_leftovers(b);
 	if (ret == 0)
 		ret = pa_wall_on_cpu(b, cpu, cpu_samples, ncpu);
@@ -1650,7 +1850,9 @@ static int pa_wall_busy_threads(struct pa_process *proc, const struct pa_wall_re
 			ret = pa_wall_stretch_reps(&b, when, nwhen);
 		if (ret == 0)
 			ret = pa_wall_yield_time(&b, cpu, NULL, 0, when, nwhen);
-		if (ret == 0 && b.ny)
+		if (ret == 0)
+			ret = pa_wall_unsampled(&b, cpu, NULL, 0, when, nwhen);
+		if (ret == 0 && b.nkeys)
 			ret = pa_wall_leftovers(&b);
 		if (ret == 0)
 			ret = pa_wall_on_cpu(&b, cpu, when, nwhen);
@@ -1796,8 +1998,6 @@ static void pa_wall_trim(struct pa_wall_read *r)
 {
 	size_t done = 0;
 
-	if (r->ncpus > 1)
-		qsort(r->cpus, r->ncpus, sizeof(*r->cpus), pa_wall_cmp_cpu_of);
 	for (size_t c = 0; c < r->ncpus; c++) {
 		const struct pa_wall_cpu_of *t = &r->cpus[c];
 		uint64_t end = t->end_ns ? t->end_ns : r->info->ended ? r->info->end_ns : 0;
@@ -1898,6 +2098,8 @@ static int pa_wall_read(struct pa_process *proc, const char *path, const void *d
 		ret = pa_wall_cut_waits(&r);
 		if (ret == 0 && r.nyields)
 			qsort(r.yields, r.nyields, sizeof(*r.yields), pa_wall_cmp_yield);
+		if (ret == 0 && r.ncpus > 1)
+			qsort(r.cpus, r.ncpus, sizeof(*r.cpus), pa_wall_cmp_cpu_of);
 		if (ret == 0 && r.niv) {
 			qsort(r.iv, r.niv, sizeof(*r.iv), pa_wall_cmp_iv);
 			pa_wall_trim(&r);

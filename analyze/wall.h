@@ -89,6 +89,8 @@ struct pa_wall_info {
 	uint64_t yields_no_stack; /* of which without their stack */
 	uint64_t trimmed_ns;    /* the kernel's switch path taken out of waits (time the
 				   threads' CPU clocks counted in them) */
+	uint64_t unsampled_ns;  /* threads' CPU time their CPU samples did not stand for
+				   (in the kernel, mostly), counted on the CPU */
 	uint32_t cpu_rings;     /* the switch records' rings were per CPU (0: per thread) */
 };
 

@@ -126,6 +126,20 @@ static uint64_t tw_count(const struct pa_thread *t, uint32_t event, const char *
 	return n;
 }
 
+/* Wall samples of t on the CPU (no wait's leaf) whose leaf is at ip. */
+static uint64_t tw_on_cpu(const struct pa_thread *t, uint32_t event, uint64_t ip)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < t->nsamples; i++) {
+		const struct pa_sample *s = &t->samples[i];
+
+		if (s->event == event && !pa_wall_frame_name(s->ips[0]) && s->ips[0] == ip)
+			n += s->count;
+	}
+	return n;
+}
+
 static const struct pa_thread *tw_thread(const struct pa_process *p, uint32_t tid)
 {
 	for (size_t i = 0; i < p->nthreads; i++)
@@ -453,9 +467,19 @@ Test(wall, waits_sum_to_the_threads_wall_less_cpu_time)
 	cr_expect_eq(tw_thread(p, 8)->off_ns[PPF_WALL_SLEEP], (5 + 60) * TW_MS);
 	cr_expect_eq(tw_thread(p, 9)->off_ns[PPF_WALL_SLEEP], 8 * TW_MS);
 	cr_assert_eq(pa_events_choose(run, &f, "wall", PA_EVENTS_SAMPLES, &err), 0);
+	/*
+	 * Its 40 ms of CPU time, none of it sampled, on the CPU above its
+	 * waits' stack: its wall time is its life, 100 ms, and the 5 ms wait
+	 * before it.
+	 */
+	cr_expect_eq(tw_count(tw_thread(p, 8), p->wall->event, NULL, 0), 105);
+	cr_expect_eq(tw_on_cpu(tw_thread(p, 8), p->wall->event, tw_sleep_ips[0] - 1), 40);
+	cr_expect_eq(p->wall->unsampled_ns, 40 * TW_MS);
 	text = tst_run_report(&pa_report_threads, run, &f, NULL, NULL);
 	cr_expect(strstr(text, "; 0.020 s at the end of waits was the kernel's switch path, "
-			 "which the threads' CPU clocks count: left out"), "%s", text);
+			 "which the threads' CPU clocks count: on the CPU; 0.040 s of the threads' "
+			 "CPU time was not sampled (in the kernel, mostly): counted on the stacks "
+			 "around it"), "%s", text);
 	free(text);
 	pa_run_free(run);
 	free(pdir);
@@ -501,6 +525,56 @@ Test(wall, unseen_short_waits_of_a_thin_bin_take_the_nearby_cpu_stack)
 	/* the seen sleeps: 0.5 ms, and 2 x 10 ms (the unseen long one spread onto it) */
 	cr_expect_geq(tw_count(t7, ev->index, "[off-cpu: sleep]", tw_sleep_ips[0]), 20);
 	cr_expect_leq(tw_count(t7, ev->index, "[off-cpu: sleep]", tw_sleep_ips[0]), 21);
+	pa_run_free(run);
+	free(pdir);
+}
+
+/*
+ * CPU time the samples do not stand for (the kernel's, with cpu-clock's
+ * exclude_kernel): thread 7 (PPF_REC_WALL_THREAD: from 5 to 100 ms, 19 ms
+ * of CPU; CPU samples of 1 ms at 10, 20, 30 and 40 ms) waited from 11 to
+ * 19, 21 to 29, 31 to 39 and 41 to 60 ms in a sleep and 62 to 95 ms on a
+ * lock. Its stretches on the CPU hold 15 ms its samples do not: 5 (from 5
+ * to 11) and 1 (each of the next three) onto the samples in them, 2 (60 to
+ * 62, none in it) onto the lock wait it ends in, 5 (95 to 100) onto the
+ * lock wait it began with. Its wall time is its life.
+ */
+Test(wall, cpu_time_the_samples_miss_is_counted_on_the_cpu_where_it_was)
+{
+	struct ppf_wall_start st = { .period_ns = TW_MS, .tick_ns = TW_MS, .start_ns = 1000,
+				     .ring_pages = 2 };
+	struct ppf_wall_thread th = { .tid = 7, .end_ns = 100 * TW_MS, .born_ns = 5 * TW_MS,
+				      .cpu_ns = 19 * TW_MS };
+	struct ppf_wall_end end = { .end_ns = 900 * TW_MS, .threads = 1 };
+	char *pdir = tw_process();
+	struct pa_error err = { 0 };
+	const struct pa_thread *t7;
+	const struct pa_event *ev;
+	struct pp_logfile log;
+	struct pa_run *run;
+
+	tst_wall_log_start(pdir, &st, &log);
+	cr_assert_eq(pp_records_stack_sigsafe(&log, 0, tw_sleep_ips, 3, 0, 0), 0);
+	cr_assert_eq(pp_records_stack_sigsafe(&log, 1, tw_lock_ips, 3, 0, 0), 0);
+	for (int i = 0; i < 3; i++)
+		tw_interval(&log, 7, PPF_WALL_SLEEP, 11 + 10 * (uint64_t)i, 8000, 0, 230);
+	tw_interval(&log, 7, PPF_WALL_SLEEP, 41, 19000, 0, 230);
+	tw_interval(&log, 7, PPF_WALL_FUTEX, 62, 33000, 1, 202);
+	cr_assert_eq(pp_records_wall_sigsafe(&log, PPF_REC_WALL_THREAD, &th, sizeof(th)), 0);
+	pp_logfile_closing_sigsafe(&log);
+	cr_assert_eq(pp_records_wall_sigsafe(&log, PPF_REC_WALL_END, &end, sizeof(end)), 0);
+	pp_logfile_close_sigsafe(&log);
+	cr_assert_eq(pa_run_load(tw_dir, &run, &err), 0, "%s: %s", err.path, err.reason);
+	ev = pa_process_find_event_named(run->processes[0], "wall");
+	cr_assert_not_null(ev);
+	t7 = tw_thread(run->processes[0], 7);
+	cr_expect_eq(run->processes[0]->wall->unsampled_ns, 15 * TW_MS);
+	cr_expect_eq(tw_on_cpu(t7, ev->index, tw_cpu_ips[0]), 4 + 8);
+	cr_expect_eq(tw_on_cpu(t7, ev->index, tw_lock_ips[0] - 1), 2 + 5);
+	cr_expect_eq(tw_on_cpu(t7, ev->index, tw_sleep_ips[0] - 1), 0);
+	cr_expect_eq(tw_count(t7, ev->index, "[off-cpu: sleep]", 0), 3 * 8 + 19);
+	cr_expect_eq(tw_count(t7, ev->index, "[off-cpu: futex]", 0), 33);
+	cr_expect_eq(tw_count(t7, ev->index, NULL, 0), 95);
 	pa_run_free(run);
 	free(pdir);
 }
