@@ -399,8 +399,8 @@ int pp_events_open_others(struct pp_events *ev, const struct pp_config *cfg)
 	while ((de = readdir(dir)) != NULL) {
 		pid_t tid = (pid_t)atoi(de->d_name);
 
-		/* The wall event's helper is the profiler's, not the program's. */
-		if (tid > 0 && tid != self && tid != pp_wall_helper_tid() &&
+		/* The wall event's helper threads are the profiler's, not the program's. */
+		if (tid > 0 && tid != self && !pp_wall_is_helper(tid) &&
 		    pp_events_open_task(ev, cfg, tid) == 0)
 			opened++;
 	}

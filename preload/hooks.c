@@ -467,6 +467,19 @@ PP_EXPORT void *dlopen(const char *file, int mode)
 	return h;
 }
 
+void *pp_hooks_dlopen_unscanned(const char *file, int mode)
+{
+	void *h;
+
+	if (!pp_real.dlopen)
+		pp_hooks_resolve();
+	/* A scan meanwhile makes a partial snapshot, as for the program's dlopen. */
+	pp_sampler_dlopen_enter_sigsafe();
+	h = pp_real.dlopen(file, mode);
+	pp_sampler_dlopen_leave_sigsafe();
+	return h;
+}
+
 PP_EXPORT int dlclose(void *handle)
 {
 	int rc;

@@ -47,6 +47,15 @@ int pp_hooks_real_sigaction(int sig, const struct sigaction *act, struct sigacti
  * signal blocked in it: the program's signals never land there, nor do
  * samples. Returns 0 or an errno, as pthread_create.
  */
+/*
+ * dlopen for a thread of the profiler's whose descriptor table is not the
+ * program's (procio.h): counted inside dlopen for the handler, as the
+ * program's are, but without the module scan, which writes through the
+ * program's descriptors. A failed one whose snapshot is partial must be
+ * followed by a scan in the program's table (pp_maps_scan).
+ */
+void *pp_hooks_dlopen_unscanned(const char *file, int mode);
+
 int pp_hooks_create_helper(pthread_t *thread, const pthread_attr_t *attr,
 			   void *(*fn)(void *), void *arg);
 

@@ -19,7 +19,10 @@
 #include <unistd.h>
 
 #include "hooks.h"
+#include "maps.h"
+#include "procio.h"
 #include "pprof/format.h"
+#include "sigsafe/dlsnap.h"
 #include "sigsafe/fd.h"
 #include "sigsafe/logfile.h"
 #include "sigsafe/pause.h"
@@ -169,6 +172,20 @@ struct pp_wall_look {
 	uint64_t frame_sp;       /* the sp of the frame being stepped from (0: the first) */
 };
 
+/* A /proc/self/task/TID/syscall line: 256 bytes hold its 9 numbers. */
+#define PP_WALL_SYSCALL_LINE 256
+
+/*
+ * The syscall lines of a tick's threads to look at, read together in
+ * procio's thread: one hand-over a tick, not one a look.
+ */
+struct pp_wall_lines {
+	unsigned n;
+	int tid[PP_WALL_LOOKS_PER_TICK];
+	ssize_t len[PP_WALL_LOOKS_PER_TICK];
+	char buf[PP_WALL_LOOKS_PER_TICK][PP_WALL_SYSCALL_LINE];
+};
+
 static struct {
 	pthread_mutex_t mutex;   /* threads[], the log, the stack table */
 	pthread_cond_t wake;
@@ -228,6 +245,9 @@ static struct {
 	int forking;             /* a thread forks: no dl_iterate_phdr now */
 	int in_loader;           /* the helper is in dl_iterate_phdr */
 	struct pp_wall_look look;
+	struct pp_wall_lines lines;              /* a tick's syscall lines to read */
+	struct pp_wall_thread *look_at[PP_WALL_LOOKS_PER_TICK];
+	uint64_t look_head[PP_WALL_LOOKS_PER_TICK];
 } pp_wall = { .mutex = PTHREAD_MUTEX_INITIALIZER, .log = { .fd = -1 } };
 
 static uint64_t pp_wall_clock(clockid_t clk)
@@ -1134,27 +1154,72 @@ static unw_accessors_t pp_wall_accessors = {
 	.access_fpreg = pp_wall_access_fpreg,
 };
 
-/* Loads libunwind's remote interface; 0, or -1 with why said. */
+/* pp_wall_unw_load's dlopen, in procio's thread: the handle, or why not. */
+struct pp_wall_unw_open {
+	void *h;
+	char why[256];
+};
+
+static void pp_wall_unw_open(void *arg)
+{
+	struct pp_wall_unw_open *o = arg;
+	struct pp_wall_unw *u = &pp_wall.unw;
+	const char *e;
+
+	o->h = pp_hooks_dlopen_unscanned(PP_WALL_UNWIND_LIB, RTLD_NOW | RTLD_LOCAL);
+	if (!o->h) {
+		if ((e = dlerror()) != NULL)
+			snprintf(o->why, sizeof(o->why), "%s", e);
+		return;
+	}
+	/* Its pipes, if libunwind makes them now, are made where they are moved out of the way. */
+	pp_unwlib_own_pipes(o->h);
+	*(void **)&u->create_addr_space = dlsym(o->h, "_Ux86_64_create_addr_space");
+	*(void **)&u->init_remote = dlsym(o->h, "_Ux86_64_init_remote");
+	if (!u->create_addr_space || !u->init_remote)
+		return;
+	u->as = u->create_addr_space(&pp_wall_accessors, 0);
+	/*
+	 * libunwind's first cursor (tdep_init) makes a pipe it keeps: here, in
+	 * this table, with a look at nothing (pc and sp 0: no memory read).
+	 */
+	if (u->as) {
+		struct pp_wall_look none;
+		unw_cursor_t c;
+
+		memset(&none, 0, sizeof(none));
+		u->init_remote(&c, u->as, &none);
+	}
+}
+
+/*
+ * Loads libunwind's remote interface; 0, or -1 with why said. The loader
+ * opens files: in procio's thread, so that the program never sees their
+ * descriptors; the next module scan (a dlopen of the program's) records
+ * the objects.
+ */
 static int pp_wall_unw_load(void)
 {
 	struct pp_wall_unw *u = &pp_wall.unw;
-	void *h = dlopen(PP_WALL_UNWIND_LIB, RTLD_NOW | RTLD_LOCAL);
+	struct pp_wall_unw_open o = { .why = "no thread to load it from" };
+	void *h;
 
+	pp_procio_call(pp_wall_unw_open, &o);
+	h = o.h;
 	if (!h) {
+		/* A failed dlopen may unmap what a partial snapshot lists. */
+		if (pp_dlsnap_partial_sigsafe())
+			pp_maps_scan(pp_records_now_sigsafe(), 0);
 		pp_warn("cannot load %s for the wall event: %s; blocked threads' stacks "
-			"are not read", PP_WALL_UNWIND_LIB, dlerror());
+			"are not read", PP_WALL_UNWIND_LIB, o.why);
 		return -1;
 	}
-	pp_unwlib_own_pipes(h);
-	*(void **)&u->create_addr_space = dlsym(h, "_Ux86_64_create_addr_space");
-	*(void **)&u->init_remote = dlsym(h, "_Ux86_64_init_remote");
 	*(void **)&u->step = dlsym(h, "_Ux86_64_step");
 	*(void **)&u->get_reg = dlsym(h, "_Ux86_64_get_reg");
 	*(void **)&u->search_table = dlsym(h, "_Ux86_64_dwarf_search_unwind_table");
 	*(void **)&u->flush_cache = dlsym(h, "_Ux86_64_flush_cache");
 	if (!u->create_addr_space || !u->init_remote || !u->step || !u->get_reg ||
-	    !u->search_table || !u->flush_cache ||
-	    !(u->as = u->create_addr_space(&pp_wall_accessors, 0))) {
+	    !u->search_table || !u->flush_cache || !u->as) {
 		pp_warn("%s lacks its remote interface; blocked threads' stacks are not "
 			"read", PP_WALL_UNWIND_LIB);
 		u->as = NULL;
@@ -1305,26 +1370,22 @@ static uint32_t pp_wall_stack_id(const uint64_t *ips, unsigned n)
 }
 
 /*
- * What /proc/self/task/tid/syscall says: 1 with *nr, *sp and *pc when the
- * thread is blocked, 0 when it runs (or is runnable), -1 when it is gone.
+ * What a /proc/self/task/tid/syscall line (len bytes read, or a negative
+ * errno) says: 1 with *nr, *sp and *pc when the thread is blocked, 0 when
+ * it runs (or is runnable, or was not read: procio has no thread), -1
+ * when it is gone.
  */
-static int pp_wall_syscall(int tid, int32_t *nr, uint64_t *sp, uint64_t *pc)
+static int pp_wall_syscall_parse(const char *buf, ssize_t len, int32_t *nr, uint64_t *sp,
+				 uint64_t *pc)
 {
-	char path[64], buf[256];
 	unsigned long long a[8];
 	long n;
-	ssize_t len;
-	int fd, k;
+	int k;
 
-	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	len = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
+	if (len == -ENOTCONN)
+		return 0; /* not known: nothing is read in the program's table */
 	if (len <= 0)
 		return -1;
-	buf[len] = '\0';
 	k = sscanf(buf, "%ld %llx %llx %llx %llx %llx %llx %llx %llx", &n, &a[0], &a[1], &a[2],
 		   &a[3], &a[4], &a[5], &a[6], &a[7]);
 	if (k == 3) {        /* blocked outside a system call: nr sp pc */
@@ -1340,6 +1401,35 @@ static int pp_wall_syscall(int tid, int32_t *nr, uint64_t *sp, uint64_t *pc)
 		return 1;
 	}
 	return 0;            /* "running" */
+}
+
+/* pp_wall_syscall_parse of thread tid's line, read now (in procio's thread). */
+static int pp_wall_syscall(int tid, int32_t *nr, uint64_t *sp, uint64_t *pc)
+{
+	char path[64], buf[PP_WALL_SYSCALL_LINE];
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", tid);
+	return pp_wall_syscall_parse(buf, pp_procio_read(path, buf, sizeof(buf)), nr, sp, pc);
+}
+
+static void pp_wall_lines_read(void *arg)
+{
+	struct pp_wall_lines *l = arg;
+	char path[64];
+
+	for (unsigned i = 0; i < l->n; i++) {
+		int fd;
+
+		snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", l->tid[i]);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		l->len[i] = fd < 0 ? -errno : read(fd, l->buf[i], PP_WALL_SYSCALL_LINE - 1);
+		if (fd >= 0 && l->len[i] < 0)
+			l->len[i] = -errno;
+		if (l->len[i] >= 0)
+			l->buf[i][l->len[i]] = '\0';
+		if (fd >= 0)
+			close(fd);
+	}
 }
 
 /* Unwinds from l->sp, l->pc into ips; returns the frames (at least 1). */
@@ -1374,21 +1464,29 @@ static uint64_t pp_wall_head(const struct pp_wall_thread *t)
  * stack of its current wait when the thread did not move meanwhile.
  * Returns 1 when it looked.
  */
-static int pp_wall_look_at(struct pp_wall_thread *t)
+/*
+ * What the helper read of t's ring: the wait it knows of is the latest
+ * (through the per-CPU rings: its switches counted so far).
+ */
+static uint64_t pp_wall_read_to(const struct pp_wall_thread *t)
+{
+	return t->ring ? t->ring->data_tail : t->switches;
+}
+
+/*
+ * A look at t, whose syscall line said st (pp_wall_syscall_parse: nr, and
+ * l->sp, l->pc) after the helper had read its ring to head: its stack
+ * when it is blocked in the wait the helper knows of. Returns 1 when it
+ * looked (a stack read, or dropped), 0 when not.
+ */
+static int pp_wall_look_with(struct pp_wall_thread *t, uint64_t head, int st, int32_t nr)
 {
 	struct pp_wall_look *l = &pp_wall.look;
-	/*
-	 * What the helper read of the ring: the wait it knows of is the
-	 * latest (through the per-CPU rings: its switches counted so far).
-	 */
-	uint64_t ips[PP_WALL_MAX_FRAMES], head = t->ring ? t->ring->data_tail : t->switches;
-	int32_t nr;
+	uint64_t ips[PP_WALL_MAX_FRAMES];
 	unsigned n;
-	int st;
 
 	if (t->ring && pp_wall_head(t) != head)
 		return 0; /* it switched since: drained and looked at next tick */
-	st = pp_wall_syscall(t->tid, &nr, &l->sp, &l->pc);
 	if (st == 0 && t->out_tentative) {
 		/*
 		 * Running, with no switch in since its records were lost: it
@@ -1418,6 +1516,19 @@ static int pp_wall_look_at(struct pp_wall_thread *t)
 	t->nr = nr;
 	t->stack = pp_wall_stack_id(ips, n);
 	return 1;
+}
+
+/* A look at t now, its syscall line read alone. */
+static int pp_wall_look_at(struct pp_wall_thread *t)
+{
+	uint64_t head = pp_wall_read_to(t);
+	int32_t nr = -1;
+	int st;
+
+	if (t->ring && pp_wall_head(t) != head)
+		return 0;
+	st = pp_wall_syscall(t->tid, &nr, &pp_wall.look.sp, &pp_wall.look.pc);
+	return pp_wall_look_with(t, head, st, nr);
 }
 
 /*
@@ -1456,6 +1567,35 @@ static void pp_wall_looks_only(uint64_t now)
 	}
 }
 
+/*
+ * The tick's looks at the threads gathered (pp_wall.look_at), their
+ * syscall lines read together; returns how many looked. A wait that goes
+ * on is said at once when its stack was read (the tick's records went
+ * before).
+ */
+static unsigned pp_wall_looks(uint64_t now)
+{
+	struct pp_wall_lines *lines = &pp_wall.lines;
+	unsigned looked = 0;
+
+	(void)now;
+	if (!lines->n)
+		return 0;
+	if (pp_procio_call(pp_wall_lines_read, lines) != 0)
+		for (unsigned i = 0; i < lines->n; i++)
+			lines->len[i] = -ENOTCONN;
+	for (unsigned i = 0; i < lines->n; i++) {
+		struct pp_wall_thread *t = pp_wall.look_at[i];
+		int32_t nr = -1;
+		int st = pp_wall_syscall_parse(lines->buf[i], lines->len[i], &nr,
+					       &pp_wall.look.sp, &pp_wall.look.pc);
+
+		looked += (unsigned)pp_wall_look_with(t, pp_wall.look_head[i], st, nr);
+	}
+	lines->n = 0;
+	return looked;
+}
+
 /* One tick of the helper (under the mutex): drain every ring, look at new waits. */
 static void pp_wall_tick(void)
 {
@@ -1478,6 +1618,7 @@ static void pp_wall_tick(void)
 		pp_wall.drain_cpu_ns += pp_wall_clock(CLOCK_THREAD_CPUTIME_ID) - cpu;
 	}
 	/* From where the last tick's looks ran out: a thread early in the table cannot starve later ones. */
+	pp_wall.lines.n = 0;
 	for (unsigned k = 0; k < n; k++) {
 		unsigned i = (start + k) % n;
 		struct pp_wall_thread *t = &pp_wall.threads[i];
@@ -1486,10 +1627,13 @@ static void pp_wall_tick(void)
 			continue;
 		pp_wall_drain(t);
 		if (t->out_ns && !t->preempted && !t->looked) {
-			if (looks < pp_wall.looks_limit)
-				looks += (unsigned)pp_wall_look_at(t);
-			else if (!skipped++)
+			if (looks + pp_wall.lines.n < pp_wall.looks_limit) {
+				pp_wall.look_at[pp_wall.lines.n] = t;
+				pp_wall.look_head[pp_wall.lines.n] = pp_wall_read_to(t);
+				pp_wall.lines.tid[pp_wall.lines.n++] = t->tid;
+			} else if (!skipped++) {
 				pp_wall.look_next = i;
+			}
 		}
 		/*
 		 * A wait that lasts: said once, so that a process killed
@@ -1504,6 +1648,7 @@ static void pp_wall_tick(void)
 			t->open_said = 1;
 		}
 	}
+	looks += pp_wall_looks(now);
 	if (!skipped && looks < pp_wall.looks_limit)
 		pp_wall.look_next = 0;
 	if (pp_wall.no_ring && pp_pause_running_sigsafe())
@@ -1522,7 +1667,8 @@ static void pp_wall_tick(void)
 static void pp_wall_cap(uint64_t *win_start, uint64_t *win_cpu)
 {
 	uint64_t now = pp_wall_clock(CLOCK_MONOTONIC);
-	uint64_t cpu = pp_wall_clock(CLOCK_THREAD_CPUTIME_ID), used, allowed;
+	/* procio's thread works for the helper: its CPU time is the helper's. */
+	uint64_t cpu = pp_wall_clock(CLOCK_THREAD_CPUTIME_ID) + pp_procio_cpu_ns(), used, allowed;
 
 	pp_wall.helper_cpu_ns = cpu;
 	/* What its looks cost: the per-CPU rings must be emptied whatever it costs. */
@@ -1555,8 +1701,15 @@ static void *pp_wall_helper_main(void *arg)
 {
 	uint64_t win_start = pp_wall_clock(CLOCK_MONOTONIC), win_cpu = 0;
 
+	int err;
+
 	(void)arg;
 	pthread_setname_np(pthread_self(), "pprof-wall");
+	/* Made here: every signal blocked, no sampling event to inherit. */
+	err = pp_procio_start();
+	if (err)
+		pp_warn("cannot start the wall event's thread for /proc reads (%s); blocked "
+			"threads' stacks are not read", strerror(err));
 	pthread_mutex_lock(&pp_wall.mutex);
 	pp_wall.helper_tid = pp_threads_gettid_sigsafe();
 	pthread_cond_broadcast(&pp_wall.wake);
@@ -1572,6 +1725,7 @@ static void *pp_wall_helper_main(void *arg)
 			pthread_mutex_lock(&pp_wall.mutex);
 			pp_wall.helper_running = 0;
 			pthread_mutex_unlock(&pp_wall.mutex);
+			pp_procio_stop();
 			return NULL;
 		}
 		if (pp_wall_loader_enter())
@@ -1606,6 +1760,7 @@ static void *pp_wall_helper_main(void *arg)
 	}
 	pp_wall.helper_running = 0;
 	pthread_mutex_unlock(&pp_wall.mutex);
+	pp_procio_stop();
 	return NULL;
 }
 
@@ -1787,16 +1942,13 @@ static void pp_wall_older_record(int tid)
 	struct ppf_wall_older r = { .tid = (uint32_t)tid };
 	char path[64];
 	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "/proc/self/task/%d/comm", tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		n = read(fd, r.name, sizeof(r.name) - 1);
-		close(fd);
-		if (n > 0 && r.name[n - 1] == '\n')
-			r.name[n - 1] = '\0';
-	}
+	n = pp_procio_read(path, r.name, sizeof(r.name));
+	if (n > 0 && r.name[n - 1] == '\n')
+		r.name[n - 1] = '\0';
+	else if (n <= 0)
+		r.name[0] = '\0';
 	pp_records_wall_sigsafe(&pp_wall.log, PPF_REC_WALL_OLDER, &r, sizeof(r));
 }
 
@@ -1805,22 +1957,41 @@ static void pp_wall_older_record(int tid)
  * before ours ran), but the helper: their switch events are opened for
  * them (pid = tid: no signal, nothing they notice).
  */
-static void pp_wall_threads_older(void)
+/* The process's threads, listed in procio's thread (pp_wall_threads_older). */
+struct pp_wall_tasks {
+	int *tids;
+	unsigned cap, n;
+};
+
+static void pp_wall_tasks_list(void *arg)
 {
-	int self = pp_threads_gettid_sigsafe();
+	struct pp_wall_tasks *l = arg;
 	DIR *dir = opendir("/proc/self/task");
 	struct dirent *de;
 
 	if (!dir)
 		return;
-	while ((de = readdir(dir)) != NULL) {
-		int tid = atoi(de->d_name);
+	while (l->n < l->cap && (de = readdir(dir)) != NULL)
+		if (atoi(de->d_name) > 0)
+			l->tids[l->n++] = atoi(de->d_name);
+	closedir(dir);
+}
 
+static void pp_wall_threads_older(void)
+{
+	int self = pp_threads_gettid_sigsafe();
+	struct pp_wall_tasks l = { .cap = PP_WALL_MAX_THREADS };
+
+	l.tids = malloc(l.cap * sizeof(*l.tids));
+	if (!l.tids || pp_procio_call(pp_wall_tasks_list, &l) != 0)
+		l.n = 0;
+	for (unsigned i = 0; i < l.n; i++) {
+		int tid = l.tids[i];
 		struct pp_wall_thread *t;
 		uint64_t sp, pc;
 		int32_t nr;
 
-		if (tid <= 0 || tid == self || tid == pp_wall.helper_tid ||
+		if (tid == self || tid == pp_wall.helper_tid || tid == pp_procio_tid() ||
 		    !(t = pp_wall_thread_add(tid, PP_WALL_RING_PAGES)))
 			continue;
 		pp_wall_older_record(tid);
@@ -1828,7 +1999,7 @@ static void pp_wall_threads_older(void)
 		if (t->ring && pp_wall_syscall(tid, &nr, &sp, &pc) == 1)
 			pp_wall_set_out(t, pp_wall_clock(CLOCK_MONOTONIC));
 	}
-	closedir(dir);
+	free(l.tids);
 }
 
 int pp_wall_inherited(void)
@@ -1915,9 +2086,10 @@ void pp_wall_prepare(uint64_t period_ns)
 			"threads' stacks are not read", strerror(err));
 }
 
-int pp_wall_helper_tid(void)
+int pp_wall_is_helper(int tid)
 {
-	return pp_wall.pid == getpid() && pp_wall.helper_running ? pp_wall.helper_tid : 0;
+	return pp_wall.pid == getpid() && pp_wall.helper_running &&
+	       (tid == pp_wall.helper_tid || tid == pp_procio_tid());
 }
 
 void pp_wall_start(uint64_t period_ns, int thread_rings, struct pp_thread_dir *dir)
@@ -2094,6 +2266,7 @@ void pp_wall_fork_child(void)
 {
 	pp_wall.forking = 0;
 	pp_wall.in_loader = 0;
+	pp_procio_fork_child();
 	/* The parent's stretches are its own: the forking thread's too. */
 	pp_yields_fork_child_sigsafe();
 	if (!pp_wall.threads)

@@ -35,8 +35,11 @@
  */
 void pp_wall_prepare(uint64_t period_ns);
 
-/* The helper's tid, or 0: threads older than the profiler are all others. */
-int pp_wall_helper_tid(void);
+/*
+ * Whether thread tid is one of the wall event's own (its helper, procio's
+ * thread): threads older than the profiler are all others.
+ */
+int pp_wall_is_helper(int tid);
 
 /*
  * Starts the event in this process (the constructor, and a fork child):

@@ -83,9 +83,23 @@ void pp_fd_own_sigsafe(int fd)
 }
 
 /* Runs in signal context. */
+/* The calling thread's table is its own (pp_fd_table_private_sigsafe). */
+static __thread int pp_fd_private __attribute__((tls_model("initial-exec")));
+
+/* Runs in signal context. */
+void pp_fd_table_private_sigsafe(void)
+{
+	pp_fd_private = 1;
+}
+
 int pp_fd_move_high_sigsafe(int fd)
 {
-	int high = fcntl(fd, F_DUPFD_CLOEXEC, PP_FD_MIN);
+	int high;
+
+	/* Numbers there name nothing in the program's table: neither moved nor registered. */
+	if (pp_fd_private)
+		return fd;
+	high = fcntl(fd, F_DUPFD_CLOEXEC, PP_FD_MIN);
 
 	if (high < 0) {
 		pp_fd_own_sigsafe(fd);

@@ -23,6 +23,14 @@
  */
 int pp_fd_move_high_sigsafe(int fd);
 
+/*
+ * Runs in signal context. Says that the calling thread's descriptor table
+ * is not the program's (unshare CLONE_FILES: procio.h): from then on
+ * pp_fd_move_high_sigsafe leaves the thread's descriptors where they are,
+ * unregistered (the registry names the program's table).
+ */
+void pp_fd_table_private_sigsafe(void);
+
 /* Runs in signal context. Registers fd (with the file it names now) as ours. */
 void pp_fd_own_sigsafe(int fd);
 
