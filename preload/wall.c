@@ -649,38 +649,52 @@ static void pp_wall_record(struct pp_wall_thread *t, const struct perf_event_hea
 		pp_wall_switch(t, h->misc, body[1]);
 }
 
+/*
+ * Copies ring r's record at *tail (before head) into rec (its first 64
+ * bytes, the header first: the body at rec + 1) and moves *tail past it.
+ * Returns 0, or -1 at head or at a header that cannot be (the ring is
+ * left there).
+ */
+static int pp_wall_ring_next(const struct perf_event_mmap_page *r, uint64_t head, uint64_t *tail,
+			     uint64_t rec[8])
+{
+	const uint8_t *data = (const uint8_t *)r + r->data_offset;
+	uint64_t size = r->data_size, at = *tail % size, n;
+	struct perf_event_header h;
+
+	if (*tail >= head)
+		return -1;
+	memcpy(&h, data + at, sizeof(h));
+	if (h.size < sizeof(h) || h.size > head - *tail)
+		return -1;
+	memset(rec, 0, 8 * sizeof(*rec));
+	n = h.size < 8 * sizeof(*rec) ? h.size : 8 * sizeof(*rec);
+	/* A record may wrap around the ring's end. */
+	for (uint64_t i = 0; i < n; i++)
+		((uint8_t *)rec)[i] = data[(at + i) % size];
+	*tail += h.size;
+	return 0;
+}
+
 /* Empties t's ring (under the mutex). */
 static void pp_wall_drain(struct pp_wall_thread *t)
 {
 	struct perf_event_mmap_page *r = t->ring;
-	const uint8_t *data;
-	uint64_t head, tail, size, fill;
+	uint64_t head, tail, rec[8];
 
 	if (!r)
 		return;
-	data = (const uint8_t *)r + r->data_offset;
-	size = r->data_size;
 	head = __atomic_load_n(&r->data_head, __ATOMIC_ACQUIRE);
 	tail = r->data_tail;
-	fill = head - tail;
-	while (tail < head) {
-		uint64_t rec[8] = { 0 };
+	if (head - tail > r->data_size / 2)
+		pp_wall.ring_busy = 1;
+	while (pp_wall_ring_next(r, head, &tail, rec) == 0) {
 		struct perf_event_header h;
-		uint64_t at = tail % size, n;
 
-		memcpy(&h, data + at, sizeof(h));
-		if (h.size < sizeof(h) || h.size > head - tail)
-			break;
-		n = h.size < sizeof(rec) ? h.size : sizeof(rec);
-		/* A record may wrap around the ring's end. */
-		for (uint64_t i = 0; i < n; i++)
-			((uint8_t *)rec)[i] = data[(at + i) % size];
+		memcpy(&h, rec, sizeof(h));
 		pp_wall_record(t, &h, rec + 1);
-		tail += h.size;
 	}
 	__atomic_store_n(&r->data_tail, tail, __ATOMIC_RELEASE);
-	if (fill > size / 2)
-		pp_wall.ring_busy = 1;
 }
 
 /* ---- the per-CPU rings ------------------------------------------------------- */
@@ -726,24 +740,16 @@ static int pp_wall_rec_cmp(const void *a, const void *b)
 static void pp_wall_cpu_take(struct pp_wall_cpu *c, uint64_t head, size_t *n)
 {
 	struct perf_event_mmap_page *r = c->ring;
-	const uint8_t *data = (const uint8_t *)r + r->data_offset;
-	uint64_t size = r->data_size, tail = r->data_tail;
+	uint64_t tail = r->data_tail, rec[8];
+	const uint64_t *body = rec + 1;
 
-	if (head - tail > size / 2)
+	if (head - tail > r->data_size / 2)
 		pp_wall.ring_busy = 1;
-	while (tail < head && *n < pp_wall.recs_cap) {
+	while (*n < pp_wall.recs_cap && pp_wall_ring_next(r, head, &tail, rec) == 0) {
 		struct pp_wall_rec *x = &pp_wall.recs[*n];
-		uint64_t rec[8] = { 0 }, at = tail % size, len;
-		const uint64_t *body = rec + 1;
 		struct perf_event_header h;
 
-		memcpy(&h, data + at, sizeof(h));
-		if (h.size < sizeof(h) || h.size > head - tail)
-			break;
-		len = h.size < sizeof(rec) ? h.size : sizeof(rec);
-		for (uint64_t i = 0; i < len; i++)
-			((uint8_t *)rec)[i] = data[(at + i) % size];
-		tail += h.size;
+		memcpy(&h, rec, sizeof(h));
 		memset(x, 0, sizeof(*x));
 		x->type = (uint16_t)h.type;
 		x->misc = h.misc;
@@ -1876,27 +1882,21 @@ static void pp_wall_thread_end(void *arg)
  */
 static struct pp_wall_thread *pp_wall_thread_add(int tid, unsigned pages)
 {
-	struct pp_wall_thread *t;
+	struct pp_wall_thread *t = !tid && (pp_wall.older || pp_wall.ended) ?
+				   pp_wall_find(pp_threads_gettid_sigsafe()) : NULL;
 	int err, self = pp_threads_gettid_sigsafe();
 
 	/* An older thread's tid taken again: that thread is gone. */
-	for (unsigned i = 0; !tid && pp_wall.older && i < pp_wall.nthreads; i++)
-		if (pp_wall.threads[i].older && pp_wall.threads[i].tid == self) {
-			pp_wall_drain(&pp_wall.threads[i]);
-			pp_wall.threads[i].out_ns = 0;
-			/* It left the CPU for good at its last switch, as far as is known. */
-			pp_wall_thread_close(&pp_wall.threads[i],
-					     pp_wall.threads[i].last_ns ?
-					     pp_wall.threads[i].last_ns :
-					     pp_wall_clock(CLOCK_MONOTONIC));
-			pp_wall.older--;
-		}
-	/* An ended thread's tid taken again before its slot was freed: its records are read now. */
-	for (unsigned i = 0; !tid && pp_wall.ended && i < pp_wall.nthreads; i++)
-		if (pp_wall.threads[i].ended_ns && pp_wall.threads[i].tid == self) {
-			pp_wall_cpus_drain();
-			break;
-		}
+	if (t && t->older) {
+		pp_wall_drain(t);
+		t->out_ns = 0;
+		/* It left the CPU for good at its last switch, as far as is known. */
+		pp_wall_thread_close(t, t->last_ns ? t->last_ns : pp_wall_clock(CLOCK_MONOTONIC));
+		pp_wall.older--;
+	} else if (t && t->ended_ns) {
+		/* An ended thread's tid taken again before its slot was freed: its records are read now. */
+		pp_wall_cpus_drain();
+	}
 	t = pp_wall_slot();
 	if (!t && pp_wall.ended) {
 		/* The table holds ended threads the helper has not read yet: read them now. */

@@ -12,7 +12,8 @@
  * any other number seen open, and any open() that does not return the
  * lowest number free at the start, is a descriptor the program did not
  * make. stdout: "fdwatch: SCANS scans, OPENS opens, N naps, foreign K"
- * with K the scans that saw one, and the first such number; exit status 0
+ * with K the scans that saw one, and the first such number with what it
+ * named; exit status 0
  * when K is 0, 1 when not, 2 on bad arguments.
  */
 #define _GNU_SOURCE
@@ -45,6 +46,7 @@ int main(int argc, char **argv)
 	long scans = argc > 1 ? atol(argv[1]) : 0, nappers = argc > 2 ? atol(argv[2]) : 0;
 	unsigned long foreign = 0, opens = 0, naps = 0;
 	int start[FDWATCH_MAX], lowest = -1, first = -1;
+	char what[256] = "";
 	pthread_t th[64];
 
 	if (argc != 3 || scans <= 0 || nappers <= 0 || nappers > 64) {
@@ -78,8 +80,16 @@ int main(int argc, char **argv)
 			if (fd >= 0)
 				close(fd);
 		}
-		if (seen >= 0 && !foreign++)
+		if (seen >= 0 && !foreign++) {
+			char link[64];
+			ssize_t n;
+
 			first = seen;
+			/* What it named, while it is there (readlink opens nothing). */
+			snprintf(link, sizeof(link), "/proc/self/fd/%d", seen);
+			n = readlink(link, what, sizeof(what) - 1);
+			what[n > 0 ? n : 0] = '\0';
+		}
 	}
 	__atomic_store_n(&fdwatch_done, 1, __ATOMIC_RELAXED);
 	for (long i = 0; i < nappers; i++) {
@@ -89,7 +99,8 @@ int main(int argc, char **argv)
 	printf("fdwatch: %ld scans, %lu opens, %lu naps, foreign %lu", scans, opens, naps,
 	       foreign);
 	if (foreign)
-		printf(" (first %d)", first);
+		printf(" (first %d: %s; lowest free at the start %d)", first, what[0] ? what : "gone",
+		       lowest);
 	printf("\n");
 	return foreign ? 1 : 0;
 }
