@@ -178,8 +178,14 @@ Test(it_coverage, user_time_covered_kernel_time_named_blocked_thread_noted)
 	user = it_cov_truth(truth, "userburn");
 	piper = it_cov_truth(truth, "piper");
 	masked = it_cov_truth(truth, "masked");
-	/* The workload's own split: the pipe's copies are kernel time. */
-	cr_assert_gt(piper.sys, 0.3, "piper spent only %.3f s in the kernel", piper.sys);
+	/*
+	 * The workload's own split: the pipe's copies are kernel time, above
+	 * what the kernel-time note names (over 0.1 s, 10% or more) with room
+	 * (about half of its CPU time, usually; 0.299 of 1.2 s seen once).
+	 */
+	cr_assert(piper.sys > 0.15 && piper.sys >= 0.15 * (piper.user + piper.sys),
+		  "piper spent only %.3f s of %.3f s in the kernel", piper.sys,
+		  piper.user + piper.sys);
 
 	run = tst_load(&it_cov);
 	cr_assert_eq(run->nprocesses, 1);
