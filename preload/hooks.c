@@ -450,7 +450,11 @@ PP_EXPORT void *dlopen(const char *file, int mode)
 	if (!pp_real.dlopen)
 		pp_hooks_resolve();
 	pp_sampler_dlopen_enter_sigsafe();
+	/* glibc's dlopen's first byte past its entry: a return address in it. */
+	pp_sampler_dlopen_caller_sigsafe((uint64_t)__builtin_return_address(0),
+					 (uint64_t)(uintptr_t)pp_real.dlopen + 1);
 	h = pp_real.dlopen(file, mode);
+	pp_sampler_dlopen_caller_end_sigsafe();
 	/*
 	 * Still counted inside dlopen until the snapshot lists what it loaded:
 	 * samples unwind with the snapshot in use unless it is partial (a

@@ -52,6 +52,28 @@ struct pp_dlsnap *pp_dlsnap_swap_sigsafe(struct pp_dlsnap *snap)
 }
 
 /* Runs in signal context. */
+int pp_dlsnap_holds_sigsafe(uint64_t ip)
+{
+	struct pp_dlsnap *s;
+	int held = 0;
+
+	__atomic_add_fetch(&pp_dlsnap_readers, 1, __ATOMIC_SEQ_CST);
+	s = __atomic_load_n(&pp_dlsnap_cur, __ATOMIC_SEQ_CST);
+	for (size_t i = 0; s && i < s->n && !held; i++) {
+		const struct dl_phdr_info *info = &s->info[i];
+
+		for (size_t k = 0; k < info->dlpi_phnum && !held; k++) {
+			const ElfW(Phdr) *ph = &info->dlpi_phdr[k];
+			uint64_t lo = info->dlpi_addr + ph->p_vaddr;
+
+			held = ph->p_type == PT_LOAD && ip >= lo && ip - lo < ph->p_memsz;
+		}
+	}
+	__atomic_sub_fetch(&pp_dlsnap_readers, 1, __ATOMIC_SEQ_CST);
+	return held;
+}
+
+/* Runs in signal context. */
 int pp_dlsnap_partial_sigsafe(void)
 {
 	struct pp_dlsnap *s;

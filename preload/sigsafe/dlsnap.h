@@ -48,6 +48,9 @@ int pp_dlsnap_iterate_sigsafe(int (*cb)(struct dl_phdr_info *, size_t, void *),
  */
 struct pp_dlsnap *pp_dlsnap_swap_sigsafe(struct pp_dlsnap *snap);
 
+/* Runs in signal context. Whether an object of the snapshot in use maps ip. */
+int pp_dlsnap_holds_sigsafe(uint64_t ip);
+
 /* Runs in signal context. Whether the snapshot now in use is partial. */
 int pp_dlsnap_partial_sigsafe(void);
 

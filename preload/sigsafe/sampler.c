@@ -600,16 +600,31 @@ static int pp_sampler_log_sigsafe(struct pp_thread *t)
 /* Frames pp_sampler_stack_here_sigsafe unwinds at the most, ours included. */
 #define PP_SAMPLER_HERE_FRAMES 96
 
-/* Runs in signal context (a program's handler may call it). */
-unsigned pp_sampler_stack_here_sigsafe(uint64_t caller, uint64_t *ips, unsigned cap)
+/*
+ * Runs in signal context. Whether t may unwind its own stack now: it has
+ * a log that takes samples, or one to be made at its first (make: made
+ * now; else the first sample makes it, a thread that takes none has none).
+ */
+static int pp_sampler_may_sample_sigsafe(struct pp_thread *t, int make)
+{
+	if (make)
+		return pp_sampler_log_sigsafe(t);
+	return __atomic_load_n(&t->log_pending, __ATOMIC_ACQUIRE) ||
+	       pp_logfile_takes_records_sigsafe(&t->log);
+}
+
+/*
+ * Runs in signal context. pp_sampler_stack_here_sigsafe for thread t;
+ * make: as pp_sampler_may_sample_sigsafe's.
+ */
+static unsigned pp_sampler_stack_of_sigsafe(struct pp_thread *t, uint64_t caller, uint64_t *ips,
+					    unsigned cap, int make)
 {
 	uint64_t f[PP_SAMPLER_HERE_FRAMES], old;
-	struct pp_thread *t;
 	stack_t ss;
 	int n = 0, i;
 
-	if (!pp_sampler_cfg.backtrace || !cap ||
-	    !(t = pp_threads_find_sigsafe(pp_threads_gettid_sigsafe())) || t->leaf_only)
+	if (!pp_sampler_cfg.backtrace || !cap || t->leaf_only)
 		return 0;
 	/* On an alternate signal stack (a program's handler's): maybe too small. */
 	if (syscall(SYS_sigaltstack, NULL, &ss) != 0 || (ss.ss_flags & SS_ONSTACK))
@@ -625,7 +640,7 @@ unsigned pp_sampler_stack_here_sigsafe(uint64_t caller, uint64_t *ips, unsigned 
 	if (pp_unwmask_enter_blocked_sigsafe(&old) != 0)
 		return 0;
 	if (pp_threads_enter_sigsafe(t)) {
-		if (pp_sampler_log_sigsafe(t) && pp_sampler_may_unwind_sigsafe()) {
+		if (pp_sampler_may_sample_sigsafe(t, make) && pp_sampler_may_unwind_sigsafe()) {
 			pp_dlsnap_enter_handler_sigsafe();
 			pp_sampler_unwind_key_free_sigsafe();
 			n = pp_sampler_cfg.backtrace((void **)f, PP_SAMPLER_HERE_FRAMES);
@@ -646,6 +661,60 @@ unsigned pp_sampler_stack_here_sigsafe(uint64_t caller, uint64_t *ips, unsigned 
 	return (unsigned)n;
 }
 
+/* Runs in signal context (a program's handler may call it). */
+unsigned pp_sampler_stack_here_sigsafe(uint64_t caller, uint64_t *ips, unsigned cap)
+{
+	struct pp_thread *t = pp_threads_find_sigsafe(pp_threads_gettid_sigsafe());
+
+	return t ? pp_sampler_stack_of_sigsafe(t, caller, ips, cap, 1) : 0;
+}
+
+
+/* Runs in signal context. */
+void pp_sampler_dlopen_caller_sigsafe(uint64_t caller, uint64_t dlopen_ip)
+{
+	struct pp_thread *t = pp_threads_find_sigsafe(pp_threads_gettid_sigsafe());
+	unsigned n;
+
+	if (!t || t->dl_depth++ > 0)
+		return;
+	/* A thread yet to take its first sample gets no log for this. */
+	n = pp_sampler_stack_of_sigsafe(t, caller, t->dl_ips + 1, PP_THREADS_DL_FRAMES - 1, 0);
+	if (!n)
+		return;
+	t->dl_ips[0] = dlopen_ip;
+	__atomic_store_n(&t->dl_n, n + 1, __ATOMIC_RELEASE);
+}
+
+/* Runs in signal context. */
+void pp_sampler_dlopen_caller_end_sigsafe(void)
+{
+	struct pp_thread *t = pp_threads_find_sigsafe(pp_threads_gettid_sigsafe());
+
+	if (!t || !t->dl_depth || --t->dl_depth > 0)
+		return;
+	__atomic_store_n(&t->dl_n, 0, __ATOMIC_RELEASE);
+}
+
+/*
+ * Runs in signal context. A sample of t's unwound to ips[0..n) (room for
+ * cap): when t is inside dlopen and the unwind stopped at an address no
+ * object of the snapshot maps (the object being loaded, whose constructor
+ * runs), the stack t called dlopen from goes on below it. Returns the
+ * frames now.
+ */
+static unsigned pp_sampler_stitch_sigsafe(const struct pp_thread *t, uint64_t *ips, unsigned n,
+					  unsigned cap)
+{
+	unsigned more = __atomic_load_n(&t->dl_n, __ATOMIC_ACQUIRE);
+
+	if (!more || !n || n >= cap || pp_dlsnap_holds_sigsafe(ips[n - 1]))
+		return n;
+	if (more > cap - n)
+		more = cap - n;
+	memcpy(ips + n, t->dl_ips, more * sizeof(*ips));
+	return n + more;
+}
 
 /*
  * Runs in signal context. A PPF_REC_SAMPLE_WEIGHT for the sample to be
@@ -715,6 +784,8 @@ static void pp_sampler_record_sigsafe(struct pp_thread *t, unsigned event, int l
 					      &truncated);
 		pp_unwmask_leave_sigsafe();
 		pp_dlsnap_leave_handler_sigsafe();
+		if (n && !truncated)
+			n = pp_sampler_stitch_sigsafe(t, &f.ip[first], n, pp_sampler_cfg.max_frames);
 	}
 	if (n == 0) {
 		f.ip[0] = rip;

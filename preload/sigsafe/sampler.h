@@ -90,6 +90,17 @@ void pp_sampler_dlopen_enter_sigsafe(void);
 void pp_sampler_dlopen_leave_sigsafe(void);
 
 /*
+ * Runs in signal context (called outside it, by the dlopen hook, before
+ * and after the real call). The calling thread's outermost dlopen keeps
+ * the stack it was called from (caller: the hook's return address),
+ * under dlopen_ip (an address inside glibc's dlopen): a sample whose
+ * unwind stops in an object being loaded (a constructor: the handler's
+ * snapshot does not list it until dlopen returns) goes on with it.
+ */
+void pp_sampler_dlopen_caller_sigsafe(uint64_t caller, uint64_t dlopen_ip);
+void pp_sampler_dlopen_caller_end_sigsafe(void);
+
+/*
  * Runs in signal context. A count bumped whenever a thread enters or leaves
  * dlopen; *inside gets how many threads are inside now. A module-map scan
  * that saw none inside and the same count after is not partial.

@@ -16,6 +16,8 @@
 #include "stacks.h"
 
 #define PP_THREADS_MAX 8192
+/* Frames kept of the stack a thread called dlopen from (sampler.h). */
+#define PP_THREADS_DL_FRAMES 48
 
 /*
  * A thread's part in pausing sampling (pause.h). Other threads switch its
@@ -70,6 +72,15 @@ struct pp_thread {
 	int leaf_only;   /* shares another thread's TLS: no unwinding */
 	int late_counters; /* its counters were opened at its first sample
 			      (adopted in the handler), not at its start */
+	/*
+	 * While it is inside dlopen (dl_depth calls deep): the stack it called
+	 * the outermost from, glibc's dlopen first (dl_n frames, atomic: 0
+	 * while written or when none), for samples whose unwind stops in an
+	 * object being loaded (sampler.c)
+	 */
+	uint64_t dl_ips[PP_THREADS_DL_FRAMES];
+	unsigned dl_n;
+	unsigned dl_depth;
 	int log_pending; /* atomic: its log is made at its first sample
 			    (pp_threads_lazy_log_sigsafe); 0 once made, or
 			    when it gets none */
