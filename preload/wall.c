@@ -1524,24 +1524,12 @@ static int pp_wall_look_with(struct pp_wall_thread *t, uint64_t head, int st, in
 	return 1;
 }
 
-/* A look at t now, its syscall line read alone. */
-static int pp_wall_look_at(struct pp_wall_thread *t)
-{
-	uint64_t head = pp_wall_read_to(t);
-	int32_t nr = -1;
-	int st;
-
-	if (t->ring && pp_wall_head(t) != head)
-		return 0;
-	st = pp_wall_syscall(t->tid, &nr, &pp_wall.look.sp, &pp_wall.look.pc);
-	return pp_wall_look_with(t, head, st, nr);
-}
-
 /*
- * A thread without a ring, looked at in turn: a look that finds it blocked
- * stands for the time since its previous look.
+ * A look at t, a thread without a ring, whose syscall line said st (nr,
+ * and pp_wall.look's sp and pc): found blocked, it stands for the time
+ * since its previous look.
  */
-static void pp_wall_look_only(struct pp_wall_thread *t, uint64_t now)
+static void pp_wall_look_only(struct pp_wall_thread *t, uint64_t now, int st, int32_t nr)
 {
 	uint64_t since = t->last_look_ns ? t->last_look_ns : now - pp_wall.tick_ns;
 
@@ -1550,27 +1538,45 @@ static void pp_wall_look_only(struct pp_wall_thread *t, uint64_t now)
 	t->looked = 0;
 	t->stack = PPF_WALL_NO_STACK;
 	t->nr = -1;
-	if (!pp_wall_look_at(t) || t->stack == PPF_WALL_NO_STACK)
+	if (!pp_wall_look_with(t, pp_wall_read_to(t), st, nr) || t->stack == PPF_WALL_NO_STACK)
 		return;
 	pp_wall_write_interval(t, since, now, pp_wall_state_of(t->nr), PPF_WALL_LOOK_ONLY);
 }
 
-/* Up to PP_WALL_LOOK_ONLY_PER_TICK threads without a ring, from where the last tick stopped. */
+/*
+ * Up to PP_WALL_LOOK_ONLY_PER_TICK threads without a ring, from where the
+ * last tick stopped, their syscall lines read together (one hand-over).
+ */
 static void pp_wall_looks_only(uint64_t now)
 {
-	unsigned n = pp_wall.nthreads, done = 0, start = pp_wall.look_only_next;
+	struct pp_wall_lines *lines = &pp_wall.lines;
+	unsigned n = pp_wall.nthreads, start = pp_wall.look_only_next;
 
-	for (unsigned k = 0; k < n && done < PP_WALL_LOOK_ONLY_PER_TICK &&
-	     done < (pp_wall.looks_limit + 7) / 8; k++) {
+	lines->n = 0;
+	for (unsigned k = 0; k < n && lines->n < PP_WALL_LOOK_ONLY_PER_TICK &&
+	     lines->n < (pp_wall.looks_limit + 7) / 8; k++) {
 		unsigned at = (start + k) % n;
 		struct pp_wall_thread *t = &pp_wall.threads[at];
 
 		if (!t->tid || t->ring || t->inherits)
 			continue;
-		pp_wall_look_only(t, now);
-		done++;
+		pp_wall.look_at[lines->n] = t;
+		lines->tid[lines->n++] = t->tid;
 		pp_wall.look_only_next = (at + 1) % n;
 	}
+	if (!lines->n)
+		return;
+	if (pp_procio_call(pp_wall_lines_read, lines) != 0)
+		for (unsigned i = 0; i < lines->n; i++)
+			lines->len[i] = -ENOTCONN;
+	for (unsigned i = 0; i < lines->n; i++) {
+		int32_t nr = -1;
+		int st = pp_wall_syscall_parse(lines->buf[i], lines->len[i], &nr,
+					       &pp_wall.look.sp, &pp_wall.look.pc);
+
+		pp_wall_look_only(pp_wall.look_at[i], now, st, nr);
+	}
+	lines->n = 0;
 }
 
 /*
