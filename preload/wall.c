@@ -1647,11 +1647,18 @@ static void pp_wall_tick(void)
 				pp_wall.look_next = i;
 			}
 		}
-		/*
-		 * A wait that lasts: said once, so that a process killed
-		 * meanwhile still has it (up to its last tick); with its
-		 * stack when it was looked at by then.
-		 */
+	}
+	looks += pp_wall_looks(now);
+	/*
+	 * A wait that lasts: said once, so that a process killed meanwhile
+	 * still has it (up to its last tick); with its stack when it was
+	 * looked at by then (this tick's looks included).
+	 */
+	for (unsigned i = 0; i < n; i++) {
+		struct pp_wall_thread *t = &pp_wall.threads[i];
+
+		if (!t->tid || (!t->ring && !t->inherits) || t->ended_ns)
+			continue;
 		if (t->out_ns && t->out_ns < now && !t->preempted && !t->open_said &&
 		    !t->out_tentative &&
 		    now - t->out_ns >= (t->looked ? 1 : 2) * pp_wall.tick_ns) {
@@ -1660,7 +1667,6 @@ static void pp_wall_tick(void)
 			t->open_said = 1;
 		}
 	}
-	looks += pp_wall_looks(now);
 	if (!skipped && looks < pp_wall.looks_limit)
 		pp_wall.look_next = 0;
 	if (pp_wall.no_ring && pp_pause_running_sigsafe())
