@@ -17,8 +17,8 @@
 #   wait over CPU-only, in µs.
 # - why: wallctx (tests/bench/wallctx.c) with no perf event, an inherited
 #   cpu-clock, plus a switch event per thread (as [sample wall] does it with
-#   rings = thread), and plus an inherited switch event per CPU instead (its
-#   default in the sigtrap mode): CPU µs per wait; the last two again beside
+#   rings = thread, the default), and plus an inherited switch event per CPU
+#   instead (rings = cpu): CPU µs per wait; the last two again beside
 #   two busy loops (one per core here), where the threads switch with the
 #   loops too and the difference is widest.
 # Reported, not gated.

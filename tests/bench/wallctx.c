@@ -11,7 +11,7 @@
  *        (as the wall event does it with rings = thread)
  *     3  1, plus one inherited dummy context_switch event per CPU with a
  *        ring each, opened before the second thread starts (as the wall
- *        event does it by default in the sigtrap mode)
+ *        event does it with rings = cpu)
  *
  * A thread's perf context holding only inherited events stays a clone of
  * its siblings', and the kernel swaps two such contexts at a switch instead
