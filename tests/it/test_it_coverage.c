@@ -192,7 +192,15 @@ Test(it_coverage, user_time_covered_kernel_time_named_blocked_thread_noted)
 	p = run->processes[0];
 	cr_assert_eq(pa_events_choose(run, &f, NULL, PA_EVENTS_SAMPLES, &err), 0, "%s",
 		     err.reason);
-	it_cov_expect_thread(&f, p, &user, true, 0.05, steal);
+	/*
+	 * 8%: cpu-clock's timer restarts its period when it fires, so on a
+	 * busy host whose timer interrupts come late the kernel overflows less
+	 * than once per ms of CPU, for perf as for us (it_demo's timer
+	 * shortfall). A clean-clone CI run (two test jobs, no steal) had
+	 * 0.379 s of overflows for userburn's 0.400 s: 5.3% short, every
+	 * overflow counted.
+	 */
+	it_cov_expect_thread(&f, p, &user, true, 0.08, steal);
 	/*
 	 * In the signal mode, beside a CPU hog on each CPU, piper's samples
 	 * came out 8% to 25% short of the user time the kernel gives it
