@@ -437,6 +437,15 @@ double tst_overflow_s(const struct pa_filter *f, const struct pa_process *p,
 			pa_filter_count_lost(f, p, t)) * tst_period_s(p);
 }
 
+uint64_t tst_samples_read(const struct pa_thread *t)
+{
+	uint64_t read = 0;
+
+	for (size_t k = 0; k < t->nsamples; k++)
+		read += t->samples[k].count;
+	return read;
+}
+
 double tst_steal_s(void)
 {
 	unsigned long long v[8] = { 0 };

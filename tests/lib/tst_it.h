@@ -187,6 +187,13 @@ double tst_overflow_s(const struct pa_filter *f, const struct pa_process *p,
 		      const struct pa_thread *t, const struct pa_coverage *cov);
 
 /*
+ * The overflows thread t's sample records stand for: the sum of their
+ * counts (a late sample, written after its weight, stands for several),
+ * to hold against t->samples_taken, the writer's count.
+ */
+uint64_t tst_samples_read(const struct pa_thread *t);
+
+/*
  * CPU time the hypervisor has taken from this machine's CPUs so far (the
  * steal column of /proc/stat, all CPUs), in seconds. Take it before and after
  * a run: cpu-clock runs on perf's clock, which goes on while a vCPU is taken
