@@ -23,8 +23,10 @@
 # over the rounds: CPU ratio to unprofiled (pair by pair in a round),
 # samples per second of the program's CPU, the extra CPU per sample (µs),
 # mean stack depth (frames per sample as the tool's own report shows them),
-# and bytes on disk per sample (the whole output). The numbers are
-# reported, not gated. `make bench` installs perf and gperftools.
+# bytes on disk per sample (the whole output), and IRQ-work interrupts per
+# sample (lib.sh's irq_work, counted around the run: the signal mode's
+# signals each cost one, the kernel's O_ASYNC delivery; a sigtrap signal
+# none). The numbers are reported, not gated. `make bench` installs perf and gperftools.
 set -euo pipefail
 
 build=${1:?usage: compare.sh BUILD_DIR [ROUNDS [SECONDS]]}
@@ -43,12 +45,14 @@ ${CC:-cc} -std=gnu11 -O2 -g -fno-omit-frame-pointer -pthread -o "$prog" \
 
 setups="none perf perf-g perf-dwarf gperftools sigtrap signal"
 
-# run_one SETUP RATE DIR: CPU microseconds of one run, its output in DIR.
+# run_one SETUP RATE DIR: CPU microseconds of one run, its output in DIR;
+# the IRQ-work interrupts taken meanwhile in DIR.irqwork.
 run_one() {
-	local setup=$1 rate=$2 dir=$3 period line
+	local setup=$1 rate=$2 dir=$3 period line iw
 	period=$((1000000000 / rate))
 	mkdir -p "$dir"
 	printf '[sample cpu-clock]\nevent = cpu-clock\nperiod = %d\n' "$period" > "$dir.ini"
+	iw=$(irq_work)
 	case $setup in
 	none) line=$("$cputime" env "$prog" "$seconds") ;;
 	perf) line=$("$cputime" perf record -q -e cpu-clock:u -c "$period" \
@@ -62,6 +66,7 @@ run_one() {
 	sigtrap | signal) line=$("$cputime" env PPROF_MODE="$setup" PPROF_CONFIG="$dir.ini" \
 			PPROF_OUTPUT="$dir" LD_PRELOAD="$preload" "$prog" "$seconds") ;;
 	esac
+	echo $(($(irq_work) - iw)) > "$dir.irqwork"
 	cpu_us "$line"
 }
 
@@ -117,26 +122,28 @@ for rate in 1000 10000; do
 			set -- $(counts "$s" "$dir")
 			[ "$1" -gt 0 ] || { echo "compare.sh: $s at $rate Hz took no samples" >&2; exit 1; }
 			bytes=$(du -sb "$dir" | cut -f1)
-			echo "$s ${cpu[none]} ${cpu[$s]} $1 $2 $bytes" >> "$res"
+			echo "$s ${cpu[none]} ${cpu[$s]} $1 $2 $bytes $(cat "$dir.irqwork")" >> "$res"
 			rm -rf "$dir"
 		done
 	done
 	echo
 	echo "at $rate Hz per thread:"
-	printf '%-11s %9s %9s %10s %10s %8s %10s\n' setup "cpu (ms)" ratio "samples/s" "µs/sample" depth "bytes/smp"
+	printf '%-11s %9s %9s %10s %10s %8s %10s %10s\n' setup "cpu (ms)" ratio "samples/s" "µs/sample" depth "bytes/smp" "irqwk/smp"
 	printf '%-11s %9.1f\n' none "$(awk '$1 == "perf" { print $2 / 1000 }' "$res" | median)"
 	for s in $setups; do
 		[ "$s" = none ] && continue
-		printf '%-11s %9.1f %9.4f %10.0f %10.1f %8.1f %10.0f\n' "$s" \
+		printf '%-11s %9.1f %9.4f %10.0f %10.1f %8.1f %10.0f %10.2f\n' "$s" \
 			"$(awk -v s="$s" '$1 == s { print $3 / 1000 }' "$res" | median)" \
 			"$(awk -v s="$s" '$1 == s { print $3 / $2 }' "$res" | median)" \
 			"$(awk -v s="$s" '$1 == s { print $4 * 1e6 / $2 }' "$res" | median)" \
 			"$(awk -v s="$s" '$1 == s { print ($3 - $2) / $4 }' "$res" | median)" \
 			"$(awk -v s="$s" '$1 == s { print $5 / $4 }' "$res" | median)" \
-			"$(awk -v s="$s" '$1 == s { print $6 / $4 }' "$res" | median)"
+			"$(awk -v s="$s" '$1 == s { print $6 / $4 }' "$res" | median)" \
+			"$(awk -v s="$s" '$1 == s { print $7 / $4 }' "$res" | median)"
 	done
 done
 echo
 echo "(ratio: setup's CPU / unprofiled CPU in the same round; samples/s: per second of the"
 echo " unprofiled program's CPU; µs/sample: extra CPU per sample; depth: frames per sample"
-echo " as perf script, the profile's own stacks, or pprof-analyze folded show them)"
+echo " as perf script, the profile's own stacks, or pprof-analyze folded show them;"
+echo " irqwk/smp: IRQ-work interrupts on any CPU during the run, per sample)"

@@ -47,3 +47,14 @@ cpu_us() {
 	set -- $1
 	echo $(($1 + $2))
 }
+
+# irq_work: the IRQ-work interrupts (the "IWI" row of /proc/interrupts)
+# taken so far on every CPU, 0 where the kernel shows none. The kernel's
+# way from a perf event's overflow to a descriptor's owner (O_ASYNC,
+# F_SETOWN_EX: the signal mode) runs in one; a sigtrap event's signal does
+# not. System-wide: what else runs meanwhile counts too (an idle machine
+# here takes none in a second).
+irq_work() {
+	awk '$1 == "IWI:" { for (i = 2; i <= NF; i++) if ($i ~ /^[0-9]+$/) s += $i }
+		END { print s + 0 }' /proc/interrupts 2>/dev/null || echo 0
+}
