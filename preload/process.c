@@ -680,7 +680,7 @@ static void pp_process_start_profiling(void)
 	/* Last: the profiler's own start is not sampled; nor, paused, the rest. */
 	pp_control_process_start(pp_process.cfg, pp_process.starting);
 	if (main_thread)
-		pp_pause_thread_live_sigsafe(main_thread, main_thread->tid, 1);
+		pp_pause_thread_live_sigsafe(main_thread, main_thread->tid, 1, 0);
 	pp_pause_start_sigsafe();
 	/* A program started with the signal blocked (its parent's mask). */
 	pp_masks_process_start(main_thread);

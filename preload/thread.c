@@ -722,7 +722,7 @@ void pp_thread_begin(int wall_inherited)
 		pp_thread_unsampled(t, t->tid, PPF_UNSAMPLED_EVENTS, err, NULL);
 	else if (t)
 		/* Its events, opened, switched to the pause state: paused, it starts paused. */
-		pp_pause_thread_live_sigsafe(t, t->tid, 1);
+		pp_pause_thread_live_sigsafe(t, t->tid, 1, 1);
 	/* An unsampled thread's slot too: its end releases it. */
 	if (slot)
 		pp_thread_end_at_exit(slot);

@@ -136,9 +136,10 @@ static void pp_pause_apply_process_sigsafe(int paused)
 
 /*
  * Runs in signal context. Thread t's own events to paused (or not); its lock
- * held, and it is live. Its CPU time is read by its clock (any thread's).
+ * held, and it is live. Its CPU time is read by its clock (any thread's),
+ * unless keep (pp_pause_thread_live_sigsafe's claimed) and it goes on.
  */
-static void pp_pause_apply_thread_sigsafe(struct pp_thread *t, int tid, int paused)
+static void pp_pause_apply_thread_sigsafe(struct pp_thread *t, int tid, int paused, int keep)
 {
 	struct pp_thread_pause *p = &t->pause;
 	int to = paused ? PP_PAUSE_APPLIED_OFF : PP_PAUSE_APPLIED_ON;
@@ -149,6 +150,10 @@ static void pp_pause_apply_thread_sigsafe(struct pp_thread *t, int tid, int paus
 	pp_fd_tevents_switch_sigsafe(&t->tev, paused ? PERF_EVENT_IOC_DISABLE :
 				     PERF_EVENT_IOC_ENABLE, 1);
 	now = pp_pause_now_sigsafe();
+	if (keep && !paused && p->applied == PP_PAUSE_APPLIED_NONE) {
+		p->applied = to;
+		return;
+	}
 	cpu = pp_threads_cpu_of_sigsafe(tid);
 	if (paused) {
 		p->since_ns = now;
@@ -182,7 +187,7 @@ static void pp_pause_sync_thread_sigsafe(struct pp_thread *t, void *arg)
 		tid = __atomic_load_n(&t->tid, __ATOMIC_ACQUIRE);
 		if (t->pause.live && tid > 0 &&
 		    !__atomic_load_n(&pp_pause.stopped, __ATOMIC_ACQUIRE))
-			pp_pause_apply_thread_sigsafe(t, tid, want);
+			pp_pause_apply_thread_sigsafe(t, tid, want, 0);
 		pp_pause_unlock_sigsafe(&t->pause.lock);
 		if (pp_pause_wanted_sigsafe() == want)
 			return;
@@ -378,14 +383,14 @@ void pp_pause_delay_over_sigsafe(void)
 }
 
 /* Async-signal-safe. */
-void pp_pause_thread_live_sigsafe(struct pp_thread *t, int tid, int wait)
+void pp_pause_thread_live_sigsafe(struct pp_thread *t, int tid, int wait, int claimed)
 {
 	if (!pp_pause_lock_sigsafe(&t->pause.lock, wait ? 0 : PP_PAUSE_TRIES))
 		return;
 	t->pause.live = 1;
 	/* Its sampling events were opened disabled, its counters enabled: switch both. */
 	t->pause.applied = PP_PAUSE_APPLIED_NONE;
-	pp_pause_apply_thread_sigsafe(t, tid, pp_pause_wanted_sigsafe());
+	pp_pause_apply_thread_sigsafe(t, tid, pp_pause_wanted_sigsafe(), claimed);
 	/* Not paused since its start: its CPU time before is not paused time. */
 	pp_pause_unlock_sigsafe(&t->pause.lock);
 	pp_pause_sync_thread_sigsafe(t, NULL);

@@ -124,8 +124,12 @@ void pp_pause_delay_over_sigsafe(void);
  * open) goes live: its events are switched to the state now, and by others
  * from now on. wait: may wait for its lock (outside signal context); else
  * a few tries, and a thread that does not get it stays out of pausing.
+ * claimed: t was claimed just before, and its events have counted since
+ * about then (a new thread's inherited events since its birth): the CPU
+ * time the claim read stands as where its late signals count from, and its
+ * clock is not read again unless it starts paused.
  */
-void pp_pause_thread_live_sigsafe(struct pp_thread *t, int tid, int wait);
+void pp_pause_thread_live_sigsafe(struct pp_thread *t, int tid, int wait, int claimed);
 
 /*
  * Async-signal-safe, outside signal context (it waits for t's lock). Thread

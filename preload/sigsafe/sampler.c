@@ -957,7 +957,7 @@ static struct pp_thread *pp_sampler_adopt_sigsafe(int tid)
 	t->leaf_only = pp_threads_tcb_shared_sigsafe(t->tcb, tid);
 	pp_sampler_open_counters_sigsafe(t);
 	/* Its counters are paused with the others from now on. */
-	pp_pause_thread_live_sigsafe(t, tid, 0);
+	pp_pause_thread_live_sigsafe(t, tid, 0, 1);
 	return t;
 }
 
