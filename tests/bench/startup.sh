@@ -17,6 +17,10 @@
 # - thread start: threadstart 1000 (1,000 threads one after another, each
 #   returning at once), the CPU time of the whole process, unprofiled and
 #   in each mode; (profiled - unprofiled) / 1,000 in µs a thread.
+# - of the process start, what is libunwind's own: unwload 200 (200 fresh
+#   processes without the profiler, each loading libunwind as the
+#   constructor does), the medians of its dlopen (with liblzma), its first
+#   call and its first unw_backtrace, once per round.
 #
 # ROUNDS (default 7, at least 3) rounds each run every setup once, in an
 # order that rotates from round to round; the table gives the medians, the
@@ -31,6 +35,8 @@ bench_setup startup.sh "$build" "$rounds" 3
 command -v perf >/dev/null || { echo "startup.sh: perf is not installed (make bench installs it)" >&2; exit 1; }
 threadstart=$work/threadstart
 ${CC:-cc} -O2 -pthread -o "$threadstart" "$here/threadstart.c"
+unwload=$work/unwload
+${CC:-cc} -O2 -o "$unwload" "$here/unwload.c" -ldl
 modes="sigtrap signal"
 setups="none $modes"
 
@@ -100,6 +106,7 @@ for ((r = 0; r < rounds; r++)); do
 		echo "start $s ${ms[none]} ${ms[$s]}" >> "$res"
 		echo "threads $s ${us[none]} ${us[$s]}" >> "$res"
 	done
+	echo "unwload all $("$unwload" 200)" >> "$res"
 done
 
 # med KIND SETUP EXPR: the median of EXPR over the rows of KIND and SETUP.
@@ -112,6 +119,10 @@ printf '%-34s %12.3f %12.3f %14s\n' "process start, unprofiled (ms)" \
 	"$(med start sigtrap '$3')" "$(med start signal '$3')" ""
 printf '%-34s %+12.3f %+12.3f %14s\n' "process start, extra (ms)" \
 	"$(med start sigtrap '$4 - $3')" "$(med start signal '$4 - $3')" "+0.3"
+printf '%-34s %12.3f %12s %14s\n' "  of it libunwind's load (ms)" \
+	"$(med unwload all '($3 + $4 + $5) / 1000')" "(both)" ""
+printf '%-34s %12.3f %12.3f %12.3f\n' "  dlopen, first call, backtrace" \
+	"$(med unwload all '$3 / 1000')" "$(med unwload all '$4 / 1000')" "$(med unwload all '$5 / 1000')"
 printf '%-34s %12.1f %12.1f %14s\n' "disk, empty process alone (KB)" \
 	"$(med disk1 sigtrap '$3 / 1000')" "$(med disk1 signal '$3 / 1000')" "<= 16"
 printf '%-34s %12.1f %12.1f %14s\n' "disk, per process of 20 (KB)" \
@@ -123,5 +134,6 @@ printf '%-34s %12.1f %12.1f %14s\n' "thread start, unprofiled (µs)" \
 printf '%-34s %+12.1f %+12.1f %14s\n' "thread start, extra (µs a thread)" \
 	"$(med threads sigtrap '($4 - $3) / 1000')" "$(med threads signal '($4 - $3) / 1000')" \
 	"~0"
-echo "(extra: the profiled run's CPU minus the unprofiled run's of the same round; KB: 1,000"
+echo "(extra: the profiled run's CPU minus the unprofiled run's of the same round; libunwind's"
+echo " load: unwload, in fresh processes without the profiler, ms of CPU; KB: 1,000"
 echo " bytes, apparent sizes; a run of 20 /bin/true may take a sample or two, counted above)"
