@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "before.h"
+#include "eventinfo.h"
 #include "samples.h"
 #include "tst_it.h"
 
@@ -615,7 +616,8 @@ Test(it_formats, speedscope_profiles_per_thread)
  * lines "\t<spaces>HEX FUNCTION (MODULE)". Returns its leaf frame's
  * function (without +0xOFFSET) in leaf, false at the end of the text.
  */
-static bool it_fmt_script_sample(const char **text, uint32_t *tid, char *leaf, size_t size)
+static bool it_fmt_script_sample(const char **text, uint32_t *tid, uint64_t *period_out,
+				 char *leaf, size_t size)
 {
 	const char *p = *text, *colon, *nl;
 	unsigned long long sec, usec, period;
@@ -645,6 +647,7 @@ static bool it_fmt_script_sample(const char **text, uint32_t *tid, char *leaf, s
 		*tid = (uint32_t)strtoul(t, NULL, 10);
 		cr_assert_gt(*tid, 0, "no tid: %.*s", (int)(nl - p), p);
 	}
+	*period_out = period;
 	for (p = nl + 1; *p == '\t'; p = strchr(p, '\n') + 1) {
 		size_t len = strcspn(p, "\n");
 		const char *open = NULL;
@@ -683,21 +686,33 @@ static void it_fmt_drop_before(struct pa_profile *prof)
 	prof->estimated = 0;
 }
 
-/* Checks the layout of every sample of text; counts leaf functions into c (may be NULL). */
+/*
+ * Checks the layout of every sample of text; counts leaf functions into c
+ * (may be NULL). With proc, each sample counts the overflows it stands for,
+ * as the other reports do: its PERIOD over the period of proc's event 0 (a
+ * late sample stands for several, its weight); without, 1 each.
+ */
 static size_t it_fmt_script_check(const char *text, struct it_fmt_counts *c,
 				  const struct pa_process *proc, uint64_t *per_tid)
 {
+	const struct pa_event *e = proc ? pa_process_find_event(proc, 0) : NULL;
+	uint64_t unit = e ? pa_event_sample_period(e) : 0, period = 0;
 	char leaf[256];
 	uint32_t tid = 0;
 	size_t n = 0;
 
-	while (it_fmt_script_sample(&text, &tid, leaf, sizeof(leaf))) {
-		n++;
+	while (it_fmt_script_sample(&text, &tid, &period, leaf, sizeof(leaf))) {
+		uint64_t k = unit ? period / unit : 1;
+
+		cr_expect(!unit || (k > 0 && period % unit == 0),
+			  "script: PERIOD %" PRIu64 " is no whole number of the event's %" PRIu64,
+			  period, unit);
+		n += k;
 		if (c)
-			it_fmt_count_of(c, leaf)->self++;
+			it_fmt_count_of(c, leaf)->self += k;
 		for (size_t t = 0; proc && t < proc->nthreads; t++)
 			if (proc->threads[t]->tid == tid)
-				per_tid[t]++;
+				per_tid[t] += k;
 	}
 	return n;
 }
