@@ -41,8 +41,8 @@
 /*
  * A sample that took less wall time than this is taken to have cost that
  * much CPU time, without reading the thread's CPU clock again (which is a
- * system call: 1.3-1.8 us on the development VM, a sixth of a warm sample's
- * whole cost; the monotonic clock is read in the vDSO, 33 ns). Its wall
+ * system call: 1.3-1.8 us on the development VM, about a tenth of a warm
+ * sample's whole cost; the monotonic clock is read in the vDSO, 33 ns). Its wall
  * time is at least its CPU time, and more only where the thread was
  * preempted in between, which takes the wall time past this at once (a
  * time slice is milliseconds): so the pace is at most this much too
