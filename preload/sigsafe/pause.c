@@ -137,7 +137,8 @@ static void pp_pause_apply_process_sigsafe(int paused)
 /*
  * Runs in signal context. Thread t's own events to paused (or not); its lock
  * held, and it is live. Its CPU time is read by its clock (any thread's),
- * unless keep (pp_pause_thread_live_sigsafe's claimed) and it goes on.
+ * unless keep (pp_pause_thread_live_sigsafe's claimed), it goes on, and no
+ * pause was ever asked for in this process.
  */
 static void pp_pause_apply_thread_sigsafe(struct pp_thread *t, int tid, int paused, int keep)
 {
@@ -150,7 +151,9 @@ static void pp_pause_apply_thread_sigsafe(struct pp_thread *t, int tid, int paus
 	pp_fd_tevents_switch_sigsafe(&t->tev, paused ? PERF_EVENT_IOC_DISABLE :
 				     PERF_EVENT_IOC_ENABLE, 1);
 	now = pp_pause_now_sigsafe();
-	if (keep && !paused && p->applied == PP_PAUSE_APPLIED_NONE) {
+	/* Not across a pause: one asked for since the claim may have come and gone. */
+	if (keep && !paused && p->applied == PP_PAUSE_APPLIED_NONE &&
+	    !__atomic_load_n(&pp_pause.why, __ATOMIC_ACQUIRE)) {
 		p->applied = to;
 		return;
 	}

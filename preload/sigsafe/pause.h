@@ -127,7 +127,9 @@ void pp_pause_delay_over_sigsafe(void);
  * claimed: t was claimed just before, and its events have counted since
  * about then (a new thread's inherited events since its birth): the CPU
  * time the claim read stands as where its late signals count from, and its
- * clock is not read again unless it starts paused.
+ * clock is not read again, unless it starts paused or a pause was ever
+ * asked for in the process (one may have come and gone since the claim,
+ * while t was not live yet: its late signals count from now, not across it).
  */
 void pp_pause_thread_live_sigsafe(struct pp_thread *t, int tid, int wait, int claimed);
 

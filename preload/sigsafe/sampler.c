@@ -45,8 +45,9 @@
  * sample's whole cost; the monotonic clock is read in the vDSO, 33 ns). Its wall
  * time is at least its CPU time, and more only where the thread was
  * preempted in between, which takes the wall time past this at once (a
- * time slice is milliseconds): so the pace is at most this much too
- * strict after such a sample, and exact after any dearer one.
+ * time slice is milliseconds): so such a sample's cost is overstated by
+ * less than this (what it owes, by less than PP_SAMPLER_PACE + 1 times
+ * this), and a dearer one's is exact.
  */
 #define PP_SAMPLER_WALL_COST_NS 20000ull
 /* Queued signals taken off at most per signal (pp_sampler_drain_sigsafe). */
