@@ -150,13 +150,13 @@ static void pp_pause_apply_thread_sigsafe(struct pp_thread *t, int tid, int paus
 		return;
 	pp_fd_tevents_switch_sigsafe(&t->tev, paused ? PERF_EVENT_IOC_DISABLE :
 				     PERF_EVENT_IOC_ENABLE, 1);
-	now = pp_pause_now_sigsafe();
 	/* Not across a pause: one asked for since the claim may have come and gone. */
 	if (keep && !paused && p->applied == PP_PAUSE_APPLIED_NONE &&
 	    !__atomic_load_n(&pp_pause.why, __ATOMIC_ACQUIRE)) {
 		p->applied = to;
 		return;
 	}
+	now = pp_pause_now_sigsafe();
 	cpu = pp_threads_cpu_of_sigsafe(tid);
 	if (paused) {
 		p->since_ns = now;
