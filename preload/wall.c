@@ -99,6 +99,7 @@ struct pp_wall_thread {
 	int32_t nr;
 	uint64_t lost, intervals;
 	uint64_t last_look_ns;   /* look-only: when it was last looked at */
+	uint64_t last_look_cpu_ns; /* look-only: its CPU time then, 0: not known */
 	unsigned ring_pages;
 	int older;               /* older than the profiler: no destructor of ours */
 	/*
@@ -1525,22 +1526,78 @@ static int pp_wall_look_with(struct pp_wall_thread *t, uint64_t head, int st, in
 }
 
 /*
+ * The time thread t without a ring spent off the CPU since its previous
+ * look (or its start), to now, when its CPU time is cpu (0: not known):
+ * the wall time less the CPU time between (all of it when that is not
+ * known). Its last look becomes now.
+ */
+static uint64_t pp_wall_look_only_off(struct pp_wall_thread *t, uint64_t now, uint64_t cpu)
+{
+	uint64_t since = t->last_look_ns ? t->last_look_ns : now - pp_wall.tick_ns;
+	uint64_t wall = now > since ? now - since : 0, ran;
+
+	ran = cpu && t->last_look_cpu_ns && cpu >= t->last_look_cpu_ns ?
+	      cpu - t->last_look_cpu_ns : 0;
+	t->last_look_ns = now;
+	t->last_look_cpu_ns = cpu;
+	return ran < wall ? wall - ran : 0;
+}
+
+/*
+ * Writes off ns of look-only thread t's time off the CPU from since to
+ * now (under the mutex): at the start of it, the rest of the wait its
+ * previous look found (t->stack), else at the end, a wait not looked at.
+ */
+static void pp_wall_look_only_write(struct pp_wall_thread *t, uint64_t since, uint64_t now,
+				    uint64_t off)
+{
+	if (t->stack != PPF_WALL_NO_STACK)
+		pp_wall_write_interval(t, since, since + off, pp_wall_state_of(t->nr),
+				       PPF_WALL_LOOK_ONLY);
+	else
+		pp_wall_write_interval(t, now - off, now, PPF_WALL_UNKNOWN, PPF_WALL_LOOK_ONLY);
+}
+
+/*
  * A look at t, a thread without a ring, whose syscall line said st (nr,
- * and pp_wall.look's sp and pc): found blocked, it stands for the time
- * since its previous look.
+ * and pp_wall.look's sp and pc). Its CPU clock says how long it was off
+ * the CPU since its previous look: that time is the wait found now when
+ * it is blocked (its end); found running, the rest of the wait its
+ * previous look found, else a wait nobody looked at.
  */
 static void pp_wall_look_only(struct pp_wall_thread *t, uint64_t now, int st, int32_t nr)
 {
 	uint64_t since = t->last_look_ns ? t->last_look_ns : now - pp_wall.tick_ns;
+	uint64_t off = pp_wall_look_only_off(t, now, st < 0 ? 0 : pp_wall_tid_cpu(t->tid));
 
-	t->last_look_ns = now;
 	pp_wall.looks_only++;
+	if (st == 0) {
+		pp_wall_look_only_write(t, since, now, off);
+		t->stack = PPF_WALL_NO_STACK;
+		t->nr = -1;
+		return;
+	}
 	t->looked = 0;
 	t->stack = PPF_WALL_NO_STACK;
 	t->nr = -1;
-	if (!pp_wall_look_with(t, pp_wall_read_to(t), st, nr) || t->stack == PPF_WALL_NO_STACK)
+	/* Gone: the destructor's tail or the log's end says the rest. */
+	if (st > 0 && pp_wall_look_with(t, pp_wall_read_to(t), st, nr))
+		pp_wall_look_only_write(t, now - off, now, off);
+}
+
+/*
+ * The time look-only thread t spent off the CPU since its last look, to
+ * end_ns when it had used cpu ns of CPU by then (0: not known, nothing
+ * is said), as its last look found it (under the mutex).
+ */
+static void pp_wall_look_only_tail(struct pp_wall_thread *t, uint64_t end_ns, uint64_t cpu)
+{
+	uint64_t since = t->last_look_ns;
+
+	if (t->ring || t->inherits || !since || !cpu || !t->last_look_cpu_ns ||
+	    cpu < t->last_look_cpu_ns || end_ns <= since)
 		return;
-	pp_wall_write_interval(t, since, now, pp_wall_state_of(t->nr), PPF_WALL_LOOK_ONLY);
+	pp_wall_look_only_write(t, since, end_ns, pp_wall_look_only_off(t, end_ns, cpu));
 }
 
 /*
@@ -1850,6 +1907,10 @@ static void pp_wall_thread_close(struct pp_wall_thread *t, uint64_t end_ns)
 		r.born_ns = t->born_ns;
 		r.cpu_ns = cpu - t->born_cpu_ns;
 	}
+	/* Ended then: a look-only thread's time since its last look (else pp_wall_end's). */
+	if (end_ns)
+		pp_wall_look_only_tail(t, end_ns, cpu);
+	r.intervals = t->intervals;
 
 	pp_records_wall_sigsafe(&pp_wall.log, PPF_REC_WALL_THREAD, &r, sizeof(r));
 	pp_wall_ring_close(t);
@@ -1902,6 +1963,7 @@ static struct pp_wall_thread *pp_wall_thread_add(int tid, unsigned pages)
 	if (t && t->older) {
 		pp_wall_drain(t);
 		t->out_ns = 0;
+		t->last_look_ns = 0; /* its tid's CPU clock is the new thread's */
 		/* It left the CPU for good at its last switch, as far as is known. */
 		pp_wall_thread_close(t, t->last_ns ? t->last_ns : pp_wall_clock(CLOCK_MONOTONIC));
 		pp_wall.older--;
@@ -1941,7 +2003,8 @@ static struct pp_wall_thread *pp_wall_thread_add(int tid, unsigned pages)
 		t->error = -err;
 		pp_wall.no_ring++;
 		/* Its first look weighs the time since it started. */
-		t->last_look_ns = pp_wall_clock(CLOCK_MONOTONIC);
+		t->last_look_ns = t->born_ns;
+		t->last_look_cpu_ns = t->born_cpu_ns;
 	}
 	if (!tid && pp_wall.key_ok)
 		pthread_setspecific(pp_wall.key, t);
@@ -2206,6 +2269,10 @@ static void pp_wall_end(int closing)
 					       PPF_WALL_OPEN_AT_END);
 			pp_wall_set_out(t, now);
 		}
+		/* The log ends (an exec too): a look-only thread's time since its last look. */
+		if (!gone)
+			pp_wall_look_only_tail(t, now, closing ? t->last_cpu_ns :
+						     pp_wall_tid_cpu(t->tid));
 		/* Gone, it left the CPU for good at its last switch. */
 		if (closing)
 			pp_wall_thread_close(t, gone ? (t->last_ns ? t->last_ns : now) : 0);

@@ -895,8 +895,10 @@ enum ppf_wall_state {
 enum ppf_wall_flags {
 	PPF_WALL_OPEN_AT_END = 1u << 0,  /* still off the CPU when the log ended:
 					    in_ns is the end */
-	PPF_WALL_LOOK_ONLY = 1u << 1,    /* a thread without a ring: one look, the
-					    interval is the tick before it */
+	PPF_WALL_LOOK_ONLY = 1u << 1,    /* a thread without a ring: its time off
+					    the CPU between two looks (their wall
+					    time less its CPU time), given to
+					    the wait one of them found */
 	PPF_WALL_PAUSE_GUESSED = 1u << 2, /* pause switches inside the wait were
 					    missed (more than the helper keeps
 					    between two ticks): its paused part,

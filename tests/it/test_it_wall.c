@@ -371,10 +371,11 @@ Test(it_wall, threads_past_the_locked_memory_allowance_are_all_counted)
 	cr_expect_lt(w->no_ring, w->threads, "no thread got a ring");
 	/*
 	 * Every thread's time in do_idle, with or without a ring: the looks at
-	 * those without one (at most 8 a tick, each weighing the time since
-	 * its previous look) are a sample: 10% of it, and for each such thread
-	 * the mean time between two of its looks (its last look is followed by
-	 * time none stands for, its first may stand for time before do_idle).
+	 * those without one (at most 8 a tick) time their waits whole, but
+	 * which wait a stretch between two looks was is a sample: 10% of it,
+	 * and for each such thread the mean time between two of its looks
+	 * (its first and last stretches take in its waits at the barriers
+	 * before and after do_idle).
 	 */
 	cr_assert(w->ended && w->looks_only);
 	gap = (double)(w->end_ns - w->start_ns) * 1e-9 * w->no_ring / (double)w->looks_only;
@@ -387,6 +388,21 @@ Test(it_wall, threads_past_the_locked_memory_allowance_are_all_counted)
 		  "without a ring, cost cap %" PRIu64 "x)", got, want, w->no_ring, gap,
 		  (double)w->lost_ns * 1e-9, (double)w->trimmed_ns * 1e-9, w->looks,
 		  w->looks_dropped, w->looks_only, w->degraded);
+	/*
+	 * Each thread's time is whole, ring or not: its CPU time and its time
+	 * off the CPU sum to its life (a look at a thread without one reads
+	 * its CPU clock, and its last look is followed to its end).
+	 */
+	for (size_t i = 0; i < proc->nthreads; i++) {
+		const struct pa_thread *t = proc->threads[i];
+		double life = (double)(t->end_ns - t->start_ns) * 1e-9;
+		double off = (double)pa_wall_off_ns(t) * 1e-9, cpu = (double)t->cpu_ns * 1e-9;
+
+		if (t->tid == t->pid || !t->ended)
+			continue;
+		cr_expect(fabs(off + cpu - life) <= 0.02 * life + 0.005, "thread %u: %.3f s off "
+			  "the CPU and %.3f s on it in %.3f s", t->tid, off, cpu, life);
+	}
 	pa_run_free(run);
 	tst_result_release(&r);
 
