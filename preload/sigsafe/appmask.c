@@ -116,6 +116,7 @@ void pp_appmask_hold_end_sigsafe(struct pp_thread *t, uint64_t cpu_ns)
 	/* Counted here: a late signal's merged overflows count from now. */
 	for (unsigned i = 0; i < PP_CONFIG_MAX_EVENTS; i++)
 		t->cpu_prev_ns[i] = cpu_ns;
+	t->cpu_last_event = 0; /* the next signal reads the clock */
 	/*
 	 * The overflows of that time were not taken: in the signal mode the
 	 * events stood still, in the sigtrap mode they merged into the held

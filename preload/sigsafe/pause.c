@@ -170,6 +170,7 @@ static void pp_pause_apply_thread_sigsafe(struct pp_thread *t, int tid, int paus
 		/* A late signal's merged overflows count from here, not across the pause. */
 		for (unsigned e = 0; e < PP_CONFIG_MAX_EVENTS; e++)
 			t->cpu_prev_ns[e] = cpu;
+		t->cpu_last_event = 0; /* the next signal reads the clock */
 	}
 	p->applied = to;
 }

@@ -60,6 +60,17 @@ struct pp_thread {
 	   signal was handled (or its slot claimed), what a late signal's
 	   merged overflows are counted from */
 	uint64_t cpu_prev_ns[PP_CONFIG_MAX_EVENTS];
+	/*
+	 * Its CPU time as its last signal took it (read, or counted on from
+	 * the read before: sampler.c's pp_sampler_cpu_sigsafe), that signal's
+	 * event + 1 (0: none, or the chain is broken: the next is read), the
+	 * signals that may still be counted on before one is read, and how
+	 * many reads in a row found the count right.
+	 */
+	uint64_t cpu_last_ns;
+	unsigned cpu_last_event;
+	unsigned cpu_guesses_left;
+	unsigned cpu_guesses_right;
 	/* sigtrap mode, per weighted event (pp_sampler_config.weighted): its
 	   counter's value at the thread's last sample of it, 0 before */
 	uint64_t count_prev[PP_CONFIG_MAX_EVENTS];
