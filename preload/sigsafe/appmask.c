@@ -95,6 +95,7 @@ void pp_appmask_hold_sigsafe(struct pp_thread *t)
 		return;
 	if (pp_appmask_cfg.mode == PPF_MODE_SIGNAL)
 		pp_fd_tevents_switch_sigsafe(&t->tev, PERF_EVENT_IOC_DISABLE, 0);
+	t->cpu_last_event = 0; /* the events stand still or merge: the next signal reads the clock */
 	/* Busy: the profiler's own code, interrupted; the time goes uncounted. */
 	if (!pp_threads_enter_sigsafe(t))
 		return;

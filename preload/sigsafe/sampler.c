@@ -913,6 +913,9 @@ static void pp_sampler_pace_sigsafe(struct pp_thread *t, uint64_t cpu, uint64_t 
 	uint64_t least = cost < t->cost_ns ? cost : t->cost_ns;
 	uint64_t from = t->paid_ns > cpu ? t->paid_ns : cpu;
 
+	/* Its start counted on: the next signal reads the clock, the pace goes onto it. */
+	if (end && wall >= PP_SAMPLER_WALL_COST_NS && t->cpu_last_guessed)
+		t->cpu_last_event = 0;
 	t->cost_ns = cost;
 	t->paid_ns = end ? from + cost + least * PP_SAMPLER_PACE : 0;
 	t->next_ns = end ? t->paid_ns - least * PP_SAMPLER_PACE : 0;
@@ -1212,18 +1215,23 @@ static uint64_t pp_sampler_rebase_sigsafe(uint64_t x, uint64_t from, uint64_t to
 
 /*
  * Runs in signal context. Thread t's CPU time at a signal of event that
- * stands for overflows (late: they merged while it was blocked): read
- * from its clock, or counted on from the last read by the event's period
- * (PP_SAMPLER_CPU_GUESSES); *guessed says which.
+ * stands for overflows (late: they merged while it was blocked), at now
+ * on the monotonic clock: read from its clock, or counted on from the
+ * last read by the event's period (PP_SAMPLER_CPU_GUESSES); *guessed says
+ * which.
  */
 static uint64_t pp_sampler_cpu_sigsafe(struct pp_thread *t, unsigned event, int late,
-				       uint64_t overflows, int *guessed)
+				       uint64_t overflows, uint64_t now, int *guessed)
 {
 	uint64_t period = pp_sampler_cfg.period_ns[event];
-	uint64_t guess = t->cpu_last_ns + period * overflows, cpu, off;
-	int chain = period && !late && t->cpu_last_event == event + 1;
+	uint64_t guess = t->cpu_last_ns + period * overflows, cpu, off, since;
+	int same = period && t->cpu_last_event == event + 1, chain = same && !late;
+	int was_guess = t->cpu_last_guessed;
 
 	*guessed = chain && t->cpu_guesses_left;
+	t->cpu_last_guessed = *guessed;
+	since = now > t->cpu_last_wall_ns ? now - t->cpu_last_wall_ns : 0;
+	t->cpu_last_wall_ns = now;
 	if (*guessed) {
 		t->cpu_guesses_left--;
 		t->cpu_last_ns = guess;
@@ -1231,15 +1239,26 @@ static uint64_t pp_sampler_cpu_sigsafe(struct pp_thread *t, unsigned event, int 
 	}
 	cpu = pp_threads_cpu_sigsafe();
 	off = cpu > guess ? cpu - guess : guess - cpu;
-	/*
-	 * The pace (pp_sampler_pace_sigsafe) was set on the counted clock:
-	 * moved onto the read one (the kernel's timer catching up after a
-	 * preemption brings overflows less than a period apart: a count
-	 * ahead of the clock would have throttled this one).
-	 */
-	if (chain && cpu && t->next_ns) {
-		t->next_ns = pp_sampler_rebase_sigsafe(t->next_ns, guess, cpu);
-		t->paid_ns = pp_sampler_rebase_sigsafe(t->paid_ns, guess, cpu);
+	if (same && was_guess && cpu) {
+		/*
+		 * The pace (pp_sampler_pace_sigsafe) was set on a count ahead
+		 * of the clock (the kernel's timer catching up after a
+		 * preemption brings overflows less than a period apart): moved
+		 * back onto it, which would have throttled this signal. (A count
+		 * behind it paces less: moved on by the samples to come.)
+		 */
+		if (cpu < guess && t->next_ns) {
+			t->next_ns = pp_sampler_rebase_sigsafe(t->next_ns, guess, cpu);
+			t->paid_ns = pp_sampler_rebase_sigsafe(t->paid_ns, guess, cpu);
+		}
+		/*
+		 * A late signal's overflows are counted from the last signal's
+		 * CPU time (pp_sampler_got_trap_sigsafe), then counted on: no
+		 * earlier than the wall time since, which overflows lost in the
+		 * kernel since the last read would have taken it before.
+		 */
+		if (cpu > since && t->cpu_prev_ns[event] < cpu - since)
+			t->cpu_prev_ns[event] = cpu - since;
 	}
 	if (!chain || off > period / 4)
 		t->cpu_guesses_right = 0;
@@ -1283,7 +1302,8 @@ static void pp_sampler_run_sigsafe(int sig, siginfo_t *si, void *uc)
 		int late = trap ? !!(pp_sampler_perf_info_sigsafe(si)->flags &
 				     PP_TRAP_PERF_FLAG_ASYNC) : got.late;
 
-		cpu = pp_sampler_cpu_sigsafe(t, event, late, trap ? 1 : got.overflows, &guessed);
+		cpu = pp_sampler_cpu_sigsafe(t, event, late, trap ? 1 : got.overflows, now,
+					     &guessed);
 		cpu_wall = guessed ? now : pp_records_now_sigsafe();
 		if (trap)
 			pp_sampler_got_trap_sigsafe(t, event, late, cpu, &got);

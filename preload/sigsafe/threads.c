@@ -151,6 +151,8 @@ static struct pp_thread *pp_threads_take_slot_sigsafe(int tid)
 			t->cost_ns = UINT64_MAX;
 			t->cpu_last_ns = cpu;
 			t->cpu_last_event = 0;
+			t->cpu_last_guessed = 0;
+			t->cpu_last_wall_ns = 0;
 			t->cpu_guesses_left = 0;
 			t->cpu_guesses_right = 0;
 			t->held_since_ns = 0;

@@ -65,9 +65,12 @@ struct pp_thread {
 	 * the read before: sampler.c's pp_sampler_cpu_sigsafe), that signal's
 	 * event + 1 (0: none, or the chain is broken: the next is read), the
 	 * signals that may still be counted on before one is read, and how
-	 * many reads in a row found the count right.
+	 * many reads in a row found the count right; whether it was counted
+	 * on, and the monotonic clock then.
 	 */
 	uint64_t cpu_last_ns;
+	uint64_t cpu_last_wall_ns;
+	int cpu_last_guessed;
 	unsigned cpu_last_event;
 	unsigned cpu_guesses_left;
 	unsigned cpu_guesses_right;
