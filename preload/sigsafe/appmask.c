@@ -115,8 +115,10 @@ void pp_appmask_hold_end_sigsafe(struct pp_thread *t, uint64_t cpu_ns)
 	t->held_since_ns = 0;
 	t->held_cpu_ns += d;
 	/* Counted here: a late signal's merged overflows count from now. */
-	for (unsigned i = 0; i < PP_CONFIG_MAX_EVENTS; i++)
+	for (unsigned i = 0; i < PP_CONFIG_MAX_EVENTS; i++) {
 		t->cpu_prev_ns[i] = cpu_ns;
+		t->wall_prev_ns[i] = 0;
+	}
 	t->cpu_last_event = 0; /* the next signal reads the clock */
 	/*
 	 * The overflows of that time were not taken: in the signal mode the

@@ -168,8 +168,10 @@ static void pp_pause_apply_thread_sigsafe(struct pp_thread *t, int tid, int paus
 			p->cpu_ns += cpu > p->cpu_since_ns ? cpu - p->cpu_since_ns : 0;
 		}
 		/* A late signal's merged overflows count from here, not across the pause. */
-		for (unsigned e = 0; e < PP_CONFIG_MAX_EVENTS; e++)
+		for (unsigned e = 0; e < PP_CONFIG_MAX_EVENTS; e++) {
 			t->cpu_prev_ns[e] = cpu;
+			t->wall_prev_ns[e] = 0;
+		}
 		t->cpu_last_event = 0; /* the next signal reads the clock */
 	}
 	p->applied = to;

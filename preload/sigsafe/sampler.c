@@ -913,7 +913,11 @@ static void pp_sampler_pace_sigsafe(struct pp_thread *t, uint64_t cpu, uint64_t 
 	uint64_t least = cost < t->cost_ns ? cost : t->cost_ns;
 	uint64_t from = t->paid_ns > cpu ? t->paid_ns : cpu;
 
-	/* Its start counted on: the next signal reads the clock, the pace goes onto it. */
+	/*
+	 * Its start counted on, its cost is off by the count's error: the
+	 * next signal reads the clock (pp_sampler_cpu_sigsafe moves the pace
+	 * back onto it where the count was ahead).
+	 */
 	if (end && wall >= PP_SAMPLER_WALL_COST_NS && t->cpu_last_guessed)
 		t->cpu_last_event = 0;
 	t->cost_ns = cost;
@@ -1144,13 +1148,15 @@ static uint64_t pp_sampler_count_delta_sigsafe(struct pp_thread *t, unsigned eve
  * (the clock was read just after that overflow, and a signal that came a
  * little late, after the handler of another event's sample, stands for
  * one). Kernel time in between counts too: an event that excludes the
- * kernel had no overflow there. 1 for other events, whose count the
- * handler cannot read.
+ * kernel had no overflow there. The CPU time since is no more than the
+ * wall time since (now, the monotonic clock): what bounds it where cpu
+ * was counted on (pp_sampler_cpu_sigsafe) behind the clock. 1 for other
+ * events, whose count the handler cannot read.
  */
 static void pp_sampler_got_trap_sigsafe(struct pp_thread *t, unsigned event, int late,
-					uint64_t cpu, struct pp_sampler_got *got)
+					uint64_t cpu, uint64_t now, struct pp_sampler_got *got)
 {
-	uint64_t period = pp_sampler_cfg.period_ns[event], d;
+	uint64_t period = pp_sampler_cfg.period_ns[event], d, wall = t->wall_prev_ns[event];
 
 	*got = (struct pp_sampler_got){ .overflows = 1, .weight = 1, .late = late };
 	if (pp_sampler_cfg.weighted & (1u << event))
@@ -1158,7 +1164,10 @@ static void pp_sampler_got_trap_sigsafe(struct pp_thread *t, unsigned event, int
 	if (!period)
 		return;
 	d = cpu > t->cpu_prev_ns[event] ? cpu - t->cpu_prev_ns[event] : 0;
+	if (wall && now > wall && d > now - wall)
+		d = now - wall;
 	t->cpu_prev_ns[event] = cpu;
+	t->wall_prev_ns[event] = now;
 	if (late && d / period > 1)
 		got->overflows = got->weight = d / period;
 }
@@ -1175,8 +1184,10 @@ static void pp_sampler_after_sigsafe(int tid, unsigned event, void *rb, void *uc
 
 	if (rb && !n)
 		return;
-	if (t)
+	if (t) {
 		pp_sampler_throttled_sigsafe(t, event, n);
+		t->cpu_last_event = 0; /* overflows the count did not see */
+	}
 	else
 		__atomic_add_fetch(&pp_sampler_unowned, n, __ATOMIC_RELAXED);
 	pp_sampler_drain_sigsafe(t, uc);
@@ -1215,23 +1226,20 @@ static uint64_t pp_sampler_rebase_sigsafe(uint64_t x, uint64_t from, uint64_t to
 
 /*
  * Runs in signal context. Thread t's CPU time at a signal of event that
- * stands for overflows (late: they merged while it was blocked), at now
- * on the monotonic clock: read from its clock, or counted on from the
- * last read by the event's period (PP_SAMPLER_CPU_GUESSES); *guessed says
- * which.
+ * stands for overflows (late: they merged while it was blocked): read
+ * from its clock, or counted on from the last read by the event's period
+ * (PP_SAMPLER_CPU_GUESSES); *guessed says which.
  */
 static uint64_t pp_sampler_cpu_sigsafe(struct pp_thread *t, unsigned event, int late,
-				       uint64_t overflows, uint64_t now, int *guessed)
+				       uint64_t overflows, int *guessed)
 {
 	uint64_t period = pp_sampler_cfg.period_ns[event];
-	uint64_t guess = t->cpu_last_ns + period * overflows, cpu, off, since;
+	uint64_t guess = t->cpu_last_ns + period * overflows, cpu, off, expected;
 	int same = period && t->cpu_last_event == event + 1, chain = same && !late;
 	int was_guess = t->cpu_last_guessed;
 
 	*guessed = chain && t->cpu_guesses_left;
 	t->cpu_last_guessed = *guessed;
-	since = now > t->cpu_last_wall_ns ? now - t->cpu_last_wall_ns : 0;
-	t->cpu_last_wall_ns = now;
 	if (*guessed) {
 		t->cpu_guesses_left--;
 		t->cpu_last_ns = guess;
@@ -1239,26 +1247,17 @@ static uint64_t pp_sampler_cpu_sigsafe(struct pp_thread *t, unsigned event, int 
 	}
 	cpu = pp_threads_cpu_sigsafe();
 	off = cpu > guess ? cpu - guess : guess - cpu;
-	if (same && was_guess && cpu) {
-		/*
-		 * The pace (pp_sampler_pace_sigsafe) was set on a count ahead
-		 * of the clock (the kernel's timer catching up after a
-		 * preemption brings overflows less than a period apart): moved
-		 * back onto it, which would have throttled this signal. (A count
-		 * behind it paces less: moved on by the samples to come.)
-		 */
-		if (cpu < guess && t->next_ns) {
-			t->next_ns = pp_sampler_rebase_sigsafe(t->next_ns, guess, cpu);
-			t->paid_ns = pp_sampler_rebase_sigsafe(t->paid_ns, guess, cpu);
-		}
-		/*
-		 * A late signal's overflows are counted from the last signal's
-		 * CPU time (pp_sampler_got_trap_sigsafe), then counted on: no
-		 * earlier than the wall time since, which overflows lost in the
-		 * kernel since the last read would have taken it before.
-		 */
-		if (cpu > since && t->cpu_prev_ns[event] < cpu - since)
-			t->cpu_prev_ns[event] = cpu - since;
+	/*
+	 * The pace (pp_sampler_pace_sigsafe) set on a count ahead of the
+	 * clock (the kernel's timer catching up after a preemption brings
+	 * overflows less than a period apart) is moved back onto it: it
+	 * would throttle this signal. (A count behind the clock paces less,
+	 * and is moved on by the samples to come.)
+	 */
+	expected = same ? guess : t->cpu_last_ns;
+	if (was_guess && cpu && cpu < expected && t->next_ns) {
+		t->next_ns = pp_sampler_rebase_sigsafe(t->next_ns, expected, cpu);
+		t->paid_ns = pp_sampler_rebase_sigsafe(t->paid_ns, expected, cpu);
 	}
 	if (!chain || off > period / 4)
 		t->cpu_guesses_right = 0;
@@ -1302,11 +1301,10 @@ static void pp_sampler_run_sigsafe(int sig, siginfo_t *si, void *uc)
 		int late = trap ? !!(pp_sampler_perf_info_sigsafe(si)->flags &
 				     PP_TRAP_PERF_FLAG_ASYNC) : got.late;
 
-		cpu = pp_sampler_cpu_sigsafe(t, event, late, trap ? 1 : got.overflows, now,
-					     &guessed);
+		cpu = pp_sampler_cpu_sigsafe(t, event, late, trap ? 1 : got.overflows, &guessed);
 		cpu_wall = guessed ? now : pp_records_now_sigsafe();
 		if (trap)
-			pp_sampler_got_trap_sigsafe(t, event, late, cpu, &got);
+			pp_sampler_got_trap_sigsafe(t, event, late, cpu, now, &got);
 	}
 	if (t && cpu < t->next_ns) {
 		/* Too soon after a dear sample: counted, not taken. */

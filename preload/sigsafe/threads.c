@@ -152,7 +152,6 @@ static struct pp_thread *pp_threads_take_slot_sigsafe(int tid)
 			t->cpu_last_ns = cpu;
 			t->cpu_last_event = 0;
 			t->cpu_last_guessed = 0;
-			t->cpu_last_wall_ns = 0;
 			t->cpu_guesses_left = 0;
 			t->cpu_guesses_right = 0;
 			t->held_since_ns = 0;
@@ -165,6 +164,7 @@ static struct pp_thread *pp_threads_take_slot_sigsafe(int tid)
 				t->ev_lost[e] = 0;
 				t->ev_throttled[e] = 0;
 				t->cpu_prev_ns[e] = cpu;
+				t->wall_prev_ns[e] = 0;
 				t->count_prev[e] = 0;
 			}
 			t->tev.open = 0;

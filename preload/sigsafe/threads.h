@@ -60,16 +60,18 @@ struct pp_thread {
 	   signal was handled (or its slot claimed), what a late signal's
 	   merged overflows are counted from */
 	uint64_t cpu_prev_ns[PP_CONFIG_MAX_EVENTS];
+	/* the monotonic clock then (0: not known, cpu_prev_ns was set otherwise):
+	   the CPU time since is no more than the wall time since */
+	uint64_t wall_prev_ns[PP_CONFIG_MAX_EVENTS];
 	/*
 	 * Its CPU time as its last signal took it (read, or counted on from
 	 * the read before: sampler.c's pp_sampler_cpu_sigsafe), that signal's
 	 * event + 1 (0: none, or the chain is broken: the next is read), the
 	 * signals that may still be counted on before one is read, and how
 	 * many reads in a row found the count right; whether it was counted
-	 * on, and the monotonic clock then.
+	 * on.
 	 */
 	uint64_t cpu_last_ns;
-	uint64_t cpu_last_wall_ns;
 	int cpu_last_guessed;
 	unsigned cpu_last_event;
 	unsigned cpu_guesses_left;
