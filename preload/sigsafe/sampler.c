@@ -52,7 +52,8 @@
 #define PP_SAMPLER_WALL_COST_NS 20000ull
 /*
  * A time event's signals that came at once, one after the other, are a
- * period of the thread's CPU apart: PP_SAMPLER_CPU_GUESSES of them in a
+ * period of the thread's CPU apart: where it is the one event that
+ * samples, PP_SAMPLER_CPU_GUESSES of them in a
  * row are counted on from the last clock read, once PP_SAMPLER_CPU_RIGHT
  * reads in a row found that count within a quarter of a period (it is
  * not where the event had overflows in the kernel it excludes, or lost
@@ -903,9 +904,10 @@ static void pp_sampler_progress_sigsafe(struct pp_thread *t, uint64_t now)
  * one dear sample (a cold cache) does not throttle the next few, while a
  * lasting one (every sample dear) does.
  */
-static void pp_sampler_pace_sigsafe(struct pp_thread *t, uint64_t cpu, uint64_t cpu_wall)
+static void pp_sampler_pace_sigsafe(struct pp_thread *t, unsigned event, uint64_t cpu,
+				    uint64_t cpu_wall)
 {
-	uint64_t wall = pp_records_now_sigsafe() - cpu_wall;
+	uint64_t at = pp_records_now_sigsafe(), wall = at - cpu_wall;
 	uint64_t end = !cpu ? 0 : wall < PP_SAMPLER_WALL_COST_NS ? cpu + wall :
 		       pp_threads_cpu_sigsafe();
 	/* (no more than its wall time: cpu may be counted on, not read) */
@@ -916,10 +918,17 @@ static void pp_sampler_pace_sigsafe(struct pp_thread *t, uint64_t cpu, uint64_t 
 	/*
 	 * Its start counted on, its cost is off by the count's error: the
 	 * next signal reads the clock (pp_sampler_cpu_sigsafe moves the pace
-	 * back onto it where the count was ahead).
+	 * back where the count was ahead), and a late one's merged overflows
+	 * count from this end, as read (overflows while it ran, the handler
+	 * preempted, merge into it).
 	 */
-	if (end && wall >= PP_SAMPLER_WALL_COST_NS && t->cpu_last_guessed)
+	if (end && wall >= PP_SAMPLER_WALL_COST_NS && t->cpu_last_guessed) {
 		t->cpu_last_event = 0;
+		if (pp_sampler_cfg.period_ns[event]) {
+			t->cpu_prev_ns[event] = end;
+			t->wall_prev_ns[event] = at;
+		}
+	}
 	t->cost_ns = cost;
 	t->paid_ns = end ? from + cost + least * PP_SAMPLER_PACE : 0;
 	t->next_ns = end ? t->paid_ns - least * PP_SAMPLER_PACE : 0;
@@ -1080,7 +1089,7 @@ static void pp_sampler_take_sigsafe(struct pp_thread *t, unsigned event,
 		pp_sampler_record_sigsafe(t, event, got->late, got->weight, got->period, uc,
 					  now);
 	pp_sampler_progress_sigsafe(t, now);
-	pp_sampler_pace_sigsafe(t, cpu, cpu_wall);
+	pp_sampler_pace_sigsafe(t, event, cpu, cpu_wall);
 	pp_threads_leave_sigsafe(t);
 	errno = saved_errno;
 	/* Last: re-enabling may act on an asynchronous cancellation now. */
@@ -1216,6 +1225,20 @@ static struct pp_thread *pp_sampler_owner_sigsafe(int tid, unsigned event, uint6
 	return t;
 }
 
+/*
+ * Runs in signal context. Whether one event samples (the others count):
+ * with two, a late signal of one (come during the other's handler) would
+ * count from a counted time that overflows lost in the kernel left behind.
+ */
+static int pp_sampler_one_sampler_sigsafe(void)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < pp_sampler_cfg.nevents; i++)
+		n += !(pp_sampler_count_mask & (1u << i));
+	return n == 1;
+}
+
 /* Runs in signal context. A time x on a clock that said from when another said to. */
 static uint64_t pp_sampler_rebase_sigsafe(uint64_t x, uint64_t from, uint64_t to)
 {
@@ -1235,7 +1258,8 @@ static uint64_t pp_sampler_cpu_sigsafe(struct pp_thread *t, unsigned event, int 
 {
 	uint64_t period = pp_sampler_cfg.period_ns[event];
 	uint64_t guess = t->cpu_last_ns + period * overflows, cpu, off, expected;
-	int same = period && t->cpu_last_event == event + 1, chain = same && !late;
+	int same = period && t->cpu_last_event == event + 1 && pp_sampler_one_sampler_sigsafe();
+	int chain = same && !late;
 	int was_guess = t->cpu_last_guessed;
 
 	*guessed = chain && t->cpu_guesses_left;
@@ -1251,8 +1275,8 @@ static uint64_t pp_sampler_cpu_sigsafe(struct pp_thread *t, unsigned event, int 
 	 * The pace (pp_sampler_pace_sigsafe) set on a count ahead of the
 	 * clock (the kernel's timer catching up after a preemption brings
 	 * overflows less than a period apart) is moved back onto it: it
-	 * would throttle this signal. (A count behind the clock paces less,
-	 * and is moved on by the samples to come.)
+	 * would throttle this signal. (A count behind the clock is left: at
+	 * most an overflow more is throttled.)
 	 */
 	expected = same ? guess : t->cpu_last_ns;
 	if (was_guess && cpu && cpu < expected && t->next_ns) {
