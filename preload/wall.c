@@ -1529,13 +1529,15 @@ static int pp_wall_look_with(struct pp_wall_thread *t, uint64_t head, int st, in
  * The time thread t without a ring spent off the CPU since its previous
  * look (or its start), to now, when its CPU time is cpu (0: not known):
  * the wall time less the CPU time between (all of it when that is not
- * known). Its last look becomes now.
+ * known), *since when that previous look was. Its last look becomes now.
  */
-static uint64_t pp_wall_look_only_off(struct pp_wall_thread *t, uint64_t now, uint64_t cpu)
+static uint64_t pp_wall_look_only_off(struct pp_wall_thread *t, uint64_t now, uint64_t cpu,
+				      uint64_t *since_out)
 {
 	uint64_t since = t->last_look_ns ? t->last_look_ns : now - pp_wall.tick_ns;
 	uint64_t wall = now > since ? now - since : 0, ran;
 
+	*since_out = since;
 	ran = cpu && t->last_look_cpu_ns && cpu >= t->last_look_cpu_ns ?
 	      cpu - t->last_look_cpu_ns : 0;
 	t->last_look_ns = now;
@@ -1567,8 +1569,8 @@ static void pp_wall_look_only_write(struct pp_wall_thread *t, uint64_t since, ui
  */
 static void pp_wall_look_only(struct pp_wall_thread *t, uint64_t now, int st, int32_t nr)
 {
-	uint64_t since = t->last_look_ns ? t->last_look_ns : now - pp_wall.tick_ns;
-	uint64_t off = pp_wall_look_only_off(t, now, st < 0 ? 0 : pp_wall_tid_cpu(t->tid));
+	uint64_t since;
+	uint64_t off = pp_wall_look_only_off(t, now, st < 0 ? 0 : pp_wall_tid_cpu(t->tid), &since);
 
 	pp_wall.looks_only++;
 	if (st == 0) {
@@ -1592,12 +1594,13 @@ static void pp_wall_look_only(struct pp_wall_thread *t, uint64_t now, int st, in
  */
 static void pp_wall_look_only_tail(struct pp_wall_thread *t, uint64_t end_ns, uint64_t cpu)
 {
-	uint64_t since = t->last_look_ns;
+	uint64_t since, off;
 
-	if (t->ring || t->inherits || !since || !cpu || !t->last_look_cpu_ns ||
-	    cpu < t->last_look_cpu_ns || end_ns <= since)
+	if (t->ring || t->inherits || !t->last_look_ns || !cpu || !t->last_look_cpu_ns ||
+	    cpu < t->last_look_cpu_ns || end_ns <= t->last_look_ns)
 		return;
-	pp_wall_look_only_write(t, since, end_ns, pp_wall_look_only_off(t, end_ns, cpu));
+	off = pp_wall_look_only_off(t, end_ns, cpu, &since);
+	pp_wall_look_only_write(t, since, end_ns, off);
 }
 
 /*
@@ -1899,7 +1902,6 @@ static void pp_wall_thread_close(struct pp_wall_thread *t, uint64_t end_ns)
 		.ring_pages = t->ring ? t->ring_pages : t->inherits ? pp_wall.cpu_pages : 0,
 		.error = t->error,
 		.lost = t->lost,
-		.intervals = t->intervals,
 		.end_ns = end_ns,
 	};
 
@@ -1910,7 +1912,7 @@ static void pp_wall_thread_close(struct pp_wall_thread *t, uint64_t end_ns)
 	/* Ended then: a look-only thread's time since its last look (else pp_wall_end's). */
 	if (end_ns)
 		pp_wall_look_only_tail(t, end_ns, cpu);
-	r.intervals = t->intervals;
+	r.intervals = t->intervals; /* the tail's included */
 
 	pp_records_wall_sigsafe(&pp_wall.log, PPF_REC_WALL_THREAD, &r, sizeof(r));
 	pp_wall_ring_close(t);

@@ -82,6 +82,23 @@
 static struct pp_sampler_config pp_sampler_cfg;
 /* The counting events of threads adopted here (pp_sampler_set_counters_sigsafe). */
 static uint32_t pp_sampler_count_mask;
+/*
+ * One event samples (the others count), as the two setters below leave it:
+ * with two, a late signal of one (come during the other's handler) would
+ * count from a counted CPU time that overflows lost in the kernel left
+ * behind (pp_sampler_cpu_sigsafe).
+ */
+static int pp_sampler_one_sampler;
+
+/* Async-signal-safe. Sets pp_sampler_one_sampler from the configuration. */
+static void pp_sampler_count_samplers_sigsafe(void)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < pp_sampler_cfg.nevents; i++)
+		n += !(pp_sampler_count_mask & (1u << i));
+	pp_sampler_one_sampler = n == 1;
+}
 static const struct perf_event_attr *pp_sampler_count_attrs;
 /*
  * The app's action for the sampling signal: two copies and an index, so
@@ -161,6 +178,7 @@ static void pp_sampler_unwind_key_free_sigsafe(void)
 void pp_sampler_configure_sigsafe(const struct pp_sampler_config *cfg)
 {
 	pp_sampler_cfg = *cfg;
+	pp_sampler_count_samplers_sigsafe();
 	/* A fork child records its own CPU time from its first sample. */
 	__atomic_store_n(&pp_sampler_proc_progress_ns, 0, __ATOMIC_RELAXED);
 }
@@ -170,6 +188,7 @@ void pp_sampler_set_counters_sigsafe(uint32_t mask, const struct perf_event_attr
 {
 	pp_sampler_count_attrs = attrs;
 	pp_sampler_count_mask = attrs ? mask : 0;
+	pp_sampler_count_samplers_sigsafe();
 }
 
 /* Runs in signal context. */
@@ -1225,20 +1244,6 @@ static struct pp_thread *pp_sampler_owner_sigsafe(int tid, unsigned event, uint6
 	return t;
 }
 
-/*
- * Runs in signal context. Whether one event samples (the others count):
- * with two, a late signal of one (come during the other's handler) would
- * count from a counted time that overflows lost in the kernel left behind.
- */
-static int pp_sampler_one_sampler_sigsafe(void)
-{
-	unsigned n = 0;
-
-	for (unsigned i = 0; i < pp_sampler_cfg.nevents; i++)
-		n += !(pp_sampler_count_mask & (1u << i));
-	return n == 1;
-}
-
 /* Runs in signal context. A time x on a clock that said from when another said to. */
 static uint64_t pp_sampler_rebase_sigsafe(uint64_t x, uint64_t from, uint64_t to)
 {
@@ -1258,7 +1263,7 @@ static uint64_t pp_sampler_cpu_sigsafe(struct pp_thread *t, unsigned event, int 
 {
 	uint64_t period = pp_sampler_cfg.period_ns[event];
 	uint64_t guess = t->cpu_last_ns + period * overflows, cpu, off, expected;
-	int same = period && t->cpu_last_event == event + 1 && pp_sampler_one_sampler_sigsafe();
+	int same = period && t->cpu_last_event == event + 1 && pp_sampler_one_sampler;
 	int chain = same && !late;
 	int was_guess = t->cpu_last_guessed;
 
