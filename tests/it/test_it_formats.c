@@ -1534,18 +1534,19 @@ static int it_fmt_script_weigh(void *ctx, const struct pa_samples_item *item)
 		if (again)
 			continue;
 		it_fmt_count_of(sw->weights, name)->total += w;
-		it_fmt_count_of(sw->counts, name)->total++;
+		it_fmt_count_of(sw->counts, name)->total += item->sample->count;
 		it_fmt_count_of(sw->counts, name)->seen_total = true;
 	}
 	it_fmt_count_of(sw->weights, item->frames[0].name)->self += w;
-	it_fmt_count_of(sw->counts, item->frames[0].name)->self++;
+	it_fmt_count_of(sw->counts, item->frames[0].name)->self += item->sample->count;
 	return 0;
 }
 
 /*
  * What speedscope must show of our perf script text for thread th: a
  * profile named "COMM tid: TID", each function of the thread's top with
- * its samples (the same counts as top) weighed by the time around them.
+ * its samples (the same counts as top: a late sample counts the overflows
+ * it stands for) weighed by the time around them.
  */
 static void it_fmt_script_want(const struct pa_run *run, const struct pa_process *proc,
 			       const struct pa_thread *th, struct it_fmt_ss_want *want)
