@@ -381,11 +381,11 @@ static int pp_thread_late_log(struct pp_thread *t, int tid, const char *name)
 	int pending = __atomic_load_n(&t->log_pending, __ATOMIC_ACQUIRE), err;
 
 	err = pp_threads_lazy_log_sigsafe(t, pp_thread_env.dir, name);
-	if (err == -EMFILE)
+	if (err == -EMFILE || err == -EINPROGRESS)
 		__atomic_store_n(&t->log_pending, 0, __ATOMIC_RELEASE);
 	if (err && (pending || t->log_err))
-		pp_unsampled_note(tid, PPF_UNSAMPLED_LOG, err == -EMFILE ? EMFILE : t->log_err,
-				  NULL);
+		pp_unsampled_note(tid, PPF_UNSAMPLED_LOG,
+				  err == -EMFILE || err == -EINPROGRESS ? -err : t->log_err, NULL);
 	return err;
 }
 

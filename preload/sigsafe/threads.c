@@ -304,8 +304,14 @@ int pp_threads_tcb_shared_sigsafe(uintptr_t tcb, int tid)
 /* The process directory's descriptor, while it is open again by path. */
 static const struct pp_share_cost pp_threads_dir_fd = { .fds = 1 };
 
-/* Yields while waiting for another thread to make the process directory. */
-#define PP_THREADS_DIR_SPINS 2000
+/*
+ * Waiting for another thread to make the process directory: yields first
+ * (it takes a few system calls), then naps of PP_THREADS_DIR_NAP_NS up to
+ * PP_THREADS_DIR_WAIT_NS in all (its maker preempted on a busy machine).
+ */
+#define PP_THREADS_DIR_SPINS 100
+#define PP_THREADS_DIR_NAP_NS 200000L
+#define PP_THREADS_DIR_WAIT_NS 2000000000ull
 
 /*
  * Runs in signal context. A descriptor of dir's root: its own, checked to
@@ -386,23 +392,71 @@ out_root:
 	return err;
 }
 
+/* Runs in signal context. Monotonic time in ns. */
+static uint64_t pp_threads_now_sigsafe(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Runs in signal context. Waits while another thread makes dir (bounded:
+ * PP_THREADS_DIR_WAIT_NS, and after one wait ran out, yields only: a
+ * maker stopped for good does not hold up every sample); returns the
+ * state then. The calling thread making it itself (interrupted by a
+ * signal) does not wait.
+ */
+static int pp_threads_dir_wait_sigsafe(struct pp_thread_dir *dir)
+{
+	struct timespec nap = { .tv_nsec = PP_THREADS_DIR_NAP_NS };
+	int state = __atomic_load_n(&dir->state, __ATOMIC_ACQUIRE), self;
+	uint64_t until = 0;
+
+	if (state != PP_THREADS_DIR_MAKING)
+		return state;
+	self = pp_threads_gettid_sigsafe();
+	for (unsigned i = 0; state == PP_THREADS_DIR_MAKING &&
+	     __atomic_load_n(&dir->maker, __ATOMIC_ACQUIRE) != self; i++) {
+		if (i < PP_THREADS_DIR_SPINS) {
+			syscall(SYS_sched_yield);
+		} else {
+			uint64_t now = pp_threads_now_sigsafe();
+
+			if (__atomic_load_n(&dir->waited_out, __ATOMIC_RELAXED))
+				break;
+			if (!until)
+				until = now + PP_THREADS_DIR_WAIT_NS;
+			if (now >= until) {
+				__atomic_store_n(&dir->waited_out, 1, __ATOMIC_RELAXED);
+				break;
+			}
+			/* The raw call: glibc's nanosleep is a cancellation point. */
+			syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &nap, NULL);
+		}
+		state = __atomic_load_n(&dir->state, __ATOMIC_ACQUIRE);
+	}
+	return state;
+}
+
 /* Runs in signal context. */
 int pp_threads_dir_sigsafe(struct pp_thread_dir *dir)
 {
-	int state = __atomic_load_n(&dir->state, __ATOMIC_ACQUIRE), err;
+	int state, err;
 
-	for (int i = 0; state == PP_THREADS_DIR_MAKING && i < PP_THREADS_DIR_SPINS; i++) {
-		syscall(SYS_sched_yield);
-		state = __atomic_load_n(&dir->state, __ATOMIC_ACQUIRE);
-	}
-	if (state == PP_THREADS_DIR_MADE)
-		return 0;
-	if (state == PP_THREADS_DIR_FAILED)
-		return -dir->err;
-	if (state == PP_THREADS_DIR_MAKING ||
-	    !__atomic_compare_exchange_n(&dir->state, &state, PP_THREADS_DIR_MAKING, 0,
-					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-		return -EAGAIN;
+	/* Only the first to leave PP_THREADS_DIR_NONE makes it; the others wait. */
+	do {
+		state = pp_threads_dir_wait_sigsafe(dir);
+		if (state == PP_THREADS_DIR_MADE)
+			return 0;
+		if (state == PP_THREADS_DIR_FAILED)
+			return -dir->err;
+		if (state == PP_THREADS_DIR_MAKING)
+			return -EINPROGRESS;
+	} while (!__atomic_compare_exchange_n(&dir->state, &state, PP_THREADS_DIR_MAKING, 0,
+					      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
+	__atomic_store_n(&dir->maker, pp_threads_gettid_sigsafe(), __ATOMIC_RELEASE);
 	err = pp_threads_dir_make_sigsafe(dir);
 	dir->err = -err;
 	__atomic_store_n(&dir->state, err ? PP_THREADS_DIR_FAILED : PP_THREADS_DIR_MADE,
@@ -498,7 +552,9 @@ int pp_threads_lazy_log_sigsafe(struct pp_thread *t, struct pp_thread_dir *dir,
 		t->charge.fds -= pp_threads_log_fd.fds;
 		t->log_fd_kept = 0;
 	}
-	if (err == -EMFILE || err == -ENFILE || err == -EAGAIN)
+	if (err == -EINPROGRESS)
+		return err;
+	if (err == -EMFILE || err == -ENFILE)
 		return -EMFILE;
 	t->log_err = -err;
 	__atomic_store_n(&t->log_pending, 0, __ATOMIC_RELEASE);

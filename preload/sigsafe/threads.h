@@ -141,16 +141,22 @@ struct pp_thread_dir {
 	const char *name; /* its name in the root (and <name>.log's) */
 	int state;    /* enum pp_threads_dir_state, atomic */
 	int err;      /* with PP_THREADS_DIR_FAILED: why, an errno */
+	int maker;    /* with PP_THREADS_DIR_MAKING: the thread making it, atomic */
+	int waited_out; /* a wait for its maker ran out: later ones only yield, atomic */
 };
 
 /*
  * Runs in signal context. Makes dir's directory if it is not made yet
  * (mkdir under the root, checked to be this user's, and the process's
  * log moved into it): once per process, by the first thread that asks;
- * another asking meanwhile waits for it a moment (bounded). Returns 0 when
- * the directory is there (dir->fd), or a negative errno: -EAGAIN when
- * another thread was still making it, else why it could not be made
- * (then for good).
+ * another asking meanwhile waits for it (a few system calls, but its
+ * maker may be preempted on a busy machine: up to
+ * PP_THREADS_DIR_WAIT_NS, once: after a wait that ran out, only a few
+ * yields). Returns 0 when the directory is there
+ * (dir->fd), or a negative errno: -EINPROGRESS when another thread was
+ * still making it after that wait, or the calling thread itself is (a
+ * signal came in while it made it), else why it could not be made (then
+ * for good).
  */
 int pp_threads_dir_sigsafe(struct pp_thread_dir *dir);
 
@@ -164,8 +170,8 @@ int pp_threads_dir_sigsafe(struct pp_thread_dir *dir);
  * log made there grows only while dir's descriptor is ours again, as a log
  * made before the close does. The directory is made first when it is not
  * yet (pp_threads_dir_sigsafe). Returns 0 or a negative errno (-EBADF when
- * the directory cannot be found again, -EAGAIN while another thread makes
- * it).
+ * the directory cannot be found again, -EINPROGRESS while another thread
+ * makes it).
  */
 int pp_threads_open_log_sigsafe(struct pp_thread *t, struct pp_thread_dir *dir,
 				const char *name);
@@ -178,9 +184,9 @@ int pp_threads_open_log_sigsafe(struct pp_thread *t, struct pp_thread_dir *dir,
  * the profiler's share (share.h) while it is made. A thread's log is made
  * so at its first sample, in the handler, or at its end when it has more
  * to say than PPF_REC_THREAD_QUIET holds. Returns 0 (the log is open), or
- * a negative errno: -EMFILE, out of descriptors now, or another thread
- * making the process directory (still pending: tried again at the next
- * sample); else the log is no longer pending and
+ * a negative errno: -EMFILE, out of descriptors now, or -EINPROGRESS,
+ * another thread making the process directory (both still pending: tried
+ * again at the next sample); else the log is no longer pending and
  * t->log_err says why.
  */
 int pp_threads_lazy_log_sigsafe(struct pp_thread *t, struct pp_thread_dir *dir,
