@@ -1561,16 +1561,45 @@ static void pp_wall_look_only_write(struct pp_wall_thread *t, uint64_t since, ui
 }
 
 /*
+ * Writes off ns of look-only thread t's time off the CPU between two looks
+ * (since, now) that found it blocked in two different waits (its previous
+ * look's stack and nr, was and was_nr, then t's): the rest of the first
+ * and the start of the second, and whatever it waited in between, which
+ * no look saw. Which part was which is not known: half each, at the start
+ * and at the end (giving it all to the second, as before, gave a thread
+ * that waited at a barrier, then slept, the barrier's time as sleep).
+ */
+static void pp_wall_look_only_split(struct pp_wall_thread *t, uint64_t since, uint64_t now,
+				    uint64_t off, uint32_t was, int32_t was_nr)
+{
+	uint32_t stack = t->stack;
+	int32_t nr = t->nr;
+	uint64_t first = off / 2;
+
+	t->stack = was;
+	t->nr = was_nr;
+	pp_wall_write_interval(t, since, since + first, pp_wall_state_of(was_nr),
+			       PPF_WALL_LOOK_ONLY);
+	t->stack = stack;
+	t->nr = nr;
+	pp_wall_write_interval(t, now - (off - first), now, pp_wall_state_of(nr),
+			       PPF_WALL_LOOK_ONLY);
+}
+
+/*
  * A look at t, a thread without a ring, whose syscall line said st (nr,
  * and pp_wall.look's sp and pc). Its CPU clock says how long it was off
  * the CPU since its previous look: that time is the wait found now when
- * it is blocked (its end); found running, the rest of the wait its
- * previous look found, else a wait nobody looked at.
+ * it is blocked (its end), shared with the wait the previous look found
+ * when that was another (pp_wall_look_only_split); found running, the
+ * rest of the wait its previous look found, else a wait nobody looked at.
  */
 static void pp_wall_look_only(struct pp_wall_thread *t, uint64_t now, int st, int32_t nr)
 {
 	uint64_t since;
 	uint64_t off = pp_wall_look_only_off(t, now, st < 0 ? 0 : pp_wall_tid_cpu(t->tid), &since);
+	uint32_t was = t->stack;
+	int32_t was_nr = t->nr;
 
 	pp_wall.looks_only++;
 	if (st == 0) {
@@ -1583,7 +1612,12 @@ static void pp_wall_look_only(struct pp_wall_thread *t, uint64_t now, int st, in
 	t->stack = PPF_WALL_NO_STACK;
 	t->nr = -1;
 	/* Gone: the destructor's tail or the log's end says the rest. */
-	if (st > 0 && pp_wall_look_with(t, pp_wall_read_to(t), st, nr))
+	if (st <= 0 || !pp_wall_look_with(t, pp_wall_read_to(t), st, nr))
+		return;
+	if (was != PPF_WALL_NO_STACK && t->stack != PPF_WALL_NO_STACK &&
+	    (was != t->stack || was_nr != t->nr))
+		pp_wall_look_only_split(t, since, now, off, was, was_nr);
+	else
 		pp_wall_look_only_write(t, now - off, now, off);
 }
 
