@@ -100,6 +100,47 @@ Test(it_threads, early_and_raw_clone_threads_are_sampled)
 	tst_result_release(&prof);
 }
 
+/*
+ * Threads that end inside a signal handler (pthread_exit from an SA_ONSTACK
+ * handler, which runs on the alternate stack the profiler gives each
+ * thread): the program runs as it does unprofiled, and each thread's log
+ * is finished, its samples there.
+ */
+Test(it_threads, threads_ending_in_a_signal_handler_finish_their_logs)
+{
+	enum { N = 8 };
+	const char *argv[] = { "workloads/sigexit", "8", "0.05", NULL };
+	struct tst_result plain, prof;
+	const struct pa_process *p;
+	struct pa_run *run;
+	size_t burned = 0;
+
+	tst_run(&it_thr, "plain", argv, NULL, &plain);
+	tst_run_profiled(&it_thr, "prof", argv, NULL, &prof);
+	cr_assert(WIFEXITED(plain.status) && WEXITSTATUS(plain.status) == 0, "%s", plain.err);
+	cr_assert_eq(prof.status, plain.status, "status 0x%x: %s", prof.status, prof.err);
+	cr_assert_str_eq(prof.out, plain.out);
+	cr_assert_str_eq(prof.err, plain.err);
+	run = tst_load(&it_thr);
+	cr_assert_eq(run->nprocesses, 1);
+	p = run->processes[0];
+	cr_expect(p->ended, "process.log has no END record");
+	for (size_t i = 0; i < p->nthreads; i++) {
+		const struct pa_thread *t = p->threads[i];
+		struct pa_profile *tp = tst_profile(run, p->pid, t->tid);
+
+		if (tst_self(tp, "burn_sigexit") > 0) {
+			burned++;
+			cr_expect(t->ended, "thread %u: its log has no END record", t->tid);
+		}
+		pa_profile_free(tp);
+	}
+	cr_expect_eq(burned, N, "%zu of %d threads have samples in burn_sigexit", burned, N);
+	pa_run_free(run);
+	tst_result_release(&plain);
+	tst_result_release(&prof);
+}
+
 /* Parses the workload's "fds F0 F1 rss R0 R1" line from stderr. */
 static void it_thr_usage(const char *err, int *fds0, int *fds1, long *rss0, long *rss1)
 {
