@@ -710,6 +710,48 @@ static const struct pa_cpu_when *pa_wall_cpu_nearest(const struct pa_cpu_when *c
 	return before ? before : after;
 }
 
+/* Samples whose stack says little of where the thread was: no unwinding, or no stack at all. */
+#define PA_WALL_POOR_STACK (PPF_SAMPLE_LEAF_ONLY | PPF_SAMPLE_RECOVERED)
+/* How far (in samples, each way) a stand-in with a stack is looked for. */
+#define PA_WALL_STAND_IN_SCAN 64
+
+/*
+ * The CPU sample of the thread to stand for its time off the CPU from
+ * out_ns to in_ns that has no stack of its own: the nearest taken from
+ * lo_ns to hi_ns (pa_wall_cpu_nearest), but passing over samples whose
+ * stack is a leaf alone (PA_WALL_POOR_STACK: taken where the handler does
+ * not unwind, as inside the profiler's own scan of a library just
+ * loaded) to the nearest with a stack on either side, within
+ * PA_WALL_STAND_IN_SCAN samples and the bounds; the nearest itself when
+ * there is none. A leaf-only stand-in took a rank's waits in MPI_Init out
+ * of MPI (its one frame is the profiler's, which reports leave out).
+ */
+static const struct pa_cpu_when *pa_wall_stand_in(const struct pa_wall_build *b,
+						  const struct pa_cpu_when *cpu, size_t n,
+						  uint64_t out_ns, uint64_t in_ns,
+						  uint64_t lo_ns, uint64_t hi_ns)
+{
+	const struct pa_cpu_when *w = pa_wall_cpu_nearest(cpu, n, out_ns, in_ns, lo_ns, hi_ns);
+	const struct pa_cpu_when *before = NULL, *after = NULL;
+	size_t at;
+
+	if (!w || !(b->t->samples[w->entry].flags & PA_WALL_POOR_STACK))
+		return w;
+	at = (size_t)(w - cpu);
+	for (size_t k = 1; k <= PA_WALL_STAND_IN_SCAN && !before && k <= at &&
+	     cpu[at - k].time_ns >= lo_ns; k++)
+		if (!(b->t->samples[cpu[at - k].entry].flags & PA_WALL_POOR_STACK))
+			before = &cpu[at - k];
+	for (size_t k = 1; k <= PA_WALL_STAND_IN_SCAN && !after && at + k < n &&
+	     cpu[at + k].time_ns <= hi_ns; k++)
+		if (!(b->t->samples[cpu[at + k].entry].flags & PA_WALL_POOR_STACK))
+			after = &cpu[at + k];
+	if (before && after)
+		return (after->time_ns > in_ns ? after->time_ns - in_ns : 0) <
+		       (out_ns > before->time_ns ? out_ns - before->time_ns : 0) ? after : before;
+	return before ? before : after ? after : w;
+}
+
 /* The thread's yield stretch that holds time t, or NULL. */
 static const struct ppf_wall_yield *pa_wall_stretch_at(const struct pa_wall_build *b, uint64_t t)
 {
@@ -758,11 +800,11 @@ static int pa_wall_runnable(struct pa_wall_build *b, const struct ppf_wall_inter
 		return k ? pa_wall_weigh(b, k, iv->in_ns - iv->out_ns, iv->in_ns) : -ENOMEM;
 	}
 	if (y)
-		w = pa_wall_cpu_nearest(cpu, ncpu, iv->out_ns, iv->in_ns, y->from_ns, y->to_ns);
+		w = pa_wall_stand_in(b, cpu, ncpu, iv->out_ns, iv->in_ns, y->from_ns, y->to_ns);
 	if (!w && y && b->yrep[y - b->y] != SIZE_MAX)
 		w = &cpu[b->yrep[y - b->y]];
 	if (!w)
-		w = pa_wall_cpu_nearest(cpu, ncpu, iv->out_ns, iv->in_ns, 0, UINT64_MAX);
+		w = pa_wall_stand_in(b, cpu, ncpu, iv->out_ns, iv->in_ns, 0, UINT64_MAX);
 	s = w ? &b->t->samples[w->entry] : NULL;
 	if (s)
 		k = pa_wall_key(b, pa_hash(s->ips, s->nframes * sizeof(*s->ips), 0) | 1ull << 63);
@@ -1513,8 +1555,8 @@ static int pa_wall_unseen_alone(struct pa_wall_build *b, const struct ppf_wall_i
  * An unseen wait iv of a thread whose seen waits are too few to stand for
  * it (pa_wall_spread's thin), with a CPU sample of the thread taken within
  * PA_WALL_NEAR_NS of it (pa_wall_near): above the stack of the nearest
- * such sample (the code that made the call, most likely), under its
- * state's marker. -ENOMEM.
+ * such sample with a stack (pa_wall_stand_in; the code that made the call,
+ * most likely), under its state's marker. -ENOMEM.
  */
 static int pa_wall_unseen_near(struct pa_wall_build *b, const struct ppf_wall_interval *iv,
 			       const struct pa_cpu_when *w)
@@ -1596,7 +1638,11 @@ static int pa_wall_thread(struct pa_wall_build *b, const struct ppf_wall_interva
 		}
 		/* Unseen waits: spread over the seen ones, else the process's. */
 		if (iv[i].stack == PPF_WALL_NO_STACK && thin[pa_wall_bin(len)] &&
-		    (w = pa_wall_near(cpu_samples, ncpu, &iv[i])) != NULL) {
+		    pa_wall_near(cpu_samples, ncpu, &iv[i]) != NULL) {
+			w = pa_wall_stand_in(b, cpu_samples, ncpu, iv[i].out_ns, iv[i].in_ns,
+					     iv[i].out_ns > PA_WALL_NEAR_NS ?
+					     iv[i].out_ns - PA_WALL_NEAR_NS : 0,
+					     iv[i].in_ns + PA_WALL_NEAR_NS);
 			ret = pa_wall_unseen_near(b, &iv[i], w);
 			continue;
 		}

@@ -318,6 +318,60 @@ Test(wall, preempted_time_goes_to_the_cpu_stack_nearest_in_time)
 }
 
 /*
+ * Time off the CPU with no stack of its own takes the stack of a CPU
+ * sample near it, but not a leaf-only one (taken where the handler does
+ * not unwind: inside the profiler's scan of a library just loaded, its
+ * one frame the profiler's) when one with a stack is near too: thread 7
+ * computed at 10 ms (a stack), took a leaf-only sample at 100 ms, was then
+ * preempted 3 ms at 101 ms and waited 2 ms at 105 ms where nobody looked
+ * (a thin bin: no wait of the thread seen). Both go above the stack of 10
+ * ms; before, both went above the leaf alone (a rank's waits in MPI_Init
+ * counted out of MPI).
+ */
+Test(wall, stackless_time_passes_over_leaf_only_samples)
+{
+	static const uint64_t leaf_ip[1] = { 0x405000 };
+	static const char *const argv[] = { "app", NULL };
+	struct ppf_wall_start st = { .period_ns = TW_MS, .tick_ns = 10 * TW_MS, .start_ns = 1000,
+				     .ring_pages = 2 };
+	char *pdir = tst_log_subdir(tw_dir, "app.7");
+	struct pa_error err = { 0 };
+	const struct pa_event *ev;
+	const struct pa_thread *t7;
+	struct pp_logfile log;
+	struct pa_run *run;
+	struct tst_log l;
+
+	tst_log_begin(&l, PPF_FILE_PROCESS);
+	tst_log_process(&l, 7, 1, "/usr/bin/app", argv);
+	tst_log_event(&l, 0, "cpu-clock", TW_MS, PPF_EVENT_TIME_NS);
+	tst_log_process_end(&l, 900 * TW_MS, 2, 0, PPF_EXIT_NORMAL, 0);
+	tst_log_write(&l, pdir, PPF_PROCESS_LOG);
+	tst_log_begin(&l, PPF_FILE_THREAD);
+	tst_log_thread(&l, 7, 7, 1000, "app");
+	tst_log_sample(&l, 10 * TW_MS, 0, 0, 2, tw_cpu_ips);
+	tst_log_sample(&l, 100 * TW_MS, 0, PPF_SAMPLE_LEAF_ONLY, 1, leaf_ip);
+	tst_log_thread_end(&l, 900 * TW_MS, 2, 0, 2 * TW_MS);
+	tst_log_write(&l, pdir, "thread-7.log");
+	tst_wall_log_start(pdir, &st, &log);
+	tw_interval(&log, 7, PPF_WALL_RUNNABLE, 101, 3000, PPF_WALL_NO_STACK, -1);
+	tw_interval(&log, 7, PPF_WALL_UNKNOWN, 105, 2000, PPF_WALL_NO_STACK, -1);
+	pp_logfile_close_sigsafe(&log);
+
+	cr_assert_eq(pa_run_load(tw_dir, &run, &err), 0, "%s: %s", err.path, err.reason);
+	ev = pa_process_find_event_named(run->processes[0], "wall");
+	cr_assert_not_null(ev, "no wall event");
+	t7 = tw_thread(run->processes[0], 7);
+	cr_expect_eq(tw_count(t7, ev->index, "[off-cpu: runnable]", tw_cpu_ips[0]), 3);
+	cr_expect_eq(tw_count(t7, ev->index, "[off-cpu: blocked]", tw_cpu_ips[0]), 2);
+	cr_expect_eq(tw_count(t7, ev->index, "[off-cpu: runnable]", leaf_ip[0]) +
+		     tw_count(t7, ev->index, "[off-cpu: blocked]", leaf_ip[0]), 0,
+		     "time off the CPU above the leaf-only sample");
+	pa_run_free(run);
+	free(pdir);
+}
+
+/*
  * pdir/wall.log of a process killed (ended: not) while threads waited:
  * thread 8 slept 300 ms from 100 ms (said open at 101 ms, then closed),
  * went into a futex wait at 500 ms still open at its end; thread 12 (no
