@@ -8,7 +8,8 @@
  *       a thread blocks in read() (wait_forever, called by park_outer and
  *       park_inner) on a pipe nobody writes; main sleeps SECONDS, writes
  *       the truth "wait_forever OFF_SECONDS" (wall minus CPU time of the
- *       thread since its read began), then returns from main, calls
+ *       thread since its read began) and "wait_forever.end_s S" (the
+ *       monotonic clock then, in s), then returns from main, calls
  *       exit(0), or raises SIGTERM with its default action (the process
  *       dies of it)
  *   waitedge callers ROUNDS MS
@@ -149,6 +150,7 @@ static int we_end(const char *how, double seconds)
 {
 	pthread_t th;
 	struct timespec cpu;
+	double end;
 
 	if (pthread_create(&th, NULL, we_parker, (void *)1) != 0)
 		return 2;
@@ -158,8 +160,9 @@ static int we_end(const char *how, double seconds)
 		we_fail("pthread_getcpuclockid", errno);
 	we_nap_ms((int)(seconds * 1e3));
 	clock_gettime(we_clock, &cpu);
-	we_truth("wait_forever %.9f\n", we_now() - we_wait_wall0 -
-		 ((double)cpu.tv_sec + (double)cpu.tv_nsec * 1e-9 - we_wait_cpu0));
+	end = we_now();
+	we_truth("wait_forever %.9f\nwait_forever.end_s %.9f\n", end - we_wait_wall0 -
+		 ((double)cpu.tv_sec + (double)cpu.tv_nsec * 1e-9 - we_wait_cpu0), end);
 	printf("waitedge: done\n");
 	fflush(stdout);
 	if (strcmp(how, "term") == 0)
