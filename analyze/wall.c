@@ -723,8 +723,9 @@ static const struct pa_cpu_when *pa_wall_cpu_nearest(const struct pa_cpu_when *c
  * not unwind, as inside the profiler's own scan of a library just
  * loaded) to the nearest with a stack on either side, within
  * PA_WALL_STAND_IN_SCAN samples and the bounds; the nearest itself when
- * there is none. A leaf-only stand-in took a rank's waits in MPI_Init out
- * of MPI (its one frame is the profiler's, which reports leave out).
+ * there is none (b NULL: the nearest, whatever its stack). A leaf-only
+ * stand-in took a rank's waits in MPI_Init out of MPI (its one frame is
+ * the profiler's, which reports leave out).
  */
 static const struct pa_cpu_when *pa_wall_stand_in(const struct pa_wall_build *b,
 						  const struct pa_cpu_when *cpu, size_t n,
@@ -735,7 +736,7 @@ static const struct pa_cpu_when *pa_wall_stand_in(const struct pa_wall_build *b,
 	const struct pa_cpu_when *before = NULL, *after = NULL;
 	size_t at;
 
-	if (!w || !(b->t->samples[w->entry].flags & PA_WALL_POOR_STACK))
+	if (!b || !w || !(b->t->samples[w->entry].flags & PA_WALL_POOR_STACK))
 		return w;
 	at = (size_t)(w - cpu);
 	for (size_t k = 1; k <= PA_WALL_STAND_IN_SCAN && !before && k <= at &&
@@ -1441,13 +1442,17 @@ static unsigned pa_wall_bin(uint64_t len)
 #define PA_WALL_THIN_RATIO 4
 #define PA_WALL_NEAR_NS 1000000000ull /* 1 s */
 
-/* The thread's CPU sample nearest to wait iv, if one was taken within PA_WALL_NEAR_NS of it. */
-static const struct pa_cpu_when *pa_wall_near(const struct pa_cpu_when *cpu, size_t ncpu,
+/*
+ * The thread's CPU sample nearest to wait iv, if one was taken within
+ * PA_WALL_NEAR_NS of it: with b, one with a stack (pa_wall_stand_in).
+ */
+static const struct pa_cpu_when *pa_wall_near(const struct pa_wall_build *b,
+					      const struct pa_cpu_when *cpu, size_t ncpu,
 					      const struct ppf_wall_interval *iv)
 {
-	return pa_wall_cpu_nearest(cpu, ncpu, iv->out_ns, iv->in_ns,
-				   iv->out_ns > PA_WALL_NEAR_NS ? iv->out_ns - PA_WALL_NEAR_NS : 0,
-				   iv->in_ns + PA_WALL_NEAR_NS);
+	return pa_wall_stand_in(b, cpu, ncpu, iv->out_ns, iv->in_ns,
+				iv->out_ns > PA_WALL_NEAR_NS ? iv->out_ns - PA_WALL_NEAR_NS : 0,
+				iv->in_ns + PA_WALL_NEAR_NS);
 }
 
 static bool pa_wall_spread(const struct ppf_wall_interval *iv, size_t n,
@@ -1502,7 +1507,7 @@ static bool pa_wall_spread(const struct ppf_wall_interval *iv, size_t n,
 		unsigned bin = pa_wall_bin(len);
 
 		if (iv[i].state != PPF_WALL_RUNNABLE && iv[i].stack == PPF_WALL_NO_STACK &&
-		    thin[bin] && pa_wall_near(cpu, ncpu, &iv[i]))
+		    thin[bin] && pa_wall_near(NULL, cpu, ncpu, &iv[i]))
 			unseen[to_of[bin]] -= (double)len;
 	}
 	for (int bin = 0; bin < PA_WALL_BINS; bin++)
@@ -1638,11 +1643,7 @@ static int pa_wall_thread(struct pa_wall_build *b, const struct ppf_wall_interva
 		}
 		/* Unseen waits: spread over the seen ones, else the process's. */
 		if (iv[i].stack == PPF_WALL_NO_STACK && thin[pa_wall_bin(len)] &&
-		    pa_wall_near(cpu_samples, ncpu, &iv[i]) != NULL) {
-			w = pa_wall_stand_in(b, cpu_samples, ncpu, iv[i].out_ns, iv[i].in_ns,
-					     iv[i].out_ns > PA_WALL_NEAR_NS ?
-					     iv[i].out_ns - PA_WALL_NEAR_NS : 0,
-					     iv[i].in_ns + PA_WALL_NEAR_NS);
+		    (w = pa_wall_near(b, cpu_samples, ncpu, &iv[i])) != NULL) {
 			ret = pa_wall_unseen_near(b, &iv[i], w);
 			continue;
 		}

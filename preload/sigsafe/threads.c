@@ -392,15 +392,6 @@ out_root:
 	return err;
 }
 
-/* Runs in signal context. Monotonic time in ns. */
-static uint64_t pp_threads_now_sigsafe(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /*
  * Runs in signal context. Waits while another thread makes dir (bounded:
  * PP_THREADS_DIR_WAIT_NS, and after one wait ran out, yields only: a
@@ -422,7 +413,7 @@ static int pp_threads_dir_wait_sigsafe(struct pp_thread_dir *dir)
 		if (i < PP_THREADS_DIR_SPINS) {
 			syscall(SYS_sched_yield);
 		} else {
-			uint64_t now = pp_threads_now_sigsafe();
+			uint64_t now = pp_records_now_sigsafe();
 
 			if (__atomic_load_n(&dir->waited_out, __ATOMIC_RELAXED))
 				break;
