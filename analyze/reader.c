@@ -2069,6 +2069,49 @@ static bool pa_reader_is_thread_log(const char *name)
 	       strcmp(name + n - s, PPF_LOG_SUFFIX) == 0;
 }
 
+/*
+ * Whether name, at a run's root, is a file of a process that took samples
+ * beside its log <P>.log (P being <exe>@<host>.<pid>, or that and .<k>,
+ * always ending in digits): <P>.thread-<tid>.log, or <P>.<what> for what
+ * given (wall.log, vdso.so). Sets *plen to P's length.
+ */
+static bool pa_reader_flat_file(const char *name, const char *what, size_t *plen)
+{
+	size_t n = strlen(name), w = strlen(what);
+
+	if (n <= w + 2 || name[n - w - 1] != '.' || strcmp(name + n - w, what) != 0 ||
+	    name[n - w - 2] < '0' || name[n - w - 2] > '9')
+		return false;
+	*plen = n - w - 1;
+	return true;
+}
+
+static bool pa_reader_flat_thread_log(const char *name, size_t *plen)
+{
+	size_t n = strlen(name), s = strlen(PPF_LOG_SUFFIX), p = strlen(PPF_THREAD_LOG_PREFIX);
+	size_t d = n > s ? n - s : 0, at;
+
+	if (d == 0 || strcmp(name + d, PPF_LOG_SUFFIX) != 0)
+		return false;
+	at = d;
+	while (at > 0 && name[at - 1] >= '0' && name[at - 1] <= '9')
+		at--;
+	if (at == d || at < p + 2 || strncmp(name + at - p, PPF_THREAD_LOG_PREFIX, p) != 0 ||
+	    name[at - p - 1] != '.' || name[at - p - 2] < '0' || name[at - p - 2] > '9')
+		return false;
+	*plen = at - p - 1;
+	return true;
+}
+
+/* A file at the root that belongs to a process beside its log: never a process log. */
+static bool pa_reader_flat_other(const char *name)
+{
+	size_t plen;
+
+	return pa_reader_flat_thread_log(name, &plen) ||
+	       pa_reader_flat_file(name, PPF_WALL_LOG, &plen);
+}
+
 static int pa_reader_cmp_thread(const void *a, const void *b)
 {
 	const struct pa_thread *x = *(struct pa_thread *const *)a;
@@ -2148,6 +2191,54 @@ static bool pa_reader_keep_thread_log(const char *dir, const char *name)
 	return pa_reader_is_thread_log(name);
 }
 
+static bool pa_reader_keep_flat_thread_log(const char *dir, const char *name)
+{
+	size_t plen;
+
+	(void)dir;
+	return pa_reader_flat_thread_log(name, &plen);
+}
+
+/*
+ * The thread logs of the process whose log is <P>.log at the root: those
+ * of flat (the root's <P>.thread-<tid>.log names, sorted) that start with
+ * "<P>.thread-", copied into *names. Returns 0 or -ENOMEM.
+ */
+static int pa_reader_flat_threads(char *const *flat, size_t nflat, const char *p,
+				  char ***names, size_t *n)
+{
+	size_t plen = strlen(p), lo = 0, hi = nflat, cap = 0;
+
+	*names = NULL;
+	*n = 0;
+	/* The first name not below P: P's own come right after it, together. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(flat[mid], p) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < nflat && strncmp(flat[i], p, plen) == 0; i++) {
+		size_t got;
+		char *c;
+
+		if (!pa_reader_flat_thread_log(flat[i], &got) || got != plen)
+			continue;
+		c = strdup(flat[i]);
+		if (!c || pa_grow((void **)names, &cap, *n, sizeof(char *)) < 0) {
+			free(c);
+			pa_reader_free_names(*names, *n);
+			*names = NULL;
+			*n = 0;
+			return -ENOMEM;
+		}
+		(*names)[(*n)++] = c;
+	}
+	return 0;
+}
+
 /*
  * A process directory is a directory holding a process.log, whatever that
  * is: one that is not a regular file is said when it is read.
@@ -2185,6 +2276,8 @@ static bool pa_reader_keep_process_dir(const char *dir, const char *name)
 	struct stat st;
 	bool ok;
 
+	if (pa_reader_flat_other(name))
+		return false;
 	if (asprintf(&p, "%s/%s/%s", dir, name, PPF_PROCESS_LOG) < 0)
 		return false;
 	ok = lstat(p, &st) == 0;
@@ -2449,19 +2542,31 @@ static void pa_reader_last_cpu(struct pa_process *proc)
 	}
 }
 
-int pa_process_load_opts(const char *dir, const struct pa_load_opts *opts,
-			 struct pa_process **out, struct pa_warnings *warn,
-			 struct pa_error *err)
+/*
+ * pa_process_load_opts, for a process at the root of a run whose thread
+ * logs at the root are flat (nflat sorted names, flat NULL: listed here
+ * when needed).
+ */
+static int pa_reader_process_load_in(const char *dir, const struct pa_load_opts *opts,
+				     char *const *flat, size_t nflat,
+				     struct pa_process **out, struct pa_warnings *warn,
+				     struct pa_error *err)
 {
 	struct pa_reader_topts o = { 0 };
 	struct pa_process *proc = NULL;
-	size_t n = 0, len = strlen(dir), sl = strlen(PPF_LOG_SUFFIX);
-	/* A process that took no sample: its log alone, <exe>@<host>.<pid>.log, no directory. */
+	size_t n = 0, len = strlen(dir), sl = strlen(PPF_LOG_SUFFIX), nlisted = 0;
+	/*
+	 * A process whose log is at the root, <P>.log (P: <exe>@<host>.<pid>),
+	 * with its thread logs beside it, <P>.thread-<tid>.log, and no
+	 * directory; older runs had a directory <P>/ holding process.log and
+	 * thread-<tid>.log for a process that took samples.
+	 */
 	struct stat st;
 	bool alone = len > sl && strcmp(dir + len - sl, PPF_LOG_SUFFIX) == 0 &&
 		     lstat(dir, &st) == 0 && S_ISREG(st.st_mode);
 	char *path = alone ? strdup(dir) : pa_reader_join(dir, PPF_PROCESS_LOG);
-	char **names = NULL;
+	const char *slash = strrchr(dir, '/');
+	char **names = NULL, **listed = NULL, *root = NULL;
 	int ret;
 
 	*out = NULL;
@@ -2473,19 +2578,32 @@ int pa_process_load_opts(const char *dir, const struct pa_load_opts *opts,
 		return ret;
 	free(proc->dir);
 	proc->dir = alone ? strndup(dir, len - sl) : strdup(dir);
-	if (!proc->dir)
+	if (alone)
+		root = slash ? strndup(dir, (size_t)(slash - dir)) : strdup(".");
+	if (!proc->dir || (alone && !root))
 		ret = pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
 	else if (!alone)
 		ret = pa_reader_list_dir(dir, pa_reader_keep_thread_log, &names, &n, err);
+	else if (!flat && (ret = pa_reader_list_dir(root, pa_reader_keep_flat_thread_log,
+						    &listed, &nlisted, err)) == 0) {
+		flat = listed;
+		nflat = nlisted;
+	}
+	if (ret == 0 && alone &&
+	    pa_reader_flat_threads(flat, nflat, proc->dir + (slash ? slash - dir + 1 : 0),
+				   &names, &n) < 0)
+		ret = pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
+	pa_reader_free_names(listed, nlisted);
 	if (ret == 0 && n) {
 		proc->threads = calloc(n, sizeof(*proc->threads));
 		if (!proc->threads)
 			ret = pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
 	}
-	if (ret == 0 && n && pa_reader_topts_init(&o, opts, proc, pa_wall_present(dir)) < 0)
+	if (ret == 0 && n && pa_reader_topts_init(&o, opts, proc, pa_wall_present(proc->dir)) < 0)
 		ret = pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
 	if (ret == 0 && n)
-		ret = pa_reader_load_threads(proc, dir, names, n, &o, warn, err);
+		ret = pa_reader_load_threads(proc, alone ? root : dir, names, n, &o, warn, err);
+	free(root);
 	if (ret == 0 && pa_reader_add_quiet(proc) < 0)
 		ret = pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
 	free(o.unloads);
@@ -2496,7 +2614,7 @@ int pa_process_load_opts(const char *dir, const struct pa_load_opts *opts,
 	}
 	if (proc->nthreads)
 		qsort(proc->threads, proc->nthreads, sizeof(*proc->threads), pa_reader_cmp_thread);
-	ret = pa_wall_load(proc, dir, opts, warn, err);
+	ret = pa_wall_load(proc, proc->dir, opts, warn, err);
 	if (ret < 0) {
 		pa_process_free(proc);
 		return ret;
@@ -2505,6 +2623,13 @@ int pa_process_load_opts(const char *dir, const struct pa_load_opts *opts,
 	pa_reader_warn_full(proc, warn);
 	*out = proc;
 	return 0;
+}
+
+int pa_process_load_opts(const char *dir, const struct pa_load_opts *opts,
+			 struct pa_process **out, struct pa_warnings *warn,
+			 struct pa_error *err)
+{
+	return pa_reader_process_load_in(dir, opts, NULL, 0, out, warn, err);
 }
 
 /* ---- other logs ------------------------------------------------------------ */
@@ -2646,6 +2771,8 @@ static void pa_reader_warn_unended(struct pa_run *run)
 struct pa_reader_pjobs {
 	const char *dir;
 	char **names;
+	char **flat;                /* the root's thread logs, <P>.thread-<tid>.log, sorted */
+	size_t nflat;
 	const struct pa_load_opts *opts;
 	struct pa_process **procs;  /* per directory, NULL until loaded */
 	struct pa_warnings *warns;  /* per directory, merged in order afterwards */
@@ -2663,7 +2790,8 @@ static void pa_reader_pjob(void *arg, size_t i)
 	/* Kept only on failure: a pa_error is 4 KiB, and a run may have 100,000 processes. */
 	struct pa_error err = { 0 };
 
-	j->rets[i] = pdir ? pa_process_load_opts(pdir, j->opts, &j->procs[i], &j->warns[i], &err) :
+	j->rets[i] = pdir ? pa_reader_process_load_in(pdir, j->opts, j->flat, j->nflat,
+						     &j->procs[i], &j->warns[i], &err) :
 			    pa_error_set(&err, -ENOMEM, j->dir, false, 0, "out of memory");
 	if (j->rets[i] != 0 && (j->errs[i] = malloc(sizeof(err))) != NULL)
 		*j->errs[i] = err;
@@ -2685,10 +2813,11 @@ static void pa_reader_pjob_error(const struct pa_reader_pjobs *j, size_t i, stru
  * as if read one after another. Returns 0 or the first error (err filled).
  */
 static int pa_reader_load_processes(struct pa_run *run, char **names, size_t n,
+				    char **flat, size_t nflat,
 				    const struct pa_load_opts *opts, struct pa_error *err)
 {
 	struct pa_reader_pjobs j = {
-		.dir = run->dir, .names = names, .opts = opts,
+		.dir = run->dir, .names = names, .flat = flat, .nflat = nflat, .opts = opts,
 		.procs = calloc(n, sizeof(*j.procs)),
 		.warns = calloc(n, sizeof(*j.warns)),
 		.errs = calloc(n, sizeof(*j.errs)),
@@ -2839,13 +2968,66 @@ static int pa_reader_link_before(struct pa_run *run)
 	return 0;
 }
 
+/*
+ * Thread logs at the root of run whose process log, <P>.log, is not among
+ * the names of the processes found (*names, *n, sorted): the log is read
+ * all the same when it is there (a damaged one is then said, naming it, as
+ * the process.log of a directory is), else they are left out, said once
+ * per process. Returns 0 or -ENOMEM.
+ */
+static int pa_reader_orphans(struct pa_run *run, char ***names, size_t *n, char *const *flat,
+			     size_t nflat)
+{
+	size_t cap = *n, added = 0;
+
+	for (size_t i = 0; i < nflat; i++) {
+		size_t plen;
+		char *log = NULL, *path = NULL;
+		struct stat st;
+
+		if (!pa_reader_flat_thread_log(flat[i], &plen) ||
+		    (i > 0 && strncmp(flat[i - 1], flat[i], plen) == 0 &&
+		     flat[i - 1][plen] == '.'))
+			continue;
+		if (asprintf(&log, "%.*s%s", (int)plen, flat[i], PPF_LOG_SUFFIX) < 0)
+			return -ENOMEM;
+		if (bsearch(&log, *names, *n - added, sizeof(char *), pa_reader_cmp_name)) {
+			free(log);
+			continue;
+		}
+		if (asprintf(&path, "%s/%s", run->dir, log) < 0) {
+			free(log);
+			return -ENOMEM;
+		}
+		if (lstat(path, &st) == 0) {
+			if (pa_grow((void **)names, &cap, *n, sizeof(char *)) < 0) {
+				free(log);
+				free(path);
+				return -ENOMEM;
+			}
+			(*names)[(*n)++] = log;
+			added++;
+			log = NULL;
+		} else {
+			pa_warnings_add(&run->warnings, path, false, 0,
+					"missing: the thread logs %.*s.thread-*.log beside it are "
+					"left out", (int)plen, flat[i]);
+		}
+		free(log);
+		free(path);
+	}
+	if (added)
+		qsort(*names, *n, sizeof(char *), pa_reader_cmp_name);
+	return 0;
+}
+
 int pa_run_load_opts(const char *dir, const struct pa_load_opts *opts, struct pa_run **out,
 		     struct pa_error *err)
 {
 	struct pa_run *run;
 	struct stat st;
-	char **names = NULL;
-	size_t n = 0;
+	char **names = NULL, **flat = NULL;
+	size_t n = 0, nflat = 0;
 	int ret;
 
 	*out = NULL;
@@ -2861,6 +3043,10 @@ int pa_run_load_opts(const char *dir, const struct pa_load_opts *opts, struct pa
 		return pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
 	}
 	ret = pa_reader_list_dir(dir, pa_reader_keep_process_dir, &names, &n, err);
+	if (ret == 0)
+		ret = pa_reader_list_dir(dir, pa_reader_keep_flat_thread_log, &flat, &nflat, err);
+	if (ret == 0 && pa_reader_orphans(run, &names, &n, flat, nflat) < 0)
+		ret = pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
 	if (ret == 0 && n == 0) {
 		/* The directory of one process given directly. */
 		if (pa_reader_keep_process_dir(dir, ".")) {
@@ -2872,9 +3058,9 @@ int pa_run_load_opts(const char *dir, const struct pa_load_opts *opts, struct pa
 				ret = pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
 		} else
 			ret = pa_error_set(err, -ENOENT, dir, false, 0,
-					   "no process directory (<exe>@<host>.<pid>/%s) or process "
-					   "log (<exe>@<host>.<pid>%s) here; %s", PPF_PROCESS_LOG,
-					   PPF_LOG_SUFFIX, PA_READER_NO_PROFILE);
+					   "no process log (<exe>@<host>.<pid>%s) or process "
+					   "directory (<exe>@<host>.<pid>/%s) here; %s", PPF_LOG_SUFFIX,
+					   PPF_PROCESS_LOG, PA_READER_NO_PROFILE);
 	}
 	if (ret == 0 && n) {
 		run->processes = calloc(n, sizeof(*run->processes));
@@ -2882,8 +3068,9 @@ int pa_run_load_opts(const char *dir, const struct pa_load_opts *opts, struct pa
 			ret = pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
 	}
 	if (ret == 0 && n)
-		ret = pa_reader_load_processes(run, names, n, opts, err);
+		ret = pa_reader_load_processes(run, names, n, flat, nflat, opts, err);
 	pa_reader_free_names(names, n);
+	pa_reader_free_names(flat, nflat);
 	if (ret < 0) {
 		pa_run_free(run);
 		return ret;

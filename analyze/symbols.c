@@ -536,25 +536,31 @@ static const char pa_symbols_vdso[] = "[vdso]";
 
 /*
  * Whether rec is the vDSO: an image at the run's root (PPF_REC_VDSO says
- * so), or, in logs written before, the process's copy: "vdso.so" in a
- * directory named as the process's (README "Output").
+ * so), or the process's own copy, when the image's name at the root was
+ * taken: <P>.vdso.so beside its log <P>.log, or, in older runs, "vdso.so"
+ * in a directory named as the process's (README "Output").
  */
 static bool pa_symbols_is_vdso(const struct pa_process *proc, const struct pa_module *rec)
 {
-	const char *slash = strrchr(rec->path, '/'), *dir, *dbase;
+	const char *slash = strrchr(rec->path, '/'), *dir, *dbase, *base;
 	size_t dlen;
 
 	if (rec->vdso_image)
 		return true;
-	if (!slash || strcmp(slash + 1, PPF_VDSO_COPY) != 0 || slash == rec->path || !proc->dir ||
-	    !proc->dir[0])
+	if (!slash || slash == rec->path || !proc->dir || !proc->dir[0])
+		return false;
+	base = slash + 1;
+	dbase = strrchr(proc->dir, '/');
+	dbase = dbase ? dbase + 1 : proc->dir;
+	dlen = strlen(dbase);
+	if (strncmp(base, dbase, dlen) == 0 && base[dlen] == '.' &&
+	    strcmp(base + dlen + 1, PPF_VDSO_COPY) == 0)
+		return true;
+	if (strcmp(base, PPF_VDSO_COPY) != 0)
 		return false;
 	for (dir = slash; dir > rec->path && dir[-1] != '/'; dir--)
 		;
-	dlen = (size_t)(slash - dir);
-	dbase = strrchr(proc->dir, '/');
-	dbase = dbase ? dbase + 1 : proc->dir;
-	return strlen(dbase) == dlen && memcmp(dbase, dir, dlen) == 0;
+	return (size_t)(slash - dir) == dlen && memcmp(dbase, dir, dlen) == 0;
 }
 
 const char *pa_symbols_module_name(const struct pa_process *proc, const struct pa_module *rec)
@@ -904,13 +910,20 @@ static int pa_symbols_vdso_file(const struct pa_process *proc, const struct pa_m
 
 	if (!proc->dir || !proc->dir[0])
 		return (*file = strdup(rec->path)) ? 0 : -ENOMEM;
-	/* A process log alone at the root (<exe>@<host>.<pid>.log): the image is beside it. */
-	if (rec->vdso_image && slash && strcmp(slash + 1, PPF_PROCESS_LOG) != 0)
+	/*
+	 * A process log at the root (<P>.log, P: <exe>@<host>.<pid>): the image is
+	 * beside it, or its own copy is <P>.vdso.so; in a process directory of an
+	 * older run, the image is in the directory's parent, or the copy in it.
+	 */
+	bool at_root = slash && strcmp(slash + 1, PPF_PROCESS_LOG) != 0;
+
+	if (rec->vdso_image && at_root)
 		return asprintf(file, "%.*s/%s", (int)(slash - proc->path), proc->path,
 				rec->vdso_image) < 0 ? -ENOMEM : 0;
 	if (rec->vdso_image)
 		return asprintf(file, "%s/../%s", proc->dir, rec->vdso_image) < 0 ? -ENOMEM : 0;
-	return asprintf(file, "%s/%s", proc->dir, PPF_VDSO_COPY) < 0 ? -ENOMEM : 0;
+	return asprintf(file, at_root ? "%s.%s" : "%s/%s", proc->dir, PPF_VDSO_COPY) < 0 ?
+		       -ENOMEM : 0;
 }
 
 /* Name module idx of sym and find its file; -ENOMEM. */

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "eventinfo.h"
@@ -2096,10 +2097,18 @@ static void pa_wall_lost_time(struct pa_process *proc, const struct pa_wall_read
 		r->info->lost = lost;
 }
 
-/* dir/wall.log into path (size PATH_MAX); false when it does not fit or is absent. */
+/*
+ * The wall log of the process at dir into path (size PATH_MAX): dir/wall.log
+ * when dir is a directory (older runs), else beside its log, dir.wall.log
+ * (dir is then <root>/<P>, the log <P>.log). False when it does not fit or
+ * is absent.
+ */
 static bool pa_wall_path(const char *dir, char *path, size_t size)
 {
-	return snprintf(path, size, "%s/%s", dir, PPF_WALL_LOG) < (int)size &&
+	struct stat st;
+	bool in = stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+
+	return snprintf(path, size, in ? "%s/%s" : "%s.%s", dir, PPF_WALL_LOG) < (int)size &&
 	       access(path, F_OK) == 0;
 }
 

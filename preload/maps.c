@@ -220,13 +220,14 @@ static int pp_maps_root_put(const char *name, const void *data, uint64_t size)
  * a copy, so that the analyzer can name what runs in it; image gets its
  * name there. When the root cannot take it (a file system without hard
  * links, a name taken by something else, a root no longer open), a copy
- * goes into the process directory as before, and image is "". Returns 1
+ * of the process's own goes beside its log, <name>.vdso.so, and image is "". Returns 1
  * with path set.
  */
 static int pp_maps_vdso(const struct dl_phdr_info *info, uint64_t start,
 			uint64_t end, char *path, char *image)
 {
 	const ElfW(Ehdr) *eh = (const void *)getauxval(AT_SYSINFO_EHDR);
+	char file[NAME_MAX + 1];
 	uint64_t size;
 
 	image[0] = '\0';
@@ -242,11 +243,11 @@ static int pp_maps_vdso(const struct dl_phdr_info *info, uint64_t start,
 	    snprintf(path, PATH_MAX, "%s/%s", pp_maps_root, image) < PATH_MAX)
 		return 1;
 	image[0] = '\0';
-	if (pp_threads_dir_sigsafe(pp_maps_dir) != 0 ||
-	    pp_maps_file_write(pp_maps_dir->fd, PPF_VDSO_COPY, eh, size) != 0)
+	if (pp_threads_dir_file_sigsafe(pp_maps_dir, file, sizeof(file), PPF_VDSO_COPY) != 0 ||
+	    pp_maps_file_write(pp_maps_dir->rootfd, file, eh, size) != 0)
 		return 0;
-	return snprintf(path, PATH_MAX, "%.*s/%s", PATH_MAX - 16, pp_maps_dir->path,
-			PPF_VDSO_COPY) < PATH_MAX;
+	return snprintf(path, PATH_MAX, "%.*s/%s", PATH_MAX - NAME_MAX - 2, pp_maps_dir->root,
+			file) < PATH_MAX;
 }
 
 /*

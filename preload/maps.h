@@ -15,10 +15,10 @@ struct pp_logfile;
 struct pp_thread_dir;
 
 /*
- * The process directory, where a copy of the vDSO goes when the output
- * root cannot take its image (it has no file of its own): made then if it
- * is not yet (sigsafe/threads.h). dir stays owned by the caller; NULL:
- * none.
+ * Where the process's files go: a copy of the vDSO, <name>.vdso.so, when
+ * the output root cannot take its image under its shared name (it has no
+ * file of its own; sigsafe/threads.h). dir stays owned by the caller;
+ * NULL: none.
  */
 void pp_maps_set_dir(struct pp_thread_dir *dir);
 

@@ -287,7 +287,10 @@ int pp_outdir_open(const char *path, char *why)
 int pp_outdir_process_name(char *name, size_t size, const char *base, const char *host,
 			   int pid, int k)
 {
-	int len = snprintf(name, size, "%s%s%s.%d", base, host[0] ? "@" : "", host, pid);
+	/* Room for the host, ".PID.K" and the longest suffix; the base gets the rest. */
+	int room = NAME_MAX - PP_OUTDIR_SUFFIX_ROOM - (int)strlen(host) - 1 - 24;
+	int len = snprintf(name, size, "%.*s%s%s.%d", room > 1 ? room : 1, base,
+			   host[0] ? "@" : "", host, pid);
 
 	if (len >= 0 && (size_t)len < size && k)
 		len += snprintf(name + len, size - (size_t)len, ".%d", k);

@@ -11,8 +11,8 @@
  *   then opened and checked like every other component;
  * - the root itself is owned by you, and not writable by other users unless
  *   sticky;
- * - the process directory is made with mkdirat below the root's descriptor
- *   and opened with O_NOFOLLOW: it is the one this process made.
+ * - the process's logs are made below the root's descriptor with O_EXCL
+ *   (never through a link) and opened again with O_NOFOLLOW.
  * "You" is the effective uid, the owner of what the process creates;
  * "writable by other users" is the mode's write bit for others, or for the
  * group when the group is not your effective gid.
@@ -40,11 +40,16 @@ int pp_outdir_open(const char *path, char *why);
  * with its '@' when ""), '.' and pid, then '.' and k when k > 0 (the k-th
  * name tried after that one was taken). A host in the name keeps processes
  * of several hosts writing into one shared output root apart (their pids
- * may be the same); the name ends in ".PID" or ".PID.K" either way. Into
- * name (size bytes). Returns 0 or -ENAMETOOLONG.
+ * may be the same); the name ends in ".PID" or ".PID.K" either way. A base
+ * so long that the name and the longest file name made of it
+ * (<name>.thread-<tid>.log: PP_OUTDIR_SUFFIX_ROOM bytes after it) would not
+ * fit NAME_MAX is cut. Into name (size bytes). Returns 0 or -ENAMETOOLONG.
  */
 int pp_outdir_process_name(char *name, size_t size, const char *base, const char *host,
 			   int pid, int k);
+
+/* What a process's file names add after its name, at the most (".thread-<u64>.log"). */
+#define PP_OUTDIR_SUFFIX_ROOM 32
 
 /*
  * Names the process under rootfd: pp_outdir_process_name's name with k
@@ -52,8 +57,8 @@ int pp_outdir_process_name(char *name, size_t size, const char *base, const char
  * <name>.log (an earlier process of the same pid, an exec'd image's or an
  * earlier run's). The process's log is made first, create(rootfd,
  * "<name>.log"), which must create it exclusively and return 0, -EEXIST
- * (the next name is tried) or another negative errno; the directory
- * <name>/ is made later, at the process's first thread log
+ * (the next name is tried) or another negative errno; its other files,
+ * <name>.thread-<tid>.log and the like, are made beside it later
  * (sigsafe/threads.h). Returns 0 with the name in name (name_size bytes),
  * or a negative errno.
  */

@@ -58,8 +58,8 @@ static struct {
 				signal: sigsafe/sampsig.h) */
 	pp_unwlib_backtrace_fn backtrace; /* libunwind's */
 	int rootfd;          /* the output root (O_PATH), -1 when none */
-	struct pp_thread_dir tdir; /* the process directory, made at the first
-				      thread log (sigsafe/threads.h) */
+	struct pp_thread_dir tdir; /* where its logs go: <root>/<name>.*
+				      (sigsafe/threads.h) */
 	char dir[PATH_MAX];  /* its path, <root>/<name> */
 	char exe[PATH_MAX];  /* /proc/self/exe's target at the start, "" if unknown */
 	const struct pp_process_origin *origin; /* the constructor's, while it runs */
@@ -73,7 +73,7 @@ static struct {
 					handler) began: pp_process_cpu_at_entry;
 					the process's, and its thread's */
 	struct pp_records_cpu entry_thread;
-} pp_process = { .rootfd = -1, .tdir = { .fd = -1, .rootfd = -1 } };
+} pp_process = { .rootfd = -1, .tdir = { .rootfd = -1 } };
 
 void pp_process_cpu_at_entry(void)
 {
@@ -129,10 +129,9 @@ static void pp_process_full_line(void)
 /*
  * Names the process's logs under rootfd, the output root opened by
  * pp_outdir_open: creates process.log as <root>/<exe>@<host>.<pid>.log (or
- * .<pid>.<k>.log when that name or the directory's is taken:
- * pp_outdir_make_process), and sets the process directory
- * <root>/<exe>@<host>.<pid>/ up to be made at the first thread log (and
- * process.log moved into it: sigsafe/threads.h).
+ * .<pid>.<k>.log when that name is taken: pp_outdir_make_process), and
+ * sets up where its other logs go: beside it, <root>/<name>.thread-<tid>.log
+ * made at each thread's first sample (sigsafe/threads.h).
  */
 static int pp_process_dir(int rootfd)
 {
@@ -154,8 +153,7 @@ static int pp_process_dir(int rootfd)
 				     pp_proclog_create);
 	if (err)
 		return err;
-	pp_process.tdir = (struct pp_thread_dir){ .fd = -1,
-						  .pid = (int)pp_process.pid,
+	pp_process.tdir = (struct pp_thread_dir){ .pid = (int)pp_process.pid,
 						  .path = pp_process.dir,
 						  .rootfd = rootfd,
 						  .root = pp_process.cfg->output,
@@ -428,10 +426,10 @@ static uint64_t pp_process_start_ns(int pid)
 }
 
 /*
- * Whether name is a process directory's of pid: EXE@HOST.PID (EXE.PID in
- * runs before the host was in the name), or that and .K when it was taken;
- * or that of its log at the root, with ".log" after (a process that took
- * no sample). Matched from the end, as pp_process_dir makes it: an EXE
+ * Whether name is a process log's of pid: EXE@HOST.PID (EXE.PID in runs
+ * before the host was in the name), or that and .K when it was taken, with
+ * ".log" after; or that without ".log", a process directory of older runs
+ * (their thread logs were in it). Matched from the end, as pp_process_dir makes it: an EXE
  * with dots and digits of its own (python3.11) does not mislead.
  */
 static int pp_process_dir_of(const char *name, int pid)
@@ -462,7 +460,7 @@ static int pp_process_dir_of(const char *name, int pid)
 
 /*
  * Whether this process's parent, or its own image before an exec, writes
- * into the same output directory in this run: a process directory of that
+ * into the same output directory in this run: a process log of that
  * pid, other than ours, changed since that process started (an older one of
  * a reused pid was last changed before). That process named the events the
  * machine refused already; a build that runs hundreds of programs under
@@ -487,7 +485,7 @@ static int pp_process_run_said(void)
 	while (!said && (e = readdir(d)) != NULL) {
 		struct stat st;
 
-		/* Our own directory, or log (name.log). */
+		/* Our own log (name.log), or a directory of that name. */
 		if (strncmp(e->d_name, mine, mlen) == 0 &&
 		    (!e->d_name[mlen] || strcmp(e->d_name + mlen, PPF_LOG_SUFFIX) == 0))
 			continue;
@@ -568,8 +566,7 @@ out_off:
 
 /*
  * Opens the output root (pp_outdir_open: the checks of outdir.h) into
- * pp_process.rootfd, and makes the process directory and its process.log
- * there.
+ * pp_process.rootfd, and makes the process's log there.
  * When it cannot, says why in one line and returns a negative errno.
  */
 static int pp_process_open_output(void)
@@ -727,9 +724,6 @@ static void pp_process_fork_child(void)
 	pp_proclog_forget();
 	pp_wall_fork_child();
 	pp_maps_reset();
-	if (pp_process.tdir.fd >= 0)
-		pp_fd_close_sigsafe(pp_process.tdir.fd);
-	pp_process.tdir.fd = -1;
 	/* The parent's: the child opens the root again from its path. */
 	if (pp_process.rootfd >= 0)
 		pp_fd_close_sigsafe(pp_process.rootfd);

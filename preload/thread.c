@@ -7,6 +7,7 @@
 #include "thread.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
@@ -381,11 +382,11 @@ static int pp_thread_late_log(struct pp_thread *t, int tid, const char *name)
 	int pending = __atomic_load_n(&t->log_pending, __ATOMIC_ACQUIRE), err;
 
 	err = pp_threads_lazy_log_sigsafe(t, pp_thread_env.dir, name);
-	if (err == -EMFILE || err == -EINPROGRESS)
+	if (err == -EMFILE)
 		__atomic_store_n(&t->log_pending, 0, __ATOMIC_RELEASE);
 	if (err && (pending || t->log_err))
 		pp_unsampled_note(tid, PPF_UNSAMPLED_LOG,
-				  err == -EMFILE || err == -EINPROGRESS ? -err : t->log_err, NULL);
+				  err == -EMFILE ? -err : t->log_err, NULL);
 	return err;
 }
 
@@ -581,15 +582,16 @@ static void pp_thread_warm_up(struct pp_thread *t, int arena)
  */
 static void pp_thread_drop(struct pp_thread *t, int tid)
 {
-	char name[64];
+	char what[64], name[NAME_MAX + 1];
 
 	pp_events_thread_close(&t->tev);
 	__atomic_store_n(&t->log_pending, 0, __ATOMIC_RELEASE);
 	if (pp_logfile_is_open_sigsafe(&t->log)) {
-		pp_logfile_format_name_sigsafe(name, PPF_THREAD_LOG_PREFIX, (uint64_t)tid,
+		pp_logfile_format_name_sigsafe(what, PPF_THREAD_LOG_PREFIX, (uint64_t)tid,
 					       PPF_LOG_SUFFIX);
 		pp_logfile_close_sigsafe(&t->log);
-		unlinkat(pp_thread_env.dir->fd, name, 0);
+		if (pp_threads_dir_file_sigsafe(pp_thread_env.dir, name, sizeof(name), what) == 0)
+			unlinkat(pp_thread_env.dir->rootfd, name, 0);
 	}
 	pp_thread_altstack_free(t, 1);
 	pp_share_give_sigsafe(&t->charge);

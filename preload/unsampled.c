@@ -50,8 +50,6 @@ static const char *pp_unsampled_hint(int err)
 		return " (out of descriptors: RLIMIT_NOFILE)";
 	case ENFILE:
 		return " (the system's file table is full)";
-	case EINPROGRESS:
-		return " (another thread was still making the process's directory)";
 	case EAGAIN:
 		return " (locked memory: the program locks its future mappings, RLIMIT_MEMLOCK)";
 	case ENOSPC:

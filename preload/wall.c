@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <libunwind.h>
 #include <link.h>
@@ -2206,6 +2207,7 @@ int pp_wall_is_helper(int tid)
 void pp_wall_start(uint64_t period_ns, int thread_rings, struct pp_thread_dir *dir)
 {
 	struct ppf_wall_start r = { 0 };
+	char file[NAME_MAX + 1];
 	int err;
 
 	if (!period_ns)
@@ -2218,13 +2220,13 @@ void pp_wall_start(uint64_t period_ns, int thread_rings, struct pp_thread_dir *d
 	pp_wall.looks_limit = PP_WALL_LOOKS_PER_TICK;
 	if (!pp_wall.threads)
 		pp_wall.threads = calloc(PP_WALL_MAX_THREADS, sizeof(*pp_wall.threads));
-	/* The process directory is made at its first log: this is one. */
-	err = !pp_wall.threads ? -ENOMEM : pp_threads_dir_sigsafe(dir);
+	err = !pp_wall.threads ? -ENOMEM :
+	      pp_threads_dir_file_sigsafe(dir, file, sizeof(file), PPF_WALL_LOG);
 	if (!err)
-		err = pp_logfile_create_sigsafe(&pp_wall.log, dir->fd, PPF_WALL_LOG, PPF_FILE_WALL);
+		err = pp_logfile_create_sigsafe(&pp_wall.log, dir->rootfd, file, PPF_FILE_WALL);
 	if (err) {
-		pp_warn("cannot create %s for the wall event: %s; the program runs "
-			"without it", PPF_WALL_LOG, strerror(-err));
+		pp_warn("cannot create %s.%s for the wall event: %s; the program runs "
+			"without it", dir->path ? dir->path : "", PPF_WALL_LOG, strerror(-err));
 		pp_wall_stop();
 		return;
 	}

@@ -43,7 +43,7 @@ int pp_wall_is_helper(int tid);
 
 /*
  * Starts the event in this process (the constructor, and a fork child):
- * wall.log in the process directory dir (made now if it is not yet:
+ * its wall.log beside the process's log (<name>.wall.log in dir's root:
  * sigsafe/threads.h), the switch events and their rings (one per CPU,
  * inherited by the threads the calling thread makes; thread_rings, or
  * when those cannot be made: one per thread) and the helper thread.

@@ -2,12 +2,16 @@
  * The on-disk log format shared by libpprof.so (writer) and pprof-analyze
  * (reader). Nothing else lives here.
  *
- * A run writes one directory per process, <root>/<exe>@<host>.<pid>/ (or
- * <exe>@<host>.<pid>.<k>/ when the name was taken; <exe>.<pid>/ in runs
- * before the host was in the name), made at the process's first thread
- * log: until then, and for good in a process that takes no sample, its
- * process.log is <root>/<exe>@<host>.<pid>.log (the same name with ".log"),
- * which the first thread log moves into the directory. The directory holds
+ * A run writes every file into its output root, each process's named
+ * after it, P being <exe>@<host>.<pid> (or <exe>@<host>.<pid>.<k> when
+ * the name was taken; P always ends in a digit): <root>/P.log, its process
+ * log; <root>/P.thread-<tid>.log, its thread logs (made at each thread's
+ * first sample); <root>/P.wall.log; <root>/P.vdso.so (a vDSO copy of its
+ * own, when the image could not go to the root). Runs before wrote a
+ * directory per process that took a sample, <root>/P/ (<exe>.<pid>/ in
+ * runs before the host was in the name), holding process.log,
+ * thread-<tid>.log, wall.log and vdso.so, which readers still read. Below,
+ * the files by their names in such a directory:
  *   process.log        header, PPF_REC_PROCESS, PPF_REC_IDENTITY (logs before
  *                      it have none), PPF_REC_CONFIG, PPF_REC_EVENT (or
  *                      PPF_REC_EVENT_REF, its record being in a file at
@@ -60,7 +64,7 @@
  * disk): only the closing records (the END records and a thread's name and
  * totals) follow it.
  *
- * The root (the directory that holds the process directories) also holds
+ * The root (the directory that holds the processes' logs) also holds
  * what is written once for the whole run, whatever process wrote it first:
  *   vdso.<build-id>.so  the vDSO's image (struct ppf_vdso)
  *   module.<key>        a header of kind PPF_FILE_SHARED and one
@@ -332,15 +336,15 @@ struct ppf_module {
 /*
  * The module of id module_id (the PPF_REC_MODULE just before) is the vDSO,
  * which has no file of its own. Its image was written once for the whole
- * run at the output root (the directory that holds the process
- * directories), named name there: "vdso.<its build-id in hex>.so", or
+ * run at the output root (the directory that holds the processes' logs),
+ * named name there: "vdso.<its build-id in hex>.so", or
  * "vdso.xxh128-<XXH3-128 of the image in hex>.so" when it has none. The
  * module's path is that file's absolute path when it was written; a reader
- * finds it beside the process directory, where the run is now. Followed by
+ * finds it beside the process's log (or its directory), where the run is now. Followed by
  * name_len bytes of name (NUL included, no '/') and padding.
  * Logs without it (written before it was added, or when the image could
- * not be put at the root) name "vdso.so" in the process directory, a copy
- * of its own.
+ * not be put at the root) name a copy of the process's own: P.vdso.so
+ * beside its log, or "vdso.so" in its directory in older runs.
  */
 struct ppf_vdso {
 	struct ppf_record h;
@@ -354,8 +358,8 @@ struct ppf_vdso {
 /*
  * A module of this process whose record is written once for the whole run:
  * the file PPF_MODULE_FILE_PREFIX + key in 32 lower-case hex digits at the
- * output root (beside the process directory, or beside the process log
- * alone at the root) holds a header of kind PPF_FILE_SHARED and one
+ * output root (beside the process's log, or beside its directory in older
+ * runs) holds a header of kind PPF_FILE_SHARED and one
  * PPF_REC_MODULE, whose path and build-id are the module's, whose id, bias
  * and load_ns are 0, and whose start and end are relative to the bias (its
  * pgoff is the module's). key is the XXH3-128 of the whole file (canonical,
@@ -391,7 +395,7 @@ struct ppf_event_ref {
 };
 
 #define PPF_EVENT_FILE_PREFIX "event."
-#define PPF_VDSO_COPY "vdso.so" /* in the process directory, the older way */
+#define PPF_VDSO_COPY "vdso.so" /* P.vdso.so beside P.log (vdso.so in P/, the older way) */
 
 struct ppf_module_unload {
 	struct ppf_record h;

@@ -15,6 +15,7 @@
 #ifndef PP_LOGFILE_H
 #define PP_LOGFILE_H
 
+#include <limits.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -32,7 +33,7 @@ struct pp_logfile {
 	int closing;       /* closing records may use the room kept for them */
 	int dirfd;         /* detached: the directory name is reopened in, else -1 */
 	uint64_t dir_dev, dir_ino; /* what dirfd must still name */
-	char name[32];     /* detached: the file's name in dirfd */
+	char name[NAME_MAX + 1]; /* detached: the file's name in dirfd */
 	uint64_t open_off; /* file offset of the record still growing at the end
 			      (pp_logfile_commit_open_sigsafe), 0 when none */
 };

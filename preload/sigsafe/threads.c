@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -301,183 +302,41 @@ int pp_threads_tcb_shared_sigsafe(uintptr_t tcb, int tid)
 	return 0;
 }
 
-/* The process directory's descriptor, while it is open again by path. */
-static const struct pp_share_cost pp_threads_dir_fd = { .fds = 1 };
+/* The output root's descriptor, while it is open again by path. */
+static const struct pp_share_cost pp_threads_root_fd = { .fds = 1 };
 
-/*
- * Waiting for another thread to make the process directory: yields first
- * (it takes a few system calls), then naps of PP_THREADS_DIR_NAP_NS up to
- * PP_THREADS_DIR_WAIT_NS in all (its maker preempted on a busy machine).
- */
-#define PP_THREADS_DIR_SPINS 100
-#define PP_THREADS_DIR_NAP_NS 200000L
-#define PP_THREADS_DIR_WAIT_NS 2000000000ull
+/* Runs in signal context. */
+int pp_threads_dir_file_sigsafe(const struct pp_thread_dir *dir, char *buf, size_t size,
+				const char *what)
+{
+	size_t len = dir->name ? strlen(dir->name) : size, wl = strlen(what);
+
+	if (len + 1 + wl >= size)
+		return -ENAMETOOLONG;
+	memcpy(buf, dir->name, len);
+	buf[len] = '.';
+	memcpy(buf + len + 1, what, wl + 1);
+	return 0;
+}
 
 /*
  * Runs in signal context. A descriptor of dir's root: its own, checked to
- * name it still, else opened again by its path (*again set; close it).
- * Returns it, or a negative errno.
+ * name it still; else, the program having closed it, the root opened again
+ * by its path (raw system call, above the numbers programs use; *again
+ * set) and checked to be the same, from the profiler's share: give it back
+ * with pp_threads_root_put_sigsafe. Returns it, or a negative errno.
  */
 static int pp_threads_root_fd_sigsafe(struct pp_thread_dir *dir, int *again)
 {
+	uint64_t dev = dir->root_dev, ino = dir->root_ino;
 	int fd;
 
 	*again = 0;
-	if (pp_logfile_same_file_sigsafe(dir->rootfd, &dir->root_dev, &dir->root_ino))
+	if (pp_logfile_same_file_sigsafe(dir->rootfd, &dev, &ino))
 		return dir->rootfd;
-	if (!dir->root)
+	if (!dir->root || pp_share_take_sigsafe(&pp_threads_root_fd) != 0)
 		return -EBADF;
-	fd = (int)syscall(SYS_openat, AT_FDCWD, dir->root,
-			  O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (!pp_logfile_same_file_sigsafe(fd, &dir->root_dev, &dir->root_ino)) {
-		pp_fd_close_sigsafe(fd);
-		return -EBADF;
-	}
-	*again = 1;
-	return fd;
-}
-
-/*
- * Runs in signal context. Makes <root>/<name>/ (mode 0700, checked to be
- * the one made, this user's) and moves <root>/<name>.log into it as
- * process.log; the process's log is written through its own descriptor
- * and mapping, which a rename leaves as they are. Fills dir's fd, dev and
- * ino. Returns 0 or a negative errno (nothing is left made).
- */
-static int pp_threads_dir_make_sigsafe(struct pp_thread_dir *dir)
-{
-	char log[256];
-	struct stat st;
-	int again, err = 0, fd, rootfd = pp_threads_root_fd_sigsafe(dir, &again);
-	size_t len = dir->name ? strlen(dir->name) : sizeof(log);
-
-	if (rootfd < 0)
-		return rootfd;
-	if (len + sizeof(PPF_LOG_SUFFIX) > sizeof(log)) {
-		err = -ENAMETOOLONG;
-		goto out_root;
-	}
-	memcpy(log, dir->name, len);
-	memcpy(log + len, PPF_LOG_SUFFIX, sizeof(PPF_LOG_SUFFIX));
-	if (syscall(SYS_mkdirat, rootfd, dir->name, 0700) != 0) {
-		err = -errno;
-		goto out_root;
-	}
-	fd = (int)syscall(SYS_openat, rootfd, dir->name,
-			  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		goto out_rmdir;
-	}
-	/* Made by us a moment ago: anything else was put in its place. */
-	if (fstat(fd, &st) != 0 || st.st_uid != (uid_t)syscall(SYS_geteuid))
-		err = -EEXIST;
-	else if (syscall(SYS_renameat, rootfd, log, fd, PPF_PROCESS_LOG) != 0)
-		err = -errno;
-	if (err) {
-		pp_fd_close_sigsafe(fd);
-		goto out_rmdir;
-	}
-	dir->dev = (uint64_t)st.st_dev;
-	dir->ino = (uint64_t)st.st_ino;
-	dir->fd = pp_fd_move_high_sigsafe(fd);
-	goto out_root;
-out_rmdir:
-	syscall(SYS_unlinkat, rootfd, dir->name, AT_REMOVEDIR);
-out_root:
-	if (again)
-		pp_fd_close_sigsafe(rootfd);
-	return err;
-}
-
-/*
- * Runs in signal context. Waits while another thread makes dir (bounded:
- * PP_THREADS_DIR_WAIT_NS, and after one wait ran out, yields only: a
- * maker stopped for good does not hold up every sample); returns the
- * state then. The calling thread making it itself (interrupted by a
- * signal) does not wait.
- */
-static int pp_threads_dir_wait_sigsafe(struct pp_thread_dir *dir)
-{
-	struct timespec nap = { .tv_nsec = PP_THREADS_DIR_NAP_NS };
-	int state = __atomic_load_n(&dir->state, __ATOMIC_ACQUIRE), self;
-	uint64_t until = 0;
-
-	if (state != PP_THREADS_DIR_MAKING)
-		return state;
-	self = pp_threads_gettid_sigsafe();
-	for (unsigned i = 0; state == PP_THREADS_DIR_MAKING &&
-	     __atomic_load_n(&dir->maker, __ATOMIC_ACQUIRE) != self; i++) {
-		if (i < PP_THREADS_DIR_SPINS) {
-			syscall(SYS_sched_yield);
-		} else {
-			uint64_t now = pp_records_now_sigsafe();
-
-			if (__atomic_load_n(&dir->waited_out, __ATOMIC_RELAXED))
-				break;
-			if (!until)
-				until = now + PP_THREADS_DIR_WAIT_NS;
-			if (now >= until) {
-				__atomic_store_n(&dir->waited_out, 1, __ATOMIC_RELAXED);
-				break;
-			}
-			/* The raw call: glibc's nanosleep is a cancellation point. */
-			syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &nap, NULL);
-		}
-		state = __atomic_load_n(&dir->state, __ATOMIC_ACQUIRE);
-	}
-	return state;
-}
-
-/* Runs in signal context. */
-int pp_threads_dir_sigsafe(struct pp_thread_dir *dir)
-{
-	int state, err;
-
-	/* Only the first to leave PP_THREADS_DIR_NONE makes it; the others wait. */
-	do {
-		state = pp_threads_dir_wait_sigsafe(dir);
-		if (state == PP_THREADS_DIR_MADE)
-			return 0;
-		if (state == PP_THREADS_DIR_FAILED)
-			return -dir->err;
-		if (state == PP_THREADS_DIR_MAKING)
-			return -EINPROGRESS;
-	} while (!__atomic_compare_exchange_n(&dir->state, &state, PP_THREADS_DIR_MAKING, 0,
-					      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
-	__atomic_store_n(&dir->maker, pp_threads_gettid_sigsafe(), __ATOMIC_RELEASE);
-	err = pp_threads_dir_make_sigsafe(dir);
-	dir->err = -err;
-	__atomic_store_n(&dir->state, err ? PP_THREADS_DIR_FAILED : PP_THREADS_DIR_MADE,
-			 __ATOMIC_RELEASE);
-	return err;
-}
-
-/*
- * Runs in signal context. A descriptor of dir: its own, checked to name it
- * still; else, the program having closed it, the directory opened again
- * by its path (raw system call, above the numbers programs use; *again
- * set) and checked to be the same, from the profiler's share: give it
- * back with pp_threads_dir_put_sigsafe. Returns it, or a negative errno.
- */
-static int pp_threads_dir_fd_sigsafe(struct pp_thread_dir *dir, int *again)
-{
-	uint64_t dev, ino;
-	int fd = pp_threads_dir_sigsafe(dir);
-
-	*again = 0;
-	if (fd < 0)
-		return fd;
-	dev = dir->dev;
-	ino = dir->ino;
-	if (pp_logfile_same_file_sigsafe(dir->fd, &dev, &ino))
-		return dir->fd;
-	if (!dir->path || pp_share_take_sigsafe(&pp_threads_dir_fd) != 0)
-		return -EBADF;
-	fd = (int)syscall(SYS_openat, AT_FDCWD, dir->path,
-			  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = (int)syscall(SYS_openat, AT_FDCWD, dir->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd >= 0)
 		fd = pp_fd_move_high_sigsafe(fd);
 	*again = fd >= 0 && pp_logfile_same_file_sigsafe(fd, &dev, &ino);
@@ -485,36 +344,40 @@ static int pp_threads_dir_fd_sigsafe(struct pp_thread_dir *dir, int *again)
 		return fd;
 	if (fd >= 0)
 		pp_fd_close_sigsafe(fd);
-	pp_share_give_sigsafe(&pp_threads_dir_fd);
+	pp_share_give_sigsafe(&pp_threads_root_fd);
 	return -EBADF;
 }
 
-/* Runs in signal context. Closes what pp_threads_dir_fd_sigsafe opened again. */
-static void pp_threads_dir_put_sigsafe(int fd)
+/* Runs in signal context. Closes what pp_threads_root_fd_sigsafe opened again. */
+static void pp_threads_root_put_sigsafe(int fd)
 {
 	pp_fd_close_sigsafe(fd);
-	pp_share_give_sigsafe(&pp_threads_dir_fd);
+	pp_share_give_sigsafe(&pp_threads_root_fd);
 }
 
 /* Runs in signal context. */
 int pp_threads_open_log_sigsafe(struct pp_thread *t, struct pp_thread_dir *dir,
 				const char *name)
 {
-	char file[64];
-	int again, err, fd = pp_threads_dir_fd_sigsafe(dir, &again);
+	char file[NAME_MAX + 1], what[64];
+	int again, err, fd;
 
+	pp_logfile_format_name_sigsafe(what, PPF_THREAD_LOG_PREFIX, (uint64_t)t->tid,
+				       PPF_LOG_SUFFIX);
+	err = pp_threads_dir_file_sigsafe(dir, file, sizeof(file), what);
+	if (err)
+		return err;
+	fd = pp_threads_root_fd_sigsafe(dir, &again);
 	if (fd < 0)
 		return fd;
-	pp_logfile_format_name_sigsafe(file, PPF_THREAD_LOG_PREFIX,
-				       (uint64_t)t->tid, PPF_LOG_SUFFIX);
 	err = pp_logfile_create_sigsafe(&t->log, fd, file, PPF_FILE_THREAD);
 	if (!err)
 		err = pp_records_thread_sigsafe(&t->log, dir->pid, t->tid, t->start_ns, name);
 	/* Kept attached if it cannot be: it then holds its descriptor. */
 	if (!err && pp_logfile_detach_sigsafe(&t->log, fd, file) == 0 && again)
-		pp_logfile_set_dirfd_sigsafe(&t->log, dir->fd);
+		pp_logfile_set_dirfd_sigsafe(&t->log, dir->rootfd);
 	if (again)
-		pp_threads_dir_put_sigsafe(fd);
+		pp_threads_root_put_sigsafe(fd);
 	return err;
 }
 
@@ -543,8 +406,6 @@ int pp_threads_lazy_log_sigsafe(struct pp_thread *t, struct pp_thread_dir *dir,
 		t->charge.fds -= pp_threads_log_fd.fds;
 		t->log_fd_kept = 0;
 	}
-	if (err == -EINPROGRESS)
-		return err;
 	if (err == -EMFILE || err == -ENFILE)
 		return -EMFILE;
 	t->log_err = -err;

@@ -113,65 +113,41 @@ struct pp_thread {
 	struct pp_thread_pause pause; /* pause.h */
 };
 
-/* pp_thread_dir.state: whether the process directory was made. */
-enum pp_threads_dir_state {
-	PP_THREADS_DIR_NONE = 0,   /* not yet: the process's log is <root>/<name>.log */
-	PP_THREADS_DIR_MAKING = 1, /* a thread makes it now */
-	PP_THREADS_DIR_MADE = 2,   /* fd, dev, ino name it; process.log is in it */
-	PP_THREADS_DIR_FAILED = 3, /* it could not be made (err): no thread log */
-};
-
 /*
- * Where thread logs go: the process directory. It is made at the
- * process's first thread log (pp_threads_dir_sigsafe), so that a process
- * that takes no sample leaves its process log alone at the output root,
- * <root>/<name>.log, and no directory; the first thread log makes
- * <root>/<name>/ and moves that log into it as process.log.
+ * Where a process's logs go: the output root itself, each file named
+ * <name>.<what> (<name> being <exe>@<host>.<pid>, or that and .<k>, as its
+ * process log <name>.log): thread logs <name>.thread-<tid>.log, made at a
+ * thread's first sample, and <name>.wall.log. No directory is made: a
+ * directory is a block on disk of its own, and making one in the signal
+ * handler, at a process's first sample, raced the process's other threads.
  */
 struct pp_thread_dir {
-	int fd;       /* -1 while there is none */
 	int pid;      /* the process it belongs to */
-	const char *path; /* its absolute path (NULL: none), to open it again by
-			     when the program closed fd (threads.c) */
-	uint64_t dev; /* what fd must still name (the app may reuse the number) */
-	uint64_t ino;
-	int rootfd;   /* the output root, where it is made; -1: none */
-	const char *root; /* the root's absolute path, to open it again by */
+	const char *path; /* <root>/<name>, absolute (NULL: none) */
+	int rootfd;   /* the output root; -1: none */
+	const char *root; /* the root's absolute path, to open it again by
+			     when the program closed rootfd (threads.c) */
 	uint64_t root_dev, root_ino; /* what rootfd must still name */
-	const char *name; /* its name in the root (and <name>.log's) */
-	int state;    /* enum pp_threads_dir_state, atomic */
-	int err;      /* with PP_THREADS_DIR_FAILED: why, an errno */
-	int maker;    /* with PP_THREADS_DIR_MAKING: the thread making it, atomic */
-	int waited_out; /* a wait for its maker ran out: later ones only yield, atomic */
+	const char *name; /* the process's name in the root */
 };
 
 /*
- * Runs in signal context. Makes dir's directory if it is not made yet
- * (mkdir under the root, checked to be this user's, and the process's
- * log moved into it): once per process, by the first thread that asks;
- * another asking meanwhile waits for it (a few system calls, but its
- * maker may be preempted on a busy machine: up to
- * PP_THREADS_DIR_WAIT_NS, once: after a wait that ran out, only a few
- * yields). Returns 0 when the directory is there
- * (dir->fd), or a negative errno: -EINPROGRESS when another thread was
- * still making it after that wait, or the calling thread itself is (a
- * signal came in while it made it), else why it could not be made (then
- * for good).
+ * Runs in signal context. Writes <dir's name>.<what> into buf (size
+ * bytes). Returns 0, or -ENAMETOOLONG when it does not fit.
  */
-int pp_threads_dir_sigsafe(struct pp_thread_dir *dir);
+int pp_threads_dir_file_sigsafe(const struct pp_thread_dir *dir, char *buf, size_t size,
+				const char *what);
 
 /*
- * Runs in signal context. Creates t's thread-<tid>.log in dir and writes its
- * PPF_REC_THREAD record (pid, tid, t->start_ns, name; NULL: the calling
- * thread's, t must then be the calling thread's). The log is then detached
- * (logfile.h: it holds no descriptor) unless that fails. When the program
- * has closed dir's descriptor (as daemons close every descriptor they did
- * not open), the directory is opened again by its path a moment, and the
- * log made there grows only while dir's descriptor is ours again, as a log
- * made before the close does. The directory is made first when it is not
- * yet (pp_threads_dir_sigsafe). Returns 0 or a negative errno (-EBADF when
- * the directory cannot be found again, -EINPROGRESS while another thread
- * makes it).
+ * Runs in signal context. Creates t's log, <name>.thread-<tid>.log in dir's
+ * root, and writes its PPF_REC_THREAD record (pid, tid, t->start_ns, name;
+ * NULL: the calling thread's, t must then be the calling thread's). The log
+ * is then detached (logfile.h: it holds no descriptor) unless that fails.
+ * When the program has closed the root's descriptor (as daemons close
+ * every descriptor they did not open), the root is opened again by its
+ * path a moment, and the log made there grows only while the root's
+ * descriptor is ours again, as a log made before the close does. Returns 0
+ * or a negative errno (-EBADF when the root cannot be found again).
  */
 int pp_threads_open_log_sigsafe(struct pp_thread *t, struct pp_thread_dir *dir,
 				const char *name);
@@ -184,8 +160,7 @@ int pp_threads_open_log_sigsafe(struct pp_thread *t, struct pp_thread_dir *dir,
  * the profiler's share (share.h) while it is made. A thread's log is made
  * so at its first sample, in the handler, or at its end when it has more
  * to say than PPF_REC_THREAD_QUIET holds. Returns 0 (the log is open), or
- * a negative errno: -EMFILE, out of descriptors now, or -EINPROGRESS,
- * another thread making the process directory (both still pending: tried
+ * a negative errno: -EMFILE, out of descriptors now (still pending: tried
  * again at the next sample); else the log is no longer pending and
  * t->log_err says why.
  */

@@ -444,7 +444,7 @@ Test(reader, rejects_directory_without_process_dirs)
 	cr_assert_eq(pa_run_load(rd_dir, &run, &err), -ENOENT);
 	cr_assert_null(run);
 	cr_assert_str_eq(err.path, rd_dir);
-	cr_assert(strstr(err.reason, "no process directory"), "%s", err.reason);
+	cr_assert(strstr(err.reason, "no process log"), "%s", err.reason);
 }
 
 Test(reader, run_error_names_the_bad_file)

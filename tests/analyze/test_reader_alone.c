@@ -1,10 +1,12 @@
 /*
- * The reader on a process log alone at the run's root, <exe>.<pid>.log (a
- * process that took no sample makes no directory): read as a process with
- * no thread log, beside process directories, its threads that took no
- * sample named; a file that is not a process log is no process; and a
- * directory whose making was cut short (empty) beside such a log does not
- * hide it.
+ * The reader on process logs at the run's root, <P>.log (P:
+ * <exe>@<host>.<pid>): one that took no sample is read as a process with no
+ * thread log, beside process directories of the older layout, its threads
+ * that took no sample named; the thread logs beside a log,
+ * <P>.thread-<tid>.log, are its own and no other's; thread logs whose
+ * process log is missing are said; a file that is not a process log is no
+ * process; and a directory whose making was cut short (empty) beside such a
+ * log does not hide it.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -117,4 +119,118 @@ Test(reader_alone, other_files_at_the_root_are_no_process)
 	cr_assert_eq(run->nprocesses, 1, "%zu processes", run->nprocesses);
 	cr_expect_eq(run->processes[0]->pid, 7);
 	pa_run_free(run);
+}
+
+/* A thread log of pid and tid with one sample, ended, into dir/name. */
+static void ra_thread_log(const char *dir, const char *name, uint32_t pid, uint32_t tid)
+{
+	struct tst_log l;
+
+	tst_log_begin(&l, PPF_FILE_THREAD);
+	tst_log_thread(&l, pid, tid, 1000, "worker");
+	tst_log_sample(&l, 2000, 0, 0, 2, ra_ips);
+	tst_log_thread_end(&l, 8500, 1, 0, 0);
+	tst_log_write(&l, dir, name);
+}
+
+/* Whether p lists a thread tid that took a sample. */
+static bool ra_has_sampled(const struct pa_process *p, uint32_t tid)
+{
+	for (size_t i = 0; i < p->nthreads; i++)
+		if (p->threads[i]->tid == tid && p->threads[i]->nsamples == 1)
+			return true;
+	return false;
+}
+
+/*
+ * Thread logs beside their process's log at the root, <P>.thread-<tid>.log,
+ * are that process's, and only its: a name that starts the same (pid 8 and
+ * pid 80) takes none of the other's; a process directory of the older
+ * layout beside them is read as before; and a process log given alone
+ * finds its thread logs itself.
+ */
+Test(reader_alone, thread_logs_beside_their_process_log_are_its_own)
+{
+	char *old = tst_log_subdir(ra_dir, "old@h.5");
+	struct pa_error err = { 0 };
+	struct pa_warnings warn = { 0 };
+	struct pa_process *alone;
+	const struct pa_process *p;
+	struct pa_run *run;
+	char path[4096];
+
+	ra_process_log(ra_dir, "busy@h.8.log", 8, "/usr/bin/busy");
+	ra_thread_log(ra_dir, "busy@h.8.thread-9.log", 8, 9);
+	ra_thread_log(ra_dir, "busy@h.8.thread-10.log", 8, 10);
+	ra_process_log(ra_dir, "busy@h.80.log", 80, "/usr/bin/busy");
+	ra_thread_log(ra_dir, "busy@h.80.thread-81.log", 80, 81);
+	ra_process_log(ra_dir, "busy@h.8.2.log", 8, "/usr/bin/busy");
+	ra_thread_log(ra_dir, "busy@h.8.2.thread-12.log", 8, 12);
+	ra_process_log(old, PPF_PROCESS_LOG, 5, "/usr/bin/old");
+	ra_thread_log(old, "thread-6.log", 5, 6);
+	cr_assert_eq(pa_run_load(ra_dir, &run, &err), 0, "%s: %s", err.path, err.reason);
+	cr_expect_eq(run->warnings.n, 0, "%s: %s", run->warnings.n ? run->warnings.v[0].path : "",
+		     run->warnings.n ? run->warnings.v[0].reason : "");
+	cr_assert_eq(run->nprocesses, 4, "%zu processes", run->nprocesses);
+	for (size_t i = 0; i < run->nprocesses; i++) {
+		p = run->processes[i];
+		if (p->pid == 80) {
+			cr_expect_eq(p->nthreads, 2, "pid 80: %zu threads", p->nthreads);
+			cr_expect(ra_has_sampled(p, 81));
+		} else if (p->pid == 5) {
+			cr_expect_eq(p->nthreads, 2, "pid 5: %zu threads", p->nthreads);
+			cr_expect(ra_has_sampled(p, 6));
+		} else if (strstr(p->path, "busy@h.8.2.log")) {
+			cr_expect_eq(p->nthreads, 2, "busy@h.8.2: %zu threads", p->nthreads);
+			cr_expect(ra_has_sampled(p, 12));
+		} else {
+			cr_expect_eq(p->pid, 8);
+			cr_expect_eq(p->nthreads, 3, "pid 8: %zu threads", p->nthreads);
+			cr_expect(ra_has_sampled(p, 9) && ra_has_sampled(p, 10));
+		}
+	}
+	pa_run_free(run);
+	snprintf(path, sizeof(path), "%s/busy@h.8.log", ra_dir);
+	cr_assert_eq(pa_process_load_opts(path, NULL, &alone, &warn, &err), 0, "%s: %s", err.path,
+		     err.reason);
+	cr_expect_eq(alone->nthreads, 3, "%zu threads", alone->nthreads);
+	cr_expect(ra_has_sampled(alone, 9) && ra_has_sampled(alone, 10));
+	pa_process_free(alone);
+	pa_warnings_release(&warn);
+	free(old);
+}
+
+/*
+ * Thread logs whose process log is missing are left out, said once, naming
+ * the log that is missing; the rest of the run is read. A process log that
+ * is damaged beside its thread logs is not passed over as no log: reading
+ * it fails, naming it, as a damaged process.log in a directory does.
+ */
+Test(reader_alone, thread_logs_without_their_process_log)
+{
+	struct pa_error err = { 0 };
+	struct pa_run *run;
+	char path[4096], want[4200];
+	FILE *f;
+
+	ra_process_log(ra_dir, "ok@h.3.log", 3, "/usr/bin/ok");
+	ra_thread_log(ra_dir, "gone@h.4.thread-5.log", 4, 5);
+	ra_thread_log(ra_dir, "gone@h.4.thread-6.log", 4, 6);
+	cr_assert_eq(pa_run_load(ra_dir, &run, &err), 0, "%s: %s", err.path, err.reason);
+	cr_expect_eq(run->nprocesses, 1, "%zu processes", run->nprocesses);
+	cr_assert_eq(run->warnings.n, 1, "%zu warnings", run->warnings.n);
+	snprintf(want, sizeof(want), "%s/gone@h.4.log", ra_dir);
+	cr_expect_str_eq(run->warnings.v[0].path, want);
+	cr_expect(strstr(run->warnings.v[0].reason, "missing") &&
+		  strstr(run->warnings.v[0].reason, "gone@h.4.thread-*.log"), "%s",
+		  run->warnings.v[0].reason);
+	pa_run_free(run);
+
+	snprintf(path, sizeof(path), "%s/gone@h.4.log", ra_dir);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs("NOTALOG! damaged", f);
+	fclose(f);
+	cr_expect_neq(pa_run_load(ra_dir, &run, &err), 0, "a damaged process log read as none");
+	cr_expect_str_eq(err.path, path, "the error names %s: %s", err.path, err.reason);
 }

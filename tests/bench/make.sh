@@ -22,7 +22,8 @@
 # reaps its children; perf's own process included). Per setup, medians:
 # CPU ratio to the unprofiled run of the same round (target: at or below
 # perf -g's), output bytes (the whole output directory, or perf.data;
-# target: 2 MB at most), processes (directories, and logs at the root of those that took no sample), samples and bytes a sample.
+# target: 2 MB at most), processes (process logs at the root, and process
+# directories of older versions), samples and bytes a sample.
 # `make bench` installs perf and git. Reported, not gated.
 set -euo pipefail
 
@@ -63,8 +64,8 @@ counts() {
 			"$(perf script -i "$dir/perf.data" -F comm 2>/dev/null | wc -l)" ;;
 	*)
 		echo "$(du -sb "$dir/out" | cut -f1)" \
-			"$(find "$dir/out" -mindepth 1 -maxdepth 1 \( -type d -o -type f -name '*.log' \) |
-				wc -l)" \
+			"$(find "$dir/out" -mindepth 1 -maxdepth 1 \( -type d -o -type f -name '*.log' \
+				! -name '*.thread-*.log' ! -name '*.wall.log' \) | wc -l)" \
 			"$("$analyze" threads "$dir/out" 2>/dev/null |
 				awk '!/^#/ && NR > 1 { s += $4 } END { print s + 0 }')" ;;
 	esac

@@ -10,10 +10,10 @@
 #   task-clock of each profiled setup minus the unprofiled one (target:
 #   +0.3 ms at most).
 # - disk: what one profiled /bin/true that took no sample leaves: the
-#   apparent bytes (du -sb) of its process directory, the directory itself
-#   included, plus the files at the output root (the vDSO's image), all of
-#   them, as a run of one process has them (target: 16 KB at most); and
-#   per process in a run of 20 started together (the root's files shared).
+#   apparent bytes of every file at the output root (its log, the vDSO's
+#   image, the shared module and event records), as a run of one process
+#   has them (target: 16 KB at most); and per process in a run of 20
+#   started together (du -sb of the root, the root's files shared).
 # - thread start: threadstart 1000 (1,000 threads one after another, each
 #   returning at once), the CPU time of the whole process, unprofiled and
 #   in each mode; (profiled - unprofiled) / 1,000 in µs a thread.
@@ -69,17 +69,14 @@ samples() {
 }
 
 # disk MODE COUNT: "ALONE SHARED SAMPLES" bytes left by COUNT /bin/true started together:
-# the first process directory (none for a process that took no sample: its
-# log is a file at the root) plus every file at the root, and the whole
-# output divided by COUNT.
+# every file at the root (a process's logs are files there, no directory),
+# and the whole output divided by COUNT.
 disk() {
-	local dir=$work/disk.$1.$2 first first_b=0
+	local dir=$work/disk.$1.$2
 	rm -rf "$dir"
 	# The shell unprofiled: env profiles each /bin/true alone.
 	sh -c "for i in \$(seq $2); do env $(profiled "$1" "$dir") /bin/true & done; wait"
-	first=$(find "$dir" -mindepth 1 -maxdepth 1 -type d -name 'true.*' | head -1)
-	[ -z "$first" ] || first_b=$(du -sb "$first" | cut -f1)
-	echo $((first_b + $(find "$dir" -maxdepth 1 -type f -printf '%s\n' |
+	echo $(($(find "$dir" -maxdepth 1 -type f -printf '%s\n' |
 		awk '{ s += $1 } END { print s + 0 }'))) \
 		$(($(du -sb "$dir" | cut -f1) / $2)) "$(samples "$dir")"
 }

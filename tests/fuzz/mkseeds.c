@@ -1,17 +1,17 @@
 /*
  * mkseeds: fuzz_reader's seeds from real runs (tests/fuzz/seeds.sh).
  *
- *   mkseeds PREFIX PROCDIR...
+ *   mkseeds PREFIX PROCLOG...
  *
- * For every process directory, writes PREFIX<its name>: its process.log,
- * then its first MKSEEDS_THREADS thread logs (by name), then its wall.log
- * if it has one, laid end to end as fuzz_reader reads an input. Each log
+ * For every process log <root>/P.log, writes PREFIX<P>: that log, then
+ * its first MKSEEDS_THREADS thread logs beside it (P.thread-<tid>.log, by
+ * name), then its P.wall.log if it has one, laid end to end as
+ * fuzz_reader reads an input. Each log
  * is cut after its last record (thread logs are preallocated: the rest is
  * zeros) and keeps its first MKSEEDS_SAMPLES sample records (whole samples
  * or sample blocks; in wall.log, intervals) and every other record (its
  * stack records too), so that a seed stays a few KiB and holds every kind
- * of record its run wrote. Exits 1 when a
- * directory has no process.log or a log cannot be read.
+ * of record its run wrote. Exits 1 when a log cannot be read.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -80,47 +80,56 @@ static int mkseeds_log(FILE *out, const char *path)
 	return 0;
 }
 
+/* P + ".thread-" of the process whose thread logs mkseeds_is_thread_log picks. */
+static char mkseeds_want[4096];
+
 static int mkseeds_is_thread_log(const struct dirent *d)
 {
-	size_t n = strlen(d->d_name);
+	size_t n = strlen(d->d_name), w = strlen(mkseeds_want);
 
-	return strncmp(d->d_name, PPF_THREAD_LOG_PREFIX, strlen(PPF_THREAD_LOG_PREFIX)) == 0 &&
-	       n > strlen(PPF_LOG_SUFFIX) &&
+	return strncmp(d->d_name, mkseeds_want, w) == 0 && n > w + strlen(PPF_LOG_SUFFIX) &&
+	       strspn(d->d_name + w, "0123456789") == n - w - strlen(PPF_LOG_SUFFIX) &&
 	       strcmp(d->d_name + n - strlen(PPF_LOG_SUFFIX), PPF_LOG_SUFFIX) == 0;
 }
 
-/* Writes prefix<basename of dir>, the seed of one process directory. */
-static int mkseeds_process(const char *prefix, const char *dir)
+/* Writes prefix<P>, the seed of the process whose log is log, <root>/P.log. */
+static int mkseeds_process(const char *prefix, const char *log)
 {
-	size_t len = strlen(dir);
+	size_t len = strlen(log), sl = strlen(PPF_LOG_SUFFIX);
 	const char *base;
-	char path[8192];
+	char path[8192], root[4096];
 	struct dirent **names;
 	int n, ret;
 	FILE *out;
 
-	while (len > 1 && dir[len - 1] == '/')
-		len--;
-	for (base = dir + len; base > dir && base[-1] != '/'; base--)
+	if (len <= sl || strcmp(log + len - sl, PPF_LOG_SUFFIX) != 0) {
+		fprintf(stderr, "mkseeds: %s: not a process log (<P>.log)\n", log);
+		return -1;
+	}
+	len -= sl;
+	for (base = log + len; base > log && base[-1] != '/'; base--)
 		;
-	snprintf(path, sizeof(path), "%s%.*s", prefix, (int)(dir + len - base), base);
+	snprintf(root, sizeof(root), "%.*s", base > log ? (int)(base - log) : 1,
+		 base > log ? log : ".");
+	snprintf(mkseeds_want, sizeof(mkseeds_want), "%.*s.%s", (int)(log + len - base), base,
+		 PPF_THREAD_LOG_PREFIX);
+	snprintf(path, sizeof(path), "%s%.*s", prefix, (int)(log + len - base), base);
 	out = fopen(path, "wb");
 	if (!out) {
 		fprintf(stderr, "mkseeds: %s: %s\n", path, strerror(errno));
 		return -1;
 	}
-	snprintf(path, sizeof(path), "%s/%s", dir, PPF_PROCESS_LOG);
-	ret = mkseeds_log(out, path);
-	n = scandir(dir, &names, mkseeds_is_thread_log, alphasort);
+	ret = mkseeds_log(out, log);
+	n = scandir(root, &names, mkseeds_is_thread_log, alphasort);
 	for (int i = 0; i < n; i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name);
+		snprintf(path, sizeof(path), "%s/%s", root, names[i]->d_name);
 		if (ret == 0 && i < MKSEEDS_THREADS)
 			ret = mkseeds_log(out, path);
 		free(names[i]);
 	}
 	if (n >= 0)
 		free(names);
-	snprintf(path, sizeof(path), "%s/%s", dir, PPF_WALL_LOG);
+	snprintf(path, sizeof(path), "%.*s.%s", (int)len, log, PPF_WALL_LOG);
 	if (ret == 0 && access(path, F_OK) == 0)
 		ret = mkseeds_log(out, path);
 	if (fclose(out) != 0)
@@ -133,7 +142,7 @@ int main(int argc, char **argv)
 	int status = 0;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: mkseeds PREFIX PROCDIR...\n");
+		fprintf(stderr, "usage: mkseeds PREFIX PROCLOG...\n");
 		return 2;
 	}
 	for (int i = 2; i < argc; i++)

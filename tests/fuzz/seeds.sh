@@ -1,7 +1,7 @@
 #!/bin/sh
 # The fuzz targets' seed corpora, from real runs (make fuzz):
-#   OUT/seeds/reader/  one seed per process directory of a few profiled runs,
-#                      named RUN-<exe>.<pid>
+#   OUT/seeds/reader/  one seed per process of a few profiled runs,
+#                      named RUN-<exe>@<host>.<pid>
 #                      (tests/fuzz/mkseeds.c): threads, dlopen/dlclose, fork,
 #                      exec, counters, several events, both sampling modes,
 #                      the wall event (wall.log: waits, a process killed
@@ -13,7 +13,7 @@
 #   tests/fuzz/seeds.sh BUILD OUT
 #
 # BUILD holds the release libpprof.so and workloads/; OUT/mkseeds is built.
-# Fails when a run leaves no process directory.
+# Fails when a run leaves no process that took samples.
 set -eu
 
 build=$1
@@ -41,11 +41,20 @@ run() {
 	# shellcheck disable=SC2086 # vars are VAR=VALUE words
 	env $vars PPROF_OUTPUT="$runs/$name" LD_PRELOAD="$build/libpprof.so" \
 		"$@" >/dev/null 2>&1 </dev/null || true
-	if ! ls -d "$runs/$name"/*/process.log >/dev/null 2>&1; then
-		echo "seeds.sh: $name left no process directory in $runs/$name" >&2
+	# The logs of the processes that took samples: those with thread logs beside them.
+	logs=
+	for f in "$runs/$name"/*.log; do
+		case $f in *.thread-*.log | *.wall.log) continue ;; esac
+		if ls "${f%.log}".thread-*.log >/dev/null 2>&1; then
+			logs="$logs $f"
+		fi
+	done
+	if [ -z "$logs" ]; then
+		echo "seeds.sh: $name left no process that took samples in $runs/$name" >&2
 		exit 1
 	fi
-	"$out/mkseeds" "$out/seeds/reader/$name-" "$runs/$name"/*/
+	# shellcheck disable=SC2086 # paths made here, without blanks
+	"$out/mkseeds" "$out/seeds/reader/$name-" $logs
 }
 
 w=$build/workloads

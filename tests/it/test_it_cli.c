@@ -123,13 +123,15 @@ static void it_cli_damage(const char *path, long off, const void *bytes, size_t 
 	cr_assert_eq(fclose(f), 0);
 }
 
-/* The path of the (only) process directory's file name in it_cli.data. */
-static void it_cli_log_path(char *buf, size_t size, const char *name)
+/* The path of the (only) process's log, or of its first thread's log (thread set). */
+static void it_cli_log_path(char *buf, size_t size, bool thread)
 {
 	struct pa_run *run = tst_load(&it_cli);
 
 	cr_assert_eq(run->nprocesses, 1);
-	snprintf(buf, size, "%s/%s", run->processes[0]->dir, name);
+	cr_assert(!thread || run->processes[0]->nthreads > 0);
+	snprintf(buf, size, "%s", thread ? run->processes[0]->threads[0]->path :
+					   run->processes[0]->path);
 	pa_run_free(run);
 }
 
@@ -149,7 +151,7 @@ Test(it_cli, wrong_magic_exits_1_naming_the_file)
 	char path[TST_PATH_MAX + 64];
 
 	it_cli_record();
-	it_cli_log_path(path, sizeof(path), "process.log");
+	it_cli_log_path(path, sizeof(path), false);
 	it_cli_damage(path, 0, "NOTALOG!", 8);
 	it_cli_expect_bad_input(path);
 }
@@ -158,14 +160,10 @@ Test(it_cli, header_cut_short_exits_1_naming_the_file)
 {
 	const char *args[] = { "threads", it_cli.data, NULL };
 	struct tst_result r;
-	char name[64], path[TST_PATH_MAX + 128];
-	struct pa_run *run;
+	char path[TST_PATH_MAX + 128];
 
 	it_cli_record();
-	run = tst_load(&it_cli);
-	snprintf(name, sizeof(name), "thread-%u.log", run->processes[0]->threads[0]->tid);
-	pa_run_free(run);
-	it_cli_log_path(path, sizeof(path), name);
+	it_cli_log_path(path, sizeof(path), true);
 	it_cli_damage(path, 12, NULL, 0);
 	it_cli_expect_bad_input(path);
 	cr_expect_eq(it_cli_analyze(args, &r), 1, "threads: stderr: %s", r.err);

@@ -156,7 +156,7 @@ Test(it_modonce, two_processes_sharing_a_library_write_it_once)
 		if (!slash || strcmp(slash + 1, "demo") != 0)
 			continue;
 		demos++;
-		snprintf(log, sizeof(log), "%s/%s", p->dir, PPF_PROCESS_LOG);
+		snprintf(log, sizeof(log), "%s", p->path);
 		/* libburn.so, libc, ld.so, libpprof... each by reference, none whole */
 		cr_expect_geq(tst_log_count(log, PPF_REC_MODULE_REF), 4, "%s", log);
 		cr_expect_eq(tst_log_count(log, PPF_REC_MODULE), 0, "%s", log);

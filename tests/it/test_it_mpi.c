@@ -359,10 +359,12 @@ Test(it_mpi, two_hosts_with_clashing_pids_are_kept_apart)
 		cr_skip_test("cannot simulate two hosts: %s", why);
 	it_mpi_host("ppfhosta");
 	it_mpi_host("ppfhostb");
-	/* Directories of their own, named for their hosts. */
-	snprintf(dir, sizeof(dir), "%s/forker@ppfhosta.3/process.log", it_mpi.data);
+	/* Logs of their own, named for their hosts. */
+	snprintf(dir, sizeof(dir), "%s/forker@ppfhosta.3.log", it_mpi.data);
 	cr_expect_eq(access(dir, R_OK), 0, "no %s", dir);
-	snprintf(dir, sizeof(dir), "%s/forker@ppfhostb.4/process.log", it_mpi.data);
+	snprintf(dir, sizeof(dir), "%s/forker@ppfhostb.4.log", it_mpi.data);
+	cr_expect_eq(access(dir, R_OK), 0, "no %s", dir);
+	snprintf(dir, sizeof(dir), "%s/forker@ppfhostb.4.thread-4.log", it_mpi.data);
 	cr_expect_eq(access(dir, R_OK), 0, "no %s", dir);
 
 	run = tst_load(&it_mpi);

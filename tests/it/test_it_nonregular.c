@@ -84,31 +84,14 @@ static int it_nr_analyze(const char *const *args, struct tst_result *r)
 	return WEXITSTATUS(r->status);
 }
 
-/* Whether dir/name is a directory (not followed when a link). */
-static bool it_nr_is_dir(const char *dir, const char *name)
+/* The path of the one process's file what in it_nr.data, into path (size bytes). */
+static void it_nr_process_file(const char *what, char *path, size_t size)
 {
-	char path[2 * TST_PATH_MAX];
-	struct stat sb;
+	struct pa_run *run = tst_load(&it_nr);
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	return lstat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
-}
-
-/* The one process directory of it_nr.data, into dir (TST_PATH_MAX bytes). */
-static void it_nr_process_dir(char *dir)
-{
-	DIR *d = opendir(it_nr.data);
-	struct dirent *de;
-
-	cr_assert(d, "%s", it_nr.data);
-	/* The root holds files too (the run's vDSO image). */
-	while ((de = readdir(d)) &&
-	       (de->d_name[0] == '.' || !it_nr_is_dir(it_nr.data, de->d_name)))
-		;
-	cr_assert(de, "no process directory in %s", it_nr.data);
-	cr_assert_lt(strlen(it_nr.data) + 1 + strlen(de->d_name), TST_PATH_MAX);
-	strcat(strcat(strcpy(dir, it_nr.data), "/"), de->d_name);
-	closedir(d);
+	cr_assert_eq(run->nprocesses, 1);
+	tst_process_file(run->processes[0], what, path, size);
+	pa_run_free(run);
 }
 
 /* Expects "pprof-analyze: warning: PATH: WHAT; " on a line of err. */
@@ -130,26 +113,25 @@ Test(it_nonregular, analyzer_skips_entries_that_are_not_regular_files)
 {
 	const char *demo[] = { "workloads/demo", "0.2", NULL };
 	const char *top[] = { "top", it_nr.data, NULL };
-	char pdir[TST_PATH_MAX], path[TST_PATH_MAX + 32];
+	char path[IT_NR_NCASES][TST_PATH_MAX + 32], what[64];
 	bool made[IT_NR_NCASES];
 	struct tst_result r;
 
 	tst_run_profiled(&it_nr, "demo", demo, NULL, &r);
 	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "demo: %s", r.err);
 	tst_result_release(&r);
-	it_nr_process_dir(pdir);
 	for (size_t i = 0; i < IT_NR_NCASES; i++) {
-		snprintf(path, sizeof(path), "%s/thread-%zu.log", pdir, 999990 + i);
-		made[i] = it_nr_odd(path, &it_nr_cases[i]);
+		snprintf(what, sizeof(what), "thread-%zu.log", 999990 + i);
+		it_nr_process_file(what, path[i], sizeof(path[i]));
 	}
+	for (size_t i = 0; i < IT_NR_NCASES; i++)
+		made[i] = it_nr_odd(path[i], &it_nr_cases[i]);
 	cr_assert_eq(it_nr_analyze(top, &r), 0, "stderr: %s", r.err);
 	cr_expect(strstr(r.out, "burn_alpha (demo)") && strstr(r.out, "burn_gamma (libburn.so)"),
 		  "the rest of the run is not reported:\n%s", r.out);
-	for (size_t i = 0; i < IT_NR_NCASES; i++) {
-		snprintf(path, sizeof(path), "%s/thread-%zu.log", pdir, 999990 + i);
+	for (size_t i = 0; i < IT_NR_NCASES; i++)
 		if (made[i])
-			it_nr_expect_warning(r.err, path, it_nr_cases[i].what);
-	}
+			it_nr_expect_warning(r.err, path[i], it_nr_cases[i].what);
 	tst_result_release(&r);
 }
 

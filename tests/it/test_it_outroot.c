@@ -93,9 +93,9 @@ static void it_root_symlink(const char *target, const char *path, uid_t uid)
 
 /*
  * Entries of directory path besides . and .. (-1: it cannot be read); with
- * processes_only, its processes only: directories, and the logs alone at
- * the root (<exe>.<pid>.log) of processes that took no sample, beside the
- * run's image of the vDSO.
+ * processes_only, its processes only: their logs (<exe>@<host>.<pid>.log,
+ * not their threads' <...>.thread-<tid>.log nor <...>.wall.log beside them),
+ * and directories, beside the run's shared files (the vDSO's image...).
  */
 static int it_root_count(const char *path, bool processes_only)
 {
@@ -107,7 +107,9 @@ static int it_root_count(const char *path, bool processes_only)
 		return -1;
 	while ((e = readdir(d)) != NULL) {
 		size_t len = strlen(e->d_name);
-		bool log = e->d_type == DT_REG && len > 4 && !strcmp(e->d_name + len - 4, ".log");
+		bool log = e->d_type == DT_REG && len > 4 && !strcmp(e->d_name + len - 4, ".log") &&
+			   !strstr(e->d_name, ".thread-") &&
+			   !(len > 9 && !strcmp(e->d_name + len - 9, ".wall.log"));
 
 		n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 &&
 		     (!processes_only || e->d_type == DT_DIR || log);

@@ -258,8 +258,8 @@ Test(it_process, a_libunwind_without_its_functions_runs_unprofiled)
 	tst_result_release(&plain);
 }
 
-/* A fork child gets its own <exe>.<pid> directory and its own samples. */
-Test(it_process, fork_child_has_own_directory)
+/* A fork child gets its own logs, <exe>@<host>.<pid>.*, and its own samples. */
+Test(it_process, fork_child_has_own_logs)
 {
 	const char *argv[] = { "workloads/forker", "0.3", NULL };
 	struct tst_result r;
@@ -275,7 +275,10 @@ Test(it_process, fork_child_has_own_directory)
 	cr_assert_eq(sscanf(r.out, "parent %d child %d", &ppid, &cpid), 2, "%s", r.out);
 	tst_result_release(&r);
 	tst_process_dir(&it_proc, "forker", cpid, dir);
-	strcat(dir, "/process.log");
+	strcat(dir, PPF_LOG_SUFFIX);
+	cr_expect_eq(access(dir, R_OK), 0, "no %s", dir);
+	tst_process_dir(&it_proc, "forker", cpid, dir);
+	snprintf(dir + strlen(dir), 64, ".thread-%d.log", cpid);
 	cr_expect_eq(access(dir, R_OK), 0, "no %s", dir);
 	run = tst_load(&it_proc);
 	cr_assert_eq(run->nprocesses, 2);

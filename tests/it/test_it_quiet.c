@@ -64,10 +64,11 @@ static const struct pa_thread *it_quiet_thread(const struct pa_process *proc, co
 /* Whether proc's directory holds a thread log of tid. */
 static bool it_quiet_has_log(const struct pa_process *proc, uint32_t tid)
 {
-	char path[TST_PATH_MAX];
+	char path[TST_PATH_MAX], what[64];
 	struct stat st;
 
-	snprintf(path, sizeof(path), "%s/thread-%u.log", proc->dir, tid);
+	snprintf(what, sizeof(what), "thread-%u.log", tid);
+	tst_process_file(proc, what, path, sizeof(path));
 	return lstat(path, &st) == 0;
 }
 
@@ -128,33 +129,6 @@ static const char *it_quiet_line(const char *text, const char *a, const char *b)
 }
 
 /*
- * The bytes proc left: the regular files in its directory, or its log
- * alone at the root when it has no directory (it took no sample).
- */
-static unsigned long long it_quiet_dir_bytes(const struct pa_process *proc)
-{
-	const char *dir = proc->dir;
-	unsigned long long n = 0;
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	struct stat log;
-
-	if (!d && errno == ENOENT && lstat(proc->path, &log) == 0 && S_ISREG(log.st_mode))
-		return (unsigned long long)log.st_size;
-	cr_assert_not_null(d, "opendir %s", dir);
-	while ((e = readdir(d)) != NULL) {
-		char path[TST_PATH_MAX];
-		struct stat st;
-
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		if (lstat(path, &st) == 0 && S_ISREG(st.st_mode))
-			n += (unsigned long long)st.st_size;
-	}
-	closedir(d);
-	return n;
-}
-
-/*
  * Runs quietthreads with argv under the preload; its run (*run), of one
  * process, whose threads are checked by it_quiet_check_logs; quiet-one,
  * said to have ended.
@@ -190,9 +164,9 @@ Test(it_quiet, idle_process_leaves_no_thread_log_and_is_listed)
 		  (unsigned long long)proc->start_ns);
 	/* The disk an empty process leaves: its log (alone at the root). */
 	if (proc->samples_taken == 0)
-		cr_expect_leq(it_quiet_dir_bytes(proc), IT_QUIET_EMPTY_BYTES,
+		cr_expect_leq(tst_process_bytes(proc), IT_QUIET_EMPTY_BYTES,
 			      "a process that took no sample left %llu bytes in %s",
-			      it_quiet_dir_bytes(proc), proc->dir);
+			      tst_process_bytes(proc), proc->dir);
 
 	threads = it_quiet_report("threads");
 	cr_expect_not_null(it_quiet_line(threads, "quiet-one", " yes "),

@@ -91,23 +91,20 @@ static unsigned it_smallrun_check_ends(const struct pa_run *run)
 
 	for (size_t i = 0; i < run->nprocesses; i++) {
 		const struct pa_process *proc = run->processes[i];
-		DIR *d = opendir(proc->dir);
-		struct dirent *e;
 
 		it_smallrun_check_end(proc->path);
 		files++;
-		while (d && (e = readdir(d)) != NULL) {
-			char path[TST_PATH_MAX];
+		for (size_t k = 0; k < proc->nthreads; k++) {
+			char path[TST_PATH_MAX], what[64];
 
-			if (strncmp(e->d_name, PPF_THREAD_LOG_PREFIX,
-				    strlen(PPF_THREAD_LOG_PREFIX)) != 0)
+			snprintf(what, sizeof(what), "%s%u%s", PPF_THREAD_LOG_PREFIX,
+				 proc->threads[k]->tid, PPF_LOG_SUFFIX);
+			tst_process_file(proc, what, path, sizeof(path));
+			if (access(path, F_OK) != 0)
 				continue;
-			snprintf(path, sizeof(path), "%s/%s", proc->dir, e->d_name);
 			it_smallrun_check_end(path);
 			files++;
 		}
-		if (d)
-			closedir(d);
 	}
 	return files;
 }
@@ -129,17 +126,22 @@ Test(it_smallrun, finished_logs_end_at_their_last_record)
 	pa_run_free(run);
 }
 
-/* How many entries of the run's root are directories, and how many <name>.log files. */
-static void it_smallrun_root(unsigned *dirs, unsigned *logs)
+/*
+ * How many entries of the run's root are directories, process logs and
+ * thread logs (*.log files, by their headers' kind).
+ */
+static void it_smallrun_root(unsigned *dirs, unsigned *logs, unsigned *threads)
 {
 	DIR *d = opendir(it_smallrun.data);
 	struct dirent *e;
 
 	cr_assert_not_null(d, "opendir %s", it_smallrun.data);
-	*dirs = *logs = 0;
+	*dirs = *logs = *threads = 0;
 	while ((e = readdir(d)) != NULL) {
 		size_t len = strlen(e->d_name);
+		struct ppf_file_header h;
 		struct stat st;
+		int fd;
 
 		if (e->d_name[0] == '.')
 			continue;
@@ -147,8 +149,14 @@ static void it_smallrun_root(unsigned *dirs, unsigned *logs)
 			     it_smallrun.data, e->d_name);
 		if (S_ISDIR(st.st_mode))
 			(*dirs)++;
-		else if (S_ISREG(st.st_mode) && len > 4 && strcmp(e->d_name + len - 4, ".log") == 0)
-			(*logs)++;
+		if (!S_ISREG(st.st_mode) || len <= 4 || strcmp(e->d_name + len - 4, ".log") != 0)
+			continue;
+		fd = openat(dirfd(d), e->d_name, O_RDONLY | O_CLOEXEC);
+		cr_assert_geq(fd, 0);
+		cr_assert_eq(read(fd, &h, sizeof(h)), (ssize_t)sizeof(h), "%s", e->d_name);
+		close(fd);
+		*logs += h.kind == PPF_FILE_PROCESS;
+		*threads += h.kind == PPF_FILE_THREAD;
 	}
 	closedir(d);
 }
@@ -174,7 +182,7 @@ Test(it_smallrun, sampleless_processes_leave_no_directory_and_are_listed)
 	/* quietthreads, idle, execs /bin/true: two images, neither takes a sample. */
 	const char *argv[] = { "workloads/quietthreads", "exec", NULL };
 	struct pa_run *run;
-	unsigned dirs, logs;
+	unsigned dirs, logs, threads;
 	char *out;
 
 	it_smallrun_run("exec", argv);
@@ -185,9 +193,10 @@ Test(it_smallrun, sampleless_processes_leave_no_directory_and_are_listed)
 		cr_assert_eq(run->processes[i]->samples_taken, 0,
 			     "%s took a sample: the test needs processes that take none",
 			     run->processes[i]->exe);
-	it_smallrun_root(&dirs, &logs);
+	it_smallrun_root(&dirs, &logs, &threads);
 	cr_expect_eq(dirs, 0, "%u directories at the root of a run with no sample", dirs);
 	cr_expect_eq(logs, 2, "%u process logs at the root, not 2", logs);
+	cr_expect_eq(threads, 0, "%u thread logs in a run with no sample", threads);
 	out = it_smallrun_processes();
 	cr_expect(strstr(out, "quietthreads") && strstr(out, " exec "),
 		  "processes names no quietthreads that went to an exec:\n%s", out);
@@ -197,14 +206,18 @@ Test(it_smallrun, sampleless_processes_leave_no_directory_and_are_listed)
 	pa_run_free(run);
 }
 
-Test(it_smallrun, sampled_process_gets_its_directory)
+/*
+ * A process that took samples has its thread logs beside its log at the
+ * root, <name>.thread-<tid>.log; no process makes a directory.
+ */
+Test(it_smallrun, sampled_process_logs_its_threads_beside_its_log)
 {
 	/* The shell takes no sample; quietthreads does. */
 	const char *argv[] = { "/bin/sh", "-c", "\"$0\" busy 0.3", NULL, NULL };
 	char prog[TST_PATH_MAX];
 	struct pa_run *run;
 	const struct pa_process *sampled = NULL;
-	unsigned dirs, logs;
+	unsigned dirs, logs, threads;
 
 	tst_build_path(prog, "workloads/quietthreads");
 	argv[3] = prog;
@@ -217,10 +230,22 @@ Test(it_smallrun, sampled_process_gets_its_directory)
 			   run->nprocesses);
 	cr_expect_not_null(strstr(sampled->exe, "quietthreads"), "%s took the samples",
 			   sampled->exe);
-	it_smallrun_root(&dirs, &logs);
-	cr_expect_eq(dirs, 1, "%u directories for 1 process that took samples", dirs);
-	cr_expect_eq(dirs + logs, run->nprocesses, "%u directories and %u logs at the root "
-		     "for %zu processes", dirs, logs, run->nprocesses);
+	it_smallrun_root(&dirs, &logs, &threads);
+	cr_expect_eq(dirs, 0, "%u directories at the root", dirs);
+	cr_expect_eq(logs, run->nprocesses, "%u process logs at the root for %zu processes", logs,
+		     run->nprocesses);
+	cr_expect_geq(threads, 1, "no thread log at the root");
+	for (size_t i = 0; i < sampled->nthreads; i++) {
+		char path[TST_PATH_MAX], what[64];
+
+		snprintf(what, sizeof(what), "thread-%u.log", sampled->threads[i]->tid);
+		tst_process_file(sampled, what, path, sizeof(path));
+		cr_expect(access(path, F_OK) != 0 || strncmp(path, it_smallrun.data,
+							     strlen(it_smallrun.data)) == 0,
+			  "%s", path);
+		threads -= access(path, F_OK) == 0;
+	}
+	cr_expect_eq(threads, 0, "thread logs at the root that are not the sampled process's");
 	cr_expect_geq(it_smallrun_check_ends(run), 3, "too few logs looked at");
 	pa_run_free(run);
 }

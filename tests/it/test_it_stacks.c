@@ -66,7 +66,7 @@ static void it_st_count(const char *run, struct it_st_bytes *b)
 	FILE *p;
 
 	memset(b, 0, sizeof(*b));
-	snprintf(cmd, sizeof(cmd), "find '%s' -name 'thread-*.log'", run);
+	snprintf(cmd, sizeof(cmd), "find '%s' -name '*thread-*.log'", run);
 	p = popen(cmd, "r");
 	cr_assert_not_null(p);
 	while (fgets(line, sizeof(line), p)) {

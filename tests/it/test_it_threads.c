@@ -189,18 +189,20 @@ Test(it_threads, thousand_short_threads)
 	 * when the first thread took no sample.
 	 */
 	{
-		char log[TST_PATH_MAX];
+		char log[TST_PATH_MAX], what[64];
 		const struct pa_thread *first = NULL;
 
 		/* Made at its first sample, kept or not (a late or throttled one). */
-		snprintf(log, sizeof(log), "%s/thread-%d.log", p->dir, (int)p->pid);
+		snprintf(what, sizeof(what), "thread-%d.log", (int)p->pid);
+		tst_process_file(p, what, log, sizeof(log));
 		main_logged = access(log, F_OK) == 0;
 		for (size_t i = 0; i < p->nthreads; i++)
 			if (p->threads[i]->tid != p->pid &&
 			    (!first || p->threads[i]->start_ns < first->start_ns))
 				first = p->threads[i];
 		cr_assert_not_null(first);
-		snprintf(log, sizeof(log), "%s/thread-%u.log", p->dir, first->tid);
+		snprintf(what, sizeof(what), "thread-%u.log", first->tid);
+		tst_process_file(p, what, log, sizeof(log));
 		first_logged = access(log, F_OK) == 0;
 	}
 	cr_expect(fds1 >= fds0 && fds1 <= fds0 + main_logged + !first_logged,

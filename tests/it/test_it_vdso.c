@@ -38,14 +38,21 @@ struct it_vd_root {
 	size_t images;     /* regular files named vdso.*.so */
 	char image[256];   /* the last one's name */
 	size_t hidden;     /* names starting with '.' (a temporary left behind) */
-	size_t copies;     /* process directories holding a vdso.so of their own */
-	size_t processes;  /* directories, and logs alone at the root */
+	size_t copies;     /* processes' copies of their own: <name>.vdso.so (or a
+			      process directory's vdso.so, in older runs) */
+	size_t processes;  /* process logs, and process directories */
 };
+
+static bool it_vd_ends(const char *name, const char *tail)
+{
+	size_t n = strlen(name), t = strlen(tail);
+
+	return n > t && strcmp(name + n - t, tail) == 0;
+}
 
 static void it_vd_entry(void *ctx, const char *name, const char *path, const struct stat *st)
 {
 	struct it_vd_root *out = ctx;
-	size_t n = strlen(name);
 	char copy[TST_PATH_MAX + 600];
 	struct stat cst;
 
@@ -55,11 +62,12 @@ static void it_vd_entry(void *ctx, const char *name, const char *path, const str
 		out->processes++;
 		snprintf(copy, sizeof(copy), "%s/vdso.so", path);
 		out->copies += lstat(copy, &cst) == 0;
-	} else if (S_ISREG(st->st_mode) && n > 4 && !strcmp(name + n - 4, ".log")) {
-		/* A process that took no sample: its log alone. */
-		out->processes++;
-	} else if (S_ISREG(st->st_mode) && !strncmp(name, "vdso.", 5) && n > 8 &&
-		   !strcmp(name + n - 3, ".so")) {
+	} else if (S_ISREG(st->st_mode) && it_vd_ends(name, ".log")) {
+		/* A process's log, or one of its threads' or its wall log beside it. */
+		out->processes += !strstr(name, ".thread-") && !it_vd_ends(name, ".wall.log");
+	} else if (S_ISREG(st->st_mode) && it_vd_ends(name, "." PPF_VDSO_COPY)) {
+		out->copies++;
+	} else if (S_ISREG(st->st_mode) && !strncmp(name, "vdso.", 5) && it_vd_ends(name, ".so")) {
 		out->images++;
 		snprintf(out->image, sizeof(out->image), "%s", name);
 	}
@@ -80,8 +88,7 @@ static void it_vd_one_image(struct it_vd_root *root, size_t processes)
 	it_vd_scan(it_vd.data, root);
 	cr_assert_geq(root->processes, processes, "%zu processes", root->processes);
 	cr_assert_eq(root->images, 1, "%zu vDSO images at the root", root->images);
-	cr_assert_eq(root->copies, 0, "%zu process directories hold a copy of their own",
-		     root->copies);
+	cr_assert_eq(root->copies, 0, "%zu processes keep a copy of their own", root->copies);
 	cr_assert_eq(root->hidden, 0, "%zu temporary files left at the root", root->hidden);
 }
 
@@ -224,8 +231,8 @@ Test(it_vdso, processes_started_at_once_leave_one_whole_image)
 /*
  * The image's name at the root is taken by a symbolic link (to a file that
  * does not exist): the profiler neither follows nor replaces it; the
- * process keeps a copy in its own directory, and its vDSO is named as
- * before.
+ * process keeps a copy of its own beside its log (<name>.vdso.so), and its
+ * vDSO is named as before.
  */
 Test(it_vdso, a_name_taken_at_the_root_is_left_alone)
 {
@@ -252,7 +259,7 @@ Test(it_vdso, a_name_taken_at_the_root_is_left_alone)
 	cr_assert_eq(lstat(link, &st), 0);
 	cr_assert(S_ISLNK(st.st_mode), "the link was replaced");
 	it_vd_scan(it_vd.data, &root);
-	cr_assert_eq(root.copies, 1, "%zu process directories hold a copy", root.copies);
+	cr_assert_eq(root.copies, 1, "%zu processes keep a copy", root.copies);
 	cr_assert_eq(root.hidden, 0, "%zu temporary files left at the root", root.hidden);
 	run = tst_load(&it_vd);
 	p = tst_profile(run, 0, 0);

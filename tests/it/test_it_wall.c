@@ -408,7 +408,7 @@ static double it_wl_look_only_slack(const struct pa_process *proc)
 	char path[TST_PATH_MAX + 16];
 	uint64_t ns = 0;
 
-	snprintf(path, sizeof(path), "%s/%s", proc->dir, PPF_WALL_LOG);
+	tst_process_file(proc, PPF_WALL_LOG, path, sizeof(path));
 	cr_assert_eq(pa_log_walk_file(path, PPF_FILE_WALL, it_wl_piece_cb, &p, &warn, &err), 0,
 		     "%s: %s", path, err.reason);
 	if (p.n)

@@ -249,7 +249,7 @@ Test(it_wall_life, starting_a_thousand_threads_loses_no_switch)
 	run = tst_load(&it_wli);
 	cr_assert_eq(run->nprocesses, 1);
 	t.tid = run->processes[0]->pid;
-	snprintf(path, sizeof(path), "%s/%s", run->processes[0]->dir, PPF_WALL_LOG);
+	tst_process_file(run->processes[0], PPF_WALL_LOG, path, sizeof(path));
 	cr_assert_eq(pa_log_walk_file(path, PPF_FILE_WALL, it_wli_thread_cb, &t, &warn, &err), 0,
 		     "%s", err.reason);
 	cr_assert(t.seen, "%s: no record of thread %u", path, t.tid);

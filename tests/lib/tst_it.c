@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -368,6 +369,54 @@ void tst_process_dir(const struct tst_it *it, const char *exe, int pid, char *ou
 	pp_identity_dir_host(host, sizeof(host));
 	cr_assert_eq(pp_outdir_process_name(name, sizeof(name), exe, host, pid, 0), 0);
 	cr_assert_lt(snprintf(out, TST_PATH_MAX, "%s/%s", it->data, name), TST_PATH_MAX);
+}
+
+void tst_process_file(const struct pa_process *proc, const char *what, char *out, size_t size)
+{
+	size_t pl = strlen(proc->path), sl = strlen("/" PPF_PROCESS_LOG);
+	bool in_dir = pl >= sl && strcmp(proc->path + pl - sl, "/" PPF_PROCESS_LOG) == 0;
+
+	cr_assert_lt(snprintf(out, size, "%s%s%s", proc->dir, in_dir ? "/" : ".", what),
+		     (int)size);
+}
+
+unsigned long long tst_process_bytes(const struct pa_process *proc)
+{
+	char root[TST_PATH_MAX], path[TST_PATH_MAX + NAME_MAX + 2];
+	const char *slash = strrchr(proc->dir, '/'), *base = slash ? slash + 1 : proc->dir;
+	size_t bl = strlen(base);
+	unsigned long long n = 0;
+	struct dirent *e;
+	struct stat st;
+	DIR *d;
+
+	tst_process_file(proc, "", path, sizeof(path));
+	if (path[strlen(path) - 1] == '/') {
+		cr_assert_lt(snprintf(root, sizeof(root), "%s", proc->dir), (int)sizeof(root));
+		base = "";
+		bl = 0;
+	} else {
+		cr_assert_lt(snprintf(root, sizeof(root), "%.*s", slash ? (int)(slash - proc->dir) : 1,
+				      slash ? proc->dir : "."), (int)sizeof(root));
+	}
+	d = opendir(root);
+	cr_assert_not_null(d, "opendir %s: %s", root, strerror(errno));
+	while ((e = readdir(d)) != NULL) {
+		const char *rest = e->d_name + bl;
+
+		if (e->d_name[0] == '.' || strncmp(e->d_name, base, bl) != 0)
+			continue;
+		/* At the root: <P>.log, <P>.thread-<tid>.log, <P>.wall.log, <P>.vdso.so. */
+		if (bl && strcmp(rest, PPF_LOG_SUFFIX) != 0 &&
+		    strncmp(rest, "." PPF_THREAD_LOG_PREFIX, strlen(PPF_THREAD_LOG_PREFIX) + 1) != 0 &&
+		    strcmp(rest, "." PPF_WALL_LOG) != 0 && strcmp(rest, "." PPF_VDSO_COPY) != 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", root, e->d_name);
+		if (lstat(path, &st) == 0 && S_ISREG(st.st_mode))
+			n += (unsigned long long)st.st_size;
+	}
+	closedir(d);
+	return n;
 }
 
 struct pa_run *tst_load(const struct tst_it *it)

@@ -167,6 +167,17 @@ size_t tst_count_lines(const char *text, const char *prefix);
  */
 void tst_process_dir(const struct tst_it *it, const char *exe, int pid, char *out);
 
+/*
+ * The path of proc's file what ("thread-<tid>.log", "wall.log", "vdso.so"),
+ * as the run holds it: beside its log at the root (<P>.<what>), or in its
+ * directory in runs of the older layout (<P>/<what>). Into out (size bytes).
+ */
+struct pa_process;
+void tst_process_file(const struct pa_process *proc, const char *what, char *out, size_t size);
+
+/* The bytes proc's files hold (its log, thread logs, wall log, vDSO copy), in either layout. */
+unsigned long long tst_process_bytes(const struct pa_process *proc);
+
 /* Load it->data; there must be no error. Free with pa_run_free. */
 struct pa_run *tst_load(const struct tst_it *it);
 /* Profile of one process (pid 0: all) and thread (tid 0: all), event 0. */

@@ -77,6 +77,19 @@ static size_t tst_restack_thread(const char *from, int dirfd, const char *name)
 }
 
 /* Each entry of from but . and .., as process directories or files. */
+/* Whether path is a thread log (in a process directory, or beside its process's log). */
+static bool tst_restack_is_thread(const char *path)
+{
+	struct ppf_file_header h;
+	FILE *f = fopen(path, "rb");
+	bool is = f && fread(&h, sizeof(h), 1, f) == 1 &&
+		  memcmp(h.magic, PPF_MAGIC, PPF_MAGIC_LEN) == 0 && h.kind == PPF_FILE_THREAD;
+
+	if (f)
+		fclose(f);
+	return is;
+}
+
 static size_t tst_restack_dir(const char *from, const char *to, int depth)
 {
 	DIR *d = opendir(from);
@@ -99,8 +112,7 @@ static size_t tst_restack_dir(const char *from, const char *to, int depth)
 		cr_assert_eq(lstat(src, &sb), 0, "%s", src);
 		if (S_ISDIR(sb.st_mode) && depth == 0)
 			n += tst_restack_dir(src, dst, 1);
-		else if (depth == 1 && strncmp(e->d_name, PPF_THREAD_LOG_PREFIX,
-					       strlen(PPF_THREAD_LOG_PREFIX)) == 0)
+		else if (S_ISREG(sb.st_mode) && tst_restack_is_thread(src))
 			n += tst_restack_thread(src, dirfd, e->d_name);
 		else if (S_ISREG(sb.st_mode))
 			tst_restack_copy(src, dst);

@@ -1,71 +1,93 @@
 /*
- * threads' process directory (preload/sigsafe/threads.h): made once, by
- * the first thread that asks; the others wait for it, however long its
- * maker is kept off the CPU (up to a bound), and a signal that comes in
- * while a thread makes it does not wait for that thread.
+ * Where threads' logs go (preload/sigsafe/threads.h): beside the process's
+ * log at the output root, <name>.thread-<tid>.log, with no directory made;
+ * threads that make theirs at once all get one; a root whose descriptor the
+ * program closed is found again by its path; a name with no room left is
+ * refused and nothing is made.
  */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "sigsafe/logfile.h"
 #include "sigsafe/threads.h"
 
-/* A process's output as the preload sets it up: <root>/<name>.log, the directory not made. */
+/* A process's output as the preload sets it up: <root>/<name>.log. */
 struct td_root {
 	char root[64];
 	char path[128];
+	char name[NAME_MAX + 1];
 	struct pp_thread_dir dir;
 };
 
-static void td_setup(struct td_root *r)
+static void td_setup(struct td_root *r, const char *name)
 {
-	char log[160];
+	char log[PATH_MAX];
 	int fd;
 
 	strcpy(r->root, "/tmp/pa-threads-dir-XXXXXX");
 	cr_assert(mkdtemp(r->root), "mkdtemp: %s", strerror(errno));
-	snprintf(r->path, sizeof(r->path), "%s/app.1", r->root);
-	snprintf(log, sizeof(log), "%s.log", r->path);
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	snprintf(r->path, sizeof(r->path), "%s/%.40s", r->root, r->name);
+	snprintf(log, sizeof(log), "%s/%s.log", r->root, r->name);
 	fd = open(log, O_CREAT | O_EXCL | O_WRONLY, 0600);
 	cr_assert_geq(fd, 0, "%s: %s", log, strerror(errno));
 	close(fd);
-	r->dir = (struct pp_thread_dir){ .fd = -1, .pid = (int)getpid(), .path = r->path,
-					 .root = r->root, .name = "app.1" };
+	r->dir = (struct pp_thread_dir){ .pid = (int)getpid(), .path = r->path,
+					 .root = r->root, .name = r->name };
 	r->dir.rootfd = open(r->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	cr_assert_geq(r->dir.rootfd, 0);
 	pp_logfile_same_file_sigsafe(r->dir.rootfd, &r->dir.root_dev, &r->dir.root_ino);
 }
 
-static double td_now(void)
+/* Entries of the root: how many, and how many of them directories. */
+static void td_count(const struct td_root *r, int *files, int *dirs)
 {
-	struct timespec ts;
+	DIR *d = opendir(r->root);
+	struct dirent *e;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	cr_assert_not_null(d);
+	*files = *dirs = 0;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.') {
+			struct stat st;
+			char p[PATH_MAX];
+
+			snprintf(p, sizeof(p), "%s/%s", r->root, e->d_name);
+			cr_assert_eq(lstat(p, &st), 0);
+			*files += S_ISREG(st.st_mode);
+			*dirs += S_ISDIR(st.st_mode);
+		}
+	closedir(d);
 }
 
-/* The directory is there, with the process's log moved into it. */
-static void td_expect_made(const struct td_root *r)
+/* A thread's log file is there, a thread log (its header says so). */
+static void td_expect_log(const struct td_root *r, int tid)
 {
-	char file[192];
-	struct stat st;
+	char file[PATH_MAX];
+	struct ppf_file_header h;
+	FILE *f;
 
-	snprintf(file, sizeof(file), "%s/process.log", r->path);
-	cr_expect_eq(stat(file, &st), 0, "%s: %s", file, strerror(errno));
-	cr_expect_geq(r->dir.fd, 0, "no descriptor of the directory");
+	snprintf(file, sizeof(file), "%s/%s.thread-%d.log", r->root, r->name, tid);
+	f = fopen(file, "rb");
+	cr_assert_not_null(f, "%s: %s", file, strerror(errno));
+	cr_expect_eq(fread(&h, sizeof(h), 1, f), 1);
+	cr_expect_eq(h.kind, PPF_FILE_THREAD, "%s", file);
+	fclose(f);
 }
 
 struct td_racer {
 	struct td_root *r;
 	pthread_barrier_t *go;
+	struct pp_thread t;
 	int err;
 };
 
@@ -73,21 +95,24 @@ static void *td_race(void *arg)
 {
 	struct td_racer *x = arg;
 
+	pp_logfile_init_sigsafe(&x->t.log);
+	x->t.tid = pp_threads_gettid_sigsafe();
 	pthread_barrier_wait(x->go);
-	x->err = pp_threads_dir_sigsafe(&x->r->dir);
+	x->err = pp_threads_open_log_sigsafe(&x->t, &x->r->dir, "racer");
 	return NULL;
 }
 
-/* Threads that ask at once: one makes it, every one gets it. */
-Test(threads_dir, threads_asking_at_once_all_get_it)
+/* Threads whose first samples come at once: each gets its log beside the process's. */
+Test(threads_dir, threads_at_once_each_get_a_log_beside_the_process_log)
 {
 	enum { N = 16 };
+	static struct td_racer x[N];
 	struct td_root r;
-	struct td_racer x[N];
 	pthread_t th[N];
 	pthread_barrier_t go;
+	int files, dirs;
 
-	td_setup(&r);
+	td_setup(&r, "app@host.1");
 	pthread_barrier_init(&go, NULL, N);
 	for (int i = 0; i < N; i++) {
 		x[i] = (struct td_racer){ .r = &r, .go = &go, .err = -1 };
@@ -96,100 +121,72 @@ Test(threads_dir, threads_asking_at_once_all_get_it)
 	for (int i = 0; i < N; i++) {
 		pthread_join(th[i], NULL);
 		cr_expect_eq(x[i].err, 0, "thread %d: %s", i, strerror(-x[i].err));
+		td_expect_log(&r, x[i].t.tid);
+		pp_logfile_close_sigsafe(&x[i].t.log);
 	}
-	td_expect_made(&r);
-}
-
-struct td_maker {
-	struct pp_thread_dir *dir;
-	double hold_s;
-	int tid;
-};
-
-/*
- * Stands for a maker kept off the CPU: holds the directory as being made
- * for hold_s, then makes it as the first asker would.
- */
-static void *td_slow_maker(void *arg)
-{
-	struct td_maker *m = arg;
-	struct timespec ts = { .tv_sec = (time_t)m->hold_s,
-			       .tv_nsec = (long)((m->hold_s - (double)(time_t)m->hold_s) * 1e9) };
-
-	nanosleep(&ts, NULL);
-	__atomic_store_n(&m->dir->state, PP_THREADS_DIR_NONE, __ATOMIC_RELEASE);
-	cr_assert_eq(pp_threads_dir_sigsafe(m->dir), 0);
-	return NULL;
+	td_count(&r, &files, &dirs);
+	cr_expect_eq(files, N + 1, "the process's log and one per thread");
+	cr_expect_eq(dirs, 0, "a directory was made");
 }
 
 /*
- * A maker preempted long (here 0.3 s, a thousand times what its system
- * calls take): a thread that asks meanwhile waits, and gets the directory
- * (it used to give up after some yields, and a thread that ended then was
- * said to have run out of descriptors).
+ * A daemon that closed every descriptor (the root's too) and opened others
+ * in their place: the root is found again by its path, and the log made
+ * there, not in whatever the number names now.
  */
-Test(threads_dir, a_slow_maker_is_waited_for)
+Test(threads_dir, a_closed_root_is_found_again_by_its_path)
 {
 	struct td_root r;
-	struct td_maker m;
-	pthread_t th;
-	double t0;
-	int err;
+	struct pp_thread t = { 0 };
+	int files, dirs, other, fd;
+	char elsewhere[] = "/tmp/pa-threads-dir-other-XXXXXX";
 
-	td_setup(&r);
-	m = (struct td_maker){ .dir = &r.dir, .hold_s = 0.3 };
-	r.dir.state = PP_THREADS_DIR_MAKING;
-	r.dir.maker = -1;
-	cr_assert_eq(pthread_create(&th, NULL, td_slow_maker, &m), 0);
-	t0 = td_now();
-	err = pp_threads_dir_sigsafe(&r.dir);
-	cr_expect_eq(err, 0, "gave up after %.3f s: %s", td_now() - t0, strerror(-err));
-	pthread_join(th, NULL);
-	td_expect_made(&r);
+	td_setup(&r, "app@host.2");
+	cr_assert(mkdtemp(elsewhere));
+	other = open(elsewhere, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cr_assert_geq(other, 0);
+	fd = r.dir.rootfd;
+	cr_assert_eq(dup2(other, fd), fd, "%s", strerror(errno));
+	close(other);
+	pp_share_reset_sigsafe();
+	pp_logfile_init_sigsafe(&t.log);
+	t.tid = pp_threads_gettid_sigsafe();
+	cr_assert_eq(pp_threads_open_log_sigsafe(&t, &r.dir, "daemon"), 0);
+	td_expect_log(&r, t.tid);
+	pp_logfile_close_sigsafe(&t.log);
+	td_count(&r, &files, &dirs);
+	cr_expect_eq(files, 2);
+	{
+		DIR *d = opendir(elsewhere);
+		struct dirent *e;
+		int n = 0;
+
+		cr_assert_not_null(d);
+		while ((e = readdir(d)))
+			n += e->d_name[0] != '.';
+		closedir(d);
+		cr_expect_eq(n, 0, "the log went where the number points now");
+	}
+	close(fd);
 }
 
-/*
- * A signal handler that asks in the thread making it (it interrupted the
- * maker) does not wait for itself: it is told at once to come back later,
- * and the maker then finishes.
- */
-Test(threads_dir, the_maker_itself_is_not_waited_for)
+/* A name that leaves no room for the thread log's: refused, nothing made. */
+Test(threads_dir, a_name_with_no_room_left_is_refused)
 {
+	char name[NAME_MAX + 1], buf[NAME_MAX + 1];
 	struct td_root r;
-	double t0;
+	struct pp_thread t = { 0 };
+	int files, dirs;
 
-	td_setup(&r);
-	r.dir.state = PP_THREADS_DIR_MAKING;
-	r.dir.maker = pp_threads_gettid_sigsafe();
-	t0 = td_now();
-	cr_expect_eq(pp_threads_dir_sigsafe(&r.dir), -EINPROGRESS);
-	cr_expect_lt(td_now() - t0, 1.0, "waited %.3f s for itself", td_now() - t0);
-	r.dir.state = PP_THREADS_DIR_NONE;
-	cr_expect_eq(pp_threads_dir_sigsafe(&r.dir), 0);
-	td_expect_made(&r);
-}
-
-/*
- * A maker that never finishes (stopped for good): the wait ends, and says
- * so, and nothing is made; the next asker (a sample) is not held as long.
- */
-Test(threads_dir, a_maker_that_never_finishes_is_given_up, .timeout = 60)
-{
-	struct td_root r;
-	char file[192];
-	struct stat st;
-	double t0, first;
-
-	td_setup(&r);
-	r.dir.state = PP_THREADS_DIR_MAKING;
-	r.dir.maker = -1;
-	t0 = td_now();
-	cr_expect_eq(pp_threads_dir_sigsafe(&r.dir), -EINPROGRESS);
-	first = td_now() - t0;
-	snprintf(file, sizeof(file), "%s.log", r.path);
-	cr_expect_eq(stat(file, &st), 0, "the process's log moved: %s", strerror(errno));
-	t0 = td_now();
-	cr_expect_eq(pp_threads_dir_sigsafe(&r.dir), -EINPROGRESS);
-	cr_expect_lt(td_now() - t0, first / 2, "the second wait took %.3f s, the first %.3f s",
-		     td_now() - t0, first);
+	memset(name, 'a', NAME_MAX - 8);
+	name[NAME_MAX - 8] = '\0';
+	td_setup(&r, name);
+	pp_logfile_init_sigsafe(&t.log);
+	t.tid = pp_threads_gettid_sigsafe();
+	cr_expect_eq(pp_threads_open_log_sigsafe(&t, &r.dir, "long"), -ENAMETOOLONG);
+	cr_expect_eq(pp_threads_dir_file_sigsafe(&r.dir, buf, sizeof(buf), "wall.log"),
+		     -ENAMETOOLONG);
+	td_count(&r, &files, &dirs);
+	cr_expect_eq(files, 1, "only the process's log");
+	cr_expect_eq(dirs, 0);
 }
