@@ -3021,6 +3021,55 @@ static int pa_reader_orphans(struct pa_run *run, char ***names, size_t *n, char 
 	return 0;
 }
 
+static int pa_reader_finish_run(struct pa_run *run, struct pa_run **out, struct pa_error *err);
+
+/*
+ * A run of the one process whose log is path (<root>/<P>.log, its thread
+ * logs beside it), as a user names one process of a run; a file that is
+ * no process log is an error saying what is expected.
+ */
+static int pa_reader_run_of_log(const char *path, const struct pa_load_opts *opts,
+				struct pa_run **out, struct pa_error *err)
+{
+	const char *slash = strrchr(path, '/');
+	char *root = slash ? strndup(path, (size_t)(slash - path ? slash - path : 1)) : strdup(".");
+	const char *base = slash ? slash + 1 : path;
+	char **names = NULL, **flat = NULL;
+	size_t nflat = 0;
+	struct pa_run *run = NULL;
+	int ret = 0;
+
+	if (!root)
+		return pa_error_set(err, -ENOMEM, path, false, 0, "out of memory");
+	if (!pa_reader_is_root_log(root, base)) {
+		free(root);
+		return pa_error_set(err, -ENOTDIR, path, false, 0,
+				    "not a directory, nor a process's log (<exe>@<host>.<pid>%s)",
+				    PPF_LOG_SUFFIX);
+	}
+	run = calloc(1, sizeof(*run));
+	names = calloc(1, sizeof(*names));
+	if (!run || !names || !(names[0] = strdup(base)) ||
+	    !(run->processes = calloc(1, sizeof(*run->processes)))) {
+		ret = pa_error_set(err, -ENOMEM, path, false, 0, "out of memory");
+	} else {
+		run->dir = root;
+		root = NULL;
+		ret = pa_reader_list_dir(run->dir, pa_reader_keep_flat_thread_log, &flat, &nflat,
+					 err);
+	}
+	if (ret == 0)
+		ret = pa_reader_load_processes(run, names, 1, flat, nflat, opts, err);
+	pa_reader_free_names(names, names && names[0] ? 1 : 0);
+	pa_reader_free_names(flat, nflat);
+	free(root);
+	if (ret < 0) {
+		pa_run_free(run);
+		return ret;
+	}
+	return pa_reader_finish_run(run, out, err);
+}
+
 int pa_run_load_opts(const char *dir, const struct pa_load_opts *opts, struct pa_run **out,
 		     struct pa_error *err)
 {
@@ -3036,7 +3085,7 @@ int pa_run_load_opts(const char *dir, const struct pa_load_opts *opts, struct pa
 	if (stat(dir, &st) < 0)
 		return pa_error_set(err, -errno, dir, false, 0, "%s", strerror(errno));
 	if (!S_ISDIR(st.st_mode))
-		return pa_error_set(err, -ENOTDIR, dir, false, 0, "not a directory");
+		return pa_reader_run_of_log(dir, opts, out, err);
 	run = calloc(1, sizeof(*run));
 	if (!run || !(run->dir = strdup(dir))) {
 		free(run);
@@ -3075,10 +3124,17 @@ int pa_run_load_opts(const char *dir, const struct pa_load_opts *opts, struct pa
 		pa_run_free(run);
 		return ret;
 	}
+	return pa_reader_finish_run(run, out, err);
+}
+
+/* The run's processes read: sorted, linked to the images before them, said about. */
+static int pa_reader_finish_run(struct pa_run *run, struct pa_run **out, struct pa_error *err)
+{
 	qsort(run->processes, run->nprocesses, sizeof(*run->processes), pa_reader_cmp_process);
 	if (pa_reader_link_before(run) < 0) {
+		pa_error_set(err, -ENOMEM, run->dir, false, 0, "out of memory");
 		pa_run_free(run);
-		return pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
+		return -ENOMEM;
 	}
 	pa_reader_warn_unended(run);
 	pa_reader_warn_unprofiled(run);

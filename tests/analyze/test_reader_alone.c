@@ -197,6 +197,17 @@ Test(reader_alone, thread_logs_beside_their_process_log_are_its_own)
 	cr_expect(ra_has_sampled(alone, 9) && ra_has_sampled(alone, 10));
 	pa_process_free(alone);
 	pa_warnings_release(&warn);
+	/* A run named by one process's log is that process, its threads with it. */
+	cr_assert_eq(pa_run_load(path, &run, &err), 0, "%s: %s", err.path, err.reason);
+	cr_assert_eq(run->nprocesses, 1, "%zu processes", run->nprocesses);
+	cr_expect_eq(run->processes[0]->nthreads, 3);
+	cr_expect(ra_has_sampled(run->processes[0], 9) && ra_has_sampled(run->processes[0], 10));
+	pa_run_free(run);
+	/* A thread log is no run: the error says what is expected. */
+	snprintf(path, sizeof(path), "%s/busy@h.8.thread-9.log", ra_dir);
+	cr_expect_neq(pa_run_load(path, &run, &err), 0);
+	cr_expect_str_eq(err.path, path);
+	cr_expect(strstr(err.reason, "nor a process's log"), "%s", err.reason);
 	free(old);
 }
 
