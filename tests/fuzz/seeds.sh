@@ -13,7 +13,8 @@
 #   tests/fuzz/seeds.sh BUILD OUT
 #
 # BUILD holds the release libpprof.so and workloads/; OUT/mkseeds is built.
-# Fails when a run leaves no process that took samples.
+# Fails when a run leaves no process that took samples (thread logs, or a
+# wall log).
 set -eu
 
 build=$1
@@ -41,11 +42,12 @@ run() {
 	# shellcheck disable=SC2086 # vars are VAR=VALUE words
 	env $vars PPROF_OUTPUT="$runs/$name" LD_PRELOAD="$build/libpprof.so" \
 		"$@" >/dev/null 2>&1 </dev/null || true
-	# The logs of the processes that took samples: those with thread logs beside them.
+	# The logs of the processes that took samples: those with thread logs or
+	# a wall log beside them.
 	logs=
 	for f in "$runs/$name"/*.log; do
 		case $f in *.thread-*.log | *.wall.log) continue ;; esac
-		if ls "${f%.log}".thread-*.log >/dev/null 2>&1; then
+		if [ -e "${f%.log}.wall.log" ] || ls "${f%.log}".thread-*.log >/dev/null 2>&1; then
 			logs="$logs $f"
 		fi
 	done
