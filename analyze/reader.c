@@ -3032,7 +3032,7 @@ static int pa_reader_run_of_log(const char *path, const struct pa_load_opts *opt
 				struct pa_run **out, struct pa_error *err)
 {
 	const char *slash = strrchr(path, '/');
-	char *root = slash ? strndup(path, (size_t)(slash - path ? slash - path : 1)) : strdup(".");
+	char *root = slash ? strndup(path, slash > path ? (size_t)(slash - path) : 1) : strdup(".");
 	const char *base = slash ? slash + 1 : path;
 	char **names = NULL, **flat = NULL;
 	size_t nflat = 0;
