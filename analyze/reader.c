@@ -2244,8 +2244,8 @@ static int pa_reader_flat_threads(char *const *flat, size_t nflat, const char *p
  * is: one that is not a regular file is said when it is read.
  */
 /*
- * Whether name in dir is the log of a process that took no sample, at the
- * run's root: <exe>@<host>.<pid>.log, a regular file that starts as a process log.
+ * Whether name in dir is a process's log at the run's root:
+ * <exe>@<host>.<pid>.log, a regular file that starts as a process log.
  */
 static bool pa_reader_is_root_log(const char *dir, const char *name)
 {
@@ -2256,7 +2256,9 @@ static bool pa_reader_is_root_log(const char *dir, const char *name)
 	bool ok = false;
 	FILE *f;
 
+	/* <exe>@<host>.<pid>[.<k>].log: a digit before ".log" (a directory's process.log is none). */
 	if (len <= sl || name[0] == '.' || strcmp(name + len - sl, PPF_LOG_SUFFIX) != 0 ||
+	    name[len - sl - 1] < '0' || name[len - sl - 1] > '9' ||
 	    asprintf(&p, "%s/%s", dir, name) < 0)
 		return false;
 	if (lstat(p, &st) == 0 && S_ISREG(st.st_mode) && (f = fopen(p, "rbe")) != NULL) {
@@ -2544,11 +2546,11 @@ static void pa_reader_last_cpu(struct pa_process *proc)
 
 /*
  * pa_process_load_opts, for a process at the root of a run whose thread
- * logs at the root are flat (nflat sorted names, flat NULL: listed here
- * when needed).
+ * logs at the root are flat (nflat sorted names) when root_listed; else
+ * the root is listed here when needed.
  */
 static int pa_reader_process_load_in(const char *dir, const struct pa_load_opts *opts,
-				     char *const *flat, size_t nflat,
+				     bool root_listed, char *const *flat, size_t nflat,
 				     struct pa_process **out, struct pa_warnings *warn,
 				     struct pa_error *err)
 {
@@ -2584,7 +2586,7 @@ static int pa_reader_process_load_in(const char *dir, const struct pa_load_opts 
 		ret = pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
 	else if (!alone)
 		ret = pa_reader_list_dir(dir, pa_reader_keep_thread_log, &names, &n, err);
-	else if (!flat && (ret = pa_reader_list_dir(root, pa_reader_keep_flat_thread_log,
+	else if (!root_listed && (ret = pa_reader_list_dir(root, pa_reader_keep_flat_thread_log,
 						    &listed, &nlisted, err)) == 0) {
 		flat = listed;
 		nflat = nlisted;
@@ -2629,7 +2631,7 @@ int pa_process_load_opts(const char *dir, const struct pa_load_opts *opts,
 			 struct pa_process **out, struct pa_warnings *warn,
 			 struct pa_error *err)
 {
-	return pa_reader_process_load_in(dir, opts, NULL, 0, out, warn, err);
+	return pa_reader_process_load_in(dir, opts, false, NULL, 0, out, warn, err);
 }
 
 /* ---- other logs ------------------------------------------------------------ */
@@ -2790,7 +2792,7 @@ static void pa_reader_pjob(void *arg, size_t i)
 	/* Kept only on failure: a pa_error is 4 KiB, and a run may have 100,000 processes. */
 	struct pa_error err = { 0 };
 
-	j->rets[i] = pdir ? pa_reader_process_load_in(pdir, j->opts, j->flat, j->nflat,
+	j->rets[i] = pdir ? pa_reader_process_load_in(pdir, j->opts, true, j->flat, j->nflat,
 						     &j->procs[i], &j->warns[i], &err) :
 			    pa_error_set(&err, -ENOMEM, j->dir, false, 0, "out of memory");
 	if (j->rets[i] != 0 && (j->errs[i] = malloc(sizeof(err))) != NULL)
@@ -2985,9 +2987,13 @@ static int pa_reader_orphans(struct pa_run *run, char ***names, size_t *n, char 
 		char *log = NULL, *path = NULL;
 		struct stat st;
 
+		size_t prev;
+		bool there;
+
+		/* P's thread logs sort together: P is looked at once, at its first. */
 		if (!pa_reader_flat_thread_log(flat[i], &plen) ||
-		    (i > 0 && strncmp(flat[i - 1], flat[i], plen) == 0 &&
-		     flat[i - 1][plen] == '.'))
+		    (i > 0 && pa_reader_flat_thread_log(flat[i - 1], &prev) && prev == plen &&
+		     strncmp(flat[i - 1], flat[i], plen) == 0))
 			continue;
 		if (asprintf(&log, "%.*s%s", (int)plen, flat[i], PPF_LOG_SUFFIX) < 0)
 			return -ENOMEM;
@@ -2999,7 +3005,8 @@ static int pa_reader_orphans(struct pa_run *run, char ***names, size_t *n, char 
 			free(log);
 			return -ENOMEM;
 		}
-		if (lstat(path, &st) == 0) {
+		there = lstat(path, &st) == 0;
+		if (there && S_ISREG(st.st_mode)) {
 			if (pa_grow((void **)names, &cap, *n, sizeof(char *)) < 0) {
 				free(log);
 				free(path);
@@ -3010,8 +3017,9 @@ static int pa_reader_orphans(struct pa_run *run, char ***names, size_t *n, char 
 			log = NULL;
 		} else {
 			pa_warnings_add(&run->warnings, path, false, 0,
-					"missing: the thread logs %.*s.thread-*.log beside it are "
-					"left out", (int)plen, flat[i]);
+					"%s: the thread logs %.*s.thread-*.log beside it are left out",
+					there ? "not a regular file" : "missing", (int)plen,
+					flat[i]);
 		}
 		free(log);
 		free(path);
@@ -3041,6 +3049,12 @@ static int pa_reader_run_of_log(const char *path, const struct pa_load_opts *opt
 
 	if (!root)
 		return pa_error_set(err, -ENOMEM, path, false, 0, "out of memory");
+	/* The process.log of an older run's process directory: that directory. */
+	if (strcmp(base, PPF_PROCESS_LOG) == 0 && slash) {
+		ret = pa_run_load_opts(root, opts, out, err);
+		free(root);
+		return ret;
+	}
 	if (!pa_reader_is_root_log(root, base)) {
 		free(root);
 		return pa_error_set(err, -ENOTDIR, path, false, 0,

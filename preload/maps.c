@@ -243,7 +243,9 @@ static int pp_maps_vdso(const struct dl_phdr_info *info, uint64_t start,
 	    snprintf(path, PATH_MAX, "%s/%s", pp_maps_root, image) < PATH_MAX)
 		return 1;
 	image[0] = '\0';
-	if (pp_threads_dir_file_sigsafe(pp_maps_dir, file, sizeof(file), PPF_VDSO_COPY) != 0 ||
+	/* The root's descriptor checked: the program may have reused its number. */
+	if (!pp_threads_root_ok_sigsafe(pp_maps_dir) ||
+	    pp_threads_dir_file_sigsafe(pp_maps_dir, file, sizeof(file), PPF_VDSO_COPY) != 0 ||
 	    pp_maps_file_write(pp_maps_dir->rootfd, file, eh, size) != 0)
 		return 0;
 	return snprintf(path, PATH_MAX, "%.*s/%s", PATH_MAX - NAME_MAX - 2, pp_maps_dir->root,

@@ -590,7 +590,8 @@ static void pp_thread_drop(struct pp_thread *t, int tid)
 		pp_logfile_format_name_sigsafe(what, PPF_THREAD_LOG_PREFIX, (uint64_t)tid,
 					       PPF_LOG_SUFFIX);
 		pp_logfile_close_sigsafe(&t->log);
-		if (pp_threads_dir_file_sigsafe(pp_thread_env.dir, name, sizeof(name), what) == 0)
+		if (pp_threads_root_ok_sigsafe(pp_thread_env.dir) &&
+		    pp_threads_dir_file_sigsafe(pp_thread_env.dir, name, sizeof(name), what) == 0)
 			unlinkat(pp_thread_env.dir->rootfd, name, 0);
 	}
 	pp_thread_altstack_free(t, 1);

@@ -3,7 +3,7 @@
  * lowest first and reused, so memory follows the number of threads alive at
  * once, not how many there ever were (tids are all different); they are
  * mapped a chunk at a time as they are first needed, so a process with few
- * threads does not reserve address space for 8,192 (5.6 MiB: it counts
+ * threads does not reserve address space for 8,192 (16.4 MiB, 2,104 bytes a slot: it counts
  * against RLIMIT_AS whether touched or not). The index is
  * open addressing on the tid with linear probing; each entry packs the tid
  * and its slot in one word, so a lookup never sees one without the other.
@@ -306,6 +306,14 @@ int pp_threads_tcb_shared_sigsafe(uintptr_t tcb, int tid)
 static const struct pp_share_cost pp_threads_root_fd = { .fds = 1 };
 
 /* Runs in signal context. */
+int pp_threads_root_ok_sigsafe(const struct pp_thread_dir *dir)
+{
+	uint64_t dev = dir->root_dev, ino = dir->root_ino;
+
+	return dev && ino && pp_logfile_same_file_sigsafe(dir->rootfd, &dev, &ino);
+}
+
+/* Runs in signal context. */
 int pp_threads_dir_file_sigsafe(const struct pp_thread_dir *dir, char *buf, size_t size,
 				const char *what)
 {
@@ -332,7 +340,7 @@ static int pp_threads_root_fd_sigsafe(struct pp_thread_dir *dir, int *again)
 	int fd;
 
 	*again = 0;
-	if (pp_logfile_same_file_sigsafe(dir->rootfd, &dev, &ino))
+	if (pp_threads_root_ok_sigsafe(dir))
 		return dir->rootfd;
 	if (!dir->root || pp_share_take_sigsafe(&pp_threads_root_fd) != 0)
 		return -EBADF;

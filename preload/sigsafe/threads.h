@@ -131,6 +131,9 @@ struct pp_thread_dir {
 	const char *name; /* the process's name in the root */
 };
 
+/* Runs in signal context. Whether dir->rootfd still names the output root. */
+int pp_threads_root_ok_sigsafe(const struct pp_thread_dir *dir);
+
 /*
  * Runs in signal context. Writes <dir's name>.<what> into buf (size
  * bytes). Returns 0, or -ENAMETOOLONG when it does not fit.

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "reader.h"
 #include "tst_log.h"
@@ -244,4 +245,61 @@ Test(reader_alone, thread_logs_without_their_process_log)
 	fclose(f);
 	cr_expect_neq(pa_run_load(ra_dir, &run, &err), 0, "a damaged process log read as none");
 	cr_expect_str_eq(err.path, path, "the error names %s: %s", err.path, err.reason);
+	/* Not a regular file: said, and the rest of the run read. */
+	cr_assert_eq(unlink(path), 0);
+	cr_assert_eq(mkfifo(path, 0600), 0);
+	cr_assert_eq(pa_run_load(ra_dir, &run, &err), 0, "%s: %s", err.path, err.reason);
+	cr_expect_eq(run->nprocesses, 1, "%zu processes", run->nprocesses);
+	cr_assert_eq(run->warnings.n, 1, "%zu warnings", run->warnings.n);
+	cr_expect_str_eq(run->warnings.v[0].path, path);
+	cr_expect(strstr(run->warnings.v[0].reason, "not a regular file"), "%s",
+		  run->warnings.v[0].reason);
+	pa_run_free(run);
+}
+
+/*
+ * The thread logs of P and of P.1 (a later process of the same name) sort
+ * next to each other: P's own missing log is still said, once, and P.1's
+ * threads are its own.
+ */
+Test(reader_alone, a_missing_log_beside_a_name_that_starts_the_same_is_said)
+{
+	struct pa_error err = { 0 };
+	struct pa_run *run;
+	char want[4200];
+
+	ra_process_log(ra_dir, "dash@h.6.1.log", 6, "/bin/dash");
+	ra_thread_log(ra_dir, "dash@h.6.1.thread-6.log", 6, 6);
+	ra_thread_log(ra_dir, "dash@h.6.thread-6.log", 6, 6);
+	ra_thread_log(ra_dir, "dash@h.6.thread-7.log", 6, 7);
+	cr_assert_eq(pa_run_load(ra_dir, &run, &err), 0, "%s: %s", err.path, err.reason);
+	cr_assert_eq(run->nprocesses, 1, "%zu processes", run->nprocesses);
+	cr_expect(ra_has_sampled(run->processes[0], 6));
+	cr_expect_eq(run->processes[0]->nthreads, 1, "%zu threads", run->processes[0]->nthreads);
+	cr_assert_eq(run->warnings.n, 1, "%zu warnings", run->warnings.n);
+	snprintf(want, sizeof(want), "%s/dash@h.6.log", ra_dir);
+	cr_expect_str_eq(run->warnings.v[0].path, want);
+	pa_run_free(run);
+}
+
+/* An older run's process directory, named directly or by its process.log: its threads. */
+Test(reader_alone, an_old_process_directory_named_directly_reads_its_threads)
+{
+	char *old = tst_log_subdir(ra_dir, "old@h.5");
+	struct pa_error err = { 0 };
+	struct pa_run *run;
+	char path[4096];
+
+	ra_process_log(old, PPF_PROCESS_LOG, 5, "/usr/bin/old");
+	ra_thread_log(old, "thread-6.log", 5, 6);
+	for (int i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s%s", old, i ? "/" PPF_PROCESS_LOG : "");
+		cr_assert_eq(pa_run_load(path, &run, &err), 0, "%s: %s", err.path, err.reason);
+		cr_assert_eq(run->nprocesses, 1, "%s: %zu processes", path, run->nprocesses);
+		cr_expect_eq(run->processes[0]->nthreads, 2, "%s: %zu threads", path,
+			     run->processes[0]->nthreads);
+		cr_expect(ra_has_sampled(run->processes[0], 6), "%s", path);
+		pa_run_free(run);
+	}
+	free(old);
 }
