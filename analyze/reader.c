@@ -2601,7 +2601,7 @@ static int pa_reader_process_load_in(const char *dir, const struct pa_load_opts 
 		if (!proc->threads)
 			ret = pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
 	}
-	if (ret == 0 && n && pa_reader_topts_init(&o, opts, proc, pa_wall_present(proc->dir)) < 0)
+	if (ret == 0 && n && pa_reader_topts_init(&o, opts, proc, pa_wall_present(proc)) < 0)
 		ret = pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
 	if (ret == 0 && n)
 		ret = pa_reader_load_threads(proc, alone ? root : dir, names, n, &o, warn, err);
@@ -2616,7 +2616,7 @@ static int pa_reader_process_load_in(const char *dir, const struct pa_load_opts 
 	}
 	if (proc->nthreads)
 		qsort(proc->threads, proc->nthreads, sizeof(*proc->threads), pa_reader_cmp_thread);
-	ret = pa_wall_load(proc, proc->dir, opts, warn, err);
+	ret = pa_wall_load(proc, opts, warn, err);
 	if (ret < 0) {
 		pa_process_free(proc);
 		return ret;
@@ -2625,6 +2625,16 @@ static int pa_reader_process_load_in(const char *dir, const struct pa_load_opts 
 	pa_reader_warn_full(proc, warn);
 	*out = proc;
 	return 0;
+}
+
+char *pa_process_file(const struct pa_process *proc, const char *what)
+{
+	const char *slash = proc->path ? strrchr(proc->path, '/') : NULL;
+	const char *base = slash ? slash + 1 : proc->path;
+	bool in_dir = base && strcmp(base, PPF_PROCESS_LOG) == 0;
+	char *p;
+
+	return asprintf(&p, in_dir ? "%s/%s" : "%s.%s", proc->dir, what) < 0 ? NULL : p;
 }
 
 int pa_process_load_opts(const char *dir, const struct pa_load_opts *opts,
@@ -2983,11 +2993,9 @@ static int pa_reader_orphans(struct pa_run *run, char ***names, size_t *n, char 
 	size_t cap = *n, added = 0;
 
 	for (size_t i = 0; i < nflat; i++) {
-		size_t plen;
+		size_t plen, prev;
 		char *log = NULL, *path = NULL;
 		struct stat st;
-
-		size_t prev;
 		bool there;
 
 		/* P's thread logs sort together: P is looked at once, at its first. */

@@ -457,6 +457,14 @@ int pa_process_load_opts(const char *dir, const struct pa_load_opts *opts,
 			 struct pa_process **out, struct pa_warnings *warn,
 			 struct pa_error *err);
 
+/*
+ * The path of proc's file what ("wall.log", "vdso.so", "thread-<tid>.log")
+ * in the layout its log is in: beside its log at the run's root,
+ * <P>.<what> (proc->dir being <root>/<P>), or in its directory in older
+ * runs, <P>/<what>. malloc'd; NULL when out of memory.
+ */
+char *pa_process_file(const struct pa_process *proc, const char *what);
+
 /* Load a single process.log (no threads). */
 int pa_process_log_load(const char *path, struct pa_process **out,
 			struct pa_warnings *warn, struct pa_error *err);

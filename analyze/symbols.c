@@ -922,8 +922,7 @@ static int pa_symbols_vdso_file(const struct pa_process *proc, const struct pa_m
 				rec->vdso_image) < 0 ? -ENOMEM : 0;
 	if (rec->vdso_image)
 		return asprintf(file, "%s/../%s", proc->dir, rec->vdso_image) < 0 ? -ENOMEM : 0;
-	return asprintf(file, at_root ? "%s.%s" : "%s/%s", proc->dir, PPF_VDSO_COPY) < 0 ?
-		       -ENOMEM : 0;
+	return (*file = pa_process_file(proc, PPF_VDSO_COPY)) ? 0 : -ENOMEM;
 }
 
 /* Name module idx of sym and find its file; -ENOMEM. */

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "eventinfo.h"
@@ -2097,26 +2096,24 @@ static void pa_wall_lost_time(struct pa_process *proc, const struct pa_wall_read
 		r->info->lost = lost;
 }
 
-/*
- * The wall log of the process at dir into path (size PATH_MAX): dir/wall.log
- * when dir is a directory (older runs), else beside its log, dir.wall.log
- * (dir is then <root>/<P>, the log <P>.log). False when it does not fit or
- * is absent.
- */
-static bool pa_wall_path(const char *dir, char *path, size_t size)
+/* proc's wall log (pa_process_file), malloc'd; NULL when it has none (or out of memory). */
+static char *pa_wall_path(const struct pa_process *proc)
 {
-	struct stat st;
-	bool in = stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+	char *path = pa_process_file(proc, PPF_WALL_LOG);
 
-	return snprintf(path, size, in ? "%s/%s" : "%s.%s", dir, PPF_WALL_LOG) < (int)size &&
-	       access(path, F_OK) == 0;
+	if (path && access(path, F_OK) != 0) {
+		free(path);
+		path = NULL;
+	}
+	return path;
 }
 
-bool pa_wall_present(const char *dir)
+bool pa_wall_present(const struct pa_process *proc)
 {
-	char path[4096];
+	char *path = pa_wall_path(proc);
 
-	return pa_wall_path(dir, path, sizeof(path));
+	free(path);
+	return path != NULL;
 }
 
 /*
@@ -2183,14 +2180,17 @@ static int pa_wall_read(struct pa_process *proc, const char *path, const void *d
 	return ret;
 }
 
-int pa_wall_load(struct pa_process *proc, const char *dir, const struct pa_load_opts *opts,
+int pa_wall_load(struct pa_process *proc, const struct pa_load_opts *opts,
 		 struct pa_warnings *warn, struct pa_error *err)
 {
-	char path[4096];
+	char *path = pa_wall_path(proc);
+	int ret;
 
-	if (!pa_wall_path(dir, path, sizeof(path)))
+	if (!path)
 		return 0;
-	return pa_wall_read(proc, path, NULL, 0, opts, warn, err);
+	ret = pa_wall_read(proc, path, NULL, 0, opts, warn, err);
+	free(path);
+	return ret;
 }
 
 int pa_wall_log_parse(struct pa_process *proc, const char *name, const void *data, size_t size,

@@ -101,7 +101,7 @@ struct pa_wall_info {
  * (NULL: every sample apart). Returns 0 (no wall.log: nothing done) or a
  * negative errno with err filled.
  */
-int pa_wall_load(struct pa_process *proc, const char *dir, const struct pa_load_opts *opts,
+int pa_wall_load(struct pa_process *proc, const struct pa_load_opts *opts,
 		 struct pa_warnings *warn, struct pa_error *err);
 /*
  * The same from size bytes at data (copied), read as the wall.log named
@@ -113,8 +113,8 @@ int pa_wall_log_parse(struct pa_process *proc, const char *name, const void *dat
 /* The process's first sampling event that counts CPU time (its wall samples on the CPU), or NULL. */
 const struct pa_event *pa_wall_cpu_event(const struct pa_process *proc);
 
-/* Whether the process directory dir has a wall.log. */
-bool pa_wall_present(const char *dir);
+/* Whether proc has a wall.log (pa_process_file). */
+bool pa_wall_present(const struct pa_process *proc);
 
 /* "[off-cpu: sleep]" for the leaf PA_WALL_IP(s); NULL for any other address. */
 const char *pa_wall_frame_name(uint64_t ip);

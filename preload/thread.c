@@ -7,8 +7,8 @@
 #include "thread.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -582,16 +582,14 @@ static void pp_thread_warm_up(struct pp_thread *t, int arena)
  */
 static void pp_thread_drop(struct pp_thread *t, int tid)
 {
-	char what[64], name[NAME_MAX + 1];
+	char name[NAME_MAX + 1];
 
 	pp_events_thread_close(&t->tev);
 	__atomic_store_n(&t->log_pending, 0, __ATOMIC_RELEASE);
 	if (pp_logfile_is_open_sigsafe(&t->log)) {
-		pp_logfile_format_name_sigsafe(what, PPF_THREAD_LOG_PREFIX, (uint64_t)tid,
-					       PPF_LOG_SUFFIX);
 		pp_logfile_close_sigsafe(&t->log);
 		if (pp_threads_root_ok_sigsafe(pp_thread_env.dir) &&
-		    pp_threads_dir_file_sigsafe(pp_thread_env.dir, name, sizeof(name), what) == 0)
+		    pp_threads_log_name_sigsafe(pp_thread_env.dir, tid, name, sizeof(name)) == 0)
 			unlinkat(pp_thread_env.dir->rootfd, name, 0);
 	}
 	pp_thread_altstack_free(t, 1);

@@ -327,6 +327,15 @@ int pp_threads_dir_file_sigsafe(const struct pp_thread_dir *dir, char *buf, size
 	return 0;
 }
 
+/* Runs in signal context. */
+int pp_threads_log_name_sigsafe(const struct pp_thread_dir *dir, int tid, char *buf, size_t size)
+{
+	char what[64];
+
+	pp_logfile_format_name_sigsafe(what, PPF_THREAD_LOG_PREFIX, (uint64_t)tid, PPF_LOG_SUFFIX);
+	return pp_threads_dir_file_sigsafe(dir, buf, size, what);
+}
+
 /*
  * Runs in signal context. A descriptor of dir's root: its own, checked to
  * name it still; else, the program having closed it, the root opened again
@@ -367,12 +376,10 @@ static void pp_threads_root_put_sigsafe(int fd)
 int pp_threads_open_log_sigsafe(struct pp_thread *t, struct pp_thread_dir *dir,
 				const char *name)
 {
-	char file[NAME_MAX + 1], what[64];
+	char file[NAME_MAX + 1];
 	int again, err, fd;
 
-	pp_logfile_format_name_sigsafe(what, PPF_THREAD_LOG_PREFIX, (uint64_t)t->tid,
-				       PPF_LOG_SUFFIX);
-	err = pp_threads_dir_file_sigsafe(dir, file, sizeof(file), what);
+	err = pp_threads_log_name_sigsafe(dir, t->tid, file, sizeof(file));
 	if (err)
 		return err;
 	fd = pp_threads_root_fd_sigsafe(dir, &again);

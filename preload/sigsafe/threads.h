@@ -141,6 +141,9 @@ int pp_threads_root_ok_sigsafe(const struct pp_thread_dir *dir);
 int pp_threads_dir_file_sigsafe(const struct pp_thread_dir *dir, char *buf, size_t size,
 				const char *what);
 
+/* Runs in signal context. The name of tid's log in dir's root, <name>.thread-<tid>.log. */
+int pp_threads_log_name_sigsafe(const struct pp_thread_dir *dir, int tid, char *buf, size_t size);
+
 /*
  * Runs in signal context. Creates t's log, <name>.thread-<tid>.log in dir's
  * root, and writes its PPF_REC_THREAD record (pid, tid, t->start_ns, name;

@@ -373,11 +373,11 @@ void tst_process_dir(const struct tst_it *it, const char *exe, int pid, char *ou
 
 void tst_process_file(const struct pa_process *proc, const char *what, char *out, size_t size)
 {
-	size_t pl = strlen(proc->path), sl = strlen("/" PPF_PROCESS_LOG);
-	bool in_dir = pl >= sl && strcmp(proc->path + pl - sl, "/" PPF_PROCESS_LOG) == 0;
+	char *path = pa_process_file(proc, what);
 
-	cr_assert_lt(snprintf(out, size, "%s%s%s", proc->dir, in_dir ? "/" : ".", what),
-		     (int)size);
+	cr_assert_not_null(path);
+	cr_assert_lt(snprintf(out, size, "%s", path), (int)size);
+	free(path);
 }
 
 unsigned long long tst_process_bytes(const struct pa_process *proc)
