@@ -4,6 +4,7 @@
 #include "parallel.h"
 #include "reader.h"
 #include "regfile.h"
+#include "rootfiles.h"
 #include "wall.h"
 
 #include <dirent.h>
@@ -754,9 +755,10 @@ static int pa_reader_shared(struct pa_process_ctx *c, struct pa_log_buf *buf, ui
 {
 	struct pa_reader_shared_ctx s = { .c = c, .type = type };
 	char name[32 + 2 * PPF_MODULE_KEY_LEN];
+	struct pa_log_buf sb = { 0 };
+	int kept;
 	struct pa_error e = { 0 };
 	XXH128_canonical_t sum;
-	struct pa_log_buf sb;
 	uint64_t first = 0;
 	char *path;
 	int ret, n;
@@ -767,13 +769,26 @@ static int pa_reader_shared(struct pa_process_ctx *c, struct pa_log_buf *buf, ui
 	path = pa_reader_root_file(buf->path, name);
 	if (!path)
 		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
-	ret = pa_reader_read_file(path, &sb, &e);
+	/* Read once for the whole analysis: every process names the same few. */
+	kept = pa_rootfiles_find(path, &sb.data, &sb.size);
+	if (kept == 1) {
+		sb.path = path;
+		ret = 0;
+	} else {
+		ret = kept < 0 ? pa_error_set(&e, kept, path, false, 0, "out of memory") :
+				 pa_reader_read_file(path, &sb, &e);
+	}
 	if (ret == 0) {
-		XXH128_canonicalFromHash(&sum, XXH3_128bits(sb.data, sb.size));
-		if (memcmp(sum.digest, key, PPF_MODULE_KEY_LEN) != 0)
-			ret = pa_error_set(&e, -EINVAL, path, false, 0,
-					   "its content is not what its name says (not the "
-					   "file libpprof wrote)");
+		if (kept != 1) {
+			XXH128_canonicalFromHash(&sum, XXH3_128bits(sb.data, sb.size));
+			if (memcmp(sum.digest, key, PPF_MODULE_KEY_LEN) != 0)
+				ret = pa_error_set(&e, -EINVAL, path, false, 0,
+						   "its content is not what its name says (not "
+						   "the file libpprof wrote)");
+			/* Not kept when memory is short: read again next time. */
+			if (ret == 0)
+				(void)pa_rootfiles_keep(path, sb.data, sb.size);
+		}
 		if (ret == 0)
 			ret = pa_reader_check_header(&sb, PPF_FILE_SHARED, &first, &e);
 		if (ret == 0)
@@ -1281,21 +1296,51 @@ static int pa_reader_process_parse(struct pa_log_buf *buf, bool quiet, struct pa
 }
 
 /* pa_process_log_load, quiet as for pa_reader_process_parse. */
-static int pa_reader_process_load(const char *path, bool quiet, struct pa_process **out,
-				  struct pa_warnings *warn, struct pa_error *err)
+/*
+ * What pa_reader_thread_load returns for a log of a process that did not
+ * end (killed, or replaced by an exec) whose header was never written: the
+ * profiler made the file (in the handler, at the thread's first sample)
+ * and the process died before the header went in. Skipped with a warning.
+ * So is a process's own log in that state (made at its start: nothing in
+ * it says whether the process ended), unless it is all a run has.
+ */
+#define PA_READER_NO_HEADER (-ENODATA)
+
+/* Whether buf holds no header: shorter than one, or zeros where it goes (allocated, unwritten). */
+static bool pa_reader_no_header(const struct pa_log_buf *buf)
+{
+	return pa_reader_all_zero(buf->data, buf->size < sizeof(struct ppf_file_header) ?
+					     buf->size : sizeof(struct ppf_file_header));
+}
+
+/*
+ * Reads the process log at path. in_run: as one of a run's, where a log
+ * whose header was never written is PA_READER_NO_HEADER (skipped).
+ */
+static int pa_reader_process_load(const char *path, bool quiet, bool in_run,
+				  struct pa_process **out, struct pa_warnings *warn,
+				  struct pa_error *err)
 {
 	struct pa_log_buf buf;
 	int ret;
 
 	*out = NULL;
 	ret = pa_reader_read_file(path, &buf, err);
-	return ret < 0 ? ret : pa_reader_process_parse(&buf, quiet, out, warn, err);
+	if (ret < 0)
+		return ret;
+	if (in_run && pa_reader_no_header(&buf)) {
+		pa_reader_buf_release(&buf);
+		return pa_error_set(err, PA_READER_NO_HEADER, path, false, 0,
+				    "no header: the log was being made when its process was "
+				    "killed");
+	}
+	return pa_reader_process_parse(&buf, quiet, out, warn, err);
 }
 
 int pa_process_log_load(const char *path, struct pa_process **out,
 			struct pa_warnings *warn, struct pa_error *err)
 {
-	return pa_reader_process_load(path, false, out, warn, err);
+	return pa_reader_process_load(path, false, false, out, warn, err);
 }
 
 /* ---- thread-<tid>.log ---------------------------------------------------- */
@@ -2007,21 +2052,6 @@ static int pa_reader_thread_parse(struct pa_log_buf *buf, bool expect_end,
 	return 0;
 }
 
-/*
- * What pa_reader_thread_load returns for a log of a process that did not
- * end (killed, or replaced by an exec) whose header was never written: the
- * profiler made the file (in the handler, at the thread's first sample)
- * and the process died before the header went in. Skipped with a warning.
- */
-#define PA_READER_NO_HEADER (-ENODATA)
-
-/* Whether buf holds no header: shorter than one, or zeros where it goes (allocated, unwritten). */
-static bool pa_reader_no_header(const struct pa_log_buf *buf)
-{
-	return pa_reader_all_zero(buf->data, buf->size < sizeof(struct ppf_file_header) ?
-					     buf->size : sizeof(struct ppf_file_header));
-}
-
 /* pa_thread_log_load, with expect_end and o as for pa_reader_thread_parse. */
 static int pa_reader_thread_load(const char *path, bool expect_end,
 				 const struct pa_reader_topts *o, struct pa_thread **out,
@@ -2166,7 +2196,9 @@ static int pa_reader_list_dir(const char *dir, bool (*keep)(const char *dir, con
 	while ((de = readdir(d))) {
 		char *s;
 
-		if (de->d_name[0] == '.' || !keep(dir, de->d_name))
+		/* Not "." and "..": a program's name may start with a dot (.x-wrapped). */
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
+		    !keep(dir, de->d_name))
 			continue;
 		s = strdup(de->d_name);
 		if (!s || pa_grow((void **)names, &cap, *n, sizeof(char *)) < 0) {
@@ -2240,12 +2272,40 @@ static int pa_reader_flat_threads(char *const *flat, size_t nflat, const char *p
 }
 
 /*
- * A process directory is a directory holding a process.log, whatever that
- * is: one that is not a regular file is said when it is read.
+ * Whether the first end bytes of name are a process's name as the writer
+ * makes it, <exe>@<host>.<pid>[.<k>] (the exe's name may start with a dot,
+ * .x-wrapped, and hold anything else).
  */
+static bool pa_reader_process_name(const char *name, size_t end)
+{
+	const char *at = memrchr(name, '@', end);
+
+	if (!at || at == name)
+		return false;
+	/* .<pid>, then maybe .<k> before it: one or two groups of digits. */
+	for (int groups = 0; groups < 2; groups++) {
+		size_t d = end;
+
+		while (d > 0 && name[d - 1] >= '0' && name[d - 1] <= '9')
+			d--;
+		if (d == end || d == 0 || name[d - 1] != '.') {
+			if (groups == 0)
+				return false;
+			break;
+		}
+		end = d - 1;
+	}
+	return (size_t)(at - name) + 1 < end; /* a host between the '@' and the pid */
+}
+
 /*
- * Whether name in dir is a process's log at the run's root:
- * <exe>@<host>.<pid>.log, a regular file that starts as a process log.
+ * Whether name in dir is a process's log at the run's root: a name ending
+ * in a digit and ".log" (a directory's process.log is none, nor are the
+ * files beside a process's log) that is either a regular file starting as
+ * a process log or, whatever it holds, named as the writer names one,
+ * <P>.log. Such a file is then read, and what is wrong with it said: a
+ * damaged one is an error naming it, one that is not a regular file or was
+ * never written is skipped with a warning, as a directory's process.log is.
  */
 static bool pa_reader_is_root_log(const char *dir, const char *name)
 {
@@ -2256,9 +2316,8 @@ static bool pa_reader_is_root_log(const char *dir, const char *name)
 	bool ok = false;
 	FILE *f;
 
-	/* <exe>@<host>.<pid>[.<k>].log: a digit before ".log" (a directory's process.log is none). */
-	if (len <= sl || name[0] == '.' || strcmp(name + len - sl, PPF_LOG_SUFFIX) != 0 ||
-	    name[len - sl - 1] < '0' || name[len - sl - 1] > '9' ||
+	if (len <= sl || strcmp(name + len - sl, PPF_LOG_SUFFIX) != 0 ||
+	    name[len - sl - 1] < '0' || name[len - sl - 1] > '9' || pa_reader_flat_other(name) ||
 	    asprintf(&p, "%s/%s", dir, name) < 0)
 		return false;
 	if (lstat(p, &st) == 0 && S_ISREG(st.st_mode) && (f = fopen(p, "rbe")) != NULL) {
@@ -2268,6 +2327,9 @@ static bool pa_reader_is_root_log(const char *dir, const char *name)
 		      __builtin_bswap16(h.kind) == PPF_FILE_PROCESS);
 		fclose(f);
 	}
+	if (!ok)
+		ok = pa_reader_process_name(name, len - sl) &&
+		     (lstat(p, &st) != 0 || !S_ISDIR(st.st_mode));
 	free(p);
 	return ok;
 }
@@ -2282,7 +2344,9 @@ static bool pa_reader_keep_process_dir(const char *dir, const char *name)
 		return false;
 	if (asprintf(&p, "%s/%s/%s", dir, name, PPF_PROCESS_LOG) < 0)
 		return false;
-	ok = lstat(p, &st) == 0;
+	/* A process's one that cannot be looked at (EACCES) is said when it is read. */
+	ok = lstat(p, &st) == 0 || (errno != ENOENT && errno != ENOTDIR &&
+				    pa_reader_process_name(name, strlen(name)));
 	free(p);
 	return ok || pa_reader_is_root_log(dir, name);
 }
@@ -2299,6 +2363,33 @@ static void pa_reader_check_thread(const struct pa_process *proc, const struct p
 			pa_warnings_add(warn, path, false, 0,
 					"totals for event %u, which %s does not list; ignored",
 					t->events[i].event, PPF_PROCESS_LOG);
+}
+
+/*
+ * Whether thread t, read from the log name (thread-<tid>.log or
+ * <P>.thread-<tid>.log), is the thread its name says: a log linked or
+ * copied under another thread's name would count one thread twice. One that
+ * is not is left out, said.
+ */
+static bool pa_reader_tid_named(const struct pa_thread *t, const char *name,
+				struct pa_warnings *warn)
+{
+	size_t n = strlen(name), s = strlen(PPF_LOG_SUFFIX), p = strlen(PPF_THREAD_LOG_PREFIX);
+	size_t d = n > s ? n - s : 0, at = d;
+	unsigned long long tid = 0;
+
+	while (at > 0 && name[at - 1] >= '0' && name[at - 1] <= '9')
+		at--;
+	if (at == d || d - at > 10 || at < p || strncmp(name + at - p, PPF_THREAD_LOG_PREFIX, p) != 0)
+		return true; /* not named by a tid: nothing to hold it to */
+	for (size_t i = at; i < d; i++)
+		tid = tid * 10 + (unsigned)(name[i] - '0');
+	if (tid == t->tid)
+		return true;
+	pa_warnings_add(warn, t->path, false, 0,
+			"holds thread %u, not thread %llu as its name says (a copy or a link of "
+			"another thread's log?); left out", t->tid, tid);
+	return false;
 }
 
 /*
@@ -2395,6 +2486,8 @@ static int pa_reader_load_threads(struct pa_process *proc, const char *dir, char
 			ret = jobs.rets[i];
 			break;
 		}
+		if (!pa_reader_tid_named(jobs.threads[i], names[i], warn))
+			continue;
 		pa_reader_check_thread(proc, jobs.threads[i], jobs.threads[i]->path, warn);
 		proc->threads[proc->nthreads++] = jobs.threads[i];
 		jobs.threads[i] = NULL;
@@ -2565,7 +2658,7 @@ static int pa_reader_process_load_in(const char *dir, const struct pa_load_opts 
 	 */
 	struct stat st;
 	bool alone = len > sl && strcmp(dir + len - sl, PPF_LOG_SUFFIX) == 0 &&
-		     lstat(dir, &st) == 0 && S_ISREG(st.st_mode);
+		     (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode));
 	char *path = alone ? strdup(dir) : pa_reader_join(dir, PPF_PROCESS_LOG);
 	const char *slash = strrchr(dir, '/');
 	char **names = NULL, **listed = NULL, *root = NULL;
@@ -2574,7 +2667,7 @@ static int pa_reader_process_load_in(const char *dir, const struct pa_load_opts 
 	*out = NULL;
 	if (!path)
 		return pa_error_set(err, -ENOMEM, dir, false, 0, "out of memory");
-	ret = pa_reader_process_load(path, true, &proc, warn, err);
+	ret = pa_reader_process_load(path, true, true, &proc, warn, err);
 	free(path);
 	if (ret < 0)
 		return ret;
@@ -2641,7 +2734,10 @@ int pa_process_load_opts(const char *dir, const struct pa_load_opts *opts,
 			 struct pa_process **out, struct pa_warnings *warn,
 			 struct pa_error *err)
 {
-	return pa_reader_process_load_in(dir, opts, false, NULL, 0, out, warn, err);
+	int ret = pa_reader_process_load_in(dir, opts, false, NULL, 0, out, warn, err);
+
+	pa_rootfiles_release();
+	return ret;
 }
 
 /* ---- other logs ------------------------------------------------------------ */
@@ -2849,7 +2945,8 @@ static int pa_reader_load_processes(struct pa_run *run, char **names, size_t n,
 		if (ret == 0) {
 			run->processes[run->nprocesses++] = j.procs[i];
 			j.procs[i] = NULL;
-		} else if (ret == PA_REGFILE_NOT_REGULAR && (i + 1 < n || run->nprocesses)) {
+		} else if ((ret == PA_REGFILE_NOT_REGULAR || ret == PA_READER_NO_HEADER) &&
+			   (i + 1 < n || run->nprocesses)) {
 			/* Skipped; unless nothing at all could be read: then it is the error. */
 			struct pa_error skipped;
 
@@ -3058,7 +3155,7 @@ static int pa_reader_run_of_log(const char *path, const struct pa_load_opts *opt
 	if (!root)
 		return pa_error_set(err, -ENOMEM, path, false, 0, "out of memory");
 	/* The process.log of an older run's process directory: that directory. */
-	if (strcmp(base, PPF_PROCESS_LOG) == 0 && slash) {
+	if (strcmp(base, PPF_PROCESS_LOG) == 0) {
 		ret = pa_run_load_opts(root, opts, out, err);
 		free(root);
 		return ret;
@@ -3082,6 +3179,7 @@ static int pa_reader_run_of_log(const char *path, const struct pa_load_opts *opt
 	}
 	if (ret == 0)
 		ret = pa_reader_load_processes(run, names, 1, flat, nflat, opts, err);
+	pa_rootfiles_release();
 	pa_reader_free_names(names, names && names[0] ? 1 : 0);
 	pa_reader_free_names(flat, nflat);
 	free(root);
@@ -3140,6 +3238,8 @@ int pa_run_load_opts(const char *dir, const struct pa_load_opts *opts, struct pa
 	}
 	if (ret == 0 && n)
 		ret = pa_reader_load_processes(run, names, n, flat, nflat, opts, err);
+	/* Kept for this run's processes only: a file may be gone by the next load. */
+	pa_rootfiles_release();
 	pa_reader_free_names(names, n);
 	pa_reader_free_names(flat, nflat);
 	if (ret < 0) {

@@ -2,10 +2,12 @@
 #include "wall.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "eventinfo.h"
@@ -13,6 +15,7 @@
 #include "hash.h"
 #include "profile.h"
 #include "reader.h"
+#include "regfile.h"
 #include "satmath.h"
 #include "window.h"
 
@@ -2096,24 +2099,72 @@ static void pa_wall_lost_time(struct pa_process *proc, const struct pa_wall_read
 		r->info->lost = lost;
 }
 
-/* proc's wall log (pa_process_file), malloc'd; NULL when it has none (or out of memory). */
-static char *pa_wall_path(const struct pa_process *proc)
-{
-	char *path = pa_process_file(proc, PPF_WALL_LOG);
+/* What is where proc's wall log goes (pa_process_file). */
+enum pa_wall_find {
+	PA_WALL_NONE,      /* nothing (or out of memory) */
+	PA_WALL_LOG,       /* a log to read (one that cannot be is said when read) */
+	PA_WALL_ODD,       /* not a regular file: left out, said */
+	PA_WALL_NO_HEADER, /* made, its header never written: its process was killed */
+};
 
-	if (path && access(path, F_OK) != 0) {
-		free(path);
-		path = NULL;
+/*
+ * Whether proc's threads' logs may lack their end (as pa_reader's
+ * expect_end): a process killed, replaced by an exec or stopped by a full
+ * disk; its wall log may then have been made and never written.
+ */
+static bool pa_wall_may_be_cut(const struct pa_process *proc)
+{
+	return proc->replaced || (!proc->ended && !proc->full.full);
+}
+
+/*
+ * proc's wall log: its path (malloc'd, NULL with PA_WALL_NONE) and what is
+ * there, *st its lstat. A log whose header was never written (shorter than
+ * one, or zeros where it goes: the profiler made the file and its process
+ * was killed before the header went in) is PA_WALL_NO_HEADER when proc may
+ * have been cut short, else a log to read (and its error).
+ */
+static enum pa_wall_find pa_wall_find(const struct pa_process *proc, char **path, struct stat *st)
+{
+	struct ppf_file_header h;
+	ssize_t got;
+	int fd;
+
+	*path = pa_process_file(proc, PPF_WALL_LOG);
+	if (!*path)
+		return PA_WALL_NONE;
+	if (lstat(*path, st) != 0) {
+		if (errno != ENOENT)
+			return PA_WALL_LOG;
+		free(*path);
+		*path = NULL;
+		return PA_WALL_NONE;
 	}
-	return path;
+	if (!S_ISREG(st->st_mode))
+		return PA_WALL_ODD;
+	if (!pa_wall_may_be_cut(proc))
+		return PA_WALL_LOG;
+	fd = pa_regfile_open(*path, O_NOFOLLOW, NULL, NULL);
+	if (fd < 0)
+		return PA_WALL_LOG;
+	got = pread(fd, &h, sizeof(h), 0);
+	close(fd);
+	if (got < 0)
+		return PA_WALL_LOG;
+	for (ssize_t i = 0; i < got; i++)
+		if (((const unsigned char *)&h)[i])
+			return PA_WALL_LOG;
+	return PA_WALL_NO_HEADER;
 }
 
 bool pa_wall_present(const struct pa_process *proc)
 {
-	char *path = pa_wall_path(proc);
+	struct stat st;
+	char *path;
+	bool log = pa_wall_find(proc, &path, &st) == PA_WALL_LOG;
 
 	free(path);
-	return path != NULL;
+	return log;
 }
 
 /*
@@ -2183,12 +2234,22 @@ static int pa_wall_read(struct pa_process *proc, const char *path, const void *d
 int pa_wall_load(struct pa_process *proc, const struct pa_load_opts *opts,
 		 struct pa_warnings *warn, struct pa_error *err)
 {
-	char *path = pa_wall_path(proc);
-	int ret;
+	struct stat st;
+	char *path;
+	enum pa_wall_find found = pa_wall_find(proc, &path, &st);
+	int ret = 0;
 
-	if (!path)
-		return 0;
-	ret = pa_wall_read(proc, path, NULL, 0, opts, warn, err);
+	/* Like a thread log that is no log: left out, said, the rest read. */
+	if (found == PA_WALL_ODD)
+		pa_warnings_add(warn, path, false, 0, "%s, not a regular file; the process's "
+				"wall-clock samples are left out, the rest of the run is read",
+				pa_regfile_kind(st.st_mode));
+	else if (found == PA_WALL_NO_HEADER)
+		pa_warnings_add(warn, path, false, 0, "no header: the log was being made when its "
+				"process was killed (or replaced by an exec); the process's "
+				"wall-clock samples are left out, the rest of the run is read");
+	else if (found == PA_WALL_LOG)
+		ret = pa_wall_read(proc, path, NULL, 0, opts, warn, err);
 	free(path);
 	return ret;
 }

@@ -104,7 +104,7 @@ Test(reader_alone, other_files_at_the_root_are_no_process)
 	FILE *f;
 
 	ra_process_log(ra_dir, "true.7.log", 7, "/bin/true");
-	/* A user's own log, a thread log and a hidden process log are not processes. */
+	/* A user's own log, a thread log, a writer's temporary file are not processes. */
 	snprintf(path, sizeof(path), "%s/notes.log", ra_dir);
 	f = fopen(path, "w");
 	cr_assert_not_null(f);
@@ -113,12 +113,120 @@ Test(reader_alone, other_files_at_the_root_are_no_process)
 	tst_log_begin(&l, PPF_FILE_THREAD);
 	tst_log_thread(&l, 7, 7, 1000, "stray");
 	tst_log_write(&l, ra_dir, "stray.7.log");
-	ra_process_log(ra_dir, ".hidden.9.log", 9, "/bin/true");
+	ra_process_log(ra_dir, ".module.0123.9.55.tmp", 9, "/bin/true");
 	/* The directory of a process killed while making it: empty, no process.log. */
 	free(tst_log_subdir(ra_dir, "true.7"));
 	cr_assert_eq(pa_run_load(ra_dir, &run, &err), 0, "%s: %s", err.path, err.reason);
 	cr_assert_eq(run->nprocesses, 1, "%zu processes", run->nprocesses);
 	cr_expect_eq(run->processes[0]->pid, 7);
+	pa_run_free(run);
+}
+
+static void ra_thread_log(const char *dir, const char *name, uint32_t pid, uint32_t tid);
+
+/* Whether a warning of run names a file ending in name and says what. */
+static bool ra_warned(const struct pa_run *run, const char *name, const char *what)
+{
+	size_t n = strlen(name);
+
+	for (size_t i = 0; i < run->warnings.n; i++) {
+		size_t len = strlen(run->warnings.v[i].path);
+
+		if (len >= n && strcmp(run->warnings.v[i].path + len - n, name) == 0 &&
+		    strstr(run->warnings.v[i].reason, what))
+			return true;
+	}
+	return false;
+}
+
+/* A program whose name starts with a dot (a wrapper: .firefox-wrapped) is read as any. */
+Test(reader_alone, a_program_named_with_a_leading_dot_is_read)
+{
+	struct pa_error err = { 0 };
+	const struct pa_process *p;
+	struct pa_run *run;
+	char path[4096];
+
+	ra_process_log(ra_dir, "true@h.7.log", 7, "/bin/true");
+	ra_process_log(ra_dir, ".app-wrapped@h.9.log", 9, "/opt/.app-wrapped");
+	ra_thread_log(ra_dir, ".app-wrapped@h.9.thread-10.log", 9, 10);
+	cr_assert_eq(pa_run_load(ra_dir, &run, &err), 0, "%s: %s", err.path, err.reason);
+	cr_assert_eq(run->nprocesses, 2, "%zu processes", run->nprocesses);
+	p = ra_find(run, 9);
+	cr_assert_not_null(p, "the dot-named process is left out");
+	cr_expect_eq(p->nthreads, 2, "%zu threads", p->nthreads);
+	cr_expect_eq(run->warnings.n, 0, "%s", run->warnings.n ? run->warnings.v[0].reason : "");
+	pa_run_free(run);
+	/* Named directly, too. */
+	snprintf(path, sizeof(path), "%s/.app-wrapped@h.9.log", ra_dir);
+	cr_assert_eq(pa_run_load(path, &run, &err), 0, "%s: %s", err.path, err.reason);
+	cr_expect_eq(run->nprocesses, 1);
+	pa_run_free(run);
+}
+
+/* Writes size bytes of byte to dir/name. */
+static void ra_fill(const char *dir, const char *name, int byte, size_t size)
+{
+	char path[4096];
+	char *b = malloc(size ? size : 1);
+	FILE *f;
+
+	memset(b, byte, size);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	cr_assert_not_null(f, "%s", path);
+	cr_assert_eq(fwrite(b, 1, size, f), size);
+	cr_assert_eq(fclose(f), 0);
+	free(b);
+}
+
+/*
+ * A process log with no thread log beside it is not left out unsaid when
+ * it is odd: one never written (its process killed as it was made) is
+ * skipped with a warning, one that is not a regular file too, a damaged
+ * one is an error naming it.
+ */
+Test(reader_alone, an_odd_log_without_thread_logs_is_said)
+{
+	struct pa_error err = { 0 };
+	struct pa_run *run;
+	char path[4096];
+
+	ra_process_log(ra_dir, "true@h.7.log", 7, "/bin/true");
+	ra_fill(ra_dir, "sh@h.8.log", 0, 0);
+	ra_fill(ra_dir, "sh@h.9.log", 0, 4096);
+	snprintf(path, sizeof(path), "%s/sh@h.10.log", ra_dir);
+	cr_assert_eq(mkfifo(path, 0600), 0);
+	cr_assert_eq(pa_run_load(ra_dir, &run, &err), 0, "%s: %s", err.path, err.reason);
+	cr_expect_eq(run->nprocesses, 1, "%zu processes", run->nprocesses);
+	cr_expect(ra_warned(run, "sh@h.8.log", "no header"), "the empty log is not said");
+	cr_expect(ra_warned(run, "sh@h.9.log", "no header"), "the zeroed log is not said");
+	cr_expect(ra_warned(run, "sh@h.10.log", "FIFO"), "the FIFO is not said");
+	pa_run_free(run);
+	ra_fill(ra_dir, "sh@h.11.log", 'X', 200);
+	cr_expect_neq(pa_run_load(ra_dir, &run, &err), 0, "a damaged log is read as none");
+	cr_expect(strstr(err.path, "sh@h.11.log"), "%s: %s", err.path, err.reason);
+	pa_run_free(run);
+}
+
+/* A thread log linked or copied under another thread's name counts once. */
+Test(reader_alone, a_thread_log_under_another_tid_is_left_out)
+{
+	struct pa_error err = { 0 };
+	const struct pa_process *p;
+	struct pa_run *run;
+	char from[4096], to[4096];
+
+	ra_process_log(ra_dir, "app@h.7.log", 7, "/usr/bin/app");
+	ra_thread_log(ra_dir, "app@h.7.thread-8.log", 7, 8);
+	snprintf(from, sizeof(from), "%s/app@h.7.thread-8.log", ra_dir);
+	snprintf(to, sizeof(to), "%s/app@h.7.thread-777.log", ra_dir);
+	cr_assert_eq(link(from, to), 0);
+	cr_assert_eq(pa_run_load(ra_dir, &run, &err), 0, "%s: %s", err.path, err.reason);
+	p = ra_find(run, 7);
+	cr_assert_not_null(p);
+	cr_expect_eq(p->nthreads, 2, "%zu threads (the quiet main one and 8)", p->nthreads);
+	cr_expect(ra_warned(run, "app@h.7.thread-777.log", "not thread 777"), "no warning");
 	pa_run_free(run);
 }
 
@@ -302,4 +410,40 @@ Test(reader_alone, an_old_process_directory_named_directly_reads_its_threads)
 		pa_run_free(run);
 	}
 	free(old);
+}
+
+/*
+ * The wall log of a process killed as it was being made (no header), or
+ * one that is not a regular file, leaves out that process's wall-clock
+ * samples, said; its CPU samples and the rest of the run are read.
+ */
+Test(reader_alone, an_odd_wall_log_leaves_out_only_its_wall_samples)
+{
+	static const char *const argv[] = { "app", NULL };
+	struct pa_error err = { 0 };
+	const struct pa_process *p;
+	struct pa_run *run;
+	struct tst_log l;
+	char path[4096];
+
+	tst_log_begin(&l, PPF_FILE_PROCESS);
+	tst_log_process(&l, 7, 1, "/usr/bin/app", argv);
+	tst_log_event(&l, 0, "cpu-clock", 1000000, PPF_EVENT_TIME_NS);
+	tst_log_write(&l, ra_dir, "app@h.7.log"); /* no end: killed */
+	ra_thread_log(ra_dir, "app@h.7.thread-7.log", 7, 7);
+	ra_fill(ra_dir, "app@h.7.wall.log", 0, 4096);
+	ra_process_log(ra_dir, "sh@h.9.log", 9, "/bin/sh");
+	snprintf(path, sizeof(path), "%s/sh@h.9.wall.log", ra_dir);
+	cr_assert_eq(mkfifo(path, 0600), 0);
+	cr_assert_eq(pa_run_load(ra_dir, &run, &err), 0, "%s: %s", err.path, err.reason);
+	cr_expect_eq(run->nprocesses, 2, "%zu processes", run->nprocesses);
+	p = ra_find(run, 7);
+	cr_assert_not_null(p);
+	cr_expect_null(p->wall);
+	cr_expect_eq(p->nthreads, 1);
+	cr_expect_eq(p->nthreads ? p->threads[0]->nsamples : 0, 1, "its CPU samples are lost");
+	cr_expect(ra_warned(run, "app@h.7.wall.log", "no header"), "the unwritten wall log is not said");
+	cr_expect(ra_warned(run, "sh@h.9.wall.log", "FIFO"), "the FIFO is not said");
+	cr_expect_not_null(ra_find(run, 9));
+	pa_run_free(run);
 }
