@@ -25,8 +25,9 @@ void pa_parallel_run(size_t n, size_t min, void (*fn)(void *ctx, size_t i), void
 {
 	struct pa_parallel_pool pool = { .fn = fn, .ctx = ctx, .n = n };
 	pthread_t th[PA_PARALLEL_MAX_WORKERS];
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t nw = 0, want = n < min ? 0 : (size_t)(cpus > 1 ? cpus - 1 : 0);
+	/* Asked only when there is work to share: glibc reads /sys at each call. */
+	long cpus = n < min ? 1 : sysconf(_SC_NPROCESSORS_ONLN);
+	size_t nw = 0, want = cpus > 1 ? (size_t)(cpus - 1) : 0;
 
 	if (want > PA_PARALLEL_MAX_WORKERS)
 		want = PA_PARALLEL_MAX_WORKERS;

@@ -93,7 +93,8 @@ fi
 [ -d "$data/deep" ] ||
 	PPROF_CONFIG=$work/fast.ini PPROF_OUTPUT=$data/deep LD_PRELOAD=$build/libpprof.so \
 		"$build/workloads/deepstack" 14.7 2 > /dev/null
-echo "analyze: make -j2 -B: $(find "$data/make/" -mindepth 1 -maxdepth 1 -type d | wc -l)" \
+echo "analyze: make -j2 -B: $("$build/pprof-analyze" processes "$data/make" 2>/dev/null |
+	awk '$1 ~ /^[0-9]+$/ { n++ } END { print n + 0 }')" \
 	"processes; deepstack: $("$build/pprof-analyze" threads "$data/deep" 2>/dev/null |
 	awk '$1 ~ /^[0-9]+$/ { s += $4 } END { print s + 0 }') samples"
 
