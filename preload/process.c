@@ -119,7 +119,7 @@ static void pp_process_full_line(void)
 {
 	char what[PATH_MAX + 64];
 
-	snprintf(what, sizeof(what), "cannot write more to the logs in %s", pp_process.dir);
+	snprintf(what, sizeof(what), "cannot write more to the logs of %s", pp_process.dir);
 	pp_logfile_set_full_line_sigsafe(what, "the program runs on, unprofiled in the threads "
 					 "whose logs are full or cannot be made (`pprof-analyze "
 					 "threads` shows which logs stopped early; their later "
@@ -718,15 +718,16 @@ static void pp_process_fork_child(void)
 	__atomic_store_n(&pp_process.active, 0, __ATOMIC_RELEASE);
 	pp_pause_forget_sigsafe();
 	pp_thread_forget_all();
+	/* The parent's, unless the program put its own at their numbers. */
 	for (unsigned i = 0; i < pp_process.events.n; i++)
-		pp_fd_close_sigsafe(pp_process.events.fds[i]);
+		pp_fd_close_ours_sigsafe(pp_process.events.fds[i]);
 	pp_process.events.n = 0;
 	pp_proclog_forget();
 	pp_wall_fork_child();
 	pp_maps_reset();
 	/* The parent's: the child opens the root again from its path. */
 	if (pp_process.rootfd >= 0)
-		pp_fd_close_sigsafe(pp_process.rootfd);
+		pp_fd_close_ours_sigsafe(pp_process.rootfd);
 	pp_process.rootfd = -1;
 	pp_process.exit_how = PPF_EXIT_UNKNOWN;
 	pp_process_setup();

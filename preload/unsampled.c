@@ -113,7 +113,7 @@ static void pp_unsampled_say(int tid, uint32_t what, int err, const struct pp_sh
 		/* The full disk's own line said it (logfile.h). */
 		if ((err == ENOSPC || err == EDQUOT || err == EFBIG) && pp_logfile_full_said_sigsafe())
 			break;
-		pp_warn("thread %d runs unsampled: cannot create %s/thread-%d.log: %s%s%s",
+		pp_warn("thread %d runs unsampled: cannot create %s.thread-%d.log: %s%s%s",
 			tid, pp_unsampled.dir ? pp_unsampled.dir : ".", tid,
 			err == EBADF ? "the program closed the directory's descriptor" :
 			strerror(err), pp_unsampled_hint(err), tail);

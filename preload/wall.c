@@ -2393,7 +2393,7 @@ void pp_wall_fork_child(void)
 	/* Perf rings are not copied into a child (VM_DONTCOPY): their events' descriptors only. */
 	for (unsigned i = 0; i < pp_wall.nthreads; i++)
 		if (pp_wall.threads[i].tid && pp_wall.threads[i].fd >= 0)
-			pp_fd_close_sigsafe(pp_wall.threads[i].fd);
+			pp_fd_close_ours_sigsafe(pp_wall.threads[i].fd);
 	memset(pp_wall.threads, 0, PP_WALL_MAX_THREADS * sizeof(*pp_wall.threads));
 	/* Not inherited by a new process (inherit_thread): the child opens its own. */
 	pp_wall_cpus_close(PP_WALL_CPUS_FORGET);

@@ -123,6 +123,13 @@ void pp_fd_close_sigsafe(int fd)
 }
 
 /* Runs in signal context. */
+void pp_fd_close_ours_sigsafe(int fd)
+{
+	if (pp_fd_ours_sigsafe(fd))
+		pp_fd_close_sigsafe(fd);
+}
+
+/* Runs in signal context. */
 int pp_fd_ours_sigsafe(int fd)
 {
 	struct pp_fd_entry *e = pp_fd_entry_sigsafe(fd);

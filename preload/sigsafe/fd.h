@@ -38,6 +38,13 @@ void pp_fd_own_sigsafe(int fd);
 void pp_fd_close_sigsafe(int fd);
 
 /*
+ * Runs in signal context. The same, when fd is still ours
+ * (pp_fd_ours_sigsafe): a number the program closed (its dup2 over ours)
+ * and reused is left to it. For descriptors made in the program's table.
+ */
+void pp_fd_close_ours_sigsafe(int fd);
+
+/*
  * Runs in signal context. Whether fd is registered and still names the file
  * it named then (a number the program freed behind our back with a raw
  * system call and reused is the program's again: its entry is dropped).

@@ -191,6 +191,13 @@ int pp_logfile_detach_sigsafe(struct pp_logfile *log, int dirfd, const char *nam
 }
 
 /* Runs in signal context. */
+void pp_logfile_set_dir_path_sigsafe(struct pp_logfile *log, const char *path)
+{
+	if (log->dirfd >= 0)
+		log->dir_path = path;
+}
+
+/* Runs in signal context. */
 void pp_logfile_set_dirfd_sigsafe(struct pp_logfile *log, int dirfd)
 {
 	if (log->dirfd >= 0)
@@ -217,28 +224,68 @@ static void pp_logfile_put_fd_sigsafe(struct pp_logfile *log, int fd)
  * directory and file. Give it back with pp_logfile_put_fd_sigsafe. Returns
  * the descriptor or a negative errno.
  */
-static int pp_logfile_get_fd_sigsafe(struct pp_logfile *log)
+/*
+ * Runs in signal context. The directory of a detached log that its dirfd
+ * no longer names (the program closed the number, maybe reused it), opened
+ * again by its path and checked to be the same, from the profiler's share:
+ * closed by the caller, its share given back. A negative errno when it
+ * cannot be.
+ */
+static int pp_logfile_dir_again_sigsafe(struct pp_logfile *log)
 {
 	int fd;
 
-	if (log->dirfd < 0)
-		return pp_logfile_fd_ours_sigsafe(log) ? log->fd : -EBADF;
-	if (!pp_logfile_same_file_sigsafe(log->dirfd, &log->dir_dev, &log->dir_ino))
+	if (!log->dir_path)
 		return -EBADF;
-	/* Held a moment, but from the profiler's share all the same (share.h). */
 	if (pp_share_take_sigsafe(&pp_logfile_one_fd) != 0)
 		return -EMFILE;
-	fd = (int)syscall(SYS_openat, log->dirfd, log->name,
-			  O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	fd = (int)syscall(SYS_openat, AT_FDCWD, log->dir_path,
+			  O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0)
+		fd = pp_fd_move_high_sigsafe(fd);
+	else
+		fd = -errno;
+	if (fd >= 0 && !pp_logfile_same_file_sigsafe(fd, &log->dir_dev, &log->dir_ino)) {
+		pp_fd_close_sigsafe(fd);
+		fd = -EBADF;
+	}
+	if (fd < 0)
+		pp_share_give_sigsafe(&pp_logfile_one_fd);
+	return fd;
+}
+
+static int pp_logfile_get_fd_sigsafe(struct pp_logfile *log)
+{
+	int fd, dirfd = log->dirfd, again = 0;
+
+	if (log->dirfd < 0)
+		return pp_logfile_fd_ours_sigsafe(log) ? log->fd : -EBADF;
+	if (!pp_logfile_same_file_sigsafe(log->dirfd, &log->dir_dev, &log->dir_ino)) {
+		dirfd = pp_logfile_dir_again_sigsafe(log);
+		if (dirfd < 0)
+			return dirfd;
+		again = 1;
+	}
+	/* Held a moment, but from the profiler's share all the same (share.h). */
+	if (pp_share_take_sigsafe(&pp_logfile_one_fd) != 0) {
+		fd = -EMFILE;
+		goto out;
+	}
+	fd = (int)syscall(SYS_openat, dirfd, log->name, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		fd = -errno;
 		pp_share_give_sigsafe(&pp_logfile_one_fd);
-		return fd;
+		goto out;
 	}
 	fd = pp_fd_move_high_sigsafe(fd);
 	if (!pp_logfile_same_file_sigsafe(fd, &log->dev, &log->ino)) {
 		pp_logfile_put_fd_sigsafe(log, fd);
-		return -EBADF;
+		fd = -EBADF;
+	}
+out:
+	if (again) {
+		pp_fd_close_sigsafe(dirfd);
+		pp_share_give_sigsafe(&pp_logfile_one_fd);
 	}
 	return fd;
 }

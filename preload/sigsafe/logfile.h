@@ -34,6 +34,9 @@ struct pp_logfile {
 	int dirfd;         /* detached: the directory name is reopened in, else -1 */
 	uint64_t dir_dev, dir_ino; /* what dirfd must still name */
 	char name[NAME_MAX + 1]; /* detached: the file's name in dirfd */
+	const char *dir_path; /* detached: the directory's path, opened again
+				 when dirfd no longer names it (the program
+				 closed the number); NULL: none */
 	uint64_t open_off; /* file offset of the record still growing at the end
 			      (pp_logfile_commit_open_sigsafe), 0 when none */
 };
@@ -102,6 +105,13 @@ int pp_logfile_create_sigsafe(struct pp_logfile *log, int dirfd, const char *nam
  * negative errno (the log is then left as it was).
  */
 int pp_logfile_detach_sigsafe(struct pp_logfile *log, int dirfd, const char *name);
+
+/*
+ * Runs in signal context. The path of the directory a detached log was
+ * detached in (kept as given: it must live as long as the log), opened
+ * again, and checked to be that directory, when dirfd no longer names it.
+ */
+void pp_logfile_set_dir_path_sigsafe(struct pp_logfile *log, const char *path);
 
 /*
  * Runs in signal context. A detached log opens its file again in dirfd from

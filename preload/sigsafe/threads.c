@@ -388,9 +388,16 @@ int pp_threads_open_log_sigsafe(struct pp_thread *t, struct pp_thread_dir *dir,
 	err = pp_logfile_create_sigsafe(&t->log, fd, file, PPF_FILE_THREAD);
 	if (!err)
 		err = pp_records_thread_sigsafe(&t->log, dir->pid, t->tid, t->start_ns, name);
-	/* Kept attached if it cannot be: it then holds its descriptor. */
-	if (!err && pp_logfile_detach_sigsafe(&t->log, fd, file) == 0 && again)
-		pp_logfile_set_dirfd_sigsafe(&t->log, dir->rootfd);
+	/*
+	 * Kept attached if it cannot be: it then holds its descriptor. Once
+	 * detached, it opens the root again by its path when the root's
+	 * number no longer names it (as here, when it was opened again).
+	 */
+	if (!err && pp_logfile_detach_sigsafe(&t->log, fd, file) == 0) {
+		pp_logfile_set_dir_path_sigsafe(&t->log, dir->root);
+		if (again)
+			pp_logfile_set_dirfd_sigsafe(&t->log, dir->rootfd);
+	}
 	if (again)
 		pp_threads_root_put_sigsafe(fd);
 	return err;
