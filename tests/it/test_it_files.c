@@ -231,3 +231,82 @@ Test(it_files, the_wall_helpers_reads_never_show_in_the_programs_descriptors,
 	pa_run_free(run);
 	tst_result_release(&r);
 }
+
+/*
+ * A program that puts /dev/null over every directory descriptor it did not
+ * open (the output root's among them) and then starts threads: their logs,
+ * made after the root's number was taken, open the root again by its path
+ * and grow as any, so every thread is sampled for all of its CPU time.
+ */
+Test(it_files, the_roots_number_reused_before_threads_start, .init = it_files_init,
+     .fini = it_files_fini, .timeout = 120)
+{
+	const char *argv[] = { "workloads/fdreuse", "devnull", "0.3", NULL };
+	char truth[TST_PATH_MAX], env[TST_PATH_MAX + 16];
+	struct tst_result r, plain;
+	struct pa_profile *prof;
+	struct pa_run *run;
+	double burnt, got, steal;
+
+	tst_run(&it_files, "plain", argv, NULL, &plain);
+	snprintf(truth, sizeof(truth), "%s/truth", it_files.tmp);
+	snprintf(env, sizeof(env), "PPROF_TRUTH=%s", truth);
+	steal = tst_steal_s();
+	tst_run_profiled(&it_files, "fdreuse", argv, env, &r);
+	steal = tst_steal_s() - steal;
+	cr_assert_eq(r.status, plain.status, "status 0x%x, unprofiled 0x%x: %s", r.status,
+		     plain.status, r.err);
+	cr_assert_str_eq(r.out, "ok\n");
+	cr_assert_str_eq(r.out, plain.out);
+	cr_expect_eq(r.err_len, 0, "stderr: %s", r.err);
+	run = tst_load(&it_files);
+	cr_assert_eq(run->nprocesses, 1);
+	cr_expect_eq(run->processes[0]->nthreads, 3, "%zu threads",
+		     run->processes[0]->nthreads);
+	for (size_t i = 0; i < run->processes[0]->nthreads; i++)
+		cr_expect_eq(run->processes[0]->threads[i]->lost, 0, "thread %u lost %llu samples",
+			     run->processes[0]->threads[i]->tid,
+			     (unsigned long long)run->processes[0]->threads[i]->lost);
+	burnt = tst_truth(truth, "burn_after_reuse");
+	prof = tst_profile(run, 0, 0);
+	got = (double)tst_self(prof, "burn_after_reuse") * tst_period_s(run->processes[0]);
+	/* As above: with the logs stuck, a few % of it would be sampled. */
+	cr_expect(got > burnt * 0.85 - steal && got < burnt * 1.5 + 0.003 + steal,
+		  "%.3f s sampled in burn_after_reuse, %.3f s burnt (%.3f s stolen)", got, burnt,
+		  steal);
+	pa_profile_free(prof);
+	pa_run_free(run);
+	tst_result_release(&r);
+	tst_result_release(&plain);
+}
+
+/*
+ * A program that put files of its own at the numbers where the profiler
+ * keeps its descriptors (500-540) and forks: the child writes to them as
+ * without the profiler, which starts the child's profiling without
+ * closing a number the program took over.
+ */
+Test(it_files, a_fork_child_keeps_the_programs_files_at_our_numbers, .init = it_files_init,
+     .fini = it_files_fini, .timeout = 120)
+{
+	const char *argv[] = { "workloads/fdreuse", "fork", NULL };
+	char env[TST_PATH_MAX + 16];
+	struct tst_result r, plain;
+	struct pa_run *run;
+
+	const char *plain_env[] = { env, NULL };
+
+	snprintf(env, sizeof(env), "TMPDIR=%s", it_files.tmp);
+	tst_run(&it_files, "plain", argv, plain_env, &plain);
+	tst_run_profiled(&it_files, "fdreuse", argv, env, &r);
+	cr_assert_str_eq(plain.out, "ok\n", "unprofiled: %s", plain.err);
+	cr_assert_eq(r.status, plain.status, "status 0x%x, unprofiled 0x%x: %s", r.status,
+		     plain.status, r.err);
+	cr_assert_str_eq(r.out, plain.out);
+	run = tst_load(&it_files);
+	cr_expect_eq(run->nprocesses, 2, "%zu processes (the parent and its child)",
+		     run->nprocesses);
+	pa_run_free(run);
+	tst_result_release(&r);
+	tst_result_release(&plain);
+}
