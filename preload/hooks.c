@@ -521,14 +521,18 @@ PP_EXPORT int pipe2(int fds[2], int flags)
  */
 PP_EXPORT ssize_t read(int fd, void *buf, size_t n)
 {
-	if (!pp_real.read || pp_unwpipe_from_libunwind_sigsafe(__builtin_return_address(0)))
+	if (pp_unwpipe_from_libunwind_sigsafe(__builtin_return_address(0)))
+		return pp_unwpipe_read_sigsafe(fd, buf, n);
+	if (!pp_real.read)
 		return syscall(SYS_read, fd, buf, n);
 	return pp_real.read(fd, buf, n);
 }
 
 PP_EXPORT ssize_t write(int fd, const void *buf, size_t n)
 {
-	if (!pp_real.write || pp_unwpipe_from_libunwind_sigsafe(__builtin_return_address(0)))
+	if (pp_unwpipe_from_libunwind_sigsafe(__builtin_return_address(0)))
+		return pp_unwpipe_write_sigsafe(fd, buf, n);
+	if (!pp_real.write)
 		return syscall(SYS_write, fd, buf, n);
 	return pp_real.write(fd, (void *)buf, n);
 }

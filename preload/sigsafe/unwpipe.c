@@ -1,6 +1,7 @@
 /* unwpipe: libunwind's pipe out of the program's descriptors; see unwpipe.h. */
 #include "unwpipe.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -43,14 +44,37 @@ int pp_unwpipe_from_libunwind_sigsafe(const void *caller)
 	return 0;
 }
 
+/* The tag (fd.h) of the descriptors libunwind made through us: its pipe, the files it opens. */
+#define PP_UNWPIPE_TAG (-1)
+
+/* Runs in signal context. Moves libunwind's new descriptor above the program's, tagged as its. */
+static int pp_unwpipe_own_sigsafe(int fd)
+{
+	fd = pp_fd_move_high_sigsafe(fd);
+	pp_fd_tag_sigsafe(fd, PP_UNWPIPE_TAG, NULL);
+	return fd;
+}
+
+/*
+ * Runs in signal context. Whether fd is one libunwind made through us and
+ * still is (the program's dup2 over the number makes it the program's), or
+ * a number the registry cannot hold (fd.h), which is taken on trust.
+ */
+static int pp_unwpipe_its_sigsafe(int fd)
+{
+	if (fd < 0 || fd >= PP_FD_REG_MAX)
+		return 1;
+	return pp_fd_tag_of_sigsafe(fd, NULL) == PP_UNWPIPE_TAG && pp_fd_ours_sigsafe(fd);
+}
+
 /* Runs in signal context. */
 int pp_unwpipe_pipe2_sigsafe(int fds[2], int flags, const void *caller)
 {
 	long ret = syscall(SYS_pipe2, fds, flags);
 
 	if (ret == 0 && pp_unwpipe_from_libunwind_sigsafe(caller)) {
-		fds[0] = pp_fd_move_high_sigsafe(fds[0]);
-		fds[1] = pp_fd_move_high_sigsafe(fds[1]);
+		fds[0] = pp_unwpipe_own_sigsafe(fds[0]);
+		fds[1] = pp_unwpipe_own_sigsafe(fds[1]);
 	}
 	return (int)ret;
 }
@@ -60,13 +84,37 @@ int pp_unwpipe_open_sigsafe(const char *path, int flags, unsigned mode)
 {
 	long fd = syscall(SYS_openat, AT_FDCWD, path, flags, mode);
 
-	return fd < 0 ? -1 : pp_fd_move_high_sigsafe((int)fd);
+	return fd < 0 ? -1 : pp_unwpipe_own_sigsafe((int)fd);
+}
+
+/* Runs in signal context. */
+ssize_t pp_unwpipe_read_sigsafe(int fd, void *buf, size_t n)
+{
+	if (!pp_unwpipe_its_sigsafe(fd)) {
+		errno = EBADF;
+		return -1;
+	}
+	return syscall(SYS_read, fd, buf, n);
+}
+
+/* Runs in signal context. */
+ssize_t pp_unwpipe_write_sigsafe(int fd, const void *buf, size_t n)
+{
+	if (!pp_unwpipe_its_sigsafe(fd)) {
+		errno = EBADF;
+		return -1;
+	}
+	return syscall(SYS_write, fd, buf, n);
 }
 
 /* Runs in signal context. */
 int pp_unwpipe_close_sigsafe(int fd)
 {
-	if (pp_fd_ours_sigsafe(fd)) {
+	if (!pp_unwpipe_its_sigsafe(fd)) {
+		errno = EBADF;
+		return -1;
+	}
+	if (fd < PP_FD_REG_MAX) {
 		pp_fd_close_sigsafe(fd);
 		return 0;
 	}

@@ -26,7 +26,9 @@
 #ifndef PP_UNWPIPE_H
 #define PP_UNWPIPE_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /*
  * Async-signal-safe. Registers [lo, hi) as code of a libunwind library
@@ -55,7 +57,22 @@ int pp_unwpipe_from_libunwind_sigsafe(const void *caller);
  */
 int pp_unwpipe_open_sigsafe(const char *path, int flags, unsigned mode);
 
-/* Runs in signal context. libunwind's close(fd): ours unregistered, closed. */
+/*
+ * Runs in signal context. libunwind's read(2) and write(2) (of its pipe,
+ * of the files it opens): the system call on a descriptor libunwind made
+ * through us and that still is that one; a number the program took over
+ * (its dup2 over ours) is the program's, never read or written: -1 and
+ * EBADF (libunwind then makes its pipe anew).
+ */
+ssize_t pp_unwpipe_read_sigsafe(int fd, void *buf, size_t n);
+ssize_t pp_unwpipe_write_sigsafe(int fd, const void *buf, size_t n);
+
+/*
+ * Runs in signal context. libunwind's close(fd): closed (and unregistered)
+ * when it is one libunwind made through us and still is; any other number
+ * (the program's now, or another of the profiler's) is left open: -1 and
+ * EBADF.
+ */
 int pp_unwpipe_close_sigsafe(int fd);
 
 #endif /* PP_UNWPIPE_H */

@@ -310,3 +310,37 @@ Test(it_files, a_fork_child_keeps_the_programs_files_at_our_numbers, .init = it_
 	tst_result_release(&r);
 	tst_result_release(&plain);
 }
+
+/*
+ * A program that puts files of its own over the pipes it did not make
+ * (libunwind's, which it keeps to check addresses): libunwind, unwinding
+ * the program's samples, never reads or writes them (it makes its pipe
+ * anew), and the stacks are still whole.
+ */
+Test(it_files, libunwinds_numbers_taken_over_by_the_program, .init = it_files_init,
+     .fini = it_files_fini, .timeout = 120)
+{
+	const char *argv[] = { "workloads/fdreuse", "files", "0.3", NULL };
+	const struct pa_func *main_fn;
+	char env[TST_PATH_MAX + 16];
+	struct tst_result r;
+	struct pa_profile *prof;
+	struct pa_run *run;
+
+	snprintf(env, sizeof(env), "TMPDIR=%s", it_files.tmp);
+	tst_run_profiled(&it_files, "fdreuse", argv, env, &r);
+	/* Unprofiled, it has no pipe it did not make (status 3): the profiler's only. */
+	cr_assert_eq(r.status, 0, "status 0x%x: %s", r.status, r.err);
+	cr_assert_str_eq(r.out, "ok\n");
+	cr_expect_eq(r.err_len, 0, "stderr: %s", r.err);
+	run = tst_load(&it_files);
+	prof = tst_profile(run, 0, 0);
+	/* Unwound through the 30 calls of burn_deep: main is above the burn. */
+	cr_expect_gt(tst_self(prof, "burn_after_reuse"), 0, "no sample in the burn");
+	main_fn = pa_profile_find(prof, "main");
+	cr_expect(main_fn && main_fn->total >= tst_self(prof, "burn_after_reuse"),
+		  "the burn's stacks do not reach main");
+	pa_profile_free(prof);
+	pa_run_free(run);
+	tst_result_release(&r);
+}

@@ -19,10 +19,12 @@
  *     count, not measured); each prints how many bursts kept the value.
  *     The third thread first burns a few bursts (so that it has taken
  *     samples, and has its log), then closes every descriptor it did not open except
- *     perf events, with raw system calls, and burns 100 frames deep: its
- *     log soon fills the space allocated before the close, and from then on
- *     the profiler's signal handler meets failing system calls at every
- *     sample (it must not leak their errno into the thread).
+ *     perf events, with raw system calls, moves the directory PPROF_OUTPUT
+ *     names (when set) out of the way (and back when it is done), and
+ *     burns 100 frames deep: its log soon fills the space allocated before
+ *     the close, and from then on the profiler's signal handler meets
+ *     failing system calls at every sample (it must not leak their errno
+ *     into the thread).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -166,6 +168,9 @@ static void errnos_bursts(struct errnos_job *job)
 static void *errnos_thread(void *arg)
 {
 	struct errnos_job *job = arg;
+	const char *out = getenv("PPROF_OUTPUT");
+	char away[4096];
+	int moved = 0;
 
 	job->start_errno = errno;
 	if (job->start)
@@ -181,7 +186,12 @@ static void *errnos_thread(void *arg)
 			errnos_sink += errnos_deep(ERRNOS_DEEP);
 		errnos_close_all();
 	}
+	/* A log whose directory's descriptor is gone opens it again by path: not there either. */
+	if (job->closer && out && snprintf(away, sizeof(away), "%s.away", out) < (int)sizeof(away))
+		moved = rename(out, away) == 0;
 	errnos_bursts(job);
+	if (moved)
+		rename(away, out);
 	return NULL;
 }
 

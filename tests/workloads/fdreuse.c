@@ -9,6 +9,14 @@
  *   fdreuse fork                dup2 a file of its own onto each number
  *                               from 500 to 540, fork; the child writes
  *                               "child" to each, the parent then "parent"
+ *   fdreuse files [SECONDS]     dup2 a file of its own holding "mine\n"
+ *                               over every pipe from 3 to 4095 it did not
+ *                               make (an inherited one), burn SECONDS of
+ *                               CPU 30 calls deep (default 0.3, in
+ *                               burn_deep), then check that no file was
+ *                               read, written or moved in the meantime;
+ *                               stderr says how many it put (at least one
+ *                               is needed: exit status 3 otherwise)
  *
  * stdout: "ok" when every write went through and every file holds what was
  * written. The CPU time burnt goes to the file PPROF_TRUTH names, if set, as
@@ -120,6 +128,56 @@ static int fdreuse_fork(const char *dir)
 	return 0;
 }
 
+__attribute__((noinline)) int burn_deep(int depth, double seconds);
+
+__attribute__((noinline)) int burn_deep(int depth, double seconds)
+{
+	if (depth > 0)
+		return burn_deep(depth - 1, seconds) + 1;
+	burn_after_reuse(seconds);
+	return 0;
+}
+
+static int fdreuse_files(const char *dir)
+{
+	char path[4096], buf[16];
+	int bad = 0, n = 0, fds[64];
+
+	for (int fd = 3; fd < 4096 && n < 64; fd++) {
+		struct stat st;
+
+		if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode))
+			fds[n++] = fd;
+	}
+	if (n == 0)
+		return 3;
+	for (int i = 0; i < n; i++) {
+		int f, fd = fds[i];
+
+		snprintf(path, sizeof(path), "%s/fdreuse.%d", dir, fd);
+		f = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+		if (f < 0 || write(f, "mine\n", 5) != 5 || lseek(f, 0, SEEK_SET) != 0 ||
+		    dup2(f, fd) != fd)
+			return 1;
+		close(f);
+		unlink(path);
+	}
+	if (burn_deep(30, fdreuse_seconds) != 30)
+		return 1;
+	for (int i = 0; i < n; i++) {
+		struct stat st;
+		int fd = fds[i];
+
+		if (fstat(fd, &st) != 0 || st.st_size != 5 || lseek(fd, 0, SEEK_CUR) != 0 ||
+		    read(fd, buf, sizeof(buf)) != 5 || memcmp(buf, "mine\n", 5) != 0) {
+			fprintf(stderr, "fdreuse: descriptor %d was used behind the program's back\n",
+				fd);
+			bad = 1;
+		}
+	}
+	return bad;
+}
+
 int main(int argc, char **argv)
 {
 	const char *how = argc > 1 ? argv[1] : "";
@@ -130,8 +188,10 @@ int main(int argc, char **argv)
 		ret = fdreuse_devnull();
 	else if (strcmp(how, "fork") == 0)
 		ret = fdreuse_fork(getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	else if (strcmp(how, "files") == 0)
+		ret = fdreuse_files(getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	else {
-		fprintf(stderr, "usage: fdreuse devnull [SECONDS] | fdreuse fork\n");
+		fprintf(stderr, "usage: fdreuse devnull|files [SECONDS] | fdreuse fork\n");
 		return 2;
 	}
 	if (ret == 0)
