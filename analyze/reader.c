@@ -710,10 +710,31 @@ static char *pa_reader_root_file(const char *log, const char *name)
 	int len = slash ? (int)(slash - log) + 1 : 0;
 	char *p;
 
-	if (asprintf(&p, "%.*s%s%s", len, log, strcmp(base, PPF_PROCESS_LOG) ? "" : "../",
-		     name) < 0)
+	if (strcmp(base, PPF_PROCESS_LOG) == 0)
+		return pa_parent_file(log, slash ? (size_t)(slash - log) : 0, name);
+	if (asprintf(&p, "%.*s%s", len, log, name) < 0)
 		return NULL;
 	return p;
+}
+
+char *pa_parent_file(const char *dir, size_t len, const char *name)
+{
+	const char *slash = memrchr(dir, '/', len);
+	const char *base = slash ? slash + 1 : dir;
+	size_t blen = len - (size_t)(base - dir);
+	char *p;
+	int n;
+
+	/* "", ".", "..": no name to take off; the directory's own parent. */
+	if (blen == 0 || (blen == 1 && base[0] == '.') ||
+	    (blen == 2 && base[0] == '.' && base[1] == '.'))
+		n = len ? asprintf(&p, "%.*s/../%s", (int)len, dir, name) :
+			  asprintf(&p, "../%s", name);
+	else if (!slash)
+		n = asprintf(&p, "%s", name);
+	else
+		n = asprintf(&p, "%.*s/%s", slash > dir ? (int)(slash - dir) : 0, dir, name);
+	return n < 0 ? NULL : p;
 }
 
 /* The walk of a file at the root: its one record, of type type. */

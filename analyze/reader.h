@@ -465,6 +465,15 @@ int pa_process_load_opts(const char *dir, const struct pa_load_opts *opts,
  */
 char *pa_process_file(const struct pa_process *proc, const char *what);
 
+/*
+ * name in the parent of the directory whose path is the len bytes at dir,
+ * by that path (DIR/P -> DIR/name, P -> name): a process directory of an
+ * older run that is a symbolic link has its run's root there, where
+ * DIR/P/.. would be the link target's parent. "." and ".." (and "") are
+ * taken as DIR/../name. malloc'd; NULL when out of memory.
+ */
+char *pa_parent_file(const char *dir, size_t len, const char *name);
+
 /* Load a single process.log (no threads). */
 int pa_process_log_load(const char *path, struct pa_process **out,
 			struct pa_warnings *warn, struct pa_error *err);

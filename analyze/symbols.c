@@ -921,7 +921,8 @@ static int pa_symbols_vdso_file(const struct pa_process *proc, const struct pa_m
 		return asprintf(file, "%.*s/%s", (int)(slash - proc->path), proc->path,
 				rec->vdso_image) < 0 ? -ENOMEM : 0;
 	if (rec->vdso_image)
-		return asprintf(file, "%s/../%s", proc->dir, rec->vdso_image) < 0 ? -ENOMEM : 0;
+		return (*file = pa_parent_file(proc->dir, strlen(proc->dir), rec->vdso_image)) ?
+			       0 : -ENOMEM;
 	return (*file = pa_process_file(proc, PPF_VDSO_COPY)) ? 0 : -ENOMEM;
 }
 

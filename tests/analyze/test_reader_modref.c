@@ -327,3 +327,43 @@ Test(reader_modref, event_ref_reads_back_and_a_missing_file_is_said)
 		  run->warnings.n ? run->warnings.v[0].reason : "no warning");
 	pa_run_free(run);
 }
+
+/*
+ * A process directory of an older run that is a symbolic link to a
+ * directory elsewhere: its shared files are still the run's, beside the
+ * link (not beside the link's target).
+ */
+Test(reader_modref, a_linked_process_directory_finds_the_runs_files)
+{
+	const struct pp_config_event ce = { .name = "cycles", .spec = "cycles:u", .type = 0,
+					    .config = 0, .period = 100000, .exclude_kernel = 1 };
+	uint8_t file[512], key[PPF_MODULE_KEY_LEN];
+	char name[64], away[4096], link_path[4096];
+	char *elsewhere = tst_log_tmpdir();
+	char *pdir = tst_log_subdir(elsewhere, "app@h.9");
+	int dirfd = open(pdir, O_RDONLY | O_DIRECTORY);
+	uint32_t size = pp_records_event_file_sigsafe(file, sizeof(file), 1, &ce, 0, 0);
+	struct pp_logfile log;
+	struct pa_run *run;
+
+	cr_assert_geq(dirfd, 0);
+	mr_name(file, size, PPF_EVENT_FILE_PREFIX, key, name, sizeof(name));
+	mr_put(tst_log_dir, name, file, size);
+	pp_logfile_init_sigsafe(&log);
+	cr_assert_eq(pp_logfile_create_sigsafe(&log, dirfd, PPF_PROCESS_LOG, PPF_FILE_PROCESS), 0);
+	cr_assert_eq(pp_records_process_sigsafe(&log, PPF_MODE_SIGTRAP, 5, "/usr/bin/app",
+						 "app", 4), 0);
+	cr_assert_eq(pp_records_event_ref_sigsafe(&log, key), 0);
+	pp_logfile_close_sigsafe(&log);
+	close(dirfd);
+	snprintf(away, sizeof(away), "%s", pdir);
+	snprintf(link_path, sizeof(link_path), "%s/app@h.9", tst_log_dir);
+	cr_assert_eq(symlink(away, link_path), 0);
+	run = mr_load(false);
+	cr_assert_eq(run->processes[0]->nevents, 1, "the event's file was looked for elsewhere");
+	cr_expect_str_eq(run->processes[0]->events[0].name, "cycles");
+	pa_run_free(run);
+	unlink(link_path);
+	tst_log_rmdir(elsewhere);
+	free(pdir);
+}
