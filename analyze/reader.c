@@ -3108,27 +3108,42 @@ static int pa_reader_link_before(struct pa_run *run)
 static int pa_reader_orphans(struct pa_run *run, char ***names, size_t *n, char *const *flat,
 			     size_t nflat)
 {
-	size_t cap = *n, added = 0;
+	size_t cap = *n, added = 0, nsaid = 0, said_cap = 0;
+	const char **said = NULL; /* the thread logs (one of each P) already said */
 
 	for (size_t i = 0; i < nflat; i++) {
 		size_t plen, prev;
 		char *log = NULL, *path = NULL;
 		struct stat st;
-		bool there;
+		bool there, again = false;
 
-		/* P's thread logs sort together: P is looked at once, at its first. */
+		/* P's thread logs sort together (mostly: see said): P is looked at once. */
 		if (!pa_reader_flat_thread_log(flat[i], &plen) ||
 		    (i > 0 && pa_reader_flat_thread_log(flat[i - 1], &prev) && prev == plen &&
 		     strncmp(flat[i - 1], flat[i], plen) == 0))
 			continue;
-		if (asprintf(&log, "%.*s%s", (int)plen, flat[i], PPF_LOG_SUFFIX) < 0)
+		if (asprintf(&log, "%.*s%s", (int)plen, flat[i], PPF_LOG_SUFFIX) < 0) {
+			free(said);
 			return -ENOMEM;
-		if (bsearch(&log, *names, *n - added, sizeof(char *), pa_reader_cmp_name)) {
+		}
+		/* Another process named as P's thread logs are (P.thread-5@h.9) splits them. */
+		for (size_t k = 0; k < nsaid && !again; k++)
+			again = strlen(said[k]) > plen && said[k][plen] == '.' &&
+				strncmp(said[k], flat[i], plen) == 0 &&
+				pa_reader_flat_thread_log(said[k], &prev) && prev == plen;
+		if (again || bsearch(&log, *names, *n - added, sizeof(char *), pa_reader_cmp_name)) {
 			free(log);
 			continue;
 		}
+		if (pa_grow((void **)&said, &said_cap, nsaid, sizeof(*said)) < 0) {
+			free(log);
+			free(said);
+			return -ENOMEM;
+		}
+		said[nsaid++] = flat[i];
 		if (asprintf(&path, "%s/%s", run->dir, log) < 0) {
 			free(log);
+			free(said);
 			return -ENOMEM;
 		}
 		there = lstat(path, &st) == 0;
@@ -3136,6 +3151,7 @@ static int pa_reader_orphans(struct pa_run *run, char ***names, size_t *n, char 
 			if (pa_grow((void **)names, &cap, *n, sizeof(char *)) < 0) {
 				free(log);
 				free(path);
+				free(said);
 				return -ENOMEM;
 			}
 			(*names)[(*n)++] = log;
@@ -3150,6 +3166,7 @@ static int pa_reader_orphans(struct pa_run *run, char ***names, size_t *n, char 
 		free(log);
 		free(path);
 	}
+	free(said);
 	if (added)
 		qsort(*names, *n, sizeof(char *), pa_reader_cmp_name);
 	return 0;

@@ -447,3 +447,27 @@ Test(reader_alone, an_odd_wall_log_leaves_out_only_its_wall_samples)
 	cr_expect_not_null(ra_find(run, 9));
 	pa_run_free(run);
 }
+
+/*
+ * A process named as another's thread logs are (exe "app@h.7.thread-5")
+ * sorts between that other's thread logs: the other's missing log is
+ * still said once.
+ */
+Test(reader_alone, a_missing_log_split_by_an_odd_name_is_said_once)
+{
+	struct pa_error err = { 0 };
+	struct pa_run *run;
+	size_t said = 0;
+
+	ra_process_log(ra_dir, "app@h.7.thread-5@h.9.log", 9, "/opt/app@h.7.thread-5");
+	ra_thread_log(ra_dir, "app@h.7.thread-5@h.9.thread-9.log", 9, 9);
+	ra_thread_log(ra_dir, "app@h.7.thread-4.log", 7, 4);
+	ra_thread_log(ra_dir, "app@h.7.thread-6.log", 7, 6);
+	cr_assert_eq(pa_run_load(ra_dir, &run, &err), 0, "%s: %s", err.path, err.reason);
+	cr_expect_eq(run->nprocesses, 1, "%zu processes", run->nprocesses);
+	for (size_t i = 0; i < run->warnings.n; i++)
+		said += ra_warned(run, "app@h.7.log", "missing") &&
+			strstr(run->warnings.v[i].path, "app@h.7.log") != NULL;
+	cr_expect_eq(said, 1, "the missing app@h.7.log said %zu times", said);
+	pa_run_free(run);
+}
