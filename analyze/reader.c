@@ -2509,6 +2509,13 @@ static int pa_reader_load_threads(struct pa_process *proc, const char *dir, char
 		}
 		if (!pa_reader_tid_named(jobs.threads[i], names[i], warn))
 			continue;
+		/* A thread of another process (a log copied from elsewhere) is not this one's. */
+		if (jobs.threads[i]->pid != proc->pid) {
+			pa_warnings_add(warn, jobs.threads[i]->path, false, 0,
+					"a thread of pid %u, not of process %u beside which it is; "
+					"left out", jobs.threads[i]->pid, proc->pid);
+			continue;
+		}
 		pa_reader_check_thread(proc, jobs.threads[i], jobs.threads[i]->path, warn);
 		proc->threads[proc->nthreads++] = jobs.threads[i];
 		jobs.threads[i] = NULL;

@@ -471,3 +471,21 @@ Test(reader_alone, a_missing_log_split_by_an_odd_name_is_said_once)
 	cr_expect_eq(said, 1, "the missing app@h.7.log said %zu times", said);
 	pa_run_free(run);
 }
+
+/* A thread log of another process named as this one's (copied from elsewhere) is left out. */
+Test(reader_alone, a_thread_log_of_another_pid_is_left_out)
+{
+	struct pa_error err = { 0 };
+	const struct pa_process *p;
+	struct pa_run *run;
+
+	ra_process_log(ra_dir, "app@h.7.log", 7, "/usr/bin/app");
+	ra_thread_log(ra_dir, "app@h.7.thread-8.log", 7, 8);
+	ra_thread_log(ra_dir, "app@h.7.thread-99.log", 99, 99);
+	cr_assert_eq(pa_run_load(ra_dir, &run, &err), 0, "%s: %s", err.path, err.reason);
+	p = ra_find(run, 7);
+	cr_assert_not_null(p);
+	cr_expect_eq(p->nthreads, 2, "%zu threads (the quiet main one and 8)", p->nthreads);
+	cr_expect(ra_warned(run, "app@h.7.thread-99.log", "a thread of pid 99"), "no warning");
+	pa_run_free(run);
+}
