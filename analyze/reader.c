@@ -3228,6 +3228,15 @@ static int pa_reader_run_of_log(const char *path, const struct pa_load_opts *opt
 	pa_reader_free_names(names, names && names[0] ? 1 : 0);
 	pa_reader_free_names(flat, nflat);
 	free(root);
+	/* Read: the run is named as the user named it (diff's and speedscope's labels). */
+	if (ret == 0) {
+		char *named = strdup(path);
+
+		if (named) {
+			free(run->dir);
+			run->dir = named;
+		}
+	}
 	if (ret < 0) {
 		pa_run_free(run);
 		return ret;

@@ -311,6 +311,8 @@ Test(reader_alone, thread_logs_beside_their_process_log_are_its_own)
 	cr_assert_eq(run->nprocesses, 1, "%zu processes", run->nprocesses);
 	cr_expect_eq(run->processes[0]->nthreads, 3);
 	cr_expect(ra_has_sampled(run->processes[0], 9) && ra_has_sampled(run->processes[0], 10));
+	/* Named as the user named it: reports (diff, speedscope) label it so. */
+	cr_expect_str_eq(run->dir, path);
 	pa_run_free(run);
 	/* A thread log is no run: the error says what is expected. */
 	snprintf(path, sizeof(path), "%s/busy@h.8.thread-9.log", ra_dir);
