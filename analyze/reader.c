@@ -719,7 +719,12 @@ static char *pa_reader_root_file(const char *log, const char *name)
 
 char *pa_parent_file(const char *dir, size_t len, const char *name)
 {
-	const char *slash = memrchr(dir, '/', len);
+	const char *slash;
+
+	/* DIR/P/ (as a shell completes it) is DIR/P. */
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	slash = memrchr(dir, '/', len);
 	const char *base = slash ? slash + 1 : dir;
 	size_t blen = len - (size_t)(base - dir);
 	char *p;

@@ -873,7 +873,10 @@ static void pp_wall_cpus_close(enum pp_wall_cpus_how how)
 
 		if (how == PP_WALL_CPUS_FREE && x->ring)
 			munmap(x->ring, x->len);
-		if (x->fd >= 0)
+		/* A fork child's: the parent's, unless the program put its own at the number. */
+		if (x->fd >= 0 && how == PP_WALL_CPUS_FORGET)
+			pp_fd_close_ours_sigsafe(x->fd);
+		else if (x->fd >= 0)
 			pp_fd_close_sigsafe(x->fd);
 		x->fd = -1;
 	}

@@ -123,6 +123,22 @@ void pp_fd_close_sigsafe(int fd)
 }
 
 /* Runs in signal context. */
+int pp_fd_registered_sigsafe(int fd)
+{
+	struct pp_fd_entry *e = pp_fd_entry_sigsafe(fd);
+
+	return e && __atomic_load_n(&e->used, __ATOMIC_ACQUIRE);
+}
+
+/* Runs in signal context. */
+int pp_fd_last_tag_sigsafe(int fd)
+{
+	struct pp_fd_entry *e = pp_fd_entry_sigsafe(fd);
+
+	return e ? __atomic_load_n(&e->tag, __ATOMIC_ACQUIRE) : 0;
+}
+
+/* Runs in signal context. */
 void pp_fd_close_ours_sigsafe(int fd)
 {
 	if (pp_fd_ours_sigsafe(fd))

@@ -52,6 +52,20 @@ void pp_fd_close_ours_sigsafe(int fd);
 int pp_fd_ours_sigsafe(int fd);
 
 /*
+ * Runs in signal context. Whether fd is registered, without looking at what
+ * it names now (no system call).
+ */
+int pp_fd_registered_sigsafe(int fd);
+
+/*
+ * Runs in signal context. The tag fd had when it was last registered, even
+ * when it no longer is (pp_fd_ours_sigsafe found the number reused and
+ * dropped it; closing it through pp_fd_close_sigsafe clears the tag): 0 when
+ * none.
+ */
+int pp_fd_last_tag_sigsafe(int fd);
+
+/*
  * Runs in signal context. The lowest registered descriptor in [lo, hi] that
  * is still ours, or -1.
  */

@@ -56,15 +56,21 @@ static int pp_unwpipe_own_sigsafe(int fd)
 }
 
 /*
- * Runs in signal context. Whether fd is one libunwind made through us and
- * still is (the program's dup2 over the number makes it the program's), or
- * a number the registry cannot hold (fd.h), which is taken on trust.
+ * Runs in signal context. Whether libunwind may use fd: one it made through
+ * us and that still is that one (the program's dup2 over the number makes
+ * it the program's: the tag stays, the check fails); or one that was never
+ * the profiler's, a pipe libunwind made before its code was registered (a
+ * library's constructor unwound before ours ran), used as before; or a
+ * number the registry cannot hold (fd.h), taken on trust. Not another of
+ * the profiler's descriptors at a number libunwind once had.
  */
 static int pp_unwpipe_its_sigsafe(int fd)
 {
 	if (fd < 0 || fd >= PP_FD_REG_MAX)
 		return 1;
-	return pp_fd_tag_of_sigsafe(fd, NULL) == PP_UNWPIPE_TAG && pp_fd_ours_sigsafe(fd);
+	if (pp_fd_registered_sigsafe(fd))
+		return pp_fd_tag_of_sigsafe(fd, NULL) == PP_UNWPIPE_TAG && pp_fd_ours_sigsafe(fd);
+	return pp_fd_last_tag_sigsafe(fd) != PP_UNWPIPE_TAG;
 }
 
 /* Runs in signal context. */

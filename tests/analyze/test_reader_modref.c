@@ -363,6 +363,17 @@ Test(reader_modref, a_linked_process_directory_finds_the_runs_files)
 	cr_assert_eq(run->processes[0]->nevents, 1, "the event's file was looked for elsewhere");
 	cr_expect_str_eq(run->processes[0]->events[0].name, "cycles");
 	pa_run_free(run);
+	/* Named directly, with the slash a shell's completion adds. */
+	{
+		char named[4200];
+		struct pa_error err = { 0 };
+
+		snprintf(named, sizeof(named), "%s/", link_path);
+		cr_assert_eq(pa_run_load(named, &run, &err), 0, "%s: %s", err.path, err.reason);
+		cr_expect_eq(run->processes[0]->nevents, 1, "%s: the event's file was looked for "
+			     "elsewhere", named);
+		pa_run_free(run);
+	}
 	unlink(link_path);
 	tst_log_rmdir(elsewhere);
 	free(pdir);
