@@ -2,8 +2,13 @@
  * report_pprof: the profile as pprof reads it: a gzip'd profile.proto
  * (github.com/google/pprof/proto/profile.proto), encoded by protobuf-c.
  *
- * Contents: one mapping per module of every selected process, one location
- * per distinct (process, address, caller or leaf), each with one line per
+ * Contents: one mapping per module file (path, build-id and the range and
+ * file offset it was loaded from), shared by every selected process that
+ * mapped it; its addresses are the file's own (ELF virtual addresses, as
+ * addr2line takes them: runtime address - bias), the same in every
+ * process whatever the load address. One location per distinct (mapping,
+ * address, caller or leaf), or (process, address, caller or leaf) for an
+ * address in no module, each with one line per
  * source frame (pa_symbols_lookup_src), innermost first as profile.proto
  * wants: every inline level, then the function that holds the address,
  * each with its line (for an inline level, where its code is; for the next
@@ -49,10 +54,16 @@ struct pa_pprof_vec {
  */
 struct pa_pprof {
 	struct pa_intern *strings;   /* NUL-terminated strings; "" first */
-	struct pa_intern *mappings;  /* {process index, module address} */
+	struct pa_intern *modules;   /* {process index, module address} */
+	struct pa_pprof_vec mod_map; /* per module: its mapping id */
+	/* {file name string, build-id string, start, end, file offset}: file addresses */
+	struct pa_intern *mappings;
 	struct pa_intern *functions; /* {name string, file string, start line} */
-	struct pa_intern *locations; /* {process index, ip, is_caller, module address} */
-	struct pa_pprof_vec loc_data; /* per location: mapping id, first line, lines */
+	struct pa_intern *frames;    /* {process index, ip, is_caller, module address} */
+	struct pa_pprof_vec frame_loc; /* per frame: its location id */
+	/* {mapping id, file address, is_caller}, or {0, process index, ip, is_caller} */
+	struct pa_intern *locations;
+	struct pa_pprof_vec loc_data; /* per location: mapping id, address, first line, lines */
 	struct pa_pprof_vec lines;    /* per line: function id, line; innermost first */
 	struct pa_intern *samples;   /* {thread address, location ids...} */
 	struct pa_pprof_vec counts;  /* per sample: samples */
@@ -75,16 +86,43 @@ static int64_t pa_pprof_str(struct pa_pprof *pp, const char *s)
 	return pa_intern_str(pp->strings, s ? s : "");
 }
 
+/* The mapping of module m of process p: its file's, as every process that maps it sees it. */
+static int64_t pa_pprof_new_mapping(struct pa_pprof *pp, size_t p, const struct pa_module *m)
+{
+	char hex[2 * PPF_BUILD_ID_MAX + 1] = "";
+	uint64_t key[5];
+	int64_t i;
+
+	for (uint32_t b = 0; b < m->build_id_len && b < PPF_BUILD_ID_MAX; b++)
+		snprintf(hex + 2 * b, 3, "%02x", m->build_id[b]);
+	i = pa_pprof_str(pp, pa_symbols_module_name(pp->run->processes[p], m));
+	key[1] = (uint64_t)pa_pprof_str(pp, hex);
+	if (i < 0 || (int64_t)key[1] < 0)
+		return -ENOMEM;
+	key[0] = (uint64_t)i;
+	key[2] = m->start - m->bias;
+	key[3] = m->end - m->bias;
+	key[4] = m->pgoff;
+	i = pa_intern_add(pp->mappings, key, sizeof(key));
+	return i < 0 ? i : i + 1;
+}
+
 /* The mapping id of module m of process p (0 for none). */
 static int64_t pa_pprof_mapping(struct pa_pprof *pp, size_t p, const struct pa_module *m)
 {
 	uint64_t key[2] = { p, (uint64_t)(uintptr_t)m };
-	int64_t i;
+	size_t before = pa_intern_count(pp->modules);
+	int64_t i, map;
 
 	if (!m)
 		return 0;
-	i = pa_intern_add(pp->mappings, key, sizeof(key));
-	return i < 0 ? i : i + 1;
+	i = pa_intern_add(pp->modules, key, sizeof(key));
+	if (i < 0 || (size_t)i < before)
+		return i < 0 ? i : (int64_t)pp->mod_map.v[i];
+	map = pa_pprof_new_mapping(pp, p, m);
+	if (map < 0 || pa_pprof_vec_push(&pp->mod_map, (uint64_t)map) < 0)
+		return -ENOMEM;
+	return map;
 }
 
 /*
@@ -172,7 +210,42 @@ static int pa_pprof_lines(struct pa_pprof *pp, const struct pa_samples_item *ite
 	return ret;
 }
 
-/* The location id of frame k of item, added with its mapping and function. */
+/*
+ * The location id of frame k of item (in module m, NULL for none), added
+ * with its lines and functions: shared by the processes that mapped the
+ * same file, whose source frames are the same at the same file address.
+ */
+static int64_t pa_pprof_new_location(struct pa_pprof *pp, const struct pa_samples_item *item,
+				     size_t k, const struct pa_module *m)
+{
+	const struct pa_frame *fr = &item->frames[k];
+	int64_t map = pa_pprof_mapping(pp, item->proc_index, m);
+	uint64_t key[4] = { 0, item->proc_index, fr->ip, item->is_caller[k] };
+	size_t len = sizeof(key), before = pa_intern_count(pp->locations);
+	size_t first = pp->lines.n / 2;
+	int64_t i;
+
+	if (map < 0)
+		return map;
+	if (map) {
+		key[0] = (uint64_t)map;
+		key[1] = fr->ip - m->bias;
+		key[2] = item->is_caller[k];
+		len = 3 * sizeof(key[0]);
+	}
+	i = pa_intern_add(pp->locations, key, len);
+	if (i < 0 || (size_t)i < before)
+		return i < 0 ? i : i + 1;
+	if (pa_pprof_lines(pp, item, k) < 0 ||
+	    pa_pprof_vec_push(&pp->loc_data, (uint64_t)map) < 0 ||
+	    pa_pprof_vec_push(&pp->loc_data, map ? key[1] : fr->ip) < 0 ||
+	    pa_pprof_vec_push(&pp->loc_data, first) < 0 ||
+	    pa_pprof_vec_push(&pp->loc_data, pp->lines.n / 2 - first) < 0)
+		return -ENOMEM;
+	return i + 1;
+}
+
+/* The location id of frame k of item: per process and address, then shared. */
 static int64_t pa_pprof_location(struct pa_pprof *pp, const struct pa_samples_item *item,
 				 size_t k)
 {
@@ -180,20 +253,15 @@ static int64_t pa_pprof_location(struct pa_pprof *pp, const struct pa_samples_it
 	const struct pa_module *m = pa_samples_module(item->proc, fr, item->sample->time_ns);
 	uint64_t key[4] = { item->proc_index, fr->ip, item->is_caller[k],
 			    (uint64_t)(uintptr_t)m };
-	size_t before = pa_intern_count(pp->locations);
-	int64_t i = pa_intern_add(pp->locations, key, sizeof(key));
-	size_t first = pp->lines.n / 2;
-	int64_t map;
+	size_t before = pa_intern_count(pp->frames);
+	int64_t i = pa_intern_add(pp->frames, key, sizeof(key)), loc;
 
 	if (i < 0 || (size_t)i < before)
-		return i < 0 ? i : i + 1;
-	map = pa_pprof_mapping(pp, item->proc_index, m);
-	if (map < 0 || pa_pprof_lines(pp, item, k) < 0 ||
-	    pa_pprof_vec_push(&pp->loc_data, (uint64_t)map) < 0 ||
-	    pa_pprof_vec_push(&pp->loc_data, first) < 0 ||
-	    pa_pprof_vec_push(&pp->loc_data, pp->lines.n / 2 - first) < 0)
+		return i < 0 ? i : (int64_t)pp->frame_loc.v[i];
+	loc = pa_pprof_new_location(pp, item, k, m);
+	if (loc < 0 || pa_pprof_vec_push(&pp->frame_loc, (uint64_t)loc) < 0)
 		return -ENOMEM;
-	return i + 1;
+	return loc;
 }
 
 static int pa_pprof_add(void *ctx, const struct pa_samples_item *item)
@@ -306,20 +374,15 @@ static int pa_pprof_msg_mappings(struct pa_pprof *pp, struct pa_pprof_msg *m)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		const uint64_t *key = pa_intern_key(pp->mappings, i, NULL);
-		const struct pa_process *proc = pp->run->processes[key[0]];
-		const struct pa_module *mod = (const struct pa_module *)(uintptr_t)key[1];
 		Perftools__Profiles__Mapping *x = &m->map[i];
-		char hex[2 * PPF_BUILD_ID_MAX + 1] = "";
 
 		perftools__profiles__mapping__init(x);
-		for (uint32_t b = 0; b < mod->build_id_len && b < PPF_BUILD_ID_MAX; b++)
-			snprintf(hex + 2 * b, 3, "%02x", mod->build_id[b]);
 		x->id = i + 1;
-		x->memory_start = mod->start;
-		x->memory_limit = mod->end;
-		x->file_offset = mod->pgoff;
-		x->filename = pa_pprof_str(pp, pa_symbols_module_name(proc, mod));
-		x->build_id = pa_pprof_str(pp, hex);
+		x->filename = (int64_t)key[0];
+		x->build_id = (int64_t)key[1];
+		x->memory_start = key[2];
+		x->memory_limit = key[3];
+		x->file_offset = key[4];
 		/*
 		 * Every location has its function, and its file, lines and
 		 * inline frames where the debug info has them: pprof must
@@ -329,8 +392,6 @@ static int pa_pprof_msg_mappings(struct pa_pprof *pp, struct pa_pprof_msg *m)
 		x->has_filenames = 1;
 		x->has_line_numbers = 1;
 		x->has_inline_frames = 1;
-		if (x->filename < 0 || x->build_id < 0)
-			return -ENOMEM;
 		m->mapp[i] = x;
 	}
 	m->prof.n_mapping = n;
@@ -379,15 +440,14 @@ static int pa_pprof_msg_locations(struct pa_pprof *pp, struct pa_pprof_msg *m)
 		m->linep[j] = &m->line[j];
 	}
 	for (size_t i = 0; i < n; i++) {
-		const uint64_t *key = pa_intern_key(pp->locations, i, NULL);
-		const uint64_t *data = &pp->loc_data.v[3 * i];
+		const uint64_t *data = &pp->loc_data.v[4 * i];
 
 		perftools__profiles__location__init(&m->loc[i]);
 		m->loc[i].id = i + 1;
 		m->loc[i].mapping_id = data[0];
-		m->loc[i].address = key[1];
-		m->loc[i].n_line = data[2];
-		m->loc[i].line = &m->linep[data[1]];
+		m->loc[i].address = data[1];
+		m->loc[i].n_line = data[3];
+		m->loc[i].line = &m->linep[data[2]];
 		m->locp[i] = &m->loc[i];
 	}
 	m->prof.n_location = n;
@@ -599,10 +659,14 @@ static int pa_pprof_write(FILE *out, struct pa_pprof *pp, const struct pa_filter
 static void pa_pprof_release(struct pa_pprof *pp)
 {
 	pa_intern_free(pp->strings);
+	pa_intern_free(pp->modules);
 	pa_intern_free(pp->mappings);
 	pa_intern_free(pp->functions);
+	pa_intern_free(pp->frames);
 	pa_intern_free(pp->locations);
 	pa_intern_free(pp->samples);
+	free(pp->mod_map.v);
+	free(pp->frame_loc.v);
 	free(pp->loc_data.v);
 	free(pp->lines.v);
 	free(pp->counts.v);
@@ -627,12 +691,15 @@ static int pa_report_pprof_write(const struct pa_report_ctx *ctx)
 		return pa_error_set(err, -ENOMEM, run->dir, false, 0, "out of memory");
 	pp->run = run;
 	pp->strings = pa_intern_new();
+	pp->modules = pa_intern_new();
 	pp->mappings = pa_intern_new();
 	pp->functions = pa_intern_new();
+	pp->frames = pa_intern_new();
 	pp->locations = pa_intern_new();
 	pp->samples = pa_intern_new();
 	/* string_table[0] must be "" */
-	if (pp->strings && pp->mappings && pp->functions && pp->locations && pp->samples &&
+	if (pp->strings && pp->modules && pp->mappings && pp->functions && pp->frames &&
+	    pp->locations && pp->samples &&
 	    pa_pprof_str(pp, "") == 0)
 		ret = pa_pprof_main_mapping(pp, f);
 	if (ret == 0)

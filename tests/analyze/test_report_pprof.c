@@ -139,8 +139,10 @@ Test(report_pprof, other_event_counts_its_own_unit)
 /*
  * Every location is in a mapping of this test binary, which says it needs
  * no symbolising; every function has its source file and start line, and
- * every line is in its function. Locations are per process and address
- * (leaf or caller): 6 in process 10, 2 in 20; functions 4; mappings 2.
+ * every line is in its function. Mappings and locations are per file, in
+ * the file's own addresses (runtime - bias): both processes map the test
+ * binary, so one mapping; locations per file address (leaf or caller): 6
+ * in process 10, whose 2 in process 20 are among them; functions 4.
  */
 Test(report_pprof, locations_have_mappings_functions_and_lines)
 {
@@ -151,23 +153,25 @@ Test(report_pprof, locations_have_mappings_functions_and_lines)
 	tst_log_self_module((const void *)pa_proftest_main, &self);
 	for (uint32_t b = 0; b < self.build_id_len; b++)
 		snprintf(build_id + 2 * b, 3, "%02x", self.build_id[b]);
-	cr_expect_eq(p->n_location, 8);
+	cr_expect_eq(p->n_location, 6);
 	cr_expect_eq(p->n_function, 4);
-	cr_assert_eq(p->n_mapping, 2);
+	cr_assert_eq(p->n_mapping, 1);
 	for (size_t i = 0; i < p->n_mapping; i++) {
 		const Perftools__Profiles__Mapping *m = p->mapping[i];
 
 		cr_expect_str_eq(pp_str(p, m->filename), self.path);
 		cr_expect_str_eq(pp_str(p, m->build_id), build_id);
-		cr_expect(m->memory_start == self.start && m->memory_limit == self.end);
+		cr_expect(m->memory_start == self.start - self.bias &&
+			  m->memory_limit == self.end - self.bias);
 		cr_expect(m->has_functions && m->has_filenames && m->has_line_numbers &&
 			  m->has_inline_frames);
 	}
 	for (size_t i = 0; i < p->n_location; i++) {
 		const Perftools__Profiles__Location *loc = p->location[i];
 
-		cr_assert(loc->mapping_id >= 1 && loc->mapping_id <= 2);
-		cr_expect(loc->address >= self.start && loc->address < self.end);
+		cr_assert_eq(loc->mapping_id, 1);
+		cr_expect(loc->address >= self.start - self.bias &&
+			  loc->address < self.end - self.bias);
 		cr_assert_eq(loc->n_line, 1, "no inline levels at these addresses");
 		for (size_t n = 0; n < loc->n_line; n++) {
 			const Perftools__Profiles__Function *fn =
@@ -284,6 +288,66 @@ Test(report_pprof_main, first_mapping_is_the_busiest_executable, .timeout = 30)
 	p = tst_pprof_decode(run, NULL);
 	cr_assert_gt(p->n_mapping, 0);
 	cr_expect_str_eq(pp_str(p, p->mapping[0]->filename), self.path);
+	perftools__profiles__profile__free_unpacked(p, NULL);
+	pa_run_free(run);
+	tst_log_rmdir(dir);
+}
+
+/*
+ * Two processes that load the test binary at different addresses (the
+ * second 1 MiB higher, as ASLR places a PIE) share its mapping and its
+ * locations: one mapping, each sampled address of the file one location,
+ * at the file's address, with the same functions as in one process alone.
+ */
+Test(report_pprof_main, processes_share_a_files_mapping_and_locations, .timeout = 30)
+{
+	const uint64_t shift = 0x100000;
+	struct tst_log_self self;
+	char *dir = tst_log_tmpdir(), *pdir;
+	struct pa_error err = { 0 };
+	struct pa_run *run;
+	Perftools__Profiles__Profile *p;
+	char *samples;
+	struct tst_log l;
+
+	tst_log_self_module((const void *)pa_proftest_main, &self);
+	for (uint32_t pid = 80; pid <= 81; pid++) {
+		uint64_t d = pid == 81 ? shift : 0;
+		uint64_t stack[2] = { tst_run_in(pa_proftest_leaf) + d,
+				      tst_run_in(pa_proftest_main) + d };
+		char name[32];
+
+		snprintf(name, sizeof(name), "app.%u", pid);
+		pdir = tst_log_subdir(dir, name);
+		tst_log_begin(&l, PPF_FILE_PROCESS);
+		tst_log_process(&l, pid, 1, self.path, NULL);
+		tst_log_event(&l, 0, "cpu-clock", 1000000, PPF_EVENT_TIME_NS);
+		tst_log_module(&l, 1, self.bias + d, self.start + d, self.end + d, 0, self.path,
+			       self.build_id, self.build_id_len);
+		tst_log_process_end(&l, 9000, 0, 0, PPF_EXIT_NORMAL, 0);
+		tst_log_write(&l, pdir, PPF_PROCESS_LOG);
+		tst_prof_add_thread(pdir, pid, 2, 2, stack);
+		free(pdir);
+	}
+	cr_assert_eq(pa_run_load(dir, &run, &err), 0, "%s", err.reason);
+	p = tst_pprof_decode(run, NULL);
+	cr_assert_eq(p->n_mapping, 1, "one file, one mapping");
+	cr_expect(p->mapping[0]->memory_start == self.start - self.bias &&
+		  p->mapping[0]->memory_limit == self.end - self.bias);
+	cr_assert_eq(p->n_location, 2, "the leaf and its caller, once for both processes");
+	for (size_t i = 0; i < p->n_location; i++) {
+		uint64_t leaf = tst_run_in(pa_proftest_leaf) - self.bias;
+		uint64_t caller = tst_run_in(pa_proftest_main) - self.bias;
+
+		cr_expect(p->location[i]->address == leaf || p->location[i]->address == caller,
+			  "location %zu at 0x%llx", i,
+			  (unsigned long long)p->location[i]->address);
+	}
+	samples = pp_text(p, pp_samples);
+	cr_expect_str_eq(samples, "pid=80 tid=80 thread=main 2 2000000 " PP_MAIN
+			 ";pa_proftest_leaf\n"
+			 "pid=81 tid=81 thread=main 2 2000000 " PP_MAIN ";pa_proftest_leaf\n");
+	free(samples);
 	perftools__profiles__profile__free_unpacked(p, NULL);
 	pa_run_free(run);
 	tst_log_rmdir(dir);
