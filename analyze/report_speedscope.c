@@ -7,7 +7,11 @@
  * indexes into shared.frames, root first. Weights: the period in
  * nanoseconds (unit "nanoseconds") for an event that counts nanoseconds at
  * a fixed period, else 1 (unit "none"), times the overflows the sample
- * stands for (pa_sample.count: more for a late sample). A frame is a function
+ * stands for (pa_sample.count: more for a late sample). Samples in a row
+ * with the same stack of frames are written as one, weighing them all:
+ * every view of speedscope (time order, left heavy, sandwich) shows the
+ * same, and a thread that stays in one place for a second is one sample,
+ * not a thousand. A frame is a function
  * (as speedscope's own importers make them), one per inline level
  * (pa_symbols_lookup_src), so that stacks count as top --inlines: its name,
  * its source file as "file" and the line where it starts as "line" when the
@@ -18,6 +22,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,7 +52,11 @@ struct pa_speedscope {
 	struct pa_intern *frames;   /* "name\0file\0line\0": file the source or module */
 	const struct pa_thread *thread; /* whose profile is open */
 	size_t nsamples;            /* in it */
-	struct pa_speedscope_run *counts; /* its samples' counts, run by run */
+	struct pa_speedscope_run *counts; /* its written samples' counts, run by run */
+	bool pending;               /* a sample is not written yet: */
+	char *pending_text;         /* its stack's text */
+	size_t pending_cap;
+	uint64_t pending_count;     /* the overflows it stands for */
 	struct pa_ident_run id;     /* where the run's processes ran (their tags) */
 	size_t nruns, runs_cap;
 	uint64_t weight;            /* per sample */
@@ -100,11 +109,41 @@ static void pa_speedscope_open(struct pa_speedscope *ss, const struct pa_samples
 	ss->nruns = 0;
 }
 
-/* End the open profile, if any: its weights. */
-static void pa_speedscope_close(struct pa_speedscope *ss)
+/* Note the next sample's count, run by run; -ENOMEM. */
+static int pa_speedscope_count(struct pa_speedscope *ss, uint64_t count)
+{
+	if (ss->nruns && ss->counts[ss->nruns - 1].count == count &&
+	    ss->counts[ss->nruns - 1].n < UINT32_MAX) {
+		ss->counts[ss->nruns - 1].n++;
+		return 0;
+	}
+	if (pa_grow((void **)&ss->counts, &ss->runs_cap, ss->nruns, sizeof(*ss->counts)) < 0)
+		return -ENOMEM;
+	ss->counts[ss->nruns++] = (struct pa_speedscope_run){ count, 1 };
+	return 0;
+}
+
+/* Write the pending sample, if any; -ENOMEM. */
+static int pa_speedscope_flush(struct pa_speedscope *ss)
+{
+	if (!ss->pending)
+		return 0;
+	if (pa_speedscope_count(ss, ss->pending_count) < 0)
+		return -ENOMEM;
+	fputs(ss->nsamples++ ? ",[" : "[", ss->out);
+	fputs(ss->pending_text, ss->out);
+	fputc(']', ss->out);
+	ss->pending = false;
+	return 0;
+}
+
+/* End the open profile, if any: its last sample, its weights. */
+static int pa_speedscope_close(struct pa_speedscope *ss)
 {
 	if (!ss->thread)
-		return;
+		return 0;
+	if (pa_speedscope_flush(ss) < 0)
+		return -ENOMEM;
 	fputs("],\n\"weights\":[", ss->out);
 	for (size_t r = 0, i = 0; r < ss->nruns; r++)
 		for (uint32_t k = 0; k < ss->counts[r].n; k++)
@@ -112,6 +151,7 @@ static void pa_speedscope_close(struct pa_speedscope *ss)
 				ss->weight * ss->counts[r].count);
 	fputs("]}", ss->out);
 	ss->thread = NULL;
+	return 0;
 }
 
 /* Room for n more frame ids in the stack being made. */
@@ -246,17 +286,22 @@ static const char *pa_speedscope_stack(struct pa_speedscope *ss,
 	return text;
 }
 
-/* Note the next sample's count, run by run; -ENOMEM. */
-static int pa_speedscope_count(struct pa_speedscope *ss, uint64_t count)
+/* Make text the pending sample's, standing for count overflows; -ENOMEM. */
+static int pa_speedscope_hold(struct pa_speedscope *ss, const char *text, uint64_t count)
 {
-	if (ss->nruns && ss->counts[ss->nruns - 1].count == count &&
-	    ss->counts[ss->nruns - 1].n < UINT32_MAX) {
-		ss->counts[ss->nruns - 1].n++;
-		return 0;
+	size_t len = strlen(text) + 1;
+
+	if (len > ss->pending_cap) {
+		char *v = realloc(ss->pending_text, len);
+
+		if (!v)
+			return -ENOMEM;
+		ss->pending_text = v;
+		ss->pending_cap = len;
 	}
-	if (pa_grow((void **)&ss->counts, &ss->runs_cap, ss->nruns, sizeof(*ss->counts)) < 0)
-		return -ENOMEM;
-	ss->counts[ss->nruns++] = (struct pa_speedscope_run){ count, 1 };
+	memcpy(ss->pending_text, text, len);
+	ss->pending = true;
+	ss->pending_count = count;
 	return 0;
 }
 
@@ -265,9 +310,11 @@ static int pa_speedscope_add(void *ctx, const struct pa_samples_item *item)
 	struct pa_speedscope *ss = ctx;
 	const char *text;
 	char *own;
+	int ret = 0;
 
 	if (item->thread != ss->thread) {
-		pa_speedscope_close(ss);
+		if (pa_speedscope_close(ss) < 0)
+			return -ENOMEM;
 		pa_speedscope_open(ss, item, pa_samples_total(ss->filter, item->proc, item->thread));
 	}
 	text = pa_speedscope_stack(ss, item, &own);
@@ -275,14 +322,16 @@ static int pa_speedscope_add(void *ctx, const struct pa_samples_item *item)
 		free(own);
 		return -ENOMEM;
 	}
-	if (pa_speedscope_count(ss, item->sample->count) < 0) {
-		free(own);
-		return -ENOMEM;
-	}
-	fputs(ss->nsamples++ ? ",[" : "[", ss->out);
-	fputs(text, ss->out);
-	fputc(']', ss->out);
+	/* The same frames as the sample before: one sample weighing both. */
+	if (ss->pending && strcmp(ss->pending_text, text) == 0 &&
+	    ss->pending_count <= UINT64_MAX - item->sample->count)
+		ss->pending_count += item->sample->count;
+	else if (pa_speedscope_flush(ss) < 0 ||
+		 pa_speedscope_hold(ss, text, item->sample->count) < 0)
+		ret = -ENOMEM;
 	free(own);
+	if (ret)
+		return ret;
 	return ferror(ss->out) ? -EIO : 0;
 }
 
@@ -345,15 +394,16 @@ static int pa_report_speedscope_write(const struct pa_report_ctx *ctx)
 	fputs(",\n\"profiles\":[", out);
 	ret = pa_samples_walk_opts(run, f, &(struct pa_samples_opts){ .frames_of_new = true },
 				   pa_speedscope_add, &ss, ctx->warn, err);
-	if (ret == 0) {
-		pa_speedscope_close(&ss);
+	if (ret == 0)
+		ret = pa_speedscope_close(&ss);
+	if (ret == 0)
 		pa_speedscope_frames(&ss);
-	}
 	if (ret == -ENOMEM)
 		pa_error_set(err, ret, run->dir, false, 0, "out of memory");
 	pa_intern_free(ss.frames);
 	free(ss.ids);
 	free(ss.counts);
+	free(ss.pending_text);
 	pa_speedscope_drop(&ss);
 	free(ss.texts);
 	if (ret == 0 && ferror(out))

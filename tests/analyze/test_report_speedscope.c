@@ -64,7 +64,10 @@ static char *ss_summary(uint32_t pid)
 
 #define SS_MAIN "  1000000 pa_proftest_main"
 
-/* A profile per thread, samples in time order weighing the period in ns. */
+/*
+ * A profile per thread, samples in time order weighing the period in ns;
+ * samples in a row with the same frames are one, weighing them all.
+ */
 Test(report_speedscope, profile_per_thread_weighed_in_nanoseconds)
 {
 	char *text = ss_summary(0), want[4096];
@@ -72,18 +75,13 @@ Test(report_speedscope, profile_per_thread_weighed_in_nanoseconds)
 	snprintf(want, sizeof(want),
 		 "name %s 0\n"
 		 "sampled 'run-tests (10) main (10)' nanoseconds 0 6000000\n"
-		 SS_MAIN ";pa_proftest_mid;pa_proftest_leaf\n"
-		 SS_MAIN ";pa_proftest_mid;pa_proftest_leaf\n"
-		 SS_MAIN ";pa_proftest_mid;pa_proftest_leaf\n"
+		 "  3000000 pa_proftest_main;pa_proftest_mid;pa_proftest_leaf\n"
 		 SS_MAIN ";pa_proftest_mid\n"
-		 SS_MAIN ";pa_proftest_rec;pa_proftest_rec;pa_proftest_rec\n"
-		 SS_MAIN ";pa_proftest_rec;pa_proftest_rec;pa_proftest_rec\n"
+		 "  2000000 pa_proftest_main;pa_proftest_rec;pa_proftest_rec;pa_proftest_rec\n"
 		 "sampled 'run-tests (10) worker (11)' nanoseconds 0 4000000\n"
-		 SS_MAIN ";pa_proftest_leaf\n" SS_MAIN ";pa_proftest_leaf\n"
-		 SS_MAIN ";pa_proftest_leaf\n" SS_MAIN ";pa_proftest_leaf\n"
+		 "  4000000 pa_proftest_main;pa_proftest_leaf\n"
 		 "sampled 'run-tests (20) main (20)' nanoseconds 0 5000000\n"
-		 SS_MAIN ";pa_proftest_mid\n" SS_MAIN ";pa_proftest_mid\n" SS_MAIN ";pa_proftest_mid\n"
-		 SS_MAIN ";pa_proftest_mid\n" SS_MAIN ";pa_proftest_mid\n"
+		 "  5000000 pa_proftest_main;pa_proftest_mid\n"
 		 "frame pa_proftest_main tst_run.c True\n"
 		 "frame pa_proftest_mid tst_run.c True\n"
 		 "frame pa_proftest_leaf tst_run.c True\n"
@@ -107,6 +105,42 @@ Test(report_speedscope, names_are_escaped)
 			 "1000000\n" SS_MAIN ";pa_proftest_leaf\n"), "%s", text);
 	free(text);
 	free(p60);
+}
+
+/*
+ * Samples in a row merge when their frames are the same, even at other
+ * addresses in the same functions, and weigh what they stand for (a late
+ * sample's overflows); the same stack later, after another, is a sample
+ * of its own: time order is kept.
+ */
+Test(report_speedscope, samples_in_a_row_merge_in_time_order)
+{
+	const uint64_t leaf_main[] = { tst_run_in(pa_proftest_leaf), tst_run_in(pa_proftest_main) };
+	const uint64_t leaf_main2[] = { tst_run_in(pa_proftest_leaf) + 1,
+					tst_run_in(pa_proftest_main) };
+	const uint64_t mid_main[] = { tst_run_in(pa_proftest_mid), tst_run_in(pa_proftest_main) };
+	char *p61 = tst_log_subdir(tst_prof_dir, "app.61");
+	char *text;
+	struct tst_log l;
+
+	tst_prof_process_log(p61, 61, 0, true);
+	tst_log_begin(&l, PPF_FILE_THREAD);
+	tst_log_thread(&l, 61, 61, 0, "main");
+	tst_log_sample(&l, 1000, 0, 0, 2, leaf_main);
+	tst_log_sample_weight(&l, 3, 0);
+	tst_log_sample(&l, 1001, 0, PPF_SAMPLE_LATE, 2, leaf_main2);
+	tst_log_sample(&l, 1002, 0, 0, 2, mid_main);
+	tst_log_sample(&l, 1003, 0, 0, 2, leaf_main);
+	tst_log_thread_end(&l, 9000, 6, 0, 6000000);
+	tst_log_write(&l, p61, "thread-61.log");
+	tst_prof_reload();
+	text = ss_summary(61);
+	cr_expect(strstr(text, "\nsampled 'run-tests (61) main (61)' nanoseconds 0 6000000\n"
+			 "  4000000 pa_proftest_main;pa_proftest_leaf\n"
+			 SS_MAIN ";pa_proftest_mid\n"
+			 SS_MAIN ";pa_proftest_leaf\nframe "), "%s", text);
+	free(text);
+	free(p61);
 }
 
 /* The whole file, byte for byte (paths of this build made stable): written as it streams. */
