@@ -788,14 +788,16 @@ static int pa_main_load_run(const struct pa_main_opts *o, char *const *dirs, siz
 {
 	const struct pa_report *r = o->report;
 	/*
-	 * Only the reports that show samples one by one, in time order
-	 * (speedscope, script), read every sample; the others read a thread's
-	 * identical samples as one with a count, so that memory follows
-	 * distinct stacks. The time window is
-	 * applied while reading: what it leaves out is never kept.
+	 * Every report reads a thread's identical samples as one with a
+	 * count, so that memory follows distinct stacks; those that show
+	 * samples one by one, in time order (speedscope, script), read them
+	 * again from the logs as they walk them (pa_load_opts.stream). The
+	 * time window is applied while reading: what it leaves out is never
+	 * kept.
 	 */
 	struct pa_load_opts lo = {
 		.collapse = !r->in_time_order,
+		.stream = r->in_time_order,
 		.window = f->window,
 	};
 	struct pa_main_progress progress;

@@ -1374,6 +1374,10 @@ int pa_process_log_load(const char *path, struct pa_process **out,
 /* What reading one process's thread logs needs: its pa_load_opts, and the process. */
 struct pa_reader_topts {
 	bool collapse;
+	bool stream;              /* collapsed, to be read again one by one (pa_thread.stream) */
+	/* Set: each sample goes to each(each_ctx, sample), not into the thread. */
+	int (*each)(void *ctx, const struct pa_sample *s);
+	void *each_ctx;
 	bool index_cpu;           /* collapsing a process with a wall.log: */
 	uint32_t cpu_event;       /* its samples of this event into pa_thread.cpu_when */
 	struct pa_window window;
@@ -1585,6 +1589,16 @@ static int pa_reader_add_sample(struct pa_thread_ctx *c, struct pa_log_buf *buf,
 	if (c->o && c->o->window.on &&
 	    !pa_window_holds(&c->o->window, c->o->start_ns, s->time_ns))
 		return 0;
+	if (c->o && c->o->each) {
+		struct pa_sample one = { .time_ns = s->time_ns, .event = s->event,
+					 .flags = s->flags, .nframes = s->nframes,
+					 .count = weight, .ips = ips };
+		int ret = c->o->each(c->o->each_ctx, &one);
+
+		if (ret == 0)
+			pa_reader_release_read(c, buf, off);
+		return ret;
+	}
 	if (c->o && c->o->collapse) {
 		uint32_t entry;
 
@@ -1668,7 +1682,7 @@ static int pa_reader_stack_add(struct pa_thread_ctx *c, struct pa_log_buf *buf,
 
 	if (pa_grow((void **)&c->stacks, &c->stacks_cap, c->nstacks, sizeof(*c->stacks)) < 0)
 		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
-	if (owned || s->shared || (c->o && c->o->collapse)) {
+	if (owned || s->shared || (c->o && (c->o->collapse || c->o->each))) {
 		const struct pa_reader_stack *base = &c->stacks[s->base];
 		uint32_t own = s->nframes - s->shared;
 
@@ -2059,8 +2073,12 @@ static int pa_reader_thread_parse(struct pa_log_buf *buf, bool expect_end,
 		pa_error_set(err, -ENOMEM, path, false, 0, "out of memory") :
 		pa_reader_parse(buf, PPF_FILE_THREAD, "thread", pa_reader_thread_cb, &c,
 				&c.saw_thread, warn, err);
-	if (ret == 0 && !(o && o->collapse) && pa_reader_keep_ips(c.thread, buf) < 0)
+	if (ret == 0 && !(o && (o->collapse || o->each)) && pa_reader_keep_ips(c.thread, buf) < 0)
 		ret = pa_error_set(err, -ENOMEM, path, false, 0, "out of memory");
+	if (ret == 0 && o && o->stream) {
+		c.thread->stream = true;
+		c.thread->stream_len = buf->data_end;
+	}
 	pa_reader_buf_release(buf);
 	free(c.slots);
 	free(c.stacks);
@@ -2104,6 +2122,37 @@ int pa_thread_log_load(const char *path, struct pa_thread **out,
 		       struct pa_warnings *warn, struct pa_error *err)
 {
 	return pa_reader_thread_load(path, true, NULL, out, warn, err);
+}
+
+int pa_thread_each_sample(const struct pa_thread *t,
+			  int (*fn)(void *ctx, const struct pa_sample *s), void *ctx,
+			  struct pa_error *err)
+{
+	struct pa_reader_topts o = { .each = fn, .each_ctx = ctx };
+	struct pa_thread_ctx c = { .o = &o };
+	struct pa_log_buf buf;
+	int ret = pa_reader_read_file(t->path, &buf, err);
+
+	if (ret < 0)
+		return ret;
+	/* What was read then: a log still being written has more now. */
+	if (buf.size < t->stream_len) {
+		ret = pa_error_set(err, -EINVAL, t->path, false, 0,
+				   "the log is shorter (%zu bytes) than when it was read "
+				   "(%" PRIu64 "): it changed meanwhile", buf.size, t->stream_len);
+		pa_reader_buf_release(&buf);
+		return ret;
+	}
+	buf.size = (size_t)t->stream_len;
+	c.thread = calloc(1, sizeof(*c.thread));
+	ret = !c.thread ? pa_error_set(err, -ENOMEM, t->path, false, 0, "out of memory") :
+		pa_reader_parse(&buf, PPF_FILE_THREAD, "thread", pa_reader_thread_cb, &c,
+				&c.saw_thread, NULL, err);
+	pa_reader_buf_release(&buf);
+	free(c.slots);
+	free(c.stacks);
+	pa_thread_free(c.thread);
+	return ret;
 }
 
 /* ---- directories ---------------------------------------------------------- */
@@ -2574,6 +2623,9 @@ static int pa_reader_topts_init(struct pa_reader_topts *o, const struct pa_load_
 	if (opts) {
 		o->collapse = opts->collapse;
 		o->window = opts->window;
+		/* Wall samples are merged into a thread's as read: those are kept. */
+		o->stream = opts->stream && !wall;
+		o->collapse |= o->stream;
 	}
 	if (!o->collapse)
 		return 0;

@@ -299,6 +299,13 @@ struct pa_thread {
 	size_t nevents;
 	size_t unknown_records; /* records of unknown type skipped */
 	char *path;             /* the log file */
+	/*
+	 * Read with pa_load_opts.stream: samples holds the collapsed
+	 * samples, pa_thread_each_sample gives them one by one from the
+	 * first stream_len bytes of the log, what was read.
+	 */
+	bool stream;
+	uint64_t stream_len;
 	uint64_t *ip_storage;   /* private: backs samples[].ips */
 	size_t ip_mapped;       /* private: ip_storage is a file mapping of this length */
 	void *ip_blocks;        /* private: back samples[].ips when collapsed */
@@ -433,6 +440,15 @@ struct pa_run {
  */
 struct pa_load_opts {
 	bool collapse;
+	/*
+	 * stream: for a report that takes every sample one by one in time
+	 * order (pa_thread_each_sample): a thread is read collapsed, as above,
+	 * for everything else, and marked to be read again sample by sample
+	 * (pa_thread.stream), so that memory follows its distinct stacks. Not
+	 * the threads of a process with a wall.log (wall.h), whose wall
+	 * samples are merged in as they are read: those keep every sample.
+	 */
+	bool stream;
 	struct pa_window window;
 };
 
@@ -477,6 +493,21 @@ char *pa_parent_file(const char *dir, size_t len, const char *name);
 /* Load a single process.log (no threads). */
 int pa_process_log_load(const char *path, struct pa_process **out,
 			struct pa_warnings *warn, struct pa_error *err);
+
+/*
+ * The samples of t, read with pa_load_opts.stream (t->stream), one by one
+ * in file order (time order) as they are in its log, uncollapsed: fn(ctx,
+ * s) for each, s and its addresses valid during the call only; the log is
+ * read again (what was read when it was loaded: a log still being written
+ * has more now) and its pages given back as they are read, its distinct
+ * stacks kept meanwhile. The time window is not applied (the caller's
+ * pa_filter_selects_time does). Returns 0, fn's negative return, which
+ * stops the reading, or a negative errno with err filled (the log changed
+ * or went away since).
+ */
+int pa_thread_each_sample(const struct pa_thread *t,
+			  int (*fn)(void *ctx, const struct pa_sample *s), void *ctx,
+			  struct pa_error *err);
 
 /* Load a single thread-<tid>.log. */
 int pa_thread_log_load(const char *path, struct pa_thread **out,

@@ -111,31 +111,51 @@ static int pa_samples_stack(struct pa_samples_walker *w, const struct pa_sample 
 	return 0;
 }
 
+/* A sample of a thread's walk: to the walk's fn when the filter selects it. */
+struct pa_samples_one {
+	struct pa_samples_walker *w;
+	struct pa_samples_item *item;
+	int64_t idx;
+};
+
+static int pa_samples_one(void *ctx, const struct pa_sample *s)
+{
+	struct pa_samples_one *one = ctx;
+	struct pa_samples_walker *w = one->w;
+	struct pa_samples_item *item = one->item;
+	int n = 0;
+
+	if (!pa_samples_gives(w->f, one->idx, item->proc, s))
+		return 0;
+	if (pa_samples_stack(w, s, item) < 0)
+		return -ENOMEM;
+	if (item->stack_new || !w->frames_of_new) {
+		n = pa_samples_symbolise(item->sym, s, w->b);
+		if (n < 0)
+			return n;
+	}
+	item->sample = s;
+	item->event = pa_process_find_event(item->proc, s->event);
+	item->frames = n ? w->b->frames : NULL;
+	item->nframes = (size_t)n;
+	return w->fn(w->ctx, item);
+}
+
+/*
+ * The thread's samples in time order: read again from its log one by one
+ * when it was read to be (pa_thread_each_sample), else as loaded.
+ */
 static int pa_samples_thread(struct pa_samples_walker *w, struct pa_samples_item *item,
-			     int64_t idx)
+			     int64_t idx, struct pa_error *err)
 {
 	const struct pa_thread *th = item->thread;
+	struct pa_samples_one one = { .w = w, .item = item, .idx = idx };
 	int ret = 0;
 
-	for (size_t i = 0; i < th->nsamples && ret == 0; i++) {
-		const struct pa_sample *s = &th->samples[i];
-		int n = 0;
-
-		if (!pa_samples_gives(w->f, idx, item->proc, s))
-			continue;
-		if (pa_samples_stack(w, s, item) < 0)
-			return -ENOMEM;
-		if (item->stack_new || !w->frames_of_new) {
-			n = pa_samples_symbolise(item->sym, s, w->b);
-			if (n < 0)
-				return n;
-		}
-		item->sample = s;
-		item->event = pa_process_find_event(item->proc, s->event);
-		item->frames = n ? w->b->frames : NULL;
-		item->nframes = (size_t)n;
-		ret = w->fn(w->ctx, item);
-	}
+	if (th->stream)
+		return pa_thread_each_sample(th, pa_samples_one, &one, err);
+	for (size_t i = 0; i < th->nsamples && ret == 0; i++)
+		ret = pa_samples_one(&one, &th->samples[i]);
 	return ret;
 }
 
@@ -192,7 +212,7 @@ static int pa_samples_process(struct pa_samples_walker *w, const struct pa_run *
 		if (!sym && (ret = pa_symbols_new(proc, &sym, warn, err)) < 0)
 			break;
 		item.sym = sym;
-		ret = pa_samples_thread(w, &item, idx);
+		ret = pa_samples_thread(w, &item, idx, err);
 	}
 	if (ret == 0)
 		ret = pa_samples_before(w, &item, &sym, idx, warn, err);

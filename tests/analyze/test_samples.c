@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "samples.h"
 #include "tst_run.h"
@@ -60,6 +61,16 @@ static char *sm_walk(struct pa_filter f, size_t stop_at, int *ret)
 #define SM_MM "pa_proftest_mid <pa_proftest_main\n"
 #define SM_REC "pa_proftest_rec <pa_proftest_rec <pa_proftest_rec <pa_proftest_main\n"
 #define SM_LM "pa_proftest_leaf <pa_proftest_main\n"
+/* Every sample of the run's default event, as the walk gives them. */
+#define SM_EVERY \
+	"10/10 #0 cpu-clock: " SM_MML "10/10 #0 cpu-clock: " SM_MML \
+	"10/10 #0 cpu-clock: " SM_MML "10/10 #0 cpu-clock: " SM_MM \
+	"10/10 #0 cpu-clock: " SM_REC "10/10 #0 cpu-clock: " SM_REC \
+	"10/11 #0 cpu-clock: " SM_LM "10/11 #0 cpu-clock: " SM_LM \
+	"10/11 #0 cpu-clock: " SM_LM "10/11 #0 cpu-clock: " SM_LM \
+	"20/20 #1 cpu-clock: " SM_MM "20/20 #1 cpu-clock: " SM_MM \
+	"20/20 #1 cpu-clock: " SM_MM "20/20 #1 cpu-clock: " SM_MM \
+	"20/20 #1 cpu-clock: " SM_MM
 
 /* Process by process, thread by thread, each thread's samples in log order. */
 Test(samples, walks_every_selected_sample_in_order)
@@ -70,14 +81,7 @@ Test(samples, walks_every_selected_sample_in_order)
 
 	cr_assert_eq(ret, 0);
 	cr_expect_str_eq(text,
-		"10/10 #0 cpu-clock: " SM_MML "10/10 #0 cpu-clock: " SM_MML
-		"10/10 #0 cpu-clock: " SM_MML "10/10 #0 cpu-clock: " SM_MM
-		"10/10 #0 cpu-clock: " SM_REC "10/10 #0 cpu-clock: " SM_REC
-		"10/11 #0 cpu-clock: " SM_LM "10/11 #0 cpu-clock: " SM_LM
-		"10/11 #0 cpu-clock: " SM_LM "10/11 #0 cpu-clock: " SM_LM
-		"20/20 #1 cpu-clock: " SM_MM "20/20 #1 cpu-clock: " SM_MM
-		"20/20 #1 cpu-clock: " SM_MM "20/20 #1 cpu-clock: " SM_MM
-		"20/20 #1 cpu-clock: " SM_MM);
+		SM_EVERY);
 	free(text);
 }
 
@@ -109,6 +113,103 @@ Test(samples, walks_only_what_the_filter_selects)
 	cr_expect_str_eq(text, "", "no such process: nothing, not an error");
 	cr_expect_eq(ret, 0);
 	free(text);
+}
+
+/* The profile run loaded again as speedscope and script load it (pa_load_opts.stream). */
+static void sm_reload_streamed(void)
+{
+	struct pa_load_opts lo = { .stream = true };
+	struct pa_error err = { 0 };
+
+	pa_run_free(tst_prof_run);
+	cr_assert_eq(pa_run_load_opts(tst_prof_dir, &lo, &tst_prof_run, &err), 0, "%s: %s",
+		     err.path, err.reason);
+}
+
+/*
+ * Streamed, every thread is read collapsed (thread 10's six samples are
+ * three entries with counts) and the walk reads each sample again from
+ * the log, one by one: the same walk, in the same order, as when every
+ * sample was kept; filters, windows and a stopping callback as before.
+ */
+Test(samples, a_streamed_run_walks_every_sample_from_the_logs)
+{
+	struct pa_filter f = PA_FILTER_ALL;
+	const struct pa_thread *t10;
+	char *text;
+	int ret;
+
+	sm_reload_streamed();
+	t10 = tst_prof_run->processes[0]->threads[0];
+	cr_assert_eq(t10->tid, 10);
+	cr_expect(t10->stream);
+	cr_expect_eq(t10->nsamples, 3, "collapsed: %zu", t10->nsamples);
+	text = sm_walk(f, 0, &ret);
+	cr_assert_eq(ret, 0);
+	cr_expect_str_eq(text,
+		SM_EVERY);
+	free(text);
+	f.pid = 20;
+	f.window = (struct pa_window){ .on = true, .from_ns = 0, .to_ns = 1 };
+	text = sm_walk(f, 0, &ret);
+	cr_expect_str_eq(text, "20/20 #1 cpu-clock: " SM_MM, "the first sample, at the start");
+	free(text);
+	text = sm_walk(PA_FILTER_ALL, 2, &ret);
+	cr_expect_eq(ret, -ECANCELED);
+	cr_expect_str_eq(text, "10/10 #0 cpu-clock: " SM_MML "10/10 #0 cpu-clock: " SM_MML);
+	free(text);
+}
+
+/* Each sample as read again: its time and what it stands for. */
+static int sm_times(void *ctx, const struct pa_samples_item *item)
+{
+	fprintf(ctx, "%llu x%llu\n", (unsigned long long)item->sample->time_ns,
+		(unsigned long long)item->sample->count);
+	return 0;
+}
+
+/*
+ * A streamed thread's samples keep their own times and counts (a late
+ * sample's weight record); a log that is shorter when walked than when
+ * it was loaded is an error that names it, not a walk of what is left.
+ */
+Test(samples, a_streamed_thread_keeps_times_and_counts_and_its_log_must_stay)
+{
+	const uint64_t leaf_main[] = { tst_run_in(pa_proftest_leaf), tst_run_in(pa_proftest_main) };
+	char *p62 = tst_log_subdir(tst_prof_dir, "app.62"), path[4096];
+	struct pa_filter f = PA_FILTER_ALL;
+	struct pa_error err = { 0 };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+	struct tst_log l;
+
+	tst_prof_process_log(p62, 62, 0, true);
+	tst_log_begin(&l, PPF_FILE_THREAD);
+	tst_log_thread(&l, 62, 62, 0, "main");
+	tst_log_sample(&l, 1000, 0, 0, 2, leaf_main);
+	tst_log_sample_weight(&l, 3, 0);
+	tst_log_sample(&l, 1500, 0, PPF_SAMPLE_LATE, 2, leaf_main);
+	tst_log_sample(&l, 2000, 0, 0, 2, leaf_main);
+	tst_log_thread_end(&l, 9000, 5, 0, 5000000);
+	tst_log_write(&l, p62, "thread-62.log");
+	sm_reload_streamed();
+	f.pid = 62;
+	cr_assert_eq(pa_events_choose(tst_prof_run, &f, NULL, PA_EVENTS_SAMPLES, &err), 0, "%s",
+		     err.reason);
+	out = open_memstream(&text, &len);
+	cr_assert(out);
+	cr_assert_eq(pa_samples_walk(tst_prof_run, &f, sm_times, out, NULL, &err), 0, "%s",
+		     err.reason);
+	cr_assert_eq(fclose(out), 0);
+	cr_expect_str_eq(text, "1000 x1\n1500 x3\n2000 x1\n");
+	free(text);
+	snprintf(path, sizeof(path), "%s/thread-62.log", p62);
+	cr_assert_eq(truncate(path, 64), 0);
+	cr_expect_lt(pa_samples_walk(tst_prof_run, &f, sm_times, stderr, NULL, &err), 0);
+	cr_expect(strstr(err.path, "thread-62.log"), "%s", err.path);
+	cr_expect(strstr(err.reason, "changed"), "%s", err.reason);
+	free(p62);
 }
 
 Test(samples, callback_error_stops_the_walk)
