@@ -164,22 +164,6 @@ Test(reader_alone, a_program_named_with_a_leading_dot_is_read)
 	pa_run_free(run);
 }
 
-/* Writes size bytes of byte to dir/name. */
-static void ra_fill(const char *dir, const char *name, int byte, size_t size)
-{
-	char path[4096];
-	char *b = malloc(size ? size : 1);
-	FILE *f;
-
-	memset(b, byte, size);
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	cr_assert_not_null(f, "%s", path);
-	cr_assert_eq(fwrite(b, 1, size, f), size);
-	cr_assert_eq(fclose(f), 0);
-	free(b);
-}
-
 /*
  * A process log with no thread log beside it is not left out unsaid when
  * it is odd: one never written (its process killed as it was made) is
@@ -193,8 +177,8 @@ Test(reader_alone, an_odd_log_without_thread_logs_is_said)
 	char path[4096];
 
 	ra_process_log(ra_dir, "true@h.7.log", 7, "/bin/true");
-	ra_fill(ra_dir, "sh@h.8.log", 0, 0);
-	ra_fill(ra_dir, "sh@h.9.log", 0, 4096);
+	tst_log_fill(ra_dir, "sh@h.8.log", 0, 0);
+	tst_log_fill(ra_dir, "sh@h.9.log", 0, 4096);
 	snprintf(path, sizeof(path), "%s/sh@h.10.log", ra_dir);
 	cr_assert_eq(mkfifo(path, 0600), 0);
 	cr_assert_eq(pa_run_load(ra_dir, &run, &err), 0, "%s: %s", err.path, err.reason);
@@ -203,7 +187,7 @@ Test(reader_alone, an_odd_log_without_thread_logs_is_said)
 	cr_expect(ra_warned(run, "sh@h.9.log", "no header"), "the zeroed log is not said");
 	cr_expect(ra_warned(run, "sh@h.10.log", "FIFO"), "the FIFO is not said");
 	pa_run_free(run);
-	ra_fill(ra_dir, "sh@h.11.log", 'X', 200);
+	tst_log_fill(ra_dir, "sh@h.11.log", 'X', 200);
 	cr_expect_neq(pa_run_load(ra_dir, &run, &err), 0, "a damaged log is read as none");
 	cr_expect(strstr(err.path, "sh@h.11.log"), "%s: %s", err.path, err.reason);
 	pa_run_free(run);
@@ -433,7 +417,7 @@ Test(reader_alone, an_odd_wall_log_leaves_out_only_its_wall_samples)
 	tst_log_event(&l, 0, "cpu-clock", 1000000, PPF_EVENT_TIME_NS);
 	tst_log_write(&l, ra_dir, "app@h.7.log"); /* no end: killed */
 	ra_thread_log(ra_dir, "app@h.7.thread-7.log", 7, 7);
-	ra_fill(ra_dir, "app@h.7.wall.log", 0, 4096);
+	tst_log_fill(ra_dir, "app@h.7.wall.log", 0, 4096);
 	ra_process_log(ra_dir, "sh@h.9.log", 9, "/bin/sh");
 	snprintf(path, sizeof(path), "%s/sh@h.9.wall.log", ra_dir);
 	cr_assert_eq(mkfifo(path, 0600), 0);

@@ -52,21 +52,6 @@ static char *rn_process(bool ended)
 	return pdir;
 }
 
-/* Writes size zero bytes to dir/name. */
-static void rn_zeros(const char *dir, const char *name, size_t size)
-{
-	char path[4096];
-	char *z = calloc(1, size ? size : 1);
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	cr_assert_not_null(f, "%s", path);
-	cr_assert_eq(fwrite(z, 1, size, f), size);
-	cr_assert_eq(fclose(f), 0);
-	free(z);
-}
-
 /* Whether a warning names path's file (name) and says its header is missing. */
 static bool rn_warned(const struct pa_run *run, const char *name)
 {
@@ -84,8 +69,8 @@ Test(reader_noheader, killed_while_a_log_was_made_reads_the_rest)
 	const struct pa_process *p;
 	struct pa_run *run;
 
-	rn_zeros(pdir, "thread-9.log", 0);
-	rn_zeros(pdir, "thread-10.log", 65536);
+	tst_log_fill(pdir, "thread-9.log", 0, 0);
+	tst_log_fill(pdir, "thread-10.log", 0, 65536);
 	cr_assert_eq(pa_run_load(rn_dir, &run, &err), 0, "%s: %s", err.path, err.reason);
 	cr_assert_eq(run->nprocesses, 1);
 	p = run->processes[0];
@@ -103,7 +88,7 @@ Test(reader_noheader, an_ended_process_with_an_empty_log_is_an_error)
 	struct pa_error err = { 0 };
 	struct pa_run *run = NULL;
 
-	rn_zeros(pdir, "thread-9.log", 0);
+	tst_log_fill(pdir, "thread-9.log", 0, 0);
 	cr_expect_neq(pa_run_load(rn_dir, &run, &err), 0, "an ended process's empty log loaded");
 	cr_expect(strstr(err.path, "thread-9.log"), "%s: %s", err.path, err.reason);
 	cr_expect(strstr(err.reason, "too short for a header"), "%s", err.reason);

@@ -631,3 +631,19 @@ void tst_wall_log_start(const char *dir, struct ppf_wall_start *st, struct pp_lo
 	close(dirfd);
 	cr_assert_eq(pp_records_wall_sigsafe(log, PPF_REC_WALL_START, st, sizeof(*st)), 0);
 }
+
+void tst_log_fill(const char *dir, const char *name, int byte, size_t size)
+{
+	char path[4096];
+	char *b = malloc(size ? size : 1);
+	FILE *f;
+
+	cr_assert_not_null(b);
+	memset(b, byte, size);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	cr_assert_not_null(f, "%s", path);
+	cr_assert_eq(fwrite(b, 1, size, f), size);
+	cr_assert_eq(fclose(f), 0);
+	free(b);
+}
