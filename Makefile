@@ -222,6 +222,9 @@ $(OUT)/workloads/lib%.so: tests/workloads/lib%.cc
 	@mkdir -p $(@D)
 	$(CXX) -std=gnu++17 -O2 -g -Wall -Wextra -pthread -MMD -MP -fPIC -shared -o $@ $<
 
+# Images without a build-id (a vDSO that has none), for the analyzer's tests.
+$(OUT)/workloads/libnoida.so $(OUT)/workloads/libnoidb.so: WORKLOAD_CFLAGS += -Wl,--build-id=none
+
 # cthrow, a C program, links libcxxcall.so, a C++ library: the C++ runtime
 # comes only as that library's dependency.
 $(OUT)/workloads/cthrow: tests/workloads/cthrow.c $(OUT)/workloads/libcxxcall.so

@@ -86,23 +86,34 @@ static int64_t pa_pprof_str(struct pa_pprof *pp, const char *s)
 	return pa_intern_str(pp->strings, s ? s : "");
 }
 
-/* The mapping of module m of process p: its file's, as every process that maps it sees it. */
+/*
+ * The mapping of module m of process p: its file's, as every process that
+ * maps it sees it. A vDSO without a build-id has no file of its own to be
+ * told by: its image's (named by its content, at the run's root), or, in
+ * an older run, its process's own copy.
+ */
 static int64_t pa_pprof_new_mapping(struct pa_pprof *pp, size_t p, const struct pa_module *m)
 {
+	const char *name = pa_symbols_module_name(pp->run->processes[p], m);
+	bool vdso = m->build_id_len == 0 && strcmp(name, PA_SYMBOLS_VDSO_NAME) == 0;
 	char hex[2 * PPF_BUILD_ID_MAX + 1] = "";
-	uint64_t key[5];
-	int64_t i;
+	uint64_t key[6];
+	int64_t i, image = 0;
 
 	for (uint32_t b = 0; b < m->build_id_len && b < PPF_BUILD_ID_MAX; b++)
 		snprintf(hex + 2 * b, 3, "%02x", m->build_id[b]);
-	i = pa_pprof_str(pp, pa_symbols_module_name(pp->run->processes[p], m));
+	i = pa_pprof_str(pp, name);
 	key[1] = (uint64_t)pa_pprof_str(pp, hex);
-	if (i < 0 || (int64_t)key[1] < 0)
+	if (vdso && m->vdso_image)
+		image = pa_pprof_str(pp, m->vdso_image);
+	if (i < 0 || (int64_t)key[1] < 0 || image < 0)
 		return -ENOMEM;
 	key[0] = (uint64_t)i;
 	key[2] = m->start - m->bias;
 	key[3] = m->end - m->bias;
 	key[4] = m->pgoff;
+	/* String ids are small: a process's own copy is told apart from every image. */
+	key[5] = vdso && !m->vdso_image ? UINT64_MAX - p : (uint64_t)image;
 	i = pa_intern_add(pp->mappings, key, sizeof(key));
 	return i < 0 ? i : i + 1;
 }

@@ -532,7 +532,7 @@ static struct {
 	uint64_t loads;         /* files read so far */
 } pa_symbols_store;
 
-static const char pa_symbols_vdso[] = "[vdso]";
+static const char pa_symbols_vdso[] = PA_SYMBOLS_VDSO_NAME;
 
 /*
  * Whether rec is the vDSO: an image at the run's root (PPF_REC_VDSO says

@@ -116,6 +116,9 @@ int pa_symbols_new_opts(const struct pa_process *proc, const struct pa_symbols_o
 			struct pa_symbols **out, struct pa_warnings *warn, struct pa_error *err);
 void pa_symbols_free(struct pa_symbols *sym);
 
+/* The module name of the vDSO's image in every process (pa_symbols_module_name). */
+#define PA_SYMBOLS_VDSO_NAME "[vdso]"
+
 /*
  * The module path frames in rec show (pa_frame.module): "[vdso]" for the
  * vDSO's image, else rec's path, or proc's executable when

@@ -293,6 +293,37 @@ Test(report_pprof_main, first_mapping_is_the_busiest_executable, .timeout = 30)
 	tst_log_rmdir(dir);
 }
 
+/* One module of a process as its log records it; image: its vDSO image's name, or NULL. */
+struct pp_module {
+	uint64_t bias, start, end;
+	const char *path;
+	const uint8_t *build_id;
+	uint32_t build_id_len;
+	const char *image;
+};
+
+/* Process pid in dir/app.PID running exe with module m, its thread with 2 samples of stack. */
+static void pp_process_with(const char *dir, uint32_t pid, const char *exe,
+			    const struct pp_module *m, const uint64_t *stack, size_t n)
+{
+	char name[32], *pdir;
+	struct tst_log l;
+
+	snprintf(name, sizeof(name), "app.%u", pid);
+	pdir = tst_log_subdir(dir, name);
+	tst_log_begin(&l, PPF_FILE_PROCESS);
+	tst_log_process(&l, pid, 1, exe, NULL);
+	tst_log_event(&l, 0, "cpu-clock", 1000000, PPF_EVENT_TIME_NS);
+	tst_log_module(&l, 1, m->bias, m->start, m->end, 0, m->path, m->build_id,
+		       m->build_id_len);
+	if (m->image)
+		tst_log_vdso(&l, 1, m->image);
+	tst_log_process_end(&l, 9000, 0, 0, PPF_EXIT_NORMAL, 0);
+	tst_log_write(&l, pdir, PPF_PROCESS_LOG);
+	tst_prof_add_thread(pdir, pid, 2, n, stack);
+	free(pdir);
+}
+
 /*
  * Two processes that load the test binary at different addresses (the
  * second 1 MiB higher, as ASLR places a PIE) share its mapping and its
@@ -303,31 +334,21 @@ Test(report_pprof_main, processes_share_a_files_mapping_and_locations, .timeout 
 {
 	const uint64_t shift = 0x100000;
 	struct tst_log_self self;
-	char *dir = tst_log_tmpdir(), *pdir;
+	char *dir = tst_log_tmpdir();
 	struct pa_error err = { 0 };
 	struct pa_run *run;
 	Perftools__Profiles__Profile *p;
 	char *samples;
-	struct tst_log l;
 
 	tst_log_self_module((const void *)pa_proftest_main, &self);
 	for (uint32_t pid = 80; pid <= 81; pid++) {
 		uint64_t d = pid == 81 ? shift : 0;
 		uint64_t stack[2] = { tst_run_in(pa_proftest_leaf) + d,
 				      tst_run_in(pa_proftest_main) + d };
-		char name[32];
+		struct pp_module m = { self.bias + d, self.start + d, self.end + d, self.path,
+				       self.build_id, self.build_id_len, NULL };
 
-		snprintf(name, sizeof(name), "app.%u", pid);
-		pdir = tst_log_subdir(dir, name);
-		tst_log_begin(&l, PPF_FILE_PROCESS);
-		tst_log_process(&l, pid, 1, self.path, NULL);
-		tst_log_event(&l, 0, "cpu-clock", 1000000, PPF_EVENT_TIME_NS);
-		tst_log_module(&l, 1, self.bias + d, self.start + d, self.end + d, 0, self.path,
-			       self.build_id, self.build_id_len);
-		tst_log_process_end(&l, 9000, 0, 0, PPF_EXIT_NORMAL, 0);
-		tst_log_write(&l, pdir, PPF_PROCESS_LOG);
-		tst_prof_add_thread(pdir, pid, 2, 2, stack);
-		free(pdir);
+		pp_process_with(dir, pid, self.path, &m, stack, 2);
 	}
 	cr_assert_eq(pa_run_load(dir, &run, &err), 0, "%s", err.reason);
 	p = tst_pprof_decode(run, NULL);
@@ -347,6 +368,47 @@ Test(report_pprof_main, processes_share_a_files_mapping_and_locations, .timeout 
 	cr_expect_str_eq(samples, "pid=80 tid=80 thread=main 2 2000000 " PP_MAIN
 			 ";pa_proftest_leaf\n"
 			 "pid=81 tid=81 thread=main 2 2000000 " PP_MAIN ";pa_proftest_leaf\n");
+	free(samples);
+	perftools__profiles__profile__free_unpacked(p, NULL);
+	pa_run_free(run);
+	tst_log_rmdir(dir);
+}
+
+/*
+ * Two processes whose vDSOs have no build-id and are different images (at
+ * the run's root, named by their content: another kernel's, another
+ * host's), each with another function at the same file address: each
+ * process's frames keep its own image's function, in a mapping of its own.
+ * The images: build/workloads/libnoida.so and libnoidb.so.
+ */
+Test(report_pprof_main, vdsos_of_other_images_without_build_ids_share_nothing, .timeout = 30)
+{
+	char *dir = tst_log_tmpdir();
+	struct pa_error err = { 0 };
+	struct pa_run *run;
+	Perftools__Profiles__Profile *p;
+	char *samples;
+
+	for (uint32_t pid = 90; pid <= 91; pid++) {
+		const char *img = pid == 90 ? "vdso.xxh128-aaaa.so" : "vdso.xxh128-bbbb.so";
+		uint64_t base = pid == 90 ? 0x7fff0000 : 0x7ffe0000;
+		uint64_t stack[1] = { base + 0x1100 };
+		struct pp_module m = { base, base, base + 0x4000, "linux-vdso.so.1", NULL, 0, img };
+		char from[4096], to[4096];
+
+		snprintf(from, sizeof(from), "%s/workloads/libnoid%s.so", PP_TEST_BUILD_DIR,
+			 pid == 90 ? "a" : "b");
+		snprintf(to, sizeof(to), "%s/%s", dir, img);
+		tst_log_copy(from, to);
+		pp_process_with(dir, pid, "/usr/bin/app", &m, stack, 1);
+	}
+	cr_assert_eq(pa_run_load(dir, &run, &err), 0, "%s", err.reason);
+	p = tst_pprof_decode(run, NULL);
+	samples = pp_text(p, pp_samples);
+	cr_expect_str_eq(samples, "pid=90 tid=90 thread=main 2 2000000 pa_noid_alpha\n"
+			 "pid=91 tid=91 thread=main 2 2000000 pa_noid_bravo\n");
+	cr_expect_eq(p->n_mapping, 2);
+	cr_expect_eq(p->n_location, 2);
 	free(samples);
 	perftools__profiles__profile__free_unpacked(p, NULL);
 	pa_run_free(run);

@@ -647,3 +647,18 @@ void tst_log_fill(const char *dir, const char *name, int byte, size_t size)
 	cr_assert_eq(fclose(f), 0);
 	free(b);
 }
+
+void tst_log_copy(const char *from, const char *to)
+{
+	FILE *in = fopen(from, "rb"), *out = fopen(to, "wbx");
+	char buf[65536];
+	size_t n;
+
+	cr_assert_not_null(in, "%s", from);
+	cr_assert_not_null(out, "%s", to);
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		cr_assert_eq(fwrite(buf, 1, n, out), n);
+	cr_assert(!ferror(in), "%s", from);
+	cr_assert_eq(fclose(in), 0);
+	cr_assert_eq(fclose(out), 0, "%s", to);
+}
