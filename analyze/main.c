@@ -3,6 +3,7 @@
  * picks exit codes: 0 ok, 1 bad input, 2 usage.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "coverage.h"
@@ -696,31 +698,62 @@ static void pa_main_check_exe(const struct pa_main_opts *o, const struct pa_run 
 			o->filter.rank);
 }
 
-/* Report into o->ropts.output through a temporary file, renamed once complete. */
+/*
+ * Report into o->ropts.output: a regular file (or a new one) through a
+ * temporary file beside it, renamed over it once complete, so that a
+ * failed report leaves the old one whole; the temporary file is a new one
+ * (FILE.XXXXXX, O_EXCL: no link another user put there is followed), with
+ * the mode a new file gets. Anything else that is there (/dev/null, a
+ * FIFO, a terminal, a symbolic link) is written to as it is, as a shell's
+ * redirection would: renaming over it would replace it with a file.
+ */
 static int pa_main_report_to_file(const struct pa_main_opts *o, struct pa_run *run,
 				  struct pa_error *err)
 {
+	const char *path = o->ropts.output;
+	bool direct;
+	struct stat st;
 	char *tmp = NULL;
-	FILE *out;
-	int ret;
+	FILE *out = NULL;
+	mode_t mask;
+	int ret, fd = -1;
 
-	if (asprintf(&tmp, "%s.tmp", o->ropts.output) < 0)
-		return pa_error_set(err, -ENOMEM, o->ropts.output, false, 0, "out of memory");
-	out = fopen(tmp, "w");
-	if (!out) {
-		ret = pa_error_set(err, -errno, tmp, false, 0, "cannot create: %s", strerror(errno));
-		free(tmp);
-		return ret;
+	direct = lstat(path, &st) == 0 && !S_ISREG(st.st_mode);
+	if (direct) {
+		out = fopen(path, "w");
+		if (!out)
+			return pa_error_set(err, -errno, path, false, 0, "cannot write: %s",
+					    strerror(errno));
+	} else {
+		if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
+			return pa_error_set(err, -ENOMEM, path, false, 0, "out of memory");
+		fd = mkostemp(tmp, O_CLOEXEC);
+		if (fd < 0) {
+			ret = pa_error_set(err, -errno, tmp, false, 0, "cannot create: %s",
+					   strerror(errno));
+			free(tmp);
+			return ret;
+		}
+		mask = umask(0);
+		umask(mask);
+		if (fchmod(fd, 0666 & ~mask) < 0 || !(out = fdopen(fd, "w"))) {
+			ret = pa_error_set(err, -errno, tmp, false, 0, "cannot create: %s",
+					   strerror(errno));
+			close(fd);
+			unlink(tmp);
+			free(tmp);
+			return ret;
+		}
 	}
 	ret = pa_main_report(out, o, run, err);
 	if (fclose(out) != 0 && ret == 0)
 		ret = -EIO;
 	if (ret == -EIO)
-		pa_error_set(err, ret, tmp, false, 0, "write failed");
-	if (ret == 0 && rename(tmp, o->ropts.output) < 0)
-		ret = pa_error_set(err, -errno, o->ropts.output, false, 0, "cannot rename %s: %s",
+		pa_error_set(err, ret, direct ? path : tmp, false, 0, "write failed");
+	if (ret == 0 && !direct && rename(tmp, path) < 0)
+		ret = pa_error_set(err, -errno, path, false, 0, "cannot rename %s: %s",
 				   tmp, strerror(errno));
-	if (ret < 0)
+	if (ret < 0 && !direct)
 		unlink(tmp);
 	free(tmp);
 	return ret;

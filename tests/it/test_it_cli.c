@@ -4,6 +4,8 @@
  * and do not keep to the allow-list.
  */
 #include <criterion/criterion.h>
+#include <fcntl.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +86,80 @@ Test(it_cli, reports_name_the_functions)
 	it_cli_expect(folded, 0, folded_needles);
 	it_cli_expect(threads, 0, threads_needles);
 	it_cli_expect(limited, 0, limited_needles);
+}
+
+/* The whole file at path, malloc'd ("" when it cannot be read). */
+static char *it_cli_slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *text = calloc(1, 1 << 20);
+	size_t n = f ? fread(text, 1, (1 << 20) - 1, f) : 0;
+
+	cr_assert_not_null(text);
+	text[n] = '\0';
+	if (f)
+		fclose(f);
+	return text;
+}
+
+/*
+ * -o FILE: a regular file is replaced whole through a new temporary file
+ * beside it, which follows no link planted at an old temporary's name and
+ * is not left behind; what is not a regular file is written as it is: a
+ * symbolic link's target gets the report and the link stays, a FIFO gets
+ * it and stays a FIFO (as a shell's `>` would; renaming over them would
+ * put a file in their place, over /dev/null too).
+ */
+Test(it_cli, output_file_replaces_a_file_and_writes_into_anything_else)
+{
+	char out[4096], victim[4096], plant[4096], link_path[4096], target[4096], fifo[4096];
+	glob_t left = { 0 };
+	struct stat st;
+	char *text;
+	int fd;
+
+	it_cli_record();
+	snprintf(out, sizeof(out), "%s/top.txt", it_cli.tmp);
+	snprintf(victim, sizeof(victim), "%s/victim", it_cli.tmp);
+	snprintf(plant, sizeof(plant), "%s/top.txt.tmp", it_cli.tmp);
+	tst_log_fill(it_cli.tmp, "victim", 'V', 10);
+	cr_assert_eq(symlink(victim, plant), 0);
+	it_cli_expect((const char *[]){ "top", it_cli.data, "-o", out, NULL }, 0, NULL);
+	text = it_cli_slurp(out);
+	cr_expect(strstr(text, "burn_alpha (demo)"), "%s", text);
+	free(text);
+	text = it_cli_slurp(victim);
+	cr_expect_str_eq(text, "VVVVVVVVVV", "the planted link was followed");
+	free(text);
+	snprintf(plant, sizeof(plant), "%s/top.txt.??????", it_cli.tmp);
+	cr_expect_neq(glob(plant, 0, NULL, &left), 0, "a temporary file is left");
+	globfree(&left);
+
+	snprintf(target, sizeof(target), "%s/target.txt", it_cli.tmp);
+	snprintf(link_path, sizeof(link_path), "%s/link.txt", it_cli.tmp);
+	tst_log_fill(it_cli.tmp, "target.txt", 'T', 10);
+	cr_assert_eq(symlink(target, link_path), 0);
+	it_cli_expect((const char *[]){ "folded", it_cli.data, "-o", link_path, NULL }, 0, NULL);
+	cr_assert_eq(lstat(link_path, &st), 0);
+	cr_expect(S_ISLNK(st.st_mode), "the link was replaced");
+	text = it_cli_slurp(target);
+	cr_expect(strstr(text, "main;mid_alpha;burn_alpha "), "%s", text);
+	free(text);
+
+	snprintf(fifo, sizeof(fifo), "%s/fifo", it_cli.tmp);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	fd = open(fifo, O_RDONLY | O_NONBLOCK);
+	cr_assert_geq(fd, 0);
+	it_cli_expect((const char *[]){ "top", it_cli.data, "--limit", "1", "-o", fifo, NULL },
+		      0, NULL);
+	text = calloc(1, 65536);
+	cr_assert_not_null(text);
+	cr_expect_gt(read(fd, text, 65535), 0);
+	cr_expect(strstr(text, "burn_alpha"), "%s", text);
+	free(text);
+	close(fd);
+	cr_assert_eq(lstat(fifo, &st), 0);
+	cr_expect(S_ISFIFO(st.st_mode), "the FIFO was replaced");
 }
 
 Test(it_cli, bad_usage_exits_2)
