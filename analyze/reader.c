@@ -1331,6 +1331,8 @@ static int pa_reader_process_parse(struct pa_log_buf *buf, bool quiet, struct pa
  * it says whether the process ended), unless it is all a run has.
  */
 #define PA_READER_NO_HEADER (-ENODATA)
+/* pa_thread_each_sample: every sample the load read was given; the rest is newer. */
+#define PA_READER_STOP (-ECHILD)
 
 /* Whether buf holds no header: shorter than one, or zeros where it goes (allocated, unwritten). */
 static bool pa_reader_no_header(const struct pa_log_buf *buf)
@@ -1375,9 +1377,10 @@ int pa_process_log_load(const char *path, struct pa_process **out,
 struct pa_reader_topts {
 	bool collapse;
 	bool stream;              /* collapsed, to be read again one by one (pa_thread.stream) */
-	/* Set: each sample goes to each(each_ctx, sample), not into the thread. */
+	/* Set: each sample goes to each(each_ctx, sample), not into the thread; the first each_limit. */
 	int (*each)(void *ctx, const struct pa_sample *s);
 	void *each_ctx;
+	uint64_t each_limit;
 	bool index_cpu;           /* collapsing a process with a wall.log: */
 	uint32_t cpu_event;       /* its samples of this event into pa_thread.cpu_when */
 	struct pa_window window;
@@ -1423,6 +1426,7 @@ struct pa_thread_ctx {
 	uint64_t released;            /* collapsing: the mapping is released up to here */
 	uint64_t weight;              /* the next record's PPF_REC_SAMPLE_WEIGHT, 0: none */
 	size_t cpu_when_cap;
+	uint64_t nread;               /* samples read so far, the window's too */
 };
 
 size_t pa_unloads_epoch(const uint64_t *unloads, size_t n, uint64_t time_ns)
@@ -1586,6 +1590,10 @@ static int pa_reader_add_sample(struct pa_thread_ctx *c, struct pa_log_buf *buf,
 	struct pa_thread *t = c->thread;
 	struct pa_sample *ps;
 
+	/* Read again: the samples the load read, not those written since. */
+	if (c->o && c->o->each && c->nread == c->o->each_limit)
+		return PA_READER_STOP;
+	c->nread++;
 	if (c->o && c->o->window.on &&
 	    !pa_window_holds(&c->o->window, c->o->start_ns, s->time_ns))
 		return 0;
@@ -2077,7 +2085,7 @@ static int pa_reader_thread_parse(struct pa_log_buf *buf, bool expect_end,
 		ret = pa_error_set(err, -ENOMEM, path, false, 0, "out of memory");
 	if (ret == 0 && o && o->stream) {
 		c.thread->stream = true;
-		c.thread->stream_len = buf->data_end;
+		c.thread->stream_samples = c.nread;
 	}
 	pa_reader_buf_release(buf);
 	free(c.slots);
@@ -2128,26 +2136,32 @@ int pa_thread_each_sample(const struct pa_thread *t,
 			  int (*fn)(void *ctx, const struct pa_sample *s), void *ctx,
 			  struct pa_error *err)
 {
-	struct pa_reader_topts o = { .each = fn, .each_ctx = ctx };
+	struct pa_reader_topts o = { .each = fn, .each_ctx = ctx,
+				     .each_limit = t->stream_samples };
 	struct pa_thread_ctx c = { .o = &o };
 	struct pa_log_buf buf;
 	int ret = pa_reader_read_file(t->path, &buf, err);
 
 	if (ret < 0)
 		return ret;
-	/* What was read then: a log still being written has more now. */
-	if (buf.size < t->stream_len) {
-		ret = pa_error_set(err, -EINVAL, t->path, false, 0,
-				   "the log is shorter (%zu bytes) than when it was read "
-				   "(%" PRIu64 "): it changed meanwhile", buf.size, t->stream_len);
-		pa_reader_buf_release(&buf);
-		return ret;
-	}
-	buf.size = (size_t)t->stream_len;
+	/*
+	 * The whole file as it is now: a thread's log only grows while it
+	 * runs, but the room of its last sample block is given back when it
+	 * ends; so the file may be shorter than when it was loaded, and
+	 * still hold every sample the load read.
+	 */
 	c.thread = calloc(1, sizeof(*c.thread));
 	ret = !c.thread ? pa_error_set(err, -ENOMEM, t->path, false, 0, "out of memory") :
 		pa_reader_parse(&buf, PPF_FILE_THREAD, "thread", pa_reader_thread_cb, &c,
 				&c.saw_thread, NULL, err);
+	if (ret == PA_READER_STOP)
+		ret = 0;
+	if (ret == 0 && (c.nread < t->stream_samples || c.thread->tid != t->tid ||
+			 c.thread->pid != t->pid || c.thread->start_ns != t->start_ns))
+		ret = pa_error_set(err, -EINVAL, t->path, false, 0,
+				   "the log changed while it was read: %" PRIu64 " samples of "
+				   "thread %u then, %" PRIu64 " of thread %u now", t->stream_samples,
+				   t->tid, c.nread, c.thread->tid);
 	pa_reader_buf_release(&buf);
 	free(c.slots);
 	free(c.stacks);
@@ -2900,6 +2914,7 @@ int pa_thread_log_parse(const char *name, const void *data, size_t size,
 	*out = NULL;
 	if (pa_reader_topts_init(&o, opts, proc ? proc : &none, proc && proc->wall) < 0)
 		return pa_error_set(err, -ENOMEM, name, false, 0, "out of memory");
+	o.stream = false; /* no file to read again: collapsed, as the stream's load */
 	ret = pa_reader_copy_data(name, data, size, &buf, err);
 	if (ret == 0)
 		ret = pa_reader_thread_parse(&buf, !(proc && proc->replaced), &o, out, warn, err);

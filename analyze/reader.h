@@ -302,10 +302,11 @@ struct pa_thread {
 	/*
 	 * Read with pa_load_opts.stream: samples holds the collapsed
 	 * samples, pa_thread_each_sample gives them one by one from the
-	 * first stream_len bytes of the log, what was read.
+	 * log: the first stream_samples of it, the samples read then (a log
+	 * still being written has more now).
 	 */
 	bool stream;
-	uint64_t stream_len;
+	uint64_t stream_samples;
 	uint64_t *ip_storage;   /* private: backs samples[].ips */
 	size_t ip_mapped;       /* private: ip_storage is a file mapping of this length */
 	void *ip_blocks;        /* private: back samples[].ips when collapsed */
@@ -498,12 +499,13 @@ int pa_process_log_load(const char *path, struct pa_process **out,
  * The samples of t, read with pa_load_opts.stream (t->stream), one by one
  * in file order (time order) as they are in its log, uncollapsed: fn(ctx,
  * s) for each, s and its addresses valid during the call only; the log is
- * read again (what was read when it was loaded: a log still being written
- * has more now) and its pages given back as they are read, its distinct
- * stacks kept meanwhile. The time window is not applied (the caller's
- * pa_filter_selects_time does). Returns 0, fn's negative return, which
- * stops the reading, or a negative errno with err filled (the log changed
- * or went away since).
+ * read again, its pages given back as they are read, its distinct stacks
+ * kept meanwhile, up to the samples read when it was loaded (a log still
+ * being written has more now, which its load did not count). The time
+ * window is not applied (the caller's pa_filter_selects_time does).
+ * Returns 0, fn's negative return, which stops the reading, or a negative
+ * errno with err filled: the log went away, or changed otherwise than by
+ * growing (fewer samples, another thread's).
  */
 int pa_thread_each_sample(const struct pa_thread *t,
 			  int (*fn)(void *ctx, const struct pa_sample *s), void *ctx,

@@ -169,47 +169,137 @@ static int sm_times(void *ctx, const struct pa_samples_item *item)
 }
 
 /*
- * A streamed thread's samples keep their own times and counts (a late
- * sample's weight record); a log that is shorter when walked than when
- * it was loaded is an error that names it, not a walk of what is left.
+ * Writes thread tid's log of process 62 in dir (live: no END, as while the
+ * thread runs): samples at 1000, 1500 (late, standing for 3 overflows),
+ * 2000, then extra more, 100 ns apart.
  */
-Test(samples, a_streamed_thread_keeps_times_and_counts_and_its_log_must_stay)
+static void sm_log62(const char *dir, uint32_t tid, int extra)
 {
 	const uint64_t leaf_main[] = { tst_run_in(pa_proftest_leaf), tst_run_in(pa_proftest_main) };
+	struct tst_log l;
+
+	tst_log_begin(&l, PPF_FILE_THREAD);
+	tst_log_thread(&l, 62, tid, 0, "main");
+	tst_log_sample(&l, 1000, 0, 0, 2, leaf_main);
+	tst_log_sample_weight(&l, 3, 0);
+	tst_log_sample(&l, 1500, 0, PPF_SAMPLE_LATE, 2, leaf_main);
+	tst_log_sample(&l, 2000, 0, 0, 2, leaf_main);
+	for (int i = 0; i < extra; i++)
+		tst_log_sample(&l, 2100 + 100 * (uint64_t)i, 0, 0, 2, leaf_main);
+	tst_log_write(&l, dir, "thread-62.log");
+}
+
+/* The walk of process 62 as sm_times prints it, malloc'd; *ret its return. */
+static char *sm_walk62(int *ret, struct pa_error *err)
+{
+	struct pa_filter f = PA_FILTER_ALL;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	f.pid = 62;
+	cr_assert_eq(pa_events_choose(tst_prof_run, &f, NULL, PA_EVENTS_SAMPLES, err), 0, "%s",
+		     err->reason);
+	out = open_memstream(&text, &len);
+	cr_assert(out);
+	*ret = pa_samples_walk(tst_prof_run, &f, sm_times, out, NULL, err);
+	cr_assert_eq(fclose(out), 0);
+	return text;
+}
+
+/*
+ * A streamed thread's samples keep their own times and counts (a late
+ * sample's weight record). Its log read again is read as far as it was
+ * loaded: samples written since (the thread still runs) are left out, as
+ * the load's totals leave them out. A log that changed otherwise (fewer
+ * samples, another thread's) is an error that names it.
+ */
+Test(samples, a_streamed_thread_is_read_again_as_far_as_it_was_loaded)
+{
 	char *p62 = tst_log_subdir(tst_prof_dir, "app.62"), path[4096];
+	struct pa_error err = { 0 };
+	char *text;
+	int ret;
+
+	tst_prof_process_log(p62, 62, 0, false);
+	sm_log62(p62, 62, 0);
+	sm_reload_streamed();
+	text = sm_walk62(&ret, &err);
+	cr_expect_eq(ret, 0, "%s", err.reason);
+	cr_expect_str_eq(text, "1000 x1\n1500 x3\n2000 x1\n");
+	free(text);
+	sm_log62(p62, 62, 2);
+	text = sm_walk62(&ret, &err);
+	cr_expect_eq(ret, 0, "%s", err.reason);
+	cr_expect_str_eq(text, "1000 x1\n1500 x3\n2000 x1\n", "the samples written since");
+	free(text);
+	sm_log62(p62, 63, 0);
+	text = sm_walk62(&ret, &err);
+	cr_expect_lt(ret, 0, "another thread's log taken for this one's");
+	cr_expect(strstr(err.path, "thread-62.log") && strstr(err.reason, "changed"), "%s: %s",
+		  err.path, err.reason);
+	free(text);
+	sm_log62(p62, 62, 0);
+	snprintf(path, sizeof(path), "%s/thread-62.log", p62);
+	cr_assert_eq(truncate(path, 64), 0);
+	text = sm_walk62(&ret, &err);
+	cr_expect_lt(ret, 0, "a log with fewer samples walked as it is");
+	cr_expect(strstr(err.path, "thread-62.log"), "%s", err.path);
+	free(text);
+	free(p62);
+}
+
+/*
+ * Thread 64's log with a sample block of two samples: open (room for
+ * 32, the rest unwritten, as while the thread runs) or closed (cut to
+ * its two entries, then END, as when the thread ended).
+ */
+static void sm_log64(const char *dir, bool open)
+{
+	const uint64_t leaf_main[] = { tst_run_in(pa_proftest_leaf), tst_run_in(pa_proftest_main) };
+	const struct ppf_block_entry e[32] = { { 0, 0 }, { 0, 500 } };
+	struct tst_log l;
+	size_t off;
+
+	tst_log_begin(&l, PPF_FILE_THREAD);
+	tst_log_thread(&l, 64, 64, 0, "main");
+	tst_log_stack(&l, 0, 2, leaf_main);
+	off = tst_log_block(&l, 1000, 0, 0, open ? 32 : 2, e);
+	((struct ppf_sample_block *)tst_log_rec(&l, off))->count = 2;
+	if (!open)
+		tst_log_thread_end(&l, 9000, 2, 0, 2000000);
+	tst_log_write(&l, dir, "thread-64.log");
+}
+
+/*
+ * A thread that ends between the load and the walk gives its open sample
+ * block's room back: its log is then shorter, and still holds every
+ * sample the load read.
+ */
+Test(samples, a_streamed_thread_that_ended_since_is_read_again)
+{
+	char *p64 = tst_log_subdir(tst_prof_dir, "app.64");
 	struct pa_filter f = PA_FILTER_ALL;
 	struct pa_error err = { 0 };
 	char *text = NULL;
 	size_t len = 0;
 	FILE *out;
-	struct tst_log l;
 
-	tst_prof_process_log(p62, 62, 0, true);
-	tst_log_begin(&l, PPF_FILE_THREAD);
-	tst_log_thread(&l, 62, 62, 0, "main");
-	tst_log_sample(&l, 1000, 0, 0, 2, leaf_main);
-	tst_log_sample_weight(&l, 3, 0);
-	tst_log_sample(&l, 1500, 0, PPF_SAMPLE_LATE, 2, leaf_main);
-	tst_log_sample(&l, 2000, 0, 0, 2, leaf_main);
-	tst_log_thread_end(&l, 9000, 5, 0, 5000000);
-	tst_log_write(&l, p62, "thread-62.log");
+	tst_prof_process_log(p64, 64, 0, false);
+	sm_log64(p64, true);
 	sm_reload_streamed();
-	f.pid = 62;
+	sm_log64(p64, false);
+	f.pid = 64;
 	cr_assert_eq(pa_events_choose(tst_prof_run, &f, NULL, PA_EVENTS_SAMPLES, &err), 0, "%s",
 		     err.reason);
 	out = open_memstream(&text, &len);
 	cr_assert(out);
-	cr_assert_eq(pa_samples_walk(tst_prof_run, &f, sm_times, out, NULL, &err), 0, "%s",
-		     err.reason);
+	cr_expect_eq(pa_samples_walk(tst_prof_run, &f, sm_times, out, NULL, &err), 0, "%s: %s",
+		     err.path, err.reason);
 	cr_assert_eq(fclose(out), 0);
-	cr_expect_str_eq(text, "1000 x1\n1500 x3\n2000 x1\n");
+	cr_expect_str_eq(text, "1000 x1\n1500 x1\n");
 	free(text);
-	snprintf(path, sizeof(path), "%s/thread-62.log", p62);
-	cr_assert_eq(truncate(path, 64), 0);
-	cr_expect_lt(pa_samples_walk(tst_prof_run, &f, sm_times, stderr, NULL, &err), 0);
-	cr_expect(strstr(err.path, "thread-62.log"), "%s", err.path);
-	cr_expect(strstr(err.reason, "changed"), "%s", err.reason);
-	free(p62);
+	free(p64);
 }
 
 Test(samples, callback_error_stops_the_walk)
