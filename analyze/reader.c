@@ -804,6 +804,14 @@ static int pa_reader_shared(struct pa_process_ctx *c, struct pa_log_buf *buf, ui
 		ret = kept < 0 ? pa_error_set(&e, kept, path, false, 0, "out of memory") :
 				 pa_reader_read_file(path, &sb, &e);
 	}
+	/* One record after the header: a larger file is none of ours (not read whole). */
+	if (ret == 0 && kept != 1 && sb.size > sizeof(struct ppf_file_header) + PPF_RECORD_MAX) {
+		ret = pa_error_set(&e, -EINVAL, path, false, 0,
+				   "%zu bytes, more than the header and the one record such a "
+				   "file holds (at most %zu): not the file libpprof wrote", sb.size,
+				   sizeof(struct ppf_file_header) + (size_t)PPF_RECORD_MAX);
+		pa_reader_buf_release(&sb);
+	}
 	if (ret == 0) {
 		if (kept != 1) {
 			XXH128_canonicalFromHash(&sum, XXH3_128bits(sb.data, sb.size));
@@ -2486,6 +2494,17 @@ static bool pa_reader_tid_named(const struct pa_thread *t, const char *name,
  * like one: nothing the writer makes) is left out with a warning saying
  * what it is; the rest of the run is read.
  */
+/*
+ * Whether a log that could not be read is skipped, said, rather than the
+ * run's error: not a regular file, never written, or not readable by the
+ * user (another user's process writing to a shared root, its logs 0600).
+ */
+static bool pa_reader_skippable(int ret)
+{
+	return ret == PA_REGFILE_NOT_REGULAR || ret == PA_READER_NO_HEADER || ret == -EACCES ||
+	       ret == -EPERM;
+}
+
 static void pa_reader_skipped(struct pa_warnings *warn, const struct pa_error *why,
 			      const char *what)
 {
@@ -2566,7 +2585,7 @@ static int pa_reader_load_threads(struct pa_process *proc, const char *dir, char
 		for (size_t k = 0; k < jobs.warns[i].n; k++)
 			pa_warnings_add(warn, jobs.warns[i].v[k].path, jobs.warns[i].v[k].has_offset,
 					jobs.warns[i].v[k].offset, "%s", jobs.warns[i].v[k].reason);
-		if (jobs.rets[i] == PA_REGFILE_NOT_REGULAR || jobs.rets[i] == PA_READER_NO_HEADER) {
+		if (pa_reader_skippable(jobs.rets[i])) {
 			pa_reader_skipped(warn, &jobs.errs[i], "skipped");
 			continue;
 		}
@@ -3045,8 +3064,7 @@ static int pa_reader_load_processes(struct pa_run *run, char **names, size_t n,
 		if (ret == 0) {
 			run->processes[run->nprocesses++] = j.procs[i];
 			j.procs[i] = NULL;
-		} else if ((ret == PA_REGFILE_NOT_REGULAR || ret == PA_READER_NO_HEADER) &&
-			   (i + 1 < n || run->nprocesses)) {
+		} else if (pa_reader_skippable(ret) && (i + 1 < n || run->nprocesses)) {
 			/* Skipped; unless nothing at all could be read: then it is the error. */
 			struct pa_error skipped;
 

@@ -236,6 +236,71 @@ static bool ra_has_sampled(const struct pa_process *p, uint32_t tid)
 }
 
 /*
+ * Makes dir's names unreadable to this test: mode 0600 and, as root (who
+ * reads anything), the test then runs as nobody (the directory, its
+ * other files, readable to all), as another user analysing a shared
+ * root would, until ra_readable.
+ */
+static void ra_unreadable(const char *dir, const char *const *names, size_t n)
+{
+	char path[4096];
+
+	cr_assert_eq(chmod(dir, 0755), 0);
+	for (size_t i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		cr_assert_eq(chmod(path, geteuid() == 0 ? 0600 : 0), 0, "%s", path);
+	}
+	if (geteuid() == 0)
+		cr_assert_eq(seteuid(65534), 0);
+}
+
+/* Root again, when ra_unreadable made the test nobody. */
+static void ra_readable(void)
+{
+	if (getuid() == 0)
+		cr_assert_eq(seteuid(0), 0);
+}
+
+/*
+ * A log the user cannot read (another user's process on a shared root:
+ * the preload makes logs 0600) is skipped and said, not the whole run's
+ * error: a thread log, and a process log with the process's own thread
+ * logs.
+ */
+Test(reader_alone, a_log_the_user_cannot_read_is_skipped_and_said)
+{
+	const char *odd[] = { "app@h.7.thread-8.log", "app@h.9.log" };
+	struct pa_error err = { 0 };
+	const struct pa_process *p;
+	struct pa_run *run;
+
+	ra_process_log(ra_dir, "app@h.7.log", 7, "/usr/bin/app");
+	ra_thread_log(ra_dir, "app@h.7.thread-7.log", 7, 7);
+	ra_thread_log(ra_dir, "app@h.7.thread-8.log", 7, 8);
+	ra_process_log(ra_dir, "app@h.9.log", 9, "/usr/bin/app");
+	ra_thread_log(ra_dir, "app@h.9.thread-9.log", 9, 9);
+	for (size_t i = 0; i < 5; i++) {
+		const char *all[] = { "app@h.7.log", "app@h.7.thread-7.log", "app@h.7.thread-8.log",
+				      "app@h.9.log", "app@h.9.thread-9.log" };
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s/%s", ra_dir, all[i]);
+		cr_assert_eq(chmod(path, 0644), 0);
+	}
+	ra_unreadable(ra_dir, odd, 2);
+	cr_assert_eq(pa_run_load(ra_dir, &run, &err), 0, "%s: %s", err.path, err.reason);
+	ra_readable();
+	p = ra_find(run, 7);
+	cr_assert_not_null(p);
+	cr_expect(ra_has_sampled(p, 7), "the readable thread log is read");
+	cr_expect(!ra_has_sampled(p, 8));
+	cr_expect_null(ra_find(run, 9), "the unreadable process log is not a process");
+	cr_expect(ra_warned(run, "app@h.7.thread-8.log", "Permission denied"), "no warning");
+	cr_expect(ra_warned(run, "app@h.9.log", "Permission denied"), "no warning");
+	pa_run_free(run);
+}
+
+/*
  * Thread logs beside their process's log at the root, <P>.thread-<tid>.log,
  * are that process's, and only its: a name that starts the same (pid 8 and
  * pid 80) takes none of the other's; a process directory of the older

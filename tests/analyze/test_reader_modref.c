@@ -238,6 +238,27 @@ Test(reader_modref, file_cut_or_changed_is_not_trusted)
 	}
 }
 
+/*
+ * A file under the right name grown far past what one record can be (a
+ * sparse file of 4 GiB): refused by its size, not read and hashed whole.
+ */
+Test(reader_modref, a_file_larger_than_one_record_is_not_read)
+{
+	char path[4096];
+	struct mr_file f;
+	struct pa_run *run;
+
+	mr_file(&f);
+	mr_process(f.key, false);
+	mr_put(tst_log_dir, f.name, f.data, f.size);
+	snprintf(path, sizeof(path), "%s/%s", tst_log_dir, f.name);
+	cr_assert_eq(truncate(path, 4ll << 30), 0);
+	run = mr_load(false);
+	cr_expect(mr_warned(run, f.name, "more than the header and the one record"), "%s",
+		  run->warnings.n ? run->warnings.v[0].reason : "no warning");
+	pa_run_free(run);
+}
+
 /* A process log naming a module ref in a thread log's place: the record does not belong there. */
 Test(reader_modref, module_ref_in_a_thread_log_is_an_error_at_its_offset)
 {
