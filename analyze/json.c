@@ -1,5 +1,6 @@
 /* json: the streaming JSON writer; see json.h. */
 #include "json.h"
+#include "textsafe.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -80,39 +81,6 @@ static bool pa_json_value_due(struct pa_json *j)
 	return true;
 }
 
-/*
- * The length of the valid UTF-8 sequence at s (len bytes left) that is not
- * ASCII, or 0 when s starts no valid sequence (RFC 3629's table).
- */
-static size_t pa_json_utf8_len(const unsigned char *s, size_t len)
-{
-	unsigned char lo = 0x80, hi = 0xbf;
-	size_t n;
-
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	if (s[0] == 0xe0)
-		lo = 0xa0;
-	else if (s[0] == 0xed)
-		hi = 0x9f; /* no surrogates */
-	else if (s[0] == 0xf0)
-		lo = 0x90;
-	else if (s[0] == 0xf4)
-		hi = 0x8f; /* nothing above U+10FFFF */
-	if (len < n || s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < n; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return n;
-}
-
 /* The escape of an ASCII byte, NULL when it stands for itself. */
 static const char *pa_json_escape(unsigned char c, unsigned flags, char *buf, size_t size)
 {
@@ -157,7 +125,7 @@ void pa_json_put_chars(FILE *out, const char *str, size_t len, unsigned flags)
 			i++;
 			continue;
 		}
-		n = pa_json_utf8_len(s + i, len - i);
+		n = pa_text_utf8_len(s + i, len - i);
 		if (n == 0) {
 			fputs("\\ufffd", out);
 			i++;

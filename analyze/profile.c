@@ -3,6 +3,7 @@
 #include "grow.h"
 #include "intern.h"
 #include "profile.h"
+#include "textsafe.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -700,6 +701,8 @@ char *pa_stack_fold(const struct pa_stack *stack)
 		if (i)
 			s[at++] = ';';
 		memcpy(s + at, stack->frames[i], n);
+		/* A frame named with a ';' or a newline would split the stack. */
+		pa_text_clean(s + at, n, true);
 		at += n;
 	}
 	s[at] = '\0';

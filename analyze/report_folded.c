@@ -10,6 +10,7 @@
 #include "ident.h"
 #include "intern.h"
 #include "samples.h"
+#include "textsafe.h"
 
 /*
  * One line per distinct stack of ctx->prof: frames root first joined by
@@ -59,6 +60,8 @@ static int pa_folded_append(struct pa_folded_threads *ft, size_t *at, const char
 	if (*at)
 		ft->buf[(*at)++] = ';';
 	memcpy(ft->buf + *at, s, n + 1);
+	/* A thread, program or directory named with a ';' or a newline would split it. */
+	pa_text_clean(ft->buf + *at, n, true);
 	*at += n;
 	return 0;
 }

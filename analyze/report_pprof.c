@@ -41,6 +41,7 @@
 #include "intern.h"
 #include "profile.pb-c.h"
 #include "samples.h"
+#include "textsafe.h"
 
 /* A growable array of numbers: the data that goes with an interned key. */
 struct pa_pprof_vec {
@@ -81,9 +82,15 @@ static int pa_pprof_vec_push(struct pa_pprof_vec *v, uint64_t x)
 	return 0;
 }
 
+/* The id of string s, made valid UTF-8 as proto3 strings must be (as the JSON reports do). */
 static int64_t pa_pprof_str(struct pa_pprof *pp, const char *s)
 {
-	return pa_intern_str(pp->strings, s ? s : "");
+	char *own;
+	const char *v = pa_text_utf8(s ? s : "", &own);
+	int64_t i = v ? pa_intern_str(pp->strings, v) : -ENOMEM;
+
+	free(own);
+	return i;
 }
 
 /*

@@ -32,6 +32,7 @@
 #include "grow.h"
 #include "ident.h"
 #include "samples.h"
+#include "textsafe.h"
 
 /*
  * The walk's state: each distinct stack's lines, made once per process,
@@ -78,11 +79,15 @@ static void pa_script_put(struct pa_script *sc, const char *s, size_t n)
 static void pa_script_frame(FILE *out, const struct pa_frame *fr)
 {
 	fprintf(out, "\t%16" PRIx64 " ", fr->module ? fr->offset : fr->ip);
-	if (fr->function)
-		fprintf(out, "%s+0x%" PRIx64, fr->function, fr->func_offset);
-	else
+	if (fr->function) {
+		pa_text_put(out, fr->function, false);
+		fprintf(out, "+0x%" PRIx64, fr->func_offset);
+	} else {
 		fputs("[unknown]", out);
-	fprintf(out, " (%s)\n", fr->module ? fr->module : "[unknown]");
+	}
+	fputs(" (", out);
+	pa_text_put(out, fr->module ? fr->module : "[unknown]", false);
+	fputs(")\n", out);
 }
 
 static void pa_script_drop(struct pa_script *sc)
@@ -164,6 +169,8 @@ static int pa_script_sample(void *ctx, const struct pa_samples_item *item)
 		return -ENOMEM;
 #undef PA_SCRIPT_HEAD
 #undef PA_SCRIPT_ARGS
+	/* A name with a newline would make a line of frames, or a header. */
+	pa_text_clean(big ? big : head, (size_t)n - 1, false);
 	pa_script_put(sc, big ? big : head, (size_t)n);
 	free(big);
 	if (pa_script_frames(sc, item) < 0)
