@@ -151,6 +151,38 @@ struct pa_ann_sink {
 	struct pa_json *j;
 };
 
+/* The bytes of a source line shown; the rest of a longer one is left out, "..." said. */
+#define PA_ANN_LINE_MAX 1024
+
+/*
+ * The next line of f into buf (PA_ANN_LINE_MAX + 4 bytes), without its
+ * newline, cut at PA_ANN_LINE_MAX bytes with "..." after: a source file
+ * of one huge line (a generated one, a hostile one) costs no memory.
+ * Returns false at the end of the file.
+ */
+static bool pa_ann_read_line(FILE *f, char *buf)
+{
+	size_t len;
+	int c;
+
+	if (!fgets(buf, PA_ANN_LINE_MAX + 1, f))
+		return false;
+	len = strlen(buf);
+	if (len && buf[len - 1] == '\n') {
+		buf[len - 1] = '\0';
+		return true;
+	}
+	if (len < PA_ANN_LINE_MAX)
+		return true; /* the last line, without a newline */
+	c = getc(f);
+	if (c == EOF || c == '\n')
+		return true; /* exactly PA_ANN_LINE_MAX bytes */
+	while ((c = getc(f)) != EOF && c != '\n')
+		;
+	memcpy(buf + len, "...", 4);
+	return true;
+}
+
 /*
  * The lines of group g: its file's text from CONTEXT lines before the
  * first counted line to CONTEXT after the last, then the counted lines
@@ -161,8 +193,8 @@ static void pa_ann_file(struct pa_ann_sink *s, const struct pa_ann_group *g)
 	struct pa_ann_line *v = g->v;
 	size_t n = g->n, z = 0;
 	unsigned first, last = v[n - 1].line + PA_REPORT_ANNOTATE_CONTEXT;
-	char *text = NULL;
-	size_t cap = 0, k = 0;
+	char text[PA_ANN_LINE_MAX + 4];
+	size_t k = 0;
 
 	while (z + 1 < n && v[z].line == 0)
 		z++; /* line 0: code the compiler gave no line */
@@ -172,12 +204,9 @@ static void pa_ann_file(struct pa_ann_sink *s, const struct pa_ann_group *g)
 		s->file(s, g);
 	for (unsigned line = 1; g->src && line <= last; line++) {
 		struct pa_ann_line blank = { .file = v[0].file, .line = line };
-		ssize_t len = getline(&text, &cap, g->src);
 
-		if (len < 0)
+		if (!pa_ann_read_line(g->src, text))
 			break;
-		if (len && text[len - 1] == '\n')
-			text[len - 1] = '\0';
 		if (line < first)
 			continue;
 		for (; k < n && v[k].line < line; k++)
@@ -189,7 +218,6 @@ static void pa_ann_file(struct pa_ann_sink *s, const struct pa_ann_group *g)
 			s->line(s, &blank, text);
 		}
 	}
-	free(text);
 	for (size_t i = 0; i < n; i++)
 		if (!v[i].shown)
 			s->line(s, &v[i], NULL);

@@ -243,6 +243,41 @@ Test(report_annotate, says_when_source_file_is_missing, .init = NULL)
 }
 
 /*
+ * A source file whose lines are longer than a line shown (a generated
+ * file, or one put where the debug information says): each is cut at
+ * 1,024 bytes, "..." after, read without keeping the rest.
+ */
+Test(report_annotate, long_source_lines_are_cut, .init = NULL)
+{
+	char *dir = tst_log_tmpdir(), *prog = ra_setup_without_source(dir, "long.c");
+	char *src, *text, *line;
+	FILE *f;
+
+	cr_assert(asprintf(&src, "%s/long.c", dir) > 0);
+	f = fopen(src, "w");
+	cr_assert_not_null(f);
+	for (int i = 1; i <= 400; i++) {
+		fprintf(f, "L%d ", i);
+		for (int k = 0; k < 3000; k++)
+			fputc('x', f);
+		fputc('\n', f);
+	}
+	cr_assert_eq(fclose(f), 0);
+	text = ra_annotate("inl_outer", 0);
+	cr_expect(strstr(text, "xxx...\n"), "%s", text);
+	for (line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+
+		cr_expect_leq(len, 1024 + 3 + 64, "a line of %zu bytes shown", len);
+	}
+	free(text);
+	free(src);
+	free(prog);
+	tst_log_rmdir(dir);
+}
+
+/*
  * The source path comes from the debug information: a FIFO there blocked
  * fopen() for good, and /dev/zero fed getline() forever. Neither is read:
  * the counts are listed without text, saying why.
