@@ -7,7 +7,12 @@
 #include "symbols.h"
 #include "wall.h"
 
+/* xxhash's XXH3, compiled in from its header: the name of a vDSO image without a build-id. */
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
@@ -803,6 +808,61 @@ static int pa_symbols_search(const char *bpath, const char *path, const struct p
 	return fd;
 }
 
+/* The largest vDSO image read (a few pages in every kernel). */
+#define PA_SYMBOLS_VDSO_MAX (1u << 20)
+
+/*
+ * Whether the vDSO image open as fd (st its stat) is what its name says
+ * when the name is its hash (an image without a build-id, PPF_REC_VDSO:
+ * vdso.xxh128-HEX.so, as the preload names it): true for a name that
+ * says no hash.
+ */
+static bool pa_symbols_vdso_hash_is(int fd, const struct stat *st, const char *image)
+{
+	static const char prefix[] = PPF_VDSO_FILE_PREFIX "xxh128-";
+	char want[64], *data;
+	XXH128_hash_t h;
+	bool same;
+
+	if (!image || strncmp(image, prefix, sizeof(prefix) - 1) != 0)
+		return true;
+	if (st->st_size <= 0 || st->st_size > PA_SYMBOLS_VDSO_MAX)
+		return false;
+	data = malloc((size_t)st->st_size);
+	if (!data || pread(fd, data, (size_t)st->st_size, 0) != st->st_size) {
+		free(data);
+		return false;
+	}
+	h = XXH3_128bits(data, (size_t)st->st_size);
+	free(data);
+	snprintf(want, sizeof(want), "%sxxh128-%016llx%016llx.so", PPF_VDSO_FILE_PREFIX,
+		 (unsigned long long)h.high64, (unsigned long long)h.low64);
+	same = strcmp(want, image) == 0;
+	return same;
+}
+
+/*
+ * The vDSO's image, which the run wrote at its root as a regular file,
+ * never a link: open when it is one and, named by its hash, holds what
+ * its name says; else a negative value with why saying why.
+ */
+static int pa_symbols_vdso_open(const char *path, const struct pa_module *rec,
+				struct stat *st, struct pa_error *why)
+{
+	struct stat own;
+	int fd;
+
+	if (!st)
+		st = &own;
+	fd = pa_regfile_open(path, O_NOFOLLOW, st, why);
+	if (fd >= 0 && !rec->build_id_len && !pa_symbols_vdso_hash_is(fd, st, rec->vdso_image)) {
+		close(fd);
+		return pa_error_set(why, -EINVAL, path, false, 0, "its content is not what its name "
+				    "says (not the image libpprof wrote)");
+	}
+	return fd;
+}
+
 /*
  * Open the file of rec, recorded as path: there, when it is (with rec's
  * build-id, if any); else the one the binary path has (opts->binary_path);
@@ -814,9 +874,12 @@ static int pa_symbols_locate(const struct pa_symbols_opts *opts, const char *nam
 			     const char *path, const struct pa_module *rec, struct stat *st,
 			     struct pa_error *why)
 {
-	int fd = pa_regfile_open(path, 0, st, why), found;
+	int fd, found;
 
-	if (!opts->binary_path || !opts->binary_path[0] || name == pa_symbols_vdso ||
+	if (name == pa_symbols_vdso)
+		return pa_symbols_vdso_open(path, rec, st, why);
+	fd = pa_regfile_open(path, 0, st, why);
+	if (!opts->binary_path || !opts->binary_path[0] ||
 	    (fd >= 0 && (!rec->build_id_len || pa_symbols_build_id_is(fd, rec))))
 		return fd;
 	found = pa_symbols_search(opts->binary_path, path, rec, st);

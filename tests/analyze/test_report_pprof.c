@@ -13,6 +13,7 @@
 #include "profile.pb-c.h"
 #include "report.h"
 #include "runs.h"
+#include "symbols.h"
 #include "tst_run.h"
 
 TestSuite(report_pprof, .init = tst_prof_setup, .fini = tst_prof_teardown, .timeout = 30);
@@ -390,14 +391,14 @@ Test(report_pprof_main, vdsos_of_other_images_without_build_ids_share_nothing, .
 	char *samples;
 
 	for (uint32_t pid = 90; pid <= 91; pid++) {
-		const char *img = pid == 90 ? "vdso.xxh128-aaaa.so" : "vdso.xxh128-bbbb.so";
 		uint64_t base = pid == 90 ? 0x7fff0000 : 0x7ffe0000;
 		uint64_t stack[1] = { base + 0x1100 };
+		char from[4096], to[4096], img[128];
 		struct pp_module m = { base, base, base + 0x4000, "linux-vdso.so.1", NULL, 0, img };
-		char from[4096], to[4096];
 
 		snprintf(from, sizeof(from), "%s/workloads/libnoid%s.so", PP_TEST_BUILD_DIR,
 			 pid == 90 ? "a" : "b");
+		tst_log_vdso_hash_name(from, img, sizeof(img));
 		snprintf(to, sizeof(to), "%s/%s", dir, img);
 		tst_log_copy(from, to);
 		pp_process_with(dir, pid, "/usr/bin/app", &m, stack, 1);
@@ -438,4 +439,61 @@ Test(report_pprof, strings_are_valid_utf8)
 	cr_expect(seen, "the thread's name, its bad bytes replaced");
 	perftools__profiles__profile__free_unpacked(p, NULL);
 	free(p68);
+}
+
+/*
+ * A vDSO image named by its hash must hold what its name says, and be no
+ * link: one whose bytes are another's (put there, or damaged), or a
+ * symbolic link to another file, is not read; its frames stay unnamed,
+ * said in a warning naming the file.
+ */
+Test(report_pprof_main, a_vdso_image_not_what_its_name_says_is_not_read, .timeout = 30)
+{
+	static const char *const why[] = { "not what its name says", "symbolic link" };
+	char *dir = tst_log_tmpdir();
+	char from[4096], other[4096], to[4096], img[128];
+	uint64_t stack[1] = { 0x7fff0000 + 0x1100 };
+	struct pp_module m = { 0x7fff0000, 0x7fff0000, 0x7fff4000, "linux-vdso.so.1", NULL, 0, img };
+
+	snprintf(from, sizeof(from), "%s/workloads/libnoida.so", PP_TEST_BUILD_DIR);
+	snprintf(other, sizeof(other), "%s/workloads/libnoidb.so", PP_TEST_BUILD_DIR);
+	tst_log_vdso_hash_name(from, img, sizeof(img));
+	snprintf(to, sizeof(to), "%s/%s", dir, img);
+	pp_process_with(dir, 92, "/usr/bin/app", &m, stack, 1);
+	for (int kind = 0; kind < 3; kind++) {
+		struct pa_warnings warn = { 0 };
+		struct pa_error err = { 0 };
+		struct pa_symbols *sym;
+		struct pa_frame fr;
+		struct pa_run *run;
+		bool said = false;
+
+		if (kind == 0)
+			tst_log_copy(other, to);
+		else if (kind == 1)
+			cr_assert_eq(symlink(from, to), 0);
+		else
+			tst_log_copy(from, to);
+		cr_assert_eq(pa_run_load(dir, &run, &err), 0, "%s", err.reason);
+		cr_assert_eq(pa_symbols_new(run->processes[0], &sym, &warn, &err), 0, "%s",
+			     err.reason);
+		cr_assert_eq(pa_symbols_lookup_at(sym, stack[0], false, UINT64_MAX, &fr), 0);
+		for (size_t i = 0; i < warn.n; i++)
+			said |= strstr(warn.v[i].path, img) && kind < 2 &&
+				strstr(warn.v[i].reason, why[kind]);
+		if (kind < 2) {
+			cr_expect(!fr.function || !strstr(fr.function, "pa_noid_"), "%d: %s", kind,
+				  fr.function);
+			cr_expect(said, "%d: no warning names %s (%zu warnings)", kind, img, warn.n);
+		} else {
+			cr_expect(fr.function && strcmp(fr.function, "pa_noid_alpha") == 0,
+				  "the image itself: %s", fr.function ? fr.function : "(none)");
+		}
+		pa_symbols_free(sym);
+		pa_symbols_files_release();
+		pa_warnings_release(&warn);
+		pa_run_free(run);
+		cr_assert_eq(unlink(to), 0);
+	}
+	tst_log_rmdir(dir);
 }

@@ -15,6 +15,8 @@
 #include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <unistd.h>
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 #include "sigsafe/logfile.h"
 #include "sigsafe/records.h"
@@ -661,4 +663,20 @@ void tst_log_copy(const char *from, const char *to)
 	cr_assert(!ferror(in), "%s", from);
 	cr_assert_eq(fclose(in), 0);
 	cr_assert_eq(fclose(out), 0, "%s", to);
+}
+
+void tst_log_vdso_hash_name(const char *file, char *name, size_t size)
+{
+	FILE *f = fopen(file, "rb");
+	static char data[1 << 20];
+	size_t n;
+	XXH128_hash_t h;
+
+	cr_assert_not_null(f, "%s", file);
+	n = fread(data, 1, sizeof(data), f);
+	cr_assert(feof(f), "%s: larger than a vDSO image", file);
+	cr_assert_eq(fclose(f), 0);
+	h = XXH3_128bits(data, n);
+	snprintf(name, size, "%sxxh128-%016llx%016llx.so", PPF_VDSO_FILE_PREFIX,
+		 (unsigned long long)h.high64, (unsigned long long)h.low64);
 }

@@ -97,6 +97,11 @@ size_t tst_log_count(const char *path, uint32_t type);
 struct ppf_record *tst_log_rec(struct tst_log *l, size_t off);
 /* Write the log to dir/name (dir/name's directories must exist) and free it. */
 void tst_log_write(struct tst_log *l, const char *dir, const char *name);
+/*
+ * The name the preload gives the vDSO image in file when it has no
+ * build-id (vdso.xxh128-HEX.so: the hash of its bytes), into name.
+ */
+void tst_log_vdso_hash_name(const char *file, char *name, size_t size);
 /* Copy the file at from to the new file to (a fixture's image next to a run's logs). */
 void tst_log_copy(const char *from, const char *to);
 /* Write size bytes of value byte to dir/name: a file that is no log (zeros: a log never written). */
