@@ -347,6 +347,28 @@ static bool pa_events_counting_only(const struct pa_run *run, const struct pa_fi
 	return false;
 }
 
+/*
+ * The overflows of samples in processes f selects whose event the process
+ * does not list (its event.<key> file could not be read: said when read).
+ */
+static uint64_t pa_events_unknown_samples(const struct pa_run *run, const struct pa_filter *f)
+{
+	uint64_t n = 0;
+
+	for (size_t p = 0; p < run->nprocesses; p++) {
+		const struct pa_process *proc = run->processes[p];
+
+		for (size_t t = 0; pa_filter_selects(f, proc) && t < proc->nthreads; t++) {
+			const struct pa_thread *th = proc->threads[t];
+
+			for (size_t i = 0; i < th->nsamples; i++)
+				if (!pa_process_find_event(proc, th->samples[i].event))
+					n += th->samples[i].count;
+		}
+	}
+	return n;
+}
+
 /* "# event NAME (SPEC): period P (SCOPE)", or what stands for it. */
 static void pa_events_header_event(FILE *out, const struct pa_run *run,
 				   const struct pa_filter *f)
@@ -360,6 +382,14 @@ static void pa_events_header_event(FILE *out, const struct pa_run *run,
 		return;
 	}
 	if (!f->event_name && f->event == PA_FILTER_NO_EVENT) {
+		uint64_t unknown = pa_events_unknown_samples(run, f);
+
+		if (unknown) {
+			fprintf(out, "# no sampling event is known: %" PRIu64 " samples of events "
+				"the logs do not describe (their files could not be read: see the "
+				"warnings) are not counted", unknown);
+			return;
+		}
 		fprintf(out, "# %s", !pa_events_any_process(run, f) ? "no process selected" :
 			pa_events_counting_only(run, f) ? "no sampling event (counting events "
 			"only: see `pprof-analyze counters`)" : "no sampling event was opened");

@@ -239,3 +239,40 @@ Test(eventinfo, sample_period_of_fixed_and_frequency_events)
 	e.flags = PPF_EVENT_COUNT;
 	cr_expect_eq(pa_event_sample_period(&e), 0);
 }
+
+/*
+ * Samples of an event the process does not list (its event.<key> file
+ * could not be read, said when read) are not "no sampling event was
+ * opened": the header says how many are not counted, and why.
+ */
+Test(eventinfo, header_says_samples_of_unknown_events_are_not_counted, .init = NULL,
+     .fini = NULL)
+{
+	const uint64_t stack[] = { 0x401000 };
+	char *dir = tst_log_tmpdir(), *pdir = tst_log_subdir(dir, "app.7"), *text = NULL;
+	struct pa_filter f = PA_FILTER_ALL;
+	struct pa_error err = { 0 };
+	struct pa_run *run;
+	struct tst_log l;
+	size_t len = 0;
+	FILE *out;
+
+	tst_log_begin(&l, PPF_FILE_PROCESS);
+	tst_log_process(&l, 7, 1, "/usr/bin/app", NULL);
+	tst_log_process_end(&l, 9000, 0, 0, PPF_EXIT_NORMAL, 0);
+	tst_log_write(&l, pdir, PPF_PROCESS_LOG);
+	tst_prof_add_thread(pdir, 7, 3, 1, stack);
+	cr_assert_eq(pa_run_load(dir, &run, &err), 0, "%s", err.reason);
+	cr_assert_eq(pa_events_choose(run, &f, NULL, PA_EVENTS_SAMPLES, &err), 0, "%s",
+		     err.reason);
+	out = open_memstream(&text, &len);
+	cr_assert(out);
+	pa_events_header(out, run, &f, 0, false, 0, 0, 0);
+	cr_assert_eq(fclose(out), 0);
+	cr_expect(strstr(text, "# no sampling event is known: 3 samples of events the logs "
+			 "do not describe") == text, "%s", text);
+	free(text);
+	pa_run_free(run);
+	free(pdir);
+	tst_log_rmdir(dir);
+}
