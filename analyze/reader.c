@@ -5,6 +5,7 @@
 #include "reader.h"
 #include "regfile.h"
 #include "rootfiles.h"
+#include "textsafe.h"
 #include "wall.h"
 
 #include <dirent.h>
@@ -231,6 +232,11 @@ static int pa_reader_check_header(struct pa_log_buf *buf, uint16_t want_kind,
 }
 
 /* Copy a fixed-size, possibly unterminated name. */
+/*
+ * A thread's name as recorded, its control characters '?' (textsafe.h): a
+ * program names its threads with any bytes, and a newline or an escape
+ * would split every report's rows or reach the terminal.
+ */
 static void pa_reader_copy_name(char *dst, size_t dst_size, const char *src, size_t src_size)
 {
 	size_t n = strnlen(src, src_size);
@@ -239,6 +245,7 @@ static void pa_reader_copy_name(char *dst, size_t dst_size, const char *src, siz
 		n = dst_size - 1;
 	memcpy(dst, src, n);
 	dst[n] = '\0';
+	pa_text_clean(dst, n, false);
 }
 
 /*
