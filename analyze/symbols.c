@@ -19,6 +19,7 @@
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <gelf.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -669,6 +670,30 @@ static int pa_symbols_file_fail(struct pa_sym_file *f, const char *what, const c
 }
 
 /*
+ * The path of the file open as fd into buf (size bytes), for libdwfl to
+ * look for its .gnu_debuglink file beside: where it was found (under
+ * --binary-path, with its debug file beside it), which need not be where
+ * it was recorded; path when that cannot be told (no /proc, a file
+ * deleted since).
+ */
+static const char *pa_symbols_opened_path(int fd, const char *path, char *buf, size_t size)
+{
+	static const char deleted[] = " (deleted)";
+	char link[64];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, buf, size - 1);
+	if (n <= 0 || (size_t)n >= size - 1 || buf[0] != '/')
+		return path;
+	buf[n] = '\0';
+	if ((size_t)n > sizeof(deleted) - 1 &&
+	    strcmp(buf + n - (sizeof(deleted) - 1), deleted) == 0)
+		return path;
+	return buf;
+}
+
+/*
  * Read the file at path (open as fd, or fd < 0 with why saying why not),
  * recorded as rec, into f: its libdwfl session. A file that cannot be read
  * is not an error: f->reason says why. Returns 0 or -ENOMEM.
@@ -677,6 +702,7 @@ static int pa_symbols_file_read(struct pa_sym_file *f, const char *path, int fd,
 				const struct pa_error *why, const struct pa_module *rec)
 {
 	const unsigned char *bits;
+	char opened[PATH_MAX];
 	GElf_Addr vaddr;
 	int len;
 
@@ -692,7 +718,10 @@ static int pa_symbols_file_read(struct pa_sym_file *f, const char *path, int fd,
 	}
 	dwfl_report_begin(f->dwfl);
 	f->bias = rec->bias;
-	f->mod = dwfl_report_elf(f->dwfl, path, path, fd, rec->bias, true);
+	/* libdwfl keeps a copy of the file's name. */
+	f->mod = dwfl_report_elf(f->dwfl, path, pa_symbols_opened_path(fd, path, opened,
+									sizeof(opened)),
+				 fd, rec->bias, true);
 	dwfl_report_end(f->dwfl, NULL, NULL);
 	if (!f->mod) {
 		close(fd); /* libdwfl keeps it only on success */

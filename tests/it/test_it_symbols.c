@@ -253,3 +253,36 @@ Test(it_symbols, a_moved_binary_is_found_on_the_binary_path)
 	cr_expect(it_sym_named(text) && !strstr(text, "warning"), "%s", text);
 	free(text);
 }
+
+/*
+ * A stripped binary whose debug information is a separate file named by
+ * its .gnu_debuglink, both moved after the run: found on the binary path,
+ * its debug file is looked for beside it there (where it was found), not
+ * beside where it ran: top --lines names the source lines.
+ */
+Test(it_symbols, a_moved_stripped_binary_finds_its_debuglink_file_beside_it)
+{
+	char ran[TST_PATH_MAX], moved[TST_PATH_MAX], cmd[4 * TST_PATH_MAX + 256];
+	const char *argv[] = { ran, "0.2", NULL };
+	const char *top[] = { "pprof-analyze", "top", "--lines", it_sym.data, "--binary-path",
+			      moved, NULL };
+	struct tst_result r;
+
+	snprintf(ran, sizeof(ran), "%s/ran", it_sym.tmp);
+	snprintf(moved, sizeof(moved), "%s/moved", it_sym.tmp);
+	cr_assert_eq(mkdir(ran, 0755), 0);
+	it_sym_copy("workloads/demo", ran, "demo");
+	it_sym_copy("workloads/libburn.so", ran, "libburn.so");
+	snprintf(cmd, sizeof(cmd), "cd '%s' && objcopy --only-keep-debug demo demo.debug && "
+		 "objcopy --strip-all --add-gnu-debuglink=demo.debug demo", ran);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	strcat(ran, "/demo");
+	it_sym_record(argv);
+	*strrchr(ran, '/') = '\0';
+	cr_assert_eq(rename(ran, moved), 0);
+	tst_run(&it_sym, "top", top, NULL, &r);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
+	cr_expect(strstr(r.out, " wl_burn (demo)\n") && strstr(r.out, "wl.h:"), "%s\n%s", r.out,
+		  r.err);
+	tst_result_release(&r);
+}
