@@ -5,6 +5,7 @@
  * profiled one there).
  */
 #include "exec.h"
+#include "hooks.h"
 #include "nextsym.h"
 
 #include <alloca.h>
@@ -222,7 +223,10 @@ static void pp_exec_check_static(int pid, const char *path, int search, char *co
 	({                                                                   \
 		int pp_began_ = pp_process_exec_begin(path), pp_rc_;         \
 		int pp_masked_ = pp_masks_apply();                           \
+		struct sigaction pp_ours_;                                   \
+		int pp_ign_ = pp_hooks_exec_ignored(&pp_ours_);              \
 		pp_rc_ = (call);                                             \
+		pp_hooks_exec_failed(pp_ign_, &pp_ours_);                    \
 		pp_masks_unapply(pp_masked_);                                \
 		pp_process_exec_failed(pp_began_);                           \
 		pp_rc_;                                                      \
@@ -236,10 +240,15 @@ static void pp_exec_check_static(int pid, const char *path, int search, char *co
 	({                                                                   \
 		short pp_flags_ = 0;                                         \
 		int pp_masked_ = 0, pp_rc_;                                  \
+		struct sigaction pp_ours_;                                   \
+		int pp_ign_;                                                 \
 		if (!(attr) || posix_spawnattr_getflags((attr), &pp_flags_) != 0 || \
 		    !(pp_flags_ & POSIX_SPAWN_SETSIGMASK))                   \
 			pp_masked_ = pp_masks_apply();                       \
+		/* Ignored meanwhile in this process too: samples lost. */   \
+		pp_ign_ = pp_hooks_exec_ignored(&pp_ours_);                  \
 		pp_rc_ = (call);                                             \
+		pp_hooks_exec_failed(pp_ign_, &pp_ours_);                    \
 		pp_masks_unapply(pp_masked_);                                \
 		pp_rc_;                                                      \
 	})

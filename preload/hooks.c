@@ -191,6 +191,26 @@ void pp_hooks_uninstall_handler(void)
 	pthread_mutex_unlock(&pp_hooks_app_action_mutex);
 }
 
+int pp_hooks_exec_ignored(struct sigaction *ours)
+{
+	struct sigaction app, ign;
+
+	if (!__atomic_load_n(&pp_hooks_handler_owned, __ATOMIC_ACQUIRE) || !pp_real.sigaction)
+		return 0;
+	pp_sampler_app_action_get_sigsafe(&app);
+	if (app.sa_handler != SIG_IGN)
+		return 0;
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	return pp_real.sigaction(pp_sampsig_number_sigsafe(), &ign, ours) == 0;
+}
+
+void pp_hooks_exec_failed(int ignored, const struct sigaction *ours)
+{
+	if (ignored)
+		pp_real.sigaction(pp_sampsig_number_sigsafe(), ours, NULL);
+}
+
 /* The app changes its action for the sampling signal: keep ours, remember the app's. */
 static int pp_hooks_app_action(const struct sigaction *act, struct sigaction *old)
 {

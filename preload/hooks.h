@@ -39,6 +39,19 @@ int pp_hooks_install_handler(void);
 /* Gives the signal back to the app's own action (profiling stopped). */
 void pp_hooks_uninstall_handler(void);
 
+/*
+ * Just before an exec (or a spawn, which execs): when the app's action for
+ * the sampling signal is SIG_IGN, puts SIG_IGN in the kernel, ours into
+ * *ours, and returns 1: exec passes an ignored signal on to the new
+ * program but resets a handled one (ours) to its default, which would
+ * kill a program the app started ignoring it. Else 0. The mutex of the
+ * app's action is not taken: this may run in a vfork child.
+ */
+int pp_hooks_exec_ignored(struct sigaction *ours);
+
+/* After an exec that failed (or a spawn): ours back, when ignored says it was replaced. */
+void pp_hooks_exec_failed(int ignored, const struct sigaction *ours);
+
 /* The real sigaction (the program's calls go through the hook). */
 int pp_hooks_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 

@@ -76,6 +76,32 @@ Test(it_signals, default_sigtrap_still_kills)
 }
 
 /*
+ * A sampling signal the program ignores stays ignored in the programs it
+ * execs and spawns, as without the profiler: exec resets a handled signal
+ * (the profiler's handler) to its default, which killed the new program
+ * when it got that signal (a shell sending itself SIGTRAP or SIGRTMAX).
+ */
+Test(it_signals, an_ignored_sampling_signal_stays_ignored_across_exec)
+{
+	const char *how[] = { "exec", "spawn" };
+
+	for (size_t i = 0; i < 2; i++) {
+		const char *argv[] = { "workloads/ignexec", how[i], NULL };
+		struct tst_result plain, prof;
+
+		tst_run(&it_sig, "plain", argv, NULL, &plain);
+		tst_run_profiled(&it_sig, "prof", argv, NULL, &prof);
+		cr_assert(WIFEXITED(plain.status) && WEXITSTATUS(plain.status) == 0,
+			  "%s: ignexec fails on its own: 0x%x %s", how[i], plain.status, plain.err);
+		cr_expect_eq(prof.status, plain.status, "%s: profiled status 0x%x: %s", how[i],
+			     prof.status, prof.err);
+		cr_expect_str_eq(prof.out, plain.out, "%s", how[i]);
+		tst_result_release(&plain);
+		tst_result_release(&prof);
+	}
+}
+
+/*
  * Time spent in the vDSO (clock_gettime) is named: the preload writes the
  * vDSO's image at the output root and records it as a module.
  * clockloop reads a coarse clock, which the vDSO serves whatever the
