@@ -180,6 +180,8 @@ static void pp_thread_altstack_free(struct pp_thread *t, int self)
 
 	if (!t->altstack)
 		return;
+	if (self)
+		pp_sampler_stacks_sigsafe(NULL, 0, NULL);
 	/* Another thread's may still take a signal: only our own is kept. */
 	if (self && sigaltstack(&ss, NULL) == 0 && t->altstack_size == PP_THREAD_ALTSTACK_SIZE)
 		pp_thread_spare_put(t->altstack);
@@ -612,6 +614,25 @@ static void pp_thread_unsampled(struct pp_thread *t, int tid, uint32_t what, int
 	pp_unsampled_note(tid, what, err, asked);
 }
 
+/*
+ * Tells the handler the calling thread's stacks (sampler.h): the profiler's
+ * alternate stack when it gave one, and, but for the main thread (whose
+ * stack grows to its limit), where its own stack ends.
+ */
+static void pp_thread_stacks(const struct pp_thread *t, int main)
+{
+	void *lo = NULL;
+	size_t size = 0;
+	pthread_attr_t attr;
+
+	if (!main && pthread_getattr_np(pthread_self(), &attr) == 0) {
+		if (pthread_attr_getstack(&attr, &lo, &size) != 0)
+			lo = NULL;
+		pthread_attr_destroy(&attr);
+	}
+	pp_sampler_stacks_sigsafe(t->altstack, t->altstack ? t->altstack_size : 0, lo);
+}
+
 struct pp_thread *pp_thread_setup(int main, struct pp_thread **slot)
 {
 	int tid = pp_threads_gettid_sigsafe(), arena, err = 0, has = pp_thread_has_altstack();
@@ -634,6 +655,7 @@ struct pp_thread *pp_thread_setup(int main, struct pp_thread **slot)
 		pp_thread_unsampled(t, tid, PPF_UNSAMPLED_ALTSTACK, err, NULL);
 		return NULL;
 	}
+	pp_thread_stacks(t, main);
 	pp_thread_warm_up(t, arena);
 	pp_threads_leave_sigsafe(t);
 	return t;

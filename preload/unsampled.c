@@ -1,6 +1,8 @@
 /* Threads the profiler could not sample; see unsampled.h. */
 #include "unsampled.h"
 
+#include "sigsafe/sampler.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -199,10 +201,15 @@ static int pp_unsampled_cause_text(char *buf, size_t size, uint32_t key, uint64_
 
 void pp_unsampled_summary(void)
 {
-	uint64_t total = pp_unsampled_count(), told = 0;
+	uint64_t total = pp_unsampled_count(), told = 0, noroom = pp_sampler_noroom_sigsafe();
 	char causes[768];
 	size_t len = 0;
 
+	if (noroom)
+		pp_warn("%llu sample%s lost: the stack the handler ran on had less than %u KiB "
+			"left (an alternate signal stack of the program's own, or a small "
+			"thread stack)", (unsigned long long)noroom, noroom == 1 ? " was" : "s were",
+			PP_SAMPLER_STACK_NEED >> 10);
 	if (!total)
 		return;
 	causes[0] = '\0';

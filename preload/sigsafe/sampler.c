@@ -111,6 +111,8 @@ static int pp_sampler_in_dl;
 static int pp_sampler_in_dlopen;
 static unsigned pp_sampler_dlopen_gen;
 static uint64_t pp_sampler_unowned;
+/* Of those, the samples that found no room on the stack the handler ran on. */
+static uint64_t pp_sampler_noroom;
 /* CLOCK_MONOTONIC of the process's last CPU time in a progress record. */
 static uint64_t pp_sampler_proc_progress_ns;
 /*
@@ -240,6 +242,12 @@ static int pp_sampler_may_unwind_sigsafe(void)
 		return 0;
 	return !__atomic_load_n(&pp_sampler_in_dlopen, __ATOMIC_SEQ_CST) ||
 	       !pp_dlsnap_partial_sigsafe();
+}
+
+/* Runs in signal context. */
+uint64_t pp_sampler_noroom_sigsafe(void)
+{
+	return __atomic_load_n(&pp_sampler_noroom, __ATOMIC_RELAXED);
 }
 
 /* Runs in signal context. */
@@ -1347,9 +1355,72 @@ static void pp_sampler_run_sigsafe(int sig, siginfo_t *si, void *uc)
 	errno = saved_errno;
 }
 
+/*
+ * The stack the handler runs on: the thread's alternate signal stack, the
+ * profiler's [alt_lo, alt_hi) (or the program's own, which may be small:
+ * the sigaltstack(2) example's is 8 KiB), else the thread's own stack
+ * (its lowest address stk_lo when known, 0 else).
+ */
+static __thread uintptr_t pp_sampler_alt_lo __attribute__((tls_model("initial-exec")));
+static __thread uintptr_t pp_sampler_alt_hi __attribute__((tls_model("initial-exec")));
+static __thread uintptr_t pp_sampler_stk_lo __attribute__((tls_model("initial-exec")));
+
+/* Runs in signal context. */
+void pp_sampler_stacks_sigsafe(const void *alt, size_t alt_size, const void *stack_lo)
+{
+	pp_sampler_alt_lo = (uintptr_t)alt;
+	pp_sampler_alt_hi = alt ? (uintptr_t)alt + alt_size : 0;
+	pp_sampler_stk_lo = (uintptr_t)stack_lo;
+}
+
+/*
+ * Runs in signal context. Whether the stack the handler runs on has the
+ * room a sample needs (unwinding, the frames; ~11 KiB measured): on the
+ * profiler's alternate stack it has; on another (the program's, set with
+ * sigaltstack), or on a thread stack of known bounds, what is left below.
+ */
+static int pp_sampler_room_sigsafe(void)
+{
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	stack_t ss;
+
+	if (sp > pp_sampler_alt_lo && sp <= pp_sampler_alt_hi)
+		return 1;
+	if (syscall(SYS_sigaltstack, NULL, &ss) != 0)
+		return 1;
+	if (ss.ss_flags & SS_ONSTACK)
+		return sp > (uintptr_t)ss.ss_sp && sp - (uintptr_t)ss.ss_sp >= PP_SAMPLER_STACK_NEED;
+	return !pp_sampler_stk_lo || (sp > pp_sampler_stk_lo &&
+				      sp - pp_sampler_stk_lo >= PP_SAMPLER_STACK_NEED);
+}
+
+/*
+ * Runs in signal context. No room for a sample on this stack: one of ours
+ * is counted lost (the process's count), another signal goes to the
+ * program's action, as always.
+ */
+static void pp_sampler_no_room_sigsafe(int sig, siginfo_t *si, void *uc)
+{
+	unsigned event;
+	void *rb;
+
+	if (pp_sampler_is_ours_sigsafe(sig, si, &event, &rb)) {
+		__atomic_add_fetch(&pp_sampler_unowned, 1, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&pp_sampler_noroom, 1, __ATOMIC_RELAXED);
+	} else
+		pp_sampler_not_ours_sigsafe(sig, si, uc);
+}
+
 /* Runs in signal context. */
 void pp_sampler_handle_sigsafe(int sig, siginfo_t *si, void *uc)
 {
+	int saved = errno;
+
+	if (!pp_sampler_room_sigsafe()) {
+		pp_sampler_no_room_sigsafe(sig, si, uc);
+		errno = saved;
+		return;
+	}
 	pp_appmask_enter_sigsafe(1);
 	pp_sampler_run_sigsafe(sig, si, uc);
 	pp_appmask_enter_sigsafe(-1);

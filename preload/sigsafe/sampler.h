@@ -72,6 +72,20 @@ unsigned pp_sampler_stack_here_sigsafe(uint64_t caller, uint64_t *ips, unsigned 
 /* The sampling signal's handler (sa_sigaction; sampsig.h). Runs in signal context. */
 void pp_sampler_handle_sigsafe(int sig, siginfo_t *si, void *uc);
 
+/* Samples lost for want of room on the handler's stack (PP_SAMPLER_STACK_NEED). */
+uint64_t pp_sampler_noroom_sigsafe(void);
+
+/* Stack the handler needs below where it starts; less, and a sample is counted lost. */
+#define PP_SAMPLER_STACK_NEED (14u << 10)
+
+/*
+ * The calling thread's stacks, for the handler to tell whether it has room:
+ * the profiler's alternate signal stack (alt, alt_size bytes; NULL: none of
+ * the profiler's), and the lowest address of its own stack (NULL: unknown).
+ * Async-signal-safe.
+ */
+void pp_sampler_stacks_sigsafe(const void *alt, size_t alt_size, const void *stack_lo);
+
 /*
  * Runs in signal context. Called by the dlclose hook around the real call
  * and around module-map scans: while any thread is inside, samples keep the

@@ -76,6 +76,50 @@ Test(it_signals, default_sigtrap_still_kills)
 }
 
 /*
+ * Runs argv plain (which must exit 0) and profiled: the same status and
+ * stdout. Returns the profiled run's stderr, malloc'd.
+ */
+static char *it_sig_as_plain(const char *const *argv)
+{
+	struct tst_result plain, prof;
+	char *err;
+
+	tst_run(&it_sig, "plain", argv, NULL, &plain);
+	tst_run_profiled(&it_sig, "prof", argv, NULL, &prof);
+	cr_assert(WIFEXITED(plain.status) && WEXITSTATUS(plain.status) == 0,
+		  "%s %s fails on its own: 0x%x %s", argv[0], argv[1], plain.status, plain.err);
+	cr_expect_eq(prof.status, plain.status, "%s %s: profiled status 0x%x: %s", argv[0],
+		     argv[1], prof.status, prof.err);
+	cr_expect_str_eq(prof.out, plain.out, "%s %s", argv[0], argv[1]);
+	err = strdup(prof.err);
+	cr_assert_not_null(err);
+	tst_result_release(&plain);
+	tst_result_release(&prof);
+	return err;
+}
+
+/*
+ * A signal stack with no room for a sample (the program's own alternate
+ * signal stack of 8 KiB; a 16 KiB thread that disabled its alternate
+ * stack, so that signals run on it): the program runs as without the
+ * profiler (it was killed by SIGSEGV: the handler wrote past the stack),
+ * and the samples are said lost, in one line at exit.
+ */
+Test(it_signals, a_signal_stack_without_room_loses_samples_not_the_program)
+{
+	const char *how[] = { "alt", "thread" };
+
+	for (size_t i = 0; i < 2; i++) {
+		const char *argv[] = { "workloads/smallalt", how[i], "0.3", NULL };
+		char *err = it_sig_as_plain(argv);
+
+		cr_expect(strstr(err, "lost: the stack the handler ran on had less than"),
+			  "%s: %s", how[i], err);
+		free(err);
+	}
+}
+
+/*
  * A sampling signal the program ignores stays ignored in the programs it
  * execs and spawns, as without the profiler: exec resets a handled signal
  * (the profiler's handler) to its default, which killed the new program
@@ -87,17 +131,8 @@ Test(it_signals, an_ignored_sampling_signal_stays_ignored_across_exec)
 
 	for (size_t i = 0; i < 2; i++) {
 		const char *argv[] = { "workloads/ignexec", how[i], NULL };
-		struct tst_result plain, prof;
 
-		tst_run(&it_sig, "plain", argv, NULL, &plain);
-		tst_run_profiled(&it_sig, "prof", argv, NULL, &prof);
-		cr_assert(WIFEXITED(plain.status) && WEXITSTATUS(plain.status) == 0,
-			  "%s: ignexec fails on its own: 0x%x %s", how[i], plain.status, plain.err);
-		cr_expect_eq(prof.status, plain.status, "%s: profiled status 0x%x: %s", how[i],
-			     prof.status, prof.err);
-		cr_expect_str_eq(prof.out, plain.out, "%s", how[i]);
-		tst_result_release(&plain);
-		tst_result_release(&prof);
+		free(it_sig_as_plain(argv));
 	}
 }
 
