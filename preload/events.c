@@ -177,11 +177,27 @@ static int pp_events_open_routed(const struct pp_config_event *ce,
 	return fd;
 }
 
-/* Closes an event's fd (untagged first: a late signal is then not ours) and unmaps its buffer. */
+/*
+ * Set once the process ends: ring buffers are closed, not unmapped. A
+ * thread's handler may have found its event's buffer just before the
+ * ending thread closed it (signal mode, at exit), and reads it after.
+ */
+static int pp_events_ending;
+
+void pp_events_process_ends(void)
+{
+	__atomic_store_n(&pp_events_ending, 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * Closes an event's fd (untagged first: a late signal is then not ours)
+ * and unmaps its buffer, unless the process is ending (the mapping goes
+ * with it).
+ */
 static void pp_events_close_one(int fd, void **rb)
 {
 	pp_fd_close_sigsafe(fd);
-	if (*rb)
+	if (*rb && !__atomic_load_n(&pp_events_ending, __ATOMIC_ACQUIRE))
 		munmap(*rb, pp_events_rb_size());
 	*rb = NULL;
 }

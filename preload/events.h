@@ -164,4 +164,10 @@ int pp_events_weighted(const struct pp_config_event *ce);
  */
 const char *pp_events_hint(const struct pp_config_event *ce, int err);
 
+/*
+ * The process is ending: from now on an event's ring buffer is closed but
+ * not unmapped, as another thread's handler may still read it.
+ */
+void pp_events_process_ends(void);
+
 #endif

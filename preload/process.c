@@ -303,6 +303,7 @@ static void pp_process_finish(void)
 	__atomic_store_n(&pp_process.active, 0, __ATOMIC_RELEASE);
 	/* No toggle enables the events again. */
 	pp_pause_stop_sigsafe(pp_records_now_sigsafe(), &(struct pp_records_paused){ 0 });
+	pp_events_process_ends();
 	pp_events_disable(&pp_process.events);
 	pp_wall_stop();
 	pp_thread_finish_all();
