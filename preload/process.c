@@ -58,6 +58,7 @@ static struct {
 				signal: sigsafe/sampsig.h) */
 	pp_unwlib_backtrace_fn backtrace; /* libunwind's */
 	int rootfd;          /* the output root (O_PATH), -1 when none */
+	int kept_root;       /* a fork child's: the parent's root to use, -1 when none */
 	struct pp_thread_dir tdir; /* where its logs go: <root>/<name>.*
 				      (sigsafe/threads.h) */
 	char dir[PATH_MAX];  /* its path, <root>/<name> */
@@ -73,7 +74,7 @@ static struct {
 					handler) began: pp_process_cpu_at_entry;
 					the process's, and its thread's */
 	struct pp_records_cpu entry_thread;
-} pp_process = { .rootfd = -1, .tdir = { .rootfd = -1 } };
+} pp_process = { .rootfd = -1, .kept_root = -1, .tdir = { .rootfd = -1 } };
 
 void pp_process_cpu_at_entry(void)
 {
@@ -575,7 +576,13 @@ static int pp_process_open_output(void)
 	char why[PP_OUTDIR_WHY_MAX];
 	int err;
 
-	pp_process.rootfd = pp_outdir_open(pp_process.cfg->output, why);
+	why[0] = '\0';
+	/* A fork child whose parent's root its path no longer names keeps the parent's. */
+	if (pp_process.kept_root >= 0)
+		pp_process.rootfd = pp_process.kept_root;
+	else
+		pp_process.rootfd = pp_outdir_open(pp_process.cfg->output, why);
+	pp_process.kept_root = -1;
 	if (pp_process.rootfd >= 0)
 		pp_process.rootfd = pp_fd_move_high_sigsafe(pp_process.rootfd);
 	err = pp_process.rootfd < 0 ? pp_process.rootfd : pp_process_dir(pp_process.rootfd);
@@ -705,6 +712,15 @@ static void pp_process_setup(void)
 	pp_process_start_profiling();
 }
 
+/* Whether path names the directory open as fd (the same device and inode). */
+static int pp_process_path_names(const char *path, int fd)
+{
+	struct stat a, b;
+
+	return stat(path, &a) == 0 && fstat(fd, &b) == 0 && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
 /*
  * pthread_atfork child handler. With inherit_thread a fork child inherits no
  * event: it gets its own directory, log and events, like a new process.
@@ -726,8 +742,18 @@ static void pp_process_fork_child(void)
 	pp_proclog_forget();
 	pp_wall_fork_child();
 	pp_maps_reset();
-	/* The parent's: the child opens the root again from its path. */
-	if (pp_process.rootfd >= 0)
+	/*
+	 * The parent's: the child opens the root again from its path, with
+	 * its checks; unless the path no longer names the parent's root (the
+	 * program chroot'ed, or the root was renamed): then it keeps the
+	 * parent's, still the profiler's, so that its logs go beside its
+	 * parent's, not into a new root made where the path now leads (inside
+	 * the program's jail).
+	 */
+	if (pp_process.rootfd >= 0 && pp_fd_ours_sigsafe(pp_process.rootfd) &&
+	    !pp_process_path_names(pp_process.cfg->output, pp_process.rootfd))
+		pp_process.kept_root = pp_process.rootfd;
+	else if (pp_process.rootfd >= 0)
 		pp_fd_close_ours_sigsafe(pp_process.rootfd);
 	pp_process.rootfd = -1;
 	pp_process.exit_how = PPF_EXIT_UNKNOWN;

@@ -300,3 +300,31 @@ Test(it_process, fork_child_has_own_logs)
 	pa_profile_free(cp);
 	pa_run_free(run);
 }
+
+/*
+ * A fork child after the output root's path stopped naming it (the
+ * program renamed it here; a chroot does the same) writes beside its
+ * parent, in the root it had, not into a new root made where the path now
+ * leads (inside a program's jail): both processes are in the one root,
+ * and no other was made.
+ */
+Test(it_process, a_fork_child_keeps_its_parents_root_when_the_path_moved)
+{
+	const char *argv[] = { "workloads/rootmove", NULL };
+	char moved[TST_PATH_MAX + 8];
+	struct pa_error err = { 0 };
+	struct tst_result r;
+	struct pa_run *run;
+	struct stat st;
+
+	tst_run_profiled(&it_proc, "prof", argv, NULL, &r);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "status 0x%x: %s", r.status,
+		  r.err);
+	cr_expect_str_eq(r.out, "child\nparent\n");
+	tst_result_release(&r);
+	cr_expect_neq(stat(it_proc.data, &st), 0, "a new root was made at %s", it_proc.data);
+	snprintf(moved, sizeof(moved), "%s.moved", it_proc.data);
+	cr_assert_eq(pa_run_load(moved, &run, &err), 0, "%s: %s", err.path, err.reason);
+	cr_expect_eq(run->nprocesses, 2, "%zu processes in the root", run->nprocesses);
+	pa_run_free(run);
+}
