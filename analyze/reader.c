@@ -231,9 +231,9 @@ static int pa_reader_check_header(struct pa_log_buf *buf, uint16_t want_kind,
 	return 0;
 }
 
-/* Copy a fixed-size, possibly unterminated name. */
 /*
- * A thread's name as recorded, its control characters '?' (textsafe.h): a
+ * Copy a fixed-size, possibly unterminated name: a thread's name as
+ * recorded, its control characters '?' (textsafe.h): a
  * program names its threads with any bytes, and a newline or an escape
  * would split every report's rows or reach the terminal.
  */
@@ -2497,11 +2497,6 @@ static bool pa_reader_tid_named(const struct pa_thread *t, const char *name,
 }
 
 /*
- * A log that is not a regular file (a FIFO, a directory, a device named
- * like one: nothing the writer makes) is left out with a warning saying
- * what it is; the rest of the run is read.
- */
-/*
  * Whether a log that could not be read is skipped, said, rather than the
  * run's error: not a regular file, never written, or not readable by the
  * user (another user's process writing to a shared root, its logs 0600).
@@ -2512,6 +2507,11 @@ static bool pa_reader_skippable(int ret)
 	       ret == -EPERM;
 }
 
+/*
+ * A log that is not a regular file (a FIFO, a directory, a device named
+ * like one: nothing the writer makes) is left out with a warning saying
+ * what it is; the rest of the run is read.
+ */
 static void pa_reader_skipped(struct pa_warnings *warn, const struct pa_error *why,
 			      const char *what)
 {

@@ -851,7 +851,6 @@ static bool pa_symbols_vdso_hash_is(int fd, const struct stat *st, const char *i
 	static const char prefix[] = PPF_VDSO_FILE_PREFIX "xxh128-";
 	char want[64], *data;
 	XXH128_hash_t h;
-	bool same;
 
 	if (!image || strncmp(image, prefix, sizeof(prefix) - 1) != 0)
 		return true;
@@ -864,10 +863,9 @@ static bool pa_symbols_vdso_hash_is(int fd, const struct stat *st, const char *i
 	}
 	h = XXH3_128bits(data, (size_t)st->st_size);
 	free(data);
-	snprintf(want, sizeof(want), "%sxxh128-%016llx%016llx.so", PPF_VDSO_FILE_PREFIX,
+	snprintf(want, sizeof(want), PPF_VDSO_FILE_PREFIX PPF_VDSO_HASH_FMT PPF_VDSO_FILE_SUFFIX,
 		 (unsigned long long)h.high64, (unsigned long long)h.low64);
-	same = strcmp(want, image) == 0;
-	return same;
+	return strcmp(want, image) == 0;
 }
 
 /*

@@ -145,10 +145,10 @@ static void pp_maps_vdso_name(const struct dl_phdr_info *info, const void *image
 	if (!m.build_id_len) {
 		XXH128_hash_t h = XXH3_128bits(image, size);
 
-		n += snprintf(name + n, (size_t)(NAME_MAX + 1 - n), "xxh128-%016llx%016llx",
+		n += snprintf(name + n, (size_t)(NAME_MAX + 1 - n), PPF_VDSO_HASH_FMT,
 			      (unsigned long long)h.high64, (unsigned long long)h.low64);
 	}
-	snprintf(name + n, (size_t)(NAME_MAX + 1 - n), ".so");
+	snprintf(name + n, (size_t)(NAME_MAX + 1 - n), PPF_VDSO_FILE_SUFFIX);
 }
 
 /*

@@ -354,6 +354,13 @@ struct ppf_vdso {
 };
 
 #define PPF_VDSO_FILE_PREFIX "vdso."
+/*
+ * After the prefix, for a vDSO without a build-id: its image's XXH3-128
+ * (high then low 64 bits, in hex), then ".so" (printf format, two
+ * unsigned long long).
+ */
+#define PPF_VDSO_HASH_FMT "xxh128-%016llx%016llx"
+#define PPF_VDSO_FILE_SUFFIX ".so"
 
 /*
  * A module of this process whose record is written once for the whole run:

@@ -677,6 +677,6 @@ void tst_log_vdso_hash_name(const char *file, char *name, size_t size)
 	cr_assert(feof(f), "%s: larger than a vDSO image", file);
 	cr_assert_eq(fclose(f), 0);
 	h = XXH3_128bits(data, n);
-	snprintf(name, size, "%sxxh128-%016llx%016llx.so", PPF_VDSO_FILE_PREFIX,
+	snprintf(name, size, PPF_VDSO_FILE_PREFIX PPF_VDSO_HASH_FMT PPF_VDSO_FILE_SUFFIX,
 		 (unsigned long long)h.high64, (unsigned long long)h.low64);
 }
