@@ -269,6 +269,8 @@ static void ra_readable(void)
  */
 Test(reader_alone, a_log_the_user_cannot_read_is_skipped_and_said)
 {
+	const char *all[] = { "app@h.7.log", "app@h.7.thread-7.log", "app@h.7.thread-8.log",
+			      "app@h.9.log", "app@h.9.thread-9.log" };
 	const char *odd[] = { "app@h.7.thread-8.log", "app@h.9.log" };
 	struct pa_error err = { 0 };
 	const struct pa_process *p;
@@ -279,9 +281,7 @@ Test(reader_alone, a_log_the_user_cannot_read_is_skipped_and_said)
 	ra_thread_log(ra_dir, "app@h.7.thread-8.log", 7, 8);
 	ra_process_log(ra_dir, "app@h.9.log", 9, "/usr/bin/app");
 	ra_thread_log(ra_dir, "app@h.9.thread-9.log", 9, 9);
-	for (size_t i = 0; i < 5; i++) {
-		const char *all[] = { "app@h.7.log", "app@h.7.thread-7.log", "app@h.7.thread-8.log",
-				      "app@h.9.log", "app@h.9.thread-9.log" };
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
 		char path[4096];
 
 		snprintf(path, sizeof(path), "%s/%s", ra_dir, all[i]);

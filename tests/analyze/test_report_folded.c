@@ -26,17 +26,13 @@ Test(report_folded, output_matches_golden)
  */
 Test(report_folded, a_thread_name_with_a_newline_or_a_semicolon_is_one_frame)
 {
-	const uint64_t leaf_main[] = { tst_run_in(pa_proftest_leaf), tst_run_in(pa_proftest_main) };
 	struct pa_report_opts o = PA_REPORT_OPTS_DEFAULT;
 	struct pa_filter f = PA_FILTER_ALL;
 	struct pa_error err = { 0 };
-	char *p66 = tst_log_subdir(tst_prof_dir, "app.66");
 	struct pa_profile *prof;
 	char *text;
 
-	tst_prof_process_log(p66, 66, 0, true);
-	tst_prof_add_named_thread(p66, 66, "we;ird\nname", 2, 2, leaf_main);
-	tst_prof_reload();
+	tst_prof_add_named_process(66, "we;ird\nname", 2);
 	f.pid = 66;
 	cr_assert_eq(pa_events_choose(tst_prof_run, &f, NULL, PA_EVENTS_SAMPLES, &err), 0, "%s",
 		     err.reason);
@@ -48,5 +44,4 @@ Test(report_folded, a_thread_name_with_a_newline_or_a_semicolon_is_one_frame)
 	cr_expect_eq(strchr(text, '\n'), text + strlen(text) - 1, "one line: %s", text);
 	free(text);
 	pa_profile_free(prof);
-	free(p66);
 }

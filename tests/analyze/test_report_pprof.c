@@ -419,14 +419,10 @@ Test(report_pprof_main, vdsos_of_other_images_without_build_ids_share_nothing, .
 /* A thread named with bytes that are not UTF-8 gets a label that is: proto3 strings must be. */
 Test(report_pprof, strings_are_valid_utf8)
 {
-	const uint64_t leaf_main[] = { tst_run_in(pa_proftest_leaf), tst_run_in(pa_proftest_main) };
-	char *p68 = tst_log_subdir(tst_prof_dir, "app.68");
 	Perftools__Profiles__Profile *p;
 	bool seen = false;
 
-	tst_prof_process_log(p68, 68, 0, true);
-	tst_prof_add_named_thread(p68, 68, "\xff\xfeok", 1, 2, leaf_main);
-	tst_prof_reload();
+	tst_prof_add_named_process(68, "\xff\xfeok", 1);
 	p = tst_pprof_decode(tst_prof_run, NULL);
 	for (size_t i = 0; i < p->n_string_table; i++) {
 		const unsigned char *u = (const unsigned char *)p->string_table[i];
@@ -438,7 +434,6 @@ Test(report_pprof, strings_are_valid_utf8)
 	}
 	cr_expect(seen, "the thread's name, its bad bytes replaced");
 	perftools__profiles__profile__free_unpacked(p, NULL);
-	free(p68);
 }
 
 /*

@@ -132,16 +132,11 @@ Test(report_script, several_runs_name_theirs)
 /* A thread named with a newline and a tab makes no line of its own: its header is one line. */
 Test(report_script, a_thread_name_with_a_newline_keeps_the_layout)
 {
-	const uint64_t leaf_main[] = { tst_run_in(pa_proftest_leaf), tst_run_in(pa_proftest_main) };
-	char *p67 = tst_log_subdir(tst_prof_dir, "app.67");
 	char *text;
 
-	tst_prof_process_log(p67, 67, 0, true);
-	tst_prof_add_named_thread(p67, 67, "we\nird\tname", 1, 2, leaf_main);
-	tst_prof_reload();
+	tst_prof_add_named_process(67, "we\nird\tname", 1);
 	text = sc_script(tst_prof_run, 67, NULL);
 	cr_expect(strncmp(text, "we?ird?name 67 ", 15) == 0, "%s", text);
 	cr_expect_null(strstr(text, "\nird"), "%s", text);
 	free(text);
-	free(p67);
 }

@@ -97,18 +97,13 @@ Test(report_speedscope, profile_per_thread_weighed_in_nanoseconds)
  */
 Test(report_speedscope, names_are_escaped)
 {
-	const uint64_t leaf_main[] = { tst_run_in(pa_proftest_leaf), tst_run_in(pa_proftest_main) };
-	char *p60 = tst_log_subdir(tst_prof_dir, "app.60");
 	char *text;
 
-	tst_prof_process_log(p60, 60, 0, true);
-	tst_prof_add_named_thread(p60, 60, "say \"hi\"\\\t", 1, 2, leaf_main);
-	tst_prof_reload();
+	tst_prof_add_named_process(60, "say \"hi\"\\\t", 1);
 	text = ss_summary(60);
 	cr_expect(strstr(text, "\nsampled 'run-tests (60) say \"hi\"\\\\? (60)' nanoseconds 0 "
 			 "1000000\n" SS_MAIN ";pa_proftest_leaf\n"), "%s", text);
 	free(text);
-	free(p60);
 }
 
 /*

@@ -968,3 +968,16 @@ void tst_hosts_teardown(void)
 	tst_log_rmdir(tst_hosts_dir);
 	tst_hosts_dir = NULL;
 }
+
+void tst_prof_add_named_process(uint32_t pid, const char *thread, int count)
+{
+	const uint64_t leaf_main[] = { tst_run_in(pa_proftest_leaf), tst_run_in(pa_proftest_main) };
+	char name[32], *pdir;
+
+	snprintf(name, sizeof(name), "app.%u", pid);
+	pdir = tst_log_subdir(tst_prof_dir, name);
+	tst_prof_process_log(pdir, pid, 0, true);
+	tst_prof_add_named_thread(pdir, pid, thread, count, 2, leaf_main);
+	tst_prof_reload();
+	free(pdir);
+}

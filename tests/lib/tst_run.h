@@ -57,6 +57,12 @@ void tst_prof_add_thread(const char *pdir, uint32_t pid, int count, size_t n,
 void tst_prof_add_named_thread(const char *pdir, uint32_t pid, const char *thread, int count,
 			       size_t n, const uint64_t *stack);
 /*
+ * Process pid (directory app.PID of the profile run, its log ended) with
+ * one thread named thread (any bytes) of count samples of
+ * pa_proftest_main -> pa_proftest_leaf; then the run is loaded again.
+ */
+void tst_prof_add_named_process(uint32_t pid, const char *thread, int count);
+/*
  * Adds dir/EXE.PID/process.log: pid, ppid, exe, start, mode, then what end
  * appends (pid 100 also gets a thread log with 4 samples).
  */
