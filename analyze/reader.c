@@ -779,10 +779,10 @@ static int pa_reader_shared_cb(void *ctx, struct pa_log_buf *buf, uint64_t off, 
  * Reads the one record (of type type) of the file at the run's root that
  * key names (prefix + key in hex) for the process log being read (buf), after
  * checking that the file is what its name says, into c's process. A file
- * that is missing or not whole is said (the record at off named it) and
+ * that is missing or not whole is said, once for the run (rootfiles.h), and
  * read as none: returns 1. Else 0, or a negative errno with err filled.
  */
-static int pa_reader_shared(struct pa_process_ctx *c, struct pa_log_buf *buf, uint64_t off,
+static int pa_reader_shared(struct pa_process_ctx *c, struct pa_log_buf *buf,
 			    const char *prefix, const uint8_t *key, uint32_t type,
 			    struct pa_warnings *warn, struct pa_error *err)
 {
@@ -804,6 +804,11 @@ static int pa_reader_shared(struct pa_process_ctx *c, struct pa_log_buf *buf, ui
 		return pa_error_set(err, -ENOMEM, buf->path, false, 0, "out of memory");
 	/* Read once for the whole analysis: every process names the same few. */
 	kept = pa_rootfiles_find(path, &sb.data, &sb.size);
+	if (kept == 2) {
+		/* Found bad for another process already, and said then. */
+		free(path);
+		return 1;
+	}
 	if (kept == 1) {
 		sb.path = path;
 		ret = 0;
@@ -839,16 +844,17 @@ static int pa_reader_shared(struct pa_process_ctx *c, struct pa_log_buf *buf, ui
 					   type == PPF_REC_MODULE ? "module" : "event");
 		pa_reader_buf_release(&sb);
 	}
-	free(path);
 	if (ret == -ENOMEM) {
+		free(path);
 		*err = e;
 		return ret;
 	}
-	if (ret < 0)
+	/* Said once for the run: a build's 350 processes all name the same file. */
+	if (ret < 0 && pa_rootfiles_mark_bad(path) != 0)
 		pa_warnings_add(warn, e.path, e.has_offset, e.offset,
-				"%s; the %s it holds for %s (offset %llu) is left unknown",
-				e.reason, type == PPF_REC_MODULE ? "module" : "event", buf->path,
-				(unsigned long long)off);
+				"%s; the %s it holds is left unknown in every process that "
+				"names it", e.reason, type == PPF_REC_MODULE ? "module" : "event");
+	free(path);
 	return ret < 0 ? 1 : 0;
 }
 
@@ -867,7 +873,7 @@ static int pa_reader_module_ref_rec(struct pa_process_ctx *c, struct pa_log_buf 
 
 	if (pa_reader_fixed(buf, off, rec, size, &r, sizeof(r), "module ref", err) < 0)
 		return -EINVAL;
-	ret = pa_reader_shared(c, buf, off, PPF_MODULE_FILE_PREFIX, r.key, PPF_REC_MODULE, warn,
+	ret = pa_reader_shared(c, buf, PPF_MODULE_FILE_PREFIX, r.key, PPF_REC_MODULE, warn,
 			       err);
 	if (ret != 0)
 		return ret < 0 ? ret : 0;
@@ -897,8 +903,10 @@ static int pa_reader_event_ref_rec(struct pa_process_ctx *c, struct pa_log_buf *
 
 	if (pa_reader_fixed(buf, off, rec, size, &r, sizeof(r), "event ref", err) < 0)
 		return -EINVAL;
-	ret = pa_reader_shared(c, buf, off, PPF_EVENT_FILE_PREFIX, r.key, PPF_REC_EVENT, warn,
+	ret = pa_reader_shared(c, buf, PPF_EVENT_FILE_PREFIX, r.key, PPF_REC_EVENT, warn,
 			       err);
+	if (ret == 1)
+		c->proc->events_unread = true;
 	return ret < 0 ? ret : 0;
 }
 
@@ -2462,7 +2470,8 @@ static void pa_reader_check_thread(const struct pa_process *proc, const struct p
 	if (t->pid != proc->pid)
 		pa_warnings_add(warn, path, false, 0,
 				"thread log of pid %u in the directory of pid %u", t->pid, proc->pid);
-	for (size_t i = 0; i < t->nevents; i++)
+	/* An event whose file could not be read was said then: not for each thread. */
+	for (size_t i = 0; i < t->nevents && !proc->events_unread; i++)
 		if (!pa_process_find_event(proc, t->events[i].event))
 			pa_warnings_add(warn, path, false, 0,
 					"totals for event %u, which %s does not list; ignored",

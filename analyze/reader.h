@@ -410,6 +410,7 @@ struct pa_process {
 	struct pa_thread **quiet;
 	size_t nquiet;
 	size_t unknown_records; /* in process.log */
+	bool events_unread; /* an event.<key> it names could not be read (said) */
 	char *dir;       /* the process directory ("" for pa_process_log_load) */
 	char *run_dir;   /* pa_runs_merge given several: the one that held it; else NULL */
 	char *path;      /* its process.log */

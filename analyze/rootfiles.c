@@ -12,7 +12,7 @@
 struct pa_rootfile {
 	struct pa_rootfile *next; /* in its slot's chain */
 	size_t size;
-	char *data;
+	char *data;      /* NULL: a file found not to be what its name says */
 	char path[]; /* NUL-terminated */
 };
 
@@ -75,7 +75,9 @@ int pa_rootfiles_find(const char *path, char **data, size_t *size)
 	*size = 0;
 	pthread_mutex_lock(&pa_rootfiles_lock);
 	f = pa_rootfiles_lookup(path);
-	if (f) {
+	if (f && !f->data) {
+		ret = 2;
+	} else if (f) {
 		*data = malloc(f->size ? f->size : 1);
 		if (*data) {
 			memcpy(*data, f->data, f->size);
@@ -89,20 +91,28 @@ int pa_rootfiles_find(const char *path, char **data, size_t *size)
 	return ret;
 }
 
-int pa_rootfiles_keep(const char *path, const void *data, size_t size)
+/*
+ * Keeps path with a copy of the size bytes at data, or with none (data
+ * NULL: marked bad). Returns 1 when path was kept already (its first stays),
+ * 0 when kept now, or -ENOMEM with nothing kept.
+ */
+static int pa_rootfiles_add(const char *path, const void *data, size_t size)
 {
 	size_t len = strlen(path);
 	struct pa_rootfile *f = malloc(sizeof(*f) + len + 1);
 	size_t at;
 	int ret = 0;
 
-	if (!f || !(f->data = malloc(size ? size : 1))) {
+	if (f)
+		f->data = NULL;
+	if (!f || (data && !(f->data = malloc(size ? size : 1)))) {
 		free(f);
 		return -ENOMEM;
 	}
 	memcpy(f->path, path, len + 1);
-	memcpy(f->data, data, size);
-	f->size = size;
+	if (data)
+		memcpy(f->data, data, size);
+	f->size = data ? size : 0;
 	pthread_mutex_lock(&pa_rootfiles_lock);
 	if (pa_rootfiles_lookup(path)) {
 		ret = 1;
@@ -120,7 +130,21 @@ int pa_rootfiles_keep(const char *path, const void *data, size_t size)
 		free(f->data);
 		free(f);
 	}
+	return ret;
+}
+
+int pa_rootfiles_keep(const char *path, const void *data, size_t size)
+{
+	int ret = pa_rootfiles_add(path, data ? data : "", size);
+
 	return ret < 0 ? ret : 0;
+}
+
+int pa_rootfiles_mark_bad(const char *path)
+{
+	int ret = pa_rootfiles_add(path, NULL, 0);
+
+	return ret < 0 ? ret : !ret;
 }
 
 void pa_rootfiles_release(void)

@@ -72,29 +72,36 @@ static void mr_put(const char *dir, const char *name, const void *data, size_t s
 }
 
 /*
- * A process log naming the module by key (and the program's own module in
- * full), in dir/app@h.7/ or, alone, as dir/app@h.7.log.
+ * A process log of pid naming the module by key (and the program's own
+ * module in full), in dir/app@h.<pid>/ or, alone, as dir/app@h.<pid>.log.
  */
-static void mr_process(const uint8_t *key, bool alone)
+static void mr_process_of(const uint8_t *key, bool alone, uint32_t pid)
 {
 	static const char *const argv[] = { "app", NULL };
+	char name[64];
 	struct tst_log l;
 	char *pdir;
 
 	tst_log_begin(&l, PPF_FILE_PROCESS);
-	tst_log_process(&l, 7, 1, "/usr/bin/app", argv);
+	tst_log_process(&l, pid, 1, "/usr/bin/app", argv);
 	tst_log_event(&l, 0, "cpu-clock", 1000000, PPF_EVENT_TIME_NS);
 	tst_log_module(&l, 1, 0x400000, 0x400000, 0x500000, 0, "/usr/bin/app", NULL, 0);
 	tst_log_module_ref(&l, mr_mod.id, mr_mod.bias, mr_mod.load_ns, key);
 	tst_log_unload(&l, mr_mod.id, 8000);
 	tst_log_process_end(&l, 9000, 0, 0, PPF_EXIT_NORMAL, 0);
+	snprintf(name, sizeof(name), alone ? "app@h.%u.log" : "app@h.%u", (unsigned)pid);
 	if (alone) {
-		tst_log_write(&l, tst_log_dir, "app@h.7.log");
+		tst_log_write(&l, tst_log_dir, name);
 		return;
 	}
-	pdir = tst_log_subdir(tst_log_dir, "app@h.7");
+	pdir = tst_log_subdir(tst_log_dir, name);
 	tst_log_write(&l, pdir, PPF_PROCESS_LOG);
 	free(pdir);
+}
+
+static void mr_process(const uint8_t *key, bool alone)
+{
+	mr_process_of(key, alone, 7);
 }
 
 /* The run, which must load, of one process. */
@@ -236,6 +243,34 @@ Test(reader_modref, file_cut_or_changed_is_not_trusted)
 			  run->warnings.n ? run->warnings.v[0].reason : "no warning");
 		pa_run_free(run);
 	}
+}
+
+/*
+ * A damaged file that many processes name (a build's hundreds of processes
+ * all name libc's): said once for the run, and left unknown in each.
+ */
+Test(reader_modref, a_damaged_file_is_said_once_for_all_processes_naming_it)
+{
+	struct pa_error err = { 0 };
+	struct mr_file f;
+	struct pa_run *run;
+	size_t said = 0;
+
+	mr_file(&f);
+	f.data[f.size - 10] ^= 1;
+	mr_put(tst_log_dir, f.name, f.data, f.size);
+	for (uint32_t pid = 7; pid < 12; pid++)
+		mr_process_of(f.key, true, pid);
+	cr_assert_eq(pa_run_load(tst_log_dir, &run, &err), 0, "%s: %s", err.path, err.reason);
+	cr_assert_eq(run->nprocesses, 5);
+	for (size_t i = 0; i < run->warnings.n; i++)
+		said += strstr(run->warnings.v[i].path, f.name) != NULL;
+	cr_expect_eq(said, 1, "warnings naming %s: %zu", f.name, said);
+	cr_expect(mr_warned(run, f.name, "left unknown in every process that names it"));
+	for (size_t i = 0; i < run->nprocesses; i++)
+		cr_expect_eq(run->processes[i]->nmodules, 1, "pid %u: only its own module",
+			     run->processes[i]->pid);
+	pa_run_free(run);
 }
 
 /*
