@@ -47,6 +47,9 @@ typedef int (*pp_open_fn)(const char *, int, ...);
 typedef int (*pp_msync_fn)(void *, size_t, int);
 typedef int (*pp_yield_fn)(void);
 typedef int (*pp_close_range_fn)(unsigned, unsigned, int);
+typedef int (*pp_setuid_fn)(uid_t);
+typedef int (*pp_setreuid_fn)(uid_t, uid_t);
+typedef int (*pp_setresuid_fn)(uid_t, uid_t, uid_t);
 
 typedef void (*pp_exit_fn)(int);
 typedef void (*pp_abort_fn)(void);
@@ -66,6 +69,9 @@ static struct {
 	pp_msync_fn msync;
 	pp_yield_fn sched_yield;
 	pp_close_range_fn close_range;
+	pp_setuid_fn setuid, seteuid;
+	pp_setreuid_fn setreuid;
+	pp_setresuid_fn setresuid;
 	pp_exit_fn exit_, exit_upper; /* _exit, _Exit */
 	pp_abort_fn abort_;
 	int resolved; /* atomic: the pointers above are set */
@@ -83,6 +89,10 @@ static const struct pp_nextsym pp_hooks_syms[] = {
 	{ "msync", (void **)&pp_real.msync },
 	{ "sched_yield", (void **)&pp_real.sched_yield },
 	{ "close_range", (void **)&pp_real.close_range },
+	{ "setuid", (void **)&pp_real.setuid },
+	{ "seteuid", (void **)&pp_real.seteuid },
+	{ "setreuid", (void **)&pp_real.setreuid },
+	{ "setresuid", (void **)&pp_real.setresuid },
 	{ "_exit", (void **)&pp_real.exit_ },
 	{ "_Exit", (void **)&pp_real.exit_upper },
 	{ "abort", (void **)&pp_real.abort_ },
@@ -642,6 +652,43 @@ PP_EXPORT int close_range(unsigned lo, unsigned hi, int flags)
 		lo = (unsigned)ours + 1;
 	}
 	return lo <= hi ? pp_hooks_close_range_raw(lo, hi, flags) : 0;
+}
+
+/*
+ * The set*uid family (glibc's: it changes every thread's ids): before the
+ * effective user changes, the process's logs are given to the new one
+ * (process.h). Called before the constructor (another library's), the
+ * real functions are looked up then.
+ */
+static void pp_hooks_user_changes(uid_t euid)
+{
+	if (!__atomic_load_n(&pp_real.resolved, __ATOMIC_ACQUIRE))
+		pp_hooks_resolve();
+	pp_process_user_changes(euid);
+}
+
+PP_EXPORT int setuid(uid_t uid)
+{
+	pp_hooks_user_changes(uid);
+	return pp_real.setuid(uid);
+}
+
+PP_EXPORT int seteuid(uid_t euid)
+{
+	pp_hooks_user_changes(euid);
+	return pp_real.seteuid(euid);
+}
+
+PP_EXPORT int setreuid(uid_t ruid, uid_t euid)
+{
+	pp_hooks_user_changes(euid);
+	return pp_real.setreuid(ruid, euid);
+}
+
+PP_EXPORT int setresuid(uid_t ruid, uid_t euid, uid_t suid)
+{
+	pp_hooks_user_changes(euid);
+	return pp_real.setresuid(ruid, euid, suid);
 }
 
 /* glibc's closefrom, which would close ours with one close_range(). */

@@ -74,6 +74,7 @@ static struct {
 					handler) began: pp_process_cpu_at_entry;
 					the process's, and its thread's */
 	struct pp_records_cpu entry_thread;
+	int said_user;       /* pp_process_user_changes said its line */
 } pp_process = { .rootfd = -1, .kept_root = -1, .tdir = { .rootfd = -1 } };
 
 void pp_process_cpu_at_entry(void)
@@ -113,6 +114,24 @@ int pp_process_active(void)
 {
 	return __atomic_load_n(&pp_process.active, __ATOMIC_ACQUIRE) &&
 	       pp_process.pid == getpid();
+}
+
+void pp_process_user_changes(uid_t euid)
+{
+	int saved = errno, err;
+
+	if (euid == (uid_t)-1 || euid == geteuid() || !pp_process_active()) {
+		errno = saved;
+		return;
+	}
+	err = pp_thread_keep_logs();
+	if (err && !pp_process.said_user) {
+		pp_process.said_user = 1;
+		pp_warn("the program makes uid %u its user, and its thread logs cannot all be kept "
+			"open (%s): samples its threads take from now may be lost",
+			(unsigned)euid, strerror(-err));
+	}
+	errno = saved;
 }
 
 /* The line said when a log of this process first fills (logfile.h). */

@@ -10,6 +10,7 @@
 #ifndef PP_PROCESS_H
 #define PP_PROCESS_H
 
+#include <sys/types.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -68,6 +69,15 @@ int pp_process_rootfd(void);
 
 /* Nonzero while this process is being profiled. */
 int pp_process_active(void);
+
+/*
+ * Just before the program makes euid its effective user (the set*uid
+ * family; -1: unchanged): the process's thread logs are made and keep
+ * their descriptors (pp_thread_keep_logs), so that they go on once the
+ * process is euid's; one line says so when they cannot. What euid may not
+ * make in the output root afterwards (a thread's log) is said as it fails.
+ */
+void pp_process_user_changes(uid_t euid);
 
 /* Called just before the app's main runs (see __libc_start_main). */
 void pp_process_main_starts(void);

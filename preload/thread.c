@@ -837,6 +837,32 @@ static void pp_thread_quiet_at_exec(struct pp_thread *t, void *arg)
 	pp_threads_leave_sigsafe(t);
 }
 
+static void pp_thread_keep_log(struct pp_thread *t, void *arg)
+{
+	int *first = arg;
+	int tid = __atomic_load_n(&t->tid, __ATOMIC_ACQUIRE), err;
+
+	if (tid <= 0 || !pp_thread_hold(t))
+		return;
+	/* A pending log made now; one that cannot be is tried again as before. */
+	err = pp_threads_lazy_log_sigsafe(t, pp_thread_env.dir, NULL);
+	if (!err)
+		err = pp_threads_keep_log_fd_sigsafe(t);
+	else if (!pp_logfile_is_open_sigsafe(&t->log))
+		err = 0; /* no log to keep: an unsampled thread, said as such */
+	if (err && !*first)
+		*first = err;
+	pp_threads_leave_sigsafe(t);
+}
+
+int pp_thread_keep_logs(void)
+{
+	int first = 0;
+
+	pp_threads_each_sigsafe(pp_thread_keep_log, &first);
+	return first;
+}
+
 void pp_thread_quiet_all_at_exec(void)
 {
 	int self = pp_threads_gettid_sigsafe();

@@ -75,6 +75,17 @@ void pp_thread_finish_all(void);
 void pp_thread_forget_all(void);
 
 /*
+ * Before the program becomes another user (setuid and the like): each
+ * thread's log is made now if it is still to be made at a first sample
+ * (once the process is another user's it may not be, in a root only its
+ * first user may write), and every log keeps its descriptor from now on
+ * (a detached log opens its file by name to grow it, which the new user
+ * may not: pp_logfile_attach_sigsafe). Returns 0, or the first negative
+ * errno (-EMFILE: out of descriptors).
+ */
+int pp_thread_keep_logs(void);
+
+/*
  * Before an exec attempt: each thread that has taken no sample (and so has
  * no log) and has nothing more to say gets its PPF_REC_THREAD_QUIET, with
  * PPF_QUIET_EXEC, in process.log: if the exec succeeds, that is all there

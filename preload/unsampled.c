@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "pprof/format.h"
 #include "proclog.h"
@@ -100,7 +101,7 @@ static void pp_unsampled_say(int tid, uint32_t what, int err, const struct pp_sh
 {
 	static const char tail[] = "; threads like it run unsampled too "
 				   "(`pprof-analyze threads` lists them)";
-	char share[128], cost[192];
+	char share[128], cost[192], user[192];
 
 	switch (what) {
 	case PPF_UNSAMPLED_SHARE:
@@ -115,10 +116,14 @@ static void pp_unsampled_say(int tid, uint32_t what, int err, const struct pp_sh
 		/* The full disk's own line said it (logfile.h). */
 		if ((err == ENOSPC || err == EDQUOT || err == EFBIG) && pp_logfile_full_said_sigsafe())
 			break;
+		if (err == EACCES)
+			snprintf(user, sizeof(user), " (the program runs as uid %u now, who may "
+				 "not write there: an output root that user may write, of mode "
+				 "1777 say, keeps its threads)", (unsigned)geteuid());
 		pp_warn("thread %d runs unsampled: cannot create %s.thread-%d.log: %s%s%s",
 			tid, pp_unsampled.dir ? pp_unsampled.dir : ".", tid,
 			err == EBADF ? "the program closed the directory's descriptor" :
-			strerror(err), pp_unsampled_hint(err), tail);
+			strerror(err), err == EACCES ? user : pp_unsampled_hint(err), tail);
 		break;
 	case PPF_UNSAMPLED_ALTSTACK:
 		pp_warn("thread %d runs unsampled: cannot map its alternate signal "

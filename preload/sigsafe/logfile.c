@@ -291,6 +291,24 @@ out:
 }
 
 /* Runs in signal context. */
+int pp_logfile_attach_sigsafe(struct pp_logfile *log)
+{
+	int fd;
+
+	if (!pp_logfile_is_open_sigsafe(log))
+		return -EBADF;
+	if (log->dirfd < 0)
+		return 0;
+	fd = pp_logfile_get_fd_sigsafe(log);
+	if (fd < 0)
+		return fd;
+	log->fd = fd;
+	log->dirfd = -1;
+	log->dir_path = NULL;
+	return 1;
+}
+
+/* Runs in signal context. */
 int pp_logfile_same_file_sigsafe(int fd, uint64_t *dev, uint64_t *ino)
 {
 	struct stat st;

@@ -77,6 +77,17 @@ void pp_logfile_init_sigsafe(struct pp_logfile *log);
 int pp_logfile_is_open_sigsafe(const struct pp_logfile *log);
 
 /*
+ * Runs in signal context. A detached log made attached again: its file
+ * opened once more and kept open (moved high, registered: fd.h). A
+ * detached log opens its file by name each time it grows, which needs the
+ * right to search its directory: a program that becomes another user
+ * (setuid) may lose it. The descriptor is taken from the profiler's share
+ * (share.h), for the caller to account for. Returns 1 when attached now, 0
+ * when it was already, or a negative errno (not open, -EMFILE).
+ */
+int pp_logfile_attach_sigsafe(struct pp_logfile *log);
+
+/*
  * Runs in signal context. Whether the log takes ordinary records: it is
  * open, and not full (pp_logfile_reserve_sigsafe may still fail to grow it).
  */

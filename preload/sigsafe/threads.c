@@ -407,6 +407,21 @@ int pp_threads_open_log_sigsafe(struct pp_thread *t, struct pp_thread_dir *dir,
 static const struct pp_share_cost pp_threads_log_fd = { .fds = 1 };
 
 /* Runs in signal context. */
+int pp_threads_keep_log_fd_sigsafe(struct pp_thread *t)
+{
+	int ret = pp_logfile_attach_sigsafe(&t->log);
+
+	/* The log's descriptor is the thread's to give back at its end. */
+	if (ret == 1 && !t->log_fd_kept) {
+		t->charge.fds += pp_threads_log_fd.fds;
+		t->log_fd_kept = 1;
+	} else if (ret == 1) {
+		pp_share_give_sigsafe(&pp_threads_log_fd);
+	}
+	return ret < 0 ? ret : 0;
+}
+
+/* Runs in signal context. */
 int pp_threads_lazy_log_sigsafe(struct pp_thread *t, struct pp_thread_dir *dir,
 				const char *name)
 {

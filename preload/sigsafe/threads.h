@@ -173,6 +173,13 @@ int pp_threads_open_log_sigsafe(struct pp_thread *t, struct pp_thread_dir *dir,
 int pp_threads_lazy_log_sigsafe(struct pp_thread *t, struct pp_thread_dir *dir,
 				const char *name);
 
+/*
+ * Runs in signal context. Makes t's log (busy) hold its descriptor from now
+ * on (pp_logfile_attach_sigsafe), charged to t. Returns 0 or a negative
+ * errno.
+ */
+int pp_threads_keep_log_fd_sigsafe(struct pp_thread *t);
+
 /* Runs in signal context. The thread's slot, or NULL. */
 struct pp_thread *pp_threads_find_sigsafe(int tid);
 
