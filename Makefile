@@ -49,7 +49,7 @@ LDFLAGS_ALL := $(filter -fsanitize=%,$(OPT)) $(LDFLAGS)
 # --- Debian packages the build and the tests need --------------------------
 DEB_PKGS := gcc g++ make pkg-config binutils gdb strace python3 e2fsprogs mount \
 	libunwind-dev libinih-dev libxxhash-dev \
-	libcriterion-dev libdw-dev libelf-dev libpfm4-dev zlib1g-dev libc6-dbg \
+	libcriterion-dev libdw-dev libelf-dev libiberty-dev libpfm4-dev zlib1g-dev libc6-dbg \
 	protobuf-c-compiler libprotobuf-c-dev golang-go golang-github-google-pprof-dev \
 	chromium clang-14 libclang-rt-14-dev \
 	libc6-arm64-cross binutils-aarch64-linux-gnu openmpi-bin libopenmpi-dev
@@ -84,7 +84,7 @@ ANALYZE_OBJS := $(ANALYZE_SRCS:%.c=$(OBJ)/%.o) $(OBJ)/gen/profile.pb-c.o
 # openguard.o defines open() for libdw (analyze/openguard.h): the program's only.
 ANALYZE_LIB_OBJS := $(filter-out $(OBJ)/analyze/main.o $(OBJ)/analyze/openguard.o,\
 	$(ANALYZE_OBJS))
-ANALYZE_LIBS := -ldw -lelf -lz -lprotobuf-c
+ANALYZE_LIBS := -ldw -lelf -lz -lprotobuf-c -liberty
 
 # --- tests -------------------------------------------------------------------
 # Programs the tests run that do not depend on the variant (Go pprof,
@@ -410,7 +410,7 @@ $(OUT)/bench/rankgen: tests/bench/rankgen.c $(OBJ)/preload-tested.a
 # The analyzer's objects come from its archive: the linker takes what it needs.
 $(OUT)/bench/symspeed: tests/bench/symspeed.c $(OBJ)/analyze.a
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS_ALL) -Ianalyze $(CFLAGS_ALL) -o $@ $^ $(LDFLAGS_ALL) -ldw -lelf -lz -ldl
+	$(CC) $(CPPFLAGS_ALL) -Ianalyze $(CFLAGS_ALL) -o $@ $^ $(LDFLAGS_ALL) -ldw -lelf -lz -liberty -ldl
 
 bench: bench-deps
 	@$(MAKE) --no-print-directory all $(OUT)/workloads/deepstack \

@@ -11,7 +11,6 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include <dlfcn.h>
 #include <fcntl.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -19,6 +18,7 @@
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <gelf.h>
+#include <libiberty/demangle.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -31,7 +31,7 @@ struct pa_sym_entry {
 	uint64_t start;
 	uint64_t end;
 	const char *name; /* owned by libdwfl's Elf */
-	char *demangled;  /* owned, NULL until asked for or when not C++ */
+	char *demangled;  /* owned, NULL until asked for or when not mangled */
 	uint64_t section_end; /* runtime end of its section, for sizeless symbols; 0 if unknown */
 	int rank;         /* pa_symbols_rank: lower wins at one address */
 	bool plt;         /* a PLT stub: named "name@plt" */
@@ -158,26 +158,16 @@ static const Dwfl_Callbacks pa_symbols_callbacks = {
 static const char pa_symbols_unknown[] = "[unknown]";
 
 /*
- * __cxa_demangle lives in libstdc++; load it when first needed so that the
- * analyzer does not link libstdc++. NULL when unavailable.
+ * A mangled name made readable, malloc'd; NULL when it is none (C, Fortran)
+ * or not one the demangler knows. libiberty's demangler, as binutils' and
+ * perf's: C++ (_Z), and Rust's legacy (_ZN...17h<hash>E, shown without the
+ * hash, as rustc's own demangler does) and v0 (_R) manglings.
  */
-typedef char *(*pa_symbols_demangle_fn)(const char *, char *, size_t *, int *);
-
-static pa_symbols_demangle_fn pa_symbols_demangle;
-static pthread_once_t pa_symbols_demangle_once = PTHREAD_ONCE_INIT;
-
-static void pa_symbols_demangle_load(void)
+static char *pa_symbols_demangle(const char *name)
 {
-	void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-
-	if (h)
-		*(void **)&pa_symbols_demangle = dlsym(h, "__cxa_demangle");
-}
-
-static pa_symbols_demangle_fn pa_symbols_demangler(void)
-{
-	pthread_once(&pa_symbols_demangle_once, pa_symbols_demangle_load);
-	return pa_symbols_demangle;
+	if (strncmp(name, "_Z", 2) != 0 && strncmp(name, "_R", 2) != 0)
+		return NULL;
+	return cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
 }
 
 /* "name@@VERSION" and "name@VERSION" (versioned .symtab names): length of name. */
@@ -192,23 +182,19 @@ static const char *pa_symbols_entry_name(struct pa_sym_entry *e, bool demangle)
 {
 	if (!e->demangle_tried) {
 		size_t len = pa_symbols_unversioned_len(e->name);
-		pa_symbols_demangle_fn fn = NULL;
+		bool mangled = demangle && (strncmp(e->name, "_Z", 2) == 0 ||
+					    strncmp(e->name, "_R", 2) == 0);
 		char *plain, *dem = NULL;
-		int status = -1;
 
 		e->demangle_tried = true;
-		if (demangle && strncmp(e->name, "_Z", 2) == 0)
-			fn = pa_symbols_demangler();
-		if (!fn && !e->name[len] && !e->plt)
+		if (!mangled && !e->name[len] && !e->plt)
 			return e->name;
 		plain = strndup(e->name, len);
-		if (plain && fn)
-			dem = fn(plain, NULL, NULL, &status);
-		if (status == 0) {
+		if (plain && mangled)
+			dem = pa_symbols_demangle(plain);
+		if (dem) {
 			free(plain);
 			plain = dem;
-		} else {
-			free(dem);
 		}
 		if (plain && e->plt) {
 			char *stub = NULL;
@@ -1225,23 +1211,15 @@ static const char *pa_symbols_die_name(struct pa_sym_file *f, Dwarf_Die *die)
 	Dwarf_Attribute attr;
 	const char *linkage = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name,
 								    &attr));
-	pa_symbols_demangle_fn fn;
 	char *plain;
-	int status = -1;
 
 	if (!linkage)
 		linkage = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name,
 								&attr));
 	if (!linkage)
 		return dwarf_diename(die);
-	if (f->no_demangle || strncmp(linkage, "_Z", 2) != 0 ||
-	    !(fn = pa_symbols_demangler()))
+	if (f->no_demangle || !(plain = pa_symbols_demangle(linkage)))
 		return linkage;
-	plain = fn(linkage, NULL, NULL, &status);
-	if (status != 0) {
-		free(plain);
-		return linkage;
-	}
 	return pa_symbols_own(f, plain) ? plain : linkage;
 }
 

@@ -176,6 +176,52 @@ Test(symbols, demangles_cxx_names)
 	pa_symbols_free(sym);
 }
 
+/* Functions under Rust's manglings, v0 and legacy (a hash, $-escapes). */
+int sy_rust_v0(int x) __asm__("_RNvCsbFYJioi4cCO_2rs4spin");
+int sy_rust_legacy(int x) __asm__("_ZN2rs4spin17h6bd3476d1e91a058E");
+int sy_rust_closure(int x) __asm__("_ZN3std2rt10lang_start28_$u7b$$u7b$closure$u7d$$u7d$17hb6e5b3a1c2d4e6f8E");
+
+__attribute__((noinline, used)) int sy_rust_v0(int x)
+{
+	return x + 1;
+}
+
+__attribute__((noinline, used)) int sy_rust_legacy(int x)
+{
+	return x + 2;
+}
+
+__attribute__((noinline, used)) int sy_rust_closure(int x)
+{
+	return x + 3;
+}
+
+/* Rust's names as rustc's demangler (and perf) shows them: no hash, no escapes. */
+Test(symbols, demangles_rust_names)
+{
+	static const struct {
+		int (*fn)(int);
+		const char *name;
+	} want[] = {
+		{ sy_rust_v0, "rs::spin" },
+		{ sy_rust_legacy, "rs::spin" },
+		{ sy_rust_closure, "std::rt::lang_start::{{closure}}" },
+	};
+	struct pa_frame f;
+	struct sy_proc p;
+	struct pa_symbols *sym;
+
+	sy_proc_init(&p);
+	sy_proc_add_real(&p, sy_rust_v0);
+	sym = sy_new(&p, NULL);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		cr_assert_eq(pa_symbols_lookup_at(sym, sy_addr(want[i].fn), false, UINT64_MAX,
+						  &f), 0);
+		cr_expect_str_eq(f.name, want[i].name);
+	}
+	pa_symbols_free(sym);
+}
+
 Test(symbols, names_unreadable_module_plus_offset)
 {
 	struct pa_warnings warn = { 0 };
