@@ -289,6 +289,13 @@ $(OUT)/workloads/waitedge-fp: tests/workloads/waitedge.c
 	$(CC) $(WORKLOAD_CFLAGS) -fno-omit-frame-pointer -o $@ $< -ldl -lm
 WORKLOADS += $(OUT)/workloads/waitedge-fp
 
+# inlines built by clang too: clang writes no .debug_aranges, from which
+# libdw finds a unit (test_it_symbols.c: lines and inline frames without it).
+$(OUT)/workloads/inlines-clang: tests/workloads/inlines.c
+	@mkdir -p $(@D)
+	clang-14 $(filter-out -MMD -MP,$(WORKLOAD_CFLAGS)) -o $@ $<
+WORKLOADS += $(OUT)/workloads/inlines-clang
+
 # C++ workloads (exceptions): built like a C++ user's program.
 $(OUT)/workloads/%: tests/workloads/%.cc
 	@mkdir -p $(@D)

@@ -68,6 +68,16 @@ struct pa_sym_file {
 	struct pa_intern *src_keys; /* uint64_t session address; index into src */
 	struct pa_sym_src *src;
 	size_t src_cap;
+	struct pa_sym_curange *curanges; /* without .debug_aranges: pa_symbols_addrcu */
+	size_t ncuranges, curanges_cap;
+	bool curanges_built;
+};
+
+/* A compilation unit's address range [start, end), in session addresses. */
+struct pa_sym_curange {
+	uint64_t start, end;
+	Dwarf_Die *cu;
+	Dwarf_Addr bias;
 };
 
 /* One recorded module of the process: its mapping, and the file it maps. */
@@ -625,6 +635,7 @@ static void pa_symbols_file_free(struct pa_sym_file *f)
 	for (size_t i = 0; f->src_keys && i < pa_intern_count(f->src_keys); i++)
 		free(f->src[i].v);
 	free(f->src);
+	free(f->curanges);
 	pa_intern_free(f->src_keys);
 	pa_intern_free(f->paths);
 	free(f->join);
@@ -1430,6 +1441,107 @@ static void pa_symbols_call_site(Dwarf_Die *die, const char **file, unsigned *li
 		*file = dwarf_filesrc(files, v, NULL, NULL);
 }
 
+static int pa_symbols_curange_cmp(const void *a, const void *b)
+{
+	const struct pa_sym_curange *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/*
+ * Every compilation unit's address ranges in f (DW_AT_ranges, or low and
+ * high pc), sorted; made once, for pa_symbols_addrcu. Out of memory: the
+ * units found so far.
+ */
+static void pa_symbols_curanges(struct pa_sym_file *f)
+{
+	Dwarf_Die *cu = NULL;
+	Dwarf_Addr bias = 0;
+
+	f->curanges_built = true;
+	while ((cu = dwfl_module_nextcu(f->mod, cu, &bias)) != NULL) {
+		Dwarf_Addr base, start, end;
+		ptrdiff_t off = 0;
+
+		while ((off = dwarf_ranges(cu, off, &base, &start, &end)) > 0) {
+			if (end <= start)
+				continue;
+			if (pa_grow((void **)&f->curanges, &f->curanges_cap, f->ncuranges + 1,
+				    sizeof(*f->curanges)) < 0)
+				goto sort;
+			f->curanges[f->ncuranges++] = (struct pa_sym_curange){
+				.start = start + bias, .end = end + bias, .cu = cu, .bias = bias
+			};
+		}
+	}
+sort:
+	qsort(f->curanges, f->ncuranges, sizeof(*f->curanges), pa_symbols_curange_cmp);
+}
+
+/*
+ * The compilation unit of f holding session address addr, and its bias;
+ * NULL if none. libdw (0.188) finds a unit by .debug_aranges only, which
+ * clang does not write: without it, by the units' own ranges.
+ */
+static Dwarf_Die *pa_symbols_addrcu(struct pa_sym_file *f, uint64_t addr, Dwarf_Addr *bias)
+{
+	Dwarf_Die *cu = dwfl_module_addrdie(f->mod, addr, bias);
+	size_t lo = 0, hi;
+
+	if (cu)
+		return cu;
+	if (!f->curanges_built)
+		pa_symbols_curanges(f);
+	/* The last range starting at or below addr, then back over any that hold it. */
+	hi = f->ncuranges;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (f->curanges[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i > 0; i--) {
+		const struct pa_sym_curange *r = &f->curanges[i - 1];
+
+		if (addr < r->end) {
+			*bias = r->bias;
+			return r->cu;
+		}
+		/* Units do not nest: one ending below addr ends the search, but a
+		 * few small ones may sit inside a large one's gap. */
+		if (lo - i >= 8)
+			break;
+	}
+	return NULL;
+}
+
+/*
+ * The source line of session address addr of f in unit cudie (bias): its
+ * file (joined to the unit's directory) and line. Through libdwfl where it
+ * finds the unit itself, else from cudie's line table.
+ */
+static void pa_symbols_src_line(struct pa_sym_file *f, uint64_t addr, Dwarf_Die *cudie,
+				Dwarf_Addr bias, const char **file, unsigned *line)
+{
+	Dwfl_Line *ln = dwfl_module_getsrc(f->mod, addr);
+	Dwarf_Line *dl;
+	int n = 0;
+
+	*file = NULL;
+	if (ln) {
+		*file = pa_symbols_src_path(f, dwfl_line_comp_dir(ln),
+					    dwfl_lineinfo(ln, NULL, &n, NULL, NULL, NULL));
+	} else if (cudie && (dl = dwarf_getsrc_die(cudie, addr - bias)) != NULL) {
+		*file = pa_symbols_src_path(f, pa_symbols_comp_dir(cudie),
+					    dwarf_linesrc(dl, NULL, NULL));
+		if (dwarf_lineno(dl, &n) != 0)
+			n = 0;
+	}
+	*line = n > 0 ? (unsigned)n : 0;
+}
+
 /*
  * Fill *out with the source frames of session address addr of file f: one
  * per inline level, then the function. A flat switch over the scopes,
@@ -1442,17 +1554,12 @@ static int pa_symbols_fill_src(struct pa_sym_file *f, uint64_t addr, struct pa_s
 	struct pa_sym_cu *cu = NULL;
 	Dwarf_Die *cudie;
 	Dwarf_Addr bias = 0;
-	Dwfl_Line *ln;
 	uint32_t cap = 0;
-	int line = 0, ret = 0;
+	int ret = 0;
 	int32_t s = -1;
 
-	ln = dwfl_module_getsrc(f->mod, addr);
-	if (ln)
-		fr.file = pa_symbols_src_path(f, dwfl_line_comp_dir(ln),
-					      dwfl_lineinfo(ln, NULL, &line, NULL, NULL, NULL));
-	fr.line = line > 0 ? (unsigned)line : 0;
-	cudie = dwfl_module_addrdie(f->mod, addr, &bias);
+	cudie = pa_symbols_addrcu(f, addr, &bias);
+	pa_symbols_src_line(f, addr, cudie, bias, &fr.file, &fr.line);
 	if (cudie) {
 		cu = pa_symbols_cu(f, cudie);
 		if (!cu)

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "tst_it.h"
+#include "tst_log.h"
 
 static struct tst_it it_sym;
 
@@ -31,22 +32,24 @@ static void it_sym_fini(void)
 
 TestSuite(it_symbols, .init = it_sym_init, .fini = it_sym_fini, .timeout = 120);
 
+/* A run of argv, alone in it_sym.data (a test's earlier run removed). */
 static void it_sym_record(const char *const *argv)
 {
 	struct tst_result r;
 
+	tst_log_rmdir(strdup(it_sym.data));
 	tst_run_profiled(&it_sym, "run", argv, NULL, &r);
 	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s: %s", argv[0], r.err);
 	tst_result_release(&r);
 }
 
-/* The self samples on top's line for name (module inlines), -1 if none. */
-static long it_sym_self(const char *top, const char *name)
+/* The self samples on top's line for name (in module), -1 if none. */
+static long it_sym_self_in(const char *top, const char *name, const char *module)
 {
 	char want[256];
 	const char *line = top;
 
-	snprintf(want, sizeof(want), "  %s (inlines)\n", name);
+	snprintf(want, sizeof(want), "  %s (%s)\n", name, module);
 	while ((line = strstr(line, want))) {
 		const char *bol = line;
 
@@ -57,46 +60,64 @@ static long it_sym_self(const char *top, const char *name)
 	return -1;
 }
 
+/*
+ * The workload built by gcc and by clang, whose DWARF has no
+ * .debug_aranges (libdw finds no unit by address without it).
+ */
+static const char *const it_sym_inlines[] = { "inlines", "inlines-clang" };
+
 Test(it_symbols, top_inlines_and_lines_show_inlined_code)
 {
-	const char *argv[] = { "workloads/inlines", "0.3", NULL };
-	const char *plain[] = { "top", it_sym.data, NULL };
-	const char *inl[] = { "top", it_sym.data, "--inlines", NULL };
-	const char *lines[] = { "top", it_sym.data, "--lines", NULL };
-	char *a, *b, *c;
+	for (size_t i = 0; i < 2; i++) {
+		const char *mod = it_sym_inlines[i];
+		char prog[64], want[128];
+		const char *argv[] = { prog, "0.3", NULL };
+		const char *plain[] = { "top", it_sym.data, NULL };
+		const char *inl[] = { "top", it_sym.data, "--inlines", NULL };
+		const char *lines[] = { "top", it_sym.data, "--lines", NULL };
+		char *a, *b, *c;
 
-	it_sym_record(argv);
-	a = tst_analyze(&it_sym, "analyze", plain, NULL);
-	b = tst_analyze(&it_sym, "analyze", inl, NULL);
-	c = tst_analyze(&it_sym, "analyze", lines, NULL);
-	/* without --inlines the inlined functions are part of inl_outer */
-	cr_expect_gt(it_sym_self(a, "inl_outer"), 0, "%s", a);
-	cr_expect_eq(it_sym_self(a, "inl_square"), -1, "%s", a);
-	/* with it, the hot inlined code is inl_square's and inl_mid's */
-	cr_expect_gt(it_sym_self(b, "inl_square"), 0, "%s", b);
-	cr_expect_neq(it_sym_self(b, "inl_mid"), -1, "%s", b);
-	cr_expect_lt(it_sym_self(b, "inl_outer"), it_sym_self(a, "inl_outer"), "%s", b);
-	/* lines: "inlines.c:LINE FUNCTION" */
-	cr_expect(strstr(c, " inlines.c:") && strstr(c, " inl_square (inlines)\n"), "%s", c);
-	free(a);
-	free(b);
-	free(c);
+		snprintf(prog, sizeof(prog), "workloads/%s", mod);
+		it_sym_record(argv);
+		a = tst_analyze(&it_sym, "analyze", plain, NULL);
+		b = tst_analyze(&it_sym, "analyze", inl, NULL);
+		c = tst_analyze(&it_sym, "analyze", lines, NULL);
+		/* without --inlines the inlined functions are part of inl_outer */
+		cr_expect_gt(it_sym_self_in(a, "inl_outer", mod), 0, "%s: %s", mod, a);
+		cr_expect_eq(it_sym_self_in(a, "inl_square", mod), -1, "%s: %s", mod, a);
+		/* with it, the hot inlined code is inl_square's and inl_mid's */
+		cr_expect_gt(it_sym_self_in(b, "inl_square", mod), 0, "%s: %s", mod, b);
+		cr_expect_neq(it_sym_self_in(b, "inl_mid", mod), -1, "%s: %s", mod, b);
+		cr_expect_lt(it_sym_self_in(b, "inl_outer", mod), it_sym_self_in(a, "inl_outer", mod),
+			     "%s: %s", mod, b);
+		/* lines: "inlines.c:LINE FUNCTION" */
+		snprintf(want, sizeof(want), " inl_square (%s)\n", mod);
+		cr_expect(strstr(c, " inlines.c:") && strstr(c, want), "%s: %s", mod, c);
+		free(a);
+		free(b);
+		free(c);
+	}
 }
 
 Test(it_symbols, annotate_prints_source_with_counts)
 {
-	const char *argv[] = { "workloads/inlines", "0.3", NULL };
-	const char *ann[] = { "annotate", "inl_outer", it_sym.data, NULL };
-	char *out;
+	for (size_t i = 0; i < 2; i++) {
+		char prog[64];
+		const char *argv[] = { prog, "0.3", NULL };
+		const char *ann[] = { "annotate", "inl_outer", it_sym.data, NULL };
+		char *out;
 
-	it_sym_record(argv);
-	out = tst_analyze(&it_sym, "analyze", ann, NULL);
-	cr_expect(strstr(out, "# annotate inl_outer: "), "%s", out);
-	cr_expect(strstr(out, "/tests/workloads/inlines.c\n"), "%s", out);
-	/* the call of the inlined code, with its samples, and the source text */
-	cr_expect(strstr(out, "s += inl_mid(i ^ s); /* line:outer_call */"), "%s", out);
-	cr_expect_null(strstr(out, "not found"), "%s", out);
-	free(out);
+		snprintf(prog, sizeof(prog), "workloads/%s", it_sym_inlines[i]);
+		it_sym_record(argv);
+		out = tst_analyze(&it_sym, "analyze", ann, NULL);
+		cr_expect(strstr(out, "# annotate inl_outer: "), "%s: %s", prog, out);
+		cr_expect(strstr(out, "/tests/workloads/inlines.c\n"), "%s: %s", prog, out);
+		/* the call of the inlined code, with its samples, and the source text */
+		cr_expect(strstr(out, "s += inl_mid(i ^ s); /* line:outer_call */"), "%s: %s",
+			  prog, out);
+		cr_expect_null(strstr(out, "not found"), "%s: %s", prog, out);
+		free(out);
+	}
 }
 
 Test(it_symbols, demangles_cxx_unless_asked_not_to)
