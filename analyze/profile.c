@@ -53,7 +53,7 @@ struct pa_profile_impl {
 	struct pa_intern *stack_keys;
 	struct pa_profile_stack *st;
 	size_t nst, st_cap;
-	uint32_t ids[PPF_MAX_FRAMES];
+	uint32_t ids[PPF_MAX_FRAMES + 1]; /* and PA_TRUNCATED_IP's */
 	/*
 	 * (name pointer, module pointer) -> function id. The symbolizer hands
 	 * out the same pointers for the same function for as long as it lives,
@@ -66,15 +66,17 @@ struct pa_profile_impl {
 	const char *hide_base; /* the last module_base pa_profile_hides saw */
 	bool hide;
 	/* the functions of the sample being added, each once */
-	uint32_t distinct[PPF_MAX_FRAMES];
+	uint32_t distinct[PPF_MAX_FRAMES + 1];
 	size_t ndistinct;
 	uint64_t weight; /* samples the one being added stands for (pa_sample.count) */
 	/*
 	 * Within one process whose modules were never unloaded, the same
 	 * addresses always mean the same frames: each distinct raw stack is
 	 * symbolised and counted once, later samples of it only add counts.
-	 * raw_keys holds their addresses, its index theirs in raw.
+	 * raw_keys holds their addresses (and PA_TRUNCATED_IP after those of
+	 * a truncated one), its index theirs in raw.
 	 */
+	uint64_t rawkey[PPF_MAX_FRAMES + 1];
 	struct pa_intern *raw_keys;
 	struct pa_profile_raw *raw;
 	size_t raw_cap;
@@ -205,9 +207,9 @@ static int pa_profile_count_frame(struct pa_profile_impl *p, const char *name,
 	return 0;
 }
 
-/* Append frame i of s (looked up as fr) as source frames, as p->pub.by says. */
+/* Append frame i of s at ip (looked up as fr) as source frames, as p->pub.by says. */
 static int pa_profile_count_src(struct pa_profile_impl *p, struct pa_symbols *sym,
-				const struct pa_sample *s, size_t i,
+				const struct pa_sample *s, size_t i, uint64_t ip,
 				const struct pa_frame *fr, size_t *n)
 {
 	bool lines = p->pub.by == PA_PROFILE_BY_LINE || p->pub.by == PA_PROFILE_BY_LINE_INLINE;
@@ -217,7 +219,7 @@ static int pa_profile_count_src(struct pa_profile_impl *p, struct pa_symbols *sy
 	size_t nsrc;
 	char key[1024];
 
-	if (pa_symbols_lookup_src(sym, s->ips[i], i > 0, s->time_ns, &src, &nsrc) < 0)
+	if (pa_symbols_lookup_src(sym, ip, i > 0, s->time_ns, &src, &nsrc) < 0)
 		return -ENOMEM;
 	if (nsrc == 0)
 		return pa_profile_count_frame(p, fr->name, fr->module, false, serial, n);
@@ -242,23 +244,24 @@ static int pa_profile_add_sample(struct pa_profile_impl *p, struct pa_symbols *s
 				 const struct pa_sample *s, size_t *stack)
 {
 	uint64_t serial = p->pub.samples + 1;
-	size_t n = 0;
+	size_t n = 0, nframes = s->nframes + !!(s->flags & PPF_SAMPLE_TRUNCATED);
 
 	p->ndistinct = 0;
 	p->weight = s->count;
 	/* ids innermost first, then reversed: stacks are stored root first */
-	for (size_t i = 0; i < s->nframes; i++) {
+	for (size_t i = 0; i < nframes; i++) {
+		uint64_t ip = i < s->nframes ? s->ips[i] : PA_TRUNCATED_IP;
 		struct pa_frame fr;
 		int ret;
 
-		if (pa_symbols_lookup_at(sym, s->ips[i], i > 0, s->time_ns, &fr) < 0)
+		if (pa_symbols_lookup_at(sym, ip, i > 0, s->time_ns, &fr) < 0)
 			return -ENOMEM;
 		if (i > 0 && pa_profile_hides(p, &fr))
 			continue;
 		if (p->pub.by == PA_PROFILE_BY_FUNCTION)
 			ret = pa_profile_count_frame(p, fr.name, fr.module, true, serial, &n);
 		else
-			ret = pa_profile_count_src(p, sym, s, i, &fr, &n);
+			ret = pa_profile_count_src(p, sym, s, i, ip, &fr, &n);
 		if (ret < 0)
 			return ret;
 	}
@@ -285,12 +288,20 @@ static int pa_profile_add_cached(struct pa_profile_impl *p, struct pa_symbols *s
 {
 	size_t len = s->nframes * sizeof(*s->ips);
 	struct pa_profile_raw r = { 0 };
+	const void *key = s->ips;
 	int64_t i;
 	int ret;
 
 	if (!p->raw_keys && !(p->raw_keys = pa_intern_new()))
 		return -ENOMEM;
-	i = pa_intern_find(p->raw_keys, s->ips, len);
+	/* A truncated stack is not the same stack as one of its addresses that is whole. */
+	if ((s->flags & PPF_SAMPLE_TRUNCATED) && s->nframes <= PPF_MAX_FRAMES) {
+		memcpy(p->rawkey, s->ips, len);
+		p->rawkey[s->nframes] = PA_TRUNCATED_IP;
+		len += sizeof(*s->ips);
+		key = p->rawkey;
+	}
+	i = pa_intern_find(p->raw_keys, key, len);
 	if (i >= 0) {
 		const struct pa_profile_raw *o = &p->raw[i];
 
@@ -307,7 +318,7 @@ static int pa_profile_add_cached(struct pa_profile_impl *p, struct pa_symbols *s
 	i = (int64_t)pa_intern_count(p->raw_keys);
 	r.funcs = malloc((p->ndistinct ? p->ndistinct : 1) * sizeof(*r.funcs));
 	if (!r.funcs || pa_grow((void **)&p->raw, &p->raw_cap, (size_t)i, sizeof(*p->raw)) < 0 ||
-	    pa_intern_add(p->raw_keys, s->ips, len) < 0) {
+	    pa_intern_add(p->raw_keys, key, len) < 0) {
 		free(r.funcs);
 		return -ENOMEM;
 	}

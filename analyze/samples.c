@@ -11,8 +11,8 @@
 
 /* Per-walk state: one symbolised sample at a time. */
 struct pa_samples_buf {
-	struct pa_frame frames[PPF_MAX_FRAMES];
-	bool is_caller[PPF_MAX_FRAMES];
+	struct pa_frame frames[PPF_MAX_FRAMES + 1]; /* and PA_TRUNCATED_IP's */
+	bool is_caller[PPF_MAX_FRAMES + 1];
 };
 
 /* Whether a caller frame is the profiler's own and left out (profile.h). */
@@ -25,10 +25,14 @@ static bool pa_samples_hides(const struct pa_frame *fr)
 static int pa_samples_symbolise(struct pa_symbols *sym, const struct pa_sample *s,
 				struct pa_samples_buf *b)
 {
-	size_t n = 0;
+	size_t n = 0, nframes = s->nframes < PPF_MAX_FRAMES ? s->nframes : PPF_MAX_FRAMES;
 
-	for (size_t i = 0; i < s->nframes && i < PPF_MAX_FRAMES; i++) {
-		if (pa_symbols_lookup_at(sym, s->ips[i], i > 0, s->time_ns, &b->frames[n]) < 0)
+	/* A truncated stack's callers are not known: PA_TRUNCATED_IP's frame says so. */
+	nframes += !!(s->flags & PPF_SAMPLE_TRUNCATED);
+	for (size_t i = 0; i < nframes; i++) {
+		uint64_t ip = i < s->nframes && i < PPF_MAX_FRAMES ? s->ips[i] : PA_TRUNCATED_IP;
+
+		if (pa_symbols_lookup_at(sym, ip, i > 0, s->time_ns, &b->frames[n]) < 0)
 			return -ENOMEM;
 		if (i > 0 && pa_samples_hides(&b->frames[n]))
 			continue;

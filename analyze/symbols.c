@@ -1126,6 +1126,8 @@ static void pa_symbols_unknown_frame(uint64_t ip, struct pa_frame *out)
 	/* The time before profiling (before.h): a function of no module. */
 	if (ip == PA_BEFORE_IP)
 		out->name = out->function = PA_BEFORE_NAME;
+	else if (ip == PA_TRUNCATED_IP)
+		out->name = out->function = PA_TRUNCATED_NAME;
 	/* A wall sample's state off the CPU (wall.h). */
 	else if (pa_wall_frame_name(ip))
 		out->name = out->function = pa_wall_frame_name(ip);

@@ -72,6 +72,16 @@ struct pa_frame {
 	const char *name;
 };
 
+/*
+ * The address of the frame a stack cut at max_frames (PPF_SAMPLE_TRUNCATED)
+ * gets outermost, where its callers would be: named PA_TRUNCATED_NAME, a
+ * function of no module, so that a report's totals of the frames above it
+ * read as what they are (the callers of a truncated stack are not known).
+ * Below the wall states' addresses (wall.h).
+ */
+#define PA_TRUNCATED_IP (UINT64_MAX - 64)
+#define PA_TRUNCATED_NAME "[truncated]"
+
 /* How to symbolise. All zero: the defaults. */
 struct pa_symbols_opts {
 	bool no_demangle;           /* keep C++ names as in the symbol table */

@@ -371,3 +371,63 @@ Test(it_stacks, killed_at_random_moments_reads_to_the_last_whole_sample)
 	cr_expect_gt(deep, total / 2, "%llu of %llu samples 30 frames deep",
 		     (unsigned long long)deep, (unsigned long long)total);
 }
+
+/*
+ * Stacks deeper than max_frames keep their innermost frames and are marked
+ * truncated: every report puts a `[truncated]` frame where their callers
+ * would be, so that the totals of the frames it keeps are not taken for a
+ * whole program's (deepstack's main held a third of its samples, no note).
+ */
+Test(it_stacks, stacks_cut_at_max_frames_say_so_in_every_report)
+{
+	const char *argv[] = { "workloads/deepstack", "0.3", "1", NULL };
+	const char *folded[] = { "folded", NULL };
+	const char *script[] = { "script", NULL };
+	char env[TST_CONFIG_ENV_MAX], output[TST_PATH_MAX + 16], dir[TST_PATH_MAX];
+	const char *envv[] = { it_st.env_preload, output, env, NULL };
+	struct pa_error err = { 0 };
+	struct tst_result r;
+	struct pa_profile *p;
+	struct pa_run *run;
+	const struct pa_func *cut, *burn;
+	uint64_t truncated = 0;
+	char *out;
+
+	snprintf(dir, sizeof(dir), "%s/cut", it_st.tmp);
+	snprintf(output, sizeof(output), "PPROF_OUTPUT=%s", dir);
+	tst_config_env(&it_st, "cut.ini", "[profile]\nmax_frames = 8\n", env);
+	tst_run(&it_st, "deepstack", argv, envv, &r);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%#x: %s", r.status, r.err);
+	tst_result_release(&r);
+	cr_assert_eq(pa_run_load(dir, &run, &err), 0, "%s: %s", err.path, err.reason);
+	for (size_t k = 0; k < run->processes[0]->nthreads; k++) {
+		const struct pa_thread *t = run->processes[0]->threads[k];
+
+		for (size_t s = 0; s < t->nsamples; s++)
+			truncated += (t->samples[s].flags & PPF_SAMPLE_TRUNCATED) ?
+					     t->samples[s].count : 0;
+	}
+	cr_assert_gt(truncated, 0, "no sample was cut at 8 frames");
+	p = tst_profile(run, 0, 0);
+	cut = pa_profile_find(p, "[truncated]");
+	burn = pa_profile_find(p, "deep_burn");
+	cr_assert_not_null(cut, "no [truncated] frame");
+	cr_assert_not_null(burn);
+	cr_expect_eq(cut->total, truncated, "[truncated] in %llu samples, %llu truncated",
+		     (unsigned long long)cut->total, (unsigned long long)truncated);
+	cr_expect_eq(cut->self, 0);
+	/* Every stack that reaches deep_burn is 30 deep: cut, its root the mark. */
+	cr_expect_gt(tst_stack_count(p, "deep_burn"), 0);
+	for (size_t i = 0; i < p->nstacks; i++)
+		if (!strcmp(p->stacks[i].frames[p->stacks[i].nframes - 1], "deep_burn"))
+			cr_expect_str_eq(p->stacks[i].frames[0], "[truncated]");
+	pa_profile_free(p);
+	pa_run_free(run);
+	/* The sample-by-sample formats too. */
+	out = tst_analyze(&it_st, "folded", folded, dir);
+	cr_expect(strstr(out, "\n[truncated];") || !strncmp(out, "[truncated];", 12), "%s", out);
+	free(out);
+	out = tst_analyze(&it_st, "script", script, dir);
+	cr_expect(strstr(out, "[truncated]"), "%.2000s", out);
+	free(out);
+}
