@@ -17,19 +17,36 @@
  * ';', a space, the sample count ("main;work;leaf 12"), in the profile's
  * order (sorted by stack text). Returns 0, or -EIO on a write error.
  */
+/*
+ * One line per distinct text, in the order the profile's stacks first give
+ * it: two stacks whose frames print alike (a function of one name in two
+ * libraries) are one line, their counts summed, as the format wants.
+ */
 static int pa_report_folded_write(const struct pa_report_ctx *ctx)
 {
 	FILE *out = ctx->out;
 	const struct pa_profile *prof = ctx->prof;
+	struct pa_intern *lines = pa_intern_new();
+	uint64_t *counts = calloc(prof->nstacks ? prof->nstacks : 1, sizeof(*counts));
+	int ret = lines && counts ? 0 : -ENOMEM;
 
-	for (size_t i = 0; i < prof->nstacks; i++) {
+	for (size_t i = 0; i < prof->nstacks && ret == 0; i++) {
 		char *s = pa_stack_fold(&prof->stacks[i]);
+		int64_t at = s ? pa_intern_add(lines, s, strlen(s) + 1) : -ENOMEM;
 
-		if (!s)
-			return -ENOMEM;
-		fprintf(out, "%s %" PRIu64 "\n", s, prof->stacks[i].count);
 		free(s);
+		if (at < 0)
+			ret = (int)at;
+		else
+			counts[at] += prof->stacks[i].count;
 	}
+	for (size_t i = 0; ret == 0 && i < pa_intern_count(lines); i++)
+		fprintf(out, "%s %" PRIu64 "\n", (const char *)pa_intern_key(lines, i, NULL),
+			counts[i]);
+	pa_intern_free(lines);
+	free(counts);
+	if (ret < 0)
+		return ret;
 	return ferror(out) ? -EIO : 0;
 }
 

@@ -45,3 +45,24 @@ Test(report_folded, a_thread_name_with_a_newline_or_a_semicolon_is_one_frame)
 	free(text);
 	pa_profile_free(prof);
 }
+
+/*
+ * Two stacks whose frames print alike (a function of one name in two
+ * libraries, or two static functions of one name) are one line, their
+ * counts summed: the format has one line per distinct text.
+ */
+Test(report_folded, stacks_that_print_alike_are_one_line)
+{
+	const char *a[] = { "main", "work" }, *b[] = { "main", "other" };
+	struct pa_stack stacks[] = {
+		{ .frames = a, .nframes = 2, .count = 184 },
+		{ .frames = b, .nframes = 2, .count = 5 },
+		{ .frames = a, .nframes = 2, .count = 91 },
+	};
+	struct pa_profile prof = { .stacks = stacks, .nstacks = 3 };
+	struct pa_filter f = PA_FILTER_ALL;
+	char *text = tst_run_report(&pa_report_folded, tst_prof_run, &f, &prof, NULL);
+
+	cr_expect_str_eq(text, "main;work 275\nmain;other 5\n");
+	free(text);
+}
