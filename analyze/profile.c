@@ -33,6 +33,7 @@ struct pa_profile_raw {
 struct pa_profile_memo_key {
 	const char *name;
 	const char *module;
+	uint64_t start;
 };
 
 /* Counting state; the public struct comes first so a pointer converts. */
@@ -82,23 +83,33 @@ struct pa_profile_impl {
 	size_t raw_cap;
 };
 
-/* The key of function (name, module) into p->key; its length, 0 when out of memory. */
-static size_t pa_profile_func_key(struct pa_profile_impl *p, const char *name, const char *module)
+/*
+ * The key of function (name, module, start) into p->key; its length, 0
+ * when out of memory. start (its address in module's file, 0: none) tells
+ * two functions of one name in one module apart (static functions of two
+ * source files): they are two functions, as perf counts them.
+ */
+static size_t pa_profile_func_key(struct pa_profile_impl *p, const char *name, const char *module,
+				  uint64_t start)
 {
 	size_t nl = strlen(name) + 1, ml = module ? strlen(module) + 1 : 0;
 
-	if (pa_grow((void **)&p->key, &p->key_cap, nl + ml - 1, 1) < 0)
+	if (pa_grow((void **)&p->key, &p->key_cap, nl + ml + sizeof(start) - 1, 1) < 0)
 		return 0;
 	memcpy(p->key, name, nl);
 	if (module)
 		memcpy(p->key + nl, module, ml);
-	return nl + ml;
+	if (!start)
+		return nl + ml;
+	memcpy(p->key + nl + ml, &start, sizeof(start));
+	return nl + ml + sizeof(start);
 }
 
-/* The id of the function (name, module), added on first sight; -ENOMEM. */
-static int64_t pa_profile_func_id(struct pa_profile_impl *p, const char *name, const char *module)
+/* The id of the function (name, module, start), added on first sight; -ENOMEM. */
+static int64_t pa_profile_func_id(struct pa_profile_impl *p, const char *name, const char *module,
+				  uint64_t start)
 {
-	size_t len = pa_profile_func_key(p, name, module);
+	size_t len = pa_profile_func_key(p, name, module, start);
 	size_t n = p->pub.nfuncs;
 	const char *key;
 	int64_t id;
@@ -166,15 +177,15 @@ static void pa_profile_reverse(uint32_t *ids, size_t n)
 
 /* pa_profile_func_id for pointers the symbolizer keeps: memoised by address. */
 static int64_t pa_profile_func_id_stable(struct pa_profile_impl *p, const char *name,
-					 const char *module)
+					 const char *module, uint64_t start)
 {
-	struct pa_profile_memo_key key = { .name = name, .module = module };
+	struct pa_profile_memo_key key = { .name = name, .module = module, .start = start };
 	int64_t i = pa_intern_find(p->memo_keys, &key, sizeof(key));
 	int64_t id;
 
 	if (i >= 0)
 		return p->memo[i];
-	id = pa_profile_func_id(p, name, module);
+	id = pa_profile_func_id(p, name, module, start);
 	if (id < 0)
 		return id;
 	i = (int64_t)pa_intern_count(p->memo_keys);
@@ -185,17 +196,17 @@ static int64_t pa_profile_func_id_stable(struct pa_profile_impl *p, const char *
 	return id;
 }
 
-/* Append the function (name, module) to the sample's ids; -ENOMEM. */
+/* Append the function (name, module, start) to the sample's ids; -ENOMEM. */
 static int pa_profile_count_frame(struct pa_profile_impl *p, const char *name,
-				  const char *module, bool stable, uint64_t serial,
-				  size_t *n)
+				  const char *module, uint64_t start, bool stable,
+				  uint64_t serial, size_t *n)
 {
 	int64_t id;
 
 	if (*n == sizeof(p->ids) / sizeof(p->ids[0]))
 		return 0; /* inline levels beyond the room: the outermost are dropped */
-	id = stable ? pa_profile_func_id_stable(p, name, module) :
-		      pa_profile_func_id(p, name, module);
+	id = stable ? pa_profile_func_id_stable(p, name, module, start) :
+		      pa_profile_func_id(p, name, module, start);
 	if (id < 0)
 		return -ENOMEM;
 	p->ids[(*n)++] = (uint32_t)id;
@@ -222,7 +233,8 @@ static int pa_profile_count_src(struct pa_profile_impl *p, struct pa_symbols *sy
 	if (pa_symbols_lookup_src(sym, ip, i > 0, s->time_ns, &src, &nsrc) < 0)
 		return -ENOMEM;
 	if (nsrc == 0)
-		return pa_profile_count_frame(p, fr->name, fr->module, false, serial, n);
+		return pa_profile_count_frame(p, fr->name, fr->module, fr->func_start, false,
+					      serial, n);
 	for (size_t k = 0; k < nsrc && k < levels; k++) {
 		const char *name = src[k].function;
 		const char *base = src[k].file ? strrchr(src[k].file, '/') : NULL;
@@ -233,7 +245,9 @@ static int pa_profile_count_src(struct pa_profile_impl *p, struct pa_symbols *sy
 				 src[k].line, src[k].function);
 			name = key;
 		}
-		ret = pa_profile_count_frame(p, name, fr->module, false, serial, n);
+		/* The function itself (the last level) by its start; inline levels by name. */
+		ret = pa_profile_count_frame(p, name, fr->module,
+					     k + 1 == nsrc ? fr->func_start : 0, false, serial, n);
 		if (ret < 0)
 			return ret;
 	}
@@ -259,7 +273,8 @@ static int pa_profile_add_sample(struct pa_profile_impl *p, struct pa_symbols *s
 		if (i > 0 && pa_profile_hides(p, &fr))
 			continue;
 		if (p->pub.by == PA_PROFILE_BY_FUNCTION)
-			ret = pa_profile_count_frame(p, fr.name, fr.module, true, serial, &n);
+			ret = pa_profile_count_frame(p, fr.name, fr.module, fr.func_start, true,
+						     serial, &n);
 		else
 			ret = pa_profile_count_src(p, sym, s, i, ip, &fr, &n);
 		if (ret < 0)

@@ -1166,6 +1166,7 @@ static struct pa_sym_cached *pa_symbols_resolve(struct pa_symbols *sym, uint64_t
 		if (e) {
 			c.frame.function = pa_symbols_entry_name(e, !f->no_demangle);
 			c.frame.func_offset = pa_symbols_file_addr(m, addr) - e->start;
+			c.frame.func_start = e->start;
 		}
 	}
 	c.frame.ip = ip;

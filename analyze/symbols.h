@@ -65,6 +65,9 @@ struct pa_frame {
 	const char *module_base;  /* basename of module, or NULL */
 	uint64_t offset;          /* ip - bias (ELF vaddr, what addr2line takes); ip if no module */
 	uint64_t func_offset;     /* looked-up address - function start; 0 if unresolved */
+	uint64_t func_start;      /* the function's start, an address of its file (the
+				     same in every process mapping it): told apart
+				     from another of the same name; 0 if unresolved */
 	/*
 	 * What reports print: function, else "basename+0xOFFSET" (hex offset,
 	 * lowercase), else "[unknown]". Never NULL.

@@ -215,3 +215,39 @@ Test(profile, drops_libpprof_caller_frames_but_not_leaves)
 	cr_assert_eq(pa_profile_call_count(prof, "pa_proftest_main", "pa_proftest_mid"), 3);
 	pa_profile_free(prof);
 }
+
+/*
+ * Two functions of one name in one module (static helpers of two source
+ * files) are two functions, as perf counts them: not one row with both
+ * counts.
+ */
+Test(profile, two_static_functions_of_one_name_are_two_functions)
+{
+	const uint64_t a[] = { tst_run_in(tst_twin_a()), tst_run_in(pa_proftest_main) };
+	const uint64_t b[] = { tst_run_in(tst_twin_b()), tst_run_in(pa_proftest_main) };
+	char *pdir = tst_log_subdir(tst_prof_dir, "app.60");
+	struct pa_filter f = { .pid = 60, .event = 0 };
+	struct pa_profile *prof;
+	uint64_t self[2] = { 0 };
+	size_t n = 0;
+
+	struct tst_log l;
+
+	tst_prof_process_log(pdir, 60, 0, true);
+	tst_log_begin(&l, PPF_FILE_THREAD);
+	tst_log_thread(&l, 60, 60, 0, "main");
+	tst_prof_samples(&l, 3, 0, 2, a);
+	tst_prof_samples(&l, 1, 0, 2, b);
+	tst_log_thread_end(&l, 9000, 4, 0, 0);
+	tst_log_write(&l, pdir, "thread-60.log");
+	tst_prof_reload();
+	free(pdir);
+	prof = tst_prof_build_filter(&f);
+	for (size_t i = 0; i < prof->nfuncs; i++)
+		if (!strcmp(prof->funcs[i].name, "tst_twin") && n < 2)
+			self[n++] = prof->funcs[i].self;
+	cr_expect_eq(n, 2, "%zu functions named tst_twin", n);
+	cr_expect(self[0] == 3 && self[1] == 1, "self %llu and %llu, expected 3 and 1",
+		  (unsigned long long)self[0], (unsigned long long)self[1]);
+	pa_profile_free(prof);
+}

@@ -35,6 +35,10 @@ int pa_proftest_mid(int x);
 int pa_proftest_rec(int x);
 int pa_proftest_main(int x);
 
+/* The two static functions named tst_twin, of tst_twin_a.c and tst_twin_b.c. */
+int (*tst_twin_a(void))(int);
+int (*tst_twin_b(void))(int);
+
 extern char *tst_prof_dir;
 extern struct pa_run *tst_prof_run;
 
