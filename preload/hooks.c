@@ -52,6 +52,7 @@ typedef int (*pp_setreuid_fn)(uid_t, uid_t);
 typedef int (*pp_setresuid_fn)(uid_t, uid_t, uid_t);
 
 typedef void (*pp_exit_fn)(int);
+
 typedef void (*pp_abort_fn)(void);
 
 typedef int (*pp_main_fn)(int, char **, char **);
@@ -73,6 +74,7 @@ static struct {
 	pp_setreuid_fn setreuid;
 	pp_setresuid_fn setresuid;
 	pp_exit_fn exit_, exit_upper; /* _exit, _Exit */
+	pp_exit_fn quick_exit;
 	pp_abort_fn abort_;
 	int resolved; /* atomic: the pointers above are set */
 } pp_real;
@@ -95,6 +97,7 @@ static const struct pp_nextsym pp_hooks_syms[] = {
 	{ "setresuid", (void **)&pp_real.setresuid },
 	{ "_exit", (void **)&pp_real.exit_ },
 	{ "_Exit", (void **)&pp_real.exit_upper },
+	{ "quick_exit", (void **)&pp_real.quick_exit },
 	{ "abort", (void **)&pp_real.abort_ },
 	{ "pthread_create", (void **)&pp_real.pthread_create },
 };
@@ -342,6 +345,16 @@ PP_EXPORT void _Exit(int status)
 		pp_hooks_resolve();
 	pp_process_ends(PPF_EXIT_NORMAL, status);
 	pp_real.exit_upper(status);
+	__builtin_unreachable();
+}
+
+/* quick_exit ends by glibc's own _exit: its status goes to process.h's handler. */
+PP_EXPORT void quick_exit(int status)
+{
+	if (!pp_real.quick_exit)
+		pp_hooks_resolve();
+	pp_process_quick_exit(status);
+	pp_real.quick_exit(status);
 	__builtin_unreachable();
 }
 

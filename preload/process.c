@@ -301,6 +301,27 @@ static void pp_process_on_exit(int status, void *arg)
 	pp_process.exit_status = status;
 }
 
+/* quick_exit's status, given by its hook (pp_process_quick_exit). */
+static int pp_process_quick_status;
+
+void pp_process_quick_exit(int status)
+{
+	pp_process_quick_status = status;
+}
+
+/*
+ * at_quick_exit handler: quick_exit runs no destructor and ends by glibc's
+ * own _exit, which no hook sees; registered before main, it runs after the
+ * program's own handlers, last.
+ */
+static void pp_process_at_quick_exit(void)
+{
+	int saved = errno;
+
+	pp_process_ends(PPF_EXIT_NORMAL, pp_process_quick_status);
+	errno = saved;
+}
+
 void pp_process_main_starts(void)
 {
 	/*
@@ -308,6 +329,7 @@ void pp_process_main_starts(void)
 	 * it runs before our destructor writes the END record.
 	 */
 	on_exit(pp_process_on_exit, NULL);
+	at_quick_exit(pp_process_at_quick_exit);
 }
 
 /* Writes every END record and closes the logs: the process is ending. */

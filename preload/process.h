@@ -79,6 +79,9 @@ int pp_process_active(void);
  */
 void pp_process_user_changes(uid_t euid);
 
+/* quick_exit(status) was called: its status, for the END record written as it ends. */
+void pp_process_quick_exit(int status);
+
 /* Called just before the app's main runs (see __libc_start_main). */
 void pp_process_main_starts(void);
 

@@ -300,36 +300,76 @@ static void pp_sampler_default_sigsafe(int sig)
 }
 
 /*
+ * Runs in signal context. SA_RESETHAND: the app's action back to its
+ * default as the signal is delivered, as the kernel does (the app's query
+ * says SIG_DFL, the next one ends the program). The action current at
+ * delivery (cur) is replaced unless a sigaction call replaced it meanwhile.
+ */
+static void pp_sampler_app_reset_sigsafe(int cur)
+{
+	int next = !cur;
+
+	memset(&pp_sampler_app[next], 0, sizeof(pp_sampler_app[next]));
+	pp_sampler_app[next].sa_handler = SIG_DFL;
+	__atomic_compare_exchange_n(&pp_sampler_app_cur, &cur, next, 0, __ATOMIC_ACQ_REL,
+				    __ATOMIC_ACQUIRE);
+}
+
+/* Runs in signal context. The first 64 signals of a sigset_t, as the kernel holds them. */
+static uint64_t pp_sampler_set_bits_sigsafe(const sigset_t *set)
+{
+	uint64_t bits;
+
+	memcpy(&bits, set, sizeof(bits));
+	return bits;
+}
+
+/*
  * Runs in signal context. Gives a signal that is not ours to the app's
- * action. While the app's handler runs, the app's view of its mask is what
- * the kernel's would be (the signal blocked, our sa_mask blocks it), and
- * after it the view it had: a handler that changes its mask and returns
- * gets the mask it was interrupted with back, as from the kernel.
+ * action, as the kernel would have: its SA_RESETHAND applied, and its
+ * handler run under the kernel mask the kernel would give it (the
+ * interrupted mask, its sa_mask, and its signal unless SA_NODEFER), which
+ * is also the app's view: a SIGSEGV the handler catches inside it, or a
+ * signal it raises, comes in, and a handler that leaves by siglongjmp gets
+ * the mask it saved from glibc's own call. One that leaves by longjmp
+ * leaves its signal blocked, as the kernel would: the thread is then not
+ * sampled until the program unblocks it. After a handler that returns, the
+ * kernel's mask is our handler's again and the app's view the one it had;
+ * the interrupted mask comes back with the return from ours (uc).
  */
 static void pp_sampler_forward_sigsafe(int sig, siginfo_t *si, void *uc)
 {
-	const struct sigaction *a =
-		&pp_sampler_app[__atomic_load_n(&pp_sampler_app_cur,
-						__ATOMIC_ACQUIRE)];
+	int cur = __atomic_load_n(&pp_sampler_app_cur, __ATOMIC_ACQUIRE);
+	const struct sigaction *a = &pp_sampler_app[cur];
+	struct sigaction act = *a;
+	uint64_t mask, ours = ~(uint64_t)0, bit = (uint64_t)1 << (sig - 1);
 	int blocked;
 
-	if (a->sa_handler == SIG_IGN)
+	if (act.sa_handler == SIG_IGN)
 		return;
-	if (pp_sampler_orphan_sigsafe(si, a)) {
+	if (pp_sampler_orphan_sigsafe(si, &act)) {
 		__atomic_add_fetch(&pp_sampler_unowned, 1, __ATOMIC_RELAXED);
 		return;
 	}
-	if (a->sa_handler == SIG_DFL) {
+	if (act.sa_handler == SIG_DFL) {
 		pp_sampler_default_sigsafe(sig);
 		return;
 	}
+	if (act.sa_flags & SA_RESETHAND)
+		pp_sampler_app_reset_sigsafe(cur);
+	mask = uc ? pp_sampler_set_bits_sigsafe(&((ucontext_t *)uc)->uc_sigmask) : 0;
+	mask |= pp_sampler_set_bits_sigsafe(&act.sa_mask);
+	if (!(act.sa_flags & SA_NODEFER))
+		mask |= bit;
 	blocked = pp_appmask_blocked_sigsafe();
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &mask, &ours, sizeof(mask));
 	pp_appmask_enter_sigsafe(-1);
-	if (a->sa_flags & SA_SIGINFO)
-		a->sa_sigaction(sig, si, uc);
+	if (act.sa_flags & SA_SIGINFO)
+		act.sa_sigaction(sig, si, uc);
 	else
-		a->sa_handler(sig);
+		act.sa_handler(sig);
 	pp_appmask_enter_sigsafe(1);
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &ours, NULL, sizeof(ours));
 	pp_appmask_set_blocked_sigsafe(blocked);
 }
 

@@ -328,3 +328,38 @@ Test(it_process, a_fork_child_keeps_its_parents_root_when_the_path_moved)
 	cr_expect_eq(run->nprocesses, 2, "%zu processes in the root", run->nprocesses);
 	pa_run_free(run);
 }
+
+/*
+ * quick_exit runs the program's at_quick_exit handlers, no destructor, and
+ * ends by glibc's own _exit, which the _exit hook does not see: the
+ * process still ends with its END records and status, written after the
+ * program's handlers (their samples are in the logs), every thread ended.
+ */
+Test(it_process, quick_exit_writes_the_end_records_after_the_programs_handlers)
+{
+	const char *argv[] = { "workloads/quickexit", NULL };
+	struct tst_result r;
+	struct pa_profile *prof;
+	const struct pa_process *p;
+	struct pa_run *run;
+
+	tst_run_profiled(&it_proc, "quickexit", argv, NULL, &r);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 13, "status %#x: %s",
+		  r.status, r.err);
+	cr_expect_str_eq(r.out, "quickexit: handler ran\n");
+	cr_expect_str_eq(r.err, "");
+	tst_result_release(&r);
+	run = tst_load(&it_proc);
+	cr_assert_eq(run->nprocesses, 1);
+	p = run->processes[0];
+	cr_expect(p->ended, "no END record");
+	cr_expect(p->exit_how == PPF_EXIT_NORMAL && p->exit_status == 13, "exit %u %d",
+		  p->exit_how, p->exit_status);
+	cr_expect_eq(p->nthreads, 3);
+	for (size_t i = 0; i < p->nthreads; i++)
+		cr_expect(p->threads[i]->ended, "thread %u not ended", p->threads[i]->tid);
+	prof = tst_profile(run, p->pid, 0);
+	cr_expect_gt(tst_self(prof, "quick_handler"), 0, "no sample in the at_quick_exit handler");
+	pa_profile_free(prof);
+	pa_run_free(run);
+}

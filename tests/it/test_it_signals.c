@@ -120,6 +120,27 @@ Test(it_signals, a_signal_stack_without_room_loses_samples_not_the_program)
 }
 
 /*
+ * The program's own handler for a sampling signal (SIGTRAP, SIGRTMAX) runs
+ * as the kernel would run it: SA_RESETHAND resets the action; the handler's
+ * mask is the kernel's (a SIGUSR1 it raises and a fault it catches get in:
+ * the profiler ran it with every signal blocked, and the fault killed the
+ * program); leaving it by longjmp leaves SIGALRM deliverable (a pause()
+ * after it hung for good). ownaction prints what it saw.
+ */
+Test(it_signals, the_programs_handler_of_a_sampling_signal_runs_as_the_kernel_runs_it)
+{
+	const char *how[] = { "resethand", "nested", "longjmp" };
+	const char *sig[] = { "trap", "rtmax" };
+
+	for (size_t i = 0; i < 3; i++)
+		for (size_t k = 0; k < 2; k++) {
+			const char *argv[] = { "workloads/ownaction", how[i], sig[k], NULL };
+
+			free(it_sig_as_plain(argv));
+		}
+}
+
+/*
  * A sampling signal the program ignores stays ignored in the programs it
  * execs and spawns, as without the profiler: exec resets a handled signal
  * (the profiler's handler) to its default, which killed the new program
