@@ -431,6 +431,7 @@ bench: bench-deps
 	tests/bench/modes.sh $(OUT)
 	tests/bench/rate.sh $(OUT)
 	tests/bench/analyze.sh $(OUT)
+	tests/bench/exit.sh $(OUT)
 	tests/bench/ranks.sh $(OUT)
 	$(OUT)/bench/symspeed
 	tests/bench/masks.sh $(OUT)

@@ -346,6 +346,7 @@ static void pp_process_finish(void)
 	/* No toggle enables the events again. */
 	pp_pause_stop_sigsafe(pp_records_now_sigsafe(), &(struct pp_records_paused){ 0 });
 	pp_events_process_ends();
+	pp_logfile_process_ends_sigsafe(1);
 	pp_events_disable(&pp_process.events);
 	pp_wall_stop();
 	pp_thread_finish_all();
@@ -770,6 +771,8 @@ static void pp_process_fork_child(void)
 {
 	int saved = errno; /* the child sees fork's errno */
 
+	/* A child of a process that was ending: its own logs are unmapped as they close. */
+	pp_logfile_process_ends_sigsafe(0);
 	if (!__atomic_load_n(&pp_process.active, __ATOMIC_ACQUIRE))
 		return;
 	pp_process_cpu_at_entry();

@@ -753,14 +753,45 @@ void pp_thread_begin(int wall_inherited)
 	errno = saved;
 }
 
+/* How pp_thread_finish_all goes over the threads. */
+struct pp_thread_finishing {
+	int self;
+	int pass;       /* 1: every thread no sample is being taken for; 2: those
+			   left, again; 3: those still left, waited for */
+	unsigned left;  /* threads left by the latest pass */
+};
+
+/* Rounds of pass 2 at most, PP_THREAD_FINISH_NAP_NS apart. */
+#define PP_THREAD_FINISH_ROUNDS 10000
+#define PP_THREAD_FINISH_NAP_NS 200000
+
 static void pp_thread_finish_other(struct pp_thread *t, void *arg)
 {
-	int self = *(int *)arg;
+	struct pp_thread_finishing *f = arg;
 	int tid = __atomic_load_n(&t->tid, __ATOMIC_ACQUIRE);
 
-	if (tid <= 0 || !pp_thread_hold(t))
+	if (tid <= 0)
 		return;
-	pp_thread_finish(t, tid, tid == self);
+	if (f->pass > 1 && !t->finish_later)
+		return;
+	if (f->pass < 3 && !pp_threads_enter_sigsafe(t)) {
+		t->finish_later = 1;
+		f->left++;
+		return;
+	}
+	if (f->pass == 3 && !pp_thread_hold(t))
+		return;
+	t->finish_later = 0;
+	pp_thread_finish(t, tid, tid == f->self);
+	/*
+	 * The process is ending (exit_group follows): a thread finished here
+	 * gives way to those still to finish, whose samples hold their slots,
+	 * and to this one. Where many spin (a hundred threads on two CPUs),
+	 * each round of the run queue took the whole of it, and the exit
+	 * seconds.
+	 */
+	if (tid != f->self)
+		setpriority(PRIO_PROCESS, (id_t)tid, 19);
 	/* Keep busy set: a late sample for this thread is dropped. */
 }
 
@@ -815,11 +846,32 @@ void pp_thread_init(const struct pp_thread_env *env)
 	pp_thread_st.key_ok = pthread_key_create(&pp_thread_st.key, pp_thread_end) == 0;
 }
 
+/*
+ * A thread whose sample is being taken is left for later rather than
+ * waited for at once: those left are polled together, a short sleep
+ * apart, so that their waits overlap (the last pass waits for each, as
+ * long as pp_thread_hold does). Where many threads spin (a hundred on two
+ * CPUs), a thread is often preempted inside the handler and stays busy
+ * until it runs again, a round of the run queue later; a wait that
+ * yielded went behind all of them each time, and the exit took seconds.
+ */
 void pp_thread_finish_all(void)
 {
-	int self = pp_threads_gettid_sigsafe();
+	struct pp_thread_finishing f = { .self = pp_threads_gettid_sigsafe(), .pass = 1 };
+	const struct timespec nap = { 0, PP_THREAD_FINISH_NAP_NS };
 
-	pp_threads_each_sigsafe(pp_thread_finish_other, &self);
+	pp_threads_each_sigsafe(pp_thread_finish_other, &f);
+	/* Those left are all polled each round: their waits overlap. */
+	f.pass = 2;
+	for (int i = 0; f.left && i < PP_THREAD_FINISH_ROUNDS; i++) {
+		nanosleep(&nap, NULL);
+		f.left = 0;
+		pp_threads_each_sigsafe(pp_thread_finish_other, &f);
+	}
+	if (!f.left)
+		return;
+	f.pass = 3;
+	pp_threads_each_sigsafe(pp_thread_finish_other, &f);
 }
 
 /* Before an exec: the PPF_REC_THREAD_QUIET of t, if it is quiet and logless. */

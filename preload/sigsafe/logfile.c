@@ -641,14 +641,29 @@ void pp_logfile_closing_sigsafe(struct pp_logfile *log)
 	log->closing = 1;
 }
 
-/* Runs in signal context. */
-void pp_logfile_forget_sigsafe(struct pp_logfile *log)
+/* Set once the process ends: logs closed from then on keep their mappings. */
+static int pp_logfile_ending;
+
+/* Async-signal-safe. */
+void pp_logfile_process_ends_sigsafe(int ending)
 {
-	if (log->map)
+	__atomic_store_n(&pp_logfile_ending, ending, __ATOMIC_RELEASE);
+}
+
+/* Runs in signal context. Unmaps (when unmap is set) and closes. */
+static void pp_logfile_release_sigsafe(struct pp_logfile *log, int unmap)
+{
+	if (log->map && unmap)
 		munmap(log->map, log->map_len);
 	if (log->fd >= 0 && pp_logfile_fd_ours_sigsafe(log))
 		pp_fd_close_sigsafe(log->fd);
 	pp_logfile_init_sigsafe(log);
+}
+
+/* Runs in signal context. */
+void pp_logfile_forget_sigsafe(struct pp_logfile *log)
+{
+	pp_logfile_release_sigsafe(log, 1);
 }
 
 /*
@@ -680,7 +695,7 @@ void pp_logfile_close_sigsafe(struct pp_logfile *log)
 {
 	pp_logfile_close_open_sigsafe(log);
 	pp_logfile_trim_sigsafe(log);
-	pp_logfile_forget_sigsafe(log);
+	pp_logfile_release_sigsafe(log, !__atomic_load_n(&pp_logfile_ending, __ATOMIC_ACQUIRE));
 }
 
 /* Runs in signal context. */

@@ -208,6 +208,16 @@ void pp_logfile_close_sigsafe(struct pp_logfile *log);
 void pp_logfile_forget_sigsafe(struct pp_logfile *log);
 
 /*
+ * Async-signal-safe. Set (1) as the process ends: a log closed from then on
+ * keeps its mapping, which goes with the process. munmap takes the address
+ * space's lock for writing, and threads still in a sample (mapping their
+ * first log, libunwind checking an address) wait for it, each wait a round
+ * of the run queue on a busy machine: finishing a hundred spinning threads'
+ * logs took seconds. Cleared (0) in a fork child.
+ */
+void pp_logfile_process_ends_sigsafe(int ending);
+
+/*
  * Whether fd still names the file or directory with this device and inode
  * (the app may have closed it and reused the number). *dev and *ino are
  * filled when they are 0 (first call, at creation).

@@ -104,6 +104,8 @@ struct pp_thread {
 			    errno), 0 */
 	int log_fd_kept; /* charge holds the descriptor its pending log is
 			    made with (pp_threads_lazy_log_sigsafe) */
+	int finish_later; /* at the process's end: a sample was being taken
+			     at the first pass (thread.c) */
 	uint64_t start_ns; /* CLOCK_MONOTONIC when its slot was claimed: the
 			      thread's start, as its log says */
 	unsigned ent;    /* its entry in the tid index */
