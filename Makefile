@@ -296,6 +296,13 @@ $(OUT)/workloads/inlines-clang: tests/workloads/inlines.c
 	clang-14 $(filter-out -MMD -MP,$(WORKLOAD_CFLAGS)) -o $@ $<
 WORKLOADS += $(OUT)/workloads/inlines-clang
 
+# inlines without a build-id: a binary rebuilt after the run is told by the
+# size and time of its file as mapped (test_it_symbols.c).
+$(OUT)/workloads/inlines-noid: tests/workloads/inlines.c
+	@mkdir -p $(@D)
+	$(CC) $(WORKLOAD_CFLAGS) -Wl,--build-id=none -o $@ $<
+WORKLOADS += $(OUT)/workloads/inlines-noid
+
 # C++ workloads (exceptions): built like a C++ user's program.
 $(OUT)/workloads/%: tests/workloads/%.cc
 	@mkdir -p $(@D)

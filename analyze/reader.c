@@ -430,6 +430,7 @@ static int pa_reader_other_type(struct pa_log_buf *buf, uint64_t off, uint32_t t
 {
 	if ((type >= PPF_REC_PROCESS && type <= PPF_REC_THREAD_QUIET) || type == PPF_REC_VDSO ||
 	    type == PPF_REC_IDENTITY || type == PPF_REC_MODULE_REF || type == PPF_REC_EVENT_REF ||
+	    type == PPF_REC_MODULE_FILE ||
 	    (type >= PPF_REC_THREAD && type <= PPF_REC_THREAD_EVENT) ||
 	    type == PPF_REC_STACK || type == PPF_REC_SAMPLE_BLOCK || type == PPF_REC_STACK_SAMPLE)
 		return pa_error_set(err, -EINVAL, buf->path, true, off,
@@ -970,6 +971,29 @@ static int pa_reader_vdso_rec(struct pa_process_ctx *c, struct pa_log_buf *buf, 
 	return 0;
 }
 
+/* A PPF_REC_MODULE_FILE: the file of a module without a build-id as it was mapped. */
+static int pa_reader_module_file_rec(struct pa_process_ctx *c, struct pa_log_buf *buf,
+				     uint64_t off, const char *rec, uint32_t size,
+				     struct pa_warnings *warn, struct pa_error *err)
+{
+	struct ppf_module_file r;
+	struct pa_module *pm;
+
+	if (pa_reader_fixed(buf, off, rec, size, &r, sizeof(r), "module file", err) < 0)
+		return -EINVAL;
+	pm = pa_reader_module_of(c->proc, r.module_id);
+	if (!pm) {
+		pa_warnings_add(warn, buf->path, true, off,
+				"module file record of unknown module id %llu ignored",
+				(unsigned long long)r.module_id);
+		return 0;
+	}
+	pm->has_file = true;
+	pm->file_size = r.size;
+	pm->file_mtime_ns = r.mtime_ns;
+	return 0;
+}
+
 static int pa_reader_exec_rec(struct pa_process_ctx *c, struct pa_log_buf *buf,
 			      uint64_t off, const char *rec, uint32_t size,
 			      struct pa_error *err)
@@ -1173,6 +1197,8 @@ static int pa_reader_process_cb(void *ctx, struct pa_log_buf *buf, uint64_t off,
 		return pa_reader_paused_rec(buf, off, rec, size, true, &proc->paused, err);
 	case PPF_REC_VDSO:
 		return pa_reader_vdso_rec(c, buf, off, rec, size, warn, err);
+	case PPF_REC_MODULE_FILE:
+		return pa_reader_module_file_rec(c, buf, off, rec, size, warn, err);
 	case PPF_REC_MODULE_REF:
 		return pa_reader_module_ref_rec(c, buf, off, rec, size, warn, err);
 	case PPF_REC_EVENT_REF:

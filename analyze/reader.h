@@ -149,6 +149,9 @@ struct pa_module {
 	char *path; /* as recorded; may be "" (then the process exe is used) */
 	char *vdso_image; /* the vDSO's: its image's file name at the run's root
 			     (PPF_REC_VDSO), else NULL */
+	/* Without a build-id: its file as mapped (PPF_REC_MODULE_FILE), when has_file. */
+	bool has_file;
+	uint64_t file_size, file_mtime_ns;
 };
 
 /*

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* One function symbol of a module, at runtime addresses [start, end). */
@@ -583,7 +584,7 @@ static size_t pa_symbols_file_key(const struct pa_symbols_opts *opts, const char
 {
 	const char *dip = opts->debuginfo_path ? opts->debuginfo_path : "";
 	size_t nl = strlen(name) + 1, dl = strlen(dip) + 1, len;
-	uint64_t id[5] = { 0 };
+	uint64_t id[7] = { 0 };
 	const void *ident = id;
 	size_t il = sizeof(id);
 	char *k;
@@ -597,6 +598,9 @@ static size_t pa_symbols_file_key(const struct pa_symbols_opts *opts, const char
 		id[2] = (uint64_t)st->st_size;
 		id[3] = (uint64_t)st->st_mtim.tv_sec;
 		id[4] = (uint64_t)st->st_mtim.tv_nsec;
+		/* What the log says was mapped: the same file may be another's answer. */
+		id[5] = rec->has_file ? rec->file_size : UINT64_MAX;
+		id[6] = rec->has_file ? rec->file_mtime_ns : UINT64_MAX;
 	}
 	len = 2 + nl + dl + il;
 	k = malloc(len);
@@ -783,24 +787,77 @@ static bool pa_symbols_build_id_is(int fd, const struct pa_module *rec)
 	return same;
 }
 
+/* st's modification time in ns since the epoch. */
+static uint64_t pa_symbols_mtime_ns(const struct stat *st)
+{
+	return (uint64_t)st->st_mtim.tv_sec * 1000000000u + (uint64_t)st->st_mtim.tv_nsec;
+}
+
+/*
+ * Whether the file st describes is the one rec (without a build-id) says
+ * the process mapped (PPF_REC_MODULE_FILE): its size, and its modification
+ * time unless it is a copy (under the binary path: a copy's is its own).
+ * True when the log says nothing of the file.
+ */
+static bool pa_symbols_file_is(const struct stat *st, const struct pa_module *rec, bool copy)
+{
+	if (rec->build_id_len || !rec->has_file)
+		return true;
+	return (uint64_t)st->st_size == rec->file_size &&
+	       (copy || pa_symbols_mtime_ns(st) == rec->file_mtime_ns);
+}
+
+/* "YYYY-MM-DD HH:MM:SS UTC" of ns since the epoch into buf (size bytes). */
+static const char *pa_symbols_when(uint64_t ns, char *buf, size_t size)
+{
+	time_t t = (time_t)(ns / 1000000000u);
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) || !strftime(buf, size, "%Y-%m-%d %H:%M:%S UTC", &tm))
+		snprintf(buf, size, "%llu s", (unsigned long long)t);
+	return buf;
+}
+
+/* Why a file without a build-id that changed since the run is not read. */
+static int pa_symbols_changed(struct pa_error *why, const char *path, const struct stat *st,
+			      const struct pa_module *rec)
+{
+	char now[64], then[64];
+
+	return pa_error_set(why, -ESTALE, path, false, 0,
+			    "changed since the run (%lld bytes, modified %s; the process "
+			    "mapped %llu bytes, modified %s), and without a build-id its "
+			    "addresses may name other functions (--binary-path finds a copy "
+			    "of the file as it was)",
+			    (long long)st->st_size, pa_symbols_when(pa_symbols_mtime_ns(st), now,
+								     sizeof(now)),
+			    (unsigned long long)rec->file_size,
+			    pa_symbols_when(rec->file_mtime_ns, then, sizeof(then)));
+}
+
 /*
  * Open dir's first dlen bytes, '/', a (no '/' when a is absolute), then
  * '/' and b when b is not "", when it is a regular file and, if rec has a
- * build-id, has that one. Returns the descriptor and fills *st (may be
+ * build-id, has that one (without: of the size the process mapped, when the
+ * log says). Returns the descriptor and fills *st (may be
  * NULL), or -1.
  */
 static int pa_symbols_try(const char *dir, size_t dlen, const char *a, const char *b,
 			  const struct pa_module *rec, struct stat *st)
 {
+	struct stat own;
 	char *cand;
 	int fd;
 
 	if (asprintf(&cand, "%.*s%s%s%s%s", (int)dlen, dir, a[0] == '/' ? "" : "/", a,
 		     b[0] ? "/" : "", b) < 0)
 		return -1;
+	if (!st)
+		st = &own;
 	fd = pa_regfile_open(cand, 0, st, NULL);
 	free(cand);
-	if (fd >= 0 && rec->build_id_len && !pa_symbols_build_id_is(fd, rec)) {
+	if (fd >= 0 && ((rec->build_id_len && !pa_symbols_build_id_is(fd, rec)) ||
+			!pa_symbols_file_is(st, rec, true))) {
 		close(fd);
 		fd = -1;
 	}
@@ -898,20 +955,36 @@ static int pa_symbols_locate(const struct pa_symbols_opts *opts, const char *nam
 			     const char *path, const struct pa_module *rec, struct stat *st,
 			     struct pa_error *why)
 {
+	bool changed;
 	int fd, found;
 
 	if (name == pa_symbols_vdso)
 		return pa_symbols_vdso_open(path, rec, st, why);
 	fd = pa_regfile_open(path, 0, st, why);
-	if (!opts->binary_path || !opts->binary_path[0] ||
-	    (fd >= 0 && (!rec->build_id_len || pa_symbols_build_id_is(fd, rec))))
+	/* Without a build-id, st says whether the file is the one mapped (rec). */
+	changed = fd >= 0 && st && !pa_symbols_file_is(st, rec, false);
+	if (fd >= 0 && !changed &&
+	    (!opts->binary_path || !opts->binary_path[0] ||
+	     !rec->build_id_len || pa_symbols_build_id_is(fd, rec)))
 		return fd;
-	found = pa_symbols_search(opts->binary_path, path, rec, st);
-	if (found < 0)
-		return fd;
-	if (fd >= 0)
+	if (opts->binary_path && opts->binary_path[0]) {
+		struct stat found_st;
+
+		found = pa_symbols_search(opts->binary_path, path, rec, &found_st);
+		if (found >= 0) {
+			if (fd >= 0)
+				close(fd);
+			if (st)
+				*st = found_st;
+			return found;
+		}
+	}
+	if (changed) {
+		pa_symbols_changed(why, path, st, rec);
 		close(fd);
-	return found;
+		return -1;
+	}
+	return fd;
 }
 
 /*

@@ -373,6 +373,24 @@ static int pp_maps_path(const struct dl_phdr_info *info, int first,
 	return pp_maps_vdso(info, start, end, path, image);
 }
 
+/*
+ * An object without a build-id: its file as mapped now (its size and
+ * modification time), that a reader can tell a file rebuilt since from.
+ * The vDSO has no file; its image at the root is named by its content.
+ */
+static void pp_maps_file_id(struct pp_records_module *m)
+{
+	struct stat st;
+
+	if (m->build_id_len || m->vdso_image || stat(m->path, &st) != 0)
+		return;
+	m->has_file = 1;
+	m->file_size = (uint64_t)st.st_size;
+	m->file_mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
+	m->file_dev = (uint64_t)st.st_dev;
+	m->file_ino = (uint64_t)st.st_ino;
+}
+
 static void pp_maps_record(const struct dl_phdr_info *info, const char *path,
 			   const char *image, uint64_t start, uint64_t end, uint64_t pgoff,
 			   struct pp_maps_scan_ctx *ctx)
@@ -401,6 +419,7 @@ static void pp_maps_record(const struct dl_phdr_info *info, const char *path,
 	m.path = path;
 	m.vdso_image = image[0] ? image : NULL;
 	pp_maps_build_id(info, &m);
+	pp_maps_file_id(&m);
 	err = pp_maps_shared(&m, key) ? pp_records_module_ref_sigsafe(pp_proclog_hold(), &m, key) :
 					 pp_records_module_sigsafe(pp_proclog_hold(), &m);
 	pp_proclog_release();

@@ -151,6 +151,7 @@ enum ppf_record_type {
 	PPF_REC_MODULE_REF = 15,
 	PPF_REC_EVENT_REF = 40,
 	PPF_REC_IDENTITY = 43,
+	PPF_REC_MODULE_FILE = 44,
 	/* thread-<tid>.log */
 	PPF_REC_THREAD = 16,
 	PPF_REC_SAMPLE = 17,
@@ -351,6 +352,23 @@ struct ppf_vdso {
 	uint64_t module_id;
 	uint32_t name_len;
 	uint32_t reserved;
+};
+
+/*
+ * The file of module module_id (the PPF_REC_MODULE just before), an object
+ * without a build-id, as it was when the process mapped it: its size and
+ * modification time (and device and inode), so that a reader tells a file
+ * rebuilt or replaced since, whose addresses would name other functions.
+ * Logs without it (written before it was added; an object the writer could
+ * not stat) say nothing of the file.
+ */
+struct ppf_module_file {
+	struct ppf_record h;
+	uint64_t module_id;
+	uint64_t size;
+	uint64_t mtime_ns; /* st_mtim, in ns since the epoch */
+	uint64_t dev;
+	uint64_t ino;
 };
 
 #define PPF_VDSO_FILE_PREFIX "vdso."
@@ -1076,6 +1094,7 @@ _Static_assert(offsetof(struct ppf_thread_event, throttled) == PPF_THREAD_EVENT_
 _Static_assert(sizeof(struct ppf_module) == 96, "ppf_module");
 _Static_assert(sizeof(struct ppf_module_unload) == 24, "ppf_module_unload");
 _Static_assert(sizeof(struct ppf_vdso) == 24, "ppf_vdso");
+_Static_assert(sizeof(struct ppf_module_file) == 48, "ppf_module_file");
 _Static_assert(sizeof(struct ppf_module_ref) == 48, "ppf_module_ref");
 _Static_assert(sizeof(struct ppf_event_ref) == 24, "ppf_event_ref");
 _Static_assert(sizeof(struct ppf_process_end) == 64, "ppf_process_end");

@@ -355,7 +355,20 @@ int pp_records_module_sigsafe(struct pp_logfile *log, const struct pp_records_mo
 
 	pp_records_module_fill_sigsafe(&rec, &path, m, 0);
 	err = pp_records_put_sigsafe(log, &rec, sizeof(rec), &path, 1);
-	return err || !m->vdso_image ? err : pp_records_vdso_sigsafe(log, m->id, m->vdso_image);
+	if (!err && m->vdso_image)
+		err = pp_records_vdso_sigsafe(log, m->id, m->vdso_image);
+	if (!err && m->has_file) {
+		struct ppf_module_file f;
+
+		pp_records_head_sigsafe(&f, sizeof(f), PPF_REC_MODULE_FILE);
+		f.module_id = m->id;
+		f.size = m->file_size;
+		f.mtime_ns = m->file_mtime_ns;
+		f.dev = m->file_dev;
+		f.ino = m->file_ino;
+		err = pp_records_put_sigsafe(log, &f, sizeof(f), NULL, 0);
+	}
+	return err;
 }
 
 /* Async-signal-safe. */

@@ -53,6 +53,9 @@ struct pp_records_module {
 	const char *path;        /* absolute */
 	const char *vdso_image;  /* the vDSO's: its image's name at the output
 				    root (PPF_REC_VDSO), else NULL */
+	/* Without a build-id: the file as mapped (PPF_REC_MODULE_FILE); has_file 0: unknown. */
+	int has_file;
+	uint64_t file_size, file_mtime_ns, file_dev, file_ino;
 };
 
 /* Who and where a process is, as PPF_REC_IDENTITY records it. */
@@ -120,7 +123,10 @@ uint32_t pp_records_event_file_sigsafe(void *out, uint32_t cap, unsigned index,
  */
 int pp_records_event_ref_sigsafe(struct pp_logfile *log, const uint8_t key[PPF_MODULE_KEY_LEN]);
 
-/* Async-signal-safe. PPF_REC_MODULE, then PPF_REC_VDSO for the vDSO. */
+/*
+ * Async-signal-safe. PPF_REC_MODULE, then PPF_REC_VDSO for the vDSO, and
+ * PPF_REC_MODULE_FILE when m->has_file.
+ */
 int pp_records_module_sigsafe(struct pp_logfile *log, const struct pp_records_module *m);
 
 /*

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tst_log.h"
@@ -220,6 +221,55 @@ Test(symbols, demangles_rust_names)
 		cr_expect_str_eq(f.name, want[i].name);
 	}
 	pa_symbols_free(sym);
+}
+
+/*
+ * A module without a build-id whose file changed since the run (its log's
+ * PPF_REC_MODULE_FILE says the size and modification time it had as
+ * mapped): not read, its frames left unresolved, said; the file as mapped
+ * is read. A rebuilt binary without a build-id named other functions
+ * silently.
+ */
+Test(symbols, a_file_without_build_id_changed_since_the_run_is_not_read)
+{
+	const char *from = PP_TEST_BUILD_DIR "/workloads/libnoida.so";
+	char dir[] = "/tmp/pa-sym-XXXXXX", path[sizeof(dir) + 32], cmd[4200];
+	struct stat st;
+	uint64_t mtime;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/libnoid.so", dir);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", from, path);
+	cr_assert_eq(system(cmd), 0);
+	cr_assert_eq(stat(path, &st), 0);
+	mtime = (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
+	for (int k = 0; k < 3; k++) {
+		struct pa_warnings warn = { 0 };
+		struct pa_frame f;
+		struct sy_proc p;
+		struct pa_module *m;
+		struct pa_symbols *sym;
+
+		sy_proc_init(&p);
+		m = sy_proc_add(&p, path, 0x10000, 0x10000, 0x20000);
+		m->has_file = true;
+		m->file_size = (uint64_t)st.st_size + (k == 1);
+		m->file_mtime_ns = mtime + (k == 2 ? 1000000000u : 0);
+		sym = sy_new(&p, &warn);
+		cr_assert_eq(pa_symbols_lookup_at(sym, 0x11102, false, UINT64_MAX, &f), 0);
+		if (k == 0) {
+			cr_expect_str_eq(f.name, "pa_noid_alpha");
+			cr_expect_eq(warn.n, 0, "%s", warn.n ? warn.v[0].reason : "");
+		} else {
+			cr_expect_str_eq(f.name, "libnoid.so+0x1102", "case %d", k);
+			cr_expect(warn.n == 1 && strstr(warn.v[0].reason, "changed since the run"),
+				  "case %d: %s", k, warn.n ? warn.v[0].reason : "no warning");
+		}
+		pa_symbols_free(sym);
+		pa_warnings_release(&warn);
+	}
+	unlink(path);
+	rmdir(dir);
 }
 
 Test(symbols, names_unreadable_module_plus_offset)

@@ -276,6 +276,53 @@ Test(it_symbols, a_moved_binary_is_found_on_the_binary_path)
 }
 
 /*
+ * A binary without a build-id changed after the run (rebuilt: another size,
+ * or the same size, modified later): its addresses would name other
+ * functions, and nothing in the file tells. The log records its size and
+ * modification time as mapped: its frames are left unresolved with a
+ * warning that says so, and --binary-path finds the file as it was (a
+ * copy of its size). A rebuilt binary named other functions silently.
+ */
+Test(it_symbols, a_binary_without_build_id_changed_after_the_run_is_said_not_used)
+{
+	char ran[TST_PATH_MAX], kept[TST_PATH_MAX], prog[2 * TST_PATH_MAX], cmd[6 * TST_PATH_MAX];
+	const char *argv[] = { prog, "0.2", NULL };
+	char *text;
+
+	snprintf(ran, sizeof(ran), "%s/ran", it_sym.tmp);
+	snprintf(kept, sizeof(kept), "%s/kept", it_sym.tmp);
+	cr_assert_eq(mkdir(ran, 0755), 0);
+	cr_assert_eq(mkdir(kept, 0755), 0);
+	it_sym_copy("workloads/inlines-noid", ran, "prog");
+	it_sym_copy("workloads/inlines-noid", kept, "prog");
+	snprintf(prog, sizeof(prog), "%s/prog", ran);
+	it_sym_record(argv);
+	text = it_sym_top(NULL, NULL, NULL);
+	cr_expect(strstr(text, " inl_outer (prog)\n") && !strstr(text, "warning"), "%s", text);
+	free(text);
+
+	/* Rebuilt: another size. */
+	snprintf(cmd, sizeof(cmd), "printf 'x' >> '%s'", prog);
+	cr_assert_eq(system(cmd), 0);
+	text = it_sym_top(NULL, NULL, NULL);
+	cr_expect(strstr(text, "changed since the run") && !strstr(text, " inl_outer (prog)\n"),
+		  "%s", text);
+	free(text);
+	text = it_sym_top("--binary-path", kept, NULL);
+	cr_expect(strstr(text, " inl_outer (prog)\n") && !strstr(text, "warning"), "%s", text);
+	free(text);
+
+	/* The same size, modified since. */
+	snprintf(cmd, sizeof(cmd), "cp '%s/prog' '%s' && touch -d '2001-02-03 04:05:06' '%s'",
+		 kept, prog, prog);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	text = it_sym_top(NULL, NULL, NULL);
+	cr_expect(strstr(text, "changed since the run") && !strstr(text, " inl_outer (prog)\n"),
+		  "%s", text);
+	free(text);
+}
+
+/*
  * A stripped binary whose debug information is a separate file named by
  * its .gnu_debuglink, both moved after the run: found on the binary path,
  * its debug file is looked for beside it there (where it was found), not

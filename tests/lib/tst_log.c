@@ -209,6 +209,14 @@ size_t tst_log_vdso(struct tst_log *l, uint64_t module_id, const char *name)
 	return tst_log_rec_add(l, PPF_REC_VDSO, &v, sizeof(v), name, v.name_len);
 }
 
+size_t tst_log_module_file(struct tst_log *l, uint64_t module_id, uint64_t size,
+			   uint64_t mtime_ns)
+{
+	struct ppf_module_file f = { .module_id = module_id, .size = size, .mtime_ns = mtime_ns };
+
+	return tst_log_rec_add(l, PPF_REC_MODULE_FILE, &f, sizeof(f), NULL, 0);
+}
+
 size_t tst_log_unsampled(struct tst_log *l, uint32_t tid, uint32_t what, int32_t error,
 			    uint64_t time_ns, const char *name)
 {

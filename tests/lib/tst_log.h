@@ -55,6 +55,9 @@ size_t tst_log_module_ref(struct tst_log *l, uint64_t id, uint64_t bias, uint64_
 size_t tst_log_unload(struct tst_log *l, uint64_t id, uint64_t unload_ns);
 /* A PPF_REC_VDSO: module id is the vDSO, its image named name at the run's root. */
 size_t tst_log_vdso(struct tst_log *l, uint64_t module_id, const char *name);
+/* A PPF_REC_MODULE_FILE: module id's file was size bytes, modified at mtime_ns. */
+size_t tst_log_module_file(struct tst_log *l, uint64_t module_id, uint64_t size,
+			   uint64_t mtime_ns);
 size_t tst_log_exec(struct tst_log *l, uint64_t time_ns, const char *path);
 size_t tst_log_unsampled(struct tst_log *l, uint32_t tid, uint32_t what, int32_t error,
 			    uint64_t time_ns, const char *name);

@@ -78,6 +78,17 @@ static void records_write_process(struct pp_config *cfg)
 	cr_assert_eq(pp_records_event_sigsafe(&log, 0, &cfg->events[0], 0, 0), 0);
 	cr_assert_eq(pp_records_event_sigsafe(&log, 1, &cfg->events[1], EOPNOTSUPP, 1), 0);
 	cr_assert_eq(pp_records_module_sigsafe(&log, &m), 0);
+	/* One without a build-id: its file as mapped follows (PPF_REC_MODULE_FILE). */
+	m.id = 2;
+	m.build_id = NULL;
+	m.build_id_len = 0;
+	m.path = "/opt/bin/nobid";
+	m.has_file = 1;
+	m.file_size = 18912;
+	m.file_mtime_ns = 1796300000123456789ull;
+	m.file_dev = 2049;
+	m.file_ino = 77;
+	cr_assert_eq(pp_records_module_sigsafe(&log, &m), 0);
 	cr_assert_eq(pp_records_process_cpu_sigsafe(&log, PPF_CPU_CONSTRUCTOR,
 						    &(struct pp_records_cpu){ .user_ns = 11,
 									      .system_ns = 12 },
@@ -147,7 +158,7 @@ Test(records, process_log_reads_back_what_was_written)
 		  (PPF_EVENT_COUNT | PPF_EVENT_UNAVAILABLE | PPF_EVENT_MODE_REFUSED),
 		  "event 1: %s, error %u, flags %#x", p->events[1].spec, p->events[1].error,
 		  p->events[1].flags);
-	cr_assert_eq(p->nmodules, 1);
+	cr_assert_eq(p->nmodules, 2);
 	cr_expect_str_eq(p->modules[0].path, "/usr/lib/libx.so.1");
 	cr_expect(p->modules[0].bias == 0x7f0000000000ull &&
 		  p->modules[0].start == 0x7f0000001000ull &&
@@ -156,6 +167,11 @@ Test(records, process_log_reads_back_what_was_written)
 	cr_expect(p->modules[0].build_id_len == sizeof(records_build_id) &&
 		  memcmp(p->modules[0].build_id, records_build_id,
 			 sizeof(records_build_id)) == 0);
+	cr_expect_not(p->modules[0].has_file);
+	cr_expect_str_eq(p->modules[1].path, "/opt/bin/nobid");
+	cr_expect(p->modules[1].build_id_len == 0 && p->modules[1].has_file &&
+		  p->modules[1].file_size == 18912 &&
+		  p->modules[1].file_mtime_ns == 1796300000123456789ull);
 	cr_assert_eq(p->nexecs, 1);
 	cr_expect_str_eq(p->execs[0].path, "/bin/next");
 	cr_expect(!p->replaced, "records follow the exec: it failed");
