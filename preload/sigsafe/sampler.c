@@ -1445,7 +1445,13 @@ static void pp_sampler_no_room_sigsafe(int sig, siginfo_t *si, void *uc)
 	void *rb;
 
 	if (pp_sampler_is_ours_sigsafe(sig, si, &event, &rb)) {
-		__atomic_add_fetch(&pp_sampler_unowned, 1, __ATOMIC_RELAXED);
+		/* The thread's own count when it has a slot: its log says them lost. */
+		struct pp_thread *t = pp_threads_find_sigsafe(pp_threads_gettid_sigsafe());
+
+		if (t)
+			pp_sampler_lost_sigsafe(t, event, 1);
+		else
+			__atomic_add_fetch(&pp_sampler_unowned, 1, __ATOMIC_RELAXED);
 		__atomic_add_fetch(&pp_sampler_noroom, 1, __ATOMIC_RELAXED);
 	} else
 		pp_sampler_not_ours_sigsafe(sig, si, uc);

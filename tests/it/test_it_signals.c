@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "tst_it.h"
+#include "tst_log.h"
 
 static struct tst_it it_sig;
 
@@ -111,11 +112,25 @@ Test(it_signals, a_signal_stack_without_room_loses_samples_not_the_program)
 
 	for (size_t i = 0; i < 2; i++) {
 		const char *argv[] = { "workloads/smallalt", how[i], "0.3", NULL };
-		char *err = it_sig_as_plain(argv);
+		struct pa_filter f = PA_FILTER_ALL;
+		struct pa_run *run;
+		uint64_t lost = 0;
+		char *err;
 
+		tst_log_rmdir(strdup(it_sig.data));
+		err = it_sig_as_plain(argv);
 		cr_expect(strstr(err, "lost: the stack the handler ran on had less than"),
 			  "%s: %s", how[i], err);
 		free(err);
+		/* The thread's log says them lost too (its LOST column). */
+		run = tst_load(&it_sig);
+		for (size_t p = 0; p < run->nprocesses; p++)
+			for (size_t t = 0; t < run->processes[p]->nthreads; t++)
+				lost += pa_filter_count_lost(&f, run->processes[p],
+							     run->processes[p]->threads[t]);
+		cr_expect_geq(lost, 50, "%s: %llu samples lost in the logs", how[i],
+			      (unsigned long long)lost);
+		pa_run_free(run);
 	}
 }
 
