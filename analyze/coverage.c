@@ -175,6 +175,15 @@ void pa_coverage_process(const struct pa_filter *f, const struct pa_process *pro
 		out->cpu_ns = proc->user_ns + proc->system_ns;
 		pa_coverage_less_helper(proc, out);
 		pa_coverage_process_before(proc, out);
+	} else if (!pa_filter_by_thread(f) && proc->replaced && proc->cpu_exec.known &&
+		   proc->cpu_exec.user_ns + proc->cpu_exec.system_ns >= out->cpu_ns) {
+		/* Replaced by exec: its CPU time at the exec, the last word. */
+		out->user_ns = proc->cpu_exec.user_ns;
+		out->system_ns = proc->cpu_exec.system_ns;
+		out->cpu_ns = out->user_ns + out->system_ns;
+		out->split = true;
+		pa_coverage_less_helper(proc, out);
+		pa_coverage_process_before(proc, out);
 	} else if (!pa_filter_by_thread(f) && !proc->ended &&
 		   proc->last_user_ns + proc->last_system_ns > out->cpu_ns) {
 		/* Without END: threads that were never sampled have no figure of their own. */
@@ -359,9 +368,10 @@ static void pa_coverage_tally_process(struct pa_coverage_tally *tally,
 	if (pa_filter_by_thread(tally->f))
 		return;
 	pa_coverage_process(tally->f, proc, &p.c);
-	if (p.c.cpu_ns <= logged_ns)
+	/* The images before this one ran threads of their own, in their logs. */
+	if (p.c.cpu_ns <= logged_ns + proc->carried_ns)
 		return;
-	p.weight_ns = p.c.cpu_ns - logged_ns;
+	p.weight_ns = p.c.cpu_ns - logged_ns - proc->carried_ns;
 	if (p.weight_ns > PA_COVERAGE_NOTE_CPU_NS &&
 	    (double)p.weight_ns >= PA_COVERAGE_KERNEL_SHARE * (double)p.c.cpu_ns)
 		pa_coverage_rank(&tally->unlogged, &p);

@@ -3221,10 +3221,13 @@ static int pa_reader_link_before(struct pa_run *run)
 		proc->before = proc->cpu_sampling;
 		prev = pa_reader_previous_image(run, proc);
 		if (prev && prev->cpu_exec.known) {
-			proc->before.user_ns = pa_reader_cpu_sub(proc->before.user_ns,
-							     prev->cpu_exec.user_ns);
+			const struct pa_cpu_mark *x = &prev->cpu_exec;
+
+			proc->before.user_ns = pa_reader_cpu_sub(proc->before.user_ns, x->user_ns);
 			proc->before.system_ns = pa_reader_cpu_sub(proc->before.system_ns,
-							       prev->cpu_exec.system_ns);
+							       x->system_ns);
+			proc->carried_ns = pa_reader_cpu_sub(x->user_ns + x->system_ns,
+							     x->thread_user_ns + x->thread_system_ns);
 		}
 		t = calloc(1, sizeof(*t));
 		if (!t)

@@ -396,6 +396,14 @@ struct pa_process {
 	 */
 	struct pa_cpu_mark before;
 	struct pa_thread *before_thread;
+	/*
+	 * The CPU time of the images before this one (exec) that none of this
+	 * one's threads carries on: the previous image's at its exec less that
+	 * of the thread that exec'd (which goes on as this one's main thread);
+	 * the process's clock holds it, no thread log of this image does. Set
+	 * by pa_before_link, else 0.
+	 */
+	uint64_t carried_ns;
 	bool replaced;   /* the image was replaced by exec: process.log ends with
 			    PPF_REC_EXEC (execs[nexecs - 1]) and has no END; the
 			    new image has a directory of its own, same pid */

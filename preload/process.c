@@ -393,9 +393,15 @@ int pp_process_exec_begin(const char *path)
 	/* Not in a vfork child (another pid): the events are the parent's. */
 	if (!pp_process_active())
 		return 0;
+	/*
+	 * The sigtrap mode's event stops first, in every thread: the threads'
+	 * last progress records below then hold every sample they took (the
+	 * others go on running until the kernel ends them in the exec).
+	 */
+	pp_events_disable(&pp_process.events);
 	/* The new image's CPU time goes on from here (getrusage keeps it). */
 	pp_process_write_cpu(PPF_CPU_EXEC);
-	/* Its threads that took no sample have no log to say they were there. */
+	/* Its threads that took no sample have no log to say they were there; the others' totals. */
 	pp_thread_quiet_all_at_exec();
 	/* wall.log ends here, unless the exec fails. */
 	pp_wall_exec_begin();
@@ -406,9 +412,8 @@ int pp_process_exec_begin(const char *path)
 	pp_proclog_release();
 	/*
 	 * The signal mode's other threads end at exec, and their samples with
-	 * them (signals routed to a thread); the process-wide events stop too.
+	 * them (signals routed to a thread).
 	 */
-	pp_events_disable(&pp_process.events);
 	te = pp_process_own_tevents();
 	if (te)
 		pp_events_thread_disable(te);

@@ -90,6 +90,8 @@ int pp_thread_keep_logs(void);
  * no log) and has nothing more to say gets its PPF_REC_THREAD_QUIET, with
  * PPF_QUIET_EXEC, in process.log: if the exec succeeds, that is all there
  * is of it. Its log is still made at its first sample if the exec fails.
+ * Each thread with a log gets a PPF_REC_THREAD_PROGRESS of its totals and
+ * CPU time now: a thread that exec ends has no END record.
  */
 void pp_thread_quiet_all_at_exec(void);
 

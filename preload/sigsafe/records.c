@@ -781,6 +781,15 @@ int pp_records_thread_progress_sigsafe(struct pp_logfile *log, uint64_t time_ns,
 				       const struct pp_records_cpu *cpu,
 				       const struct pp_records_cpu *proc)
 {
+	return pp_records_thread_progress_of_sigsafe(log, time_ns, counts, cpu, proc, NULL);
+}
+
+/* Runs in signal context. */
+int pp_records_thread_progress_of_sigsafe(struct pp_logfile *log, uint64_t time_ns,
+					  const struct pp_records_counts *counts,
+					  const struct pp_records_cpu *cpu,
+					  const struct pp_records_cpu *proc, const char *name)
+{
 	struct ppf_thread_progress rec;
 
 	pp_records_head_sigsafe(&rec, sizeof(rec), PPF_REC_THREAD_PROGRESS);
@@ -790,7 +799,7 @@ int pp_records_thread_progress_sigsafe(struct pp_logfile *log, uint64_t time_ns,
 	rec.samples = counts->samples;
 	rec.lost = counts->lost;
 	rec.throttled = counts->throttled;
-	pp_records_name_sigsafe(rec.name, NULL);
+	pp_records_name_sigsafe(rec.name, name);
 	if (proc) {
 		rec.proc_user_ns = proc->user_ns;
 		rec.proc_system_ns = proc->system_ns;

@@ -313,6 +313,12 @@ int pp_records_thread_progress_sigsafe(struct pp_logfile *log, uint64_t time_ns,
 				       const struct pp_records_cpu *cpu,
 				       const struct pp_records_cpu *proc);
 
+/* The same for another thread than the caller, named name ("": none known). */
+int pp_records_thread_progress_of_sigsafe(struct pp_logfile *log, uint64_t time_ns,
+					  const struct pp_records_counts *counts,
+					  const struct pp_records_cpu *cpu,
+					  const struct pp_records_cpu *proc, const char *name);
+
 /*
  * Runs in signal context (written from the wall helper, wall.h). One of
  * wall.log's records (PPF_REC_WALL_*): rec, size bytes, filled by the

@@ -18,6 +18,7 @@
 #include "coverage.h"
 #include "eventinfo.h"
 #include "tst_it.h"
+#include "tst_log.h"
 
 static struct tst_it it_cov;
 
@@ -251,4 +252,77 @@ Test(it_coverage, user_time_covered_kernel_time_named_blocked_thread_noted)
 		     "stderr: %s", r.err);
 	cr_expect_null(strchr(r.out, '#'), "folded output holds a note:\n%s", r.out);
 	tst_result_release(&r);
+}
+
+/*
+ * An image that exec replaced has no END records: its CPU time and its
+ * threads' are their last word before the exec (the process's at the exec,
+ * each thread's in a progress record written then), not a progress record
+ * up to 100 ms older (threads showed 124% sampled, a short image 4000%);
+ * and the new image's process clock, which holds the old image's other
+ * threads' time too, is not taken for CPU time no thread's log holds.
+ * threadexec: a thread spins while main burns, then main execs.
+ */
+/* Whether x is y within 20 ms and 10%: clocks read a moment apart, on a busy machine. */
+static bool it_cov_near(double x, double y)
+{
+	return fabs(x - y) <= 0.02 + 0.1 * y;
+}
+
+Test(it_coverage, an_image_replaced_by_exec_covers_its_own_time)
+{
+	const char *seconds[] = { "0.3", "0.05" };
+	const char *procs[] = { "processes", NULL };
+	char truth[TST_PATH_MAX], env[TST_PATH_MAX + 16];
+
+	snprintf(truth, sizeof(truth), "%s/threadexec.truth", it_cov.tmp);
+	snprintf(env, sizeof(env), "PPROF_TRUTH=%s", truth);
+	for (size_t n = 0; n < 2; n++) {
+		const char *argv[] = { "workloads/threadexec", seconds[n], NULL };
+		struct pa_filter f = PA_FILTER_ALL;
+		struct pa_error err = { 0 };
+		struct tst_result r;
+		struct pa_run *run;
+		size_t replaced = 0;
+		char *out;
+
+		tst_log_rmdir(strdup(it_cov.data));
+		tst_run_profiled(&it_cov, "threadexec", argv, env, &r);
+		cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%#x: %s", r.status,
+			  r.err);
+		cr_expect_str_eq(r.out, "threadexec: done\n");
+		tst_result_release(&r);
+		run = tst_load(&it_cov);
+		cr_assert_eq(pa_events_choose(run, &f, NULL, PA_EVENTS_SAMPLES, &err), 0, "%s",
+			     err.reason);
+		for (size_t i = 0; i < run->nprocesses; i++) {
+			const struct pa_process *p = run->processes[i];
+			struct pa_coverage c;
+
+			if (!p->replaced)
+				continue;
+			replaced++;
+			pa_coverage_process(&f, p, &c);
+			cr_expect(it_cov_near((double)c.cpu_ns / 1e9, tst_truth(truth, "process")),
+				  "%s s: replaced image: %.3f s of CPU time, its own %.3f s",
+				  seconds[n], (double)c.cpu_ns / 1e9, tst_truth(truth, "process"));
+			cr_assert_eq(p->nthreads, 2);
+			for (size_t k = 0; k < p->nthreads; k++) {
+				const struct pa_thread *t = p->threads[k];
+				const char *who = t->tid == p->pid ? "main" : "spinner";
+
+				pa_coverage_thread(&f, p, t, &c);
+				cr_expect(it_cov_near((double)c.cpu_ns / 1e9, tst_truth(truth, who)),
+					  "%s s: %s thread of the replaced image: %.3f s of CPU time "
+					  "in its log, its own %.3f s", seconds[n], who,
+					  (double)c.cpu_ns / 1e9, tst_truth(truth, who));
+			}
+		}
+		cr_expect_eq(replaced, 1);
+		pa_run_free(run);
+		out = tst_analyze(&it_cov, "processes", procs, it_cov.data);
+		cr_expect_null(strstr(out, "CPU time in no thread's log"), "%s s: %s", seconds[n],
+			       out);
+		free(out);
+	}
 }
