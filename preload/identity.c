@@ -78,8 +78,10 @@ static void pp_identity_scan(const char *vals[PP_ID_NVARS])
 		for (int i = 0; i < PP_ID_NVARS; i++) {
 			size_t n = strlen(pp_identity_names[i]);
 
+			/* The first of a name set twice, as getenv (the launcher's library) reads it. */
 			if (strncmp(*e, pp_identity_names[i], n) == 0 && (*e)[n] == '=') {
-				vals[i] = *e + n + 1;
+				if (!vals[i])
+					vals[i] = *e + n + 1;
 				break;
 			}
 		}

@@ -141,3 +141,21 @@ Test(identity, dir_host_is_short_and_safe)
 	pp_identity_dir_host(buf, 3);
 	cr_expect_leq(strlen(buf), 2);
 }
+
+/*
+ * A name set twice in the environment (env, a shell, a launcher adding to
+ * an inherited one): the first is the one getenv, and so the MPI library
+ * and the program, read.
+ */
+Test(identity, a_name_set_twice_is_read_as_getenv_reads_it)
+{
+	extern char **environ;
+	static char first[] = "OMPI_COMM_WORLD_RANK=1", again[] = "OMPI_COMM_WORLD_RANK=3";
+	char **saved = environ;
+	char *env[] = { first, again, NULL };
+
+	environ = env;
+	cr_expect_str_eq(getenv("OMPI_COMM_WORLD_RANK"), "1");
+	cr_expect_eq(pp_identity_get()->rank, 1);
+	environ = saved;
+}
