@@ -95,7 +95,7 @@ static const char pa_main_help_options[] =
 "                   counters). An unknown NAME, a counting event for a\n"
 "                   sampling report (or the reverse), or an event that could\n"
 "                   not be opened is an error (exit 1).\n"
-"    --limit N      top, diff: print at most N functions (default: all).\n"
+"    --limit N      top, diff: print at most N functions (default, or 0: all).\n"
 "    --lines        top: aggregate by source line.\n"
 "    --inlines      top: inlined functions count as functions.\n"
 "    --no-demangle  Keep C++ names mangled.\n"
@@ -143,7 +143,7 @@ static const char pa_main_help_tail[] =
 
 struct pa_main_opts {
 	const struct pa_report *report; /* the command's (its variant for the options) */
-	char *const *dirs;  /* the DIR arguments (diff: BASE, NEW), in argv */
+	char **dirs;        /* the DIR arguments (diff: BASE, NEW), in argv */
 	size_t ndirs;
 	struct pa_run *base;          /* diff: BASE's run (NEW's is main's run) */
 	struct pa_filter base_filter; /* diff: the filter, its event chosen in BASE */
@@ -427,6 +427,58 @@ static bool pa_main_window(struct pa_main_opts *o, bool from, const char *text)
 	return true;
 }
 
+/* Whether path a is b or inside it (both resolved; NULL: not resolved). */
+static bool pa_main_within(const char *a, const char *b)
+{
+	size_t n = b ? strlen(b) : 0;
+
+	return a && b && strncmp(a, b, n) == 0 && (a[n] == '\0' || a[n] == '/' ||
+						    (n == 1 && b[0] == '/'));
+}
+
+/*
+ * The DIRs, each run's files once: one given twice (by two names, or a
+ * process's log given beside the run that holds it) would count its
+ * processes twice. The later is left out, said.
+ */
+static void pa_main_once(struct pa_main_opts *o)
+{
+	char **real = calloc(o->ndirs ? o->ndirs : 1, sizeof(*real));
+	size_t n = 0;
+
+	if (!real)
+		return;
+	for (size_t i = 0; i < o->ndirs; i++) {
+		char *r = realpath(o->dirs[i], NULL);
+		size_t k;
+
+		for (k = 0; k < n && !pa_main_within(r, real[k]); k++)
+			;
+		if (k < n) {
+			fprintf(stderr, PA_PROG ": warning: %s: read already (it is, or is inside, "
+				"%s, given before it): left out\n", o->dirs[i], o->dirs[k]);
+			free(r);
+			continue;
+		}
+		/* One given before inside this one: this one holds it. */
+		for (k = 0; k < n; k++)
+			if (pa_main_within(real[k], r)) {
+				fprintf(stderr, PA_PROG ": warning: %s: inside %s, given after it: "
+					"read with it\n", o->dirs[k], o->dirs[i]);
+				free(real[k]);
+				real[k] = real[--n];
+				o->dirs[k] = o->dirs[n];
+				k--;
+			}
+		real[n] = r;
+		o->dirs[n++] = o->dirs[i];
+	}
+	for (size_t i = 0; i < n; i++)
+		free(real[i]);
+	free(real);
+	o->ndirs = n;
+}
+
 /*
  * The command, its FUNC and its DIRs (argv[optind..argc), the options
  * already parsed), then what the report asks of them.
@@ -467,10 +519,17 @@ static int pa_main_parse_command(int argc, char **argv, struct pa_main_opts *o)
 	}
 	o->dirs = &argv[optind];
 	o->ndirs = (size_t)(argc - optind);
+	for (size_t i = 0; i < o->ndirs; i++)
+		if (!o->dirs[i][0]) {
+			pa_main_usage_error("bad DIR '': expected a run's directory or log");
+			return PA_EXIT_USAGE;
+		}
 	if (r->needs == PA_REPORT_NEEDS_TWO_RUNS && o->ndirs != 2) {
 		pa_main_usage_error("%s needs two directories, BASE and NEW", r->name);
 		return PA_EXIT_USAGE;
 	}
+	if (r->needs != PA_REPORT_NEEDS_TWO_RUNS)
+		pa_main_once(o);
 	if (o->filter.window.on && o->filter.window.from_ns >= o->filter.window.to_ns) {
 		pa_main_usage_error("empty time window: --from must be before --to");
 		return PA_EXIT_USAGE;
@@ -604,6 +663,10 @@ static int pa_main_parse(int argc, char **argv, struct pa_main_opts *o)
 			o->ropts.json = strcmp(optarg, "json") == 0;
 			break;
 		case 'o':
+			if (!optarg[0]) {
+				pa_main_usage_error("bad -o '': expected a file name");
+				return PA_EXIT_USAGE;
+			}
 			o->ropts.output = optarg;
 			break;
 		case 'h':
@@ -727,9 +790,10 @@ static int pa_main_report_to_file(const struct pa_main_opts *o, struct pa_run *r
 	} else {
 		if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
 			return pa_error_set(err, -ENOMEM, path, false, 0, "out of memory");
+		/* Said of path: the temporary file beside it is ours, not the user's. */
 		fd = mkostemp(tmp, O_CLOEXEC);
 		if (fd < 0) {
-			ret = pa_error_set(err, -errno, tmp, false, 0, "cannot create: %s",
+			ret = pa_error_set(err, -errno, path, false, 0, "cannot create: %s",
 					   strerror(errno));
 			free(tmp);
 			return ret;
@@ -737,7 +801,7 @@ static int pa_main_report_to_file(const struct pa_main_opts *o, struct pa_run *r
 		mask = umask(0);
 		umask(mask);
 		if (fchmod(fd, 0666 & ~mask) < 0 || !(out = fdopen(fd, "w"))) {
-			ret = pa_error_set(err, -errno, tmp, false, 0, "cannot create: %s",
+			ret = pa_error_set(err, -errno, path, false, 0, "cannot create: %s",
 					   strerror(errno));
 			close(fd);
 			unlink(tmp);
@@ -749,10 +813,10 @@ static int pa_main_report_to_file(const struct pa_main_opts *o, struct pa_run *r
 	if (fclose(out) != 0 && ret == 0)
 		ret = -EIO;
 	if (ret == -EIO)
-		pa_error_set(err, ret, direct ? path : tmp, false, 0, "write failed");
+		pa_error_set(err, ret, path, false, 0, "write failed");
 	if (ret == 0 && !direct && rename(tmp, path) < 0)
-		ret = pa_error_set(err, -errno, path, false, 0, "cannot rename %s: %s",
-				   tmp, strerror(errno));
+		ret = pa_error_set(err, -errno, path, false, 0, "cannot write (putting the new "
+				   "file in its place: %s)", strerror(errno));
 	if (ret < 0 && !direct)
 		unlink(tmp);
 	free(tmp);

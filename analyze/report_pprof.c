@@ -33,6 +33,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "before.h"
@@ -731,6 +732,18 @@ static int pa_report_pprof_write(const struct pa_report_ctx *ctx)
 	return ret;
 }
 
+/*
+ * Gzip'd bytes: to -o's file, or to a standard output that is not a
+ * terminal (a pipe, a redirection), which they would garble.
+ */
+static const char *pa_report_pprof_check(const struct pa_report_opts *o)
+{
+	if (!o->output && isatty(STDOUT_FILENO))
+		return "pprof writes a gzip'd file: give -o FILE.pb.gz (or send the standard "
+		       "output to a file or a pipe)";
+	return NULL;
+}
+
 const struct pa_report pa_report_pprof = {
 	.name = "pprof",
 	.usage = "DIR -o FILE.pb.gz [OPTIONS]",
@@ -742,5 +755,6 @@ const struct pa_report pa_report_pprof = {
 	.use = PA_EVENTS_SAMPLES,
 	.needs = PA_REPORT_NEEDS_SAMPLES,
 	.notes_apart = true,
+	.check = pa_report_pprof_check,
 	.write = pa_report_pprof_write,
 };

@@ -170,6 +170,8 @@ Test(it_cli, bad_usage_exits_2)
 		{ "top", NULL },
 		{ "top", "/tmp", "--limit", "many" },
 		{ "top", "/tmp", "--no-such-option", NULL },
+		{ "top", "/tmp", "-o", "" },
+		{ "top", "", NULL },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -514,5 +516,53 @@ Test(it_cli, progress_line_on_a_terminal)
 	cr_expect(strstr(r.out, "\r" "pprof-analyze: reading logs: "), "%s", r.out);
 	cr_expect(strstr(r.out, " thread logs read\r\033[K# event cpu-clock"), "%s", r.out);
 	cr_expect(strstr(r.out, "burn_short (manythreads)"), "%s", r.out);
+	tst_result_release(&r);
+}
+
+/*
+ * A run named twice (by two names, or a process's log beside the run that
+ * holds it) is read once: its processes were counted twice. Said, the
+ * later left out.
+ */
+Test(it_cli, a_run_given_twice_counts_once)
+{
+	char again[8200], log[4096];
+	const char *once[] = { "pprof-analyze", "top", it_cli.data, NULL };
+	const char *twice[] = { "pprof-analyze", "top", it_cli.data, again, NULL };
+	const char *inside[] = { "pprof-analyze", "top", log, it_cli.data, NULL };
+	struct tst_result a, b, c;
+
+	it_cli_record();
+	snprintf(again, sizeof(again), "%s/../%s", it_cli.data, strrchr(it_cli.data, '/') + 1);
+	it_cli_log_path(log, sizeof(log), false);
+	tst_run(&it_cli, "once", once, NULL, &a);
+	tst_run(&it_cli, "twice", twice, NULL, &b);
+	tst_run(&it_cli, "inside", inside, NULL, &c);
+	cr_assert(WIFEXITED(b.status) && WEXITSTATUS(b.status) == 0, "%s", b.err);
+	cr_assert(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0, "%s", c.err);
+	cr_expect_str_eq(b.out, a.out);
+	cr_expect_str_eq(c.out, a.out);
+	cr_expect(strstr(b.err, ": read already (it is, or is inside, "), "%s", b.err);
+	cr_expect(strstr(c.err, ": inside "), "%s", c.err);
+	tst_result_release(&a);
+	tst_result_release(&b);
+	tst_result_release(&c);
+}
+
+/* pprof's gzip'd bytes are not written to a terminal: -o is asked for (exit 2). */
+Test(it_cli, pprof_to_a_terminal_asks_for_a_file)
+{
+	char analyze[TST_PATH_MAX], cmd[2 * TST_PATH_MAX + 64];
+	const char *argv[] = { "/usr/bin/script", "-qec", cmd, "/dev/null", NULL };
+	struct tst_result r;
+
+	it_cli_record();
+	tst_build_path(analyze, "pprof-analyze");
+	snprintf(cmd, sizeof(cmd), "%s pprof %s", analyze, it_cli.data);
+	tst_run(&it_cli, "pty", argv, NULL, &r);
+	cr_expect(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 2, "status %#x: %s", r.status,
+		  r.out);
+	cr_expect(strstr(r.out, "give -o FILE.pb.gz"), "%s", r.out);
+	cr_expect_null(memchr(r.out, 0x1f, r.out_len), "gzip bytes on the terminal");
 	tst_result_release(&r);
 }
