@@ -254,6 +254,18 @@ static void pp_config_line_check(struct pp_config_parser *p, const char *s,
 	if (*s == '[') {
 		end = memchr(s, ']', len);
 		if (end) {
+			const char *rest = end + 1, *stop = s + len;
+
+			/* After the ], blanks and a comment only. */
+			while (rest < stop && (*rest == ' ' || *rest == '\t'))
+				rest++;
+			if (rest < stop && *rest != ';' && *rest != '#') {
+				pp_config_error(p, p->lineno, "'%.*s': text after the section's ]",
+						(int)len, s);
+				p->cur = NULL;
+				p->cur_bad = 1;
+				return;
+			}
 			pp_config_section_begin(p, s + 1, (size_t)(end - s - 1));
 			return;
 		}
@@ -579,8 +591,11 @@ int pp_config_signal_number(const char *text)
 		int max = strncasecmp(text, "RTMAX", 5) == 0;
 
 		n = 0;
-		if (text[5] == (max ? '-' : '+'))
+		/* A digit right after the sign: no blank, no empty number. */
+		if (text[5] == (max ? '-' : '+') && text[6] >= '0' && text[6] <= '9')
 			n = strtol(text + 6, &end, 10);
+		else if (text[5] == (max ? '-' : '+'))
+			return -1;
 		else
 			end = (char *)text + 5;
 		if (*end || n < 0 || n > SIGRTMAX - SIGRTMIN)

@@ -363,6 +363,19 @@ Test(config, signal_mode_and_its_signal)
 		     "SIGRTMIN+N");
 	expect_error("[profile]\nsignal = 9\n", 2, "signal = '9'", NULL);
 	expect_error("[profile]\nsignal = SIGRTMAX-99\n", 2, "SIGRTMAX-99", NULL);
+	/* A sign needs its number, right after it. */
+	expect_error("[profile]\nsignal = SIGRTMIN+\n", 2, "signal = 'SIGRTMIN+'", NULL);
+	expect_error("[profile]\nsignal = RTMIN+ 3\n", 2, "signal = 'RTMIN+ 3'", NULL);
+}
+
+/* A section line holds its [name] and at most a comment: "[profile] junk" was taken whole. */
+Test(config, rejects_text_after_a_sections_bracket)
+{
+	expect_error("[profile] junk\nmode = signal\n", 1, "'[profile] junk'",
+		     "text after the section's ]");
+	cr_assert_eq(parse("[profile]   ; the profile's keys\nmode = signal\n"), 0, "%s",
+		     all_errors());
+	cr_assert_eq(cfg.mode_request, PPF_MODE_REQUEST_SIGNAL);
 }
 
 Test(config, mode_from_the_environment)
