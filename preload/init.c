@@ -74,7 +74,7 @@ static int pp_init_choose_mode(int tracer)
 	if (req == PPF_MODE_REQUEST_SIGTRAP && tracer) {
 		pp_warn("a tracer is attached (pid %d) and mode = sigtrap: "
 			"the sigtrap mode cannot run under a debugger (use "
-			"mode = auto or signal); profiling is off", tracer);
+			"mode = auto or signal)%s", tracer, pp_init_off(1));
 		return -1;
 	}
 	if (req == PPF_MODE_REQUEST_SIGTRAP ||
@@ -132,6 +132,11 @@ static void pp_init_run_name(void)
 	setenv("PPROF_RUN", name, 1);
 }
 
+const char *pp_init_off(int starting)
+{
+	return starting && pp_init.cfg.strict ? "" : "; profiling is off, the program runs unprofiled";
+}
+
 void pp_init_strict_stop(void)
 {
 	if (!pp_init.cfg.strict)
@@ -167,10 +172,10 @@ static void pp_init_constructor(int argc, char **argv)
 	err = pp_config_load(&pp_init.cfg, &errs);
 	if (err) {
 		pp_init_config_errors(&errs);
-		pp_init_strict_stop();
-		if (!errs.said_off)
+		if (!errs.said_off && !pp_init.cfg.strict)
 			pp_warn("profiling is off because of the configuration; "
 				"the program runs unprofiled");
+		pp_init_strict_stop();
 		goto out;
 	}
 	tracer = pp_init_tracer(&origin.alone);
@@ -180,7 +185,7 @@ static void pp_init_constructor(int argc, char **argv)
 	}
 	backtrace = pp_unwlib_load(PP_INIT_UNW_CACHE_SIZE, why, sizeof(why));
 	if (!backtrace) {
-		pp_warn("%s; profiling is off, the program runs unprofiled", why);
+		pp_warn("%s%s", why, pp_init_off(1));
 		pp_init_strict_stop();
 		goto out;
 	}

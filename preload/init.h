@@ -12,4 +12,12 @@
  */
 void pp_init_strict_stop(void);
 
+/*
+ * What a line saying profiling cannot start ends with: "; profiling is
+ * off, the program runs unprofiled", or "" when starting (the constructor,
+ * not a fork child) with strict = yes, whose line (pp_init_strict_stop)
+ * follows and says the program stops.
+ */
+const char *pp_init_off(int starting);
+
 #endif

@@ -576,9 +576,10 @@ static void pp_process_event_lines(char (*lines)[PP_EVENTS_LINE_MAX], int err)
 		else if (i < last)
 			pp_warn("%s", lines[i]);
 		else
-			pp_warn("%s; %s: profiling is off, the program runs "
-				"unprofiled", lines[i], pp_process.cfg->unavailable_off ?
-				"unavailable = off" : "no event is left");
+			pp_warn("%s; %s%s", lines[i], pp_process.cfg->unavailable_off ?
+				"unavailable = off" : "no event is left",
+				pp_init_off(pp_process.starting)[0] ?
+				": profiling is off, the program runs unprofiled" : "");
 	}
 }
 
@@ -594,9 +595,9 @@ static int pp_process_start_events(struct pp_thread *main_thread)
 	int err = pp_hooks_install_handler();
 
 	if (err) {
-		pp_warn("cannot install the handler of signal %d: %s; "
-			"profiling is off, the program runs unprofiled",
-			pp_sampsig_number_sigsafe(), strerror(-err));
+		pp_warn("cannot install the handler of signal %d: %s%s",
+			pp_sampsig_number_sigsafe(), strerror(-err),
+			pp_init_off(pp_process.starting));
 		goto out_off;
 	}
 	err = pp_events_open(&pp_process.events, pp_process.cfg, pp_process.mode, self,
@@ -636,11 +637,11 @@ static int pp_process_open_output(void)
 	if (!err)
 		return 0;
 	if (why[0])
-		pp_warn("refusing output directory %s: %s; profiling is off, the "
-			"program runs unprofiled", pp_process.cfg->output, why);
+		pp_warn("refusing output directory %s: %s%s", pp_process.cfg->output, why,
+			pp_init_off(pp_process.starting));
 	else
-		pp_warn("cannot create the output directory under %s: %s; "
-			"profiling is off", pp_process.cfg->output, strerror(-err));
+		pp_warn("cannot create the output directory under %s: %s%s",
+			pp_process.cfg->output, strerror(-err), pp_init_off(pp_process.starting));
 	if (pp_process.rootfd >= 0)
 		close(pp_process.rootfd);
 	pp_process.rootfd = -1;

@@ -323,6 +323,7 @@ Test(it_config, strict_stops_the_program_before_main)
 	cr_expect_eq(r.out_len, 0, "main ran: %s", r.out);
 	cr_expect(strstr(r.err, "did you mean 'cpu-clock'?") &&
 		  strstr(r.err, "strict = yes"), "stderr: %s", r.err);
+	cr_expect_null(strstr(r.err, "runs unprofiled"), "it stops: %s", r.err);
 	tst_result_release(&r);
 }
 

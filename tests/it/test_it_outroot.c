@@ -550,6 +550,8 @@ Test(it_outroot, refused_root_with_strict_stops_the_program)
 	it_root_fmt(head, sizeof(head), "libpprof: refusing output directory %s: ", root);
 	cr_expect_not_null(tst_find_line(r.err, head), "stderr: %s", r.err);
 	cr_expect(strstr(r.err, "strict = yes"), "stderr: %s", r.err);
+	/* It stops: no line says it runs unprofiled. */
+	cr_expect_null(strstr(r.err, "runs unprofiled"), "stderr: %s", r.err);
 	cr_expect_eq(it_root_entries(root), 0);
 	tst_result_release(&r);
 }
