@@ -355,6 +355,28 @@ static int pp_maps_exe_path(struct pp_respath *rp, char *path)
 }
 
 /*
+ * Whether name is a link to a file that has no path any more (a memfd's
+ * "/memfd:NAME (deleted)", a deleted file's "/path (deleted)"), as
+ * /proc/self/exe or a /proc/self/fd/N that dlopen was given is: its text
+ * into path, which no reader opens but every reader names (the module's
+ * frames are then said unresolved, naming it, rather than left unknown).
+ */
+static int pp_maps_link_text(const char *name, char *path)
+{
+	static const char deleted[] = " (deleted)";
+	ssize_t n;
+
+	if (strncmp(name, "/proc/", 6) != 0 && strncmp(name, "/dev/fd/", 8) != 0)
+		return 0;
+	n = readlink(name, path, PATH_MAX - 1);
+	if (n <= 0 || path[0] != '/')
+		return 0;
+	path[n] = '\0';
+	return (size_t)n > sizeof(deleted) - 1 &&
+	       strcmp(path + n - (sizeof(deleted) - 1), deleted) == 0;
+}
+
+/*
  * The absolute path of an object (an image of the vDSO, whose name at the
  * output root goes into image, else image is ""), or 0 if none. Paths are
  * resolved as realpath(3) does, each directory once a scan (respath.h).
@@ -370,6 +392,16 @@ static int pp_maps_path(const struct dl_phdr_info *info, int first,
 		return 1;
 	if (name && *name && pp_respath_resolve(rp, name, path) == 0)
 		return 1;
+	/* A file with no path (memfd, deleted): what its link says, for the reader to name. */
+	if ((!name || !*name) && first && pp_maps_link_text("/proc/self/exe", path))
+		return 1;
+	if (name && *name && pp_maps_link_text(name, path))
+		return 1;
+	/* Gone since it was loaded: its name as given, which the reader says it cannot open. */
+	if (name && name[0] == '/' && strlen(name) < PATH_MAX && access(name, F_OK) != 0) {
+		strcpy(path, name);
+		return 1;
+	}
 	return pp_maps_vdso(info, start, end, path, image);
 }
 

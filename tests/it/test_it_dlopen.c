@@ -177,3 +177,29 @@ Test(it_dlopen, samples_in_a_constructor_dlopen_runs_carry_the_callers_stack)
 	pa_profile_free(prof);
 	pa_run_free(run);
 }
+
+/*
+ * A library dlopen'd from a memfd (by /proc/self/fd/N) has no path a
+ * reader can open: its samples were [unknown], with no module and nothing
+ * said. Now the module is recorded under the name its link gives
+ * (/memfd:NAME (deleted)), and the analyzer says it cannot open it,
+ * leaving its frames as that module's offsets.
+ */
+Test(it_dlopen, a_library_loaded_from_a_memfd_is_named_and_said)
+{
+	char lib[TST_PATH_MAX];
+	const char *argv[] = { "workloads/memfdlib", lib, "0.2", NULL };
+	struct tst_result r;
+
+	tst_build_path(lib, "workloads/libburn.so");
+	tst_run_profiled(&it_dlopen, "memfdlib", argv, NULL, &r);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%#x: %s", r.status, r.err);
+	cr_expect_str_eq(r.out, "memfdlib: done\n");
+	tst_result_release(&r);
+	tst_run(&it_dlopen, "top", (const char *[]){ "pprof-analyze", "top", it_dlopen.data, NULL },
+		NULL, &r);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
+	cr_expect(strstr(r.err, "/memfd:burnlib (deleted): cannot open"), "%s", r.err);
+	cr_expect(strstr(r.out, " memfd:burnlib (deleted)+0x"), "%s", r.out);
+	tst_result_release(&r);
+}
