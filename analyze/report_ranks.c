@@ -453,11 +453,28 @@ static void pa_ranks_job_lines(FILE *out, const struct pa_ranks *r, const struct
 	const struct pa_ranks_row *slow = &r->rows[j->slowest];
 	char missing[256];
 
+	size_t outside = 0, len = 0, within;
+
+	/* Ranks at or past the world size (another launch's variables?) are said apart. */
+	missing[0] = '\0';
+	for (size_t i = j->first; i < j->end; i++) {
+		if (j->world_size <= 0 || r->rows[i].rank < j->world_size)
+			continue;
+		if (outside++ < PA_RANKS_MISSING_NAMED && len < sizeof(missing) - 16)
+			len += (size_t)snprintf(missing + len, sizeof(missing) - len, "%s%" PRId32,
+						len ? ", " : "", r->rows[i].rank);
+	}
+	within = j->end - j->first - outside;
 	fprintf(out, "# job %s: %zu rank%s", r->rows[j->first].job[0] ? r->rows[j->first].job :
-		"(none)", j->end - j->first, j->end - j->first == 1 ? "" : "s");
+		"(none)", within, within == 1 ? "" : "s");
 	if (j->world_size > 0)
 		fprintf(out, " of world size %" PRId32, j->world_size);
 	fputc('\n', out);
+	if (outside)
+		fprintf(out, "# %zu rank%s at or past the world size: %s%s "
+			"(processes that recorded another launch's variables?)\n", outside,
+			outside == 1 ? "" : "s", missing,
+			outside > PA_RANKS_MISSING_NAMED ? ", ..." : "");
 	if (j->missing) {
 		pa_ranks_missing(r, j, missing, sizeof(missing));
 		fprintf(out, "# %zu of %" PRId32 " ranks have no profile: %s (was LD_PRELOAD "

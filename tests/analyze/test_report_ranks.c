@@ -146,6 +146,31 @@ Test(report_ranks, images_replaced_by_exec_are_not_processes_without_a_rank)
 }
 
 /* A frame named function in module (a path, or NULL: no module holds it). */
+/*
+ * A rank at or past the world size (a process that recorded another
+ * launch's variables) is no rank of the job's: the header counted it among
+ * "2 ranks of world size 4" beside "2 of 4 ranks have no profile". Said
+ * apart, its row kept.
+ */
+Test(report_ranks, a_rank_past_the_world_size_is_said_apart)
+{
+	const struct tst_hosts_proc extra = { "node1.cluster", 0x11, 12, 5, 9, 5000000, 0, 1, 0,
+					      0, 0, 0, NULL };
+	struct pa_error err = { 0 };
+	struct pa_filter f;
+	char *text;
+
+	tst_hosts_process(&extra);
+	pa_run_free(tst_hosts_run);
+	cr_assert_eq(pa_run_load(tst_hosts_dir, &tst_hosts_run, &err), 0, "%s", err.reason);
+	f = ranks_filter();
+	text = ranks_text(&f, false);
+	cr_expect(tst_find_line(text, "# job 77: 2 ranks of world size 4\n"), "%s", text);
+	cr_expect(tst_find_line(text, "# 1 rank at or past the world size: 9 ("), "%s", text);
+	cr_expect(tst_find_line(text, "# 2 of 4 ranks have no profile: 1, 3 ("), "%s", text);
+	free(text);
+}
+
 static struct pa_frame ranks_frame(const char *function, const char *module)
 {
 	const char *base = module ? strrchr(module, '/') : NULL;
