@@ -50,6 +50,7 @@ typedef int (*pp_close_range_fn)(unsigned, unsigned, int);
 typedef int (*pp_setuid_fn)(uid_t);
 typedef int (*pp_setreuid_fn)(uid_t, uid_t);
 typedef int (*pp_setresuid_fn)(uid_t, uid_t, uid_t);
+typedef int (*pp_daemon_fn)(int, int);
 
 typedef void (*pp_exit_fn)(int);
 
@@ -73,6 +74,7 @@ static struct {
 	pp_setuid_fn setuid, seteuid;
 	pp_setreuid_fn setreuid;
 	pp_setresuid_fn setresuid;
+	pp_daemon_fn daemon;
 	pp_exit_fn exit_, exit_upper; /* _exit, _Exit */
 	pp_exit_fn quick_exit;
 	pp_abort_fn abort_;
@@ -95,6 +97,7 @@ static const struct pp_nextsym pp_hooks_syms[] = {
 	{ "seteuid", (void **)&pp_real.seteuid },
 	{ "setreuid", (void **)&pp_real.setreuid },
 	{ "setresuid", (void **)&pp_real.setresuid },
+	{ "daemon", (void **)&pp_real.daemon },
 	{ "_exit", (void **)&pp_real.exit_ },
 	{ "_Exit", (void **)&pp_real.exit_upper },
 	{ "quick_exit", (void **)&pp_real.quick_exit },
@@ -346,6 +349,22 @@ PP_EXPORT void _Exit(int status)
 	pp_process_ends(PPF_EXIT_NORMAL, status);
 	pp_real.exit_upper(status);
 	__builtin_unreachable();
+}
+
+/* daemon(3): its parent leaves by glibc's own _exit (process.h: pp_process_daemon). */
+PP_EXPORT int daemon(int nochdir, int noclose)
+{
+	int saved = errno, ret;
+
+	if (!pp_real.daemon)
+		pp_hooks_resolve();
+	errno = 0;
+	pp_process_daemon(1);
+	ret = pp_real.daemon(nochdir, noclose);
+	pp_process_daemon(0);
+	if (ret == 0)
+		errno = saved;
+	return ret;
 }
 
 /* quick_exit ends by glibc's own _exit: its status goes to process.h's handler. */

@@ -301,6 +301,27 @@ static void pp_process_on_exit(int status, void *arg)
 	pp_process.exit_status = status;
 }
 
+/* Set in a thread calling daemon(3) (its hook), with errno 0: see pp_process_fork_parent. */
+static __thread int pp_process_in_daemon;
+
+void pp_process_daemon(int inside)
+{
+	pp_process_in_daemon = inside;
+}
+
+/*
+ * pthread_atfork parent handler. In daemon(3), glibc's fork is followed in
+ * the parent by its own _exit(0), past every hook: the parent's logs end
+ * here, with that status, unless the fork failed (errno set: daemon
+ * returns -1 and the process goes on).
+ */
+static void pp_process_fork_parent(void)
+{
+	pp_wall_fork_parent();
+	if (pp_process_in_daemon && errno == 0)
+		pp_process_ends(PPF_EXIT_NORMAL, 0);
+}
+
 /* quick_exit's status, given by its hook (pp_process_quick_exit). */
 static int pp_process_quick_status;
 
@@ -827,7 +848,7 @@ void pp_process_start(const struct pp_config *cfg, int mode,
 	pp_process.mode = mode;
 	pp_process.backtrace = backtrace;
 	pp_thread_init(&env);
-	pthread_atfork(pp_wall_fork_prepare, pp_wall_fork_parent, pp_process_fork_child);
+	pthread_atfork(pp_wall_fork_prepare, pp_process_fork_parent, pp_process_fork_child);
 	pp_process.starting = 1;
 	pp_process.origin = origin;
 	pp_process_setup();

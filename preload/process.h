@@ -79,6 +79,12 @@ int pp_process_active(void);
  */
 void pp_process_user_changes(uid_t euid);
 
+/*
+ * The calling thread enters (1) or leaves (0) daemon(3), with errno 0: the
+ * parent's logs end at its fork (glibc's daemon leaves by its own _exit).
+ */
+void pp_process_daemon(int inside);
+
 /* quick_exit(status) was called: its status, for the END record written as it ends. */
 void pp_process_quick_exit(int status);
 

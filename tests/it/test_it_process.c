@@ -363,3 +363,58 @@ Test(it_process, quick_exit_writes_the_end_records_after_the_programs_handlers)
 	pa_profile_free(prof);
 	pa_run_free(run);
 }
+
+/*
+ * daemon(3)'s parent leaves by glibc's own _exit(0), which the _exit hook
+ * does not see: its logs had no END record ("exit_group or killed?") and
+ * its CPU time was its last progress record's. Now it ends at the fork,
+ * with exit 0 and its time, and the daemon is profiled as a child.
+ */
+Test(it_process, a_daemons_parent_ends_with_its_records)
+{
+	char done[TST_PATH_MAX + 32];
+	const char *argv[] = { "workloads/daemonize", it_proc.tmp, NULL };
+	struct tst_result r;
+	struct pa_run *run;
+	size_t parents = 0, ended = 0;
+
+	snprintf(done, sizeof(done), "%s/daemonize.done", it_proc.tmp);
+	tst_run_profiled(&it_proc, "daemonize", argv, NULL, &r);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%#x: %s", r.status, r.err);
+	tst_result_release(&r);
+	/* The daemon runs on alone: its end is its file, then its logs' end. */
+	for (int i = 0; i < 600 && access(done, F_OK) != 0; i++)
+		usleep(20000);
+	cr_assert_eq(access(done, F_OK), 0, "the daemon did not finish");
+	for (int i = 0; i < 100; i++) {
+		run = tst_load(&it_proc);
+		ended = 0;
+		for (size_t k = 0; k < run->nprocesses; k++)
+			ended += run->processes[k]->ended;
+		if (run->nprocesses == 2 && ended == 2)
+			break;
+		pa_run_free(run);
+		run = NULL;
+		usleep(20000);
+	}
+	if (!run)
+		run = tst_load(&it_proc);
+	cr_expect_eq(run->nprocesses, 2);
+	for (size_t k = 0; k < run->nprocesses; k++) {
+		const struct pa_process *p = run->processes[k];
+		struct pa_profile *prof = tst_profile(run, p->pid, 0);
+
+		if (tst_self(prof, "daemonize_parent") > 0) {
+			parents++;
+			cr_expect(p->ended && p->exit_how == PPF_EXIT_NORMAL && p->exit_status == 0,
+				  "the parent: ended %d, exit %u %d", p->ended, p->exit_how,
+				  p->exit_status);
+			cr_expect_geq((double)(p->user_ns + p->system_ns) / 1e9, 0.1,
+				      "the parent's CPU time %.3f s, it burnt 0.1 s",
+				      (double)(p->user_ns + p->system_ns) / 1e9);
+		}
+		pa_profile_free(prof);
+	}
+	cr_expect_eq(parents, 1);
+	pa_run_free(run);
+}
