@@ -37,6 +37,7 @@
 typedef int (*pp_pthread_create_fn)(pthread_t *, const pthread_attr_t *,
 				    void *(*)(void *), void *);
 typedef void *(*pp_dlopen_fn)(const char *, int);
+typedef void *(*pp_dlmopen_fn)(Lmid_t, const char *, int);
 typedef int (*pp_dlclose_fn)(void *);
 typedef int (*pp_sigaction_fn)(int, const struct sigaction *,
 			       struct sigaction *);
@@ -63,6 +64,7 @@ typedef int (*pp_start_main_fn)(pp_main_fn, int, char **, void (*)(void),
 static struct {
 	pp_pthread_create_fn pthread_create;
 	pp_dlopen_fn dlopen;
+	pp_dlmopen_fn dlmopen;
 	pp_dlclose_fn dlclose;
 	pp_sigaction_fn sigaction;
 	pp_close_fn close;
@@ -84,6 +86,7 @@ static struct {
 /* The real functions, found on first use (nextsym.h); pthread_create's last. */
 static const struct pp_nextsym pp_hooks_syms[] = {
 	{ "dlopen", (void **)&pp_real.dlopen },
+	{ "dlmopen", (void **)&pp_real.dlmopen },
 	{ "dlclose", (void **)&pp_real.dlclose },
 	{ "sigaction", (void **)&pp_real.sigaction },
 	{ "close", (void **)&pp_real.close },
@@ -533,6 +536,33 @@ PP_EXPORT void *dlopen(const char *file, int mode)
 	return h;
 }
 
+/*
+ * dlmopen: as dlopen, and a namespace of its own is scanned from its handle
+ * from now on (maps.h): dl_iterate_phdr does not list its objects, whose
+ * samples were [unknown] with no stack.
+ */
+PP_EXPORT void *dlmopen(Lmid_t lmid, const char *file, int mode)
+{
+	void *h;
+
+	if (!pp_real.dlmopen)
+		pp_hooks_resolve();
+	pp_sampler_dlopen_enter_sigsafe();
+	pp_sampler_dlopen_caller_sigsafe((uint64_t)__builtin_return_address(0),
+					 (uint64_t)(uintptr_t)pp_real.dlmopen + 1);
+	h = pp_real.dlmopen(lmid, file, mode);
+	pp_sampler_dlopen_caller_end_sigsafe();
+	if ((h || pp_dlsnap_partial_sigsafe()) && pp_process_active()) {
+		int saved = errno;
+
+		pp_maps_namespace_add(h);
+		pp_maps_scan(pp_records_now_sigsafe(), 1);
+		errno = saved;
+	}
+	pp_sampler_dlopen_leave_sigsafe();
+	return h;
+}
+
 void *pp_hooks_dlopen_unscanned(const char *file, int mode)
 {
 	void *h;
@@ -554,6 +584,8 @@ PP_EXPORT int dlclose(void *handle)
 		pp_hooks_resolve();
 	/* To the leaf until the snapshot no longer lists what it unloaded. */
 	pp_sampler_dl_enter_sigsafe();
+	/* Not looked at again: the handle is gone once it returns. */
+	pp_maps_namespace_drop(handle);
 	rc = pp_real.dlclose(handle);
 	if (rc == 0 && pp_process_active()) {
 		int saved = errno;

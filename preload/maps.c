@@ -13,6 +13,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -59,6 +60,14 @@ static uint64_t pp_maps_next_id = 1;
 static struct pp_thread_dir *pp_maps_dir;
 static int pp_maps_rootfd = -1;
 static char pp_maps_root[PATH_MAX];
+/*
+ * Handles dlmopen gave for a namespace of its own (not LM_ID_BASE), until
+ * dlclose: dl_iterate_phdr lists the caller's namespace only, so their
+ * objects are found from each handle's link map (pp_maps_namespaces).
+ */
+#define PP_MAPS_NAMESPACES 64
+static void *pp_maps_ns_handles[PP_MAPS_NAMESPACES];
+static size_t pp_maps_ns_n;
 
 void pp_maps_set_dir(struct pp_thread_dir *dir)
 {
@@ -559,6 +568,67 @@ static pp_maps_iterate_fn pp_maps_real(void)
 	return fn;
 }
 
+/*
+ * The objects of the namespace of handle (dlinfo's link map, from its
+ * first), visited as dl_iterate_phdr's would be: their program headers
+ * are those of the ELF header each maps at its lowest address.
+ */
+static void pp_maps_namespace(void *handle, struct pp_maps_scan_ctx *ctx)
+{
+	struct link_map *lm = NULL;
+
+	if (dlinfo(handle, RTLD_DI_LINKMAP, &lm) != 0 || !lm)
+		return;
+	while (lm->l_prev)
+		lm = lm->l_prev;
+	for (; lm; lm = lm->l_next) {
+		const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)lm->l_addr;
+		unsigned char in_core;
+		struct dl_phdr_info info;
+
+		/*
+		 * Its header where a shared object maps it (its first segment at
+		 * address 0 of its own), when that page is mapped; not else (a
+		 * position-dependent object: l_addr 0).
+		 */
+		if (!lm->l_addr || (lm->l_addr & (uintptr_t)(sysconf(_SC_PAGESIZE) - 1)) ||
+		    mincore((void *)lm->l_addr, 1, &in_core) != 0 ||
+		    memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
+		    eh->e_phentsize != sizeof(ElfW(Phdr)))
+			continue;
+		memset(&info, 0, sizeof(info));
+		info.dlpi_addr = lm->l_addr;
+		info.dlpi_name = lm->l_name;
+		info.dlpi_phdr = (const ElfW(Phdr) *)(lm->l_addr + eh->e_phoff);
+		info.dlpi_phnum = eh->e_phnum;
+		ctx->first = 0;
+		pp_maps_visit(&info, sizeof(info), ctx);
+	}
+}
+
+void pp_maps_namespace_add(void *handle)
+{
+	Lmid_t id = LM_ID_BASE;
+
+	if (!handle || dlinfo(handle, RTLD_DI_LMID, &id) != 0 || id == LM_ID_BASE)
+		return;
+	pthread_mutex_lock(&pp_maps_mutex);
+	if (pp_maps_ns_n < PP_MAPS_NAMESPACES)
+		pp_maps_ns_handles[pp_maps_ns_n++] = handle;
+	pthread_mutex_unlock(&pp_maps_mutex);
+}
+
+void pp_maps_namespace_drop(void *handle)
+{
+	pthread_mutex_lock(&pp_maps_mutex);
+	for (size_t i = 0; i < pp_maps_ns_n; i++)
+		if (pp_maps_ns_handles[i] == handle) {
+			pp_maps_ns_handles[i] = pp_maps_ns_handles[--pp_maps_ns_n];
+			break;
+		}
+	pthread_mutex_unlock(&pp_maps_mutex);
+}
+
 int pp_maps_scan(uint64_t now_ns, int in_dlopen)
 {
 	struct pp_maps_scan_ctx ctx = { .now_ns = now_ns, .first = 1 };
@@ -577,6 +647,8 @@ int pp_maps_scan(uint64_t now_ns, int in_dlopen)
 	pp_maps_root_state = 0;
 	gen = pp_sampler_dlopen_state_sigsafe(&inside);
 	pp_maps_real()(pp_maps_visit, &ctx);
+	for (size_t i = 0; i < pp_maps_ns_n; i++)
+		pp_maps_namespace(pp_maps_ns_handles[i], &ctx);
 	pp_maps_sweep(&ctx);
 	pp_respath_release(&ctx.respath);
 	if (ctx.snap)

@@ -54,6 +54,15 @@ void pp_maps_set_root(int rootfd, const char *root);
 int pp_maps_scan(uint64_t now_ns, int in_dlopen);
 
 /*
+ * A handle dlmopen gave: when it is of a namespace of its own, its objects
+ * are scanned from now on too (dl_iterate_phdr lists the caller's
+ * namespace only), until pp_maps_namespace_drop (before its dlclose). At
+ * most 64 such handles are followed.
+ */
+void pp_maps_namespace_add(void *handle);
+void pp_maps_namespace_drop(void *handle);
+
+/*
  * Writes event index's record (pp_records_event_sigsafe's arguments) to
  * log: a PPF_REC_EVENT_REF to its file at the output root, written once for
  * the run, or the whole PPF_REC_EVENT when the root cannot take it (no root

@@ -203,3 +203,36 @@ Test(it_dlopen, a_library_loaded_from_a_memfd_is_named_and_said)
 	cr_expect(strstr(r.out, " memfd:burnlib (deleted)+0x"), "%s", r.out);
 	tst_result_release(&r);
 }
+
+/*
+ * A library loaded in a namespace of its own (dlmopen LM_ID_NEWLM), which
+ * dl_iterate_phdr does not list: its samples were [unknown], one frame
+ * each, nothing said. Now its module is recorded and its stacks unwind:
+ * burn_gamma (libburn.so) under dlmopener_call and main.
+ */
+Test(it_dlopen, a_library_in_a_namespace_of_its_own_is_named_with_its_callers)
+{
+	char lib[TST_PATH_MAX];
+	const char *argv[] = { "workloads/dlmopener", lib, "0.3", NULL };
+	struct tst_result r;
+	struct pa_profile *p;
+	struct pa_run *run;
+	uint64_t named, whole;
+
+	tst_build_path(lib, "workloads/libburn.so");
+	tst_run_profiled(&it_dlopen, "dlmopener", argv, NULL, &r);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%#x: %s", r.status, r.err);
+	cr_expect_str_eq(r.out, "dlmopener: done\n");
+	tst_result_release(&r);
+	run = tst_load(&it_dlopen);
+	p = tst_profile(run, 0, 0);
+	named = tst_self(p, "burn_gamma");
+	whole = tst_stack_count(p, "main;dlmopener_call;burn_gamma");
+	/* A sixth of 0.3 s at 1 ms: throttled samples on a busy machine. */
+	cr_expect_geq(named, 50, "%llu samples in burn_gamma, %llu [unknown]",
+		      (unsigned long long)named, (unsigned long long)tst_self(p, "[unknown]"));
+	cr_expect_geq(whole, named * 9 / 10, "%llu of %llu with their callers",
+		      (unsigned long long)whole, (unsigned long long)named);
+	pa_profile_free(p);
+	pa_run_free(run);
+}
