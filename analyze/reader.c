@@ -850,8 +850,13 @@ static int pa_reader_shared(struct pa_process_ctx *c, struct pa_log_buf *buf,
 		*err = e;
 		return ret;
 	}
-	/* Said once for the run: a build's 350 processes all name the same file. */
-	if (ret < 0 && pa_rootfiles_mark_bad(path) != 0)
+	/*
+	 * Said once for the run: a build's 350 processes all name the same
+	 * file. Only what stays so is marked: a file missing, or not what its
+	 * name says; one that could not be read now (out of descriptors, an
+	 * I/O error) is tried again by the next process, and said again.
+	 */
+	if (ret < 0 && ((ret != -ENOENT && ret != -EINVAL) || pa_rootfiles_mark_bad(path) != 0))
 		pa_warnings_add(warn, e.path, e.has_offset, e.offset,
 				"%s; the %s it holds is left unknown in every process that "
 				"names it", e.reason, type == PPF_REC_MODULE ? "module" : "event");

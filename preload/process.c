@@ -75,6 +75,7 @@ static struct {
 					the process's, and its thread's */
 	struct pp_records_cpu entry_thread;
 	int said_user;       /* pp_process_user_changes said its line */
+	int exit_follows;    /* pp_process_ends: exit_group follows the finish */
 } pp_process = { .rootfd = -1, .kept_root = -1, .tdir = { .rootfd = -1 } };
 
 void pp_process_cpu_at_entry(void)
@@ -370,7 +371,7 @@ static void pp_process_finish(void)
 	pp_logfile_process_ends_sigsafe(1);
 	pp_events_disable(&pp_process.events);
 	pp_wall_stop();
-	pp_thread_finish_all();
+	pp_thread_finish_all(pp_process.exit_follows);
 	pp_process_close_log();
 	pp_unsampled_summary();
 	/*
@@ -394,6 +395,7 @@ void pp_process_ends(uint32_t how, int status)
 		return;
 	pp_process.exit_how = how;
 	pp_process.exit_status = status;
+	pp_process.exit_follows = 1;
 	pp_process_finish();
 }
 

@@ -759,10 +759,11 @@ struct pp_thread_finishing {
 	int pass;       /* 1: every thread no sample is being taken for; 2: those
 			   left, again; 3: those still left, waited for */
 	unsigned left;  /* threads left by the latest pass */
+	int exit_follows; /* exit_group follows (pp_thread_finish_all) */
 };
 
-/* Rounds of pass 2 at most, PP_THREAD_FINISH_NAP_NS apart. */
-#define PP_THREAD_FINISH_ROUNDS 10000
+/* Rounds of pass 2 at most (half a second), PP_THREAD_FINISH_NAP_NS apart. */
+#define PP_THREAD_FINISH_ROUNDS 2500
 #define PP_THREAD_FINISH_NAP_NS 200000
 
 static void pp_thread_finish_other(struct pp_thread *t, void *arg)
@@ -784,13 +785,14 @@ static void pp_thread_finish_other(struct pp_thread *t, void *arg)
 	t->finish_later = 0;
 	pp_thread_finish(t, tid, tid == f->self);
 	/*
-	 * The process is ending (exit_group follows): a thread finished here
-	 * gives way to those still to finish, whose samples hold their slots,
-	 * and to this one. Where many spin (a hundred threads on two CPUs),
-	 * each round of the run queue took the whole of it, and the exit
-	 * seconds.
+	 * When exit_group follows at once (_exit and the like: no destructor
+	 * of the program's runs after this), a thread finished here gives way
+	 * to those still to finish, whose samples hold their slots, and to
+	 * this one: where many spin (a hundred threads on two CPUs), each
+	 * round of the run queue took the whole of it. Not from a destructor:
+	 * the program's other libraries' destructors run after ours.
 	 */
-	if (tid != f->self)
+	if (tid != f->self && f->exit_follows)
 		setpriority(PRIO_PROCESS, (id_t)tid, 19);
 	/* Keep busy set: a late sample for this thread is dropped. */
 }
@@ -855,9 +857,10 @@ void pp_thread_init(const struct pp_thread_env *env)
  * until it runs again, a round of the run queue later; a wait that
  * yielded went behind all of them each time, and the exit took seconds.
  */
-void pp_thread_finish_all(void)
+void pp_thread_finish_all(int exit_follows)
 {
-	struct pp_thread_finishing f = { .self = pp_threads_gettid_sigsafe(), .pass = 1 };
+	struct pp_thread_finishing f = { .self = pp_threads_gettid_sigsafe(), .pass = 1,
+					  .exit_follows = exit_follows };
 	const struct timespec nap = { 0, PP_THREAD_FINISH_NAP_NS };
 
 	pp_threads_each_sigsafe(pp_thread_finish_other, &f);

@@ -63,9 +63,10 @@ void pp_thread_begin(int wall_inherited);
 /*
  * The process ends: writes the closing records of every thread still
  * running and closes their logs (their slots stay busy: a late sample is
- * dropped).
+ * dropped). exit_follows: exit_group follows at once (the _exit family's
+ * hooks), not destructors of the program's (ours ran from exit's).
  */
-void pp_thread_finish_all(void);
+void pp_thread_finish_all(int exit_follows);
 
 /*
  * In a fork child: drops the parent's threads (their logs, stacks and

@@ -106,6 +106,12 @@ static const struct perf_event_attr *pp_sampler_count_attrs;
  */
 static struct sigaction pp_sampler_app[2];
 static int pp_sampler_app_cur;
+/*
+ * The generation of the app's action (one more at each set), and gen + 1
+ * once SA_RESETHAND reset the action of generation gen (0: none): the
+ * handler marks a reset without writing a copy the setter may be writing.
+ */
+static unsigned pp_sampler_app_gen, pp_sampler_app_reset;
 static int pp_sampler_in_dl;
 /* Threads inside dlopen now, and a count bumped as one enters or leaves. */
 static int pp_sampler_in_dlopen;
@@ -256,11 +262,26 @@ uint64_t pp_sampler_unowned_lost_sigsafe(void)
 	return __atomic_load_n(&pp_sampler_unowned, __ATOMIC_RELAXED);
 }
 
+/*
+ * Runs in signal context. The app's action now: its copy, with SIG_DFL for
+ * a handler SA_RESETHAND reset (its flags and mask kept, as the kernel
+ * keeps them); *gen: its generation.
+ */
+static void pp_sampler_app_now_sigsafe(struct sigaction *out, unsigned *gen)
+{
+	unsigned g = __atomic_load_n(&pp_sampler_app_gen, __ATOMIC_ACQUIRE);
+
+	*out = pp_sampler_app[__atomic_load_n(&pp_sampler_app_cur, __ATOMIC_ACQUIRE)];
+	if (__atomic_load_n(&pp_sampler_app_reset, __ATOMIC_ACQUIRE) == g + 1)
+		out->sa_handler = SIG_DFL;
+	if (gen)
+		*gen = g;
+}
+
 /* Runs in signal context. */
 void pp_sampler_app_action_get_sigsafe(struct sigaction *out)
 {
-	*out = pp_sampler_app[__atomic_load_n(&pp_sampler_app_cur,
-					      __ATOMIC_ACQUIRE)];
+	pp_sampler_app_now_sigsafe(out, NULL);
 }
 
 /* Runs in signal context. */
@@ -270,6 +291,7 @@ void pp_sampler_app_action_set_sigsafe(const struct sigaction *act)
 
 	pp_sampler_app[next] = *act;
 	__atomic_store_n(&pp_sampler_app_cur, next, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&pp_sampler_app_gen, 1, __ATOMIC_ACQ_REL);
 }
 
 /*
@@ -300,19 +322,14 @@ static void pp_sampler_default_sigsafe(int sig)
 }
 
 /*
- * Runs in signal context. SA_RESETHAND: the app's action back to its
- * default as the signal is delivered, as the kernel does (the app's query
- * says SIG_DFL, the next one ends the program). The action current at
- * delivery (cur) is replaced unless a sigaction call replaced it meanwhile.
+ * Runs in signal context. SA_RESETHAND: the app's action of generation gen
+ * back to its default as the signal is delivered, as the kernel does (the
+ * app's query says SIG_DFL, the next one ends the program); a sigaction
+ * call meanwhile made a newer one, which stays.
  */
-static void pp_sampler_app_reset_sigsafe(int cur)
+static void pp_sampler_app_reset_sigsafe(unsigned gen)
 {
-	int next = !cur;
-
-	memset(&pp_sampler_app[next], 0, sizeof(pp_sampler_app[next]));
-	pp_sampler_app[next].sa_handler = SIG_DFL;
-	__atomic_compare_exchange_n(&pp_sampler_app_cur, &cur, next, 0, __ATOMIC_ACQ_REL,
-				    __ATOMIC_ACQUIRE);
+	__atomic_store_n(&pp_sampler_app_reset, gen + 1, __ATOMIC_RELEASE);
 }
 
 /* Runs in signal context. The first 64 signals of a sigset_t, as the kernel holds them. */
@@ -339,11 +356,13 @@ static uint64_t pp_sampler_set_bits_sigsafe(const sigset_t *set)
  */
 static void pp_sampler_forward_sigsafe(int sig, siginfo_t *si, void *uc)
 {
-	int cur = __atomic_load_n(&pp_sampler_app_cur, __ATOMIC_ACQUIRE);
-	const struct sigaction *a = &pp_sampler_app[cur];
-	struct sigaction act = *a;
+	struct sigaction act;
 	uint64_t mask, ours = ~(uint64_t)0, bit = (uint64_t)1 << (sig - 1);
-	int blocked;
+	struct pp_thread *t = NULL;
+	unsigned gen;
+	int blocked, hold;
+
+	pp_sampler_app_now_sigsafe(&act, &gen);
 
 	if (act.sa_handler == SIG_IGN)
 		return;
@@ -356,11 +375,30 @@ static void pp_sampler_forward_sigsafe(int sig, siginfo_t *si, void *uc)
 		return;
 	}
 	if (act.sa_flags & SA_RESETHAND)
-		pp_sampler_app_reset_sigsafe(cur);
+		pp_sampler_app_reset_sigsafe(gen);
 	mask = uc ? pp_sampler_set_bits_sigsafe(&((ucontext_t *)uc)->uc_sigmask) : 0;
+	if (pp_sampler_cfg.mode == PPF_MODE_SIGNAL) {
+		t = pp_threads_find_sigsafe(pp_threads_gettid_sigsafe());
+		/*
+		 * A hold a handler left by a jump did not end: the mask it
+		 * jumped to lets the signal in again (siglongjmp's).
+		 */
+		if (pp_appmask_held_sigsafe() && !(mask & bit))
+			pp_appmask_release_sigsafe(t);
+	}
 	mask |= pp_sampler_set_bits_sigsafe(&act.sa_mask);
 	if (!(act.sa_flags & SA_NODEFER))
 		mask |= bit;
+	/*
+	 * The signal mode's events stop while the kernel blocks their signal
+	 * for the handler: a real-time signal queues, and a handler left by
+	 * longjmp (the signal stays blocked) would fill the user's queue, and
+	 * the kernel then sends SIGIO.
+	 */
+	hold = pp_sampler_cfg.mode == PPF_MODE_SIGNAL && (mask & bit) &&
+	       !pp_appmask_held_sigsafe();
+	if (hold)
+		pp_appmask_hold_sigsafe(t);
 	blocked = pp_appmask_blocked_sigsafe();
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &mask, &ours, sizeof(mask));
 	pp_appmask_enter_sigsafe(-1);
@@ -371,6 +409,8 @@ static void pp_sampler_forward_sigsafe(int sig, siginfo_t *si, void *uc)
 	pp_appmask_enter_sigsafe(1);
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &ours, NULL, sizeof(ours));
 	pp_appmask_set_blocked_sigsafe(blocked);
+	if (hold)
+		pp_appmask_release_sigsafe(t);
 }
 
 /*
@@ -1068,13 +1108,13 @@ static struct pp_thread *pp_sampler_adopt_sigsafe(int tid)
 void pp_sampler_take_pending_sigsafe(void)
 {
 	struct timespec zero = { 0, 0 };
-	const struct sigaction *a = &pp_sampler_app[__atomic_load_n(&pp_sampler_app_cur,
-								    __ATOMIC_ACQUIRE)];
+	struct sigaction now, *a = &now;
 	int sig = pp_sampsig_number_sigsafe(), tid = pp_threads_gettid_sigsafe(), nkeep = 0;
 	struct pp_thread *t = pp_threads_find_sigsafe(tid);
 	siginfo_t si, keep[PP_SAMPLER_KEEP];
 	sigset_t set;
 
+	pp_sampler_app_now_sigsafe(&now, NULL);
 	pp_sampsig_mask_sigsafe(&set);
 	for (int i = 0; i < 64; i++) {
 		unsigned event;

@@ -147,12 +147,26 @@ Test(it_signals, the_programs_handler_of_a_sampling_signal_runs_as_the_kernel_ru
 	const char *how[] = { "resethand", "nested", "longjmp" };
 	const char *sig[] = { "trap", "rtmax" };
 
+	char prog[TST_PATH_MAX];
+
 	for (size_t i = 0; i < 3; i++)
 		for (size_t k = 0; k < 2; k++) {
 			const char *argv[] = { "workloads/ownaction", how[i], sig[k], NULL };
 
 			free(it_sig_as_plain(argv));
 		}
+	/*
+	 * Left by longjmp, the signal stays blocked for a while: a real-time
+	 * one must not queue a sample per overflow meanwhile (a queue of 100
+	 * filled, and the kernel killed the program with SIGIO).
+	 */
+	tst_build_path(prog, "workloads/ownaction");
+	for (size_t k = 0; k < 2; k++) {
+		const char *argv[] = { "/usr/bin/prlimit", "--sigpending=100", prog, "longjmp",
+				       sig[k], "0.5", NULL };
+
+		free(it_sig_as_plain(argv));
+	}
 }
 
 /*

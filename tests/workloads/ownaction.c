@@ -11,7 +11,10 @@
  *   nested     inside the handler, a SIGUSR1 it raises is handled and a
  *              fault it makes is caught by its SIGSEGV handler (siglongjmp)
  *   longjmp    the handler leaves by longjmp: SIGNAL stays blocked and
- *              SIGALRM does not (a raised SIGALRM is handled)
+ *              SIGALRM does not (a raised SIGALRM is handled); then burns
+ *              AFTER seconds (default 0.05) with SIGNAL blocked so
+ *
+ *     ownaction HOW SIGNAL [AFTER]
  */
 #include <setjmp.h>
 #include <signal.h>
@@ -76,6 +79,8 @@ static void own_set(int sig, void (*fn)(int), int flags)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = fn;
 	sa.sa_flags = flags;
+	if (fn == own_handler && (flags & SA_RESETHAND))
+		sigaddset(&sa.sa_mask, SIGUSR1);
 	sigaction(sig, &sa, NULL);
 }
 
@@ -91,11 +96,11 @@ int main(int argc, char **argv)
 	own_set(SIGUSR1, own_on_usr1, 0);
 	own_set(SIGSEGV, own_on_segv, SA_NODEFER);
 	own_set(SIGALRM, own_on_alrm, 0);
-	own_set(sig, own_handler, own_how == 0 ? SA_RESETHAND : 0);
+	own_set(sig, own_handler, own_how == 0 ? SA_RESETHAND | SA_RESTART : 0);
 	own_burn(0.05);
 	if (own_how == 2 && setjmp(own_out) != 0) {
 		sigprocmask(SIG_BLOCK, NULL, &mask);
-		own_burn(0.05);
+		own_burn(argc > 3 ? atof(argv[3]) : 0.05);
 		raise(SIGALRM);
 		printf("after longjmp: %s blocked %d, SIGALRM blocked %d, handled %d\n", argv[2],
 		       sigismember(&mask, sig), sigismember(&mask, SIGALRM), (int)own_alrm);
@@ -107,7 +112,10 @@ int main(int argc, char **argv)
 	       (int)own_usr1, (int)own_segv);
 	if (own_how == 0) {
 		sigaction(sig, NULL, &now);
-		printf("action after: %s\n", now.sa_handler == SIG_DFL ? "SIG_DFL" : "handler");
+		/* The kernel resets the handler alone: its flags and mask stay. */
+		printf("action after: %s, SA_RESTART %d, SIGUSR1 in its mask %d\n",
+		       now.sa_handler == SIG_DFL ? "SIG_DFL" : "handler",
+		       !!(now.sa_flags & SA_RESTART), sigismember(&now.sa_mask, SIGUSR1));
 		if (now.sa_handler == SIG_DFL)
 			own_set(sig, SIG_IGN, 0);
 		raise(sig);
