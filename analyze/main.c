@@ -466,8 +466,10 @@ static void pa_main_once(struct pa_main_opts *o)
 				fprintf(stderr, PA_PROG ": warning: %s: inside %s, given after it: "
 					"read with it\n", o->dirs[k], o->dirs[i]);
 				free(real[k]);
-				real[k] = real[--n];
-				o->dirs[k] = o->dirs[n];
+				/* The others keep their order (the command line's). */
+				memmove(&real[k], &real[k + 1], (n - k - 1) * sizeof(*real));
+				memmove(&o->dirs[k], &o->dirs[k + 1], (n - k - 1) * sizeof(*o->dirs));
+				n--;
 				k--;
 			}
 		real[n] = r;
