@@ -150,6 +150,7 @@ struct pa_main_opts {
 	const char *event; /* --event NAME, NULL for the report's default */
 	struct pa_filter filter;
 	struct pa_report_opts ropts; /* what the report's writer reads */
+	bool limit_given, min_percent_given; /* --limit, --min-percent */
 	bool lines;       /* --lines */
 	bool inlines;     /* --inlines */
 	bool no_demangle; /* --no-demangle */
@@ -505,6 +506,21 @@ static int pa_main_parse_command(int argc, char **argv, struct pa_main_opts *o)
 		return PA_EXIT_USAGE;
 	}
 	optind++;
+	/*
+	 * An option of other reports' (their SYNOPSIS names it) would be
+	 * ignored here: said, so that no one takes top's output for
+	 * --per-thread's.
+	 */
+	{
+		static const char *const own[] = { "--limit", "--min-percent", "--per-thread" };
+		const bool given[] = { o->limit_given, o->min_percent_given, o->ropts.per_thread };
+
+		for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+			if (given[i] && !strstr(r->usage, own[i])) {
+				pa_main_usage_error("%s does not apply to %s", own[i], r->name);
+				return PA_EXIT_USAGE;
+			}
+	}
 	if (r->variant)
 		r = r->variant(&o->ropts);
 	o->report = r;
@@ -606,6 +622,7 @@ static int pa_main_parse(int argc, char **argv, struct pa_main_opts *o)
 				return PA_EXIT_USAGE;
 			}
 			o->ropts.limit = (size_t)v;
+			o->limit_given = true;
 			break;
 		case OPT_EXE:
 			o->filter.exe = optarg;
@@ -619,6 +636,7 @@ static int pa_main_parse(int argc, char **argv, struct pa_main_opts *o)
 						    "from 0 to 100", optarg);
 				return PA_EXIT_USAGE;
 			}
+			o->min_percent_given = true;
 			break;
 		case OPT_LINES:
 			o->lines = true;

@@ -172,6 +172,10 @@ Test(it_cli, bad_usage_exits_2)
 		{ "top", "/tmp", "--no-such-option", NULL },
 		{ "top", "/tmp", "-o", "" },
 		{ "top", "", NULL },
+		/* Another report's option, which this one would ignore. */
+		{ "top", "/tmp", "--per-thread", NULL },
+		{ "folded", "/tmp", "--limit", "3" },
+		{ "threads", "/tmp", "--min-percent", "2" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
