@@ -962,7 +962,8 @@ static int pa_symbols_locate(const struct pa_symbols_opts *opts, const char *nam
 		return pa_symbols_vdso_open(path, rec, st, why);
 	fd = pa_regfile_open(path, 0, st, why);
 	/* Without a build-id, st says whether the file is the one mapped (rec). */
-	changed = fd >= 0 && st && !pa_symbols_file_is(st, rec, false);
+	/* Another size: another file. The same size modified since is read, said (file_get). */
+	changed = fd >= 0 && st && !pa_symbols_file_is(st, rec, true);
 	if (fd >= 0 && !changed &&
 	    (!opts->binary_path || !opts->binary_path[0] ||
 	     !rec->build_id_len || pa_symbols_build_id_is(fd, rec)))
@@ -985,6 +986,29 @@ static int pa_symbols_locate(const struct pa_symbols_opts *opts, const char *nam
 		return -1;
 	}
 	return fd;
+}
+
+/*
+ * A file without a build-id read at its recorded path (st its stat) of the
+ * size the process mapped but modified since: its names are taken (a copy
+ * put back, a rebuild of the same code), said in f->reason, the warning
+ * for each process that maps it. Out of memory: not said.
+ */
+static void pa_symbols_note_modified(struct pa_sym_file *f, const char *path,
+				     const struct stat *st, const struct pa_module *rec)
+{
+	struct stat at;
+	char now[64], then[64];
+
+	if (!rec->has_file || f->reason || pa_symbols_mtime_ns(st) == rec->file_mtime_ns ||
+	    stat(path, &at) != 0 || at.st_dev != st->st_dev || at.st_ino != st->st_ino)
+		return;
+	if (asprintf(&f->reason, "modified since the run (%s; the process mapped it as "
+		     "modified %s), of the same size: its names are read from it as it is now, "
+		     "which without a build-id cannot be told from the file mapped",
+		     pa_symbols_when(pa_symbols_mtime_ns(st), now, sizeof(now)),
+		     pa_symbols_when(rec->file_mtime_ns, then, sizeof(then))) < 0)
+		f->reason = NULL;
 }
 
 /*
@@ -1022,6 +1046,8 @@ static struct pa_sym_file *pa_symbols_file_get(const struct pa_symbols_opts *opt
 		fd = pa_symbols_locate(opts, name, path, rec, NULL, &why);
 	i = (int64_t)pa_intern_count(pa_symbols_store.keys);
 	f = pa_symbols_file_new(opts, path, fd, &why, rec);
+	if (f && f->mod && fd >= 0 && !rec->build_id_len)
+		pa_symbols_note_modified(f, path, &st, rec);
 	fd = -1; /* the file's now */
 	if (f && (pa_grow((void **)&pa_symbols_store.files, &pa_symbols_store.cap, (size_t)i,
 			  sizeof(*pa_symbols_store.files)) < 0 ||
