@@ -9,20 +9,8 @@
 
 #include "wl.h"
 
-static volatile uint64_t daemonize_sink;
-
-#define DAEMONIZE_BURNER(name, seed)                                      \
-	__attribute__((noinline, noclone)) static void name(double seconds) \
-	{                                                                 \
-		double end = wl_thread_cpu() + seconds;                    \
-		uint64_t x = seed;                                        \
-		while (wl_thread_cpu() < end)                              \
-			x = wl_burn(WL_CHUNK / 8, x);                      \
-		daemonize_sink = x;                                       \
-	}
-
-DAEMONIZE_BURNER(daemonize_parent, 3)
-DAEMONIZE_BURNER(daemonize_child, 5)
+WL_BURNER(daemonize_parent, 3)
+WL_BURNER(daemonize_child, 5)
 
 int main(int argc, char **argv)
 {

@@ -10,22 +10,9 @@
 
 #include "wl.h"
 
-static volatile uint64_t quick_sink;
-
-/* Burns until the calling thread has used seconds more of CPU. */
-#define QUICK_BURNER(name, seed)                                          \
-	__attribute__((noinline, noclone)) static void name(double seconds) \
-	{                                                                 \
-		double end = wl_thread_cpu() + seconds;                    \
-		uint64_t x = seed;                                        \
-		while (wl_thread_cpu() < end)                              \
-			x = wl_burn(WL_CHUNK / 8, x);                      \
-		quick_sink = x;                                           \
-	}
-
-QUICK_BURNER(quick_main, 3)
-QUICK_BURNER(quick_handler, 5)
-QUICK_BURNER(quick_worker, 7)
+WL_BURNER(quick_main, 3)
+WL_BURNER(quick_handler, 5)
+WL_BURNER(quick_worker, 7)
 
 static void *quick_thread(void *arg)
 {

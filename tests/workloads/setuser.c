@@ -17,23 +17,10 @@
 
 static double setuser_seconds;
 
-/*
- * Burns until the calling thread has used seconds more of CPU; each its own
- * seed, so that the compiler does not fold the four into one function.
- */
-#define SETUSER_BURNER(name, seed)                                        \
-	static __attribute__((noinline)) void name(double seconds)        \
-	{                                                                 \
-		double end = wl_thread_cpu() + seconds;                    \
-		uint64_t x = seed;                                        \
-		while (wl_thread_cpu() < end)                              \
-			x = wl_burn(WL_CHUNK / 4, x);                      \
-	}
-
-SETUSER_BURNER(setuser_before, 11)
-SETUSER_BURNER(setuser_worker, 13)
-SETUSER_BURNER(setuser_after, 17)
-SETUSER_BURNER(setuser_thread, 19)
+WL_BURNER(setuser_before, 11)
+WL_BURNER(setuser_worker, 13)
+WL_BURNER(setuser_after, 17)
+WL_BURNER(setuser_thread, 19)
 
 static int setuser_become(void)
 {

@@ -16,22 +16,11 @@
 
 #include "wl.h"
 
-static volatile uint64_t threadexec_sink;
 static pthread_t threadexec_spinner;
 
-#define THREADEXEC_BURNER(name, seed)                                     \
-	__attribute__((noinline, noclone)) static void name(double seconds) \
-	{                                                                 \
-		double end = wl_thread_cpu() + seconds;                    \
-		uint64_t x = seed;                                        \
-		while (wl_thread_cpu() < end)                              \
-			x = wl_burn(WL_CHUNK / 8, x);                      \
-		threadexec_sink = x;                                      \
-	}
-
-THREADEXEC_BURNER(threadexec_burn, 3)
-THREADEXEC_BURNER(threadexec_after, 5)
-THREADEXEC_BURNER(threadexec_spin, 7)
+WL_BURNER(threadexec_burn, 3)
+WL_BURNER(threadexec_after, 5)
+WL_BURNER(threadexec_spin, 7)
 
 static void *threadexec_thread(void *arg)
 {

@@ -59,6 +59,25 @@ static inline double wl_process_cpu(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Where a WL_BURNER function leaves its result, that the compiler keeps the work. */
+static volatile uint64_t wl_burner_sink;
+
+/*
+ * Defines static void name(double seconds): burns until the calling thread
+ * has used seconds more of CPU. Each its own seed, so that the compiler
+ * folds no two into one function (identical code), and noclone, so that
+ * it keeps its name (no name.constprop.0).
+ */
+#define WL_BURNER(name, seed)                                                   \
+	__attribute__((noinline, noclone, unused)) static void name(double seconds) \
+	{                                                                       \
+		double wl_end = wl_thread_cpu() + seconds;                       \
+		uint64_t wl_x = seed;                                           \
+		while (wl_thread_cpu() < wl_end)                                 \
+			wl_x = wl_burn(WL_CHUNK / 8, wl_x);                      \
+		wl_burner_sink = wl_x;                                          \
+	}
+
 /*
  * When PPROF_TRUTH names a file, appends "TID USER_SECONDS" to it, or with
  * system set "TID NAME USER_SECONDS SYSTEM_SECONDS": the CPU time the calling
