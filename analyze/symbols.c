@@ -794,17 +794,14 @@ static uint64_t pa_symbols_mtime_ns(const struct stat *st)
 }
 
 /*
- * Whether the file st describes is the one rec (without a build-id) says
- * the process mapped (PPF_REC_MODULE_FILE): its size, and its modification
- * time unless it is a copy (under the binary path: a copy's is its own).
- * True when the log says nothing of the file.
+ * Whether the file st describes may be the one rec (without a build-id)
+ * says the process mapped (PPF_REC_MODULE_FILE): of its size (its time is
+ * a copy's own, or said: pa_symbols_note_modified). True when the log says
+ * nothing of the file.
  */
-static bool pa_symbols_file_is(const struct stat *st, const struct pa_module *rec, bool copy)
+static bool pa_symbols_file_is(const struct stat *st, const struct pa_module *rec)
 {
-	if (rec->build_id_len || !rec->has_file)
-		return true;
-	return (uint64_t)st->st_size == rec->file_size &&
-	       (copy || pa_symbols_mtime_ns(st) == rec->file_mtime_ns);
+	return rec->build_id_len || !rec->has_file || (uint64_t)st->st_size == rec->file_size;
 }
 
 /* "YYYY-MM-DD HH:MM:SS UTC" of ns since the epoch into buf (size bytes). */
@@ -857,7 +854,7 @@ static int pa_symbols_try(const char *dir, size_t dlen, const char *a, const cha
 	fd = pa_regfile_open(cand, 0, st, NULL);
 	free(cand);
 	if (fd >= 0 && ((rec->build_id_len && !pa_symbols_build_id_is(fd, rec)) ||
-			!pa_symbols_file_is(st, rec, true))) {
+			!pa_symbols_file_is(st, rec))) {
 		close(fd);
 		fd = -1;
 	}
@@ -963,7 +960,7 @@ static int pa_symbols_locate(const struct pa_symbols_opts *opts, const char *nam
 	fd = pa_regfile_open(path, 0, st, why);
 	/* Without a build-id, st says whether the file is the one mapped (rec). */
 	/* Another size: another file. The same size modified since is read, said (file_get). */
-	changed = fd >= 0 && st && !pa_symbols_file_is(st, rec, true);
+	changed = fd >= 0 && st && !pa_symbols_file_is(st, rec);
 	if (fd >= 0 && !changed &&
 	    (!opts->binary_path || !opts->binary_path[0] ||
 	     !rec->build_id_len || pa_symbols_build_id_is(fd, rec)))

@@ -54,7 +54,6 @@ typedef int (*pp_setresuid_fn)(uid_t, uid_t, uid_t);
 typedef int (*pp_daemon_fn)(int, int);
 
 typedef void (*pp_exit_fn)(int);
-
 typedef void (*pp_abort_fn)(void);
 
 typedef int (*pp_main_fn)(int, char **, char **);

@@ -63,7 +63,7 @@ static char pp_maps_root[PATH_MAX];
 /*
  * Handles dlmopen gave for a namespace of its own (not LM_ID_BASE), until
  * dlclose: dl_iterate_phdr lists the caller's namespace only, so their
- * objects are found from each handle's link map (pp_maps_namespaces).
+ * objects are found from each handle's link map (pp_maps_namespace).
  */
 #define PP_MAPS_NAMESPACES 64
 static void *pp_maps_ns_handles[PP_MAPS_NAMESPACES];

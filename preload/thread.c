@@ -429,9 +429,7 @@ static void pp_thread_finish(struct pp_thread *t, int tid, int self)
 	pp_events_thread_disable(&t->tev);
 	pp_thread_write_blocked(t, tid, self, now);
 	pp_thread_write_events(t);
-	c.samples = t->samples;
-	c.lost = __atomic_load_n(&t->lost, __ATOMIC_RELAXED);
-	c.throttled = __atomic_load_n(&t->throttled, __ATOMIC_RELAXED);
+	pp_threads_counts_sigsafe(t, &c);
 	pp_thread_cpu(tid, self, &used);
 	pp_records_thread_end_sigsafe(&t->log, now, &c, &used);
 	__atomic_add_fetch(&pp_thread_st.samples, c.samples, __ATOMIC_RELAXED);
@@ -899,9 +897,7 @@ static void pp_thread_quiet_at_exec(struct pp_thread *t, void *arg)
 			return;
 		pp_thread_name(tid, tid == self, name);
 		pp_thread_cpu(tid, tid == self, &used);
-		c.samples = t->samples;
-		c.lost = __atomic_load_n(&t->lost, __ATOMIC_RELAXED);
-		c.throttled = __atomic_load_n(&t->throttled, __ATOMIC_RELAXED);
+		pp_threads_counts_sigsafe(t, &c);
 		pp_records_thread_progress_of_sigsafe(&t->log, pp_records_now_sigsafe(), &c,
 						      &used, NULL, name);
 		pp_threads_leave_sigsafe(t);

@@ -332,15 +332,6 @@ static void pp_sampler_app_reset_sigsafe(unsigned gen)
 	__atomic_store_n(&pp_sampler_app_reset, gen + 1, __ATOMIC_RELEASE);
 }
 
-/* Runs in signal context. The first 64 signals of a sigset_t, as the kernel holds them. */
-static uint64_t pp_sampler_set_bits_sigsafe(const sigset_t *set)
-{
-	uint64_t bits;
-
-	memcpy(&bits, set, sizeof(bits));
-	return bits;
-}
-
 /*
  * Runs in signal context. Gives a signal that is not ours to the app's
  * action, as the kernel would have: its SA_RESETHAND applied, and its
@@ -376,7 +367,7 @@ static void pp_sampler_forward_sigsafe(int sig, siginfo_t *si, void *uc)
 	}
 	if (act.sa_flags & SA_RESETHAND)
 		pp_sampler_app_reset_sigsafe(gen);
-	mask = uc ? pp_sampler_set_bits_sigsafe(&((ucontext_t *)uc)->uc_sigmask) : 0;
+	mask = uc ? pp_unwmask_bits_sigsafe(&((ucontext_t *)uc)->uc_sigmask) : 0;
 	if (pp_sampler_cfg.mode == PPF_MODE_SIGNAL) {
 		t = pp_threads_find_sigsafe(pp_threads_gettid_sigsafe());
 		/*
@@ -386,7 +377,7 @@ static void pp_sampler_forward_sigsafe(int sig, siginfo_t *si, void *uc)
 		if (pp_appmask_held_sigsafe() && !(mask & bit))
 			pp_appmask_release_sigsafe(t);
 	}
-	mask |= pp_sampler_set_bits_sigsafe(&act.sa_mask);
+	mask |= pp_unwmask_bits_sigsafe(&act.sa_mask);
 	if (!(act.sa_flags & SA_NODEFER))
 		mask |= bit;
 	/*
@@ -982,9 +973,7 @@ static void pp_sampler_progress_sigsafe(struct pp_thread *t, uint64_t now)
 	turn = pp_sampler_proc_turn_sigsafe(now);
 	if (turn)
 		pp_records_cpu_sigsafe(RUSAGE_SELF, &proc);
-	c.samples = t->samples;
-	c.lost = __atomic_load_n(&t->lost, __ATOMIC_RELAXED);
-	c.throttled = __atomic_load_n(&t->throttled, __ATOMIC_RELAXED);
+	pp_threads_counts_sigsafe(t, &c);
 	pp_records_thread_progress_sigsafe(&t->log, now, &c, &cpu, turn ? &proc : NULL);
 }
 

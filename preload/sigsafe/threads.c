@@ -407,6 +407,14 @@ int pp_threads_open_log_sigsafe(struct pp_thread *t, struct pp_thread_dir *dir,
 static const struct pp_share_cost pp_threads_log_fd = { .fds = 1 };
 
 /* Runs in signal context. */
+void pp_threads_counts_sigsafe(const struct pp_thread *t, struct pp_records_counts *c)
+{
+	c->samples = t->samples;
+	c->lost = __atomic_load_n(&t->lost, __ATOMIC_RELAXED);
+	c->throttled = __atomic_load_n(&t->throttled, __ATOMIC_RELAXED);
+}
+
+/* Runs in signal context. */
 int pp_threads_keep_log_fd_sigsafe(struct pp_thread *t)
 {
 	int ret = pp_logfile_attach_sigsafe(&t->log);

@@ -182,6 +182,10 @@ int pp_threads_lazy_log_sigsafe(struct pp_thread *t, struct pp_thread_dir *dir,
  */
 int pp_threads_keep_log_fd_sigsafe(struct pp_thread *t);
 
+/* Runs in signal context. t's totals now: its samples, lost and throttled overflows. */
+struct pp_records_counts;
+void pp_threads_counts_sigsafe(const struct pp_thread *t, struct pp_records_counts *c);
+
 /* Runs in signal context. The thread's slot, or NULL. */
 struct pp_thread *pp_threads_find_sigsafe(int tid);
 

@@ -27,8 +27,8 @@ struct pp_unwmask_state {
 
 static __thread struct pp_unwmask_state pp_unwmask __attribute__((tls_model("initial-exec")));
 
-/* Runs in signal context. sigset_t's first 64 signals, as the kernel holds them. */
-static uint64_t pp_unwmask_bits_sigsafe(const sigset_t *set)
+/* Runs in signal context. */
+uint64_t pp_unwmask_bits_sigsafe(const sigset_t *set)
 {
 	uint64_t bits;
 

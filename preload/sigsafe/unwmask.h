@@ -20,6 +20,9 @@
 #include <signal.h>
 #include <stdint.h>
 
+/* Runs in signal context. sigset_t's first 64 signals, as the kernel holds them. */
+uint64_t pp_unwmask_bits_sigsafe(const sigset_t *set);
+
 /*
  * Async-signal-safe. The sa_mask the handler is installed with (before it
  * is installed; the same every time).
