@@ -19,6 +19,7 @@
 #include "control.h"
 #include "maps.h"
 #include "masks.h"
+#include "memhooks.h"
 #include "pprof/format.h"
 #include "process.h"
 #include "sigsafe/appmask.h"
@@ -137,6 +138,7 @@ static struct pp_hooks_start pp_hooks_start_pool[PP_HOOKS_START_POOL];
 void pp_hooks_resolve(void)
 {
 	pp_masks_resolve();
+	pp_memhooks_resolve();
 	pp_nextsym_resolve(pp_hooks_syms, sizeof(pp_hooks_syms) / sizeof(pp_hooks_syms[0]),
 			   &pp_real.resolved);
 }
@@ -581,8 +583,9 @@ PP_EXPORT int dlclose(void *handle)
 
 	if (!pp_real.dlclose)
 		pp_hooks_resolve();
-	/* To the leaf until the snapshot no longer lists what it unloaded. */
+	/* To the leaf until the snapshot no longer lists what it unloaded, nor an unwind reads it. */
 	pp_sampler_dl_enter_sigsafe();
+	pp_sampler_dl_quiesce_sigsafe();
 	/* Not looked at again: the handle is gone once it returns. */
 	pp_maps_namespace_drop(handle);
 	rc = pp_real.dlclose(handle);

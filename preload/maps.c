@@ -40,12 +40,22 @@ struct pp_maps_entry {
 	int seen;            /* found by the current scan */
 };
 
+/* The readable ranges of the address space, from /proc/self/maps: [lo, hi) pairs, merged. */
+struct pp_maps_readable {
+	uint64_t *r;
+	size_t n, cap;
+};
+
 struct pp_maps_scan_ctx {
 	uint64_t now_ns;
 	int first;
 	int err;
 	struct pp_dlsnap *snap; /* the handler's next copy of the list */
 	size_t snap_cap;
+	ElfW(Phdr) *phdrs; /* the snapshot's copies of program headers */
+	size_t phdrs_n, phdrs_cap;
+	/* Once the program changed an object's memory: what may be read. */
+	const struct pp_maps_readable *readable;
 	struct pp_respath respath; /* the scan's resolved directories */
 };
 
@@ -68,6 +78,13 @@ static char pp_maps_root[PATH_MAX];
 #define PP_MAPS_NAMESPACES 64
 static void *pp_maps_ns_handles[PP_MAPS_NAMESPACES];
 static size_t pp_maps_ns_n;
+/*
+ * Set once the program unmapped, protected or replaced memory of a loaded
+ * object itself (hooks.c): every scan from then on reads what is readable
+ * before it reads an object's headers, and lists to libunwind only the
+ * objects whose read-only segments are all readable (sigsafe/dlsnap.h).
+ */
+static int pp_maps_changed;
 
 void pp_maps_set_dir(struct pp_thread_dir *dir)
 {
@@ -468,14 +485,134 @@ static void pp_maps_record(const struct dl_phdr_info *info, const char *path,
 		ctx->err = err;
 }
 
-/* Appends a copy of info to the snapshot being built. */
+/* Appends [lo, hi) to rd, merged with the last range when they touch. */
+static int pp_maps_readable_add(struct pp_maps_readable *rd, uint64_t lo, uint64_t hi)
+{
+	if (rd->n && rd->r[2 * rd->n - 1] >= lo) {
+		if (hi > rd->r[2 * rd->n - 1])
+			rd->r[2 * rd->n - 1] = hi;
+		return 0;
+	}
+	if (rd->n == rd->cap) {
+		size_t cap = rd->cap ? rd->cap * 2 : 256;
+		uint64_t *r = realloc(rd->r, cap * 2 * sizeof(*r));
+
+		if (!r)
+			return -ENOMEM;
+		rd->r = r;
+		rd->cap = cap;
+	}
+	rd->r[2 * rd->n] = lo;
+	rd->r[2 * rd->n + 1] = hi;
+	rd->n++;
+	return 0;
+}
+
+/* One line of /proc/self/maps ("lo-hi rwxp ..."): its range, if readable. */
+static int pp_maps_readable_line(struct pp_maps_readable *rd, const char *line)
+{
+	unsigned long long lo, hi;
+	char perms[5];
+
+	if (sscanf(line, "%llx-%llx %4s", &lo, &hi, perms) != 3 || perms[0] != 'r')
+		return 0;
+	return pp_maps_readable_add(rd, lo, hi);
+}
+
+/*
+ * Loads rd from /proc/self/maps (sorted by address). Returns 0 or a
+ * negative errno (rd then empty).
+ */
+static int pp_maps_readable_load(struct pp_maps_readable *rd)
+{
+	char buf[8192];
+	size_t have = 0;
+	ssize_t got;
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC), err = 0;
+
+	rd->n = 0;
+	if (fd < 0)
+		return -errno;
+	while (!err && (got = read(fd, buf + have, sizeof(buf) - 1 - have)) > 0) {
+		char *line = buf, *nl;
+
+		have += (size_t)got;
+		buf[have] = '\0';
+		while (!err && (nl = strchr(line, '\n'))) {
+			*nl = '\0';
+			err = pp_maps_readable_line(rd, line);
+			line = nl + 1;
+		}
+		have -= (size_t)(line - buf);
+		memmove(buf, line, have);
+		/* A line longer than the buffer (a path of PATH_MAX): its range is at its start. */
+		if (have == sizeof(buf) - 1) {
+			err = pp_maps_readable_line(rd, buf);
+			have = 0;
+			while ((got = read(fd, buf, 1)) == 1 && buf[0] != '\n')
+				;
+		}
+	}
+	if (got < 0 && !err)
+		err = -errno;
+	close(fd);
+	if (err)
+		rd->n = 0;
+	return err;
+}
+
+/* Whether every byte of [lo, hi) is readable by rd. */
+static int pp_maps_readable_has(const struct pp_maps_readable *rd, uint64_t lo, uint64_t hi)
+{
+	size_t a = 0, b = rd->n;
+
+	if (lo >= hi)
+		return 1;
+	/* The last range starting at or below lo. */
+	while (a < b) {
+		size_t m = (a + b) / 2;
+
+		if (rd->r[2 * m] <= lo)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a > 0 && rd->r[2 * (a - 1) + 1] >= hi;
+}
+
+/*
+ * Whether libunwind may read the object's tables: every segment it does
+ * not write (headers, code, read-only data: .eh_frame_hdr and .eh_frame
+ * are there) readable now.
+ */
+static int pp_maps_object_readable(const struct pp_maps_readable *rd,
+				   const struct dl_phdr_info *info)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uint64_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && !(ph->p_flags & PF_W) &&
+		    !pp_maps_readable_has(rd, lo, lo + ph->p_memsz))
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * Appends a copy of info to the snapshot being built, with a copy of its
+ * program headers (pointed to once the snapshot is done: pp_maps_snap_done).
+ */
 static void pp_maps_snap_add(struct pp_maps_scan_ctx *ctx,
 			     const struct dl_phdr_info *info, size_t size)
 {
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), lo = UINT64_MAX, hi = 0;
+	struct pp_dlsnap_obj *o;
+
 	if (!ctx->snap || ctx->snap->n == ctx->snap_cap) {
 		size_t cap = ctx->snap_cap ? ctx->snap_cap * 2 : 64;
 		struct pp_dlsnap *s = realloc(ctx->snap, sizeof(*s) +
-					      cap * sizeof(s->info[0]));
+					      cap * sizeof(s->obj[0]));
 
 		if (!s) {
 			ctx->err = -ENOMEM;
@@ -486,9 +623,57 @@ static void pp_maps_snap_add(struct pp_maps_scan_ctx *ctx,
 		ctx->snap = s;
 		ctx->snap_cap = cap;
 	}
-	memset(&ctx->snap->info[ctx->snap->n], 0, sizeof(*info));
-	memcpy(&ctx->snap->info[ctx->snap->n++], info,
-	       size < sizeof(*info) ? size : sizeof(*info));
+	if (ctx->phdrs_cap - ctx->phdrs_n < info->dlpi_phnum) {
+		size_t cap = ctx->phdrs_cap * 2 + info->dlpi_phnum + 64;
+		ElfW(Phdr) *p = realloc(ctx->phdrs, cap * sizeof(*p));
+
+		if (!p) {
+			ctx->err = -ENOMEM;
+			return;
+		}
+		ctx->phdrs = p;
+		ctx->phdrs_cap = cap;
+	}
+	o = &ctx->snap->obj[ctx->snap->n++];
+	memset(o, 0, sizeof(*o));
+	memcpy(&o->info, info, size < sizeof(o->info) ? size : sizeof(o->info));
+	memcpy(ctx->phdrs + ctx->phdrs_n, info->dlpi_phdr,
+	       info->dlpi_phnum * sizeof(*ctx->phdrs));
+	/* Its index until the copies stop moving. */
+	o->info.dlpi_phdr = (const ElfW(Phdr) *)(uintptr_t)ctx->phdrs_n;
+	ctx->phdrs_n += info->dlpi_phnum;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uint64_t a = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if ((a & ~(page - 1)) < lo)
+			lo = a & ~(page - 1);
+		if (a + ph->p_memsz > hi)
+			hi = a + ph->p_memsz;
+	}
+	o->lo = lo;
+	o->hi = hi;
+	o->unreadable = ctx->readable && !pp_maps_object_readable(ctx->readable, info);
+}
+
+/* The snapshot's program headers where they now stay. */
+static void pp_maps_snap_done(struct pp_maps_scan_ctx *ctx)
+{
+	ctx->snap->phdrs = ctx->phdrs;
+	ctx->phdrs = NULL;
+	for (size_t i = 0; i < ctx->snap->n; i++)
+		ctx->snap->obj[i].info.dlpi_phdr =
+			ctx->snap->phdrs + (uintptr_t)ctx->snap->obj[i].info.dlpi_phdr;
+}
+
+static void pp_maps_snap_free(struct pp_dlsnap *snap)
+{
+	if (!snap)
+		return;
+	free(snap->phdrs);
+	free(snap);
 }
 
 static int pp_maps_visit(struct dl_phdr_info *info, size_t size, void *arg)
@@ -500,6 +685,11 @@ static int pp_maps_visit(struct dl_phdr_info *info, size_t size, void *arg)
 	int first = ctx->first;
 
 	ctx->first = 0;
+	/* Its headers unmapped or protected by the program: nothing to read there. */
+	if (ctx->readable &&
+	    !pp_maps_readable_has(ctx->readable, (uint64_t)(uintptr_t)info->dlpi_phdr,
+				  (uint64_t)(uintptr_t)(info->dlpi_phdr + info->dlpi_phnum)))
+		return 0;
 	pp_maps_snap_add(ctx, info, size);
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
@@ -553,7 +743,7 @@ static void pp_maps_publish(struct pp_dlsnap *snap)
 
 	while (pp_dlsnap_readers_sigsafe())
 		pp_yields_raw_sigsafe();
-	free(old);
+	pp_maps_snap_free(old);
 }
 
 static pp_maps_iterate_fn pp_maps_real(void)
@@ -593,6 +783,8 @@ static void pp_maps_namespace(void *handle, struct pp_maps_scan_ctx *ctx)
 		 */
 		if (!lm->l_addr || (lm->l_addr & (uintptr_t)(sysconf(_SC_PAGESIZE) - 1)) ||
 		    mincore((void *)lm->l_addr, 1, &in_core) != 0 ||
+		    (ctx->readable && !pp_maps_readable_has(ctx->readable, lm->l_addr,
+							    lm->l_addr + sizeof(*eh))) ||
 		    memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
 		    eh->e_phentsize != sizeof(ElfW(Phdr)))
 			continue;
@@ -632,6 +824,7 @@ void pp_maps_namespace_drop(void *handle)
 int pp_maps_scan(uint64_t now_ns, int in_dlopen)
 {
 	struct pp_maps_scan_ctx ctx = { .now_ns = now_ns, .first = 1 };
+	struct pp_maps_readable readable = { 0 };
 	unsigned gen;
 	int inside, after;
 
@@ -645,6 +838,10 @@ int pp_maps_scan(uint64_t now_ns, int in_dlopen)
 	for (size_t i = 0; i < pp_maps_n; i++)
 		pp_maps[i].seen = 0;
 	pp_maps_root_state = 0;
+	/* Not known: every object as it is listed (the scan before the change's). */
+	if (__atomic_load_n(&pp_maps_changed, __ATOMIC_ACQUIRE) &&
+	    pp_maps_readable_load(&readable) == 0)
+		ctx.readable = &readable;
 	gen = pp_sampler_dlopen_state_sigsafe(&inside);
 	pp_maps_real()(pp_maps_visit, &ctx);
 	for (size_t i = 0; i < pp_maps_ns_n; i++)
@@ -654,12 +851,21 @@ int pp_maps_scan(uint64_t now_ns, int in_dlopen)
 	if (ctx.snap)
 		ctx.snap->partial = inside > in_dlopen ||
 				    pp_sampler_dlopen_state_sigsafe(&after) != gen;
-	if (ctx.snap && !ctx.err)
+	if (ctx.snap && !ctx.err) {
+		pp_maps_snap_done(&ctx);
 		pp_maps_publish(ctx.snap);
-	else
+	} else {
 		free(ctx.snap);
+	}
+	free(ctx.phdrs);
+	free(readable.r);
 	pthread_mutex_unlock(&pp_maps_mutex);
 	return ctx.err;
+}
+
+void pp_maps_memory_changed(void)
+{
+	__atomic_store_n(&pp_maps_changed, 1, __ATOMIC_RELEASE);
 }
 
 int pp_maps_glibc_iterate(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data)

@@ -60,6 +60,14 @@ int pp_maps_scan(uint64_t now_ns, int in_dlopen);
  * most 64 such handles are followed.
  */
 void pp_maps_namespace_add(void *handle);
+/*
+ * Says that the program changed the memory of a loaded object itself
+ * (unmapped, protected or replaced part of it): from the next scan on, an
+ * object whose read-only segments are not all readable is not given to
+ * libunwind (sigsafe/dlsnap.h), one whose headers are not readable is not
+ * read at all. Call it before the change and scan after it.
+ */
+void pp_maps_memory_changed(void);
 void pp_maps_namespace_drop(void *handle);
 
 /*

@@ -5,18 +5,27 @@
 
 static struct pp_dlsnap *pp_dlsnap_cur;
 static int pp_dlsnap_readers;
+static int pp_dlsnap_unwinding;
 static __thread int pp_dlsnap_handler __attribute__((tls_model("initial-exec")));
 
 /* Runs in signal context. */
 void pp_dlsnap_enter_handler_sigsafe(void)
 {
 	pp_dlsnap_handler++;
+	__atomic_add_fetch(&pp_dlsnap_unwinding, 1, __ATOMIC_SEQ_CST);
 }
 
 /* Runs in signal context. */
 void pp_dlsnap_leave_handler_sigsafe(void)
 {
+	__atomic_sub_fetch(&pp_dlsnap_unwinding, 1, __ATOMIC_SEQ_CST);
 	pp_dlsnap_handler--;
+}
+
+/* Runs in signal context. */
+int pp_dlsnap_unwinding_sigsafe(void)
+{
+	return __atomic_load_n(&pp_dlsnap_unwinding, __ATOMIC_SEQ_CST);
 }
 
 /* Runs in signal context. */
@@ -40,7 +49,8 @@ int pp_dlsnap_iterate_sigsafe(int (*cb)(struct dl_phdr_info *, size_t, void *),
 	__atomic_add_fetch(&pp_dlsnap_readers, 1, __ATOMIC_SEQ_CST);
 	s = __atomic_load_n(&pp_dlsnap_cur, __ATOMIC_SEQ_CST);
 	for (size_t i = 0; s && i < s->n && ret == 0; i++)
-		ret = cb(&s->info[i], sizeof(s->info[i]), data);
+		if (!s->obj[i].unreadable)
+			ret = cb(&s->obj[i].info, sizeof(s->obj[i].info), data);
 	__atomic_sub_fetch(&pp_dlsnap_readers, 1, __ATOMIC_ACQ_REL);
 	return ret;
 }
@@ -60,7 +70,7 @@ int pp_dlsnap_holds_sigsafe(uint64_t ip)
 	__atomic_add_fetch(&pp_dlsnap_readers, 1, __ATOMIC_SEQ_CST);
 	s = __atomic_load_n(&pp_dlsnap_cur, __ATOMIC_SEQ_CST);
 	for (size_t i = 0; s && i < s->n && !held; i++) {
-		const struct dl_phdr_info *info = &s->info[i];
+		const struct dl_phdr_info *info = &s->obj[i].info;
 
 		for (size_t k = 0; k < info->dlpi_phnum && !held; k++) {
 			const ElfW(Phdr) *ph = &info->dlpi_phdr[k];
@@ -71,6 +81,21 @@ int pp_dlsnap_holds_sigsafe(uint64_t ip)
 	}
 	__atomic_sub_fetch(&pp_dlsnap_readers, 1, __ATOMIC_SEQ_CST);
 	return held;
+}
+
+/* Runs in signal context. */
+int pp_dlsnap_meets_sigsafe(uint64_t lo, uint64_t hi)
+{
+	struct pp_dlsnap *s;
+	int meets = 0;
+
+	__atomic_add_fetch(&pp_dlsnap_readers, 1, __ATOMIC_SEQ_CST);
+	s = __atomic_load_n(&pp_dlsnap_cur, __ATOMIC_SEQ_CST);
+	for (size_t i = 0; s && i < s->n && meets != 3; i++)
+		if (lo < s->obj[i].hi && s->obj[i].lo < hi)
+			meets |= s->obj[i].unreadable ? 2 : 1;
+	__atomic_sub_fetch(&pp_dlsnap_readers, 1, __ATOMIC_SEQ_CST);
+	return meets;
 }
 
 /* Runs in signal context. */

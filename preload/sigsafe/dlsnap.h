@@ -21,15 +21,41 @@
 #include <link.h>
 #include <stddef.h>
 
+/*
+ * The program may unmap or protect an object's memory itself (munmap,
+ * mprotect, mremap, mmap MAP_FIXED: hooks.c); libunwind reads an object's
+ * program headers and unwind tables from memory on a cache miss, so the
+ * snapshot reads neither from the object: its program headers are copied
+ * (phdrs), and an object whose read-only segments are no longer all
+ * readable is kept (its ranges: the hooks' overlap check) but not listed
+ * to libunwind (unreadable).
+ */
+struct pp_dlsnap_obj {
+	struct dl_phdr_info info; /* dlpi_phdr: into the snapshot's phdrs */
+	uint64_t lo, hi; /* its segments' pages, lowest to highest */
+	int unreadable;
+};
+
 struct pp_dlsnap {
 	int partial; /* built while a dlopen was under way */
 	size_t n;
-	struct dl_phdr_info info[];
+	ElfW(Phdr) *phdrs; /* every object's, one block, freed with the snapshot */
+	struct pp_dlsnap_obj obj[];
 };
 
-/* Runs in signal context. Marks the calling thread as inside the handler. */
+
+/*
+ * Runs in signal context. Marks the calling thread as inside the handler,
+ * and counts it among the threads that may be unwinding (until leave):
+ * called before the handler checks whether it may unwind, so that a thread
+ * that holds samples to the leaf and then waits for pp_dlsnap_unwinding
+ * to come down to 0 knows no unwind reads memory it is about to change.
+ */
 void pp_dlsnap_enter_handler_sigsafe(void);
 void pp_dlsnap_leave_handler_sigsafe(void);
+
+/* Runs in signal context. How many threads are inside the handler's unwind. */
+int pp_dlsnap_unwinding_sigsafe(void);
 
 /* Runs in signal context. Whether the calling thread is inside the handler. */
 int pp_dlsnap_in_handler_sigsafe(void);
@@ -50,6 +76,13 @@ struct pp_dlsnap *pp_dlsnap_swap_sigsafe(struct pp_dlsnap *snap);
 
 /* Runs in signal context. Whether an object of the snapshot in use maps ip. */
 int pp_dlsnap_holds_sigsafe(uint64_t ip);
+
+/*
+ * Runs in signal context. Whether [lo, hi) meets an object's pages in the
+ * snapshot in use: 1 one libunwind is given, 2 one it is not
+ * (unreadable), 3 both, 0 neither.
+ */
+int pp_dlsnap_meets_sigsafe(uint64_t lo, uint64_t hi);
 
 /* Runs in signal context. Whether the snapshot now in use is partial. */
 int pp_dlsnap_partial_sigsafe(void);

@@ -132,6 +132,8 @@ static int pp_sampler_unw_key_state = 2;
 #define PP_SAMPLER_KEY_FREE 2
 /* Yields at the most while another thread frees the key. */
 #define PP_SAMPLER_KEY_SPINS 10000
+/* Yields a change of loaded objects' memory waits at most for unwinds under way. */
+#define PP_SAMPLER_QUIESCE_YIELDS 100000
 
 /*
  * glibc 2.36 has no si_perf_*: they follow si_addr in the kernel's
@@ -203,6 +205,14 @@ void pp_sampler_set_counters_sigsafe(uint32_t mask, const struct perf_event_attr
 void pp_sampler_dl_enter_sigsafe(void)
 {
 	__atomic_add_fetch(&pp_sampler_in_dl, 1, __ATOMIC_ACQ_REL);
+}
+
+/* Runs in signal context. */
+void pp_sampler_dl_quiesce_sigsafe(void)
+{
+	/* Bounded: a thread stopped inside its unwind (a tracer's) is not waited for forever. */
+	for (int i = 0; i < PP_SAMPLER_QUIESCE_YIELDS && pp_dlsnap_unwinding_sigsafe() > 0; i++)
+		pp_yields_raw_sigsafe();
 }
 
 /* Runs in signal context. */
@@ -762,12 +772,13 @@ static unsigned pp_sampler_stack_of_sigsafe(struct pp_thread *t, uint64_t caller
 	if (pp_unwmask_enter_blocked_sigsafe(&old) != 0)
 		return 0;
 	if (pp_threads_enter_sigsafe(t)) {
+		/* Counted as unwinding before it looks (pp_sampler_dl_quiesce_sigsafe). */
+		pp_dlsnap_enter_handler_sigsafe();
 		if (pp_sampler_may_sample_sigsafe(t, make) && pp_sampler_may_unwind_sigsafe()) {
-			pp_dlsnap_enter_handler_sigsafe();
 			pp_sampler_unwind_key_free_sigsafe();
 			n = pp_sampler_cfg.backtrace((void **)f, PP_SAMPLER_HERE_FRAMES);
-			pp_dlsnap_leave_handler_sigsafe();
 		}
+		pp_dlsnap_leave_handler_sigsafe();
 		pp_threads_leave_sigsafe(t);
 	}
 	pp_unwmask_leave_blocked_sigsafe(&old);
@@ -899,16 +910,17 @@ static void pp_sampler_record_sigsafe(struct pp_thread *t, unsigned event, int l
 	 */
 	if (!pp_sampler_log_sigsafe(t))
 		goto out_lost;
+	/* Counted as unwinding before it looks (pp_sampler_dl_quiesce_sigsafe). */
+	pp_dlsnap_enter_handler_sigsafe();
 	if (!t->leaf_only && pp_sampler_may_unwind_sigsafe()) {
-		pp_dlsnap_enter_handler_sigsafe();
 		pp_unwmask_enter_sigsafe(&uc->uc_sigmask, pp_sampsig_number_sigsafe());
 		n = pp_sampler_unwind_sigsafe(rip, &f, pp_sampler_cfg.max_frames, &first,
 					      &truncated);
 		pp_unwmask_leave_sigsafe();
-		pp_dlsnap_leave_handler_sigsafe();
-		if (n && !truncated)
-			n = pp_sampler_stitch_sigsafe(t, &f.ip[first], n, pp_sampler_cfg.max_frames);
 	}
+	pp_dlsnap_leave_handler_sigsafe();
+	if (n && !truncated)
+		n = pp_sampler_stitch_sigsafe(t, &f.ip[first], n, pp_sampler_cfg.max_frames);
 	if (n == 0) {
 		f.ip[0] = rip;
 		n = 1;

@@ -96,6 +96,13 @@ void pp_sampler_dl_enter_sigsafe(void);
 void pp_sampler_dl_leave_sigsafe(void);
 
 /*
+ * Runs in signal context. After pp_sampler_dl_enter_sigsafe, before the
+ * change: waits until no thread is inside an unwind that began before
+ * (sigsafe/dlsnap.h), so that none reads what is about to be unmapped.
+ */
+void pp_sampler_dl_quiesce_sigsafe(void);
+
+/*
  * Runs in signal context. Called by the dlopen hook around the real call:
  * samples taken meanwhile unwind with the snapshot (through the loader to
  * dlopen's caller) unless the snapshot is partial (dlsnap.h).

@@ -4,6 +4,7 @@
  * named from the module that was there when it was taken.
  */
 #include <criterion/criterion.h>
+#include <criterion/parameterized.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -45,6 +46,54 @@ Test(it_modules, same_address_reuse_is_not_confused)
 		if (strstr(p->funcs[i].name, ".so+0x"))
 			unresolved += p->funcs[i].self;
 	cr_expect_lt(unresolved, 5, "%llu samples left unresolved", (unsigned long long)unresolved);
+	pa_profile_free(p);
+	pa_run_free(run);
+	tst_result_release(&r);
+}
+
+/*
+ * A program that takes a loaded library's memory away itself (ehgone):
+ * the segment with its unwind tables made unreadable, unmapped, replaced,
+ * or the page with its headers unmapped. libunwind reads those at a sample
+ * in the library: the program was killed by SIGSEGV inside the handler.
+ * It runs to the end, its samples there keep their leaf, and once the
+ * memory is readable again its stacks are whole again.
+ */
+struct it_mod_way {
+	char how[16];
+};
+
+static struct it_mod_way it_mod_ways[] = { { "mprotect" }, { "munmap" }, { "anon" }, { "headers" } };
+
+ParameterizedTestParameters(it_modules, library_memory_taken_away_by_the_program)
+{
+	return cr_make_param_array(struct it_mod_way, it_mod_ways,
+				   sizeof(it_mod_ways) / sizeof(it_mod_ways[0]));
+}
+
+ParameterizedTest(struct it_mod_way *way, it_modules, library_memory_taken_away_by_the_program)
+{
+	const char *how[] = { way->how };
+	const char *argv[] = { "workloads/ehgone", way->how, "0.2", NULL };
+	char done[64];
+	struct tst_result r;
+	struct pa_profile *p;
+	struct pa_run *run;
+	/* 0.2 s of CPU per burn at one sample per ms: half of it at least. */
+	const uint64_t least = 100;
+
+	tst_run_profiled(&it_mod, *how, argv, NULL, &r);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s: status %d: %s", *how,
+		  r.status, r.err);
+	snprintf(done, sizeof(done), "ehgone: %s done\n", *how);
+	cr_expect_str_eq(r.out, done);
+	run = tst_load(&it_mod);
+	p = tst_profile(run, 0, 0);
+	cr_expect_geq(tst_stack_count(p, "main;ehgone_burn;ehgone_before"), least, "%s", *how);
+	cr_expect_geq(tst_self(p, "ehgone_during"), least, "%s", *how);
+	if (strcmp(*how, "headers") != 0)
+		cr_expect_geq(tst_stack_count(p, "main;ehgone_burn;ehgone_after"), least,
+			      "%s: stacks not whole again once the memory is back", *how);
 	pa_profile_free(p);
 	pa_run_free(run);
 	tst_result_release(&r);
