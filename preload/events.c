@@ -158,9 +158,10 @@ static int pp_events_open_routed(const struct pp_config_event *ce,
 		   fd, 0);
 	if (*rb == MAP_FAILED)
 		*rb = NULL;
-	if (fcntl(fd, F_SETFL, O_ASYNC | O_NONBLOCK) != 0 ||
-	    fcntl(fd, F_SETSIG, pp_sampsig_number_sigsafe()) != 0 ||
-	    fcntl(fd, F_SETOWN_EX, &owner) != 0)
+	/* System calls: the exported fcntl is the program's (hooks.c), which ours are hidden from. */
+	if (syscall(SYS_fcntl, fd, F_SETFL, O_ASYNC | O_NONBLOCK) != 0 ||
+	    syscall(SYS_fcntl, fd, F_SETSIG, pp_sampsig_number_sigsafe()) != 0 ||
+	    syscall(SYS_fcntl, fd, F_SETOWN_EX, &owner) != 0)
 		err = -errno;
 	if (!err) {
 		pp_fd_tag_sigsafe(fd, (int)index + 1, *rb);

@@ -49,6 +49,10 @@ typedef int (*pp_open_fn)(const char *, int, ...);
 typedef int (*pp_msync_fn)(void *, size_t, int);
 typedef int (*pp_yield_fn)(void);
 typedef int (*pp_close_range_fn)(unsigned, unsigned, int);
+typedef int (*pp_fcntl_fn)(int, int, ...);
+typedef int (*pp_dup_fn)(int);
+typedef int (*pp_dup2_fn)(int, int);
+typedef int (*pp_dup3_fn)(int, int, int);
 typedef int (*pp_setuid_fn)(uid_t);
 typedef int (*pp_setreuid_fn)(uid_t, uid_t);
 typedef int (*pp_setresuid_fn)(uid_t, uid_t, uid_t);
@@ -73,6 +77,10 @@ static struct {
 	pp_msync_fn msync;
 	pp_yield_fn sched_yield;
 	pp_close_range_fn close_range;
+	pp_fcntl_fn fcntl, fcntl64;
+	pp_dup_fn dup;
+	pp_dup2_fn dup2;
+	pp_dup3_fn dup3;
 	pp_setuid_fn setuid, seteuid;
 	pp_setreuid_fn setreuid;
 	pp_setresuid_fn setresuid;
@@ -96,6 +104,11 @@ static const struct pp_nextsym pp_hooks_syms[] = {
 	{ "msync", (void **)&pp_real.msync },
 	{ "sched_yield", (void **)&pp_real.sched_yield },
 	{ "close_range", (void **)&pp_real.close_range },
+	{ "fcntl", (void **)&pp_real.fcntl },
+	{ "fcntl64", (void **)&pp_real.fcntl64 },
+	{ "dup", (void **)&pp_real.dup },
+	{ "dup2", (void **)&pp_real.dup2 },
+	{ "dup3", (void **)&pp_real.dup3 },
 	{ "setuid", (void **)&pp_real.setuid },
 	{ "seteuid", (void **)&pp_real.seteuid },
 	{ "setreuid", (void **)&pp_real.setreuid },
@@ -609,6 +622,30 @@ PP_EXPORT int pipe2(int fds[2], int flags)
 	return pp_unwpipe_pipe2_sigsafe(fds, flags, __builtin_return_address(0));
 }
 
+/* This object's headers and code, as the linker lays them out (its default script's symbols). */
+extern const char __ehdr_start[] __attribute__((visibility("hidden")));
+extern const char __etext[] __attribute__((visibility("hidden")));
+
+/* Runs in signal context. Whether a return address is in the profiler's own code. */
+static int pp_hooks_from_us(const void *caller)
+{
+	return (const char *)caller >= __ehdr_start && (const char *)caller < __etext;
+}
+
+/*
+ * Runs in signal context. Whether fd is one of the profiler's (fd.h), which
+ * the program is not to see (caller: the call's return address; the
+ * profiler's own calls see them): then errno is EBADF, as it would be
+ * without the profiler. One array look for any other number.
+ */
+static int pp_hooks_hidden(int fd, const void *caller)
+{
+	if (!pp_fd_registered_sigsafe(fd) || pp_hooks_from_us(caller) || !pp_fd_ours_sigsafe(fd))
+		return 0;
+	errno = EBADF;
+	return 1;
+}
+
 /*
  * read(2), write(2), open(2) and msync(2), libunwind's as plain system calls, not
  * cancellation points (sigsafe/unwpipe.h); everyone else's as glibc's.
@@ -619,6 +656,8 @@ PP_EXPORT ssize_t read(int fd, void *buf, size_t n)
 {
 	if (pp_unwpipe_from_libunwind_sigsafe(__builtin_return_address(0)))
 		return pp_unwpipe_read_sigsafe(fd, buf, n);
+	if (pp_hooks_hidden(fd, __builtin_return_address(0)))
+		return -1;
 	if (!pp_real.read)
 		return syscall(SYS_read, fd, buf, n);
 	return pp_real.read(fd, buf, n);
@@ -628,6 +667,8 @@ PP_EXPORT ssize_t write(int fd, const void *buf, size_t n)
 {
 	if (pp_unwpipe_from_libunwind_sigsafe(__builtin_return_address(0)))
 		return pp_unwpipe_write_sigsafe(fd, buf, n);
+	if (pp_hooks_hidden(fd, __builtin_return_address(0)))
+		return -1;
 	if (!pp_real.write)
 		return syscall(SYS_write, fd, buf, n);
 	return pp_real.write(fd, (void *)buf, n);
@@ -718,6 +759,79 @@ PP_EXPORT int close_range(unsigned lo, unsigned hi, int flags)
 		lo = (unsigned)ours + 1;
 	}
 	return lo <= hi ? pp_hooks_close_range_raw(lo, hi, flags) : 0;
+}
+
+/*
+ * fcntl (fcntl64: the same call, what programs built with 64-bit file
+ * offsets call), dup, dup2, dup3: the profiler's descriptors are not open
+ * to the program (EBADF), as close() says. A shell checks whether a number
+ * is open before it redirects there (bash's `exec 514>file`: fcntl
+ * F_GETFD), and saved and later restored what it found (ours), so its own
+ * file was gone and its writes went to the profiler's log. A number of ours
+ * the program makes its own (dup2 onto it) is the program's from then on:
+ * the profiler finds it no longer names its file (fd.h) and leaves it.
+ * The profiler's own calls see its descriptors.
+ */
+static int pp_hooks_fcntl_call(pp_fcntl_fn real, int fd, int cmd, const void *caller,
+			       va_list ap)
+{
+	void *arg = va_arg(ap, void *);
+
+	if (pp_hooks_hidden(fd, caller))
+		return -1;
+	if (!real)
+		return (int)syscall(SYS_fcntl, fd, cmd, arg);
+	return real(fd, cmd, arg);
+}
+
+PP_EXPORT int fcntl(int fd, int cmd, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, cmd);
+	rc = pp_hooks_fcntl_call(pp_real.fcntl, fd, cmd, __builtin_return_address(0), ap);
+	va_end(ap);
+	return rc;
+}
+
+PP_EXPORT int fcntl64(int fd, int cmd, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, cmd);
+	rc = pp_hooks_fcntl_call(pp_real.fcntl64 ? pp_real.fcntl64 : pp_real.fcntl, fd, cmd,
+				 __builtin_return_address(0), ap);
+	va_end(ap);
+	return rc;
+}
+
+PP_EXPORT int dup(int fd)
+{
+	if (pp_hooks_hidden(fd, __builtin_return_address(0)))
+		return -1;
+	if (!pp_real.dup)
+		return (int)syscall(SYS_dup, fd);
+	return pp_real.dup(fd);
+}
+
+PP_EXPORT int dup2(int fd, int to)
+{
+	if (pp_hooks_hidden(fd, __builtin_return_address(0)))
+		return -1;
+	if (!pp_real.dup2)
+		return (int)syscall(SYS_dup2, fd, to);
+	return pp_real.dup2(fd, to);
+}
+
+PP_EXPORT int dup3(int fd, int to, int flags)
+{
+	if (pp_hooks_hidden(fd, __builtin_return_address(0)))
+		return -1;
+	if (!pp_real.dup3)
+		return (int)syscall(SYS_dup3, fd, to, flags);
+	return pp_real.dup3(fd, to, flags);
 }
 
 /*

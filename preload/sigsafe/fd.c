@@ -99,7 +99,7 @@ int pp_fd_move_high_sigsafe(int fd)
 	/* Numbers there name nothing in the program's table: neither moved nor registered. */
 	if (pp_fd_private)
 		return fd;
-	high = fcntl(fd, F_DUPFD_CLOEXEC, PP_FD_MIN);
+	high = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, PP_FD_MIN);
 
 	if (high < 0) {
 		pp_fd_own_sigsafe(fd);

@@ -344,3 +344,42 @@ Test(it_files, libunwinds_numbers_taken_over_by_the_program, .init = it_files_in
 	pa_run_free(run);
 	tst_result_release(&r);
 }
+
+/*
+ * A shell script that puts its own files at fixed numbers among ours
+ * (bash's `exec 514>file`): bash looks whether the number is open first
+ * (fcntl F_GETFD) and, finding ours, saved it and put it back after the
+ * redirection, so the script's writes failed (EBADF on our directory) or
+ * went into the profiler's log, whose header they overwrote (the analyzer
+ * then refused the run). Ours are not open to the program: it runs as it
+ * does unprofiled, and the run reads.
+ */
+Test(it_files, a_shell_script_puts_its_files_at_our_numbers, .init = it_files_init,
+     .fini = it_files_fini, .timeout = 120)
+{
+	char script[1024];
+	const char *argv[] = { "/bin/bash", "-c", script, NULL };
+	struct tst_result r, plain;
+	struct pa_run *run;
+
+	snprintf(script, sizeof(script),
+		 "cd '%s' || exit 9\n"
+		 "for fd in $(seq 510 530); do eval \"exec $fd>hi.$fd\"; done\n"
+		 "for fd in $(seq 510 530); do eval \"echo line $fd >&$fd\" || exit 8; done\n"
+		 "for fd in $(seq 510 530); do eval \"exec $fd>&-\"; done\n"
+		 "cat hi.*; rm -f hi.*\n", it_files.tmp);
+	tst_run(&it_files, "plain", argv, NULL, &plain);
+	tst_run_profiled(&it_files, "shell", argv, NULL, &r);
+	cr_assert(WIFEXITED(plain.status) && WEXITSTATUS(plain.status) == 0, "%s", plain.err);
+	cr_assert(strstr(plain.out, "line 530\n"), "%s", plain.out);
+	cr_expect_eq(r.status, plain.status, "status 0x%x, unprofiled 0x%x: %s", r.status,
+		     plain.status, r.err);
+	cr_expect_str_eq(r.out, plain.out);
+	cr_expect_eq(r.err_len, 0, "stderr: %s", r.err);
+	/* Every log still a log: tst_load fails the test on any error. */
+	run = tst_load(&it_files);
+	cr_expect_geq(run->nprocesses, 1);
+	pa_run_free(run);
+	tst_result_release(&r);
+	tst_result_release(&plain);
+}
