@@ -170,9 +170,11 @@ void pa_coverage_process(const struct pa_filter *f, const struct pa_process *pro
 		out->split = out->split && (c.split || !c.cpu_ns);
 	}
 	if (own) {
+		/* The END's figures, split: whatever its threads' logs lack. */
 		out->user_ns = proc->user_ns;
 		out->system_ns = proc->system_ns;
 		out->cpu_ns = proc->user_ns + proc->system_ns;
+		out->split = true;
 		pa_coverage_less_helper(proc, out);
 		pa_coverage_process_before(proc, out);
 	} else if (!pa_filter_by_thread(f) && proc->replaced && proc->cpu_exec.known &&

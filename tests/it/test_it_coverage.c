@@ -326,3 +326,34 @@ Test(it_coverage, an_image_replaced_by_exec_covers_its_own_time)
 		free(out);
 	}
 }
+
+/*
+ * A process a worker thread ends with exit() while the others are still
+ * running or waiting (a JVM's System.exit): the threads exit_group ends
+ * have no user/system split of their own, and the process's USER, SYS and
+ * COVER read "-" although its END record holds its whole CPU time, split.
+ */
+Test(it_coverage, a_process_a_worker_ends_has_its_time_split_and_covered)
+{
+	const char *argv[] = { "workloads/workerexit", "0.3", NULL };
+	struct pa_filter f = PA_FILTER_ALL;
+	struct pa_error err = { 0 };
+	struct pa_coverage c;
+	struct tst_result r;
+	struct pa_run *run;
+
+	tst_run_profiled(&it_cov, "workerexit", argv, NULL, &r);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 6, "%#x: %s", r.status, r.err);
+	tst_result_release(&r);
+	run = tst_load(&it_cov);
+	cr_assert_eq(pa_events_choose(run, &f, NULL, PA_EVENTS_SAMPLES, &err), 0, "%s",
+		     err.reason);
+	cr_assert_eq(run->nprocesses, 1);
+	pa_coverage_process(&f, run->processes[0], &c);
+	cr_expect(c.split, "user and system time not split (%.3f s of CPU)", (double)c.cpu_ns / 1e9);
+	cr_expect(c.has_share, "no coverage");
+	/* Two threads burning, each ~0.3 s: sampled at 1 ms, well inside 20%. */
+	cr_expect(c.share > 0.8 && c.share < 1.2, "coverage %.1f%% of %.3f s", 100 * c.share,
+		  (double)c.cpu_ns / 1e9);
+	pa_run_free(run);
+}
