@@ -260,6 +260,7 @@ struct pa_coverage_named {
 	const struct pa_thread *t;
 	struct pa_coverage c;
 	uint64_t weight_ns; /* what ranks it: the time its note is about */
+	size_t nthreads;    /* a process's short threads note: how many */
 };
 
 /* The threads a note is about: how many, and the few that weigh most. */
@@ -286,6 +287,14 @@ struct pa_coverage_tally {
 					     more than their threads' logs hold,
 					     by PA_COVERAGE_NOTE_CPU_NS and a tenth
 					     of it or more, by how much */
+	struct pa_coverage_list brief; /* processes (t NULL) whose threads of
+					  PA_COVERAGE_NOTE_CPU_NS or less each
+					  add up to more, covered below
+					  PA_COVERAGE_NOTE_BELOW, by the time
+					  their samples miss */
+	/* The process being tallied: its threads of that little CPU time. */
+	struct pa_coverage brief_c;
+	size_t brief_threads;
 };
 
 /*
@@ -336,6 +345,13 @@ static uint64_t pa_coverage_tally_thread(struct pa_coverage_tally *tally,
 	struct pa_coverage_named p = { .proc = proc, .t = t };
 
 	pa_coverage_thread(tally->f, proc, t, &p.c);
+	if (e && p.c.cpu_ns <= PA_COVERAGE_NOTE_CPU_NS && p.c.has_share) {
+		/* Too short for a note of its own: counted with its process's others. */
+		tally->brief_c.samples += p.c.samples;
+		tally->brief_c.cpu_ns += p.c.cpu_ns;
+		tally->brief_c.counted_ns += p.c.counted_ns;
+		tally->brief_threads++;
+	}
 	if (!e || p.c.cpu_ns <= PA_COVERAGE_NOTE_CPU_NS)
 		return p.c.cpu_ns;
 	if (p.c.split && pa_coverage_user_only(e) && pa_coverage_timed(e) &&
@@ -365,8 +381,24 @@ static uint64_t pa_coverage_tally_thread(struct pa_coverage_tally *tally,
 static void pa_coverage_tally_process(struct pa_coverage_tally *tally,
 				      const struct pa_process *proc, uint64_t logged_ns)
 {
+	const struct pa_event *e = pa_filter_find_event(tally->f, proc);
 	struct pa_coverage_named p = { .proc = proc };
+	struct pa_coverage *b = &tally->brief_c;
 
+	/* Its short threads together, when they add up to a busy thread's time. */
+	if (e && tally->brief_threads > 1 && b->counted_ns > PA_COVERAGE_NOTE_CPU_NS) {
+		struct pa_coverage_named q = { .proc = proc, .c = *b };
+
+		q.c.has_share = true;
+		q.c.share = (double)b->samples * (double)pa_event_sample_period(e) /
+			    (double)b->counted_ns;
+		q.weight_ns = (uint64_t)((double)b->counted_ns * (1.0 - q.c.share));
+		q.nthreads = tally->brief_threads;
+		if (pa_coverage_short(e, &q.c))
+			pa_coverage_rank(&tally->brief, &q);
+	}
+	*b = (struct pa_coverage){ 0 };
+	tally->brief_threads = 0;
 	if (pa_filter_by_thread(tally->f))
 		return;
 	pa_coverage_process(tally->f, proc, &p.c);
@@ -583,6 +615,45 @@ static size_t pa_coverage_note_unlogged(FILE *out, const char *prefix,
 	return 1;
 }
 
+/* "PID EXE 2000 threads, 0.860 s of user time, 3.2% sampled": its short threads together. */
+static void pa_coverage_entry_brief(FILE *out, const struct pa_coverage_tally *tally,
+				    const struct pa_coverage_named *p)
+{
+	const struct pa_event *e = pa_filter_find_event(tally->f, p->proc);
+	const char *exe = pa_process_exe_base(p->proc);
+	char tag[96];
+
+	pa_ident_tag(&tally->id, p->proc, tag, sizeof(tag));
+	fprintf(out, "%s%s%" PRIu32 " %s %zu threads, %.3f s of %s time, %.1f%% sampled",
+		tag, tag[0] ? ":" : "", p->proc->pid, exe[0] ? exe : "?", p->nthreads,
+		(double)p->c.counted_ns / 1e9, pa_coverage_user_only(e) ? "user" : pa_event_scope(e),
+		p->c.share * 100);
+}
+
+/*
+ * "short threads covered below 90%: ..." when a process's threads of 0.1 s
+ * or less each add up to more and their samples cover them so little: a
+ * thread's event counts from the thread's own start, so one that runs
+ * less than a period may take no sample at all.
+ */
+static size_t pa_coverage_note_brief(FILE *out, const char *prefix,
+				     const struct pa_coverage_tally *tally)
+{
+	const struct pa_coverage_list *list = &tally->brief;
+
+	if (!list->n)
+		return 0;
+	fprintf(out, "%sshort threads covered below %.0f%%: %zu process%s ran over %.1f s of "
+		"CPU time in threads of %.1f s or less each, their samples cover it so little: ",
+		prefix, PA_COVERAGE_NOTE_BELOW * 100, list->n, list->n == 1 ? "" : "es",
+		(double)PA_COVERAGE_NOTE_CPU_NS / 1e9, (double)PA_COVERAGE_NOTE_CPU_NS / 1e9);
+	pa_coverage_entries(out, tally, list, pa_coverage_entry_brief, "threads");
+	fprintf(out, "; each thread's event counts from the thread's start, so one that runs "
+		"less than a sampling period may take no sample: a shorter period (period in the "
+		"configuration) samples more of them\n");
+	return 1;
+}
+
 size_t pa_coverage_notes(FILE *out, const char *prefix, const struct pa_run *run,
 			 const struct pa_filter *f)
 {
@@ -608,6 +679,7 @@ size_t pa_coverage_notes(FILE *out, const char *prefix, const struct pa_run *run
 		pa_coverage_tally_process(&tally, proc, logged);
 	}
 	return pa_coverage_note_poor(out, prefix, &tally) +
+	       pa_coverage_note_brief(out, prefix, &tally) +
 	       pa_coverage_note_unlogged(out, prefix, &tally) +
 	       pa_coverage_note_kernel(out, prefix, &tally);
 }

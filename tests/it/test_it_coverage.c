@@ -357,3 +357,36 @@ Test(it_coverage, a_process_a_worker_ends_has_its_time_split_and_covered)
 		  (double)c.cpu_ns / 1e9);
 	pa_run_free(run);
 }
+
+/*
+ * Threads that each run less than a sampling period take hardly a sample
+ * (each thread's event counts from its own start): 400 threads of 0.5 ms,
+ * 0.2 s of CPU time, got a sample or none and no note, since every note
+ * was about threads of over 0.1 s. The process is named in a note of its
+ * own; 100 threads of 2 ms, sampled as they run, get none.
+ */
+Test(it_coverage, short_threads_covered_little_are_noted)
+{
+	const char *brief[] = { "workloads/briefthreads", "400", "500", NULL };
+	const char *longer[] = { "workloads/briefthreads", "100", "2000", NULL };
+	const char *top[] = { "top", NULL };
+	const char *note = "# short threads covered below 90%: 1 process";
+	struct tst_result r;
+	char *out;
+
+	tst_run_profiled(&it_cov, "brief", brief, NULL, &r);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%#x: %s", r.status, r.err);
+	tst_result_release(&r);
+	out = tst_analyze(&it_cov, "top", top, it_cov.data);
+	cr_expect(strstr(out, note) && strstr(out, " briefthreads ") && strstr(out, " threads, "), "%s",
+		  out);
+	free(out);
+
+	tst_log_rmdir(strdup(it_cov.data));
+	tst_run_profiled(&it_cov, "longer", longer, NULL, &r);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%#x: %s", r.status, r.err);
+	tst_result_release(&r);
+	out = tst_analyze(&it_cov, "top", top, it_cov.data);
+	cr_expect_null(strstr(out, "# short threads"), "%s", out);
+	free(out);
+}
