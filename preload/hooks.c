@@ -524,10 +524,12 @@ PP_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 
 PP_EXPORT void *dlopen(const char *file, int mode)
 {
+	uint64_t gen;
 	void *h;
 
 	if (!pp_real.dlopen)
 		pp_hooks_resolve();
+	gen = pp_maps_loader_generation();
 	pp_sampler_dlopen_enter_sigsafe();
 	/* glibc's dlopen's first byte past its entry: a return address in it. */
 	pp_sampler_dlopen_caller_sigsafe((uint64_t)__builtin_return_address(0),
@@ -540,7 +542,9 @@ PP_EXPORT void *dlopen(const char *file, int mode)
 	 * failed dlopen unmaps what it had mapped, which a partial snapshot,
 	 * dlsnap.h, may list: rebuild it then too).
 	 */
-	if ((h || pp_dlsnap_partial_sigsafe()) && pp_process_active()) {
+	if ((h || pp_dlsnap_partial_sigsafe()) && pp_process_active() &&
+	    /* A library already loaded (the loader mapped nothing): nothing to scan. */
+	    (!gen || gen != pp_maps_loader_generation() || pp_dlsnap_partial_sigsafe())) {
 		int saved = errno; /* the app sees dlopen's errno */
 
 		pp_maps_scan(pp_records_now_sigsafe(), 1);
@@ -592,17 +596,20 @@ void *pp_hooks_dlopen_unscanned(const char *file, int mode)
 
 PP_EXPORT int dlclose(void *handle)
 {
+	uint64_t gen;
 	int rc;
 
 	if (!pp_real.dlclose)
 		pp_hooks_resolve();
+	gen = pp_maps_loader_generation();
 	/* To the leaf until the snapshot no longer lists what it unloaded, nor an unwind reads it. */
 	pp_sampler_dl_enter_sigsafe();
 	pp_sampler_dl_quiesce_sigsafe();
 	/* Not looked at again: the handle is gone once it returns. */
 	pp_maps_namespace_drop(handle);
 	rc = pp_real.dlclose(handle);
-	if (rc == 0 && pp_process_active()) {
+	/* A handle held elsewhere too (the loader unmapped nothing): nothing to scan. */
+	if (rc == 0 && pp_process_active() && (!gen || gen != pp_maps_loader_generation())) {
 		int saved = errno;
 
 		pp_maps_scan(pp_records_now_sigsafe(), 0);

@@ -11,6 +11,7 @@
 #include <link.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -866,6 +867,24 @@ int pp_maps_scan(uint64_t now_ns, int in_dlopen)
 void pp_maps_memory_changed(void)
 {
 	__atomic_store_n(&pp_maps_changed, 1, __ATOMIC_RELEASE);
+}
+
+/* dl_iterate_phdr's callback: the loader's counts of loads and unloads, from its first object. */
+static int pp_maps_generation_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	uint64_t *gen = arg;
+
+	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs))
+		*gen = (uint64_t)info->dlpi_adds * 0x9e3779b97f4a7c15ull + (uint64_t)info->dlpi_subs;
+	return 1;
+}
+
+uint64_t pp_maps_loader_generation(void)
+{
+	uint64_t gen = 0;
+
+	pp_maps_real()(pp_maps_generation_cb, &gen);
+	return gen;
 }
 
 int pp_maps_glibc_iterate(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data)

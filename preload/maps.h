@@ -68,6 +68,15 @@ void pp_maps_namespace_add(void *handle);
  * read at all. Call it before the change and scan after it.
  */
 void pp_maps_memory_changed(void);
+
+/*
+ * The dynamic loader's count of objects loaded and unloaded so far (every
+ * namespace; dl_iterate_phdr's dlpi_adds and dlpi_subs) as one number: the
+ * same before and after a dlopen or dlclose when it loaded and unloaded
+ * nothing (a library already loaded, a handle still held elsewhere), whose
+ * scan is then not needed. 0 when glibc does not say.
+ */
+uint64_t pp_maps_loader_generation(void);
 void pp_maps_namespace_drop(void *handle);
 
 /*
