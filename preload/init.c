@@ -166,7 +166,8 @@ static void pp_init_constructor(int argc, char **argv)
 	char why[256];
 	int err, tracer;
 
-	/* First: the CPU time before the profiler (relocations, other constructors). */
+	/* First: the parent (it may exit meanwhile) and the CPU time before the profiler. */
+	pp_process_parent_at_entry();
 	pp_process_cpu_at_entry();
 	pp_hooks_resolve();
 	err = pp_config_load(&pp_init.cfg, &errs);

@@ -52,6 +52,13 @@
 static struct {
 	int active;          /* profiling runs in this process */
 	pid_t pid;           /* the process the state belongs to */
+	/*
+	 * Its parent: a fork child's is the process it was forked from (its
+	 * pid, known before the fork returned: a double-forking daemon's
+	 * middle process may have exited, and the child been given to init,
+	 * by the time it asks); else getppid() as the constructor begins.
+	 */
+	pid_t ppid;
 	int starting;        /* in the constructor (not a fork child) */
 	const struct pp_config *cfg; /* the constructor's */
 	int mode;            /* PPF_MODE_SIGTRAP or PPF_MODE_SIGNAL (its
@@ -77,6 +84,11 @@ static struct {
 	int said_user;       /* pp_process_user_changes said its line */
 	int exit_follows;    /* pp_process_ends: exit_group follows the finish */
 } pp_process = { .rootfd = -1, .kept_root = -1, .tdir = { .rootfd = -1 } };
+
+void pp_process_parent_at_entry(void)
+{
+	pp_process.ppid = getppid();
+}
 
 void pp_process_cpu_at_entry(void)
 {
@@ -246,7 +258,7 @@ static void pp_process_write_start(uint32_t mode)
 	char *cmdline = pp_process_cmdline(&cmdline_len);
 	struct pp_logfile *log = pp_proclog_hold();
 
-	pp_records_process_sigsafe(log, mode, mode == PPF_MODE_OFF ? 0 :
+	pp_records_process_sigsafe(log, pp_process.ppid, mode, mode == PPF_MODE_OFF ? 0 :
 				   pp_sampsig_number_sigsafe(), pp_process.exe, cmdline,
 				   cmdline ? cmdline_len : 0);
 	pp_records_identity_sigsafe(log, pp_identity_get());
@@ -542,7 +554,7 @@ static int pp_process_run_said(void)
 {
 	const char *mine = pp_process.tdir.name;
 	size_t mlen = strlen(mine);
-	int pids[2] = { (int)getppid(), (int)pp_process.pid };
+	int pids[2] = { (int)pp_process.ppid, (int)pp_process.pid };
 	uint64_t since[2] = { pp_process_start_ns(pids[0]), pp_process_start_ns(pids[1]) };
 	int fd = openat(pp_process.rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
@@ -804,6 +816,8 @@ static void pp_process_fork_child(void)
 	pp_logfile_process_ends_sigsafe(0);
 	if (!__atomic_load_n(&pp_process.active, __ATOMIC_ACQUIRE))
 		return;
+	/* Not yet this process's own: the parent's. */
+	pp_process.ppid = pp_process.pid;
 	pp_process_cpu_at_entry();
 	__atomic_store_n(&pp_process.active, 0, __ATOMIC_RELEASE);
 	pp_pause_forget_sigsafe();

@@ -54,6 +54,9 @@ int pp_process_read_proc(const char *path, char *buf, size_t size);
  */
 void pp_process_cpu_at_entry(void);
 
+/* The parent's pid as the constructor begins (for PPF_REC_PROCESS): call first. */
+void pp_process_parent_at_entry(void);
+
 /*
  * The process started path as process pid (its own pid for an exec), and
  * the preload cannot enter it (why: enum ppf_unprofiled_why): notes it in

@@ -158,7 +158,7 @@ static int pp_records_put_sigsafe(struct pp_logfile *log, void *fixed, uint32_t 
 }
 
 /* Async-signal-safe. */
-int pp_records_process_sigsafe(struct pp_logfile *log, uint32_t mode, int signal,
+int pp_records_process_sigsafe(struct pp_logfile *log, int ppid, uint32_t mode, int signal,
 			       const char *exe, const char *cmdline, uint32_t cmdline_len)
 {
 	struct pp_records_tail tails[2] = {
@@ -171,7 +171,7 @@ int pp_records_process_sigsafe(struct pp_logfile *log, uint32_t mode, int signal
 	clock_gettime(CLOCK_REALTIME, &rt);
 	pp_records_head_sigsafe(&rec, sizeof(rec), PPF_REC_PROCESS);
 	rec.pid = (uint32_t)getpid();
-	rec.ppid = (uint32_t)getppid();
+	rec.ppid = (uint32_t)ppid;
 	rec.start_ns = pp_records_now_sigsafe();
 	rec.start_realtime_ns = (uint64_t)rt.tv_sec * 1000000000ull + (uint64_t)rt.tv_nsec;
 	rec.mode = mode;

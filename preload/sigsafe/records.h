@@ -80,12 +80,12 @@ uint64_t pp_records_now_sigsafe(void);
 void pp_records_cpu_sigsafe(int who, struct pp_records_cpu *out);
 
 /*
- * Async-signal-safe. PPF_REC_PROCESS: this process (pid, parent, now), its
- * mode (enum ppf_mode), the signal samples arrive on (0 when off), its
- * executable's path and its command line (cmdline_len bytes, each argument
- * NUL-terminated).
+ * Async-signal-safe. PPF_REC_PROCESS: this process (pid, its parent ppid,
+ * now), its mode (enum ppf_mode), the signal samples arrive on (0 when
+ * off), its executable's path and its command line (cmdline_len bytes,
+ * each argument NUL-terminated).
  */
-int pp_records_process_sigsafe(struct pp_logfile *log, uint32_t mode, int signal,
+int pp_records_process_sigsafe(struct pp_logfile *log, int ppid, uint32_t mode, int signal,
 			       const char *exe, const char *cmdline, uint32_t cmdline_len);
 
 /*

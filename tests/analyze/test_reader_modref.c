@@ -186,7 +186,8 @@ Test(reader_modref, writers_round_trip)
 	vdso.vdso_image = "vdso.d6776e1f.so";
 	pp_logfile_init_sigsafe(&log);
 	cr_assert_eq(pp_logfile_create_sigsafe(&log, dirfd, PPF_PROCESS_LOG, PPF_FILE_PROCESS), 0);
-	cr_assert_eq(pp_records_process_sigsafe(&log, PPF_MODE_SIGTRAP, 5, "/usr/bin/app",
+	cr_assert_eq(pp_records_process_sigsafe(&log, (int)getppid(),
+						PPF_MODE_SIGTRAP, 5, "/usr/bin/app",
 						 "app", 4), 0);
 	cr_assert_eq(pp_records_module_ref_sigsafe(&log, &vdso, f.key), 0);
 	pp_logfile_close_sigsafe(&log);
@@ -353,7 +354,8 @@ Test(reader_modref, event_ref_reads_back_and_a_missing_file_is_said)
 	mr_put(tst_log_dir, name, file, size);
 	pp_logfile_init_sigsafe(&log);
 	cr_assert_eq(pp_logfile_create_sigsafe(&log, dirfd, PPF_PROCESS_LOG, PPF_FILE_PROCESS), 0);
-	cr_assert_eq(pp_records_process_sigsafe(&log, PPF_MODE_SIGTRAP, 5, "/usr/bin/app",
+	cr_assert_eq(pp_records_process_sigsafe(&log, (int)getppid(),
+						PPF_MODE_SIGTRAP, 5, "/usr/bin/app",
 						 "app", 4), 0);
 	cr_assert_eq(pp_records_event_ref_sigsafe(&log, key), 0);
 	pp_logfile_close_sigsafe(&log);
@@ -407,7 +409,8 @@ Test(reader_modref, a_linked_process_directory_finds_the_runs_files)
 	mr_put(tst_log_dir, name, file, size);
 	pp_logfile_init_sigsafe(&log);
 	cr_assert_eq(pp_logfile_create_sigsafe(&log, dirfd, PPF_PROCESS_LOG, PPF_FILE_PROCESS), 0);
-	cr_assert_eq(pp_records_process_sigsafe(&log, PPF_MODE_SIGTRAP, 5, "/usr/bin/app",
+	cr_assert_eq(pp_records_process_sigsafe(&log, (int)getppid(),
+						PPF_MODE_SIGTRAP, 5, "/usr/bin/app",
 						 "app", 4), 0);
 	cr_assert_eq(pp_records_event_ref_sigsafe(&log, key), 0);
 	pp_logfile_close_sigsafe(&log);

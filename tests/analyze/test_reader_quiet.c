@@ -172,7 +172,8 @@ Test(reader_quiet, writer_round_trip)
 	dirfd = open(path, O_RDONLY | O_DIRECTORY);
 	cr_assert_geq(dirfd, 0);
 	cr_assert_eq(pp_logfile_create_sigsafe(&log, dirfd, PPF_PROCESS_LOG, PPF_FILE_PROCESS), 0);
-	cr_assert_eq(pp_records_process_sigsafe(&log, PPF_MODE_SIGTRAP, SIGTRAP, "/usr/bin/app",
+	cr_assert_eq(pp_records_process_sigsafe(&log, (int)getppid(),
+						PPF_MODE_SIGTRAP, SIGTRAP, "/usr/bin/app",
 						"app", 4), 0);
 	cr_assert_eq(pp_records_thread_quiet_sigsafe(&log, 42, 0, 100, 900, "a-long-thread-name-cut",
 						     &cpu), 0);

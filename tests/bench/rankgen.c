@@ -204,7 +204,7 @@ static int rankgen_rank(int rootfd, int r, int ranks, int threads, uint32_t samp
 	pp_logfile_init_sigsafe(&log);
 	if (pp_logfile_create_sigsafe(&log, dirfd, PPF_PROCESS_LOG, PPF_FILE_PROCESS) != 0)
 		return -1;
-	pp_records_process_sigsafe(&log, PPF_MODE_SIGTRAP, 5, rankgen_path, "rankgen", 8);
+	pp_records_process_sigsafe(&log, (int)getppid(), PPF_MODE_SIGTRAP, 5, rankgen_path, "rankgen", 8);
 	pp_records_identity_sigsafe(&log, &id);
 	pp_records_config_sigsafe(&log, &cfg);
 	pp_records_event_sigsafe(&log, 0, &cfg.events[0], 0, 0);

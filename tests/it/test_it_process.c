@@ -418,3 +418,31 @@ Test(it_process, a_daemons_parent_ends_with_its_records)
 	cr_expect_eq(parents, 1);
 	pa_run_free(run);
 }
+
+/*
+ * A daemon's double fork: the middle process exits at once, and the worker
+ * it forked was recorded with ppid 1 (init had it by the time the worker
+ * asked, 5 runs of 5), a root of the process tree cut off from its parent.
+ * A fork child's parent is the process it was forked from.
+ */
+Test(it_process, a_double_forked_workers_parent_is_the_middle_process)
+{
+	const char *argv[] = { "workloads/doublefork", "0.2", NULL };
+	const struct pa_process *middle, *worker;
+	int parent = 0, mid = 0, work = 0;
+	struct tst_result r;
+	struct pa_run *run;
+
+	tst_run_profiled(&it_proc, "doublefork", argv, NULL, &r);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
+	cr_assert_eq(sscanf(r.out, "parent %d middle %d worker %d", &parent, &mid, &work), 3, "%s",
+		     r.out);
+	tst_result_release(&r);
+	run = tst_load(&it_proc);
+	middle = tst_log_find_process(run, (uint32_t)mid);
+	worker = tst_log_find_process(run, (uint32_t)work);
+	cr_assert(middle && worker, "middle %d or worker %d missing", mid, work);
+	cr_expect_eq(middle->ppid, (uint32_t)parent);
+	cr_expect_eq(worker->ppid, (uint32_t)mid, "the worker's parent: %u", worker->ppid);
+	pa_run_free(run);
+}

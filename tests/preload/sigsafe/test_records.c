@@ -72,7 +72,8 @@ static void records_write_process(struct pp_config *cfg)
 	cr_assert_eq(pp_config_parse(cfg, "/etc/pprof.ini", text, &errs), 0, "%s",
 		     errs.n ? errs.e[0].msg : "");
 	records_create(&log, PPF_PROCESS_LOG, PPF_FILE_PROCESS);
-	cr_assert_eq(pp_records_process_sigsafe(&log, PPF_MODE_SIGNAL, 40, "/usr/bin/app",
+	cr_assert_eq(pp_records_process_sigsafe(&log, (int)getppid(),
+						PPF_MODE_SIGNAL, 40, "/usr/bin/app",
 						cmdline, sizeof(cmdline)), 0);
 	cr_assert_eq(pp_records_config_sigsafe(&log, cfg), 0);
 	cr_assert_eq(pp_records_event_sigsafe(&log, 0, &cfg->events[0], 0, 0), 0);
@@ -210,7 +211,8 @@ Test(records, exec_path_is_cut_to_path_max)
 	long_path[0] = '/';
 	long_path[2 * PATH_MAX - 1] = '\0';
 	records_create(&log, PPF_PROCESS_LOG, PPF_FILE_PROCESS);
-	cr_assert_eq(pp_records_process_sigsafe(&log, PPF_MODE_SIGTRAP, SIGTRAP, "/bin/app",
+	cr_assert_eq(pp_records_process_sigsafe(&log, (int)getppid(),
+						PPF_MODE_SIGTRAP, SIGTRAP, "/bin/app",
 						NULL, 0), 0);
 	cr_assert_eq(pp_records_exec_sigsafe(&log, long_path), 0);
 	pp_logfile_close_sigsafe(&log);

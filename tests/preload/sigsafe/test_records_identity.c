@@ -44,7 +44,8 @@ Test(records_identity, reads_back_what_was_written)
 		id.boot_id[i] = (uint8_t)(i * 17);
 	pp_logfile_init_sigsafe(&log);
 	cr_assert_eq(pp_logfile_create_sigsafe(&log, dirfd, PPF_PROCESS_LOG, PPF_FILE_PROCESS), 0);
-	cr_assert_eq(pp_records_process_sigsafe(&log, PPF_MODE_SIGTRAP, 5, "/bin/app", "app", 4),
+	cr_assert_eq(pp_records_process_sigsafe(&log, (int)getppid(),
+						PPF_MODE_SIGTRAP, 5, "/bin/app", "app", 4),
 		     0);
 	mono = ri_now(CLOCK_MONOTONIC);
 	real = ri_now(CLOCK_REALTIME);
