@@ -191,6 +191,13 @@ static const char *pa_reader_kind_name(uint32_t kind)
 	       kind == PPF_FILE_SHARED  ? "file of the run's root" : "unknown kind";
 }
 
+/*
+ * A file named like a log that is not one (another program's file, a log
+ * whose first bytes were overwritten): skipped and said, as one that is
+ * not a regular file, when the run has others (pa_reader_skippable).
+ */
+#define PA_READER_FOREIGN (-EBADMSG)
+
 /* Check the file header; returns the offset of the first record or an error. */
 static int pa_reader_check_header(struct pa_log_buf *buf, uint16_t want_kind,
 				  uint64_t *first, struct pa_error *err)
@@ -203,7 +210,7 @@ static int pa_reader_check_header(struct pa_log_buf *buf, uint16_t want_kind,
 				    buf->size, sizeof(h));
 	memcpy(&h, buf->data, sizeof(h));
 	if (memcmp(h.magic, PPF_MAGIC, PPF_MAGIC_LEN) != 0)
-		return pa_error_set(err, -EINVAL, buf->path, true, 0,
+		return pa_error_set(err, PA_READER_FOREIGN, buf->path, true, 0,
 				    "bad magic (expected \"%s\"): not a libpprof log", PPF_MAGIC);
 	if (h.byte_order == __builtin_bswap32(PPF_BYTE_ORDER_MARK))
 		return pa_error_set(err, -EINVAL, buf->path, true, 0,
@@ -2538,13 +2545,14 @@ static bool pa_reader_tid_named(const struct pa_thread *t, const char *name,
 
 /*
  * Whether a log that could not be read is skipped, said, rather than the
- * run's error: not a regular file, never written, or not readable by the
- * user (another user's process writing to a shared root, its logs 0600).
+ * run's error: not a regular file, never written, not a libpprof log at
+ * all, or not readable by the user (another user's process writing to a
+ * shared root, its logs 0600).
  */
 static bool pa_reader_skippable(int ret)
 {
 	return ret == PA_REGFILE_NOT_REGULAR || ret == PA_READER_NO_HEADER || ret == -EACCES ||
-	       ret == -EPERM;
+	       ret == -EPERM || ret == PA_READER_FOREIGN;
 }
 
 /*

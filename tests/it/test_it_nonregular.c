@@ -348,3 +348,36 @@ Test(it_nonregular, config_on_a_regular_stdin_file_leaves_its_offset)
 	pa_run_free(run);
 	tst_result_release(&r);
 }
+
+/*
+ * A process log that is not a libpprof log at all (its first bytes another
+ * program's: a shell's writes to a descriptor it took for its own): the
+ * analyzer refused the whole run ("bad magic"); now that process is
+ * skipped and said, and the others are reported.
+ */
+Test(it_nonregular, analyzer_skips_a_process_log_that_is_not_a_log)
+{
+	const char *forker[] = { "workloads/forker", "0.2", NULL };
+	const char *top[] = { "top", it_nr.data, NULL };
+	char log[TST_PATH_MAX + 64];
+	int parent = 0, child = 0, fd;
+	struct tst_result r;
+
+	tst_run_profiled(&it_nr, "forker", forker, NULL, &r);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "forker: %s", r.err);
+	cr_assert_eq(sscanf(r.out, "parent %d child %d", &parent, &child), 2, "%s", r.out);
+	tst_result_release(&r);
+	tst_process_dir(&it_nr, "forker", child, log);
+	strcat(log, PPF_LOG_SUFFIX);
+	fd = open(log, O_WRONLY);
+	cr_assert_geq(fd, 0, "%s", log);
+	cr_assert_eq(write(fd, "line1\nline2\n", 12), 12);
+	close(fd);
+	cr_assert_eq(it_nr_analyze(top, &r), 0, "stderr: %s", r.err);
+	cr_expect(strstr(r.out, "burn_parent (forker)"), "the rest of the run is not reported:\n%s",
+		  r.out);
+	cr_expect_null(strstr(r.out, "burn_child"), "%s", r.out);
+	cr_expect(strstr(r.err, log) && strstr(r.err, "not a libpprof log") &&
+		  strstr(r.err, "that process is skipped"), "%s", r.err);
+	tst_result_release(&r);
+}
