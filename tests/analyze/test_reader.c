@@ -454,13 +454,16 @@ Test(reader, run_error_names_the_bad_file)
 	struct tst_log l;
 	struct pa_run *run;
 
+	struct ppf_record bad = { .type = PPF_REC_THREAD, .size = 12 };
+
 	rd_thread_start(&l, 1, 1);
-	memcpy(l.buf, "XXXXXXXX", 8);
+	/* Its first record's size, not a multiple of 8: damaged at that offset. */
+	memcpy(l.buf + sizeof(struct ppf_file_header), &bad, sizeof(bad));
 	tst_log_write(&l, pdir, "thread-1.log");
 	cr_assert_lt(pa_run_load(rd_dir, &run, &err), 0);
 	cr_assert(strstr(err.path, "app.1/thread-1.log"), "%s", err.path);
 	cr_assert(err.has_offset);
-	cr_assert_eq(err.offset, 0);
+	cr_assert_eq(err.offset, sizeof(struct ppf_file_header));
 	free(pdir);
 }
 

@@ -164,11 +164,27 @@ Test(reader_alone, a_program_named_with_a_leading_dot_is_read)
 	pa_run_free(run);
 }
 
+/* Makes the first record of dir/name (after its header) 12 bytes long: damaged there. */
+static void ra_damage(const char *dir, const char *name)
+{
+	struct ppf_record bad = { .type = PPF_REC_PROCESS, .size = 12 };
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "r+");
+	cr_assert_not_null(f, "%s", path);
+	cr_assert_eq(fseek(f, (long)sizeof(struct ppf_file_header), SEEK_SET), 0);
+	cr_assert_eq(fwrite(&bad, sizeof(bad), 1, f), 1);
+	cr_assert_eq(fclose(f), 0);
+}
+
 /*
  * A process log with no thread log beside it is not left out unsaid when
  * it is odd: one never written (its process killed as it was made) is
- * skipped with a warning, one that is not a regular file too, a damaged
- * one is an error naming it.
+ * skipped with a warning, one that is not a regular file too, and one that
+ * is no libpprof log at all (another program's bytes); a damaged one is
+ * an error naming it.
  */
 Test(reader_alone, an_odd_log_without_thread_logs_is_said)
 {
@@ -188,8 +204,16 @@ Test(reader_alone, an_odd_log_without_thread_logs_is_said)
 	cr_expect(ra_warned(run, "sh@h.10.log", "FIFO"), "the FIFO is not said");
 	pa_run_free(run);
 	tst_log_fill(ra_dir, "sh@h.11.log", 'X', 200);
+	cr_assert_eq(pa_run_load(ra_dir, &run, &err), 0, "%s: %s", err.path, err.reason);
+	cr_expect(ra_warned(run, "sh@h.11.log", "not a libpprof log"), "the foreign log is not said");
+	pa_run_free(run);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/sh@h.11.log", ra_dir);
+	unlink(path);
+	ra_process_log(ra_dir, "sh@h.12.log", 12, "/bin/sh");
+	ra_damage(ra_dir, "sh@h.12.log");
 	cr_expect_neq(pa_run_load(ra_dir, &run, &err), 0, "a damaged log is read as none");
-	cr_expect(strstr(err.path, "sh@h.11.log"), "%s: %s", err.path, err.reason);
+	cr_expect(strstr(err.path, "sh@h.12.log"), "%s: %s", err.path, err.reason);
 	pa_run_free(run);
 }
 
