@@ -524,12 +524,10 @@ PP_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 
 PP_EXPORT void *dlopen(const char *file, int mode)
 {
-	uint64_t gen;
 	void *h;
 
 	if (!pp_real.dlopen)
 		pp_hooks_resolve();
-	gen = pp_maps_loader_generation();
 	pp_sampler_dlopen_enter_sigsafe();
 	/* glibc's dlopen's first byte past its entry: a return address in it. */
 	pp_sampler_dlopen_caller_sigsafe((uint64_t)__builtin_return_address(0),
@@ -543,8 +541,8 @@ PP_EXPORT void *dlopen(const char *file, int mode)
 	 * dlsnap.h, may list: rebuild it then too).
 	 */
 	if ((h || pp_dlsnap_partial_sigsafe()) && pp_process_active() &&
-	    /* A library already loaded (the loader mapped nothing): nothing to scan. */
-	    (!gen || gen != pp_maps_loader_generation() || pp_dlsnap_partial_sigsafe())) {
+	    /* Nothing loaded since the last scan (a library already loaded): nothing to scan. */
+	    (!pp_maps_current() || pp_dlsnap_partial_sigsafe())) {
 		int saved = errno; /* the app sees dlopen's errno */
 
 		pp_maps_scan(pp_records_now_sigsafe(), 1);
@@ -596,20 +594,18 @@ void *pp_hooks_dlopen_unscanned(const char *file, int mode)
 
 PP_EXPORT int dlclose(void *handle)
 {
-	uint64_t gen;
 	int rc;
 
 	if (!pp_real.dlclose)
 		pp_hooks_resolve();
-	gen = pp_maps_loader_generation();
 	/* To the leaf until the snapshot no longer lists what it unloaded, nor an unwind reads it. */
 	pp_sampler_dl_enter_sigsafe();
 	pp_sampler_dl_quiesce_sigsafe();
 	/* Not looked at again: the handle is gone once it returns. */
 	pp_maps_namespace_drop(handle);
 	rc = pp_real.dlclose(handle);
-	/* A handle held elsewhere too (the loader unmapped nothing): nothing to scan. */
-	if (rc == 0 && pp_process_active() && (!gen || gen != pp_maps_loader_generation())) {
+	/* A handle held elsewhere too (nothing unloaded since the last scan): nothing to scan. */
+	if (rc == 0 && pp_process_active() && !pp_maps_current()) {
 		int saved = errno;
 
 		pp_maps_scan(pp_records_now_sigsafe(), 0);
@@ -823,13 +819,21 @@ PP_EXPORT int dup(int fd)
 	return pp_real.dup(fd);
 }
 
+/* After a dup2/dup3 made to the program's: no longer ours, if it was. */
+static int pp_hooks_took(int rc, int to)
+{
+	if (rc == to && pp_fd_registered_sigsafe(to))
+		pp_fd_disown_sigsafe(to);
+	return rc;
+}
+
 PP_EXPORT int dup2(int fd, int to)
 {
 	if (pp_hooks_hidden(fd, __builtin_return_address(0)))
 		return -1;
 	if (!pp_real.dup2)
-		return (int)syscall(SYS_dup2, fd, to);
-	return pp_real.dup2(fd, to);
+		return pp_hooks_took((int)syscall(SYS_dup2, fd, to), to);
+	return pp_hooks_took(pp_real.dup2(fd, to), to);
 }
 
 PP_EXPORT int dup3(int fd, int to, int flags)
@@ -837,8 +841,8 @@ PP_EXPORT int dup3(int fd, int to, int flags)
 	if (pp_hooks_hidden(fd, __builtin_return_address(0)))
 		return -1;
 	if (!pp_real.dup3)
-		return (int)syscall(SYS_dup3, fd, to, flags);
-	return pp_real.dup3(fd, to, flags);
+		return pp_hooks_took((int)syscall(SYS_dup3, fd, to, flags), to);
+	return pp_hooks_took(pp_real.dup3(fd, to, flags), to);
 }
 
 /*

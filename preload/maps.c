@@ -86,6 +86,8 @@ static size_t pp_maps_ns_n;
  * objects whose read-only segments are all readable (sigsafe/dlsnap.h).
  */
 static int pp_maps_changed;
+/* Atomic: pp_maps_loader_generation() as the last scan began (0: none yet). */
+static uint64_t pp_maps_scan_gen;
 
 void pp_maps_set_dir(struct pp_thread_dir *dir)
 {
@@ -663,6 +665,7 @@ static void pp_maps_snap_add(struct pp_maps_scan_ctx *ctx,
 static void pp_maps_snap_done(struct pp_maps_scan_ctx *ctx)
 {
 	ctx->snap->phdrs = ctx->phdrs;
+	ctx->snap->page = (uint64_t)sysconf(_SC_PAGESIZE);
 	ctx->phdrs = NULL;
 	for (size_t i = 0; i < ctx->snap->n; i++)
 		ctx->snap->obj[i].info.dlpi_phdr =
@@ -844,6 +847,8 @@ int pp_maps_scan(uint64_t now_ns, int in_dlopen)
 	    pp_maps_readable_load(&readable) == 0)
 		ctx.readable = &readable;
 	gen = pp_sampler_dlopen_state_sigsafe(&inside);
+	/* Before the walk: a load meanwhile makes the next check scan again. */
+	__atomic_store_n(&pp_maps_scan_gen, pp_maps_loader_generation(), __ATOMIC_RELEASE);
 	pp_maps_real()(pp_maps_visit, &ctx);
 	for (size_t i = 0; i < pp_maps_ns_n; i++)
 		pp_maps_namespace(pp_maps_ns_handles[i], &ctx);
@@ -885,6 +890,13 @@ uint64_t pp_maps_loader_generation(void)
 
 	pp_maps_real()(pp_maps_generation_cb, &gen);
 	return gen;
+}
+
+int pp_maps_current(void)
+{
+	uint64_t gen = pp_maps_loader_generation();
+
+	return gen && gen == __atomic_load_n(&pp_maps_scan_gen, __ATOMIC_ACQUIRE);
 }
 
 int pp_maps_glibc_iterate(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data)

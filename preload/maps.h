@@ -77,6 +77,15 @@ void pp_maps_memory_changed(void);
  * scan is then not needed. 0 when glibc does not say.
  */
 uint64_t pp_maps_loader_generation(void);
+
+/*
+ * Whether the loader has loaded and unloaded nothing since the last scan
+ * began: a dlopen or dlclose then needs no scan. Against the last scan,
+ * not the call's start: glibc loads objects of its own without dlopen
+ * (iconv's gconv modules, NSS modules, libgcc_s), which the next dlopen's
+ * scan finds.
+ */
+int pp_maps_current(void);
 void pp_maps_namespace_drop(void *handle);
 
 /*

@@ -814,6 +814,8 @@ static void pp_process_fork_child(void)
 
 	/* A child of a process that was ending: its own logs are unmapped as they close. */
 	pp_logfile_process_ends_sigsafe(0);
+	/* The parent's other threads' unwinds and dlcloses are not the child's to wait for. */
+	pp_sampler_dl_fork_child_sigsafe();
 	if (!__atomic_load_n(&pp_process.active, __ATOMIC_ACQUIRE))
 		return;
 	/* Not yet this process's own: the parent's. */

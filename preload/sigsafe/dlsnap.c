@@ -23,6 +23,13 @@ void pp_dlsnap_leave_handler_sigsafe(void)
 }
 
 /* Runs in signal context. */
+void pp_dlsnap_fork_child_sigsafe(void)
+{
+	__atomic_store_n(&pp_dlsnap_unwinding, pp_dlsnap_handler, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&pp_dlsnap_readers, 0, __ATOMIC_SEQ_CST);
+}
+
+/* Runs in signal context. */
 int pp_dlsnap_unwinding_sigsafe(void)
 {
 	return __atomic_load_n(&pp_dlsnap_unwinding, __ATOMIC_SEQ_CST);
@@ -91,9 +98,22 @@ int pp_dlsnap_meets_sigsafe(uint64_t lo, uint64_t hi)
 
 	__atomic_add_fetch(&pp_dlsnap_readers, 1, __ATOMIC_SEQ_CST);
 	s = __atomic_load_n(&pp_dlsnap_cur, __ATOMIC_SEQ_CST);
-	for (size_t i = 0; s && i < s->n && meets != 3; i++)
-		if (lo < s->obj[i].hi && s->obj[i].lo < hi)
-			meets |= s->obj[i].unreadable ? 2 : 1;
+	for (size_t i = 0; s && i < s->n && meets != 3; i++) {
+		const struct dl_phdr_info *info = &s->obj[i].info;
+
+		if (hi <= s->obj[i].lo || s->obj[i].hi <= lo)
+			continue;
+		for (size_t k = 0; k < info->dlpi_phnum; k++) {
+			const ElfW(Phdr) *ph = &info->dlpi_phdr[k];
+			uint64_t a = (info->dlpi_addr + ph->p_vaddr) & ~(s->page - 1);
+			uint64_t b = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+
+			if (ph->p_type == PT_LOAD && !(ph->p_flags & PF_W) && lo < b && a < hi) {
+				meets |= s->obj[i].unreadable ? 2 : 1;
+				break;
+			}
+		}
+	}
 	__atomic_sub_fetch(&pp_dlsnap_readers, 1, __ATOMIC_SEQ_CST);
 	return meets;
 }

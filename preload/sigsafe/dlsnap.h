@@ -40,6 +40,7 @@ struct pp_dlsnap {
 	int partial; /* built while a dlopen was under way */
 	size_t n;
 	ElfW(Phdr) *phdrs; /* every object's, one block, freed with the snapshot */
+	uint64_t page;     /* the page size */
 	struct pp_dlsnap_obj obj[];
 };
 
@@ -56,6 +57,9 @@ void pp_dlsnap_leave_handler_sigsafe(void);
 
 /* Runs in signal context. How many threads are inside the handler's unwind. */
 int pp_dlsnap_unwinding_sigsafe(void);
+
+/* Runs in signal context. In a fork child: only the calling thread's counts remain. */
+void pp_dlsnap_fork_child_sigsafe(void);
 
 /* Runs in signal context. Whether the calling thread is inside the handler. */
 int pp_dlsnap_in_handler_sigsafe(void);
@@ -78,8 +82,10 @@ struct pp_dlsnap *pp_dlsnap_swap_sigsafe(struct pp_dlsnap *snap);
 int pp_dlsnap_holds_sigsafe(uint64_t ip);
 
 /*
- * Runs in signal context. Whether [lo, hi) meets an object's pages in the
- * snapshot in use: 1 one libunwind is given, 2 one it is not
+ * Runs in signal context. Whether [lo, hi) meets the pages of an object's
+ * segments that libunwind may read (those it does not write: headers,
+ * code, read-only data; a guard page in a program's .bss is none of its
+ * business) in the snapshot in use: 1 one libunwind is given, 2 one it is not
  * (unreadable), 3 both, 0 neither.
  */
 int pp_dlsnap_meets_sigsafe(uint64_t lo, uint64_t hi);

@@ -123,6 +123,16 @@ void pp_fd_close_sigsafe(int fd)
 }
 
 /* Runs in signal context. */
+void pp_fd_disown_sigsafe(int fd)
+{
+	struct pp_fd_entry *e = pp_fd_entry_sigsafe(fd);
+
+	/* As pp_fd_ours_sigsafe drops a number found reused: its tag kept. */
+	if (e)
+		__atomic_store_n(&e->used, 0, __ATOMIC_RELEASE);
+}
+
+/* Runs in signal context. */
 int pp_fd_registered_sigsafe(int fd)
 {
 	struct pp_fd_entry *e = pp_fd_entry_sigsafe(fd);

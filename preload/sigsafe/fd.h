@@ -38,6 +38,14 @@ void pp_fd_own_sigsafe(int fd);
 void pp_fd_close_sigsafe(int fd);
 
 /*
+ * Runs in signal context. Unregisters fd without closing it: the program
+ * put a file of its own at that number (dup2, dup3), which the same-file
+ * check cannot always tell (every anonymous inode, an eventfd as a perf
+ * event, is one inode).
+ */
+void pp_fd_disown_sigsafe(int fd);
+
+/*
  * Runs in signal context. The same, when fd is still ours
  * (pp_fd_ours_sigsafe): a number the program closed (its dup2 over ours)
  * and reused is left to it. For descriptors made in the program's table.

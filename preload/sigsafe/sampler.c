@@ -201,9 +201,14 @@ void pp_sampler_set_counters_sigsafe(uint32_t mask, const struct perf_event_attr
 	pp_sampler_count_samplers_sigsafe();
 }
 
+/* The calling thread's own part of the two counts (pp_sampler_dl_fork_child_sigsafe). */
+static __thread int pp_sampler_my_in_dl __attribute__((tls_model("initial-exec")));
+static __thread int pp_sampler_my_in_dlopen __attribute__((tls_model("initial-exec")));
+
 /* Runs in signal context. */
 void pp_sampler_dl_enter_sigsafe(void)
 {
+	pp_sampler_my_in_dl++;
 	__atomic_add_fetch(&pp_sampler_in_dl, 1, __ATOMIC_ACQ_REL);
 }
 
@@ -219,11 +224,13 @@ void pp_sampler_dl_quiesce_sigsafe(void)
 void pp_sampler_dl_leave_sigsafe(void)
 {
 	__atomic_sub_fetch(&pp_sampler_in_dl, 1, __ATOMIC_ACQ_REL);
+	pp_sampler_my_in_dl--;
 }
 
 /* Runs in signal context. */
 void pp_sampler_dlopen_enter_sigsafe(void)
 {
+	pp_sampler_my_in_dlopen++;
 	__atomic_add_fetch(&pp_sampler_dlopen_gen, 1, __ATOMIC_SEQ_CST);
 	__atomic_add_fetch(&pp_sampler_in_dlopen, 1, __ATOMIC_SEQ_CST);
 }
@@ -233,6 +240,15 @@ void pp_sampler_dlopen_leave_sigsafe(void)
 {
 	__atomic_sub_fetch(&pp_sampler_in_dlopen, 1, __ATOMIC_SEQ_CST);
 	__atomic_add_fetch(&pp_sampler_dlopen_gen, 1, __ATOMIC_SEQ_CST);
+	pp_sampler_my_in_dlopen--;
+}
+
+/* Runs in signal context. */
+void pp_sampler_dl_fork_child_sigsafe(void)
+{
+	__atomic_store_n(&pp_sampler_in_dl, pp_sampler_my_in_dl, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&pp_sampler_in_dlopen, pp_sampler_my_in_dlopen, __ATOMIC_SEQ_CST);
+	pp_dlsnap_fork_child_sigsafe();
 }
 
 /* Runs in signal context. */

@@ -103,6 +103,14 @@ void pp_sampler_dl_leave_sigsafe(void);
 void pp_sampler_dl_quiesce_sigsafe(void);
 
 /*
+ * Runs in signal context. In a fork child, first thing: the counts of
+ * threads inside dlclose, dlopen and an unwind are the one thread's own
+ * (the parent's other threads, inside one at the fork, are not there:
+ * their counts held every dlclose of the child in the quiesce wait).
+ */
+void pp_sampler_dl_fork_child_sigsafe(void);
+
+/*
  * Runs in signal context. Called by the dlopen hook around the real call:
  * samples taken meanwhile unwind with the snapshot (through the loader to
  * dlopen's caller) unless the snapshot is partial (dlsnap.h).
