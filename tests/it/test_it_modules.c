@@ -98,3 +98,33 @@ ParameterizedTest(struct it_mod_way *way, it_modules, library_memory_taken_away_
 	pa_run_free(run);
 	tst_result_release(&r);
 }
+
+/*
+ * A guard page in the program's own .bss flipped with mprotect (guardflip):
+ * libunwind never reads a writable segment, so the flips are passed on as
+ * they come. Each took the slow path (samples held to the leaf, the module
+ * map rescanned) in this stop's first version: another thread's stacks
+ * were whole for 65 of 1479 samples.
+ */
+Test(it_modules, a_guard_page_in_the_programs_data_leaves_stacks_whole)
+{
+	const char *argv[] = { "workloads/guardflip", "0.3", NULL };
+	struct tst_result r;
+	struct pa_profile *p;
+	struct pa_run *run;
+	uint64_t self, whole;
+
+	tst_run_profiled(&it_mod, "guardflip", argv, NULL, &r);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
+	cr_expect_str_eq(r.out, "guardflip: flipped\n");
+	run = tst_load(&it_mod);
+	p = tst_profile(run, 0, 0);
+	self = tst_self(p, "guard_inner");
+	whole = tst_stack_count(p, "main;guard_outer;guard_inner");
+	cr_expect_geq(self, 150, "%llu samples in guard_inner", (unsigned long long)self);
+	cr_expect_geq(whole, self * 95 / 100, "%llu of %llu samples with their stack",
+		      (unsigned long long)whole, (unsigned long long)self);
+	pa_profile_free(p);
+	pa_run_free(run);
+	tst_result_release(&r);
+}
