@@ -363,12 +363,14 @@ Test(it_coverage, a_process_a_worker_ends_has_its_time_split_and_covered)
  * (each thread's event counts from its own start): 400 threads of 0.5 ms,
  * 0.2 s of CPU time, got a sample or none and no note, since every note
  * was about threads of over 0.1 s. The process is named in a note of its
- * own; 100 threads of 2 ms, sampled as they run, get none.
+ * own; 10 threads of 20 ms, each losing at most its last partial period,
+ * get none (100 of 2 ms came out 89-98% covered: a quarter of a period
+ * each is theirs to lose).
  */
 Test(it_coverage, short_threads_covered_little_are_noted)
 {
 	const char *brief[] = { "workloads/briefthreads", "400", "500", NULL };
-	const char *longer[] = { "workloads/briefthreads", "100", "2000", NULL };
+	const char *longer[] = { "workloads/briefthreads", "10", "20000", NULL };
 	const char *top[] = { "top", NULL };
 	const char *note = "# short threads covered below 90%: 1 process";
 	struct tst_result r;
