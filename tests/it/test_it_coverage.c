@@ -363,9 +363,12 @@ Test(it_coverage, a_process_a_worker_ends_has_its_time_split_and_covered)
  * (each thread's event counts from its own start): 400 threads of 0.5 ms,
  * 0.2 s of CPU time, got a sample or none and no note, since every note
  * was about threads of over 0.1 s. The process is named in a note of its
- * own; 10 threads of 20 ms, each losing at most its last partial period,
- * get none (100 of 2 ms came out 89-98% covered: a quarter of a period
- * each is theirs to lose).
+ * own; in the sigtrap mode, 10 threads of 20 ms, each losing at most its
+ * last partial period, get none (100 of 2 ms came out 89-98% covered: a
+ * quarter of a period each is theirs to lose). Not in the signal mode:
+ * beside two busy loops its threads of 20 ms came out 83.6% covered (its
+ * per-thread events start after the thread's setup), and the note is
+ * right to say so.
  */
 Test(it_coverage, short_threads_covered_little_are_noted)
 {
@@ -383,6 +386,8 @@ Test(it_coverage, short_threads_covered_little_are_noted)
 	cr_expect(strstr(out, note) && strstr(out, " briefthreads ") && strstr(out, " threads, "), "%s",
 		  out);
 	free(out);
+	if (tst_mode() == PPF_MODE_SIGNAL)
+		return;
 
 	tst_log_rmdir(strdup(it_cov.data));
 	tst_run_profiled(&it_cov, "longer", longer, NULL, &r);
