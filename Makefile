@@ -103,7 +103,8 @@ TEST_PRELOAD_OBJS := $(OBJ)/preload/sigsafe/logfile.o $(OBJ)/preload/sigsafe/fd.
 	$(OBJ)/preload/outdir.o $(OBJ)/preload/sigsafe/sampsig.o \
 	$(OBJ)/preload/sigsafe/stacks.o $(OBJ)/preload/respath.o \
 	$(OBJ)/preload/sigsafe/unwmask.o $(OBJ)/preload/identity.o \
-	$(OBJ)/preload/sigsafe/pause.o $(OBJ)/preload/sigsafe/threads.o
+	$(OBJ)/preload/sigsafe/pause.o $(OBJ)/preload/sigsafe/threads.o \
+	$(OBJ)/preload/jitmap.o
 WORKLOAD_SRCS := $(filter-out tests/workloads/lib%.c,$(wildcard tests/workloads/*.c))
 WORKLOAD_CXX_SRCS := $(filter-out tests/workloads/lib%.cc,$(wildcard tests/workloads/*.cc))
 WORKLOAD_LIB_SRCS := $(wildcard tests/workloads/lib*.c tests/workloads/lib*.cc)

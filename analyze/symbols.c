@@ -3,6 +3,7 @@
 #include "grow.h"
 #include "intern.h"
 #include "plt.h"
+#include "perfmap.h"
 #include "regfile.h"
 #include "symbols.h"
 #include "wall.h"
@@ -152,6 +153,7 @@ struct pa_symbols {
 	struct pa_intern *cache_keys; /* struct pa_sym_cache_key; index into cache */
 	struct pa_sym_cached *cache;
 	size_t cache_cap;
+	struct pa_perfmap *jit;       /* the JIT's names (perfmap.h), NULL when none */
 };
 
 /*
@@ -1157,6 +1159,10 @@ int pa_symbols_new_opts(const struct pa_process *proc, const struct pa_symbols_o
 			return pa_error_set(err, -ENOMEM, proc->path, false, 0, "out of memory");
 		}
 	}
+	if (pa_perfmap_load(proc, &sym->jit, warn) < 0) {
+		pa_symbols_free(sym);
+		return pa_error_set(err, -ENOMEM, proc->path, false, 0, "out of memory");
+	}
 	*out = sym;
 	return 0;
 }
@@ -1180,6 +1186,7 @@ void pa_symbols_free(struct pa_symbols *sym)
 	if (!sym)
 		return;
 	free(sym->mods);
+	pa_perfmap_free(sym->jit);
 	for (size_t i = 0; sym->cache_keys && i < pa_intern_count(sym->cache_keys); i++) {
 		free(sym->cache[i].owned_name);
 		free(sym->cache[i].src_owned);
@@ -1229,6 +1236,48 @@ static void pa_symbols_unknown_frame(uint64_t ip, struct pa_frame *out)
 		out->name = out->function = pa_wall_frame_name(ip);
 }
 
+/* Adds c to the cache under key. Returns its slot, or NULL (c's name freed) on ENOMEM. */
+static struct pa_sym_cached *pa_symbols_cache_add(struct pa_symbols *sym,
+						  const struct pa_sym_cache_key *key,
+						  struct pa_sym_cached *c)
+{
+	size_t n = pa_intern_count(sym->cache_keys);
+
+	if (pa_grow((void **)&sym->cache, &sym->cache_cap, n, sizeof(*sym->cache)) < 0 ||
+	    pa_intern_add(sym->cache_keys, key, sizeof(*key)) < 0) {
+		free(c->owned_name);
+		return NULL;
+	}
+	sym->cache[n] = *c;
+	return &sym->cache[n];
+}
+
+/*
+ * The slot of an address in no module (key's), named by the JIT's perf
+ * map; NULL when the map does not hold it either (*err 0) or on ENOMEM.
+ * Its source frames are none: reports name it by its function.
+ */
+static struct pa_sym_cached *pa_symbols_resolve_jit(struct pa_symbols *sym,
+						    const struct pa_sym_cache_key *key,
+						    uint64_t addr, int *err)
+{
+	const struct pa_perfmap_entry *e = pa_perfmap_find(sym->jit, addr);
+	struct pa_sym_cached c = { .mod = SIZE_MAX, .src_done = true };
+	struct pa_sym_cached *slot;
+
+	if (!e)
+		return NULL;
+	c.frame = (struct pa_frame){
+		.ip = key->ip, .function = e->name, .name = e->name,
+		.module = PA_PERFMAP_MODULE, .module_base = PA_PERFMAP_MODULE,
+		.offset = key->ip, .func_offset = addr - e->start, .func_start = e->start,
+	};
+	slot = pa_symbols_cache_add(sym, key, &c);
+	if (!slot)
+		*err = -ENOMEM;
+	return slot;
+}
+
 /*
  * What the cache holds for (ip, is_caller) at time_ns, filled on first
  * use; NULL when no module holds ip (*err 0) or on ENOMEM (*err -ENOMEM).
@@ -1240,18 +1289,19 @@ static struct pa_sym_cached *pa_symbols_resolve(struct pa_symbols *sym, uint64_t
 	uint64_t addr = is_caller && ip ? ip - 1 : ip;
 	ssize_t mi = pa_symbols_module_at(sym, addr, time_ns);
 	const struct pa_sym_cache_key key = { .ip = ip, .tag = ((uint64_t)mi + 1) << 1 | is_caller };
-	size_t n = pa_intern_count(sym->cache_keys);
-	struct pa_sym_cached c = { .mod = (size_t)mi };
+	struct pa_sym_cached c = { .mod = (size_t)mi }, *slot;
 	struct pa_sym_module *m;
 	struct pa_sym_entry *e = NULL;
 	int64_t i;
 
 	*err = 0;
-	if (mi < 0)
+	if (mi < 0 && !sym->jit)
 		return NULL;
 	i = pa_intern_find(sym->cache_keys, &key, sizeof(key));
 	if (i >= 0)
 		return &sym->cache[i];
+	if (mi < 0)
+		return pa_symbols_resolve_jit(sym, &key, addr, err);
 	m = &sym->mods[mi];
 	if (m->file && m->file->mod) {
 		struct pa_sym_file *f = m->file;
@@ -1277,13 +1327,9 @@ static struct pa_sym_cached *pa_symbols_resolve(struct pa_symbols *sym, uint64_t
 			goto out_nomem;
 		c.frame.name = c.owned_name;
 	}
-	if (pa_grow((void **)&sym->cache, &sym->cache_cap, n, sizeof(*sym->cache)) < 0 ||
-	    pa_intern_add(sym->cache_keys, &key, sizeof(key)) < 0) {
-		free(c.owned_name);
-		goto out_nomem;
-	}
-	sym->cache[n] = c;
-	return &sym->cache[n];
+	slot = pa_symbols_cache_add(sym, &key, &c);
+	if (slot)
+		return slot;
 out_nomem:
 	*err = -ENOMEM;
 	return NULL;

@@ -31,6 +31,7 @@
 #include "maps.h"
 #include "masks.h"
 #include "outdir.h"
+#include "jitmap.h"
 #include "pprof/format.h"
 #include "proclog.h"
 #include "sigsafe/appmask.h"
@@ -366,6 +367,8 @@ void pp_process_main_starts(void)
 	at_quick_exit(pp_process_at_quick_exit);
 }
 
+static uint64_t pp_process_started(void);
+
 /* Writes every END record and closes the logs: the process is ending. */
 static void pp_process_finish(void)
 {
@@ -384,6 +387,7 @@ static void pp_process_finish(void)
 	pp_events_disable(&pp_process.events);
 	pp_wall_stop();
 	pp_thread_finish_all(pp_process.exit_follows);
+	pp_jitmap_keep(pp_process.rootfd, pp_process.tdir.name, pp_process_started);
 	pp_process_close_log();
 	pp_unsampled_summary();
 	/*
@@ -507,6 +511,12 @@ static uint64_t pp_process_start_ns(int pid)
 	return (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec -
 	       ((uint64_t)boot.tv_sec * 1000000000ull + (uint64_t)boot.tv_nsec) +
 	       ticks * 1000000000ull / (uint64_t)sysconf(_SC_CLK_TCK);
+}
+
+/* When this process started, in CLOCK_REALTIME ns; 0 if unknown. */
+static uint64_t pp_process_started(void)
+{
+	return pp_process_start_ns((int)getpid());
 }
 
 /*

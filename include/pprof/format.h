@@ -109,6 +109,13 @@
 #define PPF_PROCESS_LOG "process.log"
 #define PPF_THREAD_LOG_PREFIX "thread-"
 #define PPF_LOG_SUFFIX ".log"
+/*
+ * A JIT's perf map (lines "START SIZE NAME", as perf reads from
+ * /tmp/perf-<pid>.map), copied beside its process's log when it ended:
+ * <exe>@<host>.<pid>.perf.map.
+ */
+#define PPF_PERFMAP_FILE "perf.map"
+#define PPF_PERFMAP_SUFFIX "." PPF_PERFMAP_FILE
 
 enum ppf_file_kind {
 	PPF_FILE_PROCESS = 1,

@@ -1,0 +1,328 @@
+/* perfmap: JIT code's names from perf map files; see perfmap.h. */
+#include "perfmap.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <pprof/format.h>
+
+#include "grow.h"
+#include "ident.h"
+#include "regfile.h"
+#include "textsafe.h"
+
+/* A name longer than this is cut (a line is one name: nothing is lost but its tail). */
+#define PA_PERFMAP_NAME_MAX 1024
+/* How far below an address lookups look for a piece of code that holds it. */
+#define PA_PERFMAP_BACK 16
+/* The map may be written a little before the process's recorded start (clocks). */
+#define PA_PERFMAP_SLACK_NS 1000000000ull
+
+struct pa_perfmap_line {
+	struct pa_perfmap_entry e;
+	size_t seq; /* line order */
+};
+
+struct pa_perfmap {
+	struct pa_perfmap_line *v;
+	size_t n, cap;
+};
+
+static int pa_perfmap_cmp(const void *a, const void *b)
+{
+	const struct pa_perfmap_line *x = a, *y = b;
+
+	if (x->e.start != y->e.start)
+		return x->e.start < y->e.start ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* This machine's boot id as 16 bytes; false when it cannot be read. */
+static bool pa_perfmap_boot_id(uint8_t id[16])
+{
+	char buf[64];
+	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf)) : -1;
+	size_t k = 0;
+
+	if (fd >= 0)
+		close(fd);
+	memset(id, 0, 16);
+	for (ssize_t i = 0; i < n && k < 32; i++) {
+		char c = buf[i];
+		int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+
+		if (v < 0 && c != '-')
+			break;
+		if (v < 0)
+			continue;
+		id[k / 2] |= (uint8_t)(k % 2 ? v : v << 4);
+		k++;
+	}
+	return k == 32;
+}
+
+/* Whether proc ran on this machine since its last boot, so that its pid is still its own. */
+static bool pa_perfmap_here(const struct pa_process *proc)
+{
+	static const uint8_t zero[16];
+	struct utsname u;
+	uint8_t boot[16];
+
+	if (!proc->id.known)
+		return false;
+	if (uname(&u) != 0 || !proc->id.host || strcmp(u.nodename, proc->id.host) != 0)
+		return false;
+	if (memcmp(proc->id.boot_id, zero, sizeof(zero)) == 0)
+		return true;
+	return pa_perfmap_boot_id(boot) && memcmp(boot, proc->id.boot_id, sizeof(boot)) == 0;
+}
+
+/* A hex number after blanks at *p (0x or not), up to a blank; advances *p. */
+static bool pa_perfmap_hex(char **p, uint64_t *v)
+{
+	char *q = *p, *end;
+
+	while (*q == ' ' || *q == '\t')
+		q++;
+	if (!((*q >= '0' && *q <= '9') || (*q >= 'a' && *q <= 'f') || (*q >= 'A' && *q <= 'F')))
+		return false;
+	errno = 0;
+	*v = strtoull(q, &end, 16);
+	if (end == q || errno || (*end != ' ' && *end != '\t'))
+		return false;
+	*p = end;
+	return true;
+}
+
+/*
+ * Parses one line into *e (name pointing into line, cut and cleaned).
+ * Returns 1 for a piece of code, 0 for a line of nothing (blank, size 0),
+ * -1 for a line that is not START SIZE NAME.
+ */
+static int pa_perfmap_parse(char *line, struct pa_perfmap_entry *e)
+{
+	char *p = line + strspn(line, " \t");
+	uint64_t start, size;
+	size_t len;
+
+	if (*p == '\n' || *p == '\0')
+		return 0;
+	if (!pa_perfmap_hex(&p, &start) || !pa_perfmap_hex(&p, &size))
+		return -1;
+	p++;
+	len = strcspn(p, "\n");
+	if (len == 0 || size > UINT64_MAX - start)
+		return -1;
+	if (len > PA_PERFMAP_NAME_MAX)
+		len = PA_PERFMAP_NAME_MAX;
+	p[len] = '\0';
+	pa_text_clean(p, len, false);
+	if (size == 0)
+		return 0;
+	*e = (struct pa_perfmap_entry){ .start = start, .end = start + size, .name = p };
+	return 1;
+}
+
+/* Reads the lines of f (path names it) into map. Returns 0 or -ENOMEM. */
+static int pa_perfmap_read(struct pa_perfmap *map, FILE *f, const char *path,
+			   struct pa_warnings *warn)
+{
+	char *line = NULL;
+	size_t cap = 0, lineno = 0, bad = 0, first_bad = 0;
+	ssize_t len;
+	int ret = 0;
+
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		struct pa_perfmap_entry e;
+		int r;
+
+		lineno++;
+		r = pa_perfmap_parse(line, &e);
+		if (r < 0 && !bad++)
+			first_bad = lineno;
+		if (r <= 0)
+			continue;
+		if (pa_grow((void **)&map->v, &map->cap, map->n, sizeof(*map->v)) < 0 ||
+		    !(e.name = strdup(e.name))) {
+			ret = -ENOMEM;
+			break;
+		}
+		map->v[map->n++] = (struct pa_perfmap_line){ .e = e, .seq = lineno };
+	}
+	free(line);
+	if (ret == 0 && ferror(f))
+		ret = pa_warnings_add(warn, path, false, 0, "cannot read the JIT's perf map: %s; "
+				      "its code after line %zu is [unknown]", strerror(errno), lineno);
+	if (ret == 0 && bad)
+		ret = pa_warnings_add(warn, path, false, 0, "line %zu is not \"START SIZE NAME\" "
+				      "(%zu such lines skipped)", first_bad, bad);
+	return ret;
+}
+
+/* Whether st's last write fell while proc ran (from its start to its end, when known). */
+static bool pa_perfmap_in_life(const struct pa_process *proc, const struct stat *st)
+{
+	uint64_t mtime = (uint64_t)st->st_mtim.tv_sec * 1000000000ull +
+			 (uint64_t)st->st_mtim.tv_nsec;
+	uint64_t end = proc->ended ? pa_ident_realtime(proc, proc->end_ns) : 0;
+
+	if (proc->start_realtime_ns && mtime + PA_PERFMAP_SLACK_NS < proc->start_realtime_ns)
+		return false;
+	return !end || mtime <= end + PA_PERFMAP_SLACK_NS;
+}
+
+/*
+ * Opens the map at path: the run's own copy (trusted as the logs are), or
+ * /tmp's (checked as perfmap.h says). Returns a descriptor with *st
+ * filled; -ENOENT when there is none to read (or it was warned about);
+ * -ENOMEM.
+ */
+static int pa_perfmap_open(const struct pa_process *proc, const char *path, bool run_copy,
+			   struct stat *st, struct pa_warnings *warn)
+{
+	struct pa_error err = { 0 };
+	int fd = pa_regfile_open(path, O_NOFOLLOW, st, &err);
+
+	if (fd < 0) {
+		if (fd != -ENOENT && pa_warnings_add(warn, path, false, 0, "%s; the JIT's code "
+						     "is [unknown]", err.reason) < 0)
+			return -ENOMEM;
+		return -ENOENT;
+	}
+	if (!run_copy && ((st->st_uid != geteuid() && st->st_uid != 0) ||
+			  !pa_perfmap_in_life(proc, st))) {
+		close(fd);
+		return -ENOENT;
+	}
+	return fd;
+}
+
+/* Sorts map's lines and keeps one per start, the last line's. */
+static void pa_perfmap_index(struct pa_perfmap *map)
+{
+	size_t k = 0;
+
+	qsort(map->v, map->n, sizeof(*map->v), pa_perfmap_cmp);
+	for (size_t i = 0; i < map->n; i++) {
+		if (k && map->v[k - 1].e.start == map->v[i].e.start) {
+			free((char *)map->v[k - 1].e.name);
+			map->v[k - 1] = map->v[i];
+		} else {
+			map->v[k++] = map->v[i];
+		}
+	}
+	map->n = k;
+}
+
+/*
+ * Which map to read: the run's copy, unless /tmp's (when it may be read)
+ * is longer: the copy was made as the process ended, before the C
+ * library wrote out what a JIT still held in its stdio buffer.
+ */
+static int pa_perfmap_pick(const struct pa_process *proc, const char *copy, char *tmp,
+			   size_t tmp_size, const char **path, struct pa_warnings *warn)
+{
+	struct stat cst, tst;
+	int cfd = pa_perfmap_open(proc, copy, true, &cst, warn), tfd = -ENOENT;
+
+	*path = copy;
+	if (cfd == -ENOMEM)
+		return cfd;
+	if (pa_perfmap_here(proc)) {
+		snprintf(tmp, tmp_size, "/tmp/perf-%" PRIu32 ".map", proc->pid);
+		tfd = pa_perfmap_open(proc, tmp, false, &tst, warn);
+	}
+	if (tfd == -ENOMEM) {
+		if (cfd >= 0)
+			close(cfd);
+		return -ENOMEM;
+	}
+	if (tfd < 0 || (cfd >= 0 && tst.st_size <= cst.st_size)) {
+		if (tfd >= 0)
+			close(tfd);
+		return cfd;
+	}
+	if (cfd >= 0)
+		close(cfd);
+	*path = tmp;
+	return tfd;
+}
+
+int pa_perfmap_load(const struct pa_process *proc, struct pa_perfmap **out,
+		    struct pa_warnings *warn)
+{
+	char tmp[64], *copy = pa_process_file(proc, PPF_PERFMAP_FILE);
+	const char *path;
+	struct pa_perfmap *map = NULL;
+	FILE *f = NULL;
+	int fd, ret;
+
+	*out = NULL;
+	if (!copy)
+		return -ENOMEM;
+	fd = pa_perfmap_pick(proc, copy, tmp, sizeof(tmp), &path, warn);
+	if (fd < 0) {
+		free(copy);
+		return fd == -ENOMEM ? -ENOMEM : 0;
+	}
+	f = fdopen(fd, "r");
+	if (!f)
+		close(fd);
+	map = f ? calloc(1, sizeof(*map)) : NULL;
+	ret = map ? pa_perfmap_read(map, f, path, warn) : -ENOMEM;
+	if (f)
+		fclose(f);
+	free(copy);
+	if (ret < 0) {
+		pa_perfmap_free(map);
+		return ret;
+	}
+	pa_perfmap_index(map);
+	if (!map->n) {
+		pa_perfmap_free(map);
+		map = NULL;
+	}
+	*out = map;
+	return 0;
+}
+
+const struct pa_perfmap_entry *pa_perfmap_find(const struct pa_perfmap *map, uint64_t addr)
+{
+	size_t lo = 0, hi;
+
+	if (!map)
+		return NULL;
+	/* The first line starting above addr. */
+	hi = map->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (map->v[mid].e.start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo, k = 0; i > 0 && k < PA_PERFMAP_BACK; i--, k++)
+		if (addr < map->v[i - 1].e.end)
+			return &map->v[i - 1].e;
+	return NULL;
+}
+
+void pa_perfmap_free(struct pa_perfmap *map)
+{
+	if (!map)
+		return;
+	for (size_t i = 0; i < map->n; i++)
+		free((char *)map->v[i].e.name);
+	free(map->v);
+	free(map);
+}
