@@ -2054,9 +2054,17 @@ static int pa_reader_thread_cb(void *ctx, struct pa_log_buf *buf, uint64_t off,
 		t->samples_taken = r.samples;
 		t->lost = r.lost;
 		t->throttled = r.throttled;
-		t->cpu_ns = r.cpu_ns;
-		t->user_ns = r.user_ns;
-		t->system_ns = r.system_ns;
+		/*
+		 * A thread no hook saw end (started before the profiler, raw
+		 * clone) was gone when the process's end wrote its END: its
+		 * clock could not be read then (0), and its last progress
+		 * says how far it had got.
+		 */
+		if (r.cpu_ns || r.user_ns || r.system_ns || !t->progress) {
+			t->cpu_ns = r.cpu_ns;
+			t->user_ns = r.user_ns;
+			t->system_ns = r.system_ns;
+		}
 		return 0;
 	}
 	default:
@@ -3217,9 +3225,12 @@ static uint64_t pa_reader_cpu_sub(uint64_t a, uint64_t b)
 }
 
 /*
- * Sets each process's before (its CPU time before sampling started, less
+ * Sets each process's before (its CPU time before the profiler began, less
  * what the image that exec replaced before it, the process of the same pid
- * in run, had used at its exec) and before_thread (before.h). Returns 0 or
+ * in run, had used at its exec) and before_thread (before.h). The profiler's
+ * own start, from its constructor (a fork child: its fork handler) to
+ * sampling, is none of the program's work, as its frames in samples are
+ * not: logs older than the constructor's mark count it in. Returns 0 or
  * -ENOMEM.
  */
 static int pa_reader_link_before(struct pa_run *run)
@@ -3231,7 +3242,7 @@ static int pa_reader_link_before(struct pa_run *run)
 
 		if (!proc->cpu_sampling.known)
 			continue;
-		proc->before = proc->cpu_sampling;
+		proc->before = proc->cpu_entry.known ? proc->cpu_entry : proc->cpu_sampling;
 		prev = pa_reader_previous_image(run, proc);
 		if (prev && prev->cpu_exec.known) {
 			const struct pa_cpu_mark *x = &prev->cpu_exec;

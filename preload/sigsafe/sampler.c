@@ -1026,7 +1026,9 @@ static void pp_sampler_progress_sigsafe(struct pp_thread *t, uint64_t now)
  * its samples x period and perf's), while its CPU time is what the handler
  * takes from the thread. The lesser of the last two costs is used, so that
  * one dear sample (a cold cache) does not throttle the next few, while a
- * lasting one (every sample dear) does.
+ * lasting one (every sample dear) does; a thread's first sample, which
+ * makes its log, throttles none (t->cost_ns 0: a fork child of 5 ms lost
+ * a quarter of its samples to it).
  */
 static void pp_sampler_pace_sigsafe(struct pp_thread *t, unsigned event, uint64_t cpu,
 				    uint64_t cpu_wall)

@@ -149,7 +149,7 @@ static struct pp_thread *pp_threads_take_slot_sigsafe(int tid)
 			t->throttled = 0;
 			t->next_ns = 0;
 			t->paid_ns = 0;
-			t->cost_ns = UINT64_MAX;
+			t->cost_ns = 0;
 			t->cpu_last_ns = cpu;
 			t->cpu_last_event = 0;
 			t->cpu_last_guessed = 0;

@@ -50,7 +50,9 @@ struct pp_thread {
 	uint64_t next_ns; /* its CPU time: no sample is taken before this */
 	uint64_t paid_ns; /* its CPU time when the samples taken so far are
 			     paced out (sampler.c's pace) */
-	uint64_t cost_ns; /* what the last sample taken cost (its CPU time) */
+	uint64_t cost_ns; /* what the last sample taken cost (its CPU time); 0
+			     before the first, so that the first (its log made,
+			     caches cold) throttles none */
 	uint64_t held_since_ns; /* its CPU time when it began to hold the
 				   program's own signal (appmask.h), 0 when
 				   it holds none */

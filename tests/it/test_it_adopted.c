@@ -117,3 +117,51 @@ Test(it_adopted, adopted_threads_have_counters)
 	tst_result_release(&rep);
 	tst_result_release(&r);
 }
+
+/*
+ * The adopted threads end before the process (libearly's is joined, the raw
+ * one exits): no hook sees them end, and the process's end could not read
+ * their clocks. Their CPU time is their last progress record's, not
+ * unknown, and no note calls it "CPU time in no thread's log" (before: CPU
+ * '-' in `threads` and 0.3 s of each said to be in no thread's log).
+ */
+Test(it_adopted, adopted_threads_that_end_early_keep_their_cpu_time)
+{
+	const bool signal_mode = tst_mode() == PPF_MODE_SIGNAL;
+	const char *argv[] = { "workloads/oddthreads", "0.3", NULL };
+	const char *args[] = { "threads", NULL };
+	const struct pa_thread *early, *raw;
+	const struct pa_process *p;
+	struct tst_result r;
+	struct pa_run *run;
+	char *out;
+
+	tst_skip_under_asan("AddressSanitizer cannot run a raw clone() thread (its own "
+			      "CHECK fails without the profiler too)");
+	tst_run_profiled(&it_ad, "odd-end", argv, NULL, &r);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
+	run = tst_load(&it_ad);
+	cr_assert_eq(run->nprocesses, 1);
+	p = run->processes[0];
+	early = it_ad_owner(run, p, "burn_early");
+	raw = it_ad_owner(run, p, "burn_raw");
+	cr_assert_not_null(early);
+	/* Progress is recorded every 100 ms or 64 samples at the most. */
+	cr_expect_geq((double)early->cpu_ns / 1e9, IT_AD_SECONDS - 0.1,
+		      "thread older than the constructor: %.3f s of CPU; it burnt %.3f s",
+		      (double)early->cpu_ns / 1e9, IT_AD_SECONDS);
+	cr_expect_geq((double)early->user_ns / 1e9, IT_AD_SECONDS - 0.15);
+	if (!signal_mode) {
+		cr_assert_not_null(raw);
+		cr_expect_geq((double)raw->cpu_ns / 1e9, IT_AD_SECONDS - 0.1,
+			      "raw clone() thread: %.3f s of CPU; it burnt %.3f s",
+			      (double)raw->cpu_ns / 1e9, IT_AD_SECONDS);
+	}
+	pa_run_free(run);
+	out = tst_analyze(&it_ad, "odd-threads", args, it_ad.data);
+	/* The signal mode never sees the raw thread: its time is rightly in no log. */
+	if (!signal_mode)
+		cr_expect_null(strstr(out, "CPU time in no thread's log"), "%s", out);
+	free(out);
+	tst_result_release(&r);
+}

@@ -446,3 +446,46 @@ Test(it_process, a_double_forked_workers_parent_is_the_middle_process)
 	cr_expect_eq(worker->ppid, (uint32_t)mid, "the worker's parent: %u", worker->ppid);
 	pa_run_free(run);
 }
+
+/*
+ * 100 fork children of 5.5 ms of CPU each (forkstorm): their samples cover
+ * their work, and none of it is "[before profiling]". Before, the time
+ * from each fork to the child's sampling (the profiler's own set-up in the
+ * child) was estimated as before-profiling samples, with the kernel's
+ * time counted as user time in a process too young for a clock tick
+ * (16% of such a profile), and the first sample of each child, which
+ * makes its log, throttled the next (46 to 71 of 100 children's
+ * overflows). Each child's event counts from its own start and its last
+ * part period is lost at its exit: 5 samples a child are due.
+ */
+Test(it_process, fork_children_are_sampled_in_their_own_work)
+{
+	const char *argv[] = { "workloads/forkstorm", "100", "5.5", NULL };
+	struct tst_result r;
+	struct pa_run *run;
+	struct pa_profile *p;
+	uint64_t before = 0, throttled = 0, burn;
+	double period, due;
+	long n;
+
+	tst_run_profiled(&it_proc, "forkstorm", argv, NULL, &r);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
+	cr_assert(sscanf(r.out, "forkstorm: %ld children", &n) == 1 && n == 100, "%s", r.out);
+	run = tst_load(&it_proc);
+	cr_assert_eq(run->nprocesses, 101);
+	period = tst_period_s(run->processes[0]);
+	due = 100 * (double)(long)(0.0055 / period);
+	p = tst_profile(run, 0, 0);
+	burn = tst_self(p, "burn_forked");
+	before = tst_self(p, "[before profiling]");
+	for (size_t i = 0; i < run->nprocesses; i++)
+		throttled += run->processes[i]->throttled;
+	cr_expect_geq(burn, 0.9 * due, "burn_forked: %llu samples, %.0f due",
+		      (unsigned long long)burn, due);
+	cr_expect_leq(before, 5, "%llu samples estimated before profiling in fork children",
+		      (unsigned long long)before);
+	cr_expect_leq(throttled, 25, "%llu overflows throttled", (unsigned long long)throttled);
+	pa_profile_free(p);
+	pa_run_free(run);
+	tst_result_release(&r);
+}
