@@ -55,6 +55,12 @@ static uint64_t pa_coverage_counted(const struct pa_event *e, const struct pa_co
 	return all > before ? all - before : 0;
 }
 
+/* Whether e counts one part of the CPU time (user or system): its share hangs on the split. */
+static bool pa_coverage_split_scope(const struct pa_event *e)
+{
+	return !(e->flags & PPF_EVENT_EXCLUDE_USER) != !(e->flags & PPF_EVENT_EXCLUDE_KERNEL);
+}
+
 /* c's share of the time e counts, from c's samples (known or not) and CPU times. */
 static void pa_coverage_share(const struct pa_event *e, bool samples_known,
 			      struct pa_coverage *c)
@@ -67,6 +73,8 @@ static void pa_coverage_share(const struct pa_event *e, bool samples_known,
 		c->has_share = false;
 	c->share = c->has_share ?
 		   (double)c->samples * (double)pa_event_sample_period(e) / (double)c->counted_ns : 0.0;
+	c->rough = c->has_share && pa_coverage_split_scope(e) &&
+		   (c->split ? c->user_ns + c->system_ns : c->cpu_ns) < PA_COVERAGE_ROUGH_NS;
 }
 
 /*
@@ -217,7 +225,7 @@ char *pa_coverage_format(const struct pa_coverage *c, char *buf, size_t size)
 
 	if (!c)
 		c = &none;
-	if (c->has_share)
+	if (c->has_share && !c->rough)
 		snprintf(share, sizeof(share), "%.1f%%", c->share * 100);
 	snprintf(buf, size, "%10s %10s %10s %7s", pa_coverage_seconds(c->cpu_ns, c->cpu_ns, cpu,
 								      sizeof(cpu)),
@@ -246,7 +254,7 @@ void pa_coverage_json(struct pa_json *j, const struct pa_coverage *c)
 	pa_coverage_json_seconds(j, "user_s", c->split, c->user_ns);
 	pa_coverage_json_seconds(j, "system_s", c->split, c->system_ns);
 	pa_json_key(j, "coverage");
-	if (c->has_share)
+	if (c->has_share && !c->rough)
 		pa_json_double(j, c->share);
 	else
 		pa_json_null(j);

@@ -41,6 +41,13 @@
 #define PA_COVERAGE_NOTE_BELOW 0.9
 
 /* The CPU time of a thread or process, and what its samples cover of it. */
+/*
+ * A thread's or process's CPU time below which the kernel's user/system
+ * split, made at its clock ticks (5 of them at HZ = 250), says too little
+ * for a share of one part (a 5 ms fork child read 925% covered).
+ */
+#define PA_COVERAGE_ROUGH_NS 20000000ull
+
 struct pa_coverage {
 	uint64_t cpu_ns;     /* CPU time used, 0 when unknown */
 	bool split;          /* user_ns and system_ns are known */
@@ -49,6 +56,10 @@ struct pa_coverage {
 	bool has_share;      /* the event counts CPU time at a fixed period, and
 				its samples and the time it counts are known */
 	double share;        /* samples x period / counted_ns */
+	bool rough;          /* with has_share: counted_ns is the kernel's user
+				or system part of under PA_COVERAGE_ROUGH_NS,
+				split at a few clock ticks: reports show no
+				share (the notes, over many such, still count it) */
 	uint64_t counted_ns; /* the CPU time the event counts (user, system or
 				both, as its scope says) since sampling
 				started; with has_share */

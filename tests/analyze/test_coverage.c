@@ -51,7 +51,9 @@ static void cov_thread(const char *pdir, uint32_t tid, const char *name, int sam
  *   42 "starved"    10 samples, 300 ms user, its signal blocked by a raw mask change;
  *   43 "syscaller" 100 samples, 100 ms user, 200 ms in the kernel;
  *   44 "idle"        0 samples,  50 ms user: too little to note;
- *   45 "noend"     150 samples, no END: 150 ms user from its progress record.
+ *   45 "noend"     150 samples, no END: 150 ms user from its progress record;
+ *   46 "brief"       5 samples, 1 ms user, 4 ms in the kernel: a split of a
+ *                    few clock ticks (a 5 ms fork child).
  */
 static void cov_setup(void)
 {
@@ -70,6 +72,7 @@ static void cov_setup(void)
 	cov_thread(p40, 43, "syscaller", 100, 100 * COV_MS, 200 * COV_MS, true, 0);
 	cov_thread(p40, 44, "idle", 0, 50 * COV_MS, 0, true, 0);
 	cov_thread(p40, 45, "noend", 150, 150 * COV_MS, 0, false, 0);
+	cov_thread(p40, 46, "brief", 5, 1 * COV_MS, 4 * COV_MS, true, 0);
 	cr_assert_eq(pa_run_load(cov_dir, &cov_run, &err), 0, "%s: %s", err.path, err.reason);
 	free(p40);
 }
@@ -127,6 +130,26 @@ Test(coverage, share_is_samples_times_period_over_the_time_counted)
 	cr_expect(c.has_share && fabs(c.share - 1.0) < 1e-9, "share %f", c.share);
 }
 
+/*
+ * Under 20 ms of CPU the kernel's user/system split is a few clock ticks'
+ * worth: the share of the user part is kept for the notes but shown as
+ * none (500% here); from 20 ms up it is shown.
+ */
+Test(coverage, a_share_of_a_split_of_a_few_ticks_is_rough)
+{
+	struct pa_coverage c = cov_of(46);
+	char buf[128];
+
+	cr_expect(c.has_share && c.rough, "has %d rough %d", c.has_share, c.rough);
+	cr_expect(fabs(c.share - 5.0) < 1e-9, "share %f", c.share);
+	pa_coverage_format(&c, buf, sizeof(buf));
+	cr_expect(strstr(buf, "%") == NULL && buf[strlen(buf) - 1] == '-', "[%s]", buf);
+	c = cov_of(43);
+	cr_expect(c.has_share && !c.rough);
+	pa_coverage_format(&c, buf, sizeof(buf));
+	cr_expect(strstr(buf, "100.0%"), "[%s]", buf);
+}
+
 /* A log whose process ended without END still has its thread's times, from progress. */
 Test(coverage, log_without_end_takes_its_progress_times)
 {
@@ -144,9 +167,9 @@ Test(coverage, process_sums_its_threads)
 	struct pa_coverage c;
 
 	pa_coverage_process(&f, tst_log_find_process(cov_run, 40), &c);
-	cr_expect_eq(c.user_ns, (200 + 300 + 100 + 50 + 150) * COV_MS);
-	cr_expect_eq(c.system_ns, 200 * COV_MS);
-	cr_expect_eq(c.samples, 200 + 10 + 100 + 0 + 150);
+	cr_expect_eq(c.user_ns, (200 + 300 + 100 + 50 + 150 + 1) * COV_MS);
+	cr_expect_eq(c.system_ns, (200 + 4) * COV_MS);
+	cr_expect_eq(c.samples, 200 + 10 + 100 + 0 + 150 + 5);
 }
 
 /* The notes of a report of every event, as text; their number in *lines. */

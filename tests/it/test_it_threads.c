@@ -216,3 +216,42 @@ Test(it_threads, thousand_short_threads)
 	pa_run_free(run);
 	tst_result_release(&r);
 }
+
+/*
+ * Work in SIGEV_THREAD notifications (sigevthreads: a timer_create timer's
+ * callbacks, then mq_notify's): glibc makes their threads itself, with
+ * every signal blocked, so no wrapper saw them and no sample came (0 of
+ * ~100 due in each). Each callback's thread is sampled now, its stack
+ * from the program's function down, and the program's output is its own.
+ */
+Test(it_threads, sigev_thread_callbacks_are_sampled)
+{
+	const char *argv[] = { "workloads/sigevthreads", "20", "5", NULL };
+	struct tst_result r;
+	struct pa_run *run;
+	struct pa_profile *p;
+	double timer_s, queue_s, period;
+	int timer_calls, queue_calls;
+	uint64_t timer, queue;
+
+	tst_run_profiled(&it_thr, "sigev", argv, NULL, &r);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
+	cr_assert_eq(sscanf(r.out, "sigevthreads: timer %d calls %lf s queue %d calls %lf s",
+			    &timer_calls, &timer_s, &queue_calls, &queue_s), 4, "%s", r.out);
+	cr_expect(timer_calls == 20 && queue_calls == 20, "%s", r.out);
+	run = tst_load(&it_thr);
+	p = tst_profile(run, 0, 0);
+	period = tst_period_s(run->processes[0]);
+	timer = tst_self(p, "burn_timer");
+	queue = tst_self(p, "burn_queue");
+	/* Each callback's thread counts from its start: its last part period is lost. */
+	cr_expect_geq(timer, 0.7 * timer_s / period, "burn_timer: %llu samples for %.3f s",
+		      (unsigned long long)timer, timer_s);
+	cr_expect_geq(queue, 0.7 * queue_s / period, "burn_queue: %llu samples for %.3f s",
+		      (unsigned long long)queue, queue_s);
+	cr_expect_geq(tst_stack_count(p, "sigev_on_timer;burn_timer"), timer / 2);
+	cr_expect_geq(tst_stack_count(p, "sigev_on_message;burn_queue"), queue / 2);
+	pa_profile_free(p);
+	pa_run_free(run);
+	tst_result_release(&r);
+}
