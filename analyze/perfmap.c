@@ -21,8 +21,8 @@
 
 /* A name longer than this is cut (a line is one name: nothing is lost but its tail). */
 #define PA_PERFMAP_NAME_MAX 1024
-/* How far below an address lookups look for a piece of code that holds it. */
-#define PA_PERFMAP_BACK 16
+/* A process without END: how long after its last record its map may still be written. */
+#define PA_PERFMAP_AFTER_NS 10000000000ull
 /* The map may be written a little before the process's recorded start (clocks). */
 #define PA_PERFMAP_SLACK_NS 1000000000ull
 
@@ -31,9 +31,17 @@ struct pa_perfmap_line {
 	size_t seq; /* line order */
 };
 
+/* [start, end) of the address space, named by line v[line]. */
+struct pa_perfmap_seg {
+	uint64_t start, end;
+	size_t line;
+};
+
 struct pa_perfmap {
 	struct pa_perfmap_line *v;
 	size_t n, cap;
+	struct pa_perfmap_seg *segs; /* disjoint, by start */
+	size_t nsegs, segs_cap;
 };
 
 static int pa_perfmap_cmp(const void *a, const void *b)
@@ -169,15 +177,42 @@ static int pa_perfmap_read(struct pa_perfmap *map, FILE *f, const char *path,
 }
 
 /* Whether st's last write fell while proc ran (from its start to its end, when known). */
+/*
+ * When proc was last known to run (monotonic ns): its END's time, else the
+ * latest of its threads' last records, with PA_PERFMAP_AFTER_NS more (a
+ * killed process may have run on a while without a record); 0 if unknown.
+ */
+static uint64_t pa_perfmap_last_seen(const struct pa_process *proc, uint64_t *slack)
+{
+	uint64_t last = 0;
+
+	*slack = PA_PERFMAP_SLACK_NS;
+	if (proc->ended)
+		return proc->end_ns;
+	for (size_t i = 0; i < proc->nthreads; i++) {
+		const struct pa_thread *t = proc->threads[i];
+
+		if (t->progress_ns > last)
+			last = t->progress_ns;
+		if (t->ended && t->end_ns > last)
+			last = t->end_ns;
+		if (t->nsamples && t->samples[t->nsamples - 1].time_ns > last)
+			last = t->samples[t->nsamples - 1].time_ns;
+	}
+	*slack = PA_PERFMAP_AFTER_NS;
+	return last;
+}
+
 static bool pa_perfmap_in_life(const struct pa_process *proc, const struct stat *st)
 {
 	uint64_t mtime = (uint64_t)st->st_mtim.tv_sec * 1000000000ull +
 			 (uint64_t)st->st_mtim.tv_nsec;
-	uint64_t end = proc->ended ? pa_ident_realtime(proc, proc->end_ns) : 0;
+	uint64_t slack, last = pa_perfmap_last_seen(proc, &slack);
+	uint64_t end = last ? pa_ident_realtime(proc, last) : 0;
 
 	if (proc->start_realtime_ns && mtime + PA_PERFMAP_SLACK_NS < proc->start_realtime_ns)
 		return false;
-	return !end || mtime <= end + PA_PERFMAP_SLACK_NS;
+	return !end || mtime <= end + slack;
 }
 
 /*
@@ -221,6 +256,56 @@ static void pa_perfmap_index(struct pa_perfmap *map)
 		}
 	}
 	map->n = k;
+}
+
+/* Appends [start, end) named by line to map's segments. Returns 0 or -ENOMEM. */
+static int pa_perfmap_seg_add(struct pa_perfmap *map, uint64_t start, uint64_t end, size_t line)
+{
+	if (start >= end)
+		return 0;
+	if (pa_grow((void **)&map->segs, &map->segs_cap, map->nsegs, sizeof(*map->segs)) < 0)
+		return -ENOMEM;
+	map->segs[map->nsegs++] = (struct pa_perfmap_seg){ .start = start, .end = end, .line = line };
+	return 0;
+}
+
+/*
+ * Cuts the address space into map's segments, each named by the piece that
+ * holds it and starts nearest below (lines sorted by start): a stack of the
+ * pieces open, in start order, whose top names what comes next until it
+ * ends. Returns 0 or -ENOMEM.
+ */
+static int pa_perfmap_segments(struct pa_perfmap *map)
+{
+	size_t *stack = malloc(map->n * sizeof(*stack)), depth = 0;
+	uint64_t pos = 0;
+	int ret = stack ? 0 : -ENOMEM;
+
+	for (size_t i = 0; ret == 0 && i <= map->n; i++) {
+		uint64_t limit = i < map->n ? map->v[i].e.start : UINT64_MAX;
+
+		/* What the open pieces name up to the next one's start. */
+		while (ret == 0 && depth) {
+			const struct pa_perfmap_entry *top = &map->v[stack[depth - 1]].e;
+
+			if (top->end <= pos) {
+				depth--;
+				continue;
+			}
+			ret = pa_perfmap_seg_add(map, pos, top->end < limit ? top->end : limit,
+						 stack[depth - 1]);
+			if (top->end > limit)
+				break;
+			pos = top->end;
+			depth--;
+		}
+		if (i < map->n) {
+			pos = limit;
+			stack[depth++] = i;
+		}
+	}
+	free(stack);
+	return ret;
 }
 
 /*
@@ -287,6 +372,10 @@ int pa_perfmap_load(const struct pa_process *proc, struct pa_perfmap **out,
 		return ret;
 	}
 	pa_perfmap_index(map);
+	if (pa_perfmap_segments(map) < 0) {
+		pa_perfmap_free(map);
+		return -ENOMEM;
+	}
 	if (!map->n) {
 		pa_perfmap_free(map);
 		map = NULL;
@@ -301,19 +390,18 @@ const struct pa_perfmap_entry *pa_perfmap_find(const struct pa_perfmap *map, uin
 
 	if (!map)
 		return NULL;
-	/* The first line starting above addr. */
-	hi = map->n;
+	/* The first segment starting above addr. */
+	hi = map->nsegs;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (map->v[mid].e.start <= addr)
+		if (map->segs[mid].start <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	for (size_t i = lo, k = 0; i > 0 && k < PA_PERFMAP_BACK; i--, k++)
-		if (addr < map->v[i - 1].e.end)
-			return &map->v[i - 1].e;
+	if (lo && addr < map->segs[lo - 1].end)
+		return &map->v[map->segs[lo - 1].line].e;
 	return NULL;
 }
 
@@ -324,5 +412,6 @@ void pa_perfmap_free(struct pa_perfmap *map)
 	for (size_t i = 0; i < map->n; i++)
 		free((char *)map->v[i].e.name);
 	free(map->v);
+	free(map->segs);
 	free(map);
 }

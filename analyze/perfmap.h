@@ -13,14 +13,16 @@
  * its last boot (host name and boot id), the file is a regular file owned
  * by the user reading it or by root (perf's rule: another user could plant
  * names), and it was last written while the process ran (from its start to
- * its end, when it ended). /tmp's is read instead of the copy when it
+ * its end; a process without END: to PA_PERFMAP_AFTER_NS after its logs'
+ * last record). /tmp's is read instead of the copy when it
  * meets those and is longer: the copy was made as the process ended, before
  * exit wrote out what a JIT still held in its stdio buffer.
  *
  * Lines are kept in file order's last word: where two pieces of code start
  * at one address (code freed and made again), the later line names it;
  * an address in several pieces that start apart is named by the one that
- * starts nearest below it. A line that is not START SIZE NAME is skipped,
+ * holds it and starts nearest below it (the lines cut into disjoint
+ * segments once, looked up by bisection). A line that is not START SIZE NAME is skipped,
  * and the first such line is said (file and line) with how many there were.
  * Names are cleaned as thread names are (textsafe.h).
  */

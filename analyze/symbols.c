@@ -1295,7 +1295,8 @@ static struct pa_sym_cached *pa_symbols_resolve(struct pa_symbols *sym, uint64_t
 	int64_t i;
 
 	*err = 0;
-	if (mi < 0 && !sym->jit)
+	/* The reports' own frames (before profiling, truncated, wall states) are no code. */
+	if (mi < 0 && (!sym->jit || ip >= PA_TRUNCATED_IP))
 		return NULL;
 	i = pa_intern_find(sym->cache_keys, &key, sizeof(key));
 	if (i >= 0)

@@ -32,6 +32,7 @@
 #include "masks.h"
 #include "outdir.h"
 #include "jitmap.h"
+#include "sigev.h"
 #include "pprof/format.h"
 #include "proclog.h"
 #include "sigsafe/appmask.h"
@@ -822,6 +823,7 @@ static void pp_process_fork_child(void)
 {
 	int saved = errno; /* the child sees fork's errno */
 
+	pp_sigev_fork_child();
 	/* A child of a process that was ending: its own logs are unmapped as they close. */
 	pp_logfile_process_ends_sigsafe(0);
 	/* The parent's other threads' unwinds and dlcloses are not the child's to wait for. */

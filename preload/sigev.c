@@ -5,49 +5,47 @@
 #include <mqueue.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
 
+#include "hooks.h"
 #include "masks.h"
 #include "nextsym.h"
 #include "process.h"
 #include "thread.h"
 
 #define PP_EXPORT __attribute__((visibility("default")))
-/* Deleted timers' calls kept (sigev.h). */
-#define PP_SIGEV_RETIRED 1024
+/* Buckets of the table of calls. */
+#define PP_SIGEV_BUCKETS 256
 
 typedef int (*pp_timer_create_fn)(clockid_t, struct sigevent *, timer_t *);
-typedef int (*pp_timer_delete_fn)(timer_t);
 typedef int (*pp_mq_notify_fn)(mqd_t, const struct sigevent *);
 
 static struct {
 	pp_timer_create_fn timer_create;
-	pp_timer_delete_fn timer_delete;
 	pp_mq_notify_fn mq_notify;
 	int resolved;
 } pp_sigev_real;
 
 static const struct pp_nextsym pp_sigev_syms[] = {
 	{ "timer_create", (void **)&pp_sigev_real.timer_create },
-	{ "timer_delete", (void **)&pp_sigev_real.timer_delete },
 	{ "mq_notify", (void **)&pp_sigev_real.mq_notify },
 };
 
-/* The program's function and value for one timer or registration. */
+/*
+ * The program's function and value of notifications: one per distinct
+ * pair, never changed nor freed (sigev.h).
+ */
 struct pp_sigev_call {
 	void (*fn)(union sigval);
 	union sigval value;
-	int once;                  /* mq_notify's: freed by its notification */
-	timer_t timer;             /* timer_create's */
-	struct pp_sigev_call *next; /* among the live timers' */
+	struct pp_sigev_call *next; /* in its bucket */
 };
 
 static struct {
-	pthread_mutex_t lock;
-	struct pp_sigev_call *live;
-	struct pp_sigev_call *retired[PP_SIGEV_RETIRED];
-	unsigned next_retired;
+	pthread_mutex_t lock; /* adding; a bucket's head is published last */
+	struct pp_sigev_call *buckets[PP_SIGEV_BUCKETS];
 } pp_sigev = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 void pp_sigev_resolve(void)
@@ -56,115 +54,89 @@ void pp_sigev_resolve(void)
 			   &pp_sigev_real.resolved);
 }
 
-/* The notification's thread, made by glibc with every signal blocked. */
+void pp_sigev_fork_child(void)
+{
+	/* A thread of the parent may have held it at the fork. */
+	pthread_mutex_init(&pp_sigev.lock, NULL);
+}
+
+/* The notification's thread, made by glibc with a mask of its own choosing. */
 static void pp_sigev_thread(union sigval v)
 {
-	struct pp_sigev_call *c = v.sival_ptr;
-	void (*fn)(union sigval) = c->fn;
-	union sigval value = c->value;
+	const struct pp_sigev_call *c = v.sival_ptr;
+	/* glibc's mask (a timer's: every signal; mq_notify's: none), the app's view. */
+	int blocked = pp_hooks_signal_blocked();
 
-	if (c->once)
-		free(c);
 	pp_thread_begin(0);
-	/* The app's view: glibc's mask, every signal blocked. */
-	pp_masks_thread_start(1);
-	fn(value);
+	pp_masks_thread_start(blocked);
+	c->fn(c->value);
+}
+
+static unsigned pp_sigev_bucket(void (*fn)(union sigval), union sigval value)
+{
+	uint64_t h = (uint64_t)(uintptr_t)fn * 0x9e3779b97f4a7c15ull ^
+		     (uint64_t)(uintptr_t)value.sival_ptr * 0xc2b2ae3d27d4eb4full;
+
+	return (unsigned)(h >> 56) % PP_SIGEV_BUCKETS;
+}
+
+/* The call of (fn, value), made when new; NULL when memory is short. */
+static const struct pp_sigev_call *pp_sigev_call_of(void (*fn)(union sigval), union sigval value)
+{
+	unsigned b = pp_sigev_bucket(fn, value);
+	struct pp_sigev_call *c;
+
+	pthread_mutex_lock(&pp_sigev.lock);
+	for (c = pp_sigev.buckets[b]; c; c = c->next)
+		if (c->fn == fn && c->value.sival_ptr == value.sival_ptr)
+			break;
+	if (!c && (c = malloc(sizeof(*c))) != NULL) {
+		*c = (struct pp_sigev_call){ .fn = fn, .value = value, .next = pp_sigev.buckets[b] };
+		__atomic_store_n(&pp_sigev.buckets[b], c, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&pp_sigev.lock);
+	return c;
 }
 
 /*
  * A copy of sev (a SIGEV_THREAD notification) into ours that calls
- * pp_sigev_thread, and its call; NULL (nothing to change) when profiling
- * is off or memory is short.
+ * pp_sigev_thread with its call; 0 (nothing to change) when profiling is
+ * off or memory is short.
  */
-static struct pp_sigev_call *pp_sigev_wrap(const struct sigevent *sev, struct sigevent *ours,
-					   int once)
+static int pp_sigev_wrap(const struct sigevent *sev, struct sigevent *ours)
 {
-	struct pp_sigev_call *c;
+	const struct pp_sigev_call *c;
+	int saved = errno;
 
 	if (!sev || sev->sigev_notify != SIGEV_THREAD || !sev->sigev_notify_function ||
 	    !pp_process_active())
-		return NULL;
-	c = calloc(1, sizeof(*c));
+		return 0;
+	c = pp_sigev_call_of(sev->sigev_notify_function, sev->sigev_value);
+	errno = saved;
 	if (!c)
-		return NULL;
-	c->fn = sev->sigev_notify_function;
-	c->value = sev->sigev_value;
-	c->once = once;
+		return 0;
 	*ours = *sev;
 	ours->sigev_notify_function = pp_sigev_thread;
-	ours->sigev_value.sival_ptr = c;
-	return c;
+	ours->sigev_value.sival_ptr = (void *)c;
+	return 1;
 }
 
 PP_EXPORT int timer_create(clockid_t clock, struct sigevent *sev, timer_t *timer)
 {
 	struct sigevent ours;
-	struct pp_sigev_call *c;
-	int ret, saved;
 
 	pp_sigev_resolve();
-	c = pp_sigev_wrap(sev, &ours, 0);
-	if (!c)
+	if (!pp_sigev_wrap(sev, &ours))
 		return pp_sigev_real.timer_create(clock, sev, timer);
-	ret = pp_sigev_real.timer_create(clock, &ours, timer);
-	if (ret != 0) {
-		saved = errno;
-		free(c);
-		errno = saved;
-		return ret;
-	}
-	c->timer = *timer;
-	pthread_mutex_lock(&pp_sigev.lock);
-	c->next = pp_sigev.live;
-	pp_sigev.live = c;
-	pthread_mutex_unlock(&pp_sigev.lock);
-	return 0;
-}
-
-PP_EXPORT int timer_delete(timer_t timer)
-{
-	struct pp_sigev_call **p, *c = NULL, *old;
-	int ret;
-
-	pp_sigev_resolve();
-	ret = pp_sigev_real.timer_delete(timer);
-	if (ret != 0)
-		return ret;
-	pthread_mutex_lock(&pp_sigev.lock);
-	for (p = &pp_sigev.live; *p; p = &(*p)->next) {
-		if ((*p)->timer == timer) {
-			c = *p;
-			*p = c->next;
-			break;
-		}
-	}
-	old = NULL;
-	if (c) {
-		unsigned i = pp_sigev.next_retired++ % PP_SIGEV_RETIRED;
-
-		old = pp_sigev.retired[i];
-		pp_sigev.retired[i] = c;
-	}
-	pthread_mutex_unlock(&pp_sigev.lock);
-	free(old);
-	return 0;
+	return pp_sigev_real.timer_create(clock, &ours, timer);
 }
 
 PP_EXPORT int mq_notify(mqd_t mq, const struct sigevent *sev)
 {
 	struct sigevent ours;
-	struct pp_sigev_call *c;
-	int ret, saved;
 
 	pp_sigev_resolve();
-	c = pp_sigev_wrap(sev, &ours, 1);
-	if (!c)
+	if (!pp_sigev_wrap(sev, &ours))
 		return pp_sigev_real.mq_notify(mq, sev);
-	ret = pp_sigev_real.mq_notify(mq, &ours);
-	if (ret != 0) {
-		saved = errno;
-		free(c);
-		errno = saved;
-	}
-	return ret;
+	return pp_sigev_real.mq_notify(mq, &ours);
 }

@@ -10,15 +10,19 @@
  * the kernel while the app's view of the mask keeps glibc's: masks.h) and
  * then calls the program's function with the program's value.
  *
- * What the function and value are is kept per timer until timer_delete,
- * and then among the last PP_SIGEV_RETIRED deleted (a notification glibc
- * took just before the delete may start its thread after it); per
- * mq_notify registration until its one notification.
+ * The function and value go to the thread in a record of our own, one per
+ * distinct (function, value) pair the program ever gave, never freed: a
+ * notification glibc took just before its timer was deleted may start its
+ * thread after the delete, and a registration may be dropped without its
+ * notification. Memory follows the distinct pairs, not the timers made.
  */
 #ifndef PP_SIGEV_H
 #define PP_SIGEV_H
 
 /* Finds the real functions (nextsym.h); the wrappers call it themselves too. */
 void pp_sigev_resolve(void);
+
+/* In a fork child: the table's lock, which a thread of the parent may have held. */
+void pp_sigev_fork_child(void);
 
 #endif /* PP_SIGEV_H */

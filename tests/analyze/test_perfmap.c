@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "perfmap.h"
+#include "symbols.h"
 #include "tst_log.h"
 
 TestSuite(perfmap, .init = tst_log_dir_setup, .fini = tst_log_dir_teardown, .timeout = 10);
@@ -290,5 +291,88 @@ Test(perfmap, a_longer_tmp_map_of_the_same_life_wins_over_the_copy)
 	pa_perfmap_free(m);
 	unlink(path);
 	cr_expect_eq(w.n, 0);
+	pa_warnings_release(&w);
+}
+
+/* Many small pieces below an address inside a big one: the big one still names it. */
+Test(perfmap, an_address_in_a_big_piece_past_many_small_ones)
+{
+	struct pm_proc p;
+	struct pa_warnings w = { 0 };
+	struct pa_perfmap *m;
+	char path[4096], text[4096];
+	size_t n = 0;
+
+	n += (size_t)snprintf(text + n, sizeof(text) - n, "100000 3000 big_region\n");
+	for (int i = 0; i < 40; i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "%x 1 tiny%d\n", 0x100100 + i * 4, i);
+	m = pm_load_copy(&p, text, path, &w);
+	cr_expect_str_eq(pm_name(m, 0x102000), "big_region");
+	cr_expect_str_eq(pm_name(m, 0x100104), "tiny1");
+	cr_expect_str_eq(pm_name(m, 0x100105), "big_region", "between two tiny pieces");
+	cr_expect_null(pm_name(m, 0x103000));
+	pa_perfmap_free(m);
+	pa_warnings_release(&w);
+}
+
+/*
+ * A process killed (no END): /tmp's map written long after its last record
+ * is a later process's of the same pid; one written soon after is its own.
+ */
+Test(perfmap, tmp_map_written_long_after_a_killed_process_is_not_its)
+{
+	struct pm_proc p;
+	struct pa_warnings w = { 0 };
+	struct pa_perfmap *m;
+	struct pa_thread t = { .tid = PM_PID };
+	struct pa_thread *threads[1] = { &t };
+	char path[4096];
+
+	pm_proc(&p);
+	pm_tmp_path(path);
+	pm_write(path, "1000 10 later\n");
+	/* Started 5 s ago; its thread's last progress record 1 s after its start. */
+	p.proc.start_ns = 1000000000ull;
+	t.progress = true;
+	t.progress_ns = p.proc.start_ns + 1000000000ull;
+	p.proc.threads = threads;
+	p.proc.nthreads = 1;
+	cr_assert_eq(pa_perfmap_load(&p.proc, &m, &w), 0);
+	cr_expect_str_eq(pm_name(m, 0x1000), "later", "written 4 s after: may still be its own");
+	pa_perfmap_free(m);
+	{
+		struct timespec ts[2];
+
+		clock_gettime(CLOCK_REALTIME, &ts[0]);
+		ts[0].tv_sec += 30;
+		ts[1] = ts[0];
+		cr_assert_eq(utimensat(AT_FDCWD, path, ts, 0), 0);
+	}
+	cr_assert_eq(pa_perfmap_load(&p.proc, &m, &w), 0);
+	cr_expect_null(m, "a map written 34 s after the killed process's last record");
+	unlink(path);
+	pa_warnings_release(&w);
+}
+
+/* The reports' own frames are never a JIT's code, whatever a map's lines cover. */
+Test(perfmap, a_map_does_not_name_the_reports_own_frames)
+{
+	struct pm_proc p;
+	struct pa_warnings w = { 0 };
+	struct pa_error err = { 0 };
+	struct pa_symbols *sym;
+	struct pa_frame fr;
+	char path[4096];
+
+	pm_proc(&p);
+	pm_copy_path(&p, path);
+	pm_write(path, "ffffffffffffff00 ff odd_high_line\n1000 10 jitted\n");
+	cr_assert_eq(pa_symbols_new_opts(&p.proc, NULL, &sym, &w, &err), 0, "%s", err.reason);
+	cr_assert_eq(pa_symbols_lookup_at(sym, PA_TRUNCATED_IP, false, 0, &fr), 0);
+	cr_expect_str_eq(fr.name, PA_TRUNCATED_NAME);
+	cr_assert_eq(pa_symbols_lookup_at(sym, 0x1004, true, 0, &fr), 0);
+	cr_expect_str_eq(fr.name, "jitted");
+	cr_expect_str_eq(fr.module, PA_PERFMAP_MODULE);
+	pa_symbols_free(sym);
 	pa_warnings_release(&w);
 }

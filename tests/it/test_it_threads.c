@@ -222,12 +222,15 @@ Test(it_threads, thousand_short_threads)
  * callbacks, then mq_notify's): glibc makes their threads itself, with
  * every signal blocked, so no wrapper saw them and no sample came (0 of
  * ~100 due in each). Each callback's thread is sampled now, its stack
- * from the program's function down, and the program's output is its own.
+ * from the program's function down, and the program's output is its own:
+ * each callback's mask as glibc made it (every signal blocked in a
+ * timer's, none in mq_notify's; the first version made the sampling
+ * signal look blocked in mq_notify's, and its children inherited it).
  */
 Test(it_threads, sigev_thread_callbacks_are_sampled)
 {
 	const char *argv[] = { "workloads/sigevthreads", "20", "5", NULL };
-	struct tst_result r;
+	struct tst_result r, alone;
 	struct pa_run *run;
 	struct pa_profile *p;
 	double timer_s, queue_s, period;
@@ -239,6 +242,13 @@ Test(it_threads, sigev_thread_callbacks_are_sampled)
 	cr_assert_eq(sscanf(r.out, "sigevthreads: timer %d calls %lf s queue %d calls %lf s",
 			    &timer_calls, &timer_s, &queue_calls, &queue_s), 4, "%s", r.out);
 	cr_expect(timer_calls == 20 && queue_calls == 20, "%s", r.out);
+	/* Each callback's mask as the program sees it: glibc's, as without the profiler. */
+	tst_run(&it_thr, "sigev-alone", argv, NULL, &alone);
+	cr_assert(WIFEXITED(alone.status) && WEXITSTATUS(alone.status) == 0, "%s", alone.err);
+	cr_assert_not_null(tst_find_line(alone.out, "blocked: "), "%s", alone.out);
+	cr_expect_str_eq(tst_find_line(r.out, "blocked: "), tst_find_line(alone.out, "blocked: "),
+			 "profiled:\n%s\nunprofiled:\n%s", r.out, alone.out);
+	tst_result_release(&alone);
 	run = tst_load(&it_thr);
 	p = tst_profile(run, 0, 0);
 	period = tst_period_s(run->processes[0]);
