@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,45 +54,45 @@ static int pa_perfmap_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* This machine's boot id as 16 bytes; false when it cannot be read. */
-static bool pa_perfmap_boot_id(uint8_t id[16])
+/* This machine's host name and boot id, read once for the whole analyzer. */
+static struct {
+	pthread_once_t once;
+	bool host_ok, boot_ok;
+	char host[sizeof(((struct utsname *)0)->nodename)];
+	uint8_t boot[16];
+} pa_perfmap_self = { .once = PTHREAD_ONCE_INIT };
+
+static void pa_perfmap_self_read(void)
 {
+	struct utsname u;
 	char buf[64];
-	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+	int fd = open(PPF_BOOT_ID_PATH, O_RDONLY | O_CLOEXEC);
 	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf)) : -1;
-	size_t k = 0;
 
 	if (fd >= 0)
 		close(fd);
-	memset(id, 0, 16);
-	for (ssize_t i = 0; i < n && k < 32; i++) {
-		char c = buf[i];
-		int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-
-		if (v < 0 && c != '-')
-			break;
-		if (v < 0)
-			continue;
-		id[k / 2] |= (uint8_t)(k % 2 ? v : v << 4);
-		k++;
+	pa_perfmap_self.boot_ok = ppf_boot_id_parse(buf, n > 0 ? (size_t)n : 0,
+						    pa_perfmap_self.boot);
+	if (uname(&u) == 0) {
+		memcpy(pa_perfmap_self.host, u.nodename, sizeof(pa_perfmap_self.host));
+		pa_perfmap_self.host_ok = true;
 	}
-	return k == 32;
 }
 
 /* Whether proc ran on this machine since its last boot, so that its pid is still its own. */
 static bool pa_perfmap_here(const struct pa_process *proc)
 {
 	static const uint8_t zero[16];
-	struct utsname u;
-	uint8_t boot[16];
 
-	if (!proc->id.known)
+	if (!proc->id.known || !proc->id.host)
 		return false;
-	if (uname(&u) != 0 || !proc->id.host || strcmp(u.nodename, proc->id.host) != 0)
+	pthread_once(&pa_perfmap_self.once, pa_perfmap_self_read);
+	if (!pa_perfmap_self.host_ok || strcmp(pa_perfmap_self.host, proc->id.host) != 0)
 		return false;
 	if (memcmp(proc->id.boot_id, zero, sizeof(zero)) == 0)
 		return true;
-	return pa_perfmap_boot_id(boot) && memcmp(boot, proc->id.boot_id, sizeof(boot)) == 0;
+	return pa_perfmap_self.boot_ok &&
+	       memcmp(pa_perfmap_self.boot, proc->id.boot_id, sizeof(zero)) == 0;
 }
 
 /* A hex number after blanks at *p (0x or not), up to a blank; advances *p. */
@@ -176,7 +177,6 @@ static int pa_perfmap_read(struct pa_perfmap *map, FILE *f, const char *path,
 	return ret;
 }
 
-/* Whether st's last write fell while proc ran (from its start to its end, when known). */
 /*
  * When proc was last known to run (monotonic ns): its END's time, else the
  * latest of its threads' last records, with PA_PERFMAP_AFTER_NS more (a
@@ -203,10 +203,10 @@ static uint64_t pa_perfmap_last_seen(const struct pa_process *proc, uint64_t *sl
 	return last;
 }
 
+/* Whether st's last write fell while proc ran (pa_perfmap_last_seen's end). */
 static bool pa_perfmap_in_life(const struct pa_process *proc, const struct stat *st)
 {
-	uint64_t mtime = (uint64_t)st->st_mtim.tv_sec * 1000000000ull +
-			 (uint64_t)st->st_mtim.tv_nsec;
+	uint64_t mtime = pa_regfile_mtime_ns(st);
 	uint64_t slack, last = pa_perfmap_last_seen(proc, &slack);
 	uint64_t end = last ? pa_ident_realtime(proc, last) : 0;
 

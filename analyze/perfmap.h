@@ -3,8 +3,8 @@
  * perf map file it writes, as perf reads it: /tmp/perf-<pid>.map, one line
  * per piece of code, "START SIZE NAME" (START and SIZE in hex, with or
  * without 0x; NAME the rest of the line). Java's perf-map-agent, node and
- * V8 (--perf-basic-prof), LuaJIT, .NET (DOTNET_PerfMapEnabled), Julia,
- * PyPy and Python 3.12 (-X perf) write it.
+ * V8 (--perf-basic-prof), .NET (DOTNET_PerfMapEnabled), Python 3.12 (-X
+ * perf) and LuaJIT built with LUAJIT_USE_PERFTOOLS write it.
  *
  * Where a process's map is read from: the copy the preload made at the
  * run's root when the process ended (<P>.perf.map beside its log: still

@@ -15,6 +15,7 @@
 #define PA_REGFILE_H
 
 #include <errno.h>
+#include <stdint.h>
 #include <sys/stat.h>
 
 #include "reader.h"
@@ -36,5 +37,11 @@ const char *pa_regfile_kind(mode_t mode);
  * open: REASON". err may be NULL.
  */
 int pa_regfile_open(const char *path, int flags, struct stat *st, struct pa_error *err);
+
+/* st's modification time in ns since the epoch. */
+static inline uint64_t pa_regfile_mtime_ns(const struct stat *st)
+{
+	return (uint64_t)st->st_mtim.tv_sec * 1000000000u + (uint64_t)st->st_mtim.tv_nsec;
+}
 
 #endif /* PA_REGFILE_H */

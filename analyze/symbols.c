@@ -789,12 +789,6 @@ static bool pa_symbols_build_id_is(int fd, const struct pa_module *rec)
 	return same;
 }
 
-/* st's modification time in ns since the epoch. */
-static uint64_t pa_symbols_mtime_ns(const struct stat *st)
-{
-	return (uint64_t)st->st_mtim.tv_sec * 1000000000u + (uint64_t)st->st_mtim.tv_nsec;
-}
-
 /*
  * Whether the file st describes may be the one rec (without a build-id)
  * says the process mapped (PPF_REC_MODULE_FILE): of its size (its time is
@@ -828,7 +822,7 @@ static int pa_symbols_changed(struct pa_error *why, const char *path, const stru
 			    "mapped %llu bytes, modified %s), and without a build-id its "
 			    "addresses may name other functions (--binary-path finds a copy "
 			    "of the file as it was)",
-			    (long long)st->st_size, pa_symbols_when(pa_symbols_mtime_ns(st), now,
+			    (long long)st->st_size, pa_symbols_when(pa_regfile_mtime_ns(st), now,
 								     sizeof(now)),
 			    (unsigned long long)rec->file_size,
 			    pa_symbols_when(rec->file_mtime_ns, then, sizeof(then)));
@@ -999,13 +993,13 @@ static void pa_symbols_note_modified(struct pa_sym_file *f, const char *path,
 	struct stat at;
 	char now[64], then[64];
 
-	if (!rec->has_file || f->reason || pa_symbols_mtime_ns(st) == rec->file_mtime_ns ||
+	if (!rec->has_file || f->reason || pa_regfile_mtime_ns(st) == rec->file_mtime_ns ||
 	    stat(path, &at) != 0 || at.st_dev != st->st_dev || at.st_ino != st->st_ino)
 		return;
 	if (asprintf(&f->reason, "modified since the run (%s; the process mapped it as "
 		     "modified %s), of the same size: its names are read from it as it is now, "
 		     "which without a build-id cannot be told from the file mapped",
-		     pa_symbols_when(pa_symbols_mtime_ns(st), now, sizeof(now)),
+		     pa_symbols_when(pa_regfile_mtime_ns(st), now, sizeof(now)),
 		     pa_symbols_when(rec->file_mtime_ns, then, sizeof(then))) < 0)
 		f->reason = NULL;
 }

@@ -13,7 +13,6 @@
 
 #include "pprof/format.h"
 
-#define PP_IDENTITY_BOOT_ID "/proc/sys/kernel/random/boot_id"
 #define PP_IDENTITY_JOB_MAX 128
 
 /* The environment variables read, in the order of enum pp_identity_var. */
@@ -135,41 +134,16 @@ static void pp_identity_rank(const char *vals[PP_ID_NVARS])
 	id->job = pp_identity.job;
 }
 
-/* The value of hex digit c, or -1. */
-static int pp_identity_hex(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* The boot id (a UUID's 32 hex digits, dashes skipped) into id; zero when unreadable. */
 static void pp_identity_boot(uint8_t id[16])
 {
 	char buf[64];
-	int fd = open(PP_IDENTITY_BOOT_ID, O_RDONLY | O_CLOEXEC);
+	int fd = open(PPF_BOOT_ID_PATH, O_RDONLY | O_CLOEXEC);
 	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
-	size_t k = 0;
 
 	if (fd >= 0)
 		close(fd);
-	memset(id, 0, 16);
-	for (ssize_t i = 0; i < n && k < 32; i++) {
-		int v = pp_identity_hex(buf[i]);
-
-		if (v < 0 && buf[i] != '-')
-			break;
-		if (v < 0)
-			continue;
-		id[k / 2] |= (uint8_t)(k % 2 ? v : v << 4);
-		k++;
-	}
-	if (k != 32)
-		memset(id, 0, 16);
+	ppf_boot_id_parse(buf, n > 0 ? (size_t)n : 0, id);
 }
 
 const struct pp_records_identity *pp_identity_get(void)

@@ -237,7 +237,7 @@ struct ppf_identity {
 	struct ppf_record h;
 	uint64_t anchor_mono_ns;
 	uint64_t anchor_real_ns;
-	uint8_t boot_id[16];    /* /proc/sys/kernel/random/boot_id as bytes;
+	uint8_t boot_id[16];    /* PPF_BOOT_ID_PATH as bytes (ppf_boot_id_parse);
 				   all zero when it could not be read */
 	int32_t rank;           /* -1 when none */
 	int32_t world_size;     /* -1 when none */
@@ -246,6 +246,39 @@ struct ppf_identity {
 	uint32_t job_len;
 	uint32_t reserved;
 };
+
+/* Where ppf_identity.boot_id comes from: a UUID's text. */
+#define PPF_BOOT_ID_PATH "/proc/sys/kernel/random/boot_id"
+
+/*
+ * The len bytes at text (PPF_BOOT_ID_PATH's: 32 hex digits, dashes
+ * between) as ppf_identity.boot_id's 16 bytes into id. Returns 1, or 0 with
+ * id all zero when text is not one.
+ */
+static inline int ppf_boot_id_parse(const char *text, size_t len, uint8_t id[16])
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < 16; i++)
+		id[i] = 0;
+	for (size_t i = 0; i < len && k < 32; i++) {
+		char c = text[i];
+		int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+			c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+
+		if (v < 0 && c != '-')
+			break;
+		if (v < 0)
+			continue;
+		id[k / 2] |= (uint8_t)(k % 2 ? v : v << 4);
+		k++;
+	}
+	if (k == 32)
+		return 1;
+	for (size_t i = 0; i < 16; i++)
+		id[i] = 0;
+	return 0;
+}
 
 /* The sampling mode the configuration asked for (PPF_REC_CONFIG). */
 enum ppf_mode_request {
