@@ -74,14 +74,7 @@ run_one() {
 counts() {
 	local setup=$1 dir=$2
 	case $setup in
-	perf | perf-g | perf-dwarf)
-		# One line per frame; with a call graph a blank line ends each sample.
-		# Without one, a line per sample and no blank lines.
-		perf script -i "$dir/perf.data" -F ip 2>/dev/null | awk '
-			NF == 0 { if (c) { n++; f += c }; c = 0; blank = 1; next }
-			{ c++; lines++ }
-			END { if (!blank) { n = lines; f = lines } else if (c) { n++; f += c }
-			      print n + 0, f + 0 }' ;;
+	perf | perf-g | perf-dwarf) perf_frames "$dir/perf.data" ;;
 	gperftools)
 		# The legacy CPU profile: 64-bit words, a 5-word header, then
 		# {count, depth, pc...} until {0, 1, 0}.
@@ -100,9 +93,7 @@ while 8 * (i + 3) <= len(b):
 print(n, f)
 EOF
 		;;
-	sigtrap | signal)
-		"$analyze" folded "$dir" 2>/dev/null | awk '{ c = $NF; n += c; f += c * (gsub(/;/, ";") + 1) }
-			END { print n + 0, f + 0 }' ;;
+	sigtrap | signal) pprof_frames "$dir" ;;
 	esac
 }
 

@@ -58,3 +58,21 @@ irq_work() {
 	awk '$1 == "IWI:" { for (i = 2; i <= NF; i++) if ($i ~ /^[0-9]+$/) s += $i }
 		END { print s + 0 }' /proc/interrupts 2>/dev/null || echo 0
 }
+
+# perf_frames PERF_DATA: "SAMPLES FRAMES" of a perf.data, as perf script
+# shows them: one line per frame; with a call graph a blank line ends each
+# sample, without one a line per sample and no blank lines.
+perf_frames() {
+	perf script -i "$1" -F ip 2>/dev/null | awk '
+		NF == 0 { if (c) { n++; f += c }; c = 0; blank = 1; next }
+		{ c++; lines++ }
+		END { if (!blank) { n = lines; f = lines } else if (c) { n++; f += c }
+		      print n + 0, f + 0 }'
+}
+
+# pprof_frames DIR: "SAMPLES FRAMES" of a libpprof run, as pprof-analyze
+# folded shows them (a stack's frames, separated by ';', then its count).
+pprof_frames() {
+	"$analyze" folded "$1" 2>/dev/null | awk '{ c = $NF; n += c; f += c * (gsub(/;/, ";") + 1) }
+		END { print n + 0, f + 0 }'
+}

@@ -16,7 +16,11 @@
 #            configuration (cpu-clock, one sample per ms of user CPU)
 #   signal   the same with PPROF_MODE=signal
 #   perf-g   perf record -g -e cpu-clock:u -c 1000000 (the same rate; perf
-#            follows every child)
+#            follows every child): frame pointers, which Debian's gcc, cc1,
+#            as and ld are built without, so that most of its stacks stop
+#            after a frame or two (the depth column shows it)
+#   perf-dwarf  the same with --call-graph dwarf: whole stacks, as
+#            libpprof's, from a copy of each sample's stack (8 KiB)
 #
 # CPU time is user + sys of the whole process tree (wait4 of make, which
 # reaps its children; perf's own process included). Per setup, medians:
@@ -38,7 +42,7 @@ git clone -q "$root" "$src" 2>/dev/null || { rm -rf "$src"; cp -r "$root/." "$sr
 rm -rf "$src/build"
 unset MAKEFLAGS MFLAGS MAKELEVEL
 make -C "$src" -j2 all > /dev/null 2>&1
-setups="none sigtrap signal perf-g"
+setups="none sigtrap signal perf-g perf-dwarf"
 
 # run_one SETUP DIR: CPU microseconds of one build, its output in DIR.
 run_one() {
@@ -51,23 +55,22 @@ run_one() {
 			LD_PRELOAD="$preload" make -C "$src" -j2 -B all 2>/dev/null) ;;
 	perf-g) line=$("$cputime" perf record -q -g -e cpu-clock:u -c 1000000 \
 			-o "$dir/perf.data" -- make -C "$src" -j2 -B all 2>/dev/null) ;;
+	perf-dwarf) line=$("$cputime" perf record -q --call-graph dwarf -e cpu-clock:u -c 1000000 \
+			-o "$dir/perf.data" -- make -C "$src" -j2 -B all 2>/dev/null) ;;
 	esac
 	cpu_us "$line"
 }
 
-# counts SETUP DIR: "BYTES PROCESSES SAMPLES" of one build's output.
+# counts SETUP DIR: "BYTES PROCESSES SAMPLES FRAMES" of one build's output.
 counts() {
 	local setup=$1 dir=$2
 	case $setup in
-	perf-g)
-		echo "$(stat -c %s "$dir/perf.data")" 0 \
-			"$(perf script -i "$dir/perf.data" -F comm 2>/dev/null | wc -l)" ;;
+	perf-*) echo "$(stat -c %s "$dir/perf.data")" 0 "$(perf_frames "$dir/perf.data")" ;;
 	*)
 		echo "$(du -sb "$dir/out" | cut -f1)" \
 			"$(find "$dir/out" -mindepth 1 -maxdepth 1 \( -type d -o -type f -name '*.log' \
 				! -name '*.thread-*.log' ! -name '*.wall.log' \) | wc -l)" \
-			"$("$analyze" threads "$dir/out" 2>/dev/null |
-				awk '!/^#/ && NR > 1 { s += $4 } END { print s + 0 }')" ;;
+			"$(pprof_frames "$dir/out")" ;;
 	esac
 }
 
@@ -86,24 +89,24 @@ for ((r = 0; r < rounds; r++)); do
 	for s in $setups; do
 		[ "$s" = none ] && continue
 		set -- $(cat "$work/$s.row")
-		echo "$s ${cpu[none]} $2 $3 $4 $5" >> "$res"
+		echo "$s ${cpu[none]} $2 $3 $4 $5 $6" >> "$res"
 	done
 done
 
-# med SETUP EXPR: the median of EXPR over SETUP's rows ("SETUP NONE_US US BYTES PROCS SAMPLES").
+# med SETUP EXPR: the median of EXPR over SETUP's rows ("SETUP NONE_US US BYTES PROCS SAMPLES FRAMES").
 med() {
 	awk -v s="$1" "\$1 == s { print $2 }" "$res" | median
 }
 
-printf '%-9s %9s %9s %12s %10s %9s %10s\n' setup "cpu (s)" ratio "output (B)" processes samples "bytes/smp"
-printf '%-9s %9.2f\n' none "$(med sigtrap '$2 / 1e6')"
-for s in sigtrap signal perf-g; do
+printf '%-10s %9s %9s %12s %10s %9s %10s %8s\n' setup "cpu (s)" ratio "output (B)" processes samples "bytes/smp" depth
+printf '%-10s %9.2f\n' none "$(med sigtrap '$2 / 1e6')"
+for s in sigtrap signal perf-g perf-dwarf; do
 	procs=$(med "$s" '$5')
-	[ "$s" = perf-g ] && procs=-
-	printf '%-9s %9.2f %9.4f %12.0f %10s %9.0f %10.1f\n' "$s" "$(med "$s" '$3 / 1e6')" \
+	[ "${s#perf-}" = "$s" ] || procs=-
+	printf '%-10s %9.2f %9.4f %12.0f %10s %9.0f %10.1f %8.1f\n' "$s" "$(med "$s" '$3 / 1e6')" \
 		"$(med "$s" '$3 / $2')" "$(med "$s" '$4')" "$procs" "$(med "$s" '$6')" \
-		"$(med "$s" '$6 ? $4 / $6 : 0')"
+		"$(med "$s" '$6 ? $4 / $6 : 0')" "$(med "$s" '$6 ? $7 / $6 : 0')"
 done
 echo "targets: libpprof's ratio at or below perf -g's; its output at most 2,000,000 bytes"
 echo "(ratio: CPU of the setup's build / CPU of the unprofiled build in the same round;"
-echo " output: the whole output directory, apparent bytes, or perf.data)"
+echo " output: the whole output directory, apparent bytes, or perf.data; depth: frames a sample)"
