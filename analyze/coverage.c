@@ -116,6 +116,15 @@ void pa_coverage_thread(const struct pa_filter *f, const struct pa_process *proc
 	}
 	if (e)
 		out->samples_known = pa_coverage_samples(f, proc, t, e->index, &out->samples);
+	/*
+	 * Without END its CPU times are its last progress record's: the
+	 * samples after it (a process killed, a raw exit_group) would be set
+	 * against time that does not count them (a `yes` killed by SIGPIPE
+	 * read 684% covered). Those before it, then.
+	 */
+	if (e && out->samples_known && !t->ended && t->progress && t->progress_samples &&
+	    e->index < PA_PROGRESS_EVENTS && !pa_thread_find_event(t, e->index))
+		out->samples = t->progress_samples[e->index];
 	pa_coverage_share(e, out->samples_known, out);
 }
 

@@ -23,7 +23,8 @@
  * thread it ran), else the latest of the process's CPU times those records
  * carry, else the sum of its threads'. The samples are the
  * thread's whole log's, whatever time window a report shows (the CPU times
- * are totals too).
+ * are totals too); for a log without END, those read before its last
+ * PPF_REC_THREAD_PROGRESS, which its CPU times are as of.
  */
 #ifndef PA_COVERAGE_H
 #define PA_COVERAGE_H

@@ -1488,6 +1488,7 @@ struct pa_thread_ctx {
 	uint64_t weight;              /* the next record's PPF_REC_SAMPLE_WEIGHT, 0: none */
 	size_t cpu_when_cap;
 	uint64_t nread;               /* samples read so far, the window's too */
+	uint64_t read_by_event[PA_PROGRESS_EVENTS]; /* weighted, by event index (not re-reads) */
 };
 
 size_t pa_unloads_epoch(const uint64_t *unloads, size_t n, uint64_t time_ns)
@@ -1658,6 +1659,8 @@ static int pa_reader_add_sample(struct pa_thread_ctx *c, struct pa_log_buf *buf,
 	if (c->o && c->o->window.on &&
 	    !pa_window_holds(&c->o->window, c->o->start_ns, s->time_ns))
 		return 0;
+	if (s->event < PA_PROGRESS_EVENTS && !(c->o && c->o->each))
+		c->read_by_event[s->event] += weight;
 	if (c->o && c->o->each) {
 		struct pa_sample one = { .time_ns = s->time_ns, .event = s->event,
 					 .flags = s->flags, .nframes = s->nframes,
@@ -2026,6 +2029,15 @@ static int pa_reader_thread_cb(void *ctx, struct pa_log_buf *buf, uint64_t off,
 		/* END's figures are the last word. */
 		if (t->ended)
 			return 0;
+		/* The samples before it (a re-read counts none: the first read's stand). */
+		if (!(c->o && c->o->each)) {
+			if (!t->progress_samples)
+				t->progress_samples = calloc(PA_PROGRESS_EVENTS,
+							     sizeof(*t->progress_samples));
+			if (t->progress_samples)
+				memcpy(t->progress_samples, c->read_by_event,
+				       sizeof(c->read_by_event));
+		}
 		t->progress = true;
 		t->progress_ns = r.time_ns;
 		t->user_ns = r.user_ns;
@@ -2084,6 +2096,7 @@ void pa_thread_free(struct pa_thread *thread)
 	free(thread->samples);
 	free(thread->events);
 	free(thread->cpu_when);
+	free(thread->progress_samples);
 	if (thread->ip_mapped)
 		munmap(thread->ip_storage, thread->ip_mapped);
 	else

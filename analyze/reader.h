@@ -252,6 +252,9 @@ struct pa_identity {
 	uint64_t anchor_real_ns; /* ... and CLOCK_REALTIME at one moment */
 };
 
+/* Events whose samples a thread's progress records are counted for (the writer's most). */
+#define PA_PROGRESS_EVENTS 16
+
 /* One thread-<tid>.log. */
 struct pa_thread {
 	uint32_t pid;
@@ -284,6 +287,12 @@ struct pa_thread {
 	uint64_t system_ns;     /* both 0 when not known (older logs) */
 	bool progress;          /* a PPF_REC_THREAD_PROGRESS was read */
 	uint64_t progress_ns;   /* the last one's time */
+	/*
+	 * The samples read before the last one, by event index (below
+	 * PA_PROGRESS_EVENTS), weighted as pa_sample.count: those its CPU
+	 * times cover (coverage.h); NULL without one, or when memory was short.
+	 */
+	uint64_t *progress_samples;
 	uint64_t proc_ns;       /* the last one with the process's CPU time: */
 	uint64_t proc_user_ns;  /* its time, and that CPU time (0: none) */
 	uint64_t proc_system_ns;

@@ -46,6 +46,26 @@ static void cov_thread(const char *pdir, uint32_t tid, const char *name, int sam
 }
 
 /*
+ * A thread log of pid 40 killed after its last progress record: samples
+ * before it, the record (user_ns), more samples after, no END.
+ */
+static void cov_thread_killed(const char *pdir, uint32_t tid, int before, int after,
+			      uint64_t user_ns)
+{
+	const uint64_t stack[] = { tst_run_in(pa_proftest_leaf), tst_run_in(pa_proftest_main) };
+	char file[64];
+	struct tst_log l;
+
+	tst_log_begin(&l, PPF_FILE_THREAD);
+	tst_log_thread(&l, 40, tid, 0, "killed");
+	tst_prof_samples(&l, before, 0, 2, stack);
+	tst_log_thread_progress(&l, 5000, user_ns, 0, (uint64_t)before);
+	tst_prof_samples(&l, after, 0, 2, stack);
+	snprintf(file, sizeof(file), "thread-%u.log", tid);
+	tst_log_write(&l, pdir, file);
+}
+
+/*
  * pid 40, cpu-clock every 1 ms of user time:
  *   41 "covered"   200 samples, 200 ms user: all covered;
  *   42 "starved"    10 samples, 300 ms user, its signal blocked by a raw mask change;
@@ -53,7 +73,9 @@ static void cov_thread(const char *pdir, uint32_t tid, const char *name, int sam
  *   44 "idle"        0 samples,  50 ms user: too little to note;
  *   45 "noend"     150 samples, no END: 150 ms user from its progress record;
  *   46 "brief"       5 samples, 1 ms user, 4 ms in the kernel: a split of a
- *                    few clock ticks (a 5 ms fork child).
+ *                    few clock ticks (a 5 ms fork child);
+ *   47 "killed"    150 samples, its progress record (150 ms user), 60 more
+ *                    samples, no END: killed after the record.
  */
 static void cov_setup(void)
 {
@@ -73,6 +95,7 @@ static void cov_setup(void)
 	cov_thread(p40, 44, "idle", 0, 50 * COV_MS, 0, true, 0);
 	cov_thread(p40, 45, "noend", 150, 150 * COV_MS, 0, false, 0);
 	cov_thread(p40, 46, "brief", 5, 1 * COV_MS, 4 * COV_MS, true, 0);
+	cov_thread_killed(p40, 47, 150, 60, 150 * COV_MS);
 	cr_assert_eq(pa_run_load(cov_dir, &cov_run, &err), 0, "%s: %s", err.path, err.reason);
 	free(p40);
 }
@@ -160,6 +183,22 @@ Test(coverage, log_without_end_takes_its_progress_times)
 	cr_expect(c.has_share && fabs(c.share - 1.0) < 1e-9, "share %f", c.share);
 }
 
+/*
+ * A log without END whose thread took samples after its last progress
+ * record: its CPU time is the record's, so its samples are those before it
+ * (all 210 set against 150 ms read 140% covered).
+ */
+Test(coverage, samples_after_the_last_progress_record_are_not_set_against_its_time)
+{
+	struct pa_coverage c = cov_of(47);
+
+	cr_expect_eq(cov_find(47)->ended, false);
+	cr_expect_eq(cov_find(47)->nsamples, 210);
+	cr_expect(c.split && c.user_ns == 150 * COV_MS, "user %llu", (unsigned long long)c.user_ns);
+	cr_expect_eq(c.samples, 150);
+	cr_expect(c.has_share && fabs(c.share - 1.0) < 1e-9, "share %f", c.share);
+}
+
 /* The process's figures are its threads' sums when it has no END of its own. */
 Test(coverage, process_sums_its_threads)
 {
@@ -167,9 +206,10 @@ Test(coverage, process_sums_its_threads)
 	struct pa_coverage c;
 
 	pa_coverage_process(&f, tst_log_find_process(cov_run, 40), &c);
-	cr_expect_eq(c.user_ns, (200 + 300 + 100 + 50 + 150 + 1) * COV_MS);
+	cr_expect_eq(c.user_ns, (200 + 300 + 100 + 50 + 150 + 1 + 150) * COV_MS);
 	cr_expect_eq(c.system_ns, (200 + 4) * COV_MS);
-	cr_expect_eq(c.samples, 200 + 10 + 100 + 0 + 150 + 5);
+	/* 47's: those its CPU time covers. */
+	cr_expect_eq(c.samples, 200 + 10 + 100 + 0 + 150 + 5 + 150);
 }
 
 /* The notes of a report of every event, as text; their number in *lines. */
