@@ -73,8 +73,11 @@ static void pa_coverage_share(const struct pa_event *e, bool samples_known,
 		c->has_share = false;
 	c->share = c->has_share ?
 		   (double)c->samples * (double)pa_event_sample_period(e) / (double)c->counted_ns : 0.0;
+	/* The part counted, as the kernel split it: its error is that of a few ticks. */
 	c->rough = c->has_share && pa_coverage_split_scope(e) &&
-		   (c->split ? c->user_ns + c->system_ns : c->cpu_ns) < PA_COVERAGE_ROUGH_NS;
+		   (!c->split ? c->cpu_ns :
+		    e->flags & PPF_EVENT_EXCLUDE_KERNEL ? c->user_ns : c->system_ns) <
+			   PA_COVERAGE_ROUGH_NS;
 }
 
 /*

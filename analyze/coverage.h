@@ -43,9 +43,11 @@
 
 /* The CPU time of a thread or process, and what its samples cover of it. */
 /*
- * A thread's or process's CPU time below which the kernel's user/system
- * split, made at its clock ticks (5 of them at HZ = 250), says too little
- * for a share of one part (a 5 ms fork child read 925% covered).
+ * The user or system part of a thread's or process's CPU time below which
+ * the kernel's split, made at its clock ticks (5 of them at HZ = 250), says
+ * too little for a share of that part: a 5 ms fork child read 925%
+ * covered; a `yes` writing into a pipe used 38 ms in the kernel and "4 ms"
+ * (one tick) in user space.
  */
 #define PA_COVERAGE_ROUGH_NS 20000000ull
 

@@ -75,7 +75,10 @@ static void cov_thread_killed(const char *pdir, uint32_t tid, int before, int af
  *   46 "brief"       5 samples, 1 ms user, 4 ms in the kernel: a split of a
  *                    few clock ticks (a 5 ms fork child);
  *   47 "killed"    150 samples, its progress record (150 ms user), 60 more
- *                    samples, no END: killed after the record.
+ *                    samples, no END: killed after the record;
+ *   48 "piper"      12 samples, 10 ms user, 500 ms in the kernel: a user
+ *                    part of a few clock ticks in a longer time (yes
+ *                    writing into a pipe).
  */
 static void cov_setup(void)
 {
@@ -96,6 +99,7 @@ static void cov_setup(void)
 	cov_thread(p40, 45, "noend", 150, 150 * COV_MS, 0, false, 0);
 	cov_thread(p40, 46, "brief", 5, 1 * COV_MS, 4 * COV_MS, true, 0);
 	cov_thread_killed(p40, 47, 150, 60, 150 * COV_MS);
+	cov_thread(p40, 48, "piper", 12, 10 * COV_MS, 500 * COV_MS, true, 0);
 	cr_assert_eq(pa_run_load(cov_dir, &cov_run, &err), 0, "%s: %s", err.path, err.reason);
 	free(p40);
 }
@@ -171,6 +175,11 @@ Test(coverage, a_share_of_a_split_of_a_few_ticks_is_rough)
 	cr_expect(c.has_share && !c.rough);
 	pa_coverage_format(&c, buf, sizeof(buf));
 	cr_expect(strstr(buf, "100.0%"), "[%s]", buf);
+	/* Rough by its user part, however long its kernel time. */
+	c = cov_of(48);
+	cr_expect(c.has_share && c.rough, "has %d rough %d", c.has_share, c.rough);
+	pa_coverage_format(&c, buf, sizeof(buf));
+	cr_expect(strstr(buf, "%") == NULL && buf[strlen(buf) - 1] == '-', "[%s]", buf);
 }
 
 /* A log whose process ended without END still has its thread's times, from progress. */
@@ -206,10 +215,10 @@ Test(coverage, process_sums_its_threads)
 	struct pa_coverage c;
 
 	pa_coverage_process(&f, tst_log_find_process(cov_run, 40), &c);
-	cr_expect_eq(c.user_ns, (200 + 300 + 100 + 50 + 150 + 1 + 150) * COV_MS);
-	cr_expect_eq(c.system_ns, (200 + 4) * COV_MS);
+	cr_expect_eq(c.user_ns, (200 + 300 + 100 + 50 + 150 + 1 + 150 + 10) * COV_MS);
+	cr_expect_eq(c.system_ns, (200 + 4 + 500) * COV_MS);
 	/* 47's: those its CPU time covers. */
-	cr_expect_eq(c.samples, 200 + 10 + 100 + 0 + 150 + 5 + 150);
+	cr_expect_eq(c.samples, 200 + 10 + 100 + 0 + 150 + 5 + 150 + 12);
 }
 
 /* The notes of a report of every event, as text; their number in *lines. */
