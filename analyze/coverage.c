@@ -103,8 +103,14 @@ static bool pa_coverage_samples(const struct pa_filter *f, const struct pa_proce
 	return true;
 }
 
-void pa_coverage_thread(const struct pa_filter *f, const struct pa_process *proc,
-			const struct pa_thread *t, struct pa_coverage *out)
+/*
+ * pa_coverage_thread; as_of_cpu: with only the samples its CPU times count
+ * (false: every sample, for a process whose own CPU time is set against
+ * them).
+ */
+static void pa_coverage_thread_as(const struct pa_filter *f, const struct pa_process *proc,
+				  const struct pa_thread *t, bool as_of_cpu,
+				  struct pa_coverage *out)
 {
 	const struct pa_event *e = pa_filter_find_event(f, proc);
 
@@ -120,15 +126,24 @@ void pa_coverage_thread(const struct pa_filter *f, const struct pa_process *proc
 	if (e)
 		out->samples_known = pa_coverage_samples(f, proc, t, e->index, &out->samples);
 	/*
-	 * Without END its CPU times are its last progress record's: the
-	 * samples after it (a process killed, a raw exit_group) would be set
+	 * Without END (a process killed, a raw exit_group), or with an END
+	 * that had no clock to read (a thread no hook saw end), its CPU times
+	 * are its last progress record's: the samples after it would be set
 	 * against time that does not count them (a `yes` killed by SIGPIPE
-	 * read 684% covered). Those before it, then.
+	 * read 684% covered). Those before it, then (the reader counted them
+	 * in every sample, not a window's).
 	 */
-	if (e && out->samples_known && !t->ended && t->progress && t->progress_samples &&
-	    e->index < PA_PROGRESS_EVENTS && !pa_thread_find_event(t, e->index))
+	if (as_of_cpu && e && out->samples_known && !f->window.on &&
+	    (!t->ended || t->cpu_at_progress) && t->progress && t->progress_samples &&
+	    e->index < PA_PROGRESS_EVENTS)
 		out->samples = t->progress_samples[e->index];
 	pa_coverage_share(e, out->samples_known, out);
+}
+
+void pa_coverage_thread(const struct pa_filter *f, const struct pa_process *proc,
+			const struct pa_thread *t, struct pa_coverage *out)
+{
+	pa_coverage_thread_as(f, proc, t, true, out);
 }
 
 /*
@@ -170,14 +185,21 @@ void pa_coverage_process(const struct pa_filter *f, const struct pa_process *pro
 	const struct pa_event *e = pa_filter_find_event(f, proc);
 	bool own = !pa_filter_by_thread(f) && proc->ended && (proc->user_ns || proc->system_ns);
 
+	/* Every sample, for the process's own CPU time, which runs past its threads' records. */
+	uint64_t all = 0;
+
 	*out = (struct pa_coverage){ .split = true, .samples_known = e != NULL };
 	for (size_t i = 0; i < proc->nthreads; i++) {
 		const struct pa_thread *t = proc->threads[i];
-		struct pa_coverage c;
+		struct pa_coverage c, every;
 
 		if (!pa_filter_selects_thread(f, t))
 			continue;
 		pa_coverage_thread(f, proc, t, &c);
+		every.samples = c.samples;
+		if (t->progress_samples)
+			pa_coverage_thread_as(f, proc, t, false, &every);
+		all += every.samples;
 		out->samples_known = out->samples_known && c.samples_known;
 		out->samples += c.samples;
 		out->cpu_ns += c.cpu_ns;
@@ -191,6 +213,7 @@ void pa_coverage_process(const struct pa_filter *f, const struct pa_process *pro
 	}
 	if (own) {
 		/* The END's figures, split: whatever its threads' logs lack. */
+		out->samples = all;
 		out->user_ns = proc->user_ns;
 		out->system_ns = proc->system_ns;
 		out->cpu_ns = proc->user_ns + proc->system_ns;
@@ -200,6 +223,7 @@ void pa_coverage_process(const struct pa_filter *f, const struct pa_process *pro
 	} else if (!pa_filter_by_thread(f) && proc->replaced && proc->cpu_exec.known &&
 		   proc->cpu_exec.user_ns + proc->cpu_exec.system_ns >= out->cpu_ns) {
 		/* Replaced by exec: its CPU time at the exec, the last word. */
+		out->samples = all;
 		out->user_ns = proc->cpu_exec.user_ns;
 		out->system_ns = proc->cpu_exec.system_ns;
 		out->cpu_ns = out->user_ns + out->system_ns;
@@ -209,6 +233,7 @@ void pa_coverage_process(const struct pa_filter *f, const struct pa_process *pro
 	} else if (!pa_filter_by_thread(f) && !proc->ended &&
 		   proc->last_user_ns + proc->last_system_ns > out->cpu_ns) {
 		/* Without END: threads that were never sampled have no figure of their own. */
+		out->samples = all;
 		out->user_ns = proc->last_user_ns;
 		out->system_ns = proc->last_system_ns;
 		out->cpu_ns = proc->last_user_ns + proc->last_system_ns;

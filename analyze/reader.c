@@ -2076,6 +2076,8 @@ static int pa_reader_thread_cb(void *ctx, struct pa_log_buf *buf, uint64_t off,
 			t->cpu_ns = r.cpu_ns;
 			t->user_ns = r.user_ns;
 			t->system_ns = r.system_ns;
+		} else {
+			t->cpu_at_progress = true;
 		}
 		return 0;
 	}

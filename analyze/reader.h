@@ -293,6 +293,8 @@ struct pa_thread {
 	 * times cover (coverage.h); NULL without one, or when memory was short.
 	 */
 	uint64_t *progress_samples;
+	bool cpu_at_progress;   /* ended, its END without CPU times: the CPU
+				   times are still its last progress record's */
 	uint64_t proc_ns;       /* the last one with the process's CPU time: */
 	uint64_t proc_user_ns;  /* its time, and that CPU time (0: none) */
 	uint64_t proc_system_ns;

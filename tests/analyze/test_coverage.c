@@ -49,20 +49,61 @@ static void cov_thread(const char *pdir, uint32_t tid, const char *name, int sam
  * A thread log of pid 40 killed after its last progress record: samples
  * before it, the record (user_ns), more samples after, no END.
  */
-static void cov_thread_killed(const char *pdir, uint32_t tid, int before, int after,
-			      uint64_t user_ns)
+static void cov_thread_killed_in(const char *pdir, uint32_t pid, uint32_t tid, int before,
+				 int after, uint64_t user_ns, bool end)
 {
 	const uint64_t stack[] = { tst_run_in(pa_proftest_leaf), tst_run_in(pa_proftest_main) };
 	char file[64];
 	struct tst_log l;
 
 	tst_log_begin(&l, PPF_FILE_THREAD);
-	tst_log_thread(&l, 40, tid, 0, "killed");
+	tst_log_thread(&l, pid, tid, 0, "killed");
 	tst_prof_samples(&l, before, 0, 2, stack);
 	tst_log_thread_progress(&l, 5000, user_ns, 0, (uint64_t)before);
 	tst_prof_samples(&l, after, 0, 2, stack);
+	/* A thread no hook saw end: the process's end found no clock to read (0). */
+	if (end)
+		tst_log_thread_end(&l, 9000, (uint64_t)(before + after), 0, 0);
 	snprintf(file, sizeof(file), "thread-%u.log", tid);
 	tst_log_write(&l, pdir, file);
+}
+
+static void cov_thread_killed(const char *pdir, uint32_t tid, int before, int after,
+			      uint64_t user_ns)
+{
+	cov_thread_killed_in(pdir, 40, tid, before, after, user_ns, false);
+}
+
+/*
+ * pid 50, with END (650 ms of user time, the process's own, every sample
+ * stands in it):
+ *   51 200 samples, END, 200 ms;
+ *   52 150 samples, its progress record (150 ms), 100 more, no END;
+ *   53 150 samples, its progress record (150 ms), 50 more, END without
+ *      CPU times (0: a thread no hook saw end).
+ */
+static void cov_process_50(const char *dir)
+{
+	const uint64_t stack[] = { tst_run_in(pa_proftest_leaf), tst_run_in(pa_proftest_main) };
+	char *p50 = tst_log_subdir(dir, "app.50");
+	struct tst_log l;
+	size_t off;
+
+	tst_log_begin(&l, PPF_FILE_PROCESS);
+	tst_log_process(&l, 50, 1, "/bin/app", NULL);
+	tst_log_event(&l, 0, "cpu-clock", COV_MS, PPF_EVENT_TIME_NS | PPF_EVENT_EXCLUDE_KERNEL);
+	off = tst_log_process_end(&l, 9500, 650, 0, PPF_EXIT_NORMAL, 0);
+	((struct ppf_process_end *)tst_log_rec(&l, off))->user_ns = 650 * COV_MS;
+	tst_log_write(&l, p50, PPF_PROCESS_LOG);
+	tst_log_begin(&l, PPF_FILE_THREAD);
+	tst_log_thread(&l, 50, 51, 0, "whole");
+	tst_prof_samples(&l, 200, 0, 2, stack);
+	off = tst_log_thread_end(&l, 9000, 200, 0, 200 * COV_MS);
+	((struct ppf_thread_end *)tst_log_rec(&l, off))->user_ns = 200 * COV_MS;
+	tst_log_write(&l, p50, "thread-51.log");
+	cov_thread_killed_in(p50, 50, 52, 150, 100, 150 * COV_MS, false);
+	cov_thread_killed_in(p50, 50, 53, 150, 50, 150 * COV_MS, true);
+	free(p50);
 }
 
 /*
@@ -206,6 +247,37 @@ Test(coverage, samples_after_the_last_progress_record_are_not_set_against_its_ti
 	cr_expect(c.split && c.user_ns == 150 * COV_MS, "user %llu", (unsigned long long)c.user_ns);
 	cr_expect_eq(c.samples, 150);
 	cr_expect(c.has_share && fabs(c.share - 1.0) < 1e-9, "share %f", c.share);
+}
+
+/*
+ * An END without CPU times keeps the thread's progress times: its samples
+ * are those before the record too. A process with END sets every sample of
+ * its threads against its own time, which runs past their records.
+ */
+Test(coverage, a_process_with_end_counts_every_sample_its_threads_took)
+{
+	struct pa_filter f = cov_filter();
+	struct pa_error err = { 0 };
+	char *dir = tst_log_tmpdir();
+	const struct pa_process *p;
+	struct pa_run *run;
+	struct pa_coverage c;
+
+	/* A run of its own: its 150 ms in no thread's log would be a note of the run above. */
+	cov_process_50(dir);
+	cr_assert_eq(pa_run_load(dir, &run, &err), 0, "%s: %s", err.path, err.reason);
+	p = tst_log_find_process(run, 50);
+	cr_assert(p);
+	for (size_t i = 0; i < p->nthreads; i++) {
+		pa_coverage_thread(&f, p, p->threads[i], &c);
+		cr_expect(c.has_share && fabs(c.share - 1.0) < 1e-9, "%u: share %f (%llu samples)",
+			  p->threads[i]->tid, c.share, (unsigned long long)c.samples);
+	}
+	pa_coverage_process(&f, p, &c);
+	cr_expect_eq(c.samples, 650);
+	cr_expect(c.has_share && fabs(c.share - 1.0) < 1e-9, "share %f", c.share);
+	pa_run_free(run);
+	tst_log_rmdir(dir);
 }
 
 /* The process's figures are its threads' sums when it has no END of its own. */

@@ -71,8 +71,10 @@ perf_frames() {
 }
 
 # pprof_frames DIR: "SAMPLES FRAMES" of a libpprof run, as pprof-analyze
-# folded shows them (a stack's frames, separated by ';', then its count).
+# folded shows them (a stack's frames, separated by ';', then its count),
+# the estimate of the time before profiling left out (no sample taken).
 pprof_frames() {
-	"$analyze" folded "$1" 2>/dev/null | awk '{ c = $NF; n += c; f += c * (gsub(/;/, ";") + 1) }
+	"$analyze" folded "$1" 2>/dev/null | awk '/^\[before profiling\] [0-9]+$/ { next }
+		{ c = $NF; n += c; f += c * (gsub(/;/, ";") + 1) }
 		END { print n + 0, f + 0 }'
 }

@@ -19,8 +19,9 @@
 #            follows every child): frame pointers, which Debian's gcc, cc1,
 #            as and ld are built without, so that most of its stacks stop
 #            after a frame or two (the depth column shows it)
-#   perf-dwarf  the same with --call-graph dwarf: whole stacks, as
-#            libpprof's, from a copy of each sample's stack (8 KiB)
+#   perf-dwarf  the same with --call-graph dwarf: stacks unwound from a
+#            copy of each sample's stack, whole but for the deepest (the
+#            copy holds 8 KiB of it)
 #
 # CPU time is user + sys of the whole process tree (wait4 of make, which
 # reaps its children; perf's own process included). Per setup, medians:
