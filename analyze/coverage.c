@@ -383,13 +383,34 @@ static void pa_coverage_rank(struct pa_coverage_list *list, const struct pa_cove
 }
 
 /* Tallies thread t of proc; returns its CPU time (0 when unknown). */
+/*
+ * The CPU time t's samples after its last progress record stand for, when
+ * its CPU times are that record's (c, its coverage, counts those before):
+ * time its log holds beyond them. 0 when none or not a time event.
+ */
+static uint64_t pa_coverage_after_progress_ns(const struct pa_filter *f,
+					      const struct pa_process *proc,
+					      const struct pa_thread *t, const struct pa_event *e,
+					      const struct pa_coverage *c)
+{
+	struct pa_coverage every;
+
+	if (!e || !t->progress_samples || !c->samples_known || !pa_coverage_timed(e))
+		return 0;
+	pa_coverage_thread_as(f, proc, t, false, &every);
+	return every.samples > c->samples ?
+	       (every.samples - c->samples) * pa_event_sample_period(e) : 0;
+}
+
 static uint64_t pa_coverage_tally_thread(struct pa_coverage_tally *tally,
 					 const struct pa_process *proc, const struct pa_thread *t)
 {
 	const struct pa_event *e = pa_filter_find_event(tally->f, proc);
 	struct pa_coverage_named p = { .proc = proc, .t = t };
+	uint64_t logged;
 
 	pa_coverage_thread(tally->f, proc, t, &p.c);
+	logged = p.c.cpu_ns + pa_coverage_after_progress_ns(tally->f, proc, t, e, &p.c);
 	if (e && p.c.cpu_ns <= PA_COVERAGE_NOTE_CPU_NS && p.c.has_share) {
 		/* Too short for a note of its own: counted with its process's others. */
 		tally->brief_c.samples += p.c.samples;
@@ -398,7 +419,7 @@ static uint64_t pa_coverage_tally_thread(struct pa_coverage_tally *tally,
 		tally->brief_threads++;
 	}
 	if (!e || p.c.cpu_ns <= PA_COVERAGE_NOTE_CPU_NS)
-		return p.c.cpu_ns;
+		return logged;
 	if (p.c.split && pa_coverage_user_only(e) && pa_coverage_timed(e) &&
 	    p.c.system_ns > PA_COVERAGE_NOTE_CPU_NS &&
 	    (double)p.c.system_ns >= PA_COVERAGE_KERNEL_SHARE *
@@ -408,13 +429,13 @@ static uint64_t pa_coverage_tally_thread(struct pa_coverage_tally *tally,
 		pa_coverage_rank(&tally->kernel, &p);
 	}
 	if (!p.c.has_share)
-		return p.c.cpu_ns;
+		return logged;
 	tally->nbusy++;
 	if (pa_coverage_short(e, &p.c)) {
 		p.weight_ns = (uint64_t)((double)p.c.counted_ns * (1.0 - p.c.share));
 		pa_coverage_rank(&tally->poor, &p);
 	}
-	return p.c.cpu_ns;
+	return logged;
 }
 
 /*

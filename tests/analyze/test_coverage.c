@@ -20,6 +20,8 @@ static struct pa_run *cov_run;
 
 #define COV_MS 1000000ull
 
+static char *cov_notes_of(const struct pa_run *run, size_t *lines);
+
 /* A thread log of pid 40: samples of cpu-clock, then END with its times (end: else none). */
 static void cov_thread(const char *pdir, uint32_t tid, const char *name, int samples,
 		       uint64_t user_ns, uint64_t system_ns, bool end, uint32_t blocked)
@@ -262,6 +264,8 @@ Test(coverage, a_process_with_end_counts_every_sample_its_threads_took)
 	const struct pa_process *p;
 	struct pa_run *run;
 	struct pa_coverage c;
+	size_t lines;
+	char *notes;
 
 	/* A run of its own: its 150 ms in no thread's log would be a note of the run above. */
 	cov_process_50(dir);
@@ -276,6 +280,13 @@ Test(coverage, a_process_with_end_counts_every_sample_its_threads_took)
 	pa_coverage_process(&f, p, &c);
 	cr_expect_eq(c.samples, 650);
 	cr_expect(c.has_share && fabs(c.share - 1.0) < 1e-9, "share %f", c.share);
+	/*
+	 * The threads' logs hold 500 ms of CPU time in their records and 150
+	 * samples after them: 150 ms more, none of the 650 ms in no log.
+	 */
+	notes = cov_notes_of(run, &lines);
+	cr_expect_null(strstr(notes, "CPU time in no thread's log"), "%s", notes);
+	free(notes);
 	pa_run_free(run);
 	tst_log_rmdir(dir);
 }
@@ -294,7 +305,7 @@ Test(coverage, process_sums_its_threads)
 }
 
 /* The notes of a report of every event, as text; their number in *lines. */
-static char *cov_notes(size_t *lines)
+static char *cov_notes_of(const struct pa_run *run, size_t *lines)
 {
 	struct pa_filter f = PA_FILTER_ALL;
 	char *buf = NULL, *text;
@@ -302,12 +313,17 @@ static char *cov_notes(size_t *lines)
 	FILE *out = open_memstream(&buf, &len);
 
 	cr_assert(out);
-	*lines = pa_coverage_notes(out, "# ", cov_run, &f);
+	*lines = pa_coverage_notes(out, "# ", run, &f);
 	cr_assert_eq(fclose(out), 0);
 	text = strdup(buf);
 	free(buf);
 	cr_assert(text);
 	return text;
+}
+
+static char *cov_notes(size_t *lines)
+{
+	return cov_notes_of(cov_run, lines);
 }
 
 /*
