@@ -104,13 +104,13 @@ static bool pa_coverage_samples(const struct pa_filter *f, const struct pa_proce
 }
 
 /*
- * pa_coverage_thread; as_of_cpu: with only the samples its CPU times count
- * (false: every sample, for a process whose own CPU time is set against
- * them).
+ * pa_coverage_thread, and into *every (unless NULL) every sample of the
+ * event in its log, those after its last progress record too (for a
+ * process whose own CPU time is set against them).
  */
-static void pa_coverage_thread_as(const struct pa_filter *f, const struct pa_process *proc,
-				  const struct pa_thread *t, bool as_of_cpu,
-				  struct pa_coverage *out)
+static void pa_coverage_thread_all(const struct pa_filter *f, const struct pa_process *proc,
+				   const struct pa_thread *t, struct pa_coverage *out,
+				   uint64_t *every)
 {
 	const struct pa_event *e = pa_filter_find_event(f, proc);
 
@@ -125,6 +125,8 @@ static void pa_coverage_thread_as(const struct pa_filter *f, const struct pa_pro
 	}
 	if (e)
 		out->samples_known = pa_coverage_samples(f, proc, t, e->index, &out->samples);
+	if (every)
+		*every = out->samples;
 	/*
 	 * Without END (a process killed, a raw exit_group), or with an END
 	 * that had no clock to read (a thread no hook saw end), its CPU times
@@ -133,7 +135,7 @@ static void pa_coverage_thread_as(const struct pa_filter *f, const struct pa_pro
 	 * read 684% covered). Those before it, then (the reader counted them
 	 * in every sample, not a window's).
 	 */
-	if (as_of_cpu && e && out->samples_known && !f->window.on &&
+	if (e && out->samples_known && !f->window.on &&
 	    (!t->ended || t->cpu_at_progress) && t->progress && t->progress_samples &&
 	    e->index < PA_PROGRESS_EVENTS)
 		out->samples = t->progress_samples[e->index];
@@ -143,7 +145,7 @@ static void pa_coverage_thread_as(const struct pa_filter *f, const struct pa_pro
 void pa_coverage_thread(const struct pa_filter *f, const struct pa_process *proc,
 			const struct pa_thread *t, struct pa_coverage *out)
 {
-	pa_coverage_thread_as(f, proc, t, true, out);
+	pa_coverage_thread_all(f, proc, t, out, NULL);
 }
 
 /*
@@ -184,22 +186,19 @@ void pa_coverage_process(const struct pa_filter *f, const struct pa_process *pro
 {
 	const struct pa_event *e = pa_filter_find_event(f, proc);
 	bool own = !pa_filter_by_thread(f) && proc->ended && (proc->user_ns || proc->system_ns);
-
 	/* Every sample, for the process's own CPU time, which runs past its threads' records. */
 	uint64_t all = 0;
 
 	*out = (struct pa_coverage){ .split = true, .samples_known = e != NULL };
 	for (size_t i = 0; i < proc->nthreads; i++) {
 		const struct pa_thread *t = proc->threads[i];
-		struct pa_coverage c, every;
+		struct pa_coverage c;
+		uint64_t every;
 
 		if (!pa_filter_selects_thread(f, t))
 			continue;
-		pa_coverage_thread(f, proc, t, &c);
-		every.samples = c.samples;
-		if (t->progress_samples)
-			pa_coverage_thread_as(f, proc, t, false, &every);
-		all += every.samples;
+		pa_coverage_thread_all(f, proc, t, &c, &every);
+		all += every;
 		out->samples_known = out->samples_known && c.samples_known;
 		out->samples += c.samples;
 		out->cpu_ns += c.cpu_ns;
@@ -382,35 +381,23 @@ static void pa_coverage_rank(struct pa_coverage_list *list, const struct pa_cove
 	list->worst[at] = *p;
 }
 
-/* Tallies thread t of proc; returns its CPU time (0 when unknown). */
 /*
- * The CPU time t's samples after its last progress record stand for, when
- * its CPU times are that record's (c, its coverage, counts those before):
- * time its log holds beyond them. 0 when none or not a time event.
+ * Tallies thread t of proc; returns the CPU time its log holds (0 when
+ * unknown): its CPU time, and when that is its last progress record's
+ * (its coverage counting the samples before it), what the samples after
+ * it stand for.
  */
-static uint64_t pa_coverage_after_progress_ns(const struct pa_filter *f,
-					      const struct pa_process *proc,
-					      const struct pa_thread *t, const struct pa_event *e,
-					      const struct pa_coverage *c)
-{
-	struct pa_coverage every;
-
-	if (!e || !t->progress_samples || !c->samples_known || !pa_coverage_timed(e))
-		return 0;
-	pa_coverage_thread_as(f, proc, t, false, &every);
-	return every.samples > c->samples ?
-	       (every.samples - c->samples) * pa_event_sample_period(e) : 0;
-}
-
 static uint64_t pa_coverage_tally_thread(struct pa_coverage_tally *tally,
 					 const struct pa_process *proc, const struct pa_thread *t)
 {
 	const struct pa_event *e = pa_filter_find_event(tally->f, proc);
 	struct pa_coverage_named p = { .proc = proc, .t = t };
-	uint64_t logged;
+	uint64_t logged, every;
 
-	pa_coverage_thread(tally->f, proc, t, &p.c);
-	logged = p.c.cpu_ns + pa_coverage_after_progress_ns(tally->f, proc, t, e, &p.c);
+	pa_coverage_thread_all(tally->f, proc, t, &p.c, &every);
+	logged = p.c.cpu_ns;
+	if (e && pa_coverage_timed(e) && every > p.c.samples)
+		logged += (every - p.c.samples) * pa_event_sample_period(e);
 	if (e && p.c.cpu_ns <= PA_COVERAGE_NOTE_CPU_NS && p.c.has_share) {
 		/* Too short for a note of its own: counted with its process's others. */
 		tally->brief_c.samples += p.c.samples;
